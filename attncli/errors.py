@@ -1,0 +1,56 @@
+"""Typed errors raised by the library and turned into exit codes in one place (cli.py).
+
+Lower layers never call sys.exit: they raise one of these. Each carries a message that is
+translated when it is printed, and, for spec errors, where in the input the problem is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from attncli.i18n import Msg
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where in a spec a value was written: file, 1-based line and column, and key path."""
+
+    source: str
+    path: str = ""
+    line: int | None = None
+    column: int | None = None
+
+    def prefix(self) -> str:
+        """`file:line:column` when the position is known, else the file name alone."""
+        if self.line is not None and self.column is not None:
+            return f"{self.source}:{self.line}:{self.column}"
+        return self.source
+
+
+class AttnError(Exception):
+    """Base of every error attn reports to its user (never a bug)."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, message: Msg, where: Location | None = None) -> None:
+        super().__init__(message.msgid)
+        self.message = message
+        self.where = where
+
+
+class SpecError(AttnError):
+    """The spec (or an option standing in for it) is malformed or inconsistent: exit 2."""
+
+
+class UsageError(AttnError):
+    """The command line asks for something impossible: exit 2."""
+
+
+class CheckFailed(AttnError):
+    """A --check found stale output: exit 1."""
+
+    exit_code = EXIT_CHECK_FAILED

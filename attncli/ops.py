@@ -1,0 +1,81 @@
+"""The formulas of attention, pure NumPy, float64, one function each.
+
+Shapes: n queries, m keys, d_model input features, d_k query/key features, d_v value features.
+A hidden score is -inf; `visible` is the boolean (n, m) matrix of keys each query may see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.float64]
+Bools = NDArray[np.bool_]
+
+
+def project(x: Array, w: Array, b: Array | None, convention: Literal["row", "column"]) -> Array:
+    """Q = X·W (+ b) in the row convention; q_i = W·x_i (+ b), stacked as rows, in the column."""
+    out = x @ w if convention == "row" else x @ w.T  # (n, d_model) @ (d_model, d) -> (n, d)
+    return out if b is None else out + b  # (n, d) + (d,)
+
+
+def dot_scores(q: Array, k: Array) -> Array:
+    """S = Q·Kᵀ: S[i, j] = q_i·k_j."""
+    return q @ k.T  # (n, d_k) @ (d_k, m) -> (n, m)
+
+
+def general_scores(q: Array, w: Array, k: Array) -> Array:
+    """S = Q·W·Kᵀ: S[i, j] = q_iᵀ W k_j (the `general` similarity)."""
+    return q @ w @ k.T  # (n, d_k) @ (d_k, d_k) @ (d_k, m) -> (n, m)
+
+
+def scale(scores: Array, divisor: float) -> Array:
+    return scores / divisor  # (n, m)
+
+
+def causal(n: int, m: int) -> Bools:
+    """Query i sees keys j <= i."""
+    return np.tri(n, m, dtype=bool)  # (n, m)
+
+
+def window(n: int, m: int, width: int, causal_only: bool) -> Bools:
+    """Query i sees keys with |i - j| <= width (and j <= i when causal)."""
+    offset = np.arange(m)[None, :] - np.arange(n)[:, None]  # (1, m) - (n, 1) -> (n, m): j - i
+    inside = np.abs(offset) <= width
+    return inside & (offset <= 0) if causal_only else inside  # (n, m)
+
+
+def padding(n: int, keep: Iterable[bool]) -> Bools:
+    """Key j is visible to every query where keep[j]."""
+    row = np.asarray(tuple(keep), dtype=bool)  # (m,)
+    return np.broadcast_to(row, (n, row.shape[0])).copy()  # (n, m)
+
+
+def apply_mask(scores: Array, visible: Bools) -> Array:
+    """S + M, with M = 0 where visible and -inf where hidden."""
+    return np.where(visible, scores, -np.inf)  # (n, m)
+
+
+def softmax(logits: Array) -> tuple[Array, NDArray[np.bool_]]:
+    """Row-wise softmax, max-subtracted so that scores of ±1e300 neither overflow nor underflow.
+
+    Returns the weights and which rows had no visible key at all (their weights are all 0).
+    """
+    finite = np.isfinite(logits)  # (n, m): -inf marks a hidden key
+    empty: Bools = ~np.any(finite, axis=1, keepdims=False)  # (n,)
+    peak = np.max(logits, axis=1, keepdims=True, initial=-np.inf, where=finite)  # (n, 1)
+    peak[empty] = 0.0
+    with np.errstate(over="ignore", under="ignore"):
+        shifted = np.where(finite, logits - peak, -np.inf)  # (n, m), every entry <= 0
+        e = np.exp(shifted)  # (n, m), the largest visible entry of each row is 1
+    total = e.sum(axis=1, keepdims=True)  # (n, 1)
+    total[empty] = 1.0
+    return e / total, empty  # (n, m), (n,)
+
+
+def attend(weights: Array, v: Array) -> Array:
+    """Z = A·V: each output row is the weighted sum of the value rows."""
+    return weights @ v  # (n, m) @ (m, d_v) -> (n, d_v)

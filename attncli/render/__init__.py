@@ -1,0 +1,45 @@
+"""Renderers: one module per format, registered in one table. They read a Walkthrough and never
+compute; every word they print comes from the message catalog."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+
+from attncli.errors import UsageError
+from attncli.i18n import DEFAULT_LANG, Msg
+from attncli.model import Walkthrough
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    lang: str = DEFAULT_LANG
+    precision: int | None = None  # None: the spec's display.precision
+    width: int = 80
+    color: bool = False
+
+
+Renderer = Callable[[Walkthrough, RenderOptions], str]
+
+# format name -> module whose `render(walkthrough, options) -> str` writes it
+FORMATS: dict[str, str] = {
+    "text": "attncli.render.text",
+    "rich": "attncli.render.rich_view",
+    "json": "attncli.render.json_doc",
+}
+
+
+def renderer(fmt: str) -> Renderer:
+    if fmt not in FORMATS:
+        raise UsageError(Msg.of("unknown format {fmt}; expected one of {known}",
+                                fmt=fmt, known=", ".join(FORMATS)))
+    module = import_module(FORMATS[fmt])
+    render: Renderer = module.render
+    return render
+
+
+def render(walkthrough: Walkthrough, format: str = "text", lang: str = DEFAULT_LANG,
+           **options: object) -> str:
+    """The walkthrough written in `format` and `lang`, exactly as the CLI prints it."""
+    return renderer(format)(walkthrough, RenderOptions(lang=lang, **options))  # type: ignore[arg-type]
