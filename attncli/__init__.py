@@ -3,15 +3,19 @@
     from attncli import load_spec, build, render
     print(render(build(load_spec("spec.yaml")), format="text", lang="en"))
 
-The names are imported on first use, so that `attn --help` never loads NumPy.
+`load_spec` and `build` are imported on first use, so that `attn --help` never loads NumPy.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+# `render` is both a subpackage and the API function: binding the function here, after the
+# subpackage is imported, makes `attncli.render` the function (the subpackage stays importable
+# as `attncli.render.text` etc. through sys.modules). attncli.render imports nothing heavy.
+from attncli.render import render
+
 if TYPE_CHECKING:
-    from attncli.render import render
     from attncli.spec import load_spec, loads_spec
     from attncli.walkthrough import build
 
@@ -21,7 +25,6 @@ _HOMES = {
     "load_spec": "attncli.spec",
     "loads_spec": "attncli.spec",
     "build": "attncli.walkthrough",
-    "render": "attncli.render",
 }
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from attncli.errors import UsageError
 from attncli.i18n import DEFAULT_LANG, Msg
-from attncli.model import Walkthrough
+
+if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must stay light
+    from attncli.model import Walkthrough
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,7 @@ class RenderOptions:
     color: bool = False
 
 
-Renderer = Callable[[Walkthrough, RenderOptions], str]
+Renderer = Callable[["Walkthrough", RenderOptions], str]
 
 # format name -> module whose `render(walkthrough, options) -> str` writes it
 FORMATS: dict[str, str] = {
