@@ -274,11 +274,13 @@ class _Builder:
 def build(spec: Spec) -> Walkthrough:
     """Every step of attention on `spec`, in order, each result labelled with the tokens."""
     builder = _Builder(spec)
-    x = builder.embeddings()
-    heads = tuple(
-        builder.head(i + 1 if len(spec.heads) > 1 else None, head, x)
-        for i, head in enumerate(spec.heads)
-    )
+    # An overflow becomes inf here and is reported by _Builder.finite as a SpecError.
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = builder.embeddings()
+        heads = tuple(
+            builder.head(i + 1 if len(spec.heads) > 1 else None, head, x)
+            for i, head in enumerate(spec.heads)
+        )
     return Walkthrough(
         header=builder.header(),
         steps=tuple(builder.steps),

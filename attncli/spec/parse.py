@@ -44,13 +44,18 @@ MAX_PRECISION = 12
 
 def fail(node: Node, msgid: str, **params: Any) -> NoReturn:
     """Raise a SpecError at `node`; the message starts with its key path."""
-    raise SpecError(Msg.of("{path}: " + msgid, path=node.where.path or "(top)", **params),
-                    node.where)
+    if not node.where.path:
+        raise SpecError(Msg.of(msgid, **params), node.where)
+    raise SpecError(Msg.of("{path}: " + msgid, path=node.where.path, **params), node.where)
 
 
-def describe(node: Node) -> Msg:
-    """What was found, in words: `the boolean true`, `the text "abc"`, `a list of 3 items`."""
+def describe(node: Node, raw: bool = True) -> Msg:
+    """What was found, in words: `the boolean true`, `the text "abc"`, `a list of 3 items`.
+
+    With raw, a scalar is named as it was written (`the number 1e999`); without, as read.
+    """
     value = node.value
+    written = node.text if raw else None
     if isinstance(value, dict):
         return Msg.of("a mapping")
     if isinstance(value, list):
@@ -58,11 +63,11 @@ def describe(node: Node) -> Msg:
     if value is None:
         return Msg.of("nothing (null)")
     if isinstance(value, bool):
-        return Msg.of("the boolean {value}", value=node.text or str(value).lower())
+        return Msg.of("the boolean {value}", value=written or str(value).lower())
     if isinstance(value, (int, float)):
-        return Msg.of("the number {value}", value=node.text or repr(value))
+        return Msg.of("the number {value}", value=written or repr(value))
     if isinstance(value, (datetime.date, datetime.datetime)):
-        return Msg.of("the date {value}", value=node.text or str(value))
+        return Msg.of("the date {value}", value=written or str(value))
     return Msg.of('the text "{value}"', value=str(value))
 
 
@@ -77,11 +82,22 @@ def check_keys(node: Node, allowed: Iterable[str]) -> dict[str, Node]:
     allowed = tuple(allowed)
     for key, child in node.value.items():
         if key not in allowed:
-            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-            if close:
-                fail(child, "unknown key; did you mean {suggestion}?", suggestion=close[0])
+            suggestion = did_you_mean(key, allowed)
+            if suggestion:
+                fail(child, "unknown key; did you mean {suggestion}?", suggestion=suggestion)
             fail(child, "unknown key; expected one of {allowed}", allowed=", ".join(allowed))
     return dict(node.value)
+
+
+def did_you_mean(key: str, allowed: tuple[str, ...]) -> str | None:
+    """The allowed key closest to `key`, ignoring case, `_` and `-` (`wq` -> `W_Q`)."""
+
+    def fold(word: str) -> str:
+        return word.lower().replace("_", "").replace("-", "")
+
+    folded = {fold(word): word for word in allowed}
+    close = difflib.get_close_matches(fold(key), list(folded), n=1, cutoff=0.6)
+    return folded[close[0]] if close else None
 
 
 def choice(node: Node, options: tuple[str, ...]) -> str:
@@ -123,8 +139,9 @@ def number(node: Node) -> float:
 def text(node: Node) -> str:
     if not isinstance(node.value, str):
         if node.text is not None and not node.quoted and not isinstance(node.value, (dict, list)):
-            fail(node, "expected text, found {found}, as YAML reads {written}; "
-                 'write it in quotes: "{written}"', found=describe(node), written=node.text)
+            fail(node, "expected text, found {written}, which YAML reads as {found}; "
+                 'write it in quotes: "{written}"', found=describe(node, raw=False),
+                 written=node.text)
         expect(node, Msg.of("text"))
     return node.value
 
@@ -164,8 +181,11 @@ def shape_text(shape: tuple[int, ...]) -> str:
 
 def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str) -> None:
     if array.shape != expected:
-        fail(node, "is {found}, expected {names} = {expected}",
-             found=shape_text(array.shape), names=names, expected=shape_text(expected))
+        raise SpecError(
+            Msg.of("{path} is {found}, expected {names} = {expected}", path=node.where.path,
+                   found=shape_text(array.shape), names=names, expected=shape_text(expected)),
+            node.where,
+        )
 
 
 def tokens(node: Node) -> tuple[str, ...]:

@@ -22,7 +22,8 @@ from attncli.i18n import Msg
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
-# Every node of the document counts against this, so an alias bomb is refused before it grows.
+# Every value of the document, aliases expanded, counts against this: an alias bomb is refused
+# before it is built.
 DEFAULT_MAX_NODES = 5_000_000
 
 _BaseLoader: type[yaml.SafeLoader]
@@ -142,7 +143,30 @@ def _compose(name: str, loader: Any, json_mode: bool, max_nodes: int) -> Node:
         ) from None
     if root is None:
         raise SpecError(Msg.of("the spec is empty, expected a mapping of keys"), Location(name))
-    return _Builder(name, loader, json_mode, max_nodes).build(root, "")
+    size = _expanded_size(root, {})
+    if size > max_nodes:
+        raise SpecError(
+            Msg.of("the spec holds {size} values once its aliases are expanded; the limit is "
+                   "{limit}", size=size, limit=max_nodes),
+            Location(name, line=root.start_mark.line + 1, column=root.start_mark.column + 1),
+        )
+    return _Builder(name, loader, json_mode).build(root, "")
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
+    """How many values the document has with every alias expanded, counted without expanding:
+    a shared node (an alias) is counted once per use but measured once."""
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    memo[id(node)] = 1  # a recursive alias counts as one value until it is measured
+    size = 1
+    if isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(value, memo) for _, value in node.value)
+    elif isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, memo) for child in node.value)
+    memo[id(node)] = size
+    return size
 
 
 def _check_json(name: str, text: str) -> None:
@@ -184,24 +208,16 @@ def _reject_constant(name: str) -> float:
 
 
 class _Builder:
-    def __init__(self, name: str, loader: Any, json_mode: bool, max_nodes: int) -> None:
+    def __init__(self, name: str, loader: Any, json_mode: bool) -> None:
         self.name = name
         self.loader = loader
         self.json_mode = json_mode
-        self.budget = max_nodes
 
     def where(self, node: yaml.Node, path: str) -> Location:
         mark = node.start_mark
         return Location(self.name, path, mark.line + 1, mark.column + 1)
 
     def build(self, node: yaml.Node, path: str) -> Node:
-        self.budget -= 1
-        if self.budget < 0:
-            raise SpecError(
-                Msg.of("the spec has too many values (aliases expanded); the limit is {limit}",
-                       limit=DEFAULT_MAX_NODES),
-                self.where(node, path),
-            )
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
