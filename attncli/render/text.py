@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import (
@@ -36,7 +38,9 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         lines += ["", step_heading(number_of_step, step, t)]
         if step.formula is not None:
             lines.append(INDENT + step.formula.text)
-        lines += [INDENT + t(note) for note in step.notes]
+        for note in step.notes:
+            lines += textwrap.wrap(t(note), options.width, initial_indent=INDENT,
+                                   subsequent_indent=INDENT, break_on_hyphens=False)
         for matrix in step.matrices:
             lines += ["", *matrix_lines(matrix, number, t, options.width)]
     return "\n".join(line.rstrip() for line in lines) + "\n"
