@@ -8,8 +8,8 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from tests.conftest import CONFIGS, attn_executable, run
 

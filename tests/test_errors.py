@@ -3,8 +3,8 @@ no traceback. The expected lines are written out in full: each is a message a us
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

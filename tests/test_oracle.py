@@ -52,9 +52,9 @@ def reference(spec: dict[str, Any]) -> tuple[list[list[float]], list[list[float]
         for mask in spec.get("masks_", []):
             if mask == "causal" and j > i:
                 return False
-            if isinstance(mask, dict) and "window" in mask:
-                if abs(i - j) > mask["window"] or (mask.get("causal") and j > i):
-                    return False
+            if isinstance(mask, dict) and "window" in mask and (
+                    abs(i - j) > mask["window"] or (mask.get("causal") and j > i)):
+                return False
             if isinstance(mask, dict) and "padding" in mask and not mask["padding"][j]:
                 return False
             if isinstance(mask, list) and mask[i][j] == 0:
