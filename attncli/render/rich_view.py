@@ -53,6 +53,7 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
             console.print(Text("  " + t(note), style="italic"))
         for matrix in step.matrices:
             for table in tables(matrix, number, t, options.width):
+                console.print()
                 console.print(table)
     return out.getvalue()
 
