@@ -34,12 +34,13 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader that also reads `1e-3` and `2E5` as floats (YAML 1.1 wants a dot)."""
+    """SafeLoader that also reads `1e-3`, `2E5` and `+.5` as floats, as YAML 1.2 does (1.1 reads
+    them as text). Integers still resolve first, since their resolver was added first."""
 
 
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)?\.?[0-9]+[eE][-+]?[0-9]+$"),
+    re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"),  # YAML 1.2
     list("-+0123456789."),
 )
 
@@ -207,6 +208,9 @@ def _reject_constant(name: str) -> float:
     raise _BadConstant(name)
 
 
+_NUMBER_TAGS: dict[str, Any] = {"tag:yaml.org,2002:float": float, "tag:yaml.org,2002:int": int}
+
+
 class _Builder:
     def __init__(self, name: str, loader: Any, json_mode: bool) -> None:
         self.name = name
@@ -248,6 +252,13 @@ class _Builder:
         return Node(children, self.where(node, path))
 
     def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
+        if node.style is None and node.tag in _NUMBER_TAGS:
+            # The composer has already resolved the tag; the common decimal forms convert
+            # directly (a large matrix is mostly these), the rest (.inf, 0x1f, 1:30) below.
+            try:
+                return _NUMBER_TAGS[node.tag](node.value)
+            except ValueError:
+                pass
         if self.json_mode:
             if node.style in ("'", '"'):
                 return node.value
