@@ -1,0 +1,35 @@
+"""The library API that generators such as cog call: the same text as the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from attncli import build, load_spec, render
+from attncli.cli import app
+from tests.conftest import EXAMPLES, attn_executable
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("spec", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_render_returns_what_the_cli_prints(spec: Path, fmt: str) -> None:
+    text = render(build(load_spec(str(spec))), format=fmt, lang="en")
+    cli = CliRunner().invoke(app, ["explain", str(spec), "--format", fmt, "--lang", "en"])
+    assert text == cli.stdout
+
+
+def python(code: str) -> str:
+    return subprocess.run([str(Path(attn_executable()).parent / "python"), "-c", code],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def test_the_library_needs_no_cli_and_render_stays_the_function() -> None:
+    # importing the renderer package (as the format modules do) must not rebind attncli.render
+    code = ("import sys, attncli.render.text; "
+            "from attncli import build, load_spec, render; "
+            "print('typer' in sys.modules, callable(render), render.__module__)")
+    assert python(code) == "False True attncli.render\n"
+
