@@ -7,16 +7,21 @@ so `attn --help` and `attn --version` stay fast.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from attncli.errors import EXIT_BAD_INPUT, AttnError
-from attncli.i18n import DEFAULT_LANG, LANGUAGES, translate
+from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError
+from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg, translate
+
+if TYPE_CHECKING:
+    from attncli.snippets import Report
 
 INTERNAL_ERROR = 3
 
@@ -57,6 +62,11 @@ def fail(error: AttnError, lang: str) -> None:
     """Print one line for `error` on stderr: where, then what was expected and found."""
     where = error.where.prefix() + ": " if error.where is not None else "attn: "
     typer.echo(where + translate(error.message, lang), err=True)
+
+
+def say(message: Msg, lang: str) -> None:
+    """One line for the user on stderr (stdout is kept for what the command produces)."""
+    typer.echo("attn: " + translate(message, lang), err=True)
 
 
 def run(action: Callable[[], str], lang: str, debug: bool) -> None:
@@ -144,6 +154,97 @@ def explain(
                       color=color)
 
     run(action, chosen, debug)
+
+
+# Below this many snippets a progress bar would only flicker.
+PROGRESS_MIN = 20
+
+
+@contextmanager
+def progress_bar(total: int) -> Iterator[Callable[[], None]]:
+    """A progress bar on stderr when there are many snippets and stderr is a terminal;
+    otherwise a tick that does nothing."""
+    if total < PROGRESS_MIN or not sys.stderr.isatty():
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("attn snippets", total=total)
+        yield lambda: bar.advance(task)
+
+
+@app.command()
+def snippets(
+    manifest: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Argument(help="The manifest (attn.toml or snippets.yaml); default: the one in the "
+                       "current folder.", show_default=False),
+    ] = None,
+    check: Annotated[bool, typer.Option(
+        "--check", help="Write nothing; exit 1 if any snippet is stale or missing.")] = False,
+    diff: Annotated[bool, typer.Option(
+        "--diff", help="Write nothing; print what would change as unified diffs.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Write every snippet that the manifest lists, rewriting only files whose content changed.
+
+    Exit 0 when all is well, 1 when --check finds a stale or missing snippet, 2 for a bad
+    manifest or spec.
+
+    Example: attn snippets --check --diff
+    """
+    lang = language(None)
+
+    def action() -> str:
+        from pathlib import Path
+
+        from attncli.manifest import find_manifest, load_manifest, targets
+        from attncli.snippets import generate, unified_diff
+
+        path = Path(manifest) if manifest is not None else find_manifest(Path("."))
+        planned = targets(load_manifest(path))
+        writing = not (check or diff)
+        with progress_bar(len(planned)) as tick:
+            report = generate(planned, write=writing, tick=tick)
+        for error in report.errors():
+            fail(error, lang)
+        fix = "attn snippets" + ("" if manifest is None else " " + shlex.quote(manifest))
+        stale = [o for o in report.outcomes if o.status in ("stale", "missing")]
+        for outcome in stale:
+            where = outcome.target.output.as_posix()
+            if outcome.status == "stale":
+                say(Msg.of("{path} is stale; run: {command}", path=where, command=fix), lang)
+            else:
+                say(Msg.of("{path} is missing; run: {command}", path=where, command=fix), lang)
+        if diff:  # before the summary, which may end the command with an exit code
+            sys.stdout.write("".join(unified_diff(outcome) for outcome in stale))
+            sys.stdout.flush()
+        finish(report, writing, check, lang)
+        return ""
+
+    run(action, lang, debug)
+
+
+def finish(report: Report, writing: bool, check: bool, lang: str) -> None:
+    """The one-line summary: said on success, raised (with its exit code) otherwise."""
+    failed = Msg.plural_of("{count} failed", "{count} failed", report.count("failed"))
+    if writing:
+        counts = (Msg.plural_of("{count} written", "{count} written", report.count("written")),
+                  Msg.plural_of("{count} unchanged", "{count} unchanged",
+                                report.count("unchanged")), failed)
+    else:
+        counts = (Msg.plural_of("{count} stale", "{count} stale", report.count("stale", "missing")),
+                  Msg.plural_of("{count} up to date", "{count} up to date",
+                                report.count("unchanged")), failed)
+    summary = Msg.of("{first}, {second}, {third}", first=counts[0], second=counts[1],
+                     third=counts[2])
+    if report.count("failed"):
+        raise SpecError(summary)
+    if check and report.count("stale", "missing"):
+        raise CheckFailed(summary)
+    say(summary, lang)
 
 
 def main() -> None:

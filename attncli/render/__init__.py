@@ -32,6 +32,21 @@ FORMATS: dict[str, str] = {
     "json": "attncli.render.json_doc",
 }
 
+# format name -> file extension of a snippet written in it (`attn snippets`, `{ext}`). A format
+# without an entry (rich: it draws for a terminal of a given width) cannot be written to a file.
+EXTENSIONS: dict[str, str] = {
+    "text": "txt",
+    "json": "json",
+    "markdown": "md",
+    "latex": "tex",
+    "svg": "svg",
+}
+
+
+def file_formats() -> tuple[str, ...]:
+    """The formats a snippet can be written in: registered, and with a file extension."""
+    return tuple(fmt for fmt in FORMATS if fmt in EXTENSIONS)
+
 
 def renderer(fmt: str) -> Renderer:
     if fmt not in FORMATS:

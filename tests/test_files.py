@@ -1,0 +1,45 @@
+"""write_atomic: the exact bytes, or the old file untouched; never half of either."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from attncli.files import write_atomic
+
+
+def test_writes_utf8_with_the_newlines_given(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    write_atomic(path, "Σ = −∞\nline two\n")
+    assert path.read_bytes() == "Σ = −∞\nline two\n".encode()
+    assert b"\r" not in path.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]  # no temporary file left over
+
+
+def test_a_new_file_is_readable_by_everyone_and_an_old_one_keeps_its_mode(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.txt"
+    write_atomic(fresh, "x\n")
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+    private = tmp_path / "private.txt"
+    private.write_text("old\n")
+    private.chmod(0o600)
+    write_atomic(private, "new\n")
+    assert (private.read_text(), stat.S_IMODE(private.stat().st_mode)) == ("new\n", 0o600)
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "snippet.txt"
+    path.write_text("old content\n")
+
+    def refuse(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="No space left"):
+        write_atomic(path, "new content\n")
+    assert path.read_text() == "old content\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["snippet.txt"]
