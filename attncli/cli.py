@@ -247,6 +247,86 @@ def finish(report: Report, writing: bool, check: bool, lang: str) -> None:
     say(summary, lang)
 
 
+@app.command()
+def validate(
+    specs: Annotated[list[str], typer.Argument(help="Spec files to check; - reads standard input.",
+                                               show_default=False)],
+    debug: DebugOpt = False,
+) -> None:
+    """Check spec files without printing their walkthroughs: one line per broken file.
+
+    Each file is loaded and built, so a valid spec is one that `attn explain` accepts. A file's
+    first error is reported (with file:line:column), then the next file is checked. Exit 2 if
+    any file is broken.
+
+    Example: attn validate posts/*.attn.yaml
+    """
+    lang = language(None)
+
+    def action() -> str:
+        from attncli.spec import load_spec
+        from attncli.walkthrough import build
+
+        broken = 0
+        for spec in specs:
+            try:
+                build(load_spec(spec))
+            except AttnError as error:
+                broken += 1
+                fail(error, lang)
+        if broken:
+            raise SpecError(Msg.plural_of("{count} spec of {total} has errors",
+                                          "{count} specs of {total} have errors",
+                                          broken, total=len(specs)))
+        say(Msg.plural_of("{count} spec is valid", "{count} specs are valid", len(specs)), lang)
+        return ""
+
+    run(action, lang, debug)
+
+
+@app.command()
+def schema(debug: DebugOpt = False) -> None:
+    """Print the JSON Schema of the spec format, for editors that validate YAML as you type.
+
+    Example: attn schema > attn.schema.json, then start a spec with the line
+    # yaml-language-server: $schema=attn.schema.json
+    """
+
+    def action() -> str:
+        from attncli.schema import schema_text
+
+        return schema_text()
+
+    run(action, language(None), debug)
+
+
+@app.command()
+def examples(
+    name: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Argument(help="Print this example's spec; without it, list the examples.",
+                       show_default=False),
+    ] = None,
+    debug: DebugOpt = False,
+) -> None:
+    """List the bundled example specs, or print one to start from a copy.
+
+    Example: attn examples cat_chases_mouse > my_first.yaml
+    """
+    lang = language(None)
+
+    def action() -> str:
+        from attncli.examples import example_names, example_text, example_title
+
+        if name is not None:
+            return example_text(name)
+        names = example_names()
+        width = max(map(len, names), default=0)
+        return "".join(f"{n:<{width}}  {example_title(n, lang)}".rstrip() + "\n" for n in names)
+
+    run(action, lang, debug)
+
+
 def main() -> None:
     app(prog_name="attn")
 

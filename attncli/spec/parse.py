@@ -39,6 +39,8 @@ TOP_KEYS = (
 )
 WEIGHT_KEYS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal")
+MASK_KEYS = ("window", "causal", "padding")
+SCORE_KEYS = ("general",)
 MAX_PRECISION = 12
 
 
@@ -300,7 +302,7 @@ def weights(node: Node | None, root: Node, d_model: int, convention: Convention)
 
 def score_spec(node: Node, queries: Sequence) -> tuple[str, Score]:
     if isinstance(node.value, dict):
-        general = check_keys(node, ("general",))
+        general = check_keys(node, SCORE_KEYS)
         if "general" not in general:
             fail(node, "expected scaled_dot, dot or {{general: W}}, found an empty mapping")
         return "general", Score("general", matrix(general["general"], "general"))
@@ -352,7 +354,7 @@ def one_mask(node: Node, n: int, m: int) -> Mask:
         return MatrixMask(visible.astype(bool))
     if not isinstance(node.value, dict):
         expect(node, expected)
-    keys = check_keys(node, ("window", "causal", "padding"))
+    keys = check_keys(node, MASK_KEYS)
     if "padding" in keys:
         if len(keys) > 1:
             fail(node, "expected padding alone, found other keys beside it")
