@@ -1,0 +1,58 @@
+"""The pre-commit hook runs `attn snippets --check`: the same check, the same exit codes."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import ROOT, attn_executable
+from tests.test_snippets import make_repo
+
+
+def hook() -> dict[str, object]:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
+    assert [h["id"] for h in hooks] == ["attn-snippets"]
+    found: dict[str, object] = hooks[0]
+    return found
+
+
+def test_the_hook_checks_snippets_without_file_names() -> None:
+    found = hook()
+    assert found["entry"] == "attn snippets --check"
+    assert (found["language"], found["pass_filenames"]) == ("python", False)
+    # a snippet edited by hand must trigger it too, so it is not limited to spec files
+    assert "files" not in found and "types" not in found
+
+
+def test_the_hooks_entry_passes_fails_and_refuses_as_the_check_does(tmp_path: Path) -> None:
+    make_repo(tmp_path)
+    program, *args = shlex.split(str(hook()["entry"]))
+    assert program == "attn"
+
+    def run_hook() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([attn_executable(), *args], cwd=tmp_path, capture_output=True,
+                              text=True, check=False)
+
+    assert run_hook().returncode == 1  # nothing generated yet
+    subprocess.run([attn_executable(), "snippets"], cwd=tmp_path, check=True, capture_output=True)
+    assert run_hook().returncode == 0
+    snippet = tmp_path / "snippets/cat.en.json"
+    snippet.write_text(snippet.read_text("utf-8").replace("0.64", "0.65"), "utf-8")
+    stale = run_hook()
+    assert (stale.returncode, stale.stderr.splitlines()[0]) == (
+        1, "attn: snippets/cat.en.json is stale; run: attn snippets")
+    (tmp_path / "posts/column.attn.yaml").write_text("tokens: [a\n", "utf-8")
+    broken = run_hook()
+    assert broken.returncode == 2
+    assert broken.stderr.startswith("posts/column.attn.yaml:2:1: malformed YAML: ")
+
+
+def test_the_readme_sample_config_uses_the_hook() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    sample = readme.split("```yaml\n# .pre-commit-config.yaml\n", 1)[1].split("```", 1)[0]
+    config = yaml.safe_load(sample)
+    ids = [h["id"] for repo in config["repos"] for h in repo["hooks"]]
+    assert "attn-snippets" in ids
