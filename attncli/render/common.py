@@ -102,12 +102,14 @@ def column_blocks(widths: list[int], available: int) -> list[range]:
     return blocks
 
 
-def block_marker(block: range, total: int, columns: tuple[str, ...], t: Translate) -> str | None:
-    """`columns d1–d8 of 24` when a matrix is split, else None."""
+def block_marker(block: range, total: int, columns: tuple[str, ...], t: Translate,
+                 of: int | None = None) -> str | None:
+    """`columns d1–d8 of 24` when a matrix is split, else None. `total` counts the columns
+    shown; `of`, when given, the matrix's own (more, when the middle is elided)."""
     if len(block) == total:
         return None
     return t(Msg.of("columns {first}–{last} of {total}", first=columns[block.start],
-                    last=columns[block.stop - 1], total=total))
+                    last=columns[block.stop - 1], total=total if of is None else of))
 
 
 # --- elision: large matrices like numpy's summary, long sums with their term count ---

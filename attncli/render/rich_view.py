@@ -121,7 +121,8 @@ def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full:
     note = elided_note(matrix, full, t)
     for block in column_blocks([w + CELL_PADDING for w in col_widths], available):
         caption = matrix_caption(matrix)
-        marker = block_marker(block, len(col_widths), tuple(columns), t)
+        marker = block_marker(block, len(col_widths), tuple(columns), t,
+                              matrix.shape[1])
         under = " ".join(x for x in (marker, note) if x)
         table = Table(title=Text(caption), caption=Text(under) if under else None,
                       box=box.SIMPLE_HEAD, title_justify="left", show_edge=False)

@@ -105,7 +105,8 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
     if note:
         lines.append(INDENT + note)
     for block in blocks:
-        marker = block_marker(block, len(col_widths), tuple(columns), t)
+        marker = block_marker(block, len(col_widths), tuple(columns), t,
+                              matrix.shape[1])
         if marker:
             lines.append(INDENT + "[" + marker + "]")
         head = "".join(" " * GAP + pad_left(columns[j], col_widths[j]) for j in block)
