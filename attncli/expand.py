@@ -169,7 +169,10 @@ def line(target: Formula | None, symbolic: Formula | None, expr: Expr, result: V
          precision: int) -> Expansion:
     """An Expansion, marked exact when its printed operands give its printed result."""
     with localcontext(_CONTEXT):
-        recomputed = evaluate(expr, precision)
+        try:
+            recomputed = evaluate(expr, precision)
+        except (ArithmeticError, ValueError):  # a divisor printed as 0.00: not recomputable
+            return Expansion(target, symbolic, expr, result, False)
         printed = _as_decimals(result)
         exact = len(recomputed) == len(printed) and all(
             written(float(x), precision) == written(float(y), precision)

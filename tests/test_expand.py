@@ -4,7 +4,6 @@ printed result (`=`), or the line says it does not (`≈`)."""
 from __future__ import annotations
 
 import pytest
-from printed_arithmetic import agrees, half_up, written_out
 from typer.testing import CliRunner
 
 from attncli import build, loads_spec
@@ -12,6 +11,7 @@ from attncli.cli import app
 from attncli.errors import UsageError
 from attncli.examples import example_path
 from attncli.expand import Selection
+from tests.printed_arithmetic import agrees, half_up, written_out
 
 runner = CliRunner()
 SEED_000 = str(example_path("cat_chases_mouse"))

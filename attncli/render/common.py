@@ -114,22 +114,29 @@ def block_marker(block: range, total: int, columns: tuple[str, ...], t: Translat
 
 # --- elision: large matrices like numpy's summary, long sums with their term count ---
 
-MAX_SHOWN = 12  # an axis longer than this is shown as its first and last EDGE entries
+# As numpy's summary: a matrix of more than MAX_CELLS numbers shows, along every axis longer than
+# 2·EDGE + 1, only its first and last EDGE entries around a marker.
+MAX_CELLS = 150
 EDGE = 4
 MAX_TERMS = 6  # a longer sum is written as its first 3 and last 2 terms
 ELLIPSIS = "…"
 
 
-def shown(count: int, full: bool) -> list[int | None]:
+def is_elided(matrix: Matrix, full: bool) -> bool:
+    rows, columns = matrix.shape
+    return not full and rows * columns > MAX_CELLS and max(rows, columns) > 2 * EDGE + 1
+
+
+def shown(count: int, elide: bool) -> list[int | None]:
     """Indices to show along an axis of `count`; None marks the elided middle."""
-    if full or count <= MAX_SHOWN:
+    if not elide or count <= 2 * EDGE + 1:
         return list(range(count))
     return [*range(EDGE), None, *range(count - EDGE, count)]
 
 
 def elided_note(matrix: Matrix, full: bool, t: Translate) -> str | None:
     rows, columns = matrix.shape
-    if full or (rows <= MAX_SHOWN and columns <= MAX_SHOWN):
+    if not is_elided(matrix, full):
         return None
     return t(Msg.of("[elided in the middle; --full shows all {rows} × {columns}]",
                     rows=rows, columns=columns))

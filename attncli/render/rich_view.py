@@ -25,6 +25,7 @@ from attncli.render.common import (
     expansion_text,
     header_facts,
     heatmap_caption,
+    is_elided,
     matrix_caption,
     number_format,
     reading_sections,
@@ -98,7 +99,8 @@ def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full:
            heat: bool = False) -> list[Table]:
     """One table per column block, so no table is ever squeezed or wrapped by the terminal; a
     large matrix elided in the middle unless `full`; with `heat`, cells shaded by weight."""
-    row_at, column_at = shown(matrix.shape[0], full), shown(matrix.shape[1], full)
+    elide = is_elided(matrix, full)
+    row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
     columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
 

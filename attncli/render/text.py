@@ -20,6 +20,7 @@ from attncli.render.common import (
     expansion_text,
     header_facts,
     heatmap_caption,
+    is_elided,
     matrix_caption,
     number_format,
     reading_sections,
@@ -49,8 +50,7 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         if step.formula is not None:
             lines.append(INDENT + step.formula.text)
         for note in step.notes:
-            lines += textwrap.wrap(t(note), options.width, initial_indent=INDENT,
-                                   subsequent_indent=INDENT, break_on_hyphens=False)
+            lines += wrapped(t(note), options.width)
         for matrix in step.matrices:
             lines += ["", *matrix_lines(matrix, number, t, options.width, options.full)]
         if step.id == "weights" and options.heatmap:
@@ -61,17 +61,24 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
             lines += ["", INDENT + t(Msg.of("Written out:"))]
             lines += [INDENT + expansion_text(e, number, t, options.full)
                       for e in step.expansions]
-    lines += reading_lines(walkthrough, t)
+    lines += reading_lines(walkthrough, t, options.width)
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
         lines += ["", t(Msg.of("Hand calculation")), *[INDENT + line for line in drift]]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def reading_lines(walkthrough: Walkthrough, t: Translate) -> list[str]:
+def wrapped(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, initial_indent=INDENT, subsequent_indent=INDENT,
+                         break_on_hyphens=False)
+
+
+def reading_lines(walkthrough: Walkthrough, t: Translate, width: int) -> list[str]:
     lines: list[str] = []
     for heading, sentences in reading_sections(walkthrough, t):
-        lines += ["", heading, *[INDENT + sentence for sentence in sentences]]
+        lines += ["", heading]
+        for sentence in sentences:
+            lines += wrapped(sentence, width)
     return lines
 
 
@@ -88,7 +95,8 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
     """The matrix as aligned columns under its caption, split into blocks to fit `width`; a large
     one elided in the middle unless `full`. `cell` writes one value (default: the number)."""
     write = cell or number
-    row_at, column_at = shown(matrix.shape[0], full), shown(matrix.shape[1], full)
+    elide = is_elided(matrix, full)
+    row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
     columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
     cells = [[ELLIPSIS if i is None or j is None else write(float(matrix.values[i, j]))
