@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError
+from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, UsageError
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg, translate
+from attncli.view import Inline, View
 
 if TYPE_CHECKING:
+    from attncli.model import Walkthrough
     from attncli.snippets import Report
 
 INTERNAL_ERROR = 3
@@ -119,6 +121,90 @@ LangOpt = Annotated[
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show a traceback on errors.")]
 
+# --- what to show: shared by every command that prints a walkthrough (see show_options) ---
+ExpandOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--expand", "-x", show_default=False,
+                 help="Cells to write out with their numbers: auto (one row per step on a small "
+                 "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. scores:chases,mouse). "
+                 "Repeatable."),
+]
+RoundOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option("--round-intermediates/--full-precision", show_default=False,
+                 help="Hand calculation: carry every intermediate rounded to the display "
+                 "precision, as a person with a calculator does (default: the spec's "
+                 "display.round_intermediates)."),
+]
+StepsOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--steps", show_default=False,
+                 help="Only these steps, by id, separated by commas: embeddings, parameters, "
+                 "projections, scores, scaled, masked, weights, output."),
+]
+HeadOpt = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--head", show_default=False, help="Only this head (1-based)."),
+]
+FullOpt = Annotated[
+    bool, typer.Option("--full", help="Show every row and column of a large matrix and every "
+                       "term of a long sum, instead of eliding the middle."),
+]
+HeatmapOpt = Annotated[
+    bool, typer.Option("--heatmap/--no-heatmap", help="Also show the weights as a heatmap."),
+]
+# --- the calculator form: a spec from options instead of a file ---
+_NOTATION = ' in calculator notation: "1 0; 0.2 1" (rows separated by ;)'
+TokensOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--tokens", show_default=False,
+                 help='The tokens, separated by spaces: "cat chases mouse" (instead of SPEC).'),
+]
+EmbeddingsOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--embeddings", show_default=False,
+                 help="The embeddings, one row per token," + _NOTATION + "."),
+]
+MaskOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--mask", show_default=False,
+                 help="causal, none, or a 0/1 matrix" + _NOTATION + "."),
+]
+WqOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--wq", show_default=False, help="W_Q" + _NOTATION + " (default: identity)."),
+]
+WkOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--wk", show_default=False, help="W_K" + _NOTATION + " (default: identity)."),
+]
+WvOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--wv", show_default=False, help="W_V" + _NOTATION + " (default: identity)."),
+]
+ScaleOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--scale", show_default=False,
+                 help="What the scores are divided by: sqrt_dk (default), none, or a number."),
+]
+
+
+def load_walkthrough(spec: str | None, inline: Inline, view: View) -> Walkthrough:
+    """The walkthrough the shared options ask for: from SPEC, from the calculator options, or
+    the bundled example. Call it inside `run`, so its errors become one line and exit 2."""
+    from attncli.examples import example_path
+    from attncli.show import prepare
+    from attncli.spec import load_spec
+    from attncli.spec.inline import inline_spec
+
+    if inline.given():
+        if spec is not None:
+            raise UsageError(Msg.of("give either SPEC or --tokens/--embeddings, not both"))
+        loaded = inline_spec(inline)
+    else:
+        loaded = load_spec(spec if spec is not None else str(example_path()))
+    return prepare(loaded, view)
+
 
 @app.command()
 def explain(
@@ -128,21 +214,36 @@ def explain(
         Format, typer.Option("--format", "-f", help="rich (terminal), text (plain) or json.")
     ] = Format.rich,
     lang: LangOpt = None,
+    expand: ExpandOpt = None,
+    round_intermediates: RoundOpt = None,
+    steps: StepsOpt = None,
+    head: HeadOpt = None,
+    full: FullOpt = False,
+    heatmap: HeatmapOpt = True,
+    tokens: TokensOpt = None,
+    embeddings: EmbeddingsOpt = None,
+    mask: MaskOpt = None,
+    wq: WqOpt = None,
+    wk: WkOpt = None,
+    wv: WvOpt = None,
+    scale: ScaleOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Print every step of attention on SPEC, labelled with its tokens.
+    """Print every step of attention on SPEC, labelled with its tokens, with the work shown.
 
-    Example: attn explain configs/cat_chases_mouse.yaml --format text
+    Example: attn explain configs/cat_chases_mouse.yaml --format text --round-intermediates
+
+    Without a file: attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0"
+    --mask causal
     """
     chosen = language(lang)
+    inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
+    view = View(precision, round_intermediates, tuple(expand or ()), steps, head)
 
     def action() -> str:
-        from attncli.examples import example_path
         from attncli.render import render
-        from attncli.spec import load_spec
-        from attncli.walkthrough import build
 
-        walkthrough = build(load_spec(spec if spec is not None else str(example_path())))
+        walkthrough = load_walkthrough(spec, inline, view)
         width = 80
         color = False
         if format is Format.rich:
@@ -150,8 +251,8 @@ def explain(
 
             color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
             width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
-        return render(walkthrough, format.value, chosen, precision=precision, width=width,
-                      color=color)
+        return render(walkthrough, format.value, chosen, width=width, color=color, full=full,
+                      heatmap=heatmap)
 
     run(action, chosen, debug)
 

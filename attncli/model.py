@@ -35,6 +35,82 @@ class Matrix:
 
 
 @dataclass(frozen=True)
+class Num:
+    """A number written into a calculation (-inf for a hidden score)."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A row of numbers written into a calculation: `[1.00, 0.00]`."""
+
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Sum:
+    """`a + b + …`; a renderer may elide the middle of a long sum, saying how many terms."""
+
+    terms: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Product:
+    """`a·b·…`; a factor may be a Vec (a number times a value row)."""
+
+    factors: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Quotient:
+    """`a / b`."""
+
+    numerator: Expr
+    denominator: Expr
+
+
+@dataclass(frozen=True)
+class Exp:
+    """`e^x`."""
+
+    argument: Expr
+
+
+@dataclass(frozen=True)
+class Difference:
+    """`a − b` (the max subtraction before e^x)."""
+
+    left: Expr
+    right: Expr
+
+
+Expr = Num | Vec | Sum | Product | Quotient | Exp | Difference
+Value = float | tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """One calculation written out, read as `target = symbolic = expression = result`.
+
+    target:     what is computed, e.g. `S[chases, chases]` (None for an unnamed line like `e^0.14`)
+    symbolic:   the same with names, e.g. `q_chases·k_chases` (optional)
+    expression: the numbers actually used, as a small tree of Num, Vec, Sum, Product, Quotient,
+                Exp and Difference; every operand is a number of the walkthrough
+    result:     a number, or a row of numbers for a weighted sum of value rows
+    exact:      True when the expression, evaluated on its operands rounded to the display
+                precision (as printed), gives the result as printed; a renderer writes `=` then,
+                else `≈`. In hand-calculation mode every line is exact.
+    """
+
+    target: Formula | None
+    symbolic: Formula | None
+    expression: Expr
+    result: Value
+    exact: bool = True
+
+
+@dataclass(frozen=True)
 class Step:
     """One step of the computation: what it is called, its formula, what it produced."""
 
@@ -44,6 +120,7 @@ class Step:
     matrices: tuple[Matrix, ...]
     head: int | None = None  # 1-based, for steps that belong to one head
     notes: tuple[Msg, ...] = ()
+    expansions: tuple[Expansion, ...] = ()  # cells of this step written out (attncli/expand.py)
 
 
 @dataclass(frozen=True)
@@ -57,6 +134,7 @@ class HeadResult:
     scores: Matrix  # the softmax input: scaled and masked (-inf where hidden)
     weights: Matrix
     context: Matrix
+    divisor: float = 1.0  # what the scores were divided by (√d_k, rounded in hand calculation)
 
 
 @dataclass(frozen=True)
@@ -75,6 +153,26 @@ class Header:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """Sentences that say in words what the numbers of one head show (attncli/reading.py)."""
+
+    head: int | None  # None: the only head, or a comparison of all heads
+    sentences: tuple[Msg, ...]
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A printed number that hand calculation got differently from full precision."""
+
+    matrix: str  # the symbol, A or Z
+    head: int | None
+    row: str
+    column: str
+    rounded: float  # what carrying rounded numbers gave
+    full: float  # the full-precision value
+
+
+@dataclass(frozen=True)
 class Walkthrough:
     header: Header
     steps: tuple[Step, ...]
@@ -82,3 +180,6 @@ class Walkthrough:
     output: Matrix
     precision: int = 2
     notes: tuple[Msg, ...] = field(default=())
+    round_intermediates: bool = False  # every intermediate was carried rounded to `precision`
+    reading: tuple[Reading, ...] = ()
+    drift: tuple[Drift, ...] | None = None  # hand calculation only: where it differs from full

@@ -6,6 +6,7 @@ A hidden score is -inf; `visible` is the boolean (n, m) matrix of keys each quer
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Literal
 
@@ -74,6 +75,31 @@ def softmax(logits: Array) -> tuple[Array, NDArray[np.bool_]]:
     total = e.sum(axis=1, keepdims=True)  # (n, 1)
     total[empty] = 1.0
     return e / total, empty  # (n, m), (n,)
+
+
+# Above e^9.21 = 10^4, e^x stops being a number one reads at a glance (and soon overflows).
+READABLE_EXP = math.log(1e4)
+
+
+def written_shift(logits: Array) -> Array:
+    """What a person subtracts from each row before e^x: nothing while the largest visible score
+    lies in [0, ln 10^4], so e^x of it reads between 1 and 10^4; else that largest score, so the
+    largest e^x is exactly 1. Either way the weights are the same."""
+    finite = np.isfinite(logits)  # (n, m)
+    peak = np.max(logits, axis=1, initial=-np.inf, where=finite)  # (n,)
+    keep = ~np.isfinite(peak) | ((peak >= 0.0) & (peak <= READABLE_EXP))  # (n,)
+    return np.where(keep, 0.0, peak)  # (n,)
+
+
+def softmax_parts(logits: Array) -> tuple[Array, Array, Array, Array]:
+    """Softmax as it is written out: (shift (n,), e^(x - shift) (n, m), row sums (n,), weights)."""
+    shift = written_shift(logits)  # (n,)
+    finite = np.isfinite(logits)  # (n, m)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        e = np.where(finite, np.exp(np.where(finite, logits, 0.0) - shift[:, None]), 0.0)  # (n, m)
+    total = e.sum(axis=1)  # (n,)
+    weights = e / np.where(total > 0.0, total, 1.0)[:, None]  # (n, m)
+    return shift, e, total, weights
 
 
 def attend(weights: Array, v: Array) -> Array:

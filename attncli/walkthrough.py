@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
 from attncli import ops
 from attncli.errors import Location, SpecError
+from attncli.expand import Selection, attach
+from attncli.handcalc import arithmetic, drift
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Header, HeadResult, Matrix, Step, Walkthrough
+from attncli.reading import read
 from attncli.spec.model import (
     CausalMask,
     Head,
@@ -85,6 +89,7 @@ class _Builder:
         self.query_labels = token_labels(spec.queries.tokens)
         self.key_labels = token_labels(spec.keys_source.tokens)
         self.steps: list[Step] = []
+        self.calc = arithmetic(spec.display.round_intermediates, spec.display.precision)
 
     def matrix(self, symbol: Formula, values: Array, rows: tuple[str, ...],
                columns: tuple[str, ...] | None = None) -> Matrix:
@@ -120,9 +125,9 @@ class _Builder:
         conv = spec.convention
         xk = spec.context.embeddings if spec.context is not None else x  # (m, d_model)
         self.parameters(index, head)
-        q = ops.project(x, head.W_Q, head.b_Q, conv)  # (n, d_k)
-        k = ops.project(xk, head.W_K, head.b_K, conv)  # (m, d_k)
-        v = ops.project(xk, head.W_V, head.b_V, conv)  # (m, d_v)
+        q = self.calc.project(x, head.W_Q, head.b_Q, conv)  # (n, d_k)
+        k = self.calc.project(xk, head.W_K, head.b_K, conv)  # (m, d_k)
+        v = self.calc.project(xk, head.W_V, head.b_V, conv)  # (m, d_v)
         Q = self.matrix(Formula("Q", "Q"), q, self.query_labels)
         K = self.matrix(Formula("K", "K"), k, self.key_labels)
         V = self.matrix(Formula("V", "V"), v, self.key_labels)
@@ -133,11 +138,11 @@ class _Builder:
 
         if spec.score.kind == "general":
             assert spec.score.W is not None
-            s = ops.general_scores(q, spec.score.W, k)  # (n, m)
+            s = self.calc.general_scores(q, spec.score.W, k)  # (n, m)
             formula = Formula("S = Q·W·Kᵀ", r"S = Q W K^{\top}")
             note = Msg.of("Each score compares a query with a key through W: qᵢ·W·kⱼ.")
         else:
-            s = ops.dot_scores(q, k)  # (n, m)
+            s = self.calc.dot_scores(q, k)  # (n, m)
             formula = Formula("S = Q·Kᵀ", r"S = Q K^{\top}")
             note = Msg.of("Each score is the dot product of a query and a key: qᵢ·kⱼ.")
         labels = (self.query_labels, self.key_labels)
@@ -156,7 +161,7 @@ class _Builder:
                              *labels),),
                      index, (Msg.of("A hidden key gets −∞, which softmax turns into weight 0."),))
             symbol = Formula(f"{symbol.text} + M", f"{symbol.latex} + M")
-        weights, empty = ops.softmax(logits)  # (n, m), (n,)
+        weights, empty = self.calc.softmax(logits)  # (n, m), (n,)
         notes = [Msg.of("Softmax is taken along each row, so every row of A sums to 1.")]
         if empty.any():
             weights = self.empty_rows(weights, empty, notes)
@@ -165,11 +170,12 @@ class _Builder:
                  Formula(f"A = softmax({symbol.text})",
                          rf"A = \operatorname{{softmax}}\left({symbol.latex}\right)"),
                  (A,), index, tuple(notes))
-        z = ops.attend(weights, v)  # (n, m) @ (m, d_v) -> (n, d_v)
+        z = self.calc.attend(weights, v)  # (n, m) @ (m, d_v) -> (n, d_v)
         Z = self.matrix(Formula("Z", "Z"), z, self.query_labels)
         self.add("output", Msg.of("Output"), self.output_formula(), (Z,), index,
                  (Msg.of("Each output row is the weighted sum of the value rows."),))
-        return HeadResult(index or 1, Q, K, V, Matrix(symbol, logits, *labels), A, Z)
+        return HeadResult(index or 1, Q, K, V, Matrix(symbol, logits, *labels), A, Z,
+                          self.divisor(head))
 
     def parameters(self, index: int | None, head: Head) -> None:
         matrices = []
@@ -207,15 +213,17 @@ class _Builder:
     def divisor(self, head: Head) -> float:
         scale = self.spec.scale
         if scale.kind == "sqrt_dk":
-            return math.sqrt(head.d_k(self.spec.convention))
-        return scale.value
+            return self.calc.divisor(math.sqrt(head.d_k(self.spec.convention)))
+        if scale.kind == "number":
+            return scale.value
+        return 1.0
 
     def scaled(self, index: int | None, head: Head, s: Array) -> Array:
         scale = self.spec.scale
         if scale.kind == "none":
             return s
         divisor = self.divisor(head)
-        scaled = ops.scale(s, divisor)  # (n, m)
+        scaled = self.calc.scale(s, divisor)  # (n, m)
         labels = (self.query_labels, self.key_labels)
         if scale.kind == "sqrt_dk":
             d_k = head.d_k(self.spec.convention)
@@ -271,8 +279,20 @@ class _Builder:
         )
 
 
-def build(spec: Spec) -> Walkthrough:
-    """Every step of attention on `spec`, in order, each result labelled with the tokens."""
+def build(spec: Spec, expand: Selection | None = None) -> Walkthrough:
+    """Every step of attention on `spec`, in order, each result labelled with the tokens, with the
+    work shown: the cells chosen by `expand` written out (default: `auto`), a reading of the
+    weights in words, and, in hand calculation, where it drifts from full precision."""
+    walkthrough, angles = attach(compute(spec), spec, expand or Selection())
+    walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
+    if spec.display.round_intermediates:
+        full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)))
+        walkthrough = replace(walkthrough, drift=drift(walkthrough, full))
+    return walkthrough
+
+
+def compute(spec: Spec) -> Walkthrough:
+    """The steps alone: every matrix of attention on `spec`, in order."""
     builder = _Builder(spec)
     # An overflow becomes inf here and is reported by _Builder.finite as a SpecError.
     with np.errstate(over="ignore", invalid="ignore"):
@@ -287,4 +307,5 @@ def build(spec: Spec) -> Walkthrough:
         heads=heads,
         output=heads[-1].context,
         precision=spec.display.precision,
+        round_intermediates=spec.display.round_intermediates,
     )

@@ -21,6 +21,8 @@ class RenderOptions:
     precision: int | None = None  # None: the spec's display.precision
     width: int = 80
     color: bool = False
+    full: bool = False  # no elision: every row and column of a large matrix, every term of a sum
+    heatmap: bool = True  # the weights also as a shaded heatmap
 
 
 Renderer = Callable[["Walkthrough", RenderOptions], str]

@@ -7,7 +7,22 @@ import unicodedata
 from collections.abc import Callable
 
 from attncli.i18n import Msg, translate
-from attncli.model import Header, Matrix, Step, Walkthrough
+from attncli.model import (
+    Difference,
+    Exp,
+    Expansion,
+    Expr,
+    Header,
+    Matrix,
+    Num,
+    Product,
+    Quotient,
+    Step,
+    Sum,
+    Value,
+    Vec,
+    Walkthrough,
+)
 from attncli.render import RenderOptions
 from attncli.render.numbers import NumberFormat
 
@@ -87,9 +102,160 @@ def column_blocks(widths: list[int], available: int) -> list[range]:
     return blocks
 
 
-def block_marker(block: range, total: int, columns: tuple[str, ...], t: Translate) -> str | None:
-    """`columns d1–d8 of 24` when a matrix is split, else None."""
+def block_marker(block: range, total: int, columns: tuple[str, ...], t: Translate,
+                 of: int | None = None) -> str | None:
+    """`columns d1–d8 of 24` when a matrix is split, else None. `total` counts the columns
+    shown; `of`, when given, the matrix's own (more, when the middle is elided)."""
     if len(block) == total:
         return None
     return t(Msg.of("columns {first}–{last} of {total}", first=columns[block.start],
-                    last=columns[block.stop - 1], total=total))
+                    last=columns[block.stop - 1], total=total if of is None else of))
+
+
+# --- elision: large matrices like numpy's summary, long sums with their term count ---
+
+# As numpy's summary: a matrix of more than MAX_CELLS numbers shows, along every axis longer than
+# 2·EDGE + 1, only its first and last EDGE entries around a marker.
+MAX_CELLS = 150
+EDGE = 4
+MAX_TERMS = 6  # a longer sum is written as its first 3 and last 2 terms
+ELLIPSIS = "…"
+
+
+def is_elided(matrix: Matrix, full: bool) -> bool:
+    rows, columns = matrix.shape
+    return not full and rows * columns > MAX_CELLS and max(rows, columns) > 2 * EDGE + 1
+
+
+def shown(count: int, elide: bool) -> list[int | None]:
+    """Indices to show along an axis of `count`; None marks the elided middle."""
+    if not elide or count <= 2 * EDGE + 1:
+        return list(range(count))
+    return [*range(EDGE), None, *range(count - EDGE, count)]
+
+
+def elided_note(matrix: Matrix, full: bool, t: Translate) -> str | None:
+    rows, columns = matrix.shape
+    if not is_elided(matrix, full):
+        return None
+    return t(Msg.of("[elided in the middle; --full shows all {rows} × {columns}]",
+                    rows=rows, columns=columns))
+
+
+# --- written-out cells (model.Expansion) as one line of text ---
+
+def _elide(parts: list[str], full: bool, keep_head: int, keep_tail: int) -> list[str]:
+    if full or len(parts) <= keep_head + keep_tail + 1:
+        return parts
+    return [*parts[:keep_head], ELLIPSIS, *parts[-keep_tail:]]
+
+
+def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False) -> str:
+    """The numbers of a calculation: `0.20·0.20 + 1.00·1.00`, `e^(0.14 − 0.74)`."""
+    def num(x: float) -> str:
+        text = number(x)
+        return f"({text})" if text.startswith("-") else text
+
+    def wrapped(e: Expr, around: tuple[type, ...]) -> str:
+        text = expr_text(e, number, t, full)
+        return f"({text})" if isinstance(e, around) else text
+
+    if isinstance(expr, Num):
+        return num(expr.value)
+    if isinstance(expr, Vec):
+        values = _elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2)
+        return "[" + ", ".join(values) + "]"
+    if isinstance(expr, Product):
+        return "·".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
+    if isinstance(expr, Sum):
+        terms = _elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2)
+        text = " + ".join(terms)
+        if ELLIPSIS in terms:
+            text += " " + t(Msg.of("({terms})", terms=Msg.plural_of(
+                "{count} term", "{count} terms", len(expr.terms))))
+        return text
+    if isinstance(expr, Quotient):
+        return (wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " +
+                wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
+    if isinstance(expr, Exp):
+        argument = expr_text(expr.argument, number, t, full)
+        plain = isinstance(expr.argument, Num) and not argument.startswith("(")
+        return "e^" + (argument if plain else f"({argument})")
+    assert isinstance(expr, Difference)
+    return (expr_text(expr.left, number, t, full) + " − " +
+            wrapped(expr.right, (Sum, Difference)))
+
+
+def value_text(value: Value, number: NumberFormat) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(number(x) for x in value) + "]"
+    return number(value)
+
+
+def expansion_text(expansion: Expansion, number: NumberFormat, t: Translate,
+                   full: bool = False) -> str:
+    """`S[chases, chases] = q_chases·k_chases = 0.20·0.20 + 1.00·1.00 = 1.04`; `≈` before the
+    result when the printed operands, recomputed, do not give the printed result."""
+    parts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
+    parts.append(expr_text(expansion.expression, number, t, full))
+    sign = " = " if expansion.exact else " ≈ "
+    return " = ".join(parts) + sign + value_text(expansion.result, number)
+
+
+# --- heatmap of the weights ---
+
+SHADES = ("  ", "░░", "▒▒", "▓▓", "██")
+
+
+def shade(weight: float) -> str:
+    """Two characters darker for more weight; blank for 0, `??` for an undefined weight."""
+    if weight != weight:  # NaN
+        return "??"
+    return SHADES[min(len(SHADES) - 1, max(0, round(weight * (len(SHADES) - 1))))]
+
+
+def shade_level(weight: float) -> int:
+    return SHADES.index(shade(weight)) if weight == weight else 0
+
+
+def heatmap_caption(t: Translate) -> str:
+    return t(Msg.of("As a heatmap: darker is more weight ({shades}), the number beside it.",
+                    shades=" ".join(s for s in SHADES if s.strip())))
+
+
+def drift_lines(walkthrough: Walkthrough, number: NumberFormat, lang: str) -> list[str]:
+    """Hand calculation against full precision: each number that prints differently, the
+    full-precision value with two more decimals so the size of the drift shows."""
+    if walkthrough.drift is None:
+        return []
+    finer = NumberFormat(precision=number.precision + 2, decimal=number.decimal)
+    if not walkthrough.drift:
+        return [translate(Msg.of("Carrying rounded numbers changed no printed weight or output: "
+                                 "they are the same as at full precision."), lang, number)]
+    lines = [translate(Msg.plural_of(
+        "Carrying rounded numbers moved {count} printed number away from full precision:",
+        "Carrying rounded numbers moved {count} printed numbers away from full precision:",
+        len(walkthrough.drift)), lang, number)]
+    for d in walkthrough.drift:
+        where = f"{d.matrix}[{d.row}, {d.column}]"
+        if d.head is not None:
+            where = translate(Msg.of("{cell} of head {index}", cell=where, index=d.head), lang)
+        lines.append("  " + translate(
+            Msg.of("{cell}: {rounded} by hand, {full} at full precision ({difference} apart)",
+                   cell=where, rounded=number(d.rounded), full=d.full,
+                   difference=abs(d.rounded - d.full)), lang, finer))
+    return lines
+
+
+def reading_sections(walkthrough: Walkthrough, t: Translate) -> list[tuple[str, list[str]]]:
+    """(heading, sentences) of every reading, translated."""
+    sections = []
+    for reading in walkthrough.reading:
+        if reading.head is not None:
+            heading = t(Msg.of("What the weights say — head {index}", index=reading.head))
+        elif len(walkthrough.heads) > 1:
+            heading = t(Msg.of("What the heads say together"))
+        else:
+            heading = t(Msg.of("What the weights say"))
+        sections.append((heading, [t(sentence) for sentence in reading.sentences]))
+    return sections

@@ -6,9 +6,29 @@ import json
 import math
 from typing import Any
 
-from attncli.model import Matrix, Walkthrough
+from attncli.model import (
+    Difference,
+    Exp,
+    Expansion,
+    Expr,
+    Matrix,
+    Num,
+    Product,
+    Quotient,
+    Sum,
+    Vec,
+    Walkthrough,
+)
 from attncli.render import RenderOptions
-from attncli.render.common import number_format, title, translator
+from attncli.render.common import (
+    Translate,
+    expansion_text,
+    number_format,
+    reading_sections,
+    title,
+    translator,
+)
+from attncli.render.numbers import NumberFormat
 
 FORMAT_VERSION = 1
 
@@ -26,8 +46,46 @@ def matrix_doc(matrix: Matrix) -> dict[str, Any]:
     }
 
 
+def _number(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def expr_doc(expr: Expr) -> dict[str, Any]:
+    """The expression tree: {"num": x}, {"vec": [...]}, {"op": "sum", "args": [...]} ..."""
+    if isinstance(expr, Num):
+        return {"num": _number(expr.value)}
+    if isinstance(expr, Vec):
+        return {"vec": [_number(x) for x in expr.values]}
+    if isinstance(expr, Exp):
+        return {"op": "exp", "args": [expr_doc(expr.argument)]}
+    args: tuple[Expr, ...]
+    if isinstance(expr, Sum):
+        op, args = "sum", expr.terms
+    elif isinstance(expr, Product):
+        op, args = "product", expr.factors
+    elif isinstance(expr, Quotient):
+        op, args = "quotient", (expr.numerator, expr.denominator)
+    else:
+        assert isinstance(expr, Difference)
+        op, args = "difference", (expr.left, expr.right)
+    return {"op": op, "args": [expr_doc(a) for a in args]}
+
+
+def expansion_doc(expansion: Expansion, number: NumberFormat, t: Translate) -> dict[str, Any]:
+    result = expansion.result
+    return {
+        "target": expansion.target.text if expansion.target else None,
+        "symbolic": expansion.symbolic.text if expansion.symbolic else None,
+        "expression": expr_doc(expansion.expression),
+        "result": [_number(x) for x in result] if isinstance(result, tuple) else _number(result),
+        "exact": expansion.exact,
+        "text": expansion_text(expansion, number, t, full=True),
+    }
+
+
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
-    t = translator(options, number_format(walkthrough, options))
+    number = number_format(walkthrough, options)
+    t = translator(options, number)
     header = walkthrough.header
     doc = {
         "format_version": FORMAT_VERSION,
@@ -37,6 +95,8 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
             "d_k": header.d_k, "d_v": header.d_v, "heads": header.n_heads,
             "convention": header.convention,
         },
+        "precision": number.precision,
+        "round_intermediates": walkthrough.round_intermediates,
         "output": values(walkthrough.output),
         "heads": [
             {
@@ -57,8 +117,18 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
                 "title": t(step.title),
                 "formula": step.formula.text if step.formula else None,
                 "matrices": [matrix_doc(m) for m in step.matrices],
+                "expansions": [expansion_doc(e, number, t) for e in step.expansions],
             }
             for step in walkthrough.steps
+        ],
+        "reading": [
+            {"heading": heading, "sentences": sentences}
+            for heading, sentences in reading_sections(walkthrough, t)
+        ],
+        "drift": None if walkthrough.drift is None else [
+            {"matrix": d.matrix, "head": d.head, "row": d.row, "column": d.column,
+             "rounded": d.rounded, "full": d.full}
+            for d in walkthrough.drift
         ],
     }
     return json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n"

@@ -10,17 +10,28 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import (
+    ELLIPSIS,
     Translate,
     block_marker,
     cell_width,
     column_blocks,
     description,
+    drift_lines,
+    elided_note,
+    expansion_text,
     header_facts,
+    heatmap_caption,
+    is_elided,
     matrix_caption,
     number_format,
+    reading_sections,
+    shade,
+    shade_level,
+    shown,
     step_heading,
     title,
     translator,
@@ -52,31 +63,75 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         for note in step.notes:
             console.print(Text("  " + t(note), style="italic"))
         for matrix in step.matrices:
-            for table in tables(matrix, number, t, options.width):
+            for table in tables(matrix, number, t, options.width, options.full):
                 console.print()
                 console.print(table)
+        if step.id == "weights" and options.heatmap:
+            console.print()
+            console.print(Text("  " + heatmap_caption(t), style="italic"))
+            for table in tables(step.matrices[0], number, t, options.width, options.full,
+                                heat=True):
+                console.print(table)
+        if step.expansions:
+            console.print()
+            console.print(Text("  " + t(Msg.of("Written out:")), style="bold"))
+            for expansion in step.expansions:
+                console.print(Text("  " + expansion_text(expansion, number, t, options.full)))
+    for heading, sentences in reading_sections(walkthrough, t):
+        console.print()
+        console.print(Text(heading, style="bold cyan"))
+        for sentence in sentences:
+            console.print(Text("  " + sentence))
+    drift = drift_lines(walkthrough, number, options.lang)
+    if drift:
+        console.print()
+        console.print(Text(t(Msg.of("Hand calculation")), style="bold cyan"))
+        for line in drift:
+            console.print(Text("  " + line))
     return out.getvalue()
 
 
-def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int) -> list[Table]:
-    """One table per column block, so no table is ever squeezed or wrapped by the terminal."""
-    cells = [[number(float(x)) for x in row] for row in matrix.values]
-    label_width = max((cell_width(label) for label in matrix.rows), default=0)
+# background of a heatmap cell by shade level (0: none); the number is always printed too
+HEAT_STYLES = ("", "on grey23", "on grey42", "black on grey66", "black on grey89")
+
+
+def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full: bool = False,
+           heat: bool = False) -> list[Table]:
+    """One table per column block, so no table is ever squeezed or wrapped by the terminal; a
+    large matrix elided in the middle unless `full`; with `heat`, cells shaded by weight."""
+    elide = is_elided(matrix, full)
+    row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
+    labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
+    columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
+
+    def write(i: int | None, j: int | None) -> Text:
+        if i is None or j is None:
+            return Text(ELLIPSIS)
+        x = float(matrix.values[i, j])
+        if not heat:
+            return Text(number(x))
+        return Text(shade(x) + " " + number(x), style=HEAT_STYLES[shade_level(x)])
+
+    cells = [[write(i, j) for j in column_at] for i in row_at]
+    label_width = max((cell_width(label) for label in labels), default=0)
     col_widths = [
-        max(cell_width(matrix.columns[j]), *(cell_width(row[j]) for row in cells))
-        for j in range(len(matrix.columns))
+        max(cell_width(columns[j]), *(cell_width(row[j].plain) for row in cells))
+        for j in range(len(columns))
     ]
     available = width - label_width - 2 * CELL_PADDING
     result = []
+    note = elided_note(matrix, full, t)
     for block in column_blocks([w + CELL_PADDING for w in col_widths], available):
         caption = matrix_caption(matrix)
-        marker = block_marker(block, len(col_widths), matrix.columns, t)
-        table = Table(title=Text(caption), caption=Text(marker) if marker else None,
+        marker = block_marker(block, len(col_widths), tuple(columns), t,
+                              matrix.shape[1])
+        under = " ".join(x for x in (marker, note) if x)
+        table = Table(title=Text(caption), caption=Text(under) if under else None,
                       box=box.SIMPLE_HEAD, title_justify="left", show_edge=False)
         table.add_column("", style="bold", no_wrap=True)
         for j in block:
-            table.add_column(Text(matrix.columns[j]), justify="right", no_wrap=True)
-        for label, row in zip(matrix.rows, cells, strict=True):
-            table.add_row(Text(label), *(Text(row[j]) for j in block))
+            table.add_column(Text(columns[j]), justify="right", no_wrap=True)
+        for label, row in zip(labels, cells, strict=True):
+            table.add_row(Text(label), *(row[j] for j in block))
         result.append(table)
     return result

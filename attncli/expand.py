@@ -1,0 +1,465 @@
+"""Cells written out: the sum, quotient or e^x that made a number, with the numbers substituted.
+
+`attach(walkthrough, spec, selection)` fills `Step.expansions` (see model.Expansion for the
+shape of one line). What is written out is a `Selection`, read from `--expand` options:
+
+    auto                    one representative row per step on a small spec, nothing on a large one
+    all | none              every cell of every step, or nothing
+    STEP:ROW                every cell of ROW in STEP (scores:chases), or its softmax / weighted sum
+    STEP:ROW,COLUMN         one cell (scores:chases,mouse; projections:cat,d1)
+
+Steps that can be written out: projections, scores (with the angle cos θ = q·k / |q||k|), scaled,
+weights (softmax of a row: each e^x, the row sum, each quotient) and output (a row as the
+weighted sum of value rows).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal, localcontext
+
+import numpy as np
+
+from attncli.errors import UsageError
+from attncli.handcalc import _CONTEXT, Arithmetic, arithmetic, written
+from attncli.i18n import Msg
+from attncli.model import (
+    Array,
+    Difference,
+    Exp,
+    Expansion,
+    Expr,
+    Formula,
+    HeadResult,
+    Num,
+    Product,
+    Quotient,
+    Step,
+    Sum,
+    Value,
+    Vec,
+    Walkthrough,
+)
+from attncli.spec.model import Spec
+
+CELL_STEPS = ("projections", "scores", "scaled")  # one line per cell
+ROW_STEPS = ("weights", "output")  # a row is written out at once
+EXPANDABLE = CELL_STEPS + ROW_STEPS
+SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
+OPTION = "--expand"
+
+Cell = tuple[str, str | None]  # (row, column); column None: the whole row
+Angle = tuple[int, int, int]  # (head index, query row, key column) of an expanded score
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which cells to write out: mode auto/all/none, or explicit cells per step id."""
+
+    mode: str = "auto"
+    cells: tuple[tuple[str, Cell], ...] = field(default=())
+
+    @classmethod
+    def parse(cls, options: Sequence[str]) -> Selection:
+        """From `--expand` values; UsageError naming the option for a malformed one."""
+        if not options:
+            return cls()
+        modes = [o for o in options if o in ("auto", "all", "none")]
+        if modes and len(options) > 1:
+            raise UsageError(Msg.of("{option}: {mode} cannot be combined with other values",
+                                    option=OPTION, mode=modes[0]))
+        if modes:
+            return cls(modes[0])
+        return cls("cells", tuple(parse_cell(option) for option in options))
+
+
+def parse_cell(option: str) -> tuple[str, Cell]:
+    step, colon, where = option.partition(":")
+    step = step.strip()
+    if not colon or not where.strip():
+        raise UsageError(Msg.of("{option}: expected auto, all, none or STEP:ROW[,COLUMN], "
+                                "found {found}", option=OPTION, found=option))
+    if step not in EXPANDABLE:
+        raise UsageError(Msg.of("{option}: cannot write out {found}; expected one of {known}",
+                                option=OPTION, found=step, known=", ".join(EXPANDABLE)))
+    row, comma, column = (part.strip() for part in where.partition(","))
+    if comma and not column:
+        raise UsageError(Msg.of("{option}: expected a column after the comma in {found}",
+                                option=OPTION, found=option))
+    return step, (row, column if comma else None)
+
+
+# --- formulas with token names, as text and LaTeX ---
+
+def _latex_text(token: str) -> str:
+    escaped = "".join("\\" + ch if ch in "#$%&_{}" else ch for ch in token)
+    escaped = escaped.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+    return r"\text{" + escaped + "}"
+
+
+def named(letter: str, token: str) -> Formula:
+    """`q_chases`."""
+    return Formula(f"{letter}_{token}", f"{letter}_{{{_latex_text(token)}}}")
+
+
+def cell(symbol: Formula, row: str, column: str) -> Formula:
+    """`S[chases, mouse]`."""
+    return Formula(f"{symbol.text}[{row}, {column}]",
+                   f"{symbol.latex}[{_latex_text(row)}, {_latex_text(column)}]")
+
+
+def joined(*parts: Formula | str) -> Formula:
+    """Formulas and plain operators side by side: joined(q, "·", k)."""
+    text = "".join(p if isinstance(p, str) else p.text for p in parts)
+    latex = "".join({"·": r" \cdot ", " / ": " / ", " + ": " + "}.get(p, p) if isinstance(p, str)
+                    else p.latex for p in parts)
+    return Formula(text, latex)
+
+
+# --- checking a line against its printed operands ---
+
+def _as_decimals(value: Value) -> tuple[Decimal, ...]:
+    values = value if isinstance(value, tuple) else (value,)
+    return tuple(Decimal(repr(float(x))) for x in values)
+
+
+def evaluate(expr: Expr, precision: int) -> tuple[Decimal, ...]:
+    """The expression on its operands rounded to `precision` (as printed), in decimal."""
+    if isinstance(expr, Num):
+        return _as_decimals(written(expr.value, precision))
+    if isinstance(expr, Vec):
+        return tuple(_as_decimals(tuple(written(x, precision) for x in expr.values)))
+    if isinstance(expr, Exp):
+        return tuple(x.exp() for x in evaluate(expr.argument, precision))
+    parts = [evaluate(e, precision) for e in _operands(expr)]
+    result = parts[0]
+    for part in parts[1:]:
+        result = _combine(expr, result, part)
+    return result
+
+
+def _operands(expr: Expr) -> tuple[Expr, ...]:
+    if isinstance(expr, Sum):
+        return expr.terms
+    if isinstance(expr, Product):
+        return expr.factors
+    if isinstance(expr, Quotient):
+        return (expr.numerator, expr.denominator)
+    assert isinstance(expr, Difference)
+    return (expr.left, expr.right)
+
+
+def _combine(expr: Expr, a: tuple[Decimal, ...], b: tuple[Decimal, ...]) -> tuple[Decimal, ...]:
+    if len(a) == 1 and len(b) > 1:
+        a = a * len(b)
+    if len(b) == 1 and len(a) > 1:
+        b = b * len(a)
+    if isinstance(expr, Sum):
+        return tuple(x + y for x, y in zip(a, b, strict=True))
+    if isinstance(expr, Product):
+        return tuple(x * y for x, y in zip(a, b, strict=True))
+    if isinstance(expr, Quotient):
+        return tuple(x / y for x, y in zip(a, b, strict=True))
+    return tuple(x - y for x, y in zip(a, b, strict=True))
+
+
+def line(target: Formula | None, symbolic: Formula | None, expr: Expr, result: Value,
+         precision: int) -> Expansion:
+    """An Expansion, marked exact when its printed operands give its printed result."""
+    with localcontext(_CONTEXT):
+        try:
+            recomputed = evaluate(expr, precision)
+        except (ArithmeticError, ValueError):  # a divisor printed as 0.00: not recomputable
+            return Expansion(target, symbolic, expr, result, False)
+        printed = _as_decimals(result)
+        exact = len(recomputed) == len(printed) and all(
+            written(float(x), precision) == written(float(y), precision)
+            for x, y in zip(recomputed, printed, strict=False)
+        )
+    return Expansion(target, symbolic, expr, result, exact)
+
+
+# --- the expansions of each step ---
+
+@dataclass(frozen=True)
+class Context:
+    """What the writers of one head need besides the step itself."""
+
+    spec: Spec
+    head: HeadResult
+    steps: dict[str, Step]  # the steps of this head, by id
+    precision: int
+    calc: Arithmetic  # how the walkthrough was computed
+    carry: Callable[[float], float]  # identity, or rounding to the display precision
+
+    def line(self, target: Formula | None, symbolic: Formula | None, expr: Expr,
+             result: Value) -> Expansion:
+        return line(target, symbolic, expr, result, self.precision)
+
+
+def dot(a: Iterable[float], b: Iterable[float]) -> Sum:
+    return Sum(tuple(Product((Num(float(x)), Num(float(y)))) for x, y in zip(a, b, strict=True)))
+
+
+def projection_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+    spec = ctx.spec
+    weights = spec.heads[ctx.head.index - 1]
+    sources = {"Q": spec.queries.embeddings, "K": spec.keys_source.embeddings,
+               "V": spec.keys_source.embeddings}
+    out = []
+    for matrix in step.matrices:
+        letter = matrix.symbol.text
+        w = getattr(weights, f"W_{letter}")
+        b = getattr(weights, f"b_{letter}")
+        for i, a in _cells(matrix.rows, matrix.columns, cells):
+            x = sources[letter][i]  # (d_model,)
+            column = w[:, a] if spec.convention == "row" else w[a, :]  # (d_model,)
+            name = Formula(f"W_{letter}", f"W_{{{letter}}}")
+            x_i = named("x", matrix.rows[i])
+            if spec.convention == "row":
+                slice_ = Formula(f"{name.text}[:, {matrix.columns[a]}]",
+                                 f"{name.latex}[:, {_latex_text(matrix.columns[a])}]")
+                symbolic, expr = joined(x_i, "·", slice_), dot(x, column)
+            else:
+                slice_ = Formula(f"{name.text}[{matrix.columns[a]}, :]",
+                                 f"{name.latex}[{_latex_text(matrix.columns[a])}, :]")
+                symbolic = joined(slice_, "·", x_i)
+                expr = Sum(tuple(Product((Num(float(y)), Num(float(z))))
+                                 for y, z in zip(column, x, strict=True)))
+            if b is not None:
+                bias = Formula(f"b_{letter}[{matrix.columns[a]}]",
+                               f"b_{{{letter}}}[{_latex_text(matrix.columns[a])}]")
+                symbolic = joined(symbolic, " + ", bias)
+                expr = Sum((*expr.terms, Num(float(b[a]))))
+            out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[a]),
+                                symbolic, expr, float(matrix.values[i, a])))
+    return out
+
+
+def score_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+    matrix = step.matrices[0]
+    q, k = ctx.head.queries, ctx.head.keys
+    general = ctx.spec.score.W
+    out = []
+    for i, j in _cells(matrix.rows, matrix.columns, cells):
+        q_i, k_j = named("q", matrix.rows[i]), named("k", matrix.columns[j])
+        score = float(matrix.values[i, j])
+        if general is None:
+            out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                                joined(q_i, "·", k_j), dot(q.values[i], k.values[j]), score))
+            out += angle(ctx, matrix.rows[i], matrix.columns[j], q.values[i], k.values[j], score)
+        else:
+            terms = tuple(
+                Product((Num(float(q.values[i, a])), Num(float(general[a, b])),
+                         Num(float(k.values[j, b]))))
+                for a in range(general.shape[0]) for b in range(general.shape[1])
+            )
+            out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                                joined(q_i, "·", Formula("W", "W"), "·", k_j), Sum(terms), score))
+    return out
+
+
+def angle(ctx: Context, row: str, column: str, q: Array, k: Array,
+          score: float) -> list[Expansion]:
+    """cos θ = q·k / (|q|·|k|), the angle between a query and a key; none for a zero vector."""
+    q_norm = ctx.carry(float(np.linalg.norm(q)))
+    k_norm = ctx.carry(float(np.linalg.norm(k)))
+    if q_norm == 0.0 or k_norm == 0.0:
+        return []
+    cos = ctx.carry(score / (q_norm * k_norm))
+    symbolic = Formula(f"q_{row}·k_{column} / (|q_{row}|·|k_{column}|)",
+                       rf"\frac{{{named('q', row).latex} \cdot {named('k', column).latex}}}"
+                       rf"{{|{named('q', row).latex}| \, |{named('k', column).latex}|}}")
+    target = Formula(f"cos θ[{row}, {column}]",
+                     rf"\cos\theta[{_latex_text(row)}, {_latex_text(column)}]")
+    return [ctx.line(target, symbolic,
+                     Quotient(Num(score), Product((Num(q_norm), Num(k_norm)))), cos)]
+
+
+def scaled_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+    matrix = step.matrices[0]
+    divisor = ctx.head.divisor
+    scale = ctx.spec.scale
+    if scale.kind == "sqrt_dk":
+        d_k = ctx.spec.heads[ctx.head.index - 1].d_k(ctx.spec.convention)
+        by = Formula(f"√{d_k}", rf"\sqrt{{{d_k}}}")
+    else:
+        by = Formula(f"{divisor:g}", f"{divisor:g}")
+    scores = ctx.steps["scores"].matrices[0].values  # (n, m), as computed: S′·divisor may differ
+    out = []
+    for i, j in _cells(matrix.rows, matrix.columns, cells):
+        s = cell(Formula("S", "S"), matrix.rows[i], matrix.columns[j])
+        out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                            joined(s, " / ", by),
+                            Quotient(Num(float(scores[i, j])), Num(divisor)),
+                            float(matrix.values[i, j])))
+    return out
+
+
+def weight_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+    """Softmax of each chosen row, written out: e^x of every score, the sum, every quotient."""
+    matrix = step.matrices[0]
+    logits = ctx.head.scores.values  # (n, m), -inf where hidden
+    out = []
+    for i in _rows(matrix.rows, cells):
+        shift, e, total, _ = ctx.calc.softmax_parts(logits[i:i + 1])
+        if total[0] == 0.0 or not np.isfinite(matrix.values[i]).all():
+            continue  # a query that sees no key: the reading says so
+        peak = float(shift[0])
+        for j in range(len(matrix.columns)):
+            x = float(logits[i, j])
+            argument: Expr = Num(x) if peak == 0.0 or not math.isfinite(x) else Difference(
+                Num(x), Num(peak))
+            out.append(ctx.line(None, None, Exp(argument), float(e[0, j])))
+        visible = [j for j in range(len(matrix.columns)) if math.isfinite(logits[i, j])]
+        out.append(ctx.line(Formula("Σ", r"\Sigma"), None,
+                            Sum(tuple(Num(float(e[0, j])) for j in visible)), float(total[0])))
+        for j in range(len(matrix.columns)):
+            out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), None,
+                                Quotient(Num(float(e[0, j])), Num(float(total[0]))),
+                                float(matrix.values[i, j])))
+    return out
+
+
+def output_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+    """Each chosen output row as the weighted sum of the value rows its query sees."""
+    matrix = step.matrices[0]
+    weights, v = ctx.head.weights.values, ctx.head.values.values
+    visible = np.isfinite(ctx.head.scores.values)  # (n, m)
+    out = []
+    for i in _rows(matrix.rows, cells):
+        keys = [j for j in range(v.shape[0]) if visible[i, j]]
+        if not keys or not np.isfinite(weights[i]).all():
+            continue
+        terms = tuple(Product((Num(float(weights[i, j])),
+                               Vec(tuple(float(x) for x in v[j])))) for j in keys)
+        label = matrix.rows[i]
+        symbolic = Formula(f"Σⱼ A[{label}, j]·v_j", rf"\sum_j A[{_latex_text(label)}, j] \, v_j")
+        target = Formula(f"{matrix.symbol.text}[{label}]",
+                         f"{matrix.symbol.latex}[{_latex_text(label)}]")
+        out.append(ctx.line(target, symbolic, Sum(terms),
+                            tuple(float(x) for x in matrix.values[i])))
+    return out
+
+
+def _same(x: float) -> float:
+    return x
+
+
+Writer = Callable[[Context, Step, list[Cell]], list[Expansion]]
+# step id -> what writes its cells out; a new step that computes cells adds one entry here
+WRITERS: dict[str, Writer] = {
+    "projections": projection_cells,
+    "scores": score_cells,
+    "scaled": scaled_cells,
+    "weights": weight_rows,
+    "output": output_rows,
+}
+
+
+def _cells(rows: tuple[str, ...], columns: tuple[str, ...],
+           cells: list[Cell]) -> list[tuple[int, int]]:
+    """(row, column) indices of the chosen cells that exist in this matrix, in request order."""
+    found: list[tuple[int, int]] = []
+    for row, column in cells:
+        if row not in rows or (column is not None and column not in columns):
+            continue
+        i = rows.index(row)
+        for j in ([columns.index(column)] if column is not None else range(len(columns))):
+            if (i, j) not in found:
+                found.append((i, j))
+    return found
+
+
+def _rows(rows: tuple[str, ...], cells: list[Cell]) -> list[int]:
+    return list(dict.fromkeys(rows.index(row) for row, _ in cells if row in rows))
+
+
+# --- choosing cells and attaching them ---
+
+def is_small(walkthrough: Walkthrough) -> bool:
+    h = walkthrough.header
+    return max(h.n_queries, h.n_keys, h.d_model, h.d_k, h.d_v) <= SMALL
+
+
+def representative(head: HeadResult) -> str:
+    """The first query that sees the most keys: its row shows the most arithmetic."""
+    seen = np.isfinite(head.scores.values).sum(axis=1)  # (n,)
+    return head.weights.rows[int(np.argmax(seen))]
+
+
+def chosen(selection: Selection, walkthrough: Walkthrough, step: Step) -> list[Cell]:
+    if step.id not in WRITERS or selection.mode == "none":
+        return []
+    if selection.mode == "all":
+        return [(row, None) for row in _all_rows(step)]
+    if selection.mode == "auto":
+        return [(representative(walkthrough.heads[0]), None)] if is_small(walkthrough) else []
+    return [c for step_id, c in selection.cells if step_id == step.id]
+
+
+def _all_rows(step: Step) -> list[str]:
+    return list(dict.fromkeys(row for matrix in step.matrices for row in matrix.rows))
+
+
+def check(selection: Selection, walkthrough: Walkthrough) -> None:
+    """Refuse a requested row or column that no step of that id has."""
+    for step_id, (row, column) in selection.cells:
+        steps = [s for s in walkthrough.steps if s.id == step_id]
+        if not steps:
+            raise UsageError(Msg.of("{option}: this walkthrough has no step {step}",
+                                    option=OPTION, step=step_id))
+        rows = _all_rows(steps[0])
+        if row not in rows:
+            raise UsageError(Msg.of("{option}: {step} has no row {row}; its rows are {rows}",
+                                    option=OPTION, step=step_id, row=row, rows=", ".join(rows)))
+        columns = list(dict.fromkeys(c for m in steps[0].matrices for c in m.columns))
+        if column is not None and step_id in CELL_STEPS and column not in columns:
+            raise UsageError(Msg.of(
+                "{option}: {step} has no column {column}; its columns are {columns}",
+                option=OPTION, step=step_id, column=column, columns=", ".join(columns)))
+
+
+def attach(walkthrough: Walkthrough, spec: Spec,
+           selection: Selection) -> tuple[Walkthrough, list[Angle]]:
+    """The walkthrough with the chosen cells written out, and the score cells expanded."""
+    check(selection, walkthrough)
+    precision = walkthrough.precision
+    hand = walkthrough.round_intermediates
+    calc = arithmetic(hand, precision)
+    carry: Callable[[float], float] = (lambda x: written(x, precision)) if hand else _same
+    heads = {head.index: head for head in walkthrough.heads}
+    steps = []
+    angles: list[Angle] = []
+    for step in walkthrough.steps:
+        cells = chosen(selection, walkthrough, step)
+        if not cells:
+            steps.append(step)
+            continue
+        head = heads[step.head or 1]
+        siblings = {s.id: s for s in walkthrough.steps if s.head == step.head}
+        ctx = Context(spec, head, siblings, precision, calc, carry)
+        expansions = WRITERS[step.id](ctx, step, cells)
+        notes = step.notes + shift_notes(ctx, step, cells)
+        if step.id == "scores" and spec.score.W is None:
+            m = step.matrices[0]
+            angles += [(head.index, i, j) for i, j in _cells(m.rows, m.columns, cells)]
+        steps.append(replace(step, expansions=tuple(expansions), notes=notes))
+    return replace(walkthrough, steps=tuple(steps)), angles
+
+
+def shift_notes(ctx: Context, step: Step, cells: list[Cell]) -> tuple[Msg, ...]:
+    """A note for every written-out softmax row whose largest score is subtracted first."""
+    if step.id != "weights":
+        return ()
+    matrix = step.matrices[0]
+    notes = []
+    for i in _rows(matrix.rows, cells):
+        peak = float(ctx.calc.softmax_parts(ctx.head.scores.values[i:i + 1])[0][0])
+        if peak != 0.0:
+            notes.append(Msg.of("Row {row}: its largest score, {peak}, is subtracted from each "
+                                "score before e^x, which keeps e^x readable and leaves the "
+                                "weights as they are.", row=matrix.rows[i], peak=peak))
+    return tuple(notes)

@@ -1,0 +1,108 @@
+"""A spec from command-line options, for using attn as a calculator without a file.
+
+Matrices are written the way people type them into calculators: numbers separated by spaces (or
+commas), rows by semicolons: `"1 0; 0.2 1; 0.8 0"`. The notation is checked here, so an error
+names the option (`--embeddings: row 2 has 3 numbers, expected 2`); the result is the same Node
+tree a spec file gives, so every other check, and every other error, is the spec file's own, with
+the option in place of the file name.
+"""
+
+from __future__ import annotations
+
+import math
+
+from attncli.errors import Location, SpecError, UsageError
+from attncli.i18n import Msg
+from attncli.spec.model import Spec
+from attncli.spec.parse import load
+from attncli.spec.source import Node
+from attncli.view import Inline
+
+SOURCE = "attn explain"
+
+
+OPTIONS = {"tokens": "--tokens", "embeddings": "--embeddings", "mask": "--mask", "W_Q": "--wq",
+           "W_K": "--wk", "W_V": "--wv", "scale": "--scale"}
+
+
+def _fail(option: str, msgid: str, **params: str | int) -> SpecError:
+    return SpecError(Msg.of(msgid, **params), Location(option))
+
+
+def number(text: str, option: str, path: str) -> Node:
+    try:
+        value = float(text)
+    except ValueError:
+        raise _fail(option, "expected a number, found {found}", found=text) from None
+    if not math.isfinite(value):
+        raise _fail(option, "expected a finite number, found {found}", found=text)
+    return Node(value, Location(option, path), text)
+
+
+def matrix(text: str, option: str, path: str) -> Node:
+    """`"1 0; 0.2 1"` as a Node list of rows; rows are separated by `;`, numbers by spaces."""
+    parts = text.split(";")
+    if len(parts) > 1 and not parts[-1].strip():
+        parts = parts[:-1]  # a trailing semicolon
+    rows: list[Node] = []
+    width: int | None = None
+    for r, part in enumerate(parts, start=1):
+        entries = part.replace(",", " ").split()
+        if not entries:
+            raise _fail(option, "row {row} is empty; write numbers separated by spaces and rows "
+                        'separated by ";", like "1 0; 0 1"', row=r)
+        if width is None:
+            width = len(entries)
+        elif len(entries) != width:
+            raise _fail(option, "row {row} has {found} numbers, expected {expected}",
+                        row=r, found=len(entries), expected=width)
+        row_path = f"{path}[{r - 1}]"
+        rows.append(Node([number(e, option, f"{row_path}[{c}]") for c, e in enumerate(entries)],
+                         Location(option, row_path)))
+    return Node(rows, Location(option, path))
+
+
+def tokens(text: str) -> Node:
+    words = text.split()
+    if not words:
+        raise _fail("--tokens", "expected tokens separated by spaces, found nothing")
+    return Node([Node(w, Location("--tokens", f"tokens[{i}]"), w, True)
+                 for i, w in enumerate(words)], Location("--tokens", "tokens"))
+
+
+def word_or_matrix(text: str, option: str, path: str, words: tuple[str, ...]) -> Node:
+    word = text.strip()
+    if word in words:
+        return Node(word, Location(option, path), word)
+    if word.isalpha():
+        raise _fail(option, 'expected {words} or a matrix like "1 0; 0 1", found {found}',
+                    words=" or ".join(words), found=word)
+    return matrix(text, option, path)
+
+
+def word_or_number(text: str, option: str, path: str, words: tuple[str, ...]) -> Node:
+    if text.strip() in words:
+        return Node(text.strip(), Location(option, path), text.strip())
+    return number(text.strip(), option, path)
+
+
+def inline_spec(given: Inline) -> Spec:
+    """The Spec the options describe; SpecError naming the option for bad input."""
+    if given.tokens is None or given.embeddings is None:
+        missing = "--tokens" if given.tokens is None else "--embeddings"
+        raise UsageError(Msg.of("{missing} is needed to describe a spec without a file",
+                                missing=missing))
+    top: dict[str, Node] = {
+        "tokens": tokens(given.tokens),
+        "embeddings": matrix(given.embeddings, "--embeddings", "embeddings"),
+    }
+    weights = {key: word_or_matrix(text, OPTIONS[key], f"weights.{key}", ("identity",))
+               for key in ("W_Q", "W_K", "W_V")
+               if (text := getattr(given, key)) is not None}
+    if weights:
+        top["weights"] = Node(weights, Location(SOURCE, "weights"))
+    if given.mask is not None:
+        top["mask"] = word_or_matrix(given.mask, "--mask", "mask", ("causal", "none"))
+    if given.scale is not None:
+        top["scale"] = word_or_number(given.scale, "--scale", "scale", ("sqrt_dk", "none"))
+    return load(Node(top, Location(SOURCE)))

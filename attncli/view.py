@@ -1,0 +1,33 @@
+"""What a command asks to see, as plain data: light enough for cli.py to build before NumPy is
+imported. attncli.show.prepare and attncli.spec.inline.inline_spec read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class View:
+    """What to show; None keeps the spec's own choice (or shows everything)."""
+
+    precision: int | None = None
+    round_intermediates: bool | None = None
+    expand: tuple[str, ...] = field(default=())  # --expand values, see attncli.expand
+    steps: str | None = None  # step ids separated by commas: "scores,weights,output"
+    head: int | None = None  # 1-based
+
+
+@dataclass(frozen=True)
+class Inline:
+    """A spec typed as options (calculator form); None where an option was not given."""
+
+    tokens: str | None = None
+    embeddings: str | None = None
+    mask: str | None = None
+    W_Q: str | None = None
+    W_K: str | None = None
+    W_V: str | None = None
+    scale: str | None = None
+
+    def given(self) -> bool:
+        return any(value is not None for value in vars(self).values())

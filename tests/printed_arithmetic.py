@@ -1,0 +1,95 @@
+"""An independent reader of the written-out lines attn prints: it parses a line such as
+`A[mouse, cat] = 1.77 / 4.46 = 0.40` back into numbers and recomputes it in exact fractions,
+so a test can check that every printed sum gives its printed result."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+NUMBER = re.compile(r"(?<![\w\]])-?\d+\.\d+|-?\d+(?![\w.])")
+
+
+class Row(tuple):  # type: ignore[type-arg]
+    """A row of numbers: added and scaled element by element."""
+
+    def __add__(self, other: object) -> Row:  # type: ignore[override]
+        assert isinstance(other, Row)
+        return Row(a + b for a, b in zip(self, other, strict=True))
+
+    def __mul__(self, k: object) -> Row:  # type: ignore[override]
+        return Row(a * k for a in self)
+
+    __rmul__ = __mul__
+
+
+def exp(x: Fraction) -> Fraction:
+    if x == -math.inf:
+        return Fraction(0)
+    return Fraction(math.exp(x))
+
+
+def half_up(x: Fraction, precision: int) -> Fraction:
+    """Round half away from zero at `precision` decimals, as a person does."""
+    scaled = abs(x) * 10**precision
+    whole = math.floor(scaled + Fraction(1, 2))
+    return Fraction(whole if x >= 0 else -whole, 10**precision)
+
+
+@dataclass
+class Line:
+    text: str
+    expression: str  # the numbers, as printed
+    sign: str  # "=" or "≈"
+    result: str
+
+    @property
+    def elided(self) -> bool:
+        return "…" in self.expression
+
+    def recompute(self) -> Fraction | Row:
+        python = self.expression.replace("·", "*").replace("−∞", "-inf").replace("−", "-")
+        python = python.replace("e^(", "exp(")
+        python = re.sub(r"e\^(-?\d+\.\d+|-inf)", r"exp(\1)", python)
+        python = re.sub(r"\[([^\]]*)\]", r"Row((\1,))", python)
+        python = NUMBER.sub(lambda m: f"Fraction('{m.group(0)}')", python)
+        value = eval(python, {"Fraction": Fraction, "Row": Row, "exp": exp,
+                              "inf": math.inf})
+        return value  # type: ignore[no-any-return]
+
+    def printed(self) -> Fraction | Row:
+        if self.result.startswith("["):
+            return Row(Fraction(x) for x in self.result.strip("[]").split(", "))
+        return Fraction(self.result)
+
+
+def written_out(output: str) -> list[Line]:
+    """Every line under a `Written out:` heading of the plain-text output."""
+    lines = []
+    inside = False
+    for raw in output.splitlines():
+        text = raw.strip()
+        if text == "Written out:":
+            inside = True
+            continue
+        if not text or not raw.startswith("   "):
+            inside = False
+            continue
+        if inside:
+            sign = "≈" if " ≈ " in text else "="
+            head, _, result = text.rpartition(f" {sign} ")
+            expression = head.split(" = ")[-1]
+            lines.append(Line(text, expression, sign, result))
+    return lines
+
+
+def agrees(line: Line, precision: int) -> bool:
+    """The printed result is what the printed numbers give, rounded to the display precision."""
+    got, printed = line.recompute(), line.printed()
+    if isinstance(printed, Row):
+        assert isinstance(got, Row)
+        return all(half_up(g, precision) == p for g, p in zip(got, printed, strict=True))
+    assert not isinstance(got, Row)
+    return half_up(got, precision) == printed

@@ -1,0 +1,157 @@
+"""Written-out cells: each printed line, recomputed from the numbers printed on it, gives the
+printed result (`=`), or the line says it does not (`≈`)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from attncli import build, loads_spec
+from attncli.cli import app
+from attncli.errors import UsageError
+from attncli.examples import example_path
+from attncli.expand import Selection
+from tests.printed_arithmetic import agrees, half_up, written_out
+
+runner = CliRunner()
+SEED_000 = str(example_path("cat_chases_mouse"))
+
+
+def explain(*args: str) -> str:
+    result = runner.invoke(app, ["explain", "--format", "text", *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+CASES = [
+    (SEED_000, "--round-intermediates"),
+    (SEED_000, "--full-precision"),
+    (str(example_path("column_convention")), "--full-precision"),
+    (str(example_path("column_convention")), "--round-intermediates"),
+    (str(example_path("two_tokens_unscaled")), "--full-precision"),
+]
+
+
+@pytest.mark.parametrize(("spec", "mode"), CASES)
+@pytest.mark.parametrize("precision", ["2", "3"])
+def test_every_written_out_line_recomputes_from_its_printed_numbers(
+        spec: str, mode: str, precision: str) -> None:
+    lines = written_out(explain(spec, mode, "--expand", "all", "--precision", precision))
+    assert len(lines) > 20
+    for line in lines:
+        assert not line.elided
+        if line.sign == "=":
+            assert agrees(line, int(precision)), line.text
+        else:  # the printed operands are rounded; the result is the true one
+            assert not agrees(line, int(precision)), line.text
+            got, printed = line.recompute(), line.printed()
+            pairs = zip(got, printed, strict=True) if isinstance(printed, tuple) else [
+                (got, printed)]
+            for g, p in pairs:
+                assert abs(float(g) - float(p)) <= 0.02 * abs(float(p)) + 10 ** -int(
+                    precision), line.text
+
+
+def test_by_hand_every_line_is_exact() -> None:
+    lines = written_out(explain(SEED_000, "--round-intermediates", "--expand", "all"))
+    assert lines and all(line.sign == "=" for line in lines)
+
+
+def test_seed_000_lines_as_the_issue_writes_them() -> None:
+    out = explain(SEED_000, "--round-intermediates", "-x", "scores:chases,chases",
+                  "-x", "scaled:chases,chases", "-x", "weights:chases", "-x", "output:chases")
+    for expected in (
+        "S[chases, chases] = q_chases·k_chases = 0.20·0.20 + 1.00·1.00 = 1.04",
+        "S′[chases, chases] = S[chases, chases] / √2 = 1.04 / 1.41 = 0.74",
+        "e^0.14 = 1.15", "e^0.74 = 2.10", "e^−∞ = 0.00", "Σ = 1.15 + 2.10 = 3.25",
+        "A[chases, cat] = 1.15 / 3.25 = 0.35",
+        "Z[chases] = Σⱼ A[chases, j]·v_j = 0.35·[1.00, 0.00] + 0.65·[0.20, 1.00] = [0.48, 0.65]",
+        "cos θ[chases, chases] = q_chases·k_chases / (|q_chases|·|k_chases|) = "
+        "1.04 / (1.02·1.02) = 1.00",
+    ):
+        assert expected in out
+
+
+def test_a_full_precision_line_that_does_not_recompute_says_so() -> None:
+    # e^S′[mouse, cat] = e^0.5657 = 1.7607, but e^0.57 (as printed) = 1.768 -> 1.77
+    out = explain(SEED_000, "-x", "weights:mouse")
+    assert "e^0.57 ≈ 1.76" in out
+
+
+def test_auto_writes_out_the_row_that_sees_most_keys() -> None:
+    lines = written_out(explain(SEED_000))
+    targets = [line.text.split(" = ")[0] for line in lines]
+    assert "Q[mouse, d1]" in targets and "Z[mouse]" in targets
+    assert not any("chases]" in t and t.startswith("S[chases") for t in targets)
+
+
+def test_auto_writes_nothing_on_a_large_spec() -> None:
+    tokens = " ".join(f"t{i}" for i in range(9))
+    embeddings = "; ".join(" ".join(str((i + j) % 3) for j in range(2)) for i in range(9))
+    out = explain("--tokens", tokens, "--embeddings", embeddings)
+    assert "Written out:" not in out
+    assert "Written out:" in explain("--tokens", tokens, "--embeddings", embeddings,
+                                     "-x", "output:t3")
+
+
+def test_a_long_sum_is_elided_in_the_middle_with_its_term_count() -> None:
+    d = 10
+    embeddings = "; ".join(" ".join("1" if j == i else "0.5" for j in range(d)) for i in range(2))
+    out = explain("--tokens", "a b", "--embeddings", embeddings, "-x", "scores:a,b")
+    line = next(x for x in written_out(out) if x.text.startswith("S[a, b]"))
+    assert line.expression == ("1.00·0.50 + 0.50·1.00 + 0.50·0.50 + … + 0.50·0.50 + 0.50·0.50 "
+                               "(10 terms)")
+    assert line.result == "3.00"  # 2·0.5 + 8·0.25
+    full = written_out(explain("--tokens", "a b", "--embeddings", embeddings,
+                               "-x", "scores:a,b", "--full"))
+    assert "…" not in full[0].expression and full[0].expression.count(" + ") == d - 1
+    assert agrees(full[0], 2)
+
+
+def test_max_subtraction_is_written_when_the_scores_are_large() -> None:
+    out = explain("--tokens", "a b", "--embeddings", "4 0; 3 1", "--scale", "none",
+                  "-x", "weights:a")
+    assert "e^(16.00 − 16.00) = 1.00" in out
+    assert "e^(12.00 − 16.00) = 0.02" in out
+    assert "Row a: its largest score, 16.00, is subtracted" in out
+    for line in written_out(out):
+        assert line.sign == "≈" or agrees(line, 2), line.text
+
+
+def test_half_up_helper_is_a_persons_rounding() -> None:
+    from fractions import Fraction
+
+    assert half_up(Fraction("0.125"), 2) == Fraction("0.13")
+    assert half_up(Fraction("-0.125"), 2) == Fraction("-0.13")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["all", "scores:cat"], "all cannot be combined"),
+    (["scores"], "expected auto, all, none or STEP:ROW[,COLUMN]"),
+    (["masked:cat"], "cannot write out masked"),
+    (["scores:cat,"], "expected a column after the comma"),
+])
+def test_bad_expand_options(options: list[str], message: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        Selection.parse(options)
+    assert message in caught.value.message.msgid.format(
+        **{k: v for k, v in caught.value.message.params}) or message in str(
+        caught.value.message)
+
+
+def test_a_row_that_does_not_exist_is_refused_with_the_rows_that_do() -> None:
+    result = runner.invoke(app, ["explain", "-f", "text", "-x", "scores:dog"])
+    assert result.exit_code == 2
+    assert result.stderr == ("attn: --expand: scores has no row dog; its rows are cat, chases, "
+                             "mouse\n")
+
+
+def test_expansions_are_data_a_typesetter_can_read() -> None:
+    walkthrough = build(loads_spec("tokens: [x]\nembeddings: [[3, 4]]\n"),
+                        Selection.parse(["scores:x,x"]))
+    scores = next(s for s in walkthrough.steps if s.id == "scores")
+    first = scores.expansions[0]
+    assert first.target is not None and first.target.latex == r"S[\text{x}, \text{x}]"
+    assert first.symbolic is not None and first.symbolic.latex == (
+        r"q_{\text{x}} \cdot k_{\text{x}}")
+    assert first.result == 25.0 and first.exact
