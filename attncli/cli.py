@@ -11,12 +11,15 @@ import sys
 import traceback
 from collections.abc import Callable
 from enum import Enum
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from attncli.errors import EXIT_BAD_INPUT, AttnError
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, translate
+
+if TYPE_CHECKING:
+    from attncli.model import Walkthrough
 
 INTERNAL_ERROR = 3
 
@@ -127,12 +130,9 @@ def explain(
     chosen = language(lang)
 
     def action() -> str:
-        from attncli.examples import example_path
         from attncli.render import render
-        from attncli.spec import load_spec
-        from attncli.walkthrough import build
 
-        walkthrough = build(load_spec(spec if spec is not None else str(example_path())))
+        walkthrough = load_walkthrough(spec)
         width = 80
         color = False
         if format is Format.rich:
@@ -142,6 +142,112 @@ def explain(
             width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
         return render(walkthrough, format.value, chosen, precision=precision, width=width,
                       color=color)
+
+    run(action, chosen, debug)
+
+
+def spec_path(spec: str | None) -> str:
+    """The spec file to read: SPEC, or the bundled example when none is given."""
+    if spec is not None:
+        return spec
+    from attncli.examples import example_path
+
+    return str(example_path())
+
+
+def load_walkthrough(spec: str | None) -> Walkthrough:
+    """Load SPEC and build its walkthrough: what explain and export share (the options that
+    change the walkthrough itself are applied here, once, for every command)."""
+    from attncli.spec import load_spec
+    from attncli.walkthrough import build
+
+    return build(load_spec(spec_path(spec)))
+
+
+class ExportFormat(str, Enum):
+    latex = "latex"
+    markdown = "markdown"
+    json = "json"
+    svg = "svg"
+
+
+class MdFlavor(str, Enum):
+    github = "github"
+    katex = "katex"
+    plain = "plain"
+
+
+def export_format(**flags: bool) -> ExportFormat | None:
+    chosen = [name for name, on in flags.items() if on]
+    if len(chosen) > 1:
+        raise typer.BadParameter("choose one of --latex, --markdown, --json, --svg; found "
+                                 + ", ".join("--" + name for name in chosen))
+    return ExportFormat(chosen[0]) if chosen else None
+
+
+SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
+
+
+@app.command()
+def export(
+    spec: SpecArg = None,
+    latex: Annotated[bool, typer.Option("--latex", help="LaTeX (amsmath), a fragment for "
+                                        "\\input; see --standalone.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Markdown with $$ math; "
+                                           "see --md-flavor.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="Strict JSON, full precision.")] = False,
+    svg: Annotated[bool, typer.Option("--svg", help="The terminal view as an SVG picture.")] = False,
+    output: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--output", "-o", help="Write to FILE (safely: a temporary file renamed "
+                     "over it) instead of standard output.", show_default=False),
+    ] = None,
+    standalone: Annotated[bool, typer.Option(
+        "--standalone", help="LaTeX: a whole document for pdflatex, not a fragment.")] = False,
+    md_flavor: Annotated[MdFlavor, typer.Option(
+        "--md-flavor", help="Markdown: github ($$ and $`..`$), katex ($$ and $..$) or plain "
+        "(tables and code blocks, no math).")] = MdFlavor.github,
+    front_matter: Annotated[bool, typer.Option(
+        "--front-matter", help="Markdown: YAML front matter with title_<lang> and "
+        "description_<lang>.")] = False,
+    heatmap: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--heatmap", help="Also write the attention weights as a heatmap SVG to "
+                     "FILE (one panel per head).", show_default=False),
+    ] = None,
+    precision: PrecisionOpt = None,
+    lang: LangOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
+
+    Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
+    """
+    chosen = language(lang)
+    fmt = export_format(latex=latex, markdown=markdown, json=json, svg=svg)
+    if fmt is None and heatmap is None:
+        raise typer.BadParameter("choose one of --latex, --markdown, --json, --svg "
+                                 "(or --heatmap FILE)")
+
+    def action() -> str:
+        from attncli.files import write_atomic
+        from attncli.render import render
+
+        walkthrough = load_walkthrough(spec)
+        protect = [spec_path(spec)] if spec != "-" else []
+        if heatmap is not None:
+            write_atomic(heatmap, render(walkthrough, "heatmap", chosen, precision=precision),
+                         protect=protect)
+        if fmt is None:
+            return ""
+        text = render(walkthrough, fmt.value, chosen, precision=precision,
+                      width=SVG_WIDTH if fmt is ExportFormat.svg else 80,
+                      standalone=standalone, md_flavor=md_flavor.value,
+                      front_matter=front_matter)
+        if output is None:
+            return text
+        write_atomic(output, text, protect=protect)
+        return ""
 
     run(action, chosen, debug)
 

@@ -21,6 +21,9 @@ class RenderOptions:
     precision: int | None = None  # None: the spec's display.precision
     width: int = 80
     color: bool = False
+    standalone: bool = False  # latex: a whole document instead of a fragment for \input
+    md_flavor: str = "github"  # markdown: github, katex or plain (no math)
+    front_matter: bool = False  # markdown: YAML front matter with title_<lang>/description_<lang>
 
 
 Renderer = Callable[["Walkthrough", RenderOptions], str]
@@ -30,6 +33,10 @@ FORMATS: dict[str, str] = {
     "text": "attncli.render.text",
     "rich": "attncli.render.rich_view",
     "json": "attncli.render.json_doc",
+    "latex": "attncli.render.latex",
+    "markdown": "attncli.render.markdown",
+    "svg": "attncli.render.svg",
+    "heatmap": "attncli.render.heatmap",
 }
 
 

@@ -31,12 +31,18 @@ CELL_PADDING = 3  # one space each side and one border per column
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
-    number = number_format(walkthrough, options)
-    t = translator(options, number)
     out = io.StringIO()
     console = Console(file=out, width=options.width, force_terminal=options.color,
                       color_system="standard" if options.color else None,
                       highlight=False, emoji=False, markup=False)
+    show(console, walkthrough, options)
+    return out.getvalue()
+
+
+def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> None:
+    """Print the walkthrough on `console` (which never reads markup: a token `[bold]` is text)."""
+    number = number_format(walkthrough, options)
+    t = translator(options, number)
     header = walkthrough.header
     console.print(Rule(Text(title(header, options.lang, t), style="bold")))
     about = description(header, options.lang)
@@ -55,7 +61,6 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
             for table in tables(matrix, number, t, options.width):
                 console.print()
                 console.print(table)
-    return out.getvalue()
 
 
 def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int) -> list[Table]:
