@@ -196,7 +196,7 @@ def export(
     markdown: Annotated[bool, typer.Option("--markdown", help="Markdown with $$ math; "
                                            "see --md-flavor.")] = False,
     json: Annotated[bool, typer.Option("--json", help="Strict JSON, full precision.")] = False,
-    svg: Annotated[bool, typer.Option("--svg", help="The terminal view as an SVG picture.")] = False,
+    svg: Annotated[bool, typer.Option("--svg", help="The terminal view as an SVG.")] = False,
     output: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option("--output", "-o", help="Write to FILE (safely: a temporary file renamed "

@@ -283,7 +283,8 @@ def test_output_never_overwrites_the_input_spec(tmp_path: Path) -> None:
     assert spec.read_bytes() == original
 
 
-def test_a_failed_write_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_leaves_the_old_file(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "out.tex"
     target.write_text("old\n", encoding="utf-8")
 

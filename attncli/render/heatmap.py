@@ -37,7 +37,8 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         x += width + PANEL_GAP
         height = max(height, panel_height)
     name = title(walkthrough.header, options.lang, t)
-    width = max(x - PANEL_GAP, cell_width(name) * CHAR * 1.15 * (FONT_SIZE + 4) / FONT_SIZE)  # bold, larger
+    title_width = cell_width(name) * CHAR * 1.15 * (FONT_SIZE + 4) / FONT_SIZE  # bold, larger
+    width = max(x - PANEL_GAP, title_width)
     total_height = TITLE_HEIGHT + height
     return "\n".join([
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{fmt(width)}" '

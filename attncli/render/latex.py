@@ -116,7 +116,7 @@ def step_lines(index: int, step: Step, level: str, t: Translate, esc: EscapeFn,
                number: NumberFn, cyr: bool) -> list[str]:
     lines = [level + "{" + esc(step_heading(index, step, t)) + "}", ""]
     if step.formula is not None:
-        lines += math_block([step.formula.latex]) + [""]
+        lines += [*math_block([step.formula.latex]), ""]
     for note in step.notes:
         lines += [esc(t(note)), ""]
     for matrix in step.matrices:

@@ -61,8 +61,8 @@ MATH_SYMBOLS = {
     "ᵀ": r"{}^{\top}", "ᵢ": "{}_{i}", "ⱼ": "{}_{j}", "ₖ": "{}_{k}", "ₙ": "{}_{n}",
     "ₘ": "{}_{m}", "ₜ": "{}_{t}", "ᵗ": "{}^{t}", "ⁿ": "{}^{n}", "¹": "{}^{1}", "²": "{}^{2}",
     "³": "{}^{3}",
-    **{chr(0x2080 + d): "{}_{%d}" % d for d in range(10)},
-    **{chr(c): "{}^{%d}" % d for d, c in enumerate(
+    **{chr(0x2080 + d): "{}_{" + str(d) + "}" for d in range(10)},
+    **{chr(c): "{}^{" + str(d) + "}" for d, c in enumerate(
         (0x2070, 0xB9, 0xB2, 0xB3, 0x2074, 0x2075, 0x2076, 0x2077, 0x2078, 0x2079))},
 }
 _GREEK_UPPER_AS_LATIN = {"ALPHA": "A", "BETA": "B", "EPSILON": "E", "ZETA": "Z", "ETA": "H",
@@ -94,6 +94,12 @@ MATH_SYMBOLS.update(_greek())
 PUNCTUATION = frozenset("–—‘’‚“”„…«»‹›•")
 
 
+# Latin letters pdflatex's utf8 input has no T1 glyph for, and signs KaTeX's strict text mode
+# does not know (both measured: see tests/test_export_renderers.py).
+NOT_IN_T1 = frozenset("ĦħĸĿŀŉŦŧſ")
+NOT_IN_KATEX = frozenset("¡¢¤¦§¨ª«¬¯´µ¶¸º»¼½¾¿‚„‹›•")
+
+
 def _is_cyrillic(ch: str) -> bool:
     return 0x400 <= ord(ch) <= 0x45F or ch in "Ґґ"
 
@@ -105,13 +111,13 @@ def _is_latin_extra(ch: str) -> bool:
 
 
 def code_point(ch: str) -> str:
-    return r"\texttt{U+%04X}" % ord(ch)
+    return r"\texttt{U+" + f"{ord(ch):04X}" + "}"
 
 
-def _kind(ch: str) -> str:
+def _kind(ch: str, dialect: Dialect) -> str:
     if " " <= ch <= "~":
         return "ascii"
-    if ch in MATH_SYMBOLS:
+    if ch in MATH_SYMBOLS or ch in (NOT_IN_T1 if dialect == "latex" else NOT_IN_KATEX):
         return "other"
     if _is_cyrillic(ch):
         return "cyrillic"
@@ -129,7 +135,7 @@ def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = Fal
     """
     text = " ".join(text.split())  # no line breaks: a blank line would end a paragraph
     out: list[str] = []
-    for run, kind in _runs(text):
+    for run, kind in _runs(text, dialect):
         if kind == "ascii":
             specials = LATEX_SPECIALS if dialect == "latex" else KATEX_SPECIALS
             out.append("".join(specials.get(ch, ch) for ch in run))
@@ -144,11 +150,11 @@ def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = Fal
     return "".join(out)
 
 
-def _runs(text: str) -> Iterable[tuple[str, str]]:
+def _runs(text: str, dialect: Dialect) -> Iterable[tuple[str, str]]:
     start = 0
     for i in range(1, len(text) + 1):
-        if i == len(text) or _kind(text[i]) != _kind(text[start]):
-            yield text[start:i], _kind(text[start])
+        if i == len(text) or _kind(text[i], dialect) != _kind(text[start], dialect):
+            yield text[start:i], _kind(text[start], dialect)
             start = i
 
 
