@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from attncli.model import Walkthrough
     from attncli.snippets import Report
 
+if TYPE_CHECKING:
+    from attncli.model import Walkthrough
+
 INTERNAL_ERROR = 3
 
 app = typer.Typer(
@@ -189,10 +192,18 @@ ScaleOpt = Annotated[
 ]
 
 
+def spec_path(spec: str | None) -> str:
+    """The spec file to read: SPEC, or the bundled example when none is given."""
+    if spec is not None:
+        return spec
+    from attncli.examples import example_path
+
+    return str(example_path())
+
+
 def load_walkthrough(spec: str | None, inline: Inline, view: View) -> Walkthrough:
     """The walkthrough the shared options ask for: from SPEC, from the calculator options, or
     the bundled example. Call it inside `run`, so its errors become one line and exit 2."""
-    from attncli.examples import example_path
     from attncli.show import prepare
     from attncli.spec import load_spec
     from attncli.spec.inline import inline_spec
@@ -202,7 +213,7 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View) -> Walkthroug
             raise UsageError(Msg.of("give either SPEC or --tokens/--embeddings, not both"))
         loaded = inline_spec(inline)
     else:
-        loaded = load_spec(spec if spec is not None else str(example_path()))
+        loaded = load_spec(spec_path(spec))
     return prepare(loaded, view)
 
 
@@ -426,6 +437,100 @@ def examples(
         return "".join(f"{n:<{width}}  {example_title(n, lang)}".rstrip() + "\n" for n in names)
 
     run(action, lang, debug)
+
+
+class ExportFormat(str, Enum):
+    latex = "latex"
+    markdown = "markdown"
+    json = "json"
+    svg = "svg"
+
+
+class MdFlavor(str, Enum):
+    github = "github"
+    katex = "katex"
+    plain = "plain"
+
+
+def export_format(**flags: bool) -> ExportFormat | None:
+    chosen = [name for name, on in flags.items() if on]
+    if len(chosen) > 1:
+        raise typer.BadParameter("choose one of --latex, --markdown, --json, --svg; found "
+                                 + ", ".join("--" + name for name in chosen))
+    return ExportFormat(chosen[0]) if chosen else None
+
+
+SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
+
+
+@app.command()
+def export(
+    spec: SpecArg = None,
+    latex: Annotated[bool, typer.Option("--latex", help="LaTeX (amsmath), a fragment for "
+                                        "\\input; see --standalone.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Markdown with $$ math; "
+                                           "see --md-flavor.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="Strict JSON, full precision.")] = False,
+    svg: Annotated[bool, typer.Option("--svg", help="The terminal view as an SVG.")] = False,
+    output: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--output", "-o", help="Write to FILE (safely: a temporary file renamed "
+                     "over it) instead of standard output.", show_default=False),
+    ] = None,
+    standalone: Annotated[bool, typer.Option(
+        "--standalone", help="LaTeX: a whole document for pdflatex, not a fragment.")] = False,
+    md_flavor: Annotated[MdFlavor, typer.Option(
+        "--md-flavor", help="Markdown: github ($$ and $`..`$), katex ($$ and $..$) or plain "
+        "(tables and code blocks, no math).")] = MdFlavor.github,
+    front_matter: Annotated[bool, typer.Option(
+        "--front-matter", help="Markdown: YAML front matter with title_<lang> and "
+        "description_<lang>.")] = False,
+    heatmap: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--heatmap", help="Also write the attention weights as a heatmap SVG to "
+                     "FILE (one panel per head).", show_default=False),
+    ] = None,
+    precision: PrecisionOpt = None,
+    lang: LangOpt = None,
+    expand: ExpandOpt = None,
+    round_intermediates: RoundOpt = None,
+    steps: StepsOpt = None,
+    head: HeadOpt = None,
+    full: FullOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
+
+    Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
+    """
+    chosen = language(lang)
+    fmt = export_format(latex=latex, markdown=markdown, json=json, svg=svg)
+    if fmt is None and heatmap is None:
+        raise typer.BadParameter("choose one of --latex, --markdown, --json, --svg "
+                                 "(or --heatmap FILE)")
+
+    view = View(precision, round_intermediates, tuple(expand or ()), steps, head)
+
+    def action() -> str:
+        from attncli.files import write_atomic
+        from attncli.render import render
+
+        walkthrough = load_walkthrough(spec, Inline(), view)
+        protect = [spec_path(spec)] if spec != "-" else []
+        if heatmap is not None:
+            write_atomic(heatmap, render(walkthrough, "heatmap", chosen), protect=protect)
+        if fmt is None:
+            return ""
+        text = render(walkthrough, fmt.value, chosen, full=full,
+                      width=SVG_WIDTH if fmt is ExportFormat.svg else 80,
+                      standalone=standalone, md_flavor=md_flavor.value,
+                      front_matter=front_matter)
+        if output is None:
+            return text
+        write_atomic(output, text, protect=protect)
+        return ""
+
+    run(action, chosen, debug)
 
 
 def main() -> None:

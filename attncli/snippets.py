@@ -105,6 +105,8 @@ def compare_and_write(target: Target, walkthrough: Walkthrough, write: bool) -> 
         write_atomic(path, new)
     except OSError as exc:
         return Outcome(target, "failed", new=new, old=old, error=cannot_write(path, exc))
+    except AttnError as error:
+        return Outcome(target, "failed", new=new, old=old, error=error)
     return Outcome(target, "written", new=new, old=old)
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from attncli.errors import UsageError
 from attncli.files import write_atomic
+from attncli.i18n import translate
 
 
 def test_writes_utf8_with_the_newlines_given(tmp_path: Path) -> None:
@@ -39,7 +41,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", refuse)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(UsageError) as caught:
         write_atomic(path, "new content\n")
+    assert translate(caught.value.message) == f"cannot write {path}: No space left on device"
     assert path.read_text() == "old content\n"
     assert [p.name for p in tmp_path.iterdir()] == ["snippet.txt"]

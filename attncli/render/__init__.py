@@ -23,6 +23,9 @@ class RenderOptions:
     color: bool = False
     full: bool = False  # no elision: every row and column of a large matrix, every term of a sum
     heatmap: bool = True  # the weights also as a shaded heatmap
+    standalone: bool = False  # latex: a whole document instead of a fragment for \input
+    md_flavor: str = "github"  # markdown: github, katex or plain (no math)
+    front_matter: bool = False  # markdown: YAML front matter with title_<lang>/description_<lang>
 
 
 Renderer = Callable[["Walkthrough", RenderOptions], str]
@@ -32,6 +35,10 @@ FORMATS: dict[str, str] = {
     "text": "attncli.render.text",
     "rich": "attncli.render.rich_view",
     "json": "attncli.render.json_doc",
+    "latex": "attncli.render.latex",
+    "markdown": "attncli.render.markdown",
+    "svg": "attncli.render.svg",
+    "heatmap": "attncli.render.heatmap",
 }
 
 # format name -> file extension of a snippet written in it (`attn snippets`, `{ext}`). A format

@@ -42,12 +42,18 @@ CELL_PADDING = 3  # one space each side and one border per column
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
-    number = number_format(walkthrough, options)
-    t = translator(options, number)
     out = io.StringIO()
     console = Console(file=out, width=options.width, force_terminal=options.color,
                       color_system="standard" if options.color else None,
                       highlight=False, emoji=False, markup=False)
+    show(console, walkthrough, options)
+    return out.getvalue()
+
+
+def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> None:
+    """Print the walkthrough on `console` (which never reads markup: a token `[bold]` is text)."""
+    number = number_format(walkthrough, options)
+    t = translator(options, number)
     header = walkthrough.header
     console.print(Rule(Text(title(header, options.lang, t), style="bold")))
     about = description(header, options.lang)
@@ -88,7 +94,6 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         console.print(Text(t(Msg.of("Hand calculation")), style="bold cyan"))
         for line in drift:
             console.print(Text("  " + line))
-    return out.getvalue()
 
 
 # background of a heatmap cell by shade level (0: none); the number is always printed too

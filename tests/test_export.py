@@ -1,0 +1,327 @@
+"""attn export: LaTeX, Markdown, JSON, SVG and the heatmap; escaping; safe writes; determinism.
+
+The renderers' output is checked by real renderers in test_export_renderers.py; here, what can be
+checked by reading the text."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from attncli import files
+from attncli.cli import app
+from attncli.errors import UsageError
+from attncli.render import FORMATS, render
+from attncli.render.markdown import escape as md_escape
+from attncli.render.tex import escape_text, labelled_matrix
+from attncli.spec import load_spec
+from attncli.walkthrough import build
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+TRICKY = ROOT / "tests" / "data" / "tricky_tokens.yaml"
+TOKENS = ["\\input{x}", "50%", "a_b", "|", "<b>", "[bold]"]
+runner = CliRunner()
+
+
+def export(*args: str) -> str:
+    result = runner.invoke(app, ["export", *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+# --- escaping -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("token", "latex"), [
+    ("\\input{x}", r"\textbackslash{}input\{x\}"),
+    ("50%", r"50\%"),
+    ("a_b", r"a\_b"),
+    ("|", r"\textbar{}"),
+    ("<b>", r"\textless{}b\textgreater{}"),
+    ("[bold]", "[bold]"),
+    ("#~^&$", r"\#\textasciitilde{}\textasciicircum{}\&\$"),
+    ("a--b", "a-{}-{}b"),
+    ("qᵢ·kⱼ", r"q\ensuremath{{}_{i}}\ensuremath{\cdot}k\ensuremath{{}_{j}}"),
+    ("−∞", r"\ensuremath{-}\ensuremath{\infty}"),
+    ("α", r"\ensuremath{\alpha}"),
+    ("😀", r"\texttt{U+1F600}"),
+])
+def test_latex_escapes_make_user_text_literal(token: str, latex: str) -> None:
+    assert escape_text(token) == latex
+
+
+def test_cyrillic_switches_encoding_only_where_the_base_is_latin() -> None:
+    assert escape_text("кот cat") == r"{\fontencoding{T2A}\selectfont кот} cat"
+    assert escape_text("кот cat", cyrillic_base=True) == "кот cat"
+    assert escape_text("łódź", cyrillic_base=True) == (
+        r"{\fontencoding{T1}\selectfont łó}d{\fontencoding{T1}\selectfont ź}")
+
+
+def test_katex_escapes_avoid_what_github_reads_in_math() -> None:
+    text = escape_text("a_b {x} $5", "katex")
+    assert text == r"a\textunderscore{}b \textbraceleft{}x\textbraceright{} \textdollar{}5"
+    assert escape_text("−∞", "katex") == "$-$$\\infty$"
+
+
+@pytest.mark.parametrize(("text", "markdown"), [
+    ("<b>x</b>", r"\<b\>x\</b\>"),
+    ("a|b", r"a\|b"),
+    ("[bold]", r"\[bold\]"),
+    ("a_b*c*", r"a\_b\*c\*"),
+    ("R&D", "R&amp;D"),
+    ("- not a list", r"\- not a list"),
+    ("1. not a list", r"\1. not a list"),
+    ("line\nbreak", "line break"),
+])
+def test_markdown_escapes(text: str, markdown: str) -> None:
+    assert md_escape(text) == markdown
+
+
+def test_labelled_matrix_has_every_row_on_its_own_line() -> None:
+    lines = labelled_matrix("A", [["1.00", "0.00"], ["0.36", "0.64"]], ["cat", "dog"],
+                          ["cat", "dog"], "katex")
+    assert r"\attncell{1.00} & \attncell{0.00} \\" in lines
+    assert r"\attncell{0.36} & \attncell{0.64}" in lines
+    for line in lines:  # GitHub drops a \\ in the middle of a line
+        assert "\\\\" not in line.rstrip()[:-2]
+
+
+# --- LaTeX ----------------------------------------------------------------------------------
+
+
+def test_latex_fragment_and_standalone() -> None:
+    fragment = export(str(CONFIGS[0]), "--latex")
+    assert fragment.startswith("% attn export --latex: a fragment for \\input; engine: pdflatex")
+    assert r"\documentclass" not in fragment and r"\begin{bmatrix}" in fragment
+    whole = export(str(CONFIGS[0]), "--latex", "--standalone")
+    assert whole.splitlines()[0].startswith("% engine: pdflatex")
+    assert whole.rstrip().endswith(r"\end{document}")
+    assert r"\usepackage[T1]{fontenc}" in whole and r"\usepackage[english]{babel}" in whole
+
+
+def test_latex_masked_cells_are_minus_infinity_and_formulas_come_from_latex() -> None:
+    text = export(str(ROOT / "configs" / "cat_chases_mouse.yaml"), "--latex")
+    assert r"\attncell{-\infty}" in text
+    # the causal mask hides 3 scores of 9: the masked matrix has exactly three -inf cells
+    masked = text.split(r"S' + M = ")[1].split(r"\end{equation*}")[0]
+    assert masked.count(r"-\infty") == 3
+    assert r"A = \operatorname{softmax}\left(S' + M\right)" in text
+    for formula in ("S = Q·Kᵀ", "√", "ᵀ"):
+        assert formula not in text  # Formula.text never reaches LaTeX
+
+
+def test_latex_weights_match_the_classic_example() -> None:
+    """cat chases mouse: weights [1, 0, 0], [0.36, 0.64, 0], [0.40, 0.25, 0.35]."""
+    text = export(str(ROOT / "configs" / "cat_chases_mouse.yaml"), "--latex")
+    weights = text.split("A = \\begin{array}")[1].split(r"\end{bmatrix}")[0]
+    rows = [re.findall(r"\\attncell\{([-0-9.]+)\}", line) for line in weights.splitlines()]
+    assert [r for r in rows if len(r) == 3] == [["1.00", "0.00", "0.00"], ["0.36", "0.64", "0.00"],
+                                                ["0.40", "0.25", "0.35"]]
+
+
+def test_latex_tricky_tokens_are_escaped() -> None:
+    text = export(str(TRICKY), "--latex")
+    assert r"\text{\textbackslash{}input\{x\}}" in text
+    assert r"\text{50\%}" in text and r"\text{a\_b}" in text
+    assert "\\input{x}" not in text.replace(r"\textbackslash{}input", "")
+
+
+def test_latex_wide_matrix_is_split_into_column_blocks() -> None:
+    text = export(str(ROOT / "tests" / "data" / "wide.yaml"), "--latex")
+    assert "columns d1–d" in text or "columns t1–t" in text
+
+
+def test_latex_more_than_ten_columns_sets_the_column_limit() -> None:
+    from attncli.render.latex import matrix_blocks, matrix_lines
+
+    walkthrough = build(load_spec(str(ROOT / "tests" / "data" / "wide.yaml")))
+    matrix = walkthrough.heads[0].weights
+    lines = matrix_lines(matrix, lambda m: m.msgid, str, lambda x: f"{x:.2f}", False)
+    assert len(matrix.columns) == 12
+    # split to fit the page, each block within amsmath's default of 10 columns
+    assert not any("MaxMatrixCols" in line for line in lines)
+    wide = matrix_blocks(matrix, [["0.00"] * 12] * 12, page=1000)
+    assert wide == [range(12)]
+
+
+# --- Markdown -------------------------------------------------------------------------------
+
+
+def math_blocks(markdown: str) -> list[str]:
+    return re.findall(r"^\$\$\n(.*?)\n\$\$$", markdown, flags=re.S | re.M)
+
+
+def test_markdown_math_blocks_and_front_matter() -> None:
+    text = export(str(ROOT / "configs" / "cat_chases_mouse.yaml"), "--markdown", "--front-matter")
+    assert text.startswith('---\ntitle_en: "cat chases mouse: attention step by step"\n---\n')
+    blocks = math_blocks(text)
+    assert r"S' = \frac{S}{\sqrt{d_k}} = \frac{S}{\sqrt{2}}" in blocks
+    for block in blocks:
+        assert "\n\n" not in block  # a blank line would end the block in Markdown
+        for line in block.splitlines():
+            assert "\\\\" not in line[:-2]
+
+
+def test_markdown_flavors_differ_in_inline_math_only_plain_has_no_math() -> None:
+    github = export(str(CONFIGS[0]), "--markdown")
+    katex = export(str(CONFIGS[0]), "--markdown", "--md-flavor", "katex")
+    plain = export(str(CONFIGS[0]), "--markdown", "--md-flavor", "plain")
+    assert "$`X`$ (3 × 2)" in github and "$X$ (3 × 2)" in katex
+    assert math_blocks(github) == math_blocks(katex)
+    assert "$" not in plain and "```text" in plain and "|---|" in plain
+
+
+def table_rows(markdown: str) -> list[list[str]]:
+    rows = [line for line in markdown.splitlines() if line.startswith("|")]
+    return [re.split(r"(?<!\\)\|", row)[1:-1] for row in rows]
+
+
+def test_markdown_tricky_tokens_keep_tables_intact_and_inject_no_html() -> None:
+    plain = export(str(TRICKY), "--markdown", "--md-flavor", "plain")
+    for row in table_rows(plain):
+        assert len(row) in (3, 7), row  # label + 2 features, or label + 6 keys
+    labels = [row[0].strip() for row in table_rows(plain) if len(row) == 7][2:8]
+    assert labels == [r"\\input{x}", "50%", r"a\_b", r"\|", r"\<b\>", r"\[bold\]"]
+    for text in (plain, export(str(TRICKY), "--markdown")):
+        assert re.search(r"(?<!\\)<", text) is None
+
+
+def test_markdown_sections_per_language() -> None:
+    from attncli.render import RenderOptions
+    from attncli.render.markdown import document
+
+    walkthrough = build(load_spec(str(CONFIGS[0])))
+    text = document(walkthrough, RenderOptions(front_matter=True), ["en", "en"])
+    assert text.count("## EN\n") == 2 and "### " in text and "\n# " not in text
+
+
+# --- terminal, SVG, heatmap, JSON -----------------------------------------------------------
+
+
+def test_terminal_shows_rich_markup_literally() -> None:
+    walkthrough = build(load_spec(str(TRICKY)))
+    colored = render(walkthrough, "rich", color=True, width=100)
+    assert "[bold]" in colored and "<b>" in colored and "\\input{x}" in colored
+    svg = render(walkthrough, "svg")
+    assert "[bold]" in svg and "&lt;b&gt;" in svg and "<b>" not in svg
+
+
+def test_heatmap_has_a_cell_per_weight_labels_and_numbers() -> None:
+    walkthrough = build(load_spec(str(ROOT / "configs" / "cat_chases_mouse.yaml")))
+    svg = render(walkthrough, "heatmap")
+    assert svg.count("<rect ") == 9
+    numbers = re.findall(r'text-anchor="middle" fill="#[0-9a-f]{6}">([0-9.]+)<', svg)
+    assert numbers == ["1.00", "0.00", "0.00", "0.36", "0.64", "0.00", "0.40", "0.25", "0.35"]
+    assert 'fill="#08306b"' in svg  # weight 1.00 is the darkest shade
+    tricky = render(build(load_spec(str(TRICKY))), "heatmap")
+    assert "&lt;b&gt;" in tricky and "<b>" not in tricky
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(tricky)  # well-formed XML whatever the token names
+    texts = [el.text for el in root.iter("{http://www.w3.org/2000/svg}text")]
+    for token in TOKENS:
+        assert texts.count(token) == 2  # once as a query, once as a key
+
+
+def test_json_export_is_explains_json() -> None:
+    spec = str(CONFIGS[0])
+    exported = json.loads(export(spec, "--json"))
+    explained = runner.invoke(app, ["explain", spec, "--format", "json"]).stdout
+    assert exported == json.loads(explained)
+
+
+def test_every_format_is_registered() -> None:
+    assert {"latex", "markdown", "svg", "heatmap"} <= set(FORMATS)
+
+
+# --- the command: options, files, errors ----------------------------------------------------
+
+
+@pytest.mark.parametrize("flags", [["--latex", "--standalone"], ["--markdown", "--front-matter"],
+                                   ["--json"], ["--svg"]])
+def test_two_exports_are_byte_identical(flags: list[str], tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    for target in (first, second):
+        result = runner.invoke(app, ["export", str(TRICKY), *flags, "-o", str(target)])
+        assert result.exit_code == 0 and result.stdout == ""
+    assert first.read_bytes() == second.read_bytes()
+    assert first.read_bytes().endswith(b"\n") and b"\r" not in first.read_bytes()
+
+
+def test_heatmap_file_is_written_and_stable(tmp_path: Path) -> None:
+    target = tmp_path / "weights.svg"
+    assert runner.invoke(app, ["export", str(CONFIGS[0]), "--heatmap", str(target)]).exit_code == 0
+    before = target.read_bytes()
+    assert runner.invoke(app, ["export", str(CONFIGS[0]), "--heatmap", str(target)]).exit_code == 0
+    assert target.read_bytes() == before and before.startswith(b"<svg ")
+
+
+def test_output_never_overwrites_the_input_spec(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(TRICKY.read_text(encoding="utf-8"), encoding="utf-8")
+    original = spec.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for target in (str(spec), "spec.yaml", "./spec.yaml"):
+        result = runner.invoke(app, ["export", str(spec), "--latex", "-o", target])
+        assert result.exit_code == 2
+        assert "refusing to write over the input" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    result = runner.invoke(app, ["export", str(spec), "--heatmap", "spec.yaml"])
+    assert result.exit_code == 2
+    assert spec.read_bytes() == original
+
+
+def test_a_failed_write_leaves_the_old_file(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "out.tex"
+    target.write_text("old\n", encoding="utf-8")
+
+    def broken_replace(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "replace", broken_replace)
+    with pytest.raises(UsageError):
+        files.write_atomic(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.tex"]  # no temporary left
+
+
+def test_write_atomic_replaces_and_keeps_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "out.md"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+    files.write_atomic(target, "new ü\n")
+    assert target.read_bytes() == "new ü\n".encode()
+    assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_unwritable_folder_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["export", str(CONFIGS[0]), "--json", "-o",
+                                 str(tmp_path / "missing" / "x.json")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("attn: cannot write ") and "Traceback" not in result.stderr
+
+
+def test_one_format_at_a_time() -> None:
+    result = runner.invoke(app, ["export", str(CONFIGS[0]), "--latex", "--json"])
+    assert result.exit_code == 2
+    assert runner.invoke(app, ["export", str(CONFIGS[0])]).exit_code == 2
+
+
+def test_export_through_the_real_entry_point(tmp_path: Path) -> None:
+    target = tmp_path / "cat.md"
+    attn = Path(sys.executable).parent / "attn"
+    done = subprocess.run([str(attn), "export", str(ROOT / "configs" / "cat_chases_mouse.yaml"),
+                           "--markdown", "--md-flavor", "plain", "-o", str(target)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert "| chases | 0.36 | 0.64 | 0.00 |" in target.read_text(encoding="utf-8")

@@ -1,0 +1,221 @@
+"""attn export checked by the real renderers: pdflatex compiles the standalone LaTeX (and
+pdftotext reads the token names back), KaTeX (strict, throwOnError) parses every math block.
+
+.ci/run installs both. On a developer's machine without them these tests are skipped with the
+reason; under CI (CI=true) a missing tool fails the test instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from attncli.i18n import LANGUAGES, LOCALE_DIR, catalog
+from attncli.render import RenderOptions, render
+from attncli.render.latex import document
+from attncli.spec import load_spec
+from attncli.walkthrough import build
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
+DATA = ROOT / "tests" / "data"
+TRICKY = DATA / "tricky_tokens.yaml"
+TOKENS = ["\\input{x}", "50%", "a_b", "|", "<b>", "[bold]"]
+KATEX_DIR = ROOT / "tests" / "katex"
+
+
+def need(tool: str, how: str) -> None:
+    """Skip (with the reason) when `tool` is missing, unless under CI, where it is a failure."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{tool} is missing under CI; {how}")
+    pytest.skip(f"{tool} is not installed ({how})")
+
+
+def has_catalog(lang: str) -> bool:
+    return lang == "en" or any((LOCALE_DIR / lang).glob("LC_MESSAGES/*.mo"))
+
+
+def languages() -> list[object]:
+    """en, pl and ru; a language whose message catalog is not in this tree yet is skipped by
+    name (the catalogs are their own piece of work), never silently dropped."""
+    return [lang if has_catalog(lang) else pytest.param(lang, marks=pytest.mark.skip(
+        reason=f"no {lang} message catalog in {LOCALE_DIR}")) for lang in LANGUAGES]
+
+
+# --- LaTeX ----------------------------------------------------------------------------------
+
+
+def compile_latex(source: str, folder: Path) -> str:
+    """Compile with pdflatex, fail on any error, and return the PDF's text."""
+    if shutil.which("pdflatex") is None or shutil.which("pdftotext") is None:
+        need("pdflatex/pdftotext", "apt-get install texlive-latex-base texlive-lang-polish "
+             "texlive-lang-cyrillic cm-super poppler-utils")
+    tex = folder / "doc.tex"
+    tex.write_text(source, encoding="utf-8")
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", tex.name],
+        cwd=folder, capture_output=True, text=True, errors="replace", timeout=120, check=False)
+    log = (folder / "doc.log").read_text(encoding="utf-8", errors="replace")
+    errors = [line for line in log.splitlines() if line.startswith("!")]
+    assert done.returncode == 0 and not errors, "\n".join(errors) or done.stdout[-3000:]
+    assert "Missing character" not in log, "a character has no glyph in the font"
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", "doc.pdf", "-"], cwd=folder,
+                          capture_output=True, text=True, check=True).stdout
+    return " ".join(text.split())
+
+
+def standalone(spec: Path, lang: str) -> str:
+    return render(build(load_spec(str(spec))), "latex", lang, standalone=True)
+
+
+@pytest.mark.parametrize("lang", languages())
+@pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_compiles_in_every_language(spec: Path, lang: str, tmp_path: Path) -> None:
+    walkthrough = build(load_spec(str(spec)))
+    text = compile_latex(standalone(spec, lang), tmp_path)
+    for token in walkthrough.steps[0].matrices[0].rows:
+        assert token in text
+    # the numbers of the last row of weights are in the PDF too
+    words = set(text.replace("\uf8fb", " ").replace("\uf8f0", " ").split())
+    last = [f"{x:.{walkthrough.precision}f}" for x in walkthrough.heads[0].weights.values[-1]]
+    assert set(last) <= words, last
+
+
+def test_tricky_tokens_compile_and_print_literally(tmp_path: Path) -> None:
+    text = compile_latex(standalone(TRICKY, "en"), tmp_path)
+    for token in TOKENS:
+        assert f" {token} " in f" {text} ", token
+    assert "Tricky tokens: \\input{x} & 50% of <b>a_b</b>" in text
+
+
+def test_polish_and_russian_letters_typeset(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Russian and Polish preambles with Polish and Russian words from the spec, whatever
+    the catalogs say (English sentences stand in for a missing catalog here)."""
+    import gettext
+
+    import attncli.i18n as i18n
+
+    monkeypatch.setattr(i18n, "catalog", lambda lang: catalog("en") if has_catalog(lang)
+                        and lang == "en" else (catalog(lang) if has_catalog(lang)
+                                               else gettext.NullTranslations()))
+    walkthrough = build(load_spec(str(TRICKY)))
+    for lang, words in (("ru", "Съешь же ещё этих мягких французских булок"),
+                        ("pl", "Zażółć gęślą jaźń")):
+        folder = tmp_path / lang
+        folder.mkdir()
+        source = document(walkthrough, RenderOptions(lang=lang, standalone=True), [lang])
+        text = compile_latex(source, folder)
+        assert words in text
+        assert "a_b" in text and "\\input{x}" in text
+    # several languages in one document: a section each, Cyrillic and Polish side by side
+    folder = tmp_path / "all"
+    folder.mkdir()
+    source = document(walkthrough, RenderOptions(standalone=True), ["pl", "ru", "en"])
+    text = compile_latex(source, folder)
+    assert "PL" in text and "RU" in text and "Zażółć gęślą jaźń" in text and "булок" in text
+
+
+def test_unicode_in_prose_and_tokens_compiles(tmp_path: Path) -> None:
+    """Every character class the escaper handles: Latin-1, Latin Extended-A, Cyrillic, Greek,
+    the prose's math symbols, and a character pdflatex has no glyph for."""
+    from attncli.render.tex import MATH_SYMBOLS, PUNCTUATION, escape_text
+
+    samples = [
+        "".join(chr(c) for c in range(0xA1, 0x100) if chr(c) not in "\xad"),
+        "".join(chr(c) for c in range(0x100, 0x180)),
+        "".join(chr(c) for c in range(0x410, 0x450)) + "ёЁ",
+        "".join(MATH_SYMBOLS),
+        "".join(sorted(PUNCTUATION)),
+        "emoji 😀 and 中",
+    ]
+    body = "\n\n".join(escape_text(" ".join(s)) for s in samples)  # spaces: lines can break
+    source = ("\\documentclass{article}\n\\usepackage[T2A,T1]{fontenc}\n"
+              "\\usepackage[utf8]{inputenc}\n\\usepackage[english]{babel}\n"
+              "\\usepackage{amsmath}\n\\begin{document}\n" + body + "\n\\end{document}\n")
+    text = compile_latex(source, tmp_path)
+    for letter in "ąćęłńóśźżĄĆĘŁŃÓŚŹŻАБВЖЯабвжяёЁßéüÆ":
+        assert letter in text, letter
+    for code in ("U+1F600", "U+4E2D", "U+0126"):  # Ħ: no T1 glyph
+        assert code in text
+
+
+def test_wide_matrix_compiles(tmp_path: Path) -> None:
+    text = compile_latex(standalone(DATA / "wide.yaml", "en"), tmp_path)
+    assert "t12" in text
+
+
+def test_more_than_ten_columns_in_one_bmatrix_compile(tmp_path: Path) -> None:
+    from attncli.render.tex import labelled_matrix
+
+    columns = [f"k{j}" for j in range(1, 15)]
+    cells = [[f"{(i * j) % 7}.00" for j in range(1, 15)] for i in range(1, 4)]
+    lines = labelled_matrix("A", cells, ["a", "b", "c"], columns)
+    source = ("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{amsmath}\n"
+              "\\begin{document}\n\\setcounter{MaxMatrixCols}{14}\n\\begin{equation*}\n"
+              + "\n".join(lines) + "\n\\end{equation*}\n\\end{document}\n")
+    assert "k14" in compile_latex(source, tmp_path)
+
+
+# --- KaTeX ----------------------------------------------------------------------------------
+
+
+def katex_errors(items: list[tuple[str, bool]]) -> list[str]:
+    """Parse each (tex, display) with KaTeX in strict mode; return one message per failure."""
+    if shutil.which("node") is None or not (KATEX_DIR / "node_modules" / "katex").is_dir():
+        need("node with KaTeX", "cd tests/katex && npm ci")
+    done = subprocess.run(["node", str(KATEX_DIR / "check.js")],
+                          input=json.dumps([{"tex": t, "display": d} for t, d in items]),
+                          capture_output=True, text=True, timeout=120, check=True)
+    results = json.loads(done.stdout)
+    assert len(results) == len(items)
+    return [f"{error}\n--- in ---\n{tex}" for (tex, _), error in zip(items, results, strict=True)
+            if error is not None]
+
+
+def math_of(markdown: str, flavor: str) -> list[tuple[str, bool]]:
+    display = re.findall(r"^\$\$\n(.*?)\n\$\$$", markdown, flags=re.S | re.M)
+    inline = re.findall(r"\$`(.+?)`\$" if flavor == "github" else r"(?<![$`])\$([^$\n]+)\$",
+                        re.sub(r"^\$\$\n.*?\n\$\$$", "", markdown, flags=re.S | re.M))
+    return [(tex, True) for tex in display] + [(tex, False) for tex in inline]
+
+
+def test_every_markdown_math_block_parses_in_katex() -> None:
+    items: list[tuple[str, bool]] = []
+    langs = [lang for lang in LANGUAGES if has_catalog(lang)]
+    for spec in [*EXAMPLES, TRICKY, DATA / "wide.yaml"]:
+        walkthrough = build(load_spec(str(spec)))
+        for lang in langs:
+            for flavor in ("github", "katex"):
+                markdown = render(walkthrough, "markdown", lang, md_flavor=flavor)
+                found = math_of(markdown, flavor)
+                assert sum(1 for _, display in found if display) >= len(walkthrough.steps)
+                items += found
+    errors = katex_errors(items)
+    assert not errors, "\n\n".join(errors[:5])
+
+
+def test_katex_rejects_what_it_should() -> None:
+    """The checker itself: strict mode turns unknown input into an error."""
+    errors = katex_errors([(r"\ensuremath{x}", True), ("\\text{ᵢ}", True), (r"x^{2}", True)])
+    assert len(errors) == 2
+
+
+def test_katex_escapes_of_every_character_class_parse() -> None:
+    from attncli.render.tex import MATH_SYMBOLS, PUNCTUATION, text_math
+
+    samples = [
+        "".join(chr(c) for c in range(0xA1, 0x100) if chr(c) not in "\xad"),
+        "".join(chr(c) for c in range(0x100, 0x180)),
+        "".join(chr(c) for c in range(0x410, 0x450)) + "ёЁ",
+        "".join(MATH_SYMBOLS), "".join(sorted(PUNCTUATION)), "emoji 😀",
+        "".join(TOKENS), "#$%&~_^\\{}<>|\"'`-",
+    ]
+    errors = katex_errors([(text_math(s, "katex"), True) for s in samples])
+    assert not errors, "\n\n".join(errors)
