@@ -13,22 +13,20 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 
 from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, UsageError
-from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg, translate
+from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, translate
 from attncli.view import Inline, View
 
 if TYPE_CHECKING:
     from attncli.model import Walkthrough
     from attncli.snippets import Report
 
-if TYPE_CHECKING:
-    from attncli.model import Walkthrough
-
 INTERNAL_ERROR = 3
+MAX_PRECISION = 12
 
 app = typer.Typer(
     name="attn",
@@ -88,20 +86,53 @@ def run(action: Callable[[], str], lang: str, debug: bool) -> None:
     except Exception as exc:  # a bug in attn, not in the input: still one line unless --debug
         if debug:
             raise
-        typer.echo(f"attn: internal error: {type(exc).__name__}: {exc} "
-                   "(run with --debug for the traceback)", err=True)
+        message = Msg.of("internal error: {kind}: {detail} (run with --debug for the traceback)",
+                         kind=type(exc).__name__, detail=str(exc))
+        try:
+            line = translate(message, lang)
+        except Exception:  # the catalog itself may be what is broken
+            line = translate(message, DEFAULT_LANG)
+        typer.echo("attn: " + line, err=True)
         raise typer.Exit(INTERNAL_ERROR) from None
     sys.stdout.write(text)
     sys.stdout.flush()
 
 
+def requested_languages(lang: str | None) -> tuple[str, str]:
+    """The comma list of languages asked for and where it was asked: --lang, else $ATTN_LANG
+    (never the system locale, so the output is the same on every machine), else English."""
+    if lang is not None:
+        return lang, "--lang"
+    env = os.environ.get("ATTN_LANG")
+    if env:
+        return env, "ATTN_LANG"
+    return DEFAULT_LANG, "--lang"
+
+
+def languages(lang: str | None) -> tuple[str, ...]:
+    """The languages to write in, in order; UsageError if the list is not valid."""
+    text, source = requested_languages(lang)
+    return parse_languages(text, source)
+
+
 def language(lang: str | None) -> str:
-    chosen = lang or os.environ.get("ATTN_LANG") or DEFAULT_LANG
-    if chosen not in LANGUAGES:
-        raise typer.BadParameter(
-            f"expected one of {', '.join(LANGUAGES)}, found {chosen!r}", param_hint="--lang"
-        )
-    return chosen
+    """The language of messages and errors: the first valid one asked for (--lang, then
+    $ATTN_LANG), else English; so even an error in the list itself is in a language asked for."""
+    return first_known(lang, os.environ.get("ATTN_LANG"))
+
+
+def decimal_option(decimal_comma: bool | None) -> Literal["dot", "comma"] | None:
+    """--decimal-comma / --decimal-dot, or None to keep the spec's display.decimal."""
+    if decimal_comma is None:
+        return None
+    return "comma" if decimal_comma else "dot"
+
+
+def check_precision(precision: int | None) -> None:
+    if precision is not None and not 0 <= precision <= MAX_PRECISION:
+        raise UsageError(Msg.of("{option}: expected a whole number from {low} to {high}, found "
+                                "{value}", option="--precision", low=0, high=MAX_PRECISION,
+                                value=precision))
 
 
 SpecArg = Annotated[
@@ -114,12 +145,19 @@ SpecArg = Annotated[
 ]
 PrecisionOpt = Annotated[
     Optional[int],  # noqa: UP045
-    typer.Option("--precision", "-p", min=0, max=12,
-                  help="Decimals to show (default: the spec's display.precision, or 2)."),
+    typer.Option("--precision", "-p",
+                 help="Decimals to show, 0 to 12 (default: the spec's display.precision, or 2)."),
 ]
 LangOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--lang", help="Language of the output: en, pl or ru (default: $ATTN_LANG or en).",
+    typer.Option("--lang", help="Language of the output: en, pl or ru, or a comma list such as "
+                 "pl,en for one section per language (default: $ATTN_LANG or en).",
+                 show_default=False),
+]
+DecimalOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option("--decimal-comma/--decimal-dot",
+                 help="Write 0,35 instead of 0.35 (default: the spec's display.decimal, or dot).",
                  show_default=False),
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show a traceback on errors.")]
@@ -238,6 +276,7 @@ def explain(
     wk: WkOpt = None,
     wv: WvOpt = None,
     scale: ScaleOpt = None,
+    decimal_comma: DecimalOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Print every step of attention on SPEC, labelled with its tokens, with the work shown.
@@ -247,13 +286,14 @@ def explain(
     Without a file: attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0"
     --mask causal
     """
-    chosen = language(lang)
     inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head)
 
     def action() -> str:
         from attncli.render import render
 
+        chosen = languages(lang)
+        check_precision(precision)
         walkthrough = load_walkthrough(spec, inline, view)
         width = 80
         color = False
@@ -263,9 +303,9 @@ def explain(
             color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
             width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
         return render(walkthrough, format.value, chosen, width=width, color=color, full=full,
-                      heatmap=heatmap)
+                      heatmap=heatmap, decimal=decimal_option(decimal_comma))
 
-    run(action, chosen, debug)
+    run(action, language(lang), debug)
 
 
 # Below this many snippets a progress bar would only flicker.
@@ -497,13 +537,13 @@ def export(
     steps: StepsOpt = None,
     head: HeadOpt = None,
     full: FullOpt = False,
+    decimal_comma: DecimalOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
 
     Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
     """
-    chosen = language(lang)
     fmt = export_format(latex=latex, markdown=markdown, json=json, svg=svg)
     if fmt is None and heatmap is None:
         raise typer.BadParameter("choose one of --latex, --markdown, --json, --svg "
@@ -515,22 +555,26 @@ def export(
         from attncli.files import write_atomic
         from attncli.render import render
 
+        chosen = languages(lang)
+        check_precision(precision)
         walkthrough = load_walkthrough(spec, Inline(), view)
         protect = [spec_path(spec)] if spec != "-" else []
-        if heatmap is not None:
-            write_atomic(heatmap, render(walkthrough, "heatmap", chosen), protect=protect)
+        decimal = decimal_option(decimal_comma)
+        if heatmap is not None:  # a picture: its labels in the first language asked for
+            write_atomic(heatmap, render(walkthrough, "heatmap", chosen[0], decimal=decimal),
+                         protect=protect)
         if fmt is None:
             return ""
         text = render(walkthrough, fmt.value, chosen, full=full,
                       width=SVG_WIDTH if fmt is ExportFormat.svg else 80,
                       standalone=standalone, md_flavor=md_flavor.value,
-                      front_matter=front_matter)
+                      front_matter=front_matter, decimal=decimal)
         if output is None:
             return text
         write_atomic(output, text, protect=protect)
         return ""
 
-    run(action, chosen, debug)
+    run(action, language(lang), debug)
 
 
 def main() -> None:

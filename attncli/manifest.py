@@ -86,8 +86,9 @@ def find_manifest(folder: Path) -> Path:
     """The manifest in `folder`: attn.toml or snippets.yaml (not both)."""
     found = [folder / name for name in MANIFEST_NAMES if (folder / name).is_file()]
     if not found:
-        raise UsageError(Msg.of("no manifest here: expected {names} in the current folder, "
-                                "or a manifest path", names=" or ".join(MANIFEST_NAMES)))
+        first, second = MANIFEST_NAMES  # named apart: "or" is a word to translate
+        raise UsageError(Msg.of("no manifest here: expected {first} or {second} in the current "
+                                "folder, or a manifest path", first=first, second=second))
     if len(found) > 1:
         raise UsageError(Msg.of("found both {first} and {second}; name the one to use",
                                 first=MANIFEST_NAMES[0], second=MANIFEST_NAMES[1]))

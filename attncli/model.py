@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -179,6 +180,7 @@ class Walkthrough:
     heads: tuple[HeadResult, ...]
     output: Matrix
     precision: int = 2
+    decimal: Literal["dot", "comma"] = "dot"  # the spec's display.decimal
     notes: tuple[Msg, ...] = field(default=())
     round_intermediates: bool = False  # every intermediate was carried rounded to `precision`
     reading: tuple[Reading, ...] = ()

@@ -308,4 +308,5 @@ def compute(spec: Spec) -> Walkthrough:
         output=heads[-1].context,
         precision=spec.display.precision,
         round_intermediates=spec.display.round_intermediates,
+        decimal=spec.display.decimal,
     )

@@ -124,6 +124,8 @@ def oracle(config: Path) -> np.ndarray:
     s = q @ k.T / (1.0 if doc.get("scale") == "none" else np.sqrt(q.shape[1]))
     if doc.get("mask") == "causal":
         s = np.where(np.tri(*s.shape, dtype=bool), s, -np.inf)
+    elif isinstance(doc.get("mask"), dict) and "padding" in doc["mask"]:
+        s = np.where(np.array(doc["mask"]["padding"], dtype=bool)[None, :], s, -np.inf)
     a = np.exp(s - s.max(axis=1, keepdims=True))
     return (a / a.sum(axis=1, keepdims=True)) @ v
 

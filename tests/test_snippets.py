@@ -294,7 +294,8 @@ def test_a_bad_toml_manifest_exits_2_naming_the_key(repo: Path, manifest: str,
      "    output: s/{name}\n",
      "snippets.yaml:2:35: snippets[0].specs[1]: drafts/*.yaml matches no spec file"),
     ("snippets:\n  specs: x\n",
-     "snippets.yaml:2:3: snippets: expected a list of snippet entries, found a mapping"),
+     "snippets.yaml:2:3: snippets: expected a list of snippet entries, found a mapping of 1 "
+     "key"),
 ])
 def test_a_bad_yaml_manifest_exits_2_with_line_and_column(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch,

@@ -1,7 +1,9 @@
 """The one module that knows about gettext.
 
-Callers build a `Msg` (an English msgid, optionally a plural form and a count, and named
-parameters) and never format user-facing text themselves. A renderer translates a Msg with
+The catalogs are the `.po` files in locale/<lang>/LC_MESSAGES/, read when first needed (po.py
+says why there are no compiled `.mo` files); their terms follow GLOSSARY.md. Callers build a
+`Msg` (an English msgid, optionally a plural form and a count, and named parameters) and never
+format user-facing text themselves. A renderer translates a Msg with
 `translate(msg, lang, number)`: the catalog picks the sentence (and its plural form by the
 language's CLDR rule), then the parameters are filled in. Numbers are formatted by the caller's
 `number` function, so precision and the decimal mark stay a rendering choice.
@@ -10,6 +12,7 @@ language's CLDR rule), then the parameters are filled in. Numbers are formatted 
 from __future__ import annotations
 
 import gettext
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -44,16 +47,56 @@ class Msg:
         return cls(singular, tuple(sorted(params.items())), plural, count)
 
 
+def split_languages(text: str) -> list[str]:
+    """The codes of a comma list such as `pl, EN`, lower-cased, in order, unchecked."""
+    return [code.strip().lower() for code in text.split(",")]
+
+
+def parse_languages(text: str, source: str = "lang") -> tuple[str, ...]:
+    """The languages of a comma list, in order; UsageError names `source` (--lang, ATTN_LANG)."""
+    from attncli.errors import UsageError  # errors imports Msg from here
+
+    codes = split_languages(text)
+    for index, code in enumerate(codes):
+        if not code:
+            raise UsageError(Msg.of("{source}: expected a language code, found an empty one in "
+                                    '"{text}"', source=source, text=text))
+        if code not in LANGUAGES:
+            raise UsageError(Msg.of("{source}: unknown language {code}; expected one of {known}",
+                                    source=source, code=code, known=", ".join(LANGUAGES)))
+        if code in codes[:index]:
+            raise UsageError(Msg.of("{source}: the language {code} is given twice",
+                                    source=source, code=code))
+    return tuple(codes)
+
+
+def first_known(*texts: str | None) -> str:
+    """The first code of these comma lists that attn speaks, else English: the language of an
+    error found before the requested languages are checked."""
+    for text in texts:
+        for code in split_languages(text or ""):
+            if code in LANGUAGES:
+                return code
+    return DEFAULT_LANG
+
+
 def _default_number(value: float) -> str:
     return f"{value:g}"
 
 
+def po_path(lang: str) -> Path:
+    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
 @cache
 def catalog(lang: str) -> gettext.NullTranslations:
-    """The compiled catalog of `lang`; English is the source language and needs none."""
+    """The catalog of `lang`; English is the source language and needs none."""
     if lang == DEFAULT_LANG:
         return gettext.NullTranslations()
-    return gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang])
+    from attncli.i18n.po import mo_bytes, read_po
+
+    entries = read_po(po_path(lang).read_text(encoding="utf-8"))
+    return gettext.GNUTranslations(io.BytesIO(mo_bytes(entries)))
 
 
 def translate(

@@ -3,13 +3,14 @@ compute; every word they print comes from the message catalog."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal
 
 from attncli.errors import UsageError
-from attncli.i18n import DEFAULT_LANG, Msg
+from attncli.i18n import DEFAULT_LANG, Msg, parse_languages
 
 if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must stay light
     from attncli.model import Walkthrough
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must 
 class RenderOptions:
     lang: str = DEFAULT_LANG
     precision: int | None = None  # None: the spec's display.precision
+    decimal: Literal["dot", "comma"] | None = None  # None: the spec's display.decimal
     width: int = 80
     color: bool = False
     full: bool = False  # no elision: every row and column of a large matrix, every term of a sum
@@ -29,8 +31,11 @@ class RenderOptions:
 
 
 Renderer = Callable[["Walkthrough", RenderOptions], str]
+# (walkthrough, options, languages in the order asked) -> one document holding every language
+Document = Callable[["Walkthrough", RenderOptions, Sequence[str]], str]
 
-# format name -> module whose `render(walkthrough, options) -> str` writes it
+# format name -> module whose `render(walkthrough, options) -> str` writes it; a module that can
+# hold several languages in one document also has `document(walkthrough, options, langs) -> str`
 FORMATS: dict[str, str] = {
     "text": "attncli.render.text",
     "rich": "attncli.render.rich_view",
@@ -57,16 +62,34 @@ def file_formats() -> tuple[str, ...]:
     return tuple(fmt for fmt in FORMATS if fmt in EXTENSIONS)
 
 
-def renderer(fmt: str) -> Renderer:
+def _module(fmt: str) -> ModuleType:
     if fmt not in FORMATS:
         raise UsageError(Msg.of("unknown format {fmt}; expected one of {known}",
                                 fmt=fmt, known=", ".join(FORMATS)))
-    module = import_module(FORMATS[fmt])
-    render: Renderer = module.render
+    return import_module(FORMATS[fmt])
+
+
+def renderer(fmt: str) -> Renderer:
+    render: Renderer = _module(fmt).render
     return render
 
 
-def render(walkthrough: Walkthrough, format: str = "text", lang: str = DEFAULT_LANG,
-           **options: object) -> str:
-    """The walkthrough written in `format` and `lang`, exactly as the CLI prints it."""
-    return renderer(format)(walkthrough, RenderOptions(lang=lang, **options))  # type: ignore[arg-type]
+def render(walkthrough: Walkthrough, format: str = "text",
+           lang: str | Sequence[str] = DEFAULT_LANG, **options: object) -> str:
+    """The walkthrough written in `format`, exactly as the CLI prints it.
+
+    `lang` is one language (`"pl"`) or several (`"pl,en"` or `["pl", "en"]`): then the same
+    walkthrough is written once per language, in that order, each under its own heading.
+    """
+    langs = parse_languages(lang if isinstance(lang, str) else ",".join(lang))
+    module = _module(format)
+    base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
+    if len(langs) == 1:
+        return str(module.render(walkthrough, base))
+    document: Document | None = getattr(module, "document", None)
+    if document is None:
+        raise UsageError(Msg.plural_of(
+            "the {format} format holds one language, but {count} was given",
+            "the {format} format holds one language, but {count} were given",
+            len(langs), format=format))
+    return document(walkthrough, base, langs)

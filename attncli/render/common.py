@@ -4,7 +4,8 @@ and splitting a wide matrix into column blocks that fit the screen."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from attncli.i18n import Msg, translate
 from attncli.model import (
@@ -31,7 +32,8 @@ Translate = Callable[[Msg], str]
 
 def number_format(walkthrough: Walkthrough, options: RenderOptions) -> NumberFormat:
     precision = walkthrough.precision if options.precision is None else options.precision
-    return NumberFormat(precision=precision)
+    decimal = walkthrough.decimal if options.decimal is None else options.decimal
+    return NumberFormat.with_mark(precision, decimal)
 
 
 def translator(options: RenderOptions, number: NumberFormat) -> Translate:
@@ -79,6 +81,19 @@ def step_heading(number: int, step: Step, t: Translate) -> str:
 def matrix_caption(matrix: Matrix) -> str:
     rows, columns = matrix.shape
     return f"{matrix.symbol.text}  ({rows} × {columns})"
+
+
+def language_heading(lang: str) -> str:
+    """The heading of one language's part of a bilingual document: `## PL`."""
+    return f"## {lang.upper()}"
+
+
+def language_sections(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str],
+                      render: Callable[[Walkthrough, RenderOptions], str],
+                      heading: Callable[[str], str]) -> str:
+    """The walkthrough once per language, each under its heading, a blank line between them."""
+    return "\n".join(f"{heading(lang)}\n\n{render(walkthrough, replace(options, lang=lang))}"
+                     for lang in langs)
 
 
 def cell_width(text: str) -> int:
@@ -164,7 +179,7 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
         return num(expr.value)
     if isinstance(expr, Vec):
         values = _elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2)
-        return "[" + ", ".join(values) + "]"
+        return "[" + number.list_separator.join(values) + "]"
     if isinstance(expr, Product):
         return "·".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
     if isinstance(expr, Sum):
@@ -188,7 +203,7 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
 
 def value_text(value: Value, number: NumberFormat) -> str:
     if isinstance(value, tuple):
-        return "[" + ", ".join(number(x) for x in value) + "]"
+        return "[" + number.list_separator.join(number(x) for x in value) + "]"
     return number(value)
 
 

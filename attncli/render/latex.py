@@ -86,7 +86,7 @@ def preamble(langs: Sequence[str], text: str) -> str:
 def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, sectioned: bool) -> str:
     number = number_format(walkthrough, options)
     t = translator(RenderOptions(lang=lang, precision=options.precision), number)
-    math_number = tex_numbers(number.precision)
+    math_number = tex_numbers(number)
     cyr = lang in CYRILLIC_LANGS
 
     def esc(text: str) -> str:

@@ -134,7 +134,7 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
         if flavor == "plain":
             lines += table_lines(matrix, number, t)
         else:
-            lines += math_lines(matrix, number.precision, t, flavor)
+            lines += math_lines(matrix, number, t, flavor)
     return lines
 
 
@@ -154,8 +154,8 @@ def caption(matrix: Matrix, flavor: str) -> str:
     return f"{symbol} ({rows} × {columns})"
 
 
-def math_lines(matrix: Matrix, precision: int, t: Translate, flavor: str) -> list[str]:
-    number: Callable[[float], str] = tex_numbers(precision)
+def math_lines(matrix: Matrix, prose: NumberFormat, t: Translate, flavor: str) -> list[str]:
+    number: Callable[[float], str] = tex_numbers(prose)
     cells = [[number(float(x)) for x in row] for row in matrix.values]
     lines = [caption(matrix, flavor), ""]
     for block in matrix_blocks(matrix, cells):

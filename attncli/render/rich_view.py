@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 
 from rich import box
 from rich.console import Console
@@ -26,6 +27,8 @@ from attncli.render.common import (
     header_facts,
     heatmap_caption,
     is_elided,
+    language_heading,
+    language_sections,
     matrix_caption,
     number_format,
     reading_sections,
@@ -41,11 +44,26 @@ from attncli.render.numbers import NumberFormat
 CELL_PADDING = 3  # one space each side and one border per column
 
 
+def console_for(out: io.StringIO, options: RenderOptions) -> Console:
+    return Console(file=out, width=options.width, force_terminal=options.color,
+                   color_system="standard" if options.color else None,
+                   highlight=False, emoji=False, markup=False)
+
+
+def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
+    """The walkthrough in each of `langs`, each under a bold `## PL` heading."""
+
+    def heading(lang: str) -> str:
+        out = io.StringIO()
+        console_for(out, options).print(Text(language_heading(lang), style="bold"), end="")
+        return out.getvalue()
+
+    return language_sections(walkthrough, options, langs, render, heading)
+
+
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
     out = io.StringIO()
-    console = Console(file=out, width=options.width, force_terminal=options.color,
-                      color_system="standard" if options.color else None,
-                      highlight=False, emoji=False, markup=False)
+    console = console_for(out, options)
     show(console, walkthrough, options)
     return out.getvalue()
 

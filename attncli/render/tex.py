@@ -170,9 +170,10 @@ def text_math(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False
     return r"\text{" + escape_text(text, dialect, cyrillic_base) + "}"
 
 
-def number_format(precision: int) -> NumberFormat:
-    """Numbers as math: `-\\infty` for a hidden score, NaN as a word."""
-    return NumberFormat(precision=precision, minus_infinity=r"-\infty", nan=r"\text{NaN}")
+def number_format(number: NumberFormat) -> NumberFormat:
+    """Numbers as math: `-\\infty` for a hidden score, NaN as a word, `0{,}35` with a decimal
+    comma (a bare comma in math is punctuation, followed by a space)."""
+    return number.math()
 
 
 def _shape(cell: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
@@ -21,6 +21,8 @@ from attncli.render.common import (
     header_facts,
     heatmap_caption,
     is_elided,
+    language_heading,
+    language_sections,
     matrix_caption,
     number_format,
     reading_sections,
@@ -80,6 +82,11 @@ def reading_lines(walkthrough: Walkthrough, t: Translate, width: int) -> list[st
         for sentence in sentences:
             lines += wrapped(sentence, width)
     return lines
+
+
+def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
+    """The walkthrough in each of `langs`, each under a `## PL` heading."""
+    return language_sections(walkthrough, options, langs, render, language_heading)
 
 
 def pad_left(text: str, width: int) -> str:

@@ -46,9 +46,11 @@ MAX_PRECISION = 12
 
 def fail(node: Node, msgid: str, **params: Any) -> NoReturn:
     """Raise a SpecError at `node`; the message starts with its key path."""
+    problem = Msg.of(msgid, **params)
     if not node.where.path:
-        raise SpecError(Msg.of(msgid, **params), node.where)
-    raise SpecError(Msg.of("{path}: " + msgid, path=node.where.path, **params), node.where)
+        raise SpecError(problem, node.where)
+    raise SpecError(Msg.of("{path}: {problem}", path=node.where.path, problem=problem),
+                    node.where)
 
 
 def describe(node: Node, raw: bool = True) -> Msg:
@@ -59,7 +61,9 @@ def describe(node: Node, raw: bool = True) -> Msg:
     value = node.value
     written = node.text if raw else None
     if isinstance(value, dict):
-        return Msg.of("a mapping")
+        # not the `a mapping` of check_keys: what was found and what was expected are
+        # different grammatical cases in Polish (znaleziono mapowanie / oczekiwano mapowania)
+        return Msg.plural_of("a mapping of {count} key", "a mapping of {count} keys", len(value))
     if isinstance(value, list):
         return Msg.plural_of("a list of {count} item", "a list of {count} items", len(value))
     if value is None:
@@ -181,7 +185,7 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return "x".join(str(s) for s in shape)
 
 
-def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str) -> None:
+def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str | Msg) -> None:
     if array.shape != expected:
         raise SpecError(
             Msg.of("{path} is {found}, expected {names} = {expected}", path=node.where.path,
@@ -348,7 +352,7 @@ def one_mask(node: Node, n: int, m: int) -> Mask:
         expect(node, expected)
     if isinstance(node.value, list):
         visible = matrix(node, "mask")
-        check_shape(node, visible, (n, m), "queries x keys")
+        check_shape(node, visible, (n, m), Msg.of("queries x keys"))
         if not np.isin(visible, (0.0, 1.0)).all():
             fail(node, "expected only 1 (visible) and 0 (hidden) in a mask matrix")
         return MatrixMask(visible.astype(bool))
