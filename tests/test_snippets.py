@@ -187,7 +187,7 @@ def test_a_broken_spec_fails_with_file_line_and_the_rest_is_still_written(repo: 
     result = invoke("snippets")
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        "posts/intro/two.attn.yaml:6:3: embeddings: has 2 rows, expected one per token (3)",
+        "posts/intro/two.attn.yaml:9:3: embeddings: has 2 rows, expected one per token (3)",
         "attn: 4 written, 0 unchanged, 2 failed",
     ]
     assert files_under(repo / "snippets") == [s for s in SNIPPETS if "/two." not in s]
