@@ -7,10 +7,11 @@ A message is the first argument of `Msg.of(...)`, the first two of `Msg.plural_o
 second of a `fail(node, "...")` helper (a string literal, implicit concatenation included), found
 with the `ast` module in every module of attncli, like xgettext's keywords. A `Msg` whose msgid is
 not a literal is reported, since no catalog could list it (except inside a helper such as `fail`,
-which passes its caller's literal on). Updating a `.po` keeps
-every translation whose msgid is still used, adds the new msgids untranslated, and keeps the ones
-no longer used at the end as obsolete `#~` entries, so no translation is lost when a msgid is
-reworded.
+which passes its caller's literal on).
+
+Updating a `.po` keeps every translation whose msgid is still used, adds the new msgids
+untranslated, and keeps the ones no longer used at the end as obsolete `#~` entries, so no
+translation is lost when a msgid is reworded.
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ binary copy that could fall out of step with its source. The catalog is compiled
 into the `.mo` layout and handed to `gettext.GNUTranslations`, so plural rules and lookups are
 the standard library's own.
 
-Supported: comments (`#`, `#.`, `#:`, `#,` flags), obsolete entries (`#~`, kept for the translator,
-never used), `msgctxt`,
-`msgid`, `msgid_plural`, `msgstr`, `msgstr[n]`, strings continued over several lines, and the
-C escapes `\\n \\t \\" \\\\`. Entries flagged `fuzzy` are not used, as msgfmt does.
+Supported: comments (`#`, `#.`, `#:`, `#,` flags), obsolete entries (`#~`, kept for the
+translator, never used), `msgctxt`, `msgid`, `msgid_plural`, `msgstr`, `msgstr[n]`, strings
+continued over several lines, and the C escapes `\\n \\t \\" \\\\`. Entries flagged `fuzzy` are
+not used, as msgfmt does.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Entry:
     msgctxt: str | None = None
     comments: list[str] = field(default_factory=list)  # translator comments, without "# "
     extracted: list[str] = field(default_factory=list)  # `#.` notes for translators
-    references: list[str] = field(default_factory=list)  # `#:` file:line
+    references: list[str] = field(default_factory=list)  # `#:` the files that use it
     flags: list[str] = field(default_factory=list)  # `#,` e.g. fuzzy, python-brace-format
     obsolete: bool = False  # `#~`: no longer in attn's code; kept so its translation is not lost
     line: int = field(default=0, compare=False)  # where the msgid is, for error messages
