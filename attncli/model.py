@@ -115,7 +115,10 @@ class Expansion:
 class Step:
     """One step of the computation: what it is called, its formula, what it produced."""
 
-    id: str  # stable: embeddings, projections, scores, scaled, masked, weights, output
+    # stable: embeddings, positional, context, parameters, projections, scores, scaled, masked,
+    # weights, output (per head); concat, out_projection; residual_1, norm_1, ffn, residual_2,
+    # norm_2 (the rest of the layer)
+    id: str
     title: Msg
     formula: Formula | None
     matrices: tuple[Matrix, ...]
@@ -151,6 +154,8 @@ class Header:
     convention: str
     mask: Msg
     scale: Msg
+    uniform_heads: bool = True  # every head has the d_k and d_v above
+    facts: tuple[Msg, ...] = ()  # more about the example: heads' shapes, positions, W_O, layer
 
 
 @dataclass(frozen=True)

@@ -105,3 +105,36 @@ def softmax_parts(logits: Array) -> tuple[Array, Array, Array, Array]:
 def attend(weights: Array, v: Array) -> Array:
     """Z = A·V: each output row is the weighted sum of the value rows."""
     return weights @ v  # (n, m) @ (m, d_v) -> (n, d_v)
+
+
+def sinusoidal(n: int, d: int, base: float = 10000.0) -> Array:
+    """P[k, 2i] = sin(k / base^(2i/d)), P[k, 2i+1] = cos(k / base^(2i/d)) (Vaswani et al.)."""
+    k = np.arange(n, dtype=np.float64)[:, None]  # (n, 1): the positions 0 .. n-1
+    pair = np.arange(d) // 2  # (d,): i of column 2i and of column 2i+1
+    angle = k / base ** (2 * pair / d)  # (n, 1) / (d,) -> (n, d)
+    return np.where(np.arange(d) % 2 == 0, np.sin(angle), np.cos(angle))  # (n, d)
+
+
+def concat(heads: Iterable[Array]) -> Array:
+    """Concat(head_1, ..., head_h): the heads' outputs side by side."""
+    return np.concatenate(tuple(heads), axis=1)  # h x (n, d_v) -> (n, h·d_v)
+
+
+def layer_norm(x: Array, gain: Array | None, bias: Array | None, eps: float) -> Array:
+    """gain·(x - μ)/√(σ² + eps) + bias over the features of each row (σ² the biased variance)."""
+    mu = x.mean(axis=1, keepdims=True)  # (n, 1)
+    var = ((x - mu) ** 2).mean(axis=1, keepdims=True)  # (n, 1)
+    y = (x - mu) / np.sqrt(var + eps)  # (n, d)
+    if gain is not None:
+        y = y * gain  # (n, d) * (d,)
+    return y if bias is None else y + bias  # (n, d) + (d,)
+
+
+def relu(x: Array) -> Array:
+    return np.maximum(x, 0.0)  # (n, d_ff)
+
+
+def gelu(x: Array) -> Array:
+    """x·Φ(x) with the exact normal CDF, as PyTorch's default GELU."""
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))  # (n, d_ff)

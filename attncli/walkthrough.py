@@ -17,10 +17,13 @@ from attncli.model import Array, Formula, Header, HeadResult, Matrix, Step, Walk
 from attncli.reading import read
 from attncli.spec.model import (
     CausalMask,
+    FeedForward,
     Head,
+    LayerNorm,
     Mask,
     MatrixMask,
     PaddingMask,
+    Sequence,
     Spec,
     WindowMask,
 )
@@ -35,6 +38,10 @@ def token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
         seen[token] += 1
         labels.append(f"{token}#{seen[token]}" if counts[token] > 1 else token)
     return tuple(labels)
+
+
+def subscript(number: int) -> str:
+    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 def feature_labels(d: int) -> tuple[str, ...]:
@@ -115,15 +122,59 @@ class _Builder:
         self.steps.append(Step(step_id, title, formula, matrices, head, notes))
 
     def embeddings(self) -> Array:
-        x = self.spec.queries.embeddings  # (n, d_model)
-        self.add("embeddings", Msg.of("Token embeddings"), Formula("X = E", "X = E"),
-                 (self.matrix(Formula("X", "X"), x, self.query_labels),))
+        queries = self.spec.queries
+        x = queries.embeddings  # (n, d_model)
+        if queries.positional is None:
+            self.add("embeddings", Msg.of("Token embeddings"), Formula("X = E", "X = E"),
+                     (self.matrix(Formula("X", "X"), x, self.query_labels),))
+            return x
+        self.add("embeddings", Msg.of("Token embeddings"), None,
+                 (self.matrix(Formula("E", "E"), x, self.query_labels),))
+        return self.positional(queries, "positional", Formula("X", "X"), self.query_labels)
+
+    def positional(self, sequence: Sequence, step_id: str, symbol: Formula,
+                   labels: tuple[str, ...]) -> Array:
+        """P (sinusoidal or given), then X = E + P, as one step."""
+        added = sequence.positional
+        assert added is not None
+        e = sequence.embeddings  # (n, d_model)
+        if added.kind == "sinusoidal":
+            p = ops.sinusoidal(sequence.n, sequence.d_model, added.base)  # (n, d_model)
+            note = Msg.of("Row k, columns 2i and 2i+1: sin(k / {base}^(2i/d)) and "
+                          "cos(k / {base}^(2i/d)), d = {d}.", base=f"{added.base:g}",
+                          d=sequence.d_model)
+        else:
+            assert added.values is not None
+            p = added.values  # (n, d_model)
+            note = Msg.of("P is a learned matrix: one row per position.")
+        x = e + p  # (n, d_model) + (n, d_model)
+        self.finite(x, symbol.text, labels, feature_labels(sequence.d_model))
+        self.add(step_id, Msg.of("Positional encoding"),
+                 Formula(f"{symbol.text} = E + P", f"{symbol.latex} = E + P"),
+                 (self.matrix(Formula("P", "P"), p, labels),
+                  self.matrix(symbol, x, labels)), None, (note,))
         return x
 
-    def head(self, index: int | None, head: Head, x: Array) -> HeadResult:
+    def context_inputs(self) -> Array | None:
+        """The context tokens that keys and values come from (cross-attention), or None."""
+        context = self.spec.context
+        if context is None:
+            return None
+        c = context.embeddings  # (m, d_model)
+        note = Msg.of("Queries come from the tokens above; keys and values from these.")
+        if context.positional is None:
+            self.add("context", Msg.of("Context embeddings"), Formula("C = E_c", "C = E_c"),
+                     (self.matrix(Formula("C", "C"), c, self.key_labels),), None, (note,))
+            return c
+        self.add("context", Msg.of("Context embeddings"), None,
+                 (self.matrix(Formula("E_c", "E_c"), c, self.key_labels),), None, (note,))
+        return self.positional(context, "context_positional", Formula("C", "C"),
+                               self.key_labels)
+
+    def head(self, index: int | None, head: Head, x: Array, xk: Array) -> HeadResult:
+        """One head on queries from x (n, d_model) and keys and values from xk (m, d_model)."""
         spec = self.spec
         conv = spec.convention
-        xk = spec.context.embeddings if spec.context is not None else x  # (m, d_model)
         self.parameters(index, head)
         q = self.calc.project(x, head.W_Q, head.b_Q, conv)  # (n, d_k)
         k = self.calc.project(xk, head.W_K, head.b_K, conv)  # (m, d_k)
@@ -188,17 +239,26 @@ class _Builder:
             if b is not None:
                 matrices.append(self.matrix(Formula(name, name.replace("_", "_{") + "}"),
                                             b[None, :], ("",)))
-        self.add("parameters", Msg.of("Projection weights"), None, tuple(matrices), index)
+        notes: tuple[Msg, ...] = ()
+        if head.split is not None:
+            (k0, k1), (v0, v1) = head.split
+            where = (Msg.of("columns") if self.row else Msg.of("rows"))
+            notes = (Msg.of("This head's part of the full weights: {where} {k_first}–{k_last} of "
+                            "W_Q and W_K, {where} {v_first}–{v_last} of W_V.", where=where,
+                            k_first=k0 + 1, k_last=k1, v_first=v0 + 1, v_last=v1),)
+        self.add("parameters", Msg.of("Projection weights"), None, tuple(matrices), index, notes)
 
     def projection_formula(self, head: Head) -> Formula:
         texts, latexes = [], []
         for letter in ("Q", "K", "V"):
             bias = getattr(head, f"b_{letter}") is not None
+            source = "C" if letter != "Q" and self.spec.context is not None else "X"
             if self.row:
-                text, latex = f"{letter} = X·W_{letter}", f"{letter} = X W_{{{letter}}}"
+                text = f"{letter} = {source}·W_{letter}"
+                latex = f"{letter} = {source} W_{{{letter}}}"
             else:
-                low = letter.lower()
-                text, latex = f"{low}ᵢ = W_{letter}·xᵢ", f"{low}_i = W_{{{letter}}} x_i"
+                low, src = letter.lower(), source.lower()
+                text, latex = f"{low}ᵢ = W_{letter}·{src}ᵢ", f"{low}_i = W_{{{letter}}} {src}_i"
             if bias:
                 text, latex = f"{text} + b_{letter}", f"{latex} + b_{{{letter}}}"
             texts.append(text)
@@ -260,6 +320,107 @@ class _Builder:
                 "{count} queries see no key; their weights and output are 0.", count))
         return weights
 
+    def pre_norm(self, x: Array) -> Array:
+        """In a pre-norm layer the heads read LayerNorm(X) instead of X."""
+        block = self.spec.block
+        if block is None or block.norm != "pre" or block.norms is None:
+            return x
+        X = self.matrix(Formula("X", "X"), x, self.query_labels)
+        return self.norm("norm_1", block.norms[0], X, Formula("X̃", r"\tilde{X}")).values
+
+    def layer(self, x: Array, attention: Matrix) -> Matrix:
+        """The rest of the layer: residual add, LayerNorm, feed-forward, residual add, LayerNorm
+        (post-norm), or LayerNorm before attention and before the feed-forward (pre-norm)."""
+        block = self.spec.block
+        if block is None:
+            return attention
+        post = block.norm == "post" and block.norms is not None
+        h = attention
+        if block.residual:
+            X = self.matrix(Formula("X", "X"), x, self.query_labels)
+            h = self.residual("residual_1", X, attention, Formula("R₁", "R_1"))
+        if post:
+            assert block.norms is not None
+            h = self.norm("norm_1", block.norms[0], h, Formula("Y₁", "Y_1"))
+        if block.ffn is None:
+            return h
+        ffn_in = h
+        if block.norm == "pre" and block.norms is not None:
+            ffn_in = self.norm("norm_2", block.norms[1], h, Formula("Ỹ", r"\tilde{Y}"))
+        out = self.feed_forward(block.ffn, ffn_in)
+        if block.residual:
+            out = self.residual("residual_2", h, out, Formula("R₂", "R_2"))
+        if post:
+            assert block.norms is not None
+            out = self.norm("norm_2", block.norms[1], out, Formula("Y", "Y"))
+        return out
+
+    def residual(self, step_id: str, a: Matrix, b: Matrix, symbol: Formula) -> Matrix:
+        r = a.values + b.values  # (n, d_model) + (n, d_model)
+        self.finite(r, symbol.text, a.rows, a.columns)
+        result = Matrix(symbol, r, a.rows, a.columns)
+        self.add(step_id, Msg.of("Residual add"),
+                 Formula(f"{symbol.text} = {a.symbol.text} + {b.symbol.text}",
+                         f"{symbol.latex} = {a.symbol.latex} + {b.symbol.latex}"),
+                 (result,), None,
+                 (Msg.of("The layer's input is added back to what the sublayer made of it."),))
+        return result
+
+    def norm(self, step_id: str, ln: LayerNorm, h: Matrix, symbol: Formula) -> Matrix:
+        """LayerNorm of each row, with the row's mean and spread shown beside it."""
+        mu = h.values.mean(axis=1)  # (n,)
+        sigma = np.sqrt(((h.values - mu[:, None]) ** 2).mean(axis=1) + ln.eps)  # (n,)
+        y = ops.layer_norm(h.values, ln.gain, ln.bias, ln.eps)  # (n, d_model)
+        matrices = [Matrix(Formula("μ, σ", r"\mu, \sigma"), np.stack([mu, sigma], axis=1),
+                           h.rows, ("μ", "σ"))]
+        for name, vec in (("gain", ln.gain), ("bias", ln.bias)):
+            if vec is not None:
+                matrices.append(self.matrix(Formula(name, name), vec[None, :], ("",)))
+        matrices.append(Matrix(symbol, y, h.rows, h.columns))
+        text = f"{symbol.text} = LayerNorm({h.symbol.text})"
+        latex = rf"{symbol.latex} = \operatorname{{LayerNorm}}({h.symbol.latex})"
+        self.add(step_id, Msg.of("Layer normalization"), Formula(text, latex), tuple(matrices),
+                 None, (Msg.of("Each row becomes (x − μ) / σ with σ = √(variance + {eps}), "
+                               "then times the gain plus the bias.", eps=f"{ln.eps:g}"),))
+        return matrices[-1]
+
+    def feed_forward(self, ffn: FeedForward, h: Matrix) -> Matrix:
+        """F = activation(H·W_1 + b_1)·W_2 + b_2, applied to each row on its own."""
+        conv = self.spec.convention
+        act = ops.gelu if ffn.activation == "gelu" else ops.relu
+        hidden = act(ops.project(h.values, ffn.W_1, ffn.b_1, conv))  # (n, d_ff)
+        f = ops.project(hidden, ffn.W_2, ffn.b_2, conv)  # (n, d_ff) -> (n, d_model)
+        self.finite(f, "F", h.rows, h.columns)
+        matrices = []
+        for name, w in (("W_1", ffn.W_1), ("b_1", ffn.b_1), ("W_2", ffn.W_2), ("b_2", ffn.b_2)):
+            if w is None:
+                continue
+            latex = name.replace("_", "_{") + "}"
+            if w.ndim == 1:
+                matrices.append(self.matrix(Formula(name, latex), w[None, :], ("",)))
+            else:
+                matrices.append(self.matrix(Formula(name, latex), w,
+                                            feature_labels(int(w.shape[0]))))
+        matrices.append(self.matrix(Formula("H", "H"), hidden, h.rows))
+        result = Matrix(Formula("F", "F"), f, h.rows, h.columns)
+        matrices.append(result)
+        self.add("ffn", Msg.of("Feed-forward network"),
+                 self.ffn_formula(ffn, h.symbol), tuple(matrices), None,
+                 (Msg.of("The same two-layer network is applied to every row on its own."),))
+        return result
+
+    def ffn_formula(self, ffn: FeedForward, given: Formula) -> Formula:
+        b1 = (" + b_1", " + b_{1}") if ffn.b_1 is not None else ("", "")
+        b2 = (" + b_2", " + b_{2}") if ffn.b_2 is not None else ("", "")
+        act = ffn.activation
+        if self.row:
+            return Formula(f"H = {act}({given.text}·W_1{b1[0]}),  F = H·W_2{b2[0]}",
+                           rf"H = \operatorname{{{act}}}({given.latex} W_{{1}}{b1[1]}),"
+                           rf"\quad F = H W_{{2}}{b2[1]}")
+        return Formula(f"hᵢ = {act}(W_1·xᵢ{b1[0]}),  fᵢ = W_2·hᵢ{b2[0]}",
+                       rf"h_i = \operatorname{{{act}}}(W_{{1}} x_i{b1[1]}),"
+                       rf"\quad f_i = W_{{2}} h_i{b2[1]}")
+
     def header(self) -> Header:
         spec = self.spec
         head = spec.heads[0]
@@ -270,13 +431,86 @@ class _Builder:
             scale_msg = Msg.of("÷ {value}", value=scale.value)
         else:
             scale_msg = Msg.of("none")
+        shapes = [(h.d_k(spec.convention), h.d_v(spec.convention)) for h in spec.heads]
         return Header(
             title=spec.title, description=spec.description,
             n_queries=spec.queries.n, n_keys=spec.keys_source.n, d_model=spec.queries.d_model,
             d_k=head.d_k(spec.convention), d_v=head.d_v(spec.convention),
             n_heads=len(spec.heads), convention=spec.convention,
             mask=describe_masks(spec.masks), scale=scale_msg,
+            uniform_heads=len(set(shapes)) == 1, facts=self.facts(shapes),
         )
+
+    def facts(self, shapes: list[tuple[int, int]]) -> tuple[Msg, ...]:
+        """Header lines beyond the sizes: each head's shape when they differ, cross-attention,
+        positions, the output projection and the rest of the layer."""
+        spec = self.spec
+        facts = []
+        if len(set(shapes)) > 1:
+            facts += [Msg.of("head {index}: d_k = {d_k}, d_v = {d_v}", index=i, d_k=k, d_v=v)
+                      for i, (k, v) in enumerate(shapes, start=1)]
+        if spec.context is not None:
+            facts.append(Msg.of("cross-attention: queries from the tokens, keys and values from "
+                                "the context"))
+        for sequence in (spec.queries, spec.context):
+            if sequence is not None and sequence.positional is not None:
+                facts.append(Msg.of("positional encoding: {kind}", kind=positional_kind(sequence)))
+                break
+        if spec.W_O is not None:
+            rows, columns = (int(d) for d in spec.W_O.shape)
+            facts.append(Msg.of("output projection W_O: {rows} x {columns}", rows=rows,
+                                columns=columns))
+        if spec.block is not None:
+            facts.append(Msg.of("the rest of the layer: {parts}", parts=describe_block(spec)))
+        return tuple(facts)
+
+    def combine(self, heads: tuple[HeadResult, ...]) -> Matrix:
+        """The attention output: the heads side by side, then W_O when the spec has it."""
+        z = heads[0].context if len(heads) == 1 else self.concat(heads)
+        if self.spec.W_O is None:
+            return z
+        return self.out_projection(z)
+
+    def concat(self, heads: tuple[HeadResult, ...]) -> Matrix:
+        z = ops.concat(head.context.values for head in heads)  # (n, h·d_v)
+        columns = tuple(f"h{head.index}.{c}" for head in heads for c in head.context.columns)
+        h = len(heads)
+        parts = ", ".join(f"Z{subscript(i)}" for i in range(1, h + 1)) if h <= 3 else \
+            f"Z₁, …, Z{subscript(h)}"
+        latex_parts = ", ".join(f"Z_{{{i}}}" for i in range(1, h + 1)) if h <= 3 else \
+            rf"Z_1, \dots, Z_{{{h}}}"
+        Z = Matrix(Formula("Z", "Z"), z, self.query_labels, columns)
+        self.add("concat", Msg.of("Heads side by side"),
+                 Formula(f"Z = Concat({parts})", rf"Z = \operatorname{{Concat}}({latex_parts})"),
+                 (Z,), None, (Msg.plural_of("Row i joins the outputs of the {count} head for "
+                                            "token i.", "Row i joins the outputs of the {count} "
+                                            "heads for token i.", h),))
+        return Z
+
+    def out_projection(self, z: Matrix) -> Matrix:
+        spec = self.spec
+        assert spec.W_O is not None
+        o = ops.project(z.values, spec.W_O, spec.b_O, spec.convention)  # (n, d_model)
+        self.finite(o, "O", self.query_labels, feature_labels(int(o.shape[1])))
+        if self.row:  # W_O's rows meet Z's columns
+            w_labels = (z.columns, feature_labels(int(spec.W_O.shape[1])))
+        else:
+            w_labels = (feature_labels(int(spec.W_O.shape[0])), z.columns)
+        matrices = [Matrix(Formula("W_O", "W_{O}"), spec.W_O, *w_labels)]
+        if spec.b_O is not None:
+            matrices.append(self.matrix(Formula("b_O", "b_{O}"), spec.b_O[None, :], ("",)))
+        result = self.matrix(Formula("O", "O"), o, self.query_labels)
+        bias = spec.b_O is not None
+        if self.row:
+            formula = Formula("O = Z·W_O" + (" + b_O" if bias else ""),
+                              "O = Z W_{O}" + (" + b_{O}" if bias else ""))
+        else:
+            formula = Formula("oᵢ = W_O·zᵢ" + (" + b_O" if bias else ""),
+                              "o_i = W_{O} z_i" + (" + b_{O}" if bias else ""))
+        self.add("out_projection", Msg.of("Output projection"), formula, (*matrices, result), None,
+                 (Msg.of("W_O mixes the heads' outputs back into d_model = {d} features.",
+                         d=int(o.shape[1])),))
+        return result
 
 
 def build(spec: Spec, expand: Selection | None = None) -> Walkthrough:
@@ -296,17 +530,47 @@ def compute(spec: Spec) -> Walkthrough:
     builder = _Builder(spec)
     # An overflow becomes inf here and is reported by _Builder.finite as a SpecError.
     with np.errstate(over="ignore", invalid="ignore"):
-        x = builder.embeddings()
+        x = builder.embeddings()  # (n, d_model)
+        context = builder.context_inputs()  # (m, d_model) for cross-attention, else None
+        x_in = builder.pre_norm(x)  # LayerNorm(X) for a pre-norm layer, else X
         heads = tuple(
-            builder.head(i + 1 if len(spec.heads) > 1 else None, head, x)
+            builder.head(i + 1 if len(spec.heads) > 1 else None, head, x_in,
+                         context if context is not None else x_in)
             for i, head in enumerate(spec.heads)
         )
+        output = builder.layer(x, builder.combine(heads))
     return Walkthrough(
         header=builder.header(),
         steps=tuple(builder.steps),
         heads=heads,
-        output=heads[-1].context,
+        output=output,
         precision=spec.display.precision,
         round_intermediates=spec.display.round_intermediates,
         decimal=spec.display.decimal,
     )
+
+
+def positional_kind(sequence: Sequence) -> Msg:
+    added = sequence.positional
+    assert added is not None
+    if added.kind == "sinusoidal":
+        return Msg.of("sinusoidal, base {base}", base=f"{added.base:g}")
+    return Msg.of("a learned matrix")
+
+
+def describe_block(spec: Spec) -> Msg:
+    block = spec.block
+    assert block is not None
+    parts = []
+    if block.residual:
+        parts.append(Msg.of("residual add"))
+    if block.norms is not None:
+        parts.append(Msg.of("LayerNorm ({norm})", norm=block.norm + "-norm"))
+    if block.ffn is not None:
+        d_ff = int(block.ffn.W_1.shape[1 if spec.convention == "row" else 0])
+        parts.append(Msg.of("feed-forward ({activation}, d_ff = {d_ff})",
+                            activation=block.ffn.activation, d_ff=d_ff))
+    result = parts[0]
+    for part in parts[1:]:
+        result = Msg.of("{first}, {second}", first=result, second=part)
+    return result

@@ -61,13 +61,16 @@ def header_facts(header: Header, t: Translate) -> list[str]:
     else:
         sizes = [t(Msg.plural_of("{count} query", "{count} queries", header.n_queries)),
                  t(Msg.plural_of("{count} key", "{count} keys", header.n_keys))]
-    sizes += [f"d_model = {header.d_model}", f"d_k = {header.d_k}", f"d_v = {header.d_v}"]
+    sizes.append(f"d_model = {header.d_model}")
+    if header.uniform_heads:  # else each head's d_k and d_v are among the facts
+        sizes += [f"d_k = {header.d_k}", f"d_v = {header.d_v}"]
     if header.n_heads > 1:
         sizes.append(t(Msg.plural_of("{count} head", "{count} heads", header.n_heads)))
     return [
         ", ".join(sizes),
         t(Msg.of("mask: {mask}", mask=header.mask)) + " · " +
         t(Msg.of("scale: {scale}", scale=header.scale)),
+        *(t(fact) for fact in header.facts),
     ]
 
 

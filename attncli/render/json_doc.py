@@ -101,6 +101,8 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         "heads": [
             {
                 "head": head.index,
+                "d_k": head.queries.shape[1],
+                "d_v": head.values.shape[1],
                 "queries": values(head.queries),
                 "keys": values(head.keys),
                 "values": values(head.values),

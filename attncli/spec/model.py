@@ -19,11 +19,21 @@ Decimal = Literal["dot", "comma"]
 
 
 @dataclass(frozen=True)
+class Positional:
+    """What is added to the embeddings: P = sinusoidal(n, d_model, base), or a given matrix."""
+
+    kind: Literal["sinusoidal", "matrix"]
+    base: float = 10000.0  # the n of sin(k / n^(2i/d)), for `sinusoidal`
+    values: Array | None = None  # (n, d_model), for `matrix`
+
+
+@dataclass(frozen=True)
 class Sequence:
-    """Tokens and their embeddings: the rows of E (n x d_model)."""
+    """Tokens and their embeddings: the rows of E (n x d_model), and an optional P to add."""
 
     tokens: tuple[str, ...]
     embeddings: Array  # (n, d_model)
+    positional: Positional | None = None
 
     @property
     def n(self) -> int:
@@ -45,6 +55,9 @@ class Head:
     b_K: Array | None = None  # (d_k,)
     b_V: Array | None = None  # (d_v,)
     identity: frozenset[str] = frozenset()  # which of W_Q, W_K, W_V the user wrote as `identity`
+    # For `heads: h`: which columns (row convention) or rows (column convention) of the full
+    # W_Q, W_K and W_V this head's blocks are, as 0-based (start, stop) for d_k and for d_v.
+    split: tuple[tuple[int, int], tuple[int, int]] | None = None
 
     def d_k(self, convention: Convention) -> int:
         return int(self.W_Q.shape[1] if convention == "row" else self.W_Q.shape[0])
@@ -100,6 +113,36 @@ Mask = CausalMask | WindowMask | PaddingMask | MatrixMask
 
 
 @dataclass(frozen=True)
+class LayerNorm:
+    """LayerNorm over the features of each row: gain·(x - μ)/√(σ² + eps) + bias."""
+
+    gain: Array | None = None  # (d_model,); None: all ones
+    bias: Array | None = None  # (d_model,); None: all zeros
+    eps: float = 1e-5
+
+
+@dataclass(frozen=True)
+class FeedForward:
+    """The position-wise feed-forward network: activation(X·W_1 + b_1)·W_2 + b_2."""
+
+    W_1: Array  # row: (d_model, d_ff); column: (d_ff, d_model)
+    W_2: Array  # row: (d_ff, d_model); column: (d_model, d_ff)
+    b_1: Array | None = None  # (d_ff,)
+    b_2: Array | None = None  # (d_model,)
+    activation: Literal["relu", "gelu"] = "relu"
+
+
+@dataclass(frozen=True)
+class Block:
+    """The rest of the layer around attention: residual adds, LayerNorms and the FFN."""
+
+    residual: bool = True
+    norms: tuple[LayerNorm, LayerNorm] | None = None  # before/after the FFN; None: no LayerNorm
+    ffn: FeedForward | None = None
+    norm: Literal["post", "pre"] = "post"
+
+
+@dataclass(frozen=True)
 class Display:
     precision: int = 2
     round_intermediates: bool = False
@@ -115,8 +158,9 @@ class Spec:
     heads: tuple[Head, ...]
     convention: Convention = "row"
     context: Sequence | None = None
-    W_O: Array | None = None  # (h·d_v, d_model) in the row convention
+    W_O: Array | None = None  # row: (h·d_v, d_model); column: (d_model, h·d_v)
     b_O: Array | None = None  # (d_model,)
+    block: Block | None = None
     score: Score = field(default_factory=Score)
     scale: Scale = field(default_factory=Scale)
     masks: tuple[Mask, ...] = ()
