@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from mha_reference import TOLERANCE, encoder_layer, multi_head_attention, torch_module
 
 from attncli import build, loads_spec
+from tests.mha_reference import TOLERANCE, encoder_layer, multi_head_attention, torch_module
 
 CASES = 24
 EPS = 1e-5

@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
-from mha_reference import TOLERANCE, multi_head_attention, torch_module
 
 from attncli import build, loads_spec
 from attncli.model import Walkthrough
+from tests.mha_reference import TOLERANCE, multi_head_attention, torch_module
 
 CASES = 60
 

@@ -83,18 +83,18 @@ weights: {{W_Q: {matrix(4, 4)}, W_V: {matrix(6, 4)}, b_Q: [1, 2, 3, 4]}}
                       'found the text "many"'),
     (f"heads:\n  - {{W_Q: {matrix(4, 2)}, W_K: {matrix(4, 2)}}}\n"
      f"  - {{W_Q: {matrix(4, 2)}, W_K: {matrix(4, 3)}}}\n",
-     "spec.yaml:8:64: heads[1].W_K: is 4x3, expected d_model x d_k = 4x2 (head 2)"),
+     "spec.yaml:8:64: heads[1].W_K is 4x3, expected d_model x d_k = 4x2 (head 2)"),
     (f"heads:\n  - {{W_Q: {matrix(4, 2)}}}\n",
      "spec.yaml:7:5: heads[0]: W_K is missing, so it is the identity, which needs d_k = d_model"),
     (f"heads:\n  - {{W_V: {matrix(3, 2)}}}\n",
-     "spec.yaml:7:11: heads[0].W_V: is 3x2, expected d_model x d_v = 4x2 (head 1)"),
+     "spec.yaml:7:11: heads[0].W_V is 3x2, expected d_model x d_v = 4x2 (head 1)"),
     (f"heads: [{{}}]\nweights: {{W_Q: {matrix(4, 4)}}}\n",
      "spec.yaml:7:16: weights.W_Q: with a list of heads, each head has its own projections; "
      "weights may hold only W_O and b_O"),
     ("weights: {b_O: [1, 2, 3, 4]}\n",
      "spec.yaml:6:16: weights.b_O: b_O needs W_O beside it in weights"),
     (f"heads: 2\nweights: {{W_O: {matrix(4, 3)}}}\n",
-     "spec.yaml:7:16: weights.W_O: is 4x3, expected h·d_v x d_model = 4x4"),
+     "spec.yaml:7:16: weights.W_O is 4x3, expected h·d_v x d_model = 4x4"),
 ])
 def test_head_errors(tmp_path: Path, extra: str, expected: str) -> None:
     assert error(HEAD + extra, tmp_path) == expected
@@ -163,7 +163,7 @@ def test_positional_kinds(tmp_path: Path) -> None:
     ("positional: {sinusoidal: {bass: 10}}\n",
      "spec.yaml:6:33: positional.sinusoidal.bass: unknown key; did you mean base?"),
     (f"positional: {matrix(2, 4)}\n",
-     "spec.yaml:6:13: positional: is 2x4, expected tokens x d_model = 3x4"),
+     "spec.yaml:6:13: positional is 2x4, expected tokens x d_model = 3x4"),
 ])
 def test_positional_errors(tmp_path: Path, extra: str, expected: str) -> None:
     assert error(HEAD + extra, tmp_path) == expected
@@ -266,7 +266,7 @@ def test_random_matrices(tmp_path: Path) -> None:
     ("embeddings: {random: {seed: -1}, dim: 2}\n",
      "spec.yaml:2:29: embeddings.random.seed: expected a whole number of at least 0, found -1"),
     ("embeddings: {random: {}, shape: [4, 2]}\n",
-     "spec.yaml:2:33: embeddings.shape: is 4x2, expected 3x?"),
+     "spec.yaml:2:33: embeddings.shape is 4x2, expected 3x?"),
     ("embeddings: {randm: {}}\n",
      "spec.yaml:2:13: embeddings: expected a matrix, {file: ...} or {random: ...}, "
      "found a mapping"),
@@ -285,12 +285,12 @@ def test_random_errors(tmp_path: Path, extra: str, expected: str) -> None:
     ("block: {layer_norm: [{}, {}, {}]}\n", "spec.yaml:6:21: block.layer_norm: expected one "
      "LayerNorm for both places or a list of two, found 3"),
     ("block: {layer_norm: {gain: [1, 2]}}\n",
-     "spec.yaml:6:28: block.layer_norm.gain: is 2, expected d_model = 4"),
+     "spec.yaml:6:28: block.layer_norm.gain is 2, expected d_model = 4"),
     ("block: {ffn: {W_1: {random: {}}, W_2: {random: {}}}}\n",
      "spec.yaml:6:20: block.ffn.W_1: cannot tell the shape of this random matrix from the "
      "others; add shape: [rows, columns]"),
     (f"block: {{ffn: {{W_1: {matrix(4, 8)}, W_2: {matrix(4, 8)}}}}}\n",
-     "spec.yaml:6:187: block.ffn.W_2: is 4x8, expected d_ff x d_model = 8x4"),
+     "spec.yaml:6:187: block.ffn.W_2 is 4x8, expected d_ff x d_model = 8x4"),
     (f"block: {{ffn: {{W_1: {matrix(4, 2)}, W_2: {matrix(2, 4)}, activation: tanh}}}}\n",
      "spec.yaml:6:129: block.ffn.activation: expected one of relu, gelu, found the text \"tanh\""),
     (f"heads: [{{W_V: {matrix(4, 3)}}}]\nblock: {{}}\n",
