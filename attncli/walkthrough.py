@@ -425,7 +425,10 @@ class _Builder:
         spec = self.spec
         head = spec.heads[0]
         scale = spec.scale
-        if scale.kind == "sqrt_dk":
+        d_ks = {h.d_k(spec.convention) for h in spec.heads}
+        if scale.kind == "sqrt_dk" and len(d_ks) > 1:
+            scale_msg = Msg.of("÷ √d_k of each head")
+        elif scale.kind == "sqrt_dk":
             scale_msg = Msg.of("÷ √d_k = {value}", value=self.divisor(head))
         elif scale.kind == "number":
             scale_msg = Msg.of("÷ {value}", value=scale.value)

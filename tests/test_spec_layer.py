@@ -13,6 +13,7 @@ import pytest
 from attncli import build, loads_spec
 from attncli.errors import SpecError
 from attncli.i18n import translate
+from attncli.render import render
 from attncli.spec.model import Spec
 
 HEAD = """\
@@ -58,6 +59,9 @@ weights:
     result = build(spec)
     assert result.steps[-1].id == "out_projection" and result.output.shape == (3, 4)
     assert result.header.uniform_heads is False
+    text = render(result, "text")
+    assert "3 tokens, d_model = 4, 2 heads\nmask: none · scale: ÷ √d_k of each head\n" in text
+    assert "head 1: d_k = 2, d_v = 3\nhead 2: d_k = 1, d_v = 5\n" in text
     # head 2's √d_k is √1: its scaled scores are its scores
     scores = [s for s in result.steps if s.id in ("scores", "scaled") and s.head == 2]
     np.testing.assert_array_equal(scores[0].matrices[0].values, scores[1].matrices[0].values)
