@@ -242,10 +242,13 @@ class _Builder:
         notes: tuple[Msg, ...] = ()
         if head.split is not None:
             (k0, k1), (v0, v1) = head.split
-            where = (Msg.of("columns") if self.row else Msg.of("rows"))
-            notes = (Msg.of("This head's part of the full weights: {where} {k_first}–{k_last} of "
-                            "W_Q and W_K, {where} {v_first}–{v_last} of W_V.", where=where,
-                            k_first=k0 + 1, k_last=k1, v_first=v0 + 1, v_last=v1),)
+            blocks = {"k_first": k0 + 1, "k_last": k1, "v_first": v0 + 1, "v_last": v1}
+            if self.row:
+                notes = (Msg.of("This head's part of the full weights: columns {k_first}–{k_last} "
+                                "of W_Q and W_K, columns {v_first}–{v_last} of W_V.", **blocks),)
+            else:
+                notes = (Msg.of("This head's part of the full weights: rows {k_first}–{k_last} "
+                                "of W_Q and W_K, rows {v_first}–{v_last} of W_V.", **blocks),)
         self.add("parameters", Msg.of("Projection weights"), None, tuple(matrices), index, notes)
 
     def projection_formula(self, head: Head) -> Formula:
@@ -568,7 +571,8 @@ def describe_block(spec: Spec) -> Msg:
     if block.residual:
         parts.append(Msg.of("residual add"))
     if block.norms is not None:
-        parts.append(Msg.of("LayerNorm ({norm})", norm=block.norm + "-norm"))
+        parts.append(Msg.of("LayerNorm (pre-norm)") if block.norm == "pre"
+                     else Msg.of("LayerNorm (post-norm)"))
     if block.ffn is not None:
         d_ff = int(block.ffn.W_1.shape[1 if spec.convention == "row" else 0])
         parts.append(Msg.of("feed-forward ({activation}, d_ff = {d_ff})",

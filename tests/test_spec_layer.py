@@ -78,6 +78,8 @@ weights: {{W_Q: {matrix(4, 4)}, W_V: {matrix(6, 4)}, b_Q: [1, 2, 3, 4]}}
     np.testing.assert_array_equal(spec.heads[1].W_V, np.arange(24.0).reshape(6, 4)[3:6] / 10)
     np.testing.assert_array_equal(spec.heads[1].b_Q, [3.0, 4.0])
     assert spec.heads[0].split == ((0, 2), (0, 3))
+    assert ("This head's part of the full weights: rows 3–4 of W_Q and W_K, rows 4–6 of W_V."
+            in render(build(spec), "text", width=200))
 
 
 @pytest.mark.parametrize(("extra", "expected"), [
@@ -97,6 +99,9 @@ weights: {{W_Q: {matrix(4, 4)}, W_V: {matrix(6, 4)}, b_Q: [1, 2, 3, 4]}}
      "weights may hold only W_O and b_O"),
     ("weights: {b_O: [1, 2, 3, 4]}\n",
      "spec.yaml:6:16: weights.b_O: b_O needs W_O beside it in weights"),
+    (f"heads: [{{W_Q: {matrix(4, 2)}, W_K: {matrix(4, 2)}}}, {{}}]\nscore: {{general: "
+     f"{matrix(2, 2)}}}\n", "spec.yaml:7:8: score: the general score needs one d_k for every "
+     "head; head 2 has d_k = 4, head 1 has 2"),
     (f"heads: 2\nweights: {{W_O: {matrix(4, 3)}}}\n",
      "spec.yaml:7:16: weights.W_O is 4x3, expected h·d_v x d_model = 4x4"),
 ])
@@ -271,6 +276,8 @@ def test_random_matrices(tmp_path: Path) -> None:
      "spec.yaml:2:29: embeddings.random.seed: expected a whole number of at least 0, found -1"),
     ("embeddings: {random: {}, shape: [4, 2]}\n",
      "spec.yaml:2:33: embeddings.shape is 4x2, expected 3x?"),
+    ("embeddings: {random: {}, shape: [3, 4000000]}\n", "spec.yaml:2:13: embeddings: a random "
+     "matrix of 3x4000000 is too large; the limit is 10000000 numbers"),
     ("embeddings: {randm: {}}\n",
      "spec.yaml:2:13: embeddings: expected a matrix, {file: ...} or {random: ...}, "
      "found a mapping"),
