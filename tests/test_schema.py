@@ -13,7 +13,17 @@ from typer.testing import CliRunner
 from attncli.cli import app
 from attncli.i18n import LANGUAGES
 from attncli.schema import SCHEMA_PATH, schema
-from attncli.spec.parse import DISPLAY_KEYS, MASK_KEYS, SCORE_KEYS, TOP_KEYS, WEIGHT_KEYS
+from attncli.spec.parse import (
+    BLOCK_KEYS,
+    DISPLAY_KEYS,
+    FFN_KEYS,
+    MASK_KEYS,
+    PROJECTION_KEYS,
+    RANDOM_KEYS,
+    SCORE_KEYS,
+    TOP_KEYS,
+    WEIGHT_KEYS,
+)
 from attncli.spec.source import Node, parse
 from tests.conftest import EXAMPLES
 
@@ -50,6 +60,13 @@ GOOD = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
     "mask: {padding: [true, false]}\n", "mask: {causal: true}\n", "scale: 2.5\n",
     "score: {general: [[1, 0], [0, 1]]}\n", "title: {en: A, pl: B}\n",
     "weights: {W_Q: identity, b_V: [1e-3, 2]}\n", "display: {precision: 3, decimal: comma}\n",
+    "heads: 2\nweights: {W_O: {random: {seed: 1}}, b_O: {file: b.csv}}\n",
+    "heads: [{W_Q: [[1], [0]], W_K: {file: w.npz, key: K}}, {}]\n",
+    "context: {tokens: [c], embeddings: {random: {}, dim: 2}, positional: sinusoidal}\n",
+    "positional: {sinusoidal: {base: 100}}\n", "positional: [[0, 1], [1, 0]]\n",
+    "block: {residual: true, layer_norm: [{eps: 1e-6}, {gain: [1, 1]}], norm: pre,"
+    " ffn: {W_1: {random: {seed: 1, distribution: uniform, low: -1}, shape: [2, 4]},"
+    " W_2: {random: {seed: 2}}, activation: gelu}}\n",
 ])
 def test_specs_attn_accepts_are_valid(extra: str) -> None:
     assert errors(GOOD + extra) == []
@@ -70,6 +87,9 @@ def test_specs_attn_accepts_are_valid(extra: str) -> None:
     (GOOD + "title: {de: Achtung}\n", "{'de': 'Achtung'} is not valid under any of the given "
      "schemas"),
     ("tokens: [a, ' ']\nembeddings: [[1], [0]]\n", "' ' does not match '\\\\S'"),
+    (GOOD + "heads: 0\n", "0 is not valid under any of the given schemas"),
+    (GOOD + "positional: cosine\n", "'cosine' is not valid under any of the given schemas"),
+    (GOOD + "block: {ffn: {W_1: [[1]]}}\n", "'W_2' is a required property"),
 ])
 def test_a_broken_spec_fails(spec: str, problem: str) -> None:
     assert problem in errors(spec)
@@ -91,6 +111,11 @@ def test_the_schema_names_exactly_the_keys_the_loader_accepts() -> None:
                               for option in schema()["$defs"]["mask"]["oneOf"]))
     assert mask_keys == set(MASK_KEYS)
     assert properties("$defs", "localized", "oneOf", 1) == set(LANGUAGES)
+    assert properties("$defs", "head") == set(PROJECTION_KEYS)
+    assert properties("properties", "block") == set(BLOCK_KEYS)
+    assert properties("properties", "block", "properties", "ffn") == set(FFN_KEYS)
+    assert properties("$defs", "randomOptions") == set(RANDOM_KEYS)
+    assert properties("properties", "context") == {"tokens", "embeddings", "positional"}
 
 
 def test_every_key_has_a_description() -> None:
