@@ -206,8 +206,10 @@ def dot(a: Iterable[float], b: Iterable[float]) -> Sum:
 def projection_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
     spec = ctx.spec
     weights = spec.heads[ctx.head.index - 1]
-    sources = {"Q": spec.queries.embeddings, "K": spec.keys_source.embeddings,
-               "V": spec.keys_source.embeddings}
+    x = ctx.head.query_inputs if ctx.head.query_inputs is not None else spec.queries.embeddings
+    x_kv = (ctx.head.key_inputs if ctx.head.key_inputs is not None
+            else spec.keys_source.embeddings)
+    sources = {"Q": x, "K": x_kv, "V": x_kv}  # (n, d_model), (m, d_model)
     out = []
     for matrix in step.matrices:
         letter = matrix.symbol.text

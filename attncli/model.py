@@ -139,6 +139,10 @@ class HeadResult:
     weights: Matrix
     context: Matrix
     divisor: float = 1.0  # what the scores were divided by (√d_k, rounded in hand calculation)
+    # the rows Q and K, V were projected from: X (E + P, or LayerNorm(X) before a pre-norm
+    # layer) and the context C with cross-attention; None: the embeddings as given
+    query_inputs: Array | None = None  # (n, d_model)
+    key_inputs: Array | None = None  # (m, d_model)
 
 
 @dataclass(frozen=True)

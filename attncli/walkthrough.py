@@ -226,7 +226,7 @@ class _Builder:
         self.add("output", Msg.of("Output"), self.output_formula(), (Z,), index,
                  (Msg.of("Each output row is the weighted sum of the value rows."),))
         return HeadResult(index or 1, Q, K, V, Matrix(symbol, logits, *labels), A, Z,
-                          self.divisor(head))
+                          self.divisor(head), x, xk)
 
     def parameters(self, index: int | None, head: Head) -> None:
         matrices = []
@@ -391,8 +391,8 @@ class _Builder:
         """F = activation(H·W_1 + b_1)·W_2 + b_2, applied to each row on its own."""
         conv = self.spec.convention
         act = ops.gelu if ffn.activation == "gelu" else ops.relu
-        hidden = act(ops.project(h.values, ffn.W_1, ffn.b_1, conv))  # (n, d_ff)
-        f = ops.project(hidden, ffn.W_2, ffn.b_2, conv)  # (n, d_ff) -> (n, d_model)
+        hidden = act(self.calc.project(h.values, ffn.W_1, ffn.b_1, conv))  # (n, d_ff)
+        f = self.calc.project(hidden, ffn.W_2, ffn.b_2, conv)  # (n, d_ff) -> (n, d_model)
         self.finite(f, "F", h.rows, h.columns)
         matrices = []
         for name, w in (("W_1", ffn.W_1), ("b_1", ffn.b_1), ("W_2", ffn.W_2), ("b_2", ffn.b_2)):
@@ -496,7 +496,7 @@ class _Builder:
     def out_projection(self, z: Matrix) -> Matrix:
         spec = self.spec
         assert spec.W_O is not None
-        o = ops.project(z.values, spec.W_O, spec.b_O, spec.convention)  # (n, d_model)
+        o = self.calc.project(z.values, spec.W_O, spec.b_O, spec.convention)  # (n, d_model)
         self.finite(o, "O", self.query_labels, feature_labels(int(o.shape[1])))
         if self.row:  # W_O's rows meet Z's columns
             w_labels = (z.columns, feature_labels(int(spec.W_O.shape[1])))

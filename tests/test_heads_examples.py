@@ -192,3 +192,14 @@ def test_through_the_attn_entry_point(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (f"{bad}:3:8: heads: cannot split d_k = 2 of the weights into 3 equal "
                            "heads\n")
+
+
+def test_written_out_projections_start_from_x_with_positions() -> None:
+    # decoder_layer adds sinusoidal positions: x_mouse = E[mouse] + P[2]
+    # = [0.8 + sin 2, 0 + cos 2, 0.3 + sin 0.02, 0.5 + cos 0.02] = [1.71, -0.42, 0.32, 1.50]
+    result = CliRunner().invoke(app, ["explain", str(CONFIGS / "decoder_layer.yaml"), "-f", "text",
+                                      "--steps", "projections", "--head", "1",
+                                      "-x", "projections:mouse,d1"])
+    assert result.exit_code == 0, result.output
+    assert ("Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (-0.42)·0.00 + 0.32·0.00 + "
+            "1.50·0.00 = 1.71") in result.stdout

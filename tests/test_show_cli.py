@@ -130,11 +130,20 @@ def oracle(config: Path) -> np.ndarray:
     return (a / a.sum(axis=1, keepdims=True)) @ v
 
 
+# Keys the one-shot oracle above does not model; the examples that use them (several heads,
+# cross-attention, positions, files, the full layer) are checked against PyTorch's semantics in
+# tests/test_mha_oracle.py, tests/test_layer_oracle.py and tests/test_heads_examples.py.
+BEYOND_ONE_HEAD = {"heads", "context", "positional", "block"}
+
+
 def test_every_example_config_explains_by_its_formula_and_its_lines_recompute() -> None:
     for config in sorted(examples_dir().glob("*.yaml")):
         doc = json.loads(explain(str(config), "-f", "json", "-x", "all"))
         tolerance = 0.01 if doc["round_intermediates"] else 1e-12
-        np.testing.assert_allclose(doc["output"], oracle(config), atol=tolerance)
+        written = yaml.safe_load(config.read_text(encoding="utf-8"))
+        one_head = not BEYOND_ONE_HEAD & set(written) and isinstance(written["embeddings"], list)
+        if one_head:
+            np.testing.assert_allclose(doc["output"], oracle(config), atol=tolerance)
         lines = [e for step in doc["steps"] for e in step["expansions"]]
         assert lines
         if doc["round_intermediates"]:
