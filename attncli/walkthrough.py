@@ -40,6 +40,9 @@ def token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(labels)
 
 
+COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
+
+
 def subscript(number: int) -> str:
     return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
@@ -96,6 +99,7 @@ class _Builder:
         self.query_labels = token_labels(spec.queries.tokens)
         self.key_labels = token_labels(spec.keys_source.tokens)
         self.steps: list[Step] = []
+        self.pre_normed = False  # the heads read LayerNorm(X), written X̃
         self.calc = arithmetic(spec.display.round_intermediates, spec.display.precision)
 
     def matrix(self, symbol: Formula, values: Array, rows: tuple[str, ...],
@@ -256,12 +260,16 @@ class _Builder:
         for letter in ("Q", "K", "V"):
             bias = getattr(head, f"b_{letter}") is not None
             source = "C" if letter != "Q" and self.spec.context is not None else "X"
+            tilde = self.pre_normed and source == "X"
             if self.row:
-                text = f"{letter} = {source}·W_{letter}"
-                latex = f"{letter} = {source} W_{{{letter}}}"
+                text = f"{letter} = {source}{COMBINING_TILDE if tilde else ''}·W_{letter}"
+                src = rf"\tilde{{{source}}}" if tilde else source
+                latex = f"{letter} = {src} W_{{{letter}}}"
             else:
                 low, src = letter.lower(), source.lower()
-                text, latex = f"{low}ᵢ = W_{letter}·{src}ᵢ", f"{low}_i = W_{{{letter}}} {src}_i"
+                text = f"{low}ᵢ = W_{letter}·{src}{COMBINING_TILDE if tilde else ''}ᵢ"
+                latex = f"{low}_i = W_{{{letter}}} " + (rf"\tilde{{{src}}}_i" if tilde
+                                                        else f"{src}_i")
             if bias:
                 text, latex = f"{text} + b_{letter}", f"{latex} + b_{{{letter}}}"
             texts.append(text)
@@ -329,6 +337,7 @@ class _Builder:
         if block is None or block.norm != "pre" or block.norms is None:
             return x
         X = self.matrix(Formula("X", "X"), x, self.query_labels)
+        self.pre_normed = True
         return self.norm("norm_1", block.norms[0], X, Formula("X̃", r"\tilde{X}")).values
 
     def layer(self, x: Array, attention: Matrix) -> Matrix:

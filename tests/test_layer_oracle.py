@@ -106,6 +106,9 @@ def test_layer_steps_in_order() -> None:
     assert [s.id for s in post.steps if s.head is None][-5:] == tail
     assert [s.id for s in pre.steps if s.head is None and s.id != "concat"] == [
         "embeddings", "norm_1", "out_projection", "residual_1", "norm_2", "ffn", "residual_2"]
+    projections = next(s for s in pre.steps if s.id == "projections")
+    assert projections.formula is not None
+    assert projections.formula.text.startswith("Q = X̃·W_Q + b_Q,  K = X̃·W_K + b_K")
 
 
 def test_layer_agrees_with_torch_encoder_layer() -> None:
