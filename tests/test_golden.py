@@ -73,6 +73,8 @@ def english_words(lang: str) -> set[str]:
 def test_golden_output_has_no_english_word_but_token_names(config: Path, lang: str) -> None:
     english = english_words(lang)
     assert {"attention", "weights", "scores", "each", "sums"} <= english  # the check can fail
-    tokens = {token.lower() for token in load_spec(str(config)).queries.tokens}
+    spec = load_spec(str(config))
+    context = spec.context.tokens if spec.context is not None else ()
+    tokens = {token.lower() for token in spec.queries.tokens + context}
     text = golden(config, lang).read_text(encoding="utf-8")
     assert (words(text) - tokens) & english == set()

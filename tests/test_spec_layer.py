@@ -280,7 +280,7 @@ def test_random_matrices(tmp_path: Path) -> None:
      "matrix of 3x4000000 is too large; the limit is 10000000 numbers"),
     ("embeddings: {randm: {}}\n",
      "spec.yaml:2:13: embeddings: expected a matrix, {file: ...} or {random: ...}, "
-     "found a mapping"),
+     "found a mapping of 1 key"),
 ])
 def test_random_errors(tmp_path: Path, extra: str, expected: str) -> None:
     assert error("tokens: [a, b, c]\n" + extra, tmp_path) == expected

@@ -256,7 +256,8 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
     if ndim == 1 and values.ndim == 2 and values.shape[0] == 1:
         values = values[0]  # a CSV file of one line: (1, d) -> (d,)
     if values.ndim != ndim:
-        wanted = Msg.of("a matrix (2 dimensions)" if ndim == 2 else "a vector (1 dimension)")
+        wanted = (Msg.of("a matrix (2 dimensions)") if ndim == 2
+                  else Msg.of("a vector (1 dimension)"))
         fail(name_node, "{name} holds an array of shape {found}, expected {expected}",
              name=name, found=shape_text(values.shape), expected=wanted)
     return values
