@@ -167,7 +167,8 @@ ExpandOpt = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option("--expand", "-x", show_default=False,
                  help="Cells to write out with their numbers: auto (one row per step on a small "
-                 "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. scores:chases,mouse). "
+                 "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. scores:chases,mouse); "
+                 "STEP is projections, scores, scaled, weights, output or out_projection. "
                  "Repeatable."),
 ]
 RoundOpt = Annotated[

@@ -9,8 +9,8 @@ shape of one line). What is written out is a `Selection`, read from `--expand` o
     STEP:ROW,COLUMN         one cell (scores:chases,mouse; projections:cat,d1)
 
 Steps that can be written out: projections, scores (with the angle cos θ = q·k / |q||k|), scaled,
-weights (softmax of a row: each e^x, the row sum, each quotient) and output (a row as the
-weighted sum of value rows).
+weights (softmax of a row: each e^x, the row sum, each quotient), output (a row as the
+weighted sum of value rows) and out_projection (a cell of O = Z·W_O + b_O).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from attncli.model import (
 )
 from attncli.spec.model import Spec
 
-CELL_STEPS = ("projections", "scores", "scaled")  # one line per cell
+CELL_STEPS = ("projections", "scores", "scaled", "out_projection")  # one line per cell
 ROW_STEPS = ("weights", "output")  # a row is written out at once
 EXPANDABLE = CELL_STEPS + ROW_STEPS
 SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
@@ -203,6 +203,24 @@ def dot(a: Iterable[float], b: Iterable[float]) -> Sum:
     return Sum(tuple(Product((Num(float(x)), Num(float(y)))) for x, y in zip(a, b, strict=True)))
 
 
+def linear_cell(ctx: Context, result: Formula, x_name: Formula, x: Array, w: Array,
+                w_name: Formula, b: Array | None, b_name: Formula, column: str, a: int,
+                value: float) -> Expansion:
+    """One cell of a linear map, x·W[:, a] (+ b[a]) in the row convention or W[a, :]·x (+ b[a])
+    in the column convention: the projections Q, K, V and the output projection O."""
+    if ctx.spec.convention == "row":
+        slice_ = Formula(f"{w_name.text}[:, {column}]", f"{w_name.latex}[:, {_latex_text(column)}]")
+        symbolic, expr = joined(x_name, "·", slice_), dot(x, w[:, a])
+    else:
+        slice_ = Formula(f"{w_name.text}[{column}, :]", f"{w_name.latex}[{_latex_text(column)}, :]")
+        symbolic, expr = joined(slice_, "·", x_name), dot(w[a, :], x)
+    if b is not None:
+        bias = Formula(f"{b_name.text}[{column}]", f"{b_name.latex}[{_latex_text(column)}]")
+        symbolic = joined(symbolic, " + ", bias)
+        expr = Sum((*expr.terms, Num(float(b[a]))))
+    return ctx.line(result, symbolic, expr, value)
+
+
 def projection_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
     spec = ctx.spec
     weights = spec.heads[ctx.head.index - 1]
@@ -213,30 +231,29 @@ def projection_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expans
     out = []
     for matrix in step.matrices:
         letter = matrix.symbol.text
-        w = getattr(weights, f"W_{letter}")
-        b = getattr(weights, f"b_{letter}")
         for i, a in _cells(matrix.rows, matrix.columns, cells):
-            x = sources[letter][i]  # (d_model,)
-            column = w[:, a] if spec.convention == "row" else w[a, :]  # (d_model,)
-            name = Formula(f"W_{letter}", f"W_{{{letter}}}")
-            x_i = named("x", matrix.rows[i])
-            if spec.convention == "row":
-                slice_ = Formula(f"{name.text}[:, {matrix.columns[a]}]",
-                                 f"{name.latex}[:, {_latex_text(matrix.columns[a])}]")
-                symbolic, expr = joined(x_i, "·", slice_), dot(x, column)
-            else:
-                slice_ = Formula(f"{name.text}[{matrix.columns[a]}, :]",
-                                 f"{name.latex}[{_latex_text(matrix.columns[a])}, :]")
-                symbolic = joined(slice_, "·", x_i)
-                expr = Sum(tuple(Product((Num(float(y)), Num(float(z))))
-                                 for y, z in zip(column, x, strict=True)))
-            if b is not None:
-                bias = Formula(f"b_{letter}[{matrix.columns[a]}]",
-                               f"b_{{{letter}}}[{_latex_text(matrix.columns[a])}]")
-                symbolic = joined(symbolic, " + ", bias)
-                expr = Sum((*expr.terms, Num(float(b[a]))))
-            out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[a]),
-                                symbolic, expr, float(matrix.values[i, a])))
+            out.append(linear_cell(
+                ctx, cell(matrix.symbol, matrix.rows[i], matrix.columns[a]),
+                named("x", matrix.rows[i]), sources[letter][i],
+                getattr(weights, f"W_{letter}"), Formula(f"W_{letter}", f"W_{{{letter}}}"),
+                getattr(weights, f"b_{letter}"), Formula(f"b_{letter}", f"b_{{{letter}}}"),
+                matrix.columns[a], a, float(matrix.values[i, a])))
+    return out
+
+
+def out_projection_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+    """O[i, a] from the row of Z (the heads side by side) and W_O."""
+    spec = ctx.spec
+    assert spec.W_O is not None
+    result = step.matrices[-1]  # (n, d_model); W_O (and b_O) come before it
+    z = ctx.steps["concat"].matrices[0].values if "concat" in ctx.steps else \
+        ctx.head.context.values  # (n, h·d_v)
+    out = []
+    for i, a in _cells(result.rows, result.columns, cells):
+        out.append(linear_cell(
+            ctx, cell(result.symbol, result.rows[i], result.columns[a]),
+            named("z", result.rows[i]), z[i], spec.W_O, Formula("W_O", "W_{O}"), spec.b_O,
+            Formula("b_O", "b_{O}"), result.columns[a], a, float(result.values[i, a])))
     return out
 
 
@@ -358,6 +375,7 @@ WRITERS: dict[str, Writer] = {
     "scaled": scaled_cells,
     "weights": weight_rows,
     "output": output_rows,
+    "out_projection": out_projection_cells,
 }
 
 

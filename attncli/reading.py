@@ -111,12 +111,15 @@ def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
             found = groups(head, i, precision)
             tops.append(found[0][0] if found else ())
         if len(set(tops)) > 1:
-            parts = [Msg.of("head {index} to {keys}", index=head.index,
-                            keys=listing([key_name(query, k) for k in top]) if top else
-                            Msg.of("nothing"))
-                     for head, top in zip(heads, tops, strict=True)]
+            parts: Msg | str = ""
+            for head, top in zip(heads, tops, strict=True):
+                part = Msg.of("to {keys} in head {index}", index=head.index,
+                              keys=listing([key_name(query, k) for k in top]) if top else
+                              Msg.of("nothing"))
+                # commas between the heads: "and" already joins the keys within one head
+                parts = Msg.of("{first}, {second}", first=parts, second=part) if parts else part
             sentences.append(Msg.of("The heads disagree about {query}: it attends most {parts}.",
-                                    query=query, parts=listing(parts)))
+                                    query=query, parts=parts))
     if not sentences:
         sentences.append(Msg.plural_of(
             "The {count} head agrees on where every query attends most.",

@@ -29,6 +29,8 @@ CASES = [
     (str(example_path("column_convention")), "--full-precision"),
     (str(example_path("column_convention")), "--round-intermediates"),
     (str(example_path("two_tokens_unscaled")), "--full-precision"),
+    (str(example_path("two_heads")), "--full-precision"),  # W_O and b_O written out too
+    (str(example_path("two_heads")), "--round-intermediates"),
 ]
 
 

@@ -90,7 +90,7 @@ def test_several_heads_are_read_one_by_one_and_compared() -> None:
                          "least to cat (0.10).")
     compared = [translate(s, "en", nf) for s in readings[2].sentences]
     assert compared == [
-        "The heads disagree about mouse: it attends most head 1 to cat and head 2 to itself."]
+        "The heads disagree about mouse: it attends most to cat in head 1, to itself in head 2."]
 
 
 def test_heads_that_agree_are_said_to_agree() -> None:
