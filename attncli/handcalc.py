@@ -55,6 +55,7 @@ class Arithmetic(Protocol):
     def softmax_parts(self, logits: Array) -> tuple[Array, Array, Array, Array]: ...
     def matmul(self, a: Array, b: Array) -> Array: ...
     def attend(self, weights: Array, v: Array) -> Array: ...
+    def rounded(self, a: Array) -> Array: ...
 
 
 class FullPrecision:
@@ -88,6 +89,10 @@ class FullPrecision:
     def attend(self, weights: Array, v: Array) -> Array:
         return ops.attend(weights, v)
 
+    def rounded(self, a: Array) -> Array:
+        """A result computed elsewhere (P, LayerNorm, an activation), carried as it is."""
+        return a
+
 
 class HandCalculation:
     """Decimal arithmetic on the numbers as written, each result rounded half up to `precision`."""
@@ -104,6 +109,10 @@ class HandCalculation:
     def carry(self, d: Objects) -> Array:
         """The decimal results as the rounded floats the next step starts from."""
         return np.asarray(self._round(d), dtype=np.float64)
+
+    def rounded(self, a: Array) -> Array:
+        """A result computed elsewhere (P, LayerNorm, an activation), written down rounded."""
+        return self.carry(self.decimals(a))
 
     def _dot(self, a: Objects, b: Objects) -> Objects:
         from decimal import localcontext

@@ -143,7 +143,7 @@ class _Builder:
         assert added is not None
         e = sequence.embeddings  # (n, d_model)
         if added.kind == "sinusoidal":
-            p = ops.sinusoidal(sequence.n, sequence.d_model, added.base)  # (n, d_model)
+            p = self.calc.rounded(ops.sinusoidal(sequence.n, sequence.d_model, added.base))
             note = Msg.of("Row k, columns 2i and 2i+1: sin(k / {base}^(2i/d)) and "
                           "cos(k / {base}^(2i/d)), d = {d}.", base=f"{added.base:g}",
                           d=sequence.d_model)
@@ -151,7 +151,7 @@ class _Builder:
             assert added.values is not None
             p = added.values  # (n, d_model)
             note = Msg.of("P is a learned matrix: one row per position.")
-        x = e + p  # (n, d_model) + (n, d_model)
+        x = self.calc.rounded(e + p)  # (n, d_model) + (n, d_model)
         self.finite(x, symbol.text, labels, feature_labels(sequence.d_model))
         self.add(step_id, Msg.of("Positional encoding"),
                  Formula(f"{symbol.text} = E + P", f"{symbol.latex} = E + P"),
@@ -368,7 +368,7 @@ class _Builder:
         return out
 
     def residual(self, step_id: str, a: Matrix, b: Matrix, symbol: Formula) -> Matrix:
-        r = a.values + b.values  # (n, d_model) + (n, d_model)
+        r = self.calc.rounded(a.values + b.values)  # (n, d_model) + (n, d_model)
         self.finite(r, symbol.text, a.rows, a.columns)
         result = Matrix(symbol, r, a.rows, a.columns)
         self.add(step_id, Msg.of("Residual add"),
@@ -382,8 +382,9 @@ class _Builder:
         """LayerNorm of each row, with the row's mean and spread shown beside it."""
         mu = h.values.mean(axis=1)  # (n,)
         sigma = np.sqrt(((h.values - mu[:, None]) ** 2).mean(axis=1) + ln.eps)  # (n,)
-        y = ops.layer_norm(h.values, ln.gain, ln.bias, ln.eps)  # (n, d_model)
-        matrices = [Matrix(Formula("μ, σ", r"\mu, \sigma"), np.stack([mu, sigma], axis=1),
+        y = self.calc.rounded(ops.layer_norm(h.values, ln.gain, ln.bias, ln.eps))  # (n, d_model)
+        matrices = [Matrix(Formula("μ, σ", r"\mu, \sigma"),
+                           self.calc.rounded(np.stack([mu, sigma], axis=1)),
                            h.rows, ("μ", "σ"))]
         for name, vec in (("gain", ln.gain), ("bias", ln.bias)):
             if vec is not None:
@@ -400,7 +401,7 @@ class _Builder:
         """F = activation(H·W_1 + b_1)·W_2 + b_2, applied to each row on its own."""
         conv = self.spec.convention
         act = ops.gelu if ffn.activation == "gelu" else ops.relu
-        hidden = act(self.calc.project(h.values, ffn.W_1, ffn.b_1, conv))  # (n, d_ff)
+        hidden = self.calc.rounded(act(self.calc.project(h.values, ffn.W_1, ffn.b_1, conv)))
         f = self.calc.project(hidden, ffn.W_2, ffn.b_2, conv)  # (n, d_ff) -> (n, d_model)
         self.finite(f, "F", h.rows, h.columns)
         matrices = []

@@ -125,3 +125,27 @@ def test_a_large_score_is_shifted_by_its_row_maximum_by_hand() -> None:
     # S[a] = [16, 12]: e^16 would be 8886110.52, so e^(x - 16): e^0 = 1, e^-4 = 0.02
     walkthrough = build(spec)
     assert walkthrough.heads[0].weights.values[0].tolist() == [0.98, 0.02]
+
+
+def test_by_hand_every_number_of_the_layer_is_carried_rounded() -> None:
+    """Positions, residual adds, LayerNorm (with μ, σ), GELU and W_O too: a person writes every
+    intermediate down at the display precision, so every number the walkthrough holds has at
+    most that many decimals."""
+
+    spec = loads_spec(
+        "tokens: [I, am, here]\nembeddings: [[0.1, 0.2], [0.3, 0.4], [-0.5, 0.25]]\n"
+        "positional: sinusoidal\nmask: causal\ndisplay: {round_intermediates: true}\n"
+        "heads: 2\nweights: {W_O: [[1, 0.5], [0, 1]], b_O: [0.1, 0]}\n"
+        "block: {residual: true, layer_norm: true, ffn: {W_1: [[1, -1, 0.5], [0, 1, 2]], "
+        "W_2: [[1, 0], [0, 1], [0.5, 0.5]], activation: gelu}}\n", "layer.yaml")
+    doc = json.loads(render(build(spec), "json"))
+    checked = 0
+    for step in doc["steps"]:
+        for matrix in step["matrices"]:
+            for value in (v for row in matrix["values"] for v in row if v is not None):
+                assert abs(value * 100 - round(value * 100)) < 1e-9, (step["id"], value)
+                checked += 1
+    ids = {step["id"] for step in doc["steps"]}
+    assert {"positional", "residual_1", "norm_1", "ffn", "residual_2", "norm_2",
+            "out_projection"} <= ids
+    assert checked > 100
