@@ -496,8 +496,8 @@ class MdFlavor(str, Enum):
 def export_format(**flags: bool) -> ExportFormat | None:
     chosen = [name for name, on in flags.items() if on]
     if len(chosen) > 1:
-        raise typer.BadParameter("choose one of --latex, --markdown, --json, --svg; found "
-                                 + ", ".join("--" + name for name in chosen))
+        raise UsageError(Msg.of("choose one of --latex, --markdown, --json, --svg; found {found}",
+                                found=", ".join("--" + name for name in chosen)))
     return ExportFormat(chosen[0]) if chosen else None
 
 
@@ -545,17 +545,16 @@ def export(
 
     Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
     """
-    fmt = export_format(latex=latex, markdown=markdown, json=json, svg=svg)
-    if fmt is None and heatmap is None:
-        raise typer.BadParameter("choose one of --latex, --markdown, --json, --svg "
-                                 "(or --heatmap FILE)")
-
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head)
 
     def action() -> str:
         from attncli.files import write_atomic
         from attncli.render import render
 
+        fmt = export_format(latex=latex, markdown=markdown, json=json, svg=svg)
+        if fmt is None and heatmap is None:
+            raise UsageError(Msg.of("choose one of --latex, --markdown, --json, --svg "
+                                    "(or --heatmap FILE)"))
         chosen = languages(lang)
         check_precision(precision)
         walkthrough = load_walkthrough(spec, Inline(), view)

@@ -325,3 +325,19 @@ def test_export_through_the_real_entry_point(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert "| chases | 0.36 | 0.64 | 0.00 |" in target.read_text(encoding="utf-8")
+
+
+def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() -> None:
+    from typer.testing import CliRunner
+
+    from attncli.cli import app
+
+    runner = CliRunner()
+    both = runner.invoke(app, ["export", "--latex", "--markdown"])
+    assert both.exit_code == 2 and both.stdout == ""
+    assert both.stderr == ("attn: choose one of --latex, --markdown, --json, --svg; "
+                           "found --latex, --markdown\n")
+    none = runner.invoke(app, ["export", "--lang", "pl"])
+    assert none.exit_code == 2
+    assert none.stderr == ("attn: wybierz jedno z --latex, --markdown, --json, --svg "
+                           "(albo --heatmap PLIK)\n")
