@@ -53,6 +53,7 @@ def test_the_hooks_entry_passes_fails_and_refuses_as_the_check_does(tmp_path: Pa
 def test_the_readme_sample_config_uses_the_hook() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     sample = readme.split("```yaml\n# .pre-commit-config.yaml", 1)[1].split("```", 1)[0]
+    sample = sample.split("\n", 1)[1]  # past the comment line that names the file
     config = yaml.safe_load(sample)
     hooks = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
     shipped = {h["id"]: h for h in yaml.safe_load(
