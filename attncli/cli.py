@@ -19,7 +19,8 @@ import typer
 
 from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, translate
-from attncli.view import Inline, View
+from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.view import Inline, Loading, View
 
 if TYPE_CHECKING:
     from attncli.model import Walkthrough
@@ -64,7 +65,13 @@ def root(
 def fail(error: AttnError, lang: str) -> None:
     """Print one line for `error` on stderr: where, then what was expected and found."""
     where = error.where.prefix() + ": " if error.where is not None else "attn: "
-    typer.echo(where + translate(error.message, lang), err=True)
+    typer.echo(one_line(where + translate(error.message, lang)), err=True)
+
+
+def one_line(text: str) -> str:
+    """A message that quotes the input (a token, a file name) may hold a line break: an error is
+    always one line, so any run of whitespace within it becomes a space."""
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
 
 
 def say(message: Msg, lang: str) -> None:
@@ -92,7 +99,7 @@ def run(action: Callable[[], str], lang: str, debug: bool) -> None:
             line = translate(message, lang)
         except Exception:  # the catalog itself may be what is broken
             line = translate(message, DEFAULT_LANG)
-        typer.echo("attn: " + line, err=True)
+        typer.echo(one_line("attn: " + line), err=True)
         raise typer.Exit(INTERNAL_ERROR) from None
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -161,6 +168,21 @@ DecimalOpt = Annotated[
                  show_default=False),
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show a traceback on errors.")]
+AllowOutsideOpt = Annotated[bool, typer.Option(
+    "--allow-outside", help="Read {file: ...} matrices from outside the spec's folder too "
+    "(by default only that folder and below it).")]
+MaxCellsOpt = Annotated[int, typer.Option(
+    "--max-cells", help="Refuse a spec with more numbers than this: the values written in it, "
+    "the matrices it makes and what its walkthrough computes; a spec file may have 32 bytes "
+    "per cell (at least 1 MiB).")]
+
+
+def loading(allow_outside: bool, max_cells: int) -> Loading:
+    """How to read spec files; UsageError if --max-cells is not a positive number."""
+    if max_cells < 1:
+        raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                "{value}", option="--max-cells", low=1, value=max_cells))
+    return Loading(allow_outside, max_cells)
 
 # --- what to show: shared by every command that prints a walkthrough (see show_options) ---
 ExpandOpt = Annotated[
@@ -240,19 +262,21 @@ def spec_path(spec: str | None) -> str:
     return str(example_path())
 
 
-def load_walkthrough(spec: str | None, inline: Inline, view: View) -> Walkthrough:
+def load_walkthrough(spec: str | None, inline: Inline, view: View,
+                     reading: Loading | None = None) -> Walkthrough:
     """The walkthrough the shared options ask for: from SPEC, from the calculator options, or
     the bundled example. Call it inside `run`, so its errors become one line and exit 2."""
     from attncli.show import prepare
     from attncli.spec import load_spec
     from attncli.spec.inline import inline_spec
 
+    reading = reading or Loading()
     if inline.given():
         if spec is not None:
             raise UsageError(Msg.of("give either SPEC or --tokens/--embeddings, not both"))
-        loaded = inline_spec(inline)
+        loaded = inline_spec(inline, reading.max_cells)
     else:
-        loaded = load_spec(spec_path(spec))
+        loaded = load_spec(spec_path(spec), **vars(reading))
     return prepare(loaded, view)
 
 
@@ -278,6 +302,8 @@ def explain(
     wv: WvOpt = None,
     scale: ScaleOpt = None,
     decimal_comma: DecimalOpt = None,
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
     """Print every step of attention on SPEC, labelled with its tokens, with the work shown.
@@ -295,7 +321,7 @@ def explain(
 
         chosen = languages(lang)
         check_precision(precision)
-        walkthrough = load_walkthrough(spec, inline, view)
+        walkthrough = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells))
         width = 80
         color = False
         if format is Format.rich:
@@ -339,6 +365,8 @@ def snippets(
         "--check", help="Write nothing; exit 1 if any snippet is stale or missing.")] = False,
     diff: Annotated[bool, typer.Option(
         "--diff", help="Write nothing; print what would change as unified diffs.")] = False,
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
     """Write every snippet that the manifest lists, rewriting only files whose content changed.
@@ -356,11 +384,12 @@ def snippets(
         from attncli.manifest import find_manifest, load_manifest, targets
         from attncli.snippets import generate, unified_diff
 
+        reading = loading(allow_outside, max_cells)
         path = Path(manifest) if manifest is not None else find_manifest(Path("."))
         planned = targets(load_manifest(path))
         writing = not (check or diff)
         with progress_bar(len(planned)) as tick:
-            report = generate(planned, write=writing, tick=tick)
+            report = generate(planned, write=writing, tick=tick, loading=reading)
         for error in report.errors():
             fail(error, lang)
         fix = "attn snippets" + ("" if manifest is None else " " + shlex.quote(manifest))
@@ -404,6 +433,8 @@ def finish(report: Report, writing: bool, check: bool, lang: str) -> None:
 def validate(
     specs: Annotated[list[str], typer.Argument(help="Spec files to check; - reads standard input.",
                                                show_default=False)],
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
     """Check spec files without printing their walkthroughs: one line per broken file.
@@ -420,10 +451,11 @@ def validate(
         from attncli.spec import load_spec
         from attncli.walkthrough import build
 
+        reading = loading(allow_outside, max_cells)
         broken = 0
         for spec in specs:
             try:
-                build(load_spec(spec))
+                build(load_spec(spec, **vars(reading)))
             except AttnError as error:
                 broken += 1
                 fail(error, lang)
@@ -539,6 +571,8 @@ def export(
     head: HeadOpt = None,
     full: FullOpt = False,
     decimal_comma: DecimalOpt = None,
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
     """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
@@ -557,7 +591,7 @@ def export(
                                     "(or --heatmap FILE)"))
         chosen = languages(lang)
         check_precision(precision)
-        walkthrough = load_walkthrough(spec, Inline(), view)
+        walkthrough = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells))
         protect = [spec_path(spec)] if spec != "-" else []
         decimal = decimal_option(decimal_comma)
         if heatmap is not None:  # a picture: its labels in the first language asked for

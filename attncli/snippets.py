@@ -18,6 +18,7 @@ from attncli.files import write_atomic
 from attncli.i18n import Msg
 from attncli.manifest import Target
 from attncli.model import Walkthrough
+from attncli.view import Loading
 
 # written/unchanged when writing; stale/missing/unchanged when checking; failed in both
 Status = Literal["written", "unchanged", "stale", "missing", "failed"]
@@ -58,10 +59,10 @@ def snippet(walkthrough: Walkthrough, target: Target) -> str:
 
 
 def generate(targets: Iterable[Target], write: bool,
-             tick: Callable[[], None] = lambda: None) -> Report:
+             tick: Callable[[], None] = lambda: None, loading: Loading | None = None) -> Report:
     """Render every target; with `write`, rewrite the files whose content changed.
 
-    `tick` is called once per snippet (for a progress bar).
+    `tick` is called once per snippet (for a progress bar); `loading` says how specs are read.
     """
     from attncli.spec import load_spec
     from attncli.walkthrough import build
@@ -71,7 +72,8 @@ def generate(targets: Iterable[Target], write: bool,
     for target in targets:
         if target.spec not in built:
             try:
-                built[target.spec] = build(load_spec(target.spec.as_posix()))
+                built[target.spec] = build(load_spec(target.spec.as_posix(),
+                                                     **vars(loading or Loading())))
             except AttnError as error:
                 built[target.spec] = error
         walkthrough = built[target.spec]

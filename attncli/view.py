@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from attncli.limits import DEFAULT_MAX_CELLS
+
 
 @dataclass(frozen=True)
 class View:
@@ -15,6 +17,14 @@ class View:
     expand: tuple[str, ...] = field(default=())  # --expand values, see attncli.expand
     steps: str | None = None  # step ids separated by commas: "scores,weights,output"
     head: int | None = None  # 1-based
+
+
+@dataclass(frozen=True)
+class Loading:
+    """How spec files are read: the keyword arguments of attncli.spec.load_spec."""
+
+    allow_outside: bool = False
+    max_cells: int = DEFAULT_MAX_CELLS
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import math
 
 from attncli.errors import Location, SpecError, UsageError
 from attncli.i18n import Msg
+from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 from attncli.spec.parse import load
 from attncli.spec.source import Node
@@ -86,7 +87,7 @@ def word_or_number(text: str, option: str, path: str, words: tuple[str, ...]) ->
     return number(text.strip(), option, path)
 
 
-def inline_spec(given: Inline) -> Spec:
+def inline_spec(given: Inline, max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
     """The Spec the options describe; SpecError naming the option for bad input."""
     if given.tokens is None or given.embeddings is None:
         missing = "--tokens" if given.tokens is None else "--embeddings"
@@ -105,4 +106,4 @@ def inline_spec(given: Inline) -> Spec:
         top["mask"] = word_or_matrix(given.mask, "--mask", "mask", ("causal", "none"))
     if given.scale is not None:
         top["scale"] = word_or_number(given.scale, "--scale", "scale", ("sqrt_dk", "none"))
-    return load(Node(top, Location(SOURCE)))
+    return load(Node(top, Location(SOURCE)), max_cells=max_cells)

@@ -7,7 +7,7 @@ import datetime
 import difflib
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -15,6 +15,7 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import LANGUAGES, Msg
+from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.spec.files import FileProblem, load_array, resolve, spec_folder
 from attncli.spec.model import (
     Array,
@@ -36,7 +37,7 @@ from attncli.spec.model import (
     Spec,
     WindowMask,
 )
-from attncli.spec.source import Node
+from attncli.spec.source import LIMIT_HINT, Node
 
 T = TypeVar("T")
 
@@ -52,7 +53,6 @@ WEIGHT_KEYS = PROJECTION_KEYS + OUTPUT_KEYS
 BLOCK_KEYS = ("residual", "layer_norm", "ffn", "norm")
 FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "activation")
 RANDOM_KEYS = ("seed", "distribution", "low", "high", "mean", "std")
-MAX_RANDOM_CELLS = 10_000_000
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal")
 MASK_KEYS = ("window", "causal", "padding")
 SCORE_KEYS = ("general",)
@@ -68,13 +68,21 @@ def fail(node: Node, msgid: str, **params: Any) -> NoReturn:
                     node.where)
 
 
+SHOWN = 40  # characters of a value quoted back in a message; a longer one is cut in the middle
+
+
+def shown(text: str) -> str:
+    """`text` to quote in a message: whole when short, else its ends around an ellipsis."""
+    return text if len(text) <= SHOWN else f"{text[:SHOWN // 2]}…{text[-(SHOWN // 4):]}"
+
+
 def describe(node: Node, raw: bool = True) -> Msg:
     """What was found, in words: `the boolean true`, `the text "abc"`, `a list of 3 items`.
 
     With raw, a scalar is named as it was written (`the number 1e999`); without, as read.
     """
     value = node.value
-    written = node.text if raw else None
+    written = shown(node.text) if raw and node.text is not None else None
     if isinstance(value, dict):
         # not the `a mapping` of check_keys: what was found and what was expected are
         # different grammatical cases in Polish (znaleziono mapowanie / oczekiwano mapowania)
@@ -89,7 +97,7 @@ def describe(node: Node, raw: bool = True) -> Msg:
         return Msg.of("the number {value}", value=written or repr(value))
     if isinstance(value, (datetime.date, datetime.datetime)):
         return Msg.of("the date {value}", value=written or str(value))
-    return Msg.of('the text "{value}"', value=str(value))
+    return Msg.of('the text "{value}"', value=shown(str(value)))
 
 
 def expect(node: Node, expected: Msg) -> NoReturn:
@@ -151,9 +159,10 @@ def number(node: Node) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         expect(node, Msg.of("a number"))
     if isinstance(value, int) and abs(value) > 2**1023:
-        fail(node, "expected a number that fits a 64-bit float, found {found}", found=node.text)
+        fail(node, "expected a number that fits a 64-bit float, found {found}",
+             found=shown(node.text or str(value)))
     if not math.isfinite(value):
-        fail(node, "expected a finite number, found {found}", found=node.text or str(value))
+        fail(node, "expected a finite number, found {found}", found=shown(node.text or str(value)))
     return float(value)
 
 
@@ -162,7 +171,7 @@ def text(node: Node) -> str:
         if node.text is not None and not node.quoted and not isinstance(node.value, (dict, list)):
             fail(node, "expected text, found {written}, which YAML reads as {found}; "
                  'write it in quotes: "{written}"', found=describe(node, raw=False),
-                 written=node.text)
+                 written=shown(node.text))
         expect(node, Msg.of("text"))
     return node.value
 
@@ -196,12 +205,45 @@ def vector(node: Node) -> Array:
     return np.array([number(cell) for cell in entries], dtype=np.float64)  # (d,)
 
 
+class Budget:
+    """The numbers of every matrix a spec makes, counted before each is made, against the one
+    cell limit (see attncli.limits)."""
+
+    def __init__(self, max_cells: int = DEFAULT_MAX_CELLS) -> None:
+        self.max_cells = max_cells
+        self.used = 0
+
+    def charge(self, node: Node, shape: tuple[int, ...], what: Msg | None = None) -> None:
+        """Count a matrix of `shape` about to be made at `node`; SpecError past the limit.
+        `what` names the matrix when `node` alone does not (default: a matrix of RxC)."""
+        cells = math.prod(shape)
+        self.used += cells
+        what = what or Msg.of("a matrix of {found}", found=shape_text(shape))
+        if cells > self.max_cells:
+            fail(node, "{what} is too large; the limit is {limit} numbers, which {option} sets",
+                 what=what, limit=self.max_cells, option=LIMIT_HINT)
+        if self.used > self.max_cells:
+            fail(node, "{what} brings the spec to {count} numbers; the limit is {limit}, which "
+                 "{option} sets", what=what, count=self.used, limit=self.max_cells,
+                 option=LIMIT_HINT)
+
+    def charge_walkthrough(self, node: Node, cells: int) -> None:
+        """Count the numbers the walkthrough will compute (scores, weights, outputs)."""
+        if self.used + cells > self.max_cells:
+            fail(node, "the walkthrough of this spec would compute {count} numbers; the limit is "
+                 "{limit}, which {option} sets", count=self.used + cells, limit=self.max_cells,
+                 option=LIMIT_HINT)
+        self.used += cells
+
+
 @dataclass(frozen=True)
 class Files:
-    """Where the files a spec names are read from."""
+    """Where the files a spec names are read from, and the budget of numbers they count
+    against."""
 
     folder: Path
     allow_outside: bool = False
+    budget: Budget = field(default_factory=Budget)
 
 
 Dims = tuple[int | None, ...]  # an expected shape; None where the other matrices don't tell
@@ -217,9 +259,11 @@ def matrix_at(node: Node, name: str, files: Files, shape: Dims = (None, None)) -
         if "file" in node.value:
             return file_values(node, files, 2)
         if "random" in node.value:
-            return random_values(node, shape)
+            return random_values(node, shape, files.budget)
         expect(node, Msg.of("a matrix, {{file: ...}} or {{random: ...}}"))
-    return matrix(node, name)
+    values = matrix(node, name)
+    files.budget.charge(node, values.shape)
+    return values
 
 
 def vector_at(node: Node, files: Files, length: int) -> Array:
@@ -228,9 +272,11 @@ def vector_at(node: Node, files: Files, length: int) -> Array:
         if "file" in node.value:
             return file_values(node, files, 1)
         if "random" in node.value:
-            return random_values(node, (length,))
+            return random_values(node, (length,), files.budget)
         expect(node, Msg.of("a list of numbers, {{file: ...}} or {{random: ...}}"))
-    return vector(node)
+    values = vector(node)
+    files.budget.charge(node, values.shape)
+    return values
 
 
 def embeddings_at(node: Node, n: int, files: Files) -> Array:
@@ -238,7 +284,7 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
     if is_random(node):
         dim_node = node.get("dim")
         dim = integer(dim_node, 1) if dim_node is not None else None
-        return random_values(node, (n, dim), ("dim",))
+        return random_values(node, (n, dim), files.budget, ("dim",))
     return matrix_at(node, "embeddings", files, (n, None))
 
 
@@ -249,10 +295,12 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
     name = text(name_node)
     key = optional(keys, "key", text, None)
     try:
-        values = load_array(resolve(files.folder, name, files.allow_outside), name, key)
+        values = load_array(resolve(files.folder, name, files.allow_outside), name, key,
+                            files.budget.max_cells)
     except FileProblem as problem:
         raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
                                problem=problem.message), name_node.where) from None
+    files.budget.charge(name_node, values.shape)
     if ndim == 1 and values.ndim == 2 and values.shape[0] == 1:
         values = values[0]  # a CSV file of one line: (1, d) -> (d,)
     if values.ndim != ndim:
@@ -263,7 +311,8 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
     return values
 
 
-def random_values(node: Node, shape: Dims, extra: tuple[str, ...] = ()) -> Array:
+def random_values(node: Node, shape: Dims, budget: Budget,
+                  extra: tuple[str, ...] = ()) -> Array:
     """{random: {seed, distribution: normal|uniform, low, high, mean, std}, shape: [...]}.
 
     NumPy's Generator (PCG64) gives the same numbers for the same seed on every machine.
@@ -283,9 +332,7 @@ def random_values(node: Node, shape: Dims, extra: tuple[str, ...] = ()) -> Array
         fail(node, "cannot tell the shape of this random matrix from the others; add shape: "
              "[rows, columns]")
     size = tuple(int(s) for s in shape if s is not None)
-    if math.prod(size) > MAX_RANDOM_CELLS:
-        fail(node, "a random matrix of {found} is too large; the limit is {limit} numbers",
-             found=shape_text(size), limit=MAX_RANDOM_CELLS)
+    budget.charge(node, size)
     options = check_keys(keys["random"], RANDOM_KEYS)
     rng = np.random.default_rng(optional(options, "seed", lambda n: integer(n, 0), 0))
     kind = optional(options, "distribution", lambda n: choice(n, ("normal", "uniform")), "normal")
@@ -343,17 +390,18 @@ def optional(mapping: dict[str, Node], key: str, read: Callable[[Node], T], defa
     return default if node is None else read(node)
 
 
-def load(root: Node, allow_outside: bool = False) -> Spec:
+def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
     """The Spec that `root` describes, or SpecError at the first problem.
 
     Files named in the spec are read from the spec's folder (or below it); `allow_outside`
-    lifts that limit.
+    lifts that limit. The matrices the spec makes and the numbers its walkthrough computes may
+    number at most `max_cells` in all.
     """
     top = check_keys(root, TOP_KEYS)
     for key in ("tokens", "embeddings"):
         if key not in top:
             fail(root, "the key {key} is missing", key=key)
-    files = Files(spec_folder(root.where.source), allow_outside)
+    files = Files(spec_folder(root.where.source), allow_outside, Budget(max_cells))
     queries = sequence(top["tokens"], top["embeddings"], top.get("positional"), files)
     context = optional(top, "context", lambda n: context_sequence(n, queries.d_model, files), None)
     keys_n = context.n if context is not None else queries.n
@@ -379,7 +427,7 @@ def load(root: Node, allow_outside: bool = False) -> Spec:
             fail(top["block"], "the layer needs the attention output to have d_model = {d_model} "
                  "columns, found {width}; add W_O to weights", d_model=queries.d_model,
                  width=width)
-    return Spec(
+    spec = Spec(
         source=root.where.source,
         queries=queries,
         heads=heads,
@@ -396,6 +444,26 @@ def load(root: Node, allow_outside: bool = False) -> Spec:
         title=optional(top, "title", localized, {}),
         description=optional(top, "description", localized, {}),
     )
+    files.budget.charge_walkthrough(root, walkthrough_cells(spec))
+    return spec
+
+
+def walkthrough_cells(spec: Spec) -> int:
+    """About how many numbers build(spec) computes: the inputs with positions added, then per
+    head Q, K, V, the n x m scores, scaled and masked scores and weights, and Z; the heads side
+    by side and W_O; the rest of the layer."""
+    conv = spec.convention
+    n, m, d = spec.queries.n, spec.keys_source.n, spec.queries.d_model
+    total = sum(2 * seq.n * d for seq in (spec.queries, spec.context)
+                if seq is not None and seq.positional is not None)  # P and E + P
+    for head in spec.heads:
+        d_k, d_v = head.d_k(conv), head.d_v(conv)
+        total += n * d_k + m * (d_k + d_v) + 4 * n * m + n * d_v
+    total += n * sum(head.d_v(conv) for head in spec.heads) + n * d
+    if spec.block is not None:
+        d_ff = 0 if spec.block.ffn is None else int(spec.block.ffn.W_1.size) // d
+        total += 6 * n * d + n * d_ff
+    return total
 
 
 def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | None,
@@ -484,6 +552,10 @@ def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: 
         key for key in PROJECTIONS if key not in given or given[key].value == "identity"
     )
     row = convention == "row"
+    for key in (k for k in PROJECTIONS if k in identity):
+        files.budget.charge(given.get(key, where), (d_model, d_model),
+                            Msg.of("the identity {name} of {found}", name=key,
+                                   found=shape_text((d_model, d_model))))
     arrays: dict[str, Array] = {key: np.eye(d_model) for key in identity}  # (d_model, d_model)
     dims: dict[str, int | None] = {
         "d_k": d_model if "W_Q" in identity else None,

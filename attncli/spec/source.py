@@ -10,21 +10,22 @@ reader means it), and the original text of each scalar is kept, so an error can 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, max_bytes
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
-# Every value of the document, aliases expanded, counts against this: an alias bomb is refused
-# before it is built.
-DEFAULT_MAX_NODES = 5_000_000
+LIMIT_HINT = "--max-cells"
 
 _BaseLoader: type[yaml.SafeLoader]
 try:  # the C parser is several times faster on large matrices; marks are the same
@@ -66,28 +67,46 @@ class Node:
         return None
 
 
-def read_text(path: str) -> tuple[str, str]:
-    """(display name, text) of a spec file, or of standard input for `-`."""
+def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
+    """(display name, text) of a spec file, or of standard input for `-`; a file larger than
+    the byte limit of `max_cells` is refused before it is read."""
+    limit = max_bytes(max_cells)
     if path == STDIN:
         import sys
 
-        data = sys.stdin.buffer.read()
         name = STDIN_NAME
-    else:
-        file = Path(path)
-        name = path
-        if file.is_dir():
-            raise SpecError(Msg.of("this is a folder, expected a spec file"), Location(name))
-        try:
-            data = file.read_bytes()
-        except FileNotFoundError:
-            raise SpecError(Msg.of("no such file"), Location(name)) from None
-        except OSError as exc:
-            raise SpecError(
-                Msg.of("cannot read the file: {reason}", reason=exc.strerror or str(exc)),
-                Location(name),
-            ) from None
+        data = sys.stdin.buffer.read(limit + 1)
+        if len(data) > limit:
+            raise too_large(name, None, limit)
+        return name, decode(name, data)
+    name = path
+    try:
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > limit:
+                raise too_large(name, size, limit)
+            data = file.read(limit + 1)
+    except FileNotFoundError:
+        raise SpecError(Msg.of("no such file"), Location(name)) from None
+    except IsADirectoryError:
+        raise SpecError(Msg.of("this is a folder, expected a spec file"), Location(name)) from None
+    except OSError as exc:
+        raise SpecError(
+            Msg.of("cannot read the file: {reason}", reason=exc.strerror or str(exc)),
+            Location(name),
+        ) from None
+    if len(data) > limit:  # a file that grew, or one whose size the system does not know
+        raise too_large(name, None, limit)
     return name, decode(name, data)
+
+
+def too_large(name: str, size: int | None, limit: int) -> SpecError:
+    if size is None:
+        return SpecError(Msg.of("the spec is larger than {limit} bytes, the limit that "
+                                "{option} sets", limit=limit, option=LIMIT_HINT), Location(name))
+    return SpecError(Msg.of("the spec has {size} bytes; the limit is {limit} bytes, which "
+                            "{option} sets", size=size, limit=limit, option=LIMIT_HINT),
+                     Location(name))
 
 
 def decode(name: str, data: bytes) -> str:
@@ -116,21 +135,31 @@ def is_json(name: str, text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[")
 
 
-def parse(name: str, text: str, max_nodes: int = DEFAULT_MAX_NODES) -> Node:
-    """The document in `text` as a Node tree; SpecError with line:column if it is malformed."""
+def parse(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
+    """The document in `text` as a Node tree; SpecError with line:column if it is malformed,
+    holds more than `max_cells` values (aliases expanded) or is nested too deep."""
     json_mode = is_json(name, text)
+    try:
+        _prescan(name, _Loader(text), max_cells)
+    except yaml.YAMLError:
+        if json_mode:  # JSON's own words for a mistake in JSON
+            _check_json(name, text)
+        with _yaml_errors(name, text):
+            raise
     if json_mode:
         _check_json(name, text)
     loader = _Loader(text)
     try:
-        return _compose(name, loader, json_mode, max_nodes)
+        return _compose(name, text, loader, json_mode, max_cells)
     finally:
         loader.dispose()
 
 
-def _compose(name: str, loader: Any, json_mode: bool, max_nodes: int) -> Node:
+@contextmanager
+def _yaml_errors(name: str, text: str) -> Iterator[None]:
+    """PyYAML's errors as one-line SpecErrors at the line:column they name."""
     try:
-        root = loader.get_single_node()
+        yield
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = (exc.problem or exc.context or "malformed YAML").strip()
@@ -138,36 +167,101 @@ def _compose(name: str, loader: Any, json_mode: bool, max_nodes: int) -> Node:
         if mark is not None:
             where = Location(name, line=mark.line + 1, column=mark.column + 1)
         raise SpecError(Msg.of("malformed YAML: {problem}", problem=problem), where) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, e.g. NUL
+        before = text[:exc.position]
+        where = Location(name, line=before.count("\n") + 1,
+                         column=exc.position - (before.rfind("\n") + 1) + 1)
+        raise SpecError(Msg.of("malformed YAML: {problem}", problem=f"{exc.reason} "
+                               f"(U+{exc.character:04X})" if isinstance(exc.character, int)
+                               else exc.reason), where) from None
     except yaml.YAMLError as exc:
-        raise SpecError(
-            Msg.of("malformed YAML: {problem}", problem=str(exc)), Location(name)
-        ) from None
+        raise SpecError(Msg.of("malformed YAML: {problem}",
+                               problem=" ".join(str(exc).split())), Location(name)) from None
+
+
+def _prescan(name: str, loader: Any, max_cells: int) -> None:
+    """Walk the parser's events, which take no memory, before a node is built: refuse a
+    document that writes more than `max_cells` values or nests deeper than MAX_DEPTH."""
+    depth = count = 0
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(name, event.start_mark)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+                continue
+            elif not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                continue
+            count += 1
+            if count > max_cells:
+                raise SpecError(Msg.of("the spec holds more than {limit} values, the limit "
+                                       "that {option} sets", limit=max_cells, option=LIMIT_HINT),
+                                _at(name, event.start_mark))
+    finally:
+        loader.dispose()
+
+
+def _at(name: str, mark: Any) -> Location:
+    return Location(name, line=mark.line + 1, column=mark.column + 1)
+
+
+def _too_deep(name: str, mark: Any) -> SpecError:
+    return SpecError(Msg.of("the spec nests lists and mappings more than {depth} levels deep",
+                            depth=MAX_DEPTH), _at(name, mark))
+
+
+def _compose(name: str, text: str, loader: Any, json_mode: bool, max_cells: int) -> Node:
+    with _yaml_errors(name, text):
+        root = loader.get_single_node()
     if root is None:
         raise SpecError(Msg.of("the spec is empty, expected a mapping of keys"), Location(name))
-    size = _expanded_size(root, {})
-    if size > max_nodes:
+    size, _ = _Measure(name).measure(root, 1)
+    if size > max_cells:
         raise SpecError(
             Msg.of("the spec holds {size} values once its aliases are expanded; the limit is "
-                   "{limit}", size=size, limit=max_nodes),
-            Location(name, line=root.start_mark.line + 1, column=root.start_mark.column + 1),
+                   "{limit}, which {option} sets", size=size, limit=max_cells,
+                   option=LIMIT_HINT),
+            _at(name, root.start_mark),
         )
     return _Builder(name, loader, json_mode).build(root, "")
 
 
-def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
-    """How many values the document has with every alias expanded, counted without expanding:
-    a shared node (an alias) is counted once per use but measured once."""
-    known = memo.get(id(node))
-    if known is not None:
-        return known
-    memo[id(node)] = 1  # a recursive alias counts as one value until it is measured
-    size = 1
-    if isinstance(node, yaml.MappingNode):
-        size += sum(_expanded_size(value, memo) for _, value in node.value)
-    elif isinstance(node, yaml.SequenceNode):
-        size += sum(_expanded_size(child, memo) for child in node.value)
-    memo[id(node)] = size
-    return size
+class _Measure:
+    """How many values the document has with every alias expanded, and how deep it nests,
+    counted without expanding: a shared node (an alias) is counted once per use but measured
+    once. An alias inside the value it names (a loop) is refused."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.memo: dict[int, tuple[int, int] | None] = {}  # id -> (size, height); None: open
+
+    def measure(self, node: yaml.Node, depth: int) -> tuple[int, int]:
+        if depth > MAX_DEPTH:
+            raise _too_deep(self.name, node.start_mark)
+        key = id(node)
+        if key in self.memo:
+            known = self.memo[key]
+            if known is None:
+                raise SpecError(Msg.of("an alias refers to the value it is part of"),
+                                _at(self.name, node.start_mark))
+            if depth + known[1] - 1 > MAX_DEPTH:
+                raise _too_deep(self.name, node.start_mark)
+            return known
+        self.memo[key] = None
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [value for _, value in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        size, height = 1, 1
+        for child in children:
+            child_size, child_height = self.measure(child, depth + 1)
+            size += child_size
+            height = max(height, child_height + 1)
+        self.memo[key] = (size, height)
+        return size, height
 
 
 def _check_json(name: str, text: str) -> None:
@@ -180,7 +274,9 @@ def _check_json(name: str, text: str) -> None:
         return dict(pairs)
 
     try:
-        json.loads(text, object_pairs_hook=no_duplicates, parse_constant=_reject_constant)
+        # parse_int=float: only the syntax is checked here, and a 5000-digit number is still one
+        json.loads(text, object_pairs_hook=no_duplicates, parse_constant=_reject_constant,
+                   parse_int=float)
     except json.JSONDecodeError as exc:
         raise SpecError(
             Msg.of("malformed JSON: {problem}", problem=exc.msg),
@@ -194,6 +290,9 @@ def _check_json(name: str, text: str) -> None:
         raise SpecError(
             Msg.of("expected a finite number, found {found}", found=str(exc)), Location(name)
         ) from None
+    except RecursionError:
+        raise SpecError(Msg.of("the spec nests lists and mappings more than {depth} levels deep",
+                               depth=MAX_DEPTH), Location(name)) from None
 
 
 class _DuplicateKey(Exception):
@@ -208,7 +307,19 @@ def _reject_constant(name: str) -> float:
     raise _BadConstant(name)
 
 
-_NUMBER_TAGS: dict[str, Any] = {"tag:yaml.org,2002:float": float, "tag:yaml.org,2002:int": int}
+def _whole(text: str) -> int | float:
+    """A whole number as written; one with more digits than Python converts (4300) is read as a
+    float, which is inf, so the spec's checks say it is too large instead of failing here."""
+    try:
+        return int(text)
+    except ValueError:
+        if text.lstrip("+-").isdigit():
+            return float(text)
+        raise
+
+
+_NUMBER_TAGS: dict[str, Any] = {"tag:yaml.org,2002:float": float,
+                                "tag:yaml.org,2002:int": _whole}
 
 
 class _Builder:
@@ -252,7 +363,7 @@ class _Builder:
         return Node(children, self.where(node, path))
 
     def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
-        if node.style is None and node.tag in _NUMBER_TAGS:
+        if not node.style and node.tag in _NUMBER_TAGS:  # plain: None, or "" from libyaml
             # The composer has already resolved the tag; the common decimal forms convert
             # directly (a large matrix is mostly these), the rest (.inf, 0x1f, 1:30) below.
             try:
@@ -270,3 +381,7 @@ class _Builder:
                 Msg.of("cannot read this value: {problem}", problem=str(exc.problem)),
                 self.where(node, path),
             ) from None
+        except (ValueError, OverflowError) as exc:  # e.g. a date such as 2024-02-30
+            problem = Msg.of("cannot read this value: {problem}", problem=str(exc))
+            raise SpecError(Msg.of("{path}: {problem}", path=path, problem=problem) if path
+                            else problem, self.where(node, path)) from None
