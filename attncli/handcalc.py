@@ -39,6 +39,8 @@ def written(x: float, precision: int) -> float:
 
 
 def _half_up(d: Decimal, precision: int) -> Decimal:
+    if not d.is_finite() or d.as_tuple().exponent >= -precision:  # type: ignore[operator]
+        return d  # no more decimals than asked for (1e300 among them): nothing to round
     return d.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP, context=_CONTEXT)
 
 

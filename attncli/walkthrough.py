@@ -30,13 +30,20 @@ from attncli.spec.model import (
 
 
 def token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """Tokens as row/column labels; a repeated token gets its occurrence number (`the#2`)."""
+    """Tokens as row/column labels, every one different: a repeated token gets its occurrence
+    number (`the#2`), skipping a number whose label is already another token (`the#3` when the
+    tokens are the, the, the#2)."""
     counts = Counter(tokens)
+    taken = {token for token in tokens if counts[token] == 1}
     seen: Counter[str] = Counter()
     labels = []
     for token in tokens:
-        seen[token] += 1
-        labels.append(f"{token}#{seen[token]}" if counts[token] > 1 else token)
+        label = token
+        while counts[token] > 1 and (label == token or label in taken):
+            seen[token] += 1
+            label = f"{token}#{seen[token]}"
+        taken.add(label)
+        labels.append(label)
     return tuple(labels)
 
 
@@ -227,6 +234,8 @@ class _Builder:
                  (A,), index, tuple(notes))
         z = self.calc.attend(weights, v)  # (n, m) @ (m, d_v) -> (n, d_v)
         Z = self.matrix(Formula("Z", "Z"), z, self.query_labels)
+        if spec.masked_rows != "nan":  # NaN rows are the ones the user asked for
+            self.finite(z, "Z", Z.rows, Z.columns)
         self.add("output", Msg.of("Output"), self.output_formula(), (Z,), index,
                  (Msg.of("Each output row is the weighted sum of the value rows."),))
         return HeadResult(index or 1, Q, K, V, Matrix(symbol, logits, *labels), A, Z,
@@ -296,6 +305,7 @@ class _Builder:
         divisor = self.divisor(head)
         scaled = self.calc.scale(s, divisor)  # (n, m)
         labels = (self.query_labels, self.key_labels)
+        self.finite(scaled, "S′", *labels)
         if scale.kind == "sqrt_dk":
             d_k = head.d_k(self.spec.convention)
             formula = Formula(f"S′ = S / √d_k = S / √{d_k}",
@@ -382,7 +392,10 @@ class _Builder:
         """LayerNorm of each row, with the row's mean and spread shown beside it."""
         mu = h.values.mean(axis=1)  # (n,)
         sigma = np.sqrt(((h.values - mu[:, None]) ** 2).mean(axis=1) + ln.eps)  # (n,)
-        y = self.calc.rounded(ops.layer_norm(h.values, ln.gain, ln.bias, ln.eps))  # (n, d_model)
+        self.finite(sigma[:, None], "σ", h.rows, ("σ",))
+        y = ops.layer_norm(h.values, ln.gain, ln.bias, ln.eps)  # (n, d_model)
+        self.finite(y, symbol.text, h.rows, h.columns)
+        y = self.calc.rounded(y)  # (n, d_model)
         matrices = [Matrix(Formula("μ, σ", r"\mu, \sigma"),
                            self.calc.rounded(np.stack([mu, sigma], axis=1)),
                            h.rows, ("μ", "σ"))]
