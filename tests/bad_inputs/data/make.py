@@ -1,0 +1,34 @@
+"""Writes the binary files the bad-input catalogue refers to. Run from this folder:
+python make.py (the files are committed; this says how they were made)."""
+
+import zipfile
+
+import numpy as np
+
+np.save("objects.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+np.save("words.npy", np.array([["a", "b"]]))
+np.save("complex.npy", np.array([[1 + 2j, 0]]))
+np.save("cube.npy", np.zeros((1, 2, 1)))
+np.save("vector.npy", np.zeros(2))
+np.save("nan.npy", np.array([[np.nan, 1.0]]))
+np.save("empty.npy", np.zeros((1, 0)))
+np.save("wide.npy", np.zeros((1, 3)))
+np.savez("two.npz", a=np.eye(2), b=np.eye(2))
+with open("truncated.npy", "wb") as out:
+    np.lib.format.write_array_header_1_0(
+        out, {"descr": "<f8", "fortran_order": False, "shape": (1, 2)})
+    out.write(b"\0" * 8)  # one number of two
+with open("huge_header.npy", "wb") as out:  # claims 10^8 numbers, holds none
+    np.lib.format.write_array_header_1_0(
+        out, {"descr": "<f8", "fortran_order": False, "shape": (10000, 10000)})
+with zipfile.ZipFile("huge_header.npz", "w") as archive, archive.open("W.npy", "w") as member:
+    np.lib.format.write_array_header_1_0(
+        member, {"descr": "<f8", "fortran_order": False, "shape": (10000, 10000)})
+with open("not_a_zip.npz", "wb") as out:
+    out.write(b"PK\x03\x04 this is not a zip archive")
+with open("text.csv", "w") as out:
+    out.write("1,two\n3,4\n")
+with open("ragged.csv", "w") as out:
+    out.write("1,2\n3\n")
+with open("empty.csv", "w") as out:
+    out.write("")

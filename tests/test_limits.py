@@ -1,0 +1,166 @@
+"""The cell limit (attncli.limits): huge specs are refused before memory grows, --max-cells
+moves the limit, --allow-outside lifts the folder rule, on every command that reads specs.
+
+The memory tests run the real `attn` in a child process and read its peak resident size from
+os.wait4; a refusal that happened after allocating would show hundreds of MB (10^8 numbers are
+800 MB). Time is not asserted (see the README's Robustness section for measured times).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
+from tests.conftest import attn_executable, run
+
+PEAK_MB = 200
+
+
+def peak_rss_mb(*args: str, cwd: Path) -> tuple[int, str, float]:
+    """(exit code, stderr, peak resident size in MB) of `attn args` run in `cwd`."""
+    with subprocess.Popen([attn_executable(), *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True) as child:
+        assert child.stderr is not None
+        stderr = child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+    return child.returncode, stderr, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
+
+
+def bomb() -> str:
+    lines = ["a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    # a list of 9 copies of the one before: sizes s_a = 10, s_next = 1 + 9·s, so b..i are 91,
+    # 820, 7381, 66430, 597871, 5380840, 48427561, 435848050; with the root, 490329055 values
+    return "\n".join(lines) + "\n"
+
+
+SPECS = {
+    "bomb.yaml": (bomb(), "bomb.yaml:1:1: the spec holds 490329055 values once its aliases are "
+                  "expanded; the limit is 1000000, which --max-cells sets"),
+    "random.yaml": ("tokens: [a]\nembeddings: {random: {}, shape: [1, 100000000]}\n",
+                    "random.yaml:2:13: embeddings: a matrix of 1x100000000 is too large; the "
+                    "limit is 1000000 numbers, which --max-cells sets"),
+    "scores.yaml": ("tokens: [" + ", ".join(f"t{i}" for i in range(10_000)) + "]\n"
+                    "embeddings: {random: {}, dim: 1}\n",
+                    # n = 10^4, d = 1: E and 3 identities (10^4 + 3), then Q, K, V, Z,
+                    # the heads side by side, O (6·10^4) and 4 n x n: 400070003
+                    "scores.yaml:1:1: the walkthrough of this spec would compute 400070003 "
+                    "numbers; the limit is 1000000, which --max-cells sets"),
+    "header.yaml": ("tokens: [a]\nembeddings: {file: big.npy}\n",
+                    "header.yaml:2:20: embeddings.file: big.npy holds 100000000 numbers "
+                    "(10000x10000); the limit is 1000000, which --max-cells sets"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_huge_specs_are_refused_before_memory_grows(name: str, tmp_path: Path) -> None:
+    text, expected = SPECS[name]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    with open(tmp_path / "big.npy", "wb") as out:  # a real 800 MB array, sparse on disk
+        np.lib.format.write_array_header_1_0(
+            out, {"descr": "<f8", "fortran_order": False, "shape": (10_000, 10_000)})
+        out.truncate(out.tell() + 8 * 10**8)
+    code, stderr, peak = peak_rss_mb("validate", name, cwd=tmp_path)
+    assert (code, stderr) == (2, expected + "\nattn: 1 spec of 1 has errors\n")
+    assert peak < PEAK_MB
+
+
+def test_a_100_mb_spec_is_refused_unread(tmp_path: Path) -> None:
+    with open(tmp_path / "big.yaml", "wb") as out:  # sparse: 100 MB of NUL, never read
+        out.truncate(100 * 2**20)
+    code, stderr, peak = peak_rss_mb("explain", "big.yaml", cwd=tmp_path)
+    assert (code, stderr) == (2, "big.yaml: the spec has 104857600 bytes; the limit is 32000000 "
+                              "bytes, which --max-cells sets\n")
+    assert peak < PEAK_MB
+
+
+def test_the_byte_limit_follows_max_cells() -> None:
+    assert max_bytes(DEFAULT_MAX_CELLS) == 32 * DEFAULT_MAX_CELLS
+    assert max_bytes(10) == 2**20  # never below 1 MiB: comments cost nothing
+
+
+def test_standard_input_is_read_only_up_to_the_limit() -> None:
+    result = run("explain", "-", "--max-cells", "10", input="#" * (2**20 + 1))
+    assert (result.exit_code, result.stderr) == (
+        2, "<stdin>: the spec is larger than 1048576 bytes, the limit that --max-cells sets\n")
+
+
+# Written: the mapping, 2 keys, 2 lists, 2 tokens, 2 rows, 4 numbers = 13 values (11 counted
+# as nodes, without keys). Made: E (4) and the identities W_Q, W_K, W_V (4 each) = 16 numbers.
+# Computed: Q, K, V (4 each), S, S', A and the masked scores' slot (4 each), Z (4), the heads
+# side by side (4) and the output slot (4) = 40; 56 in all.
+SMALL = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+EXPORT = ["export", "--json"]
+
+
+@pytest.mark.parametrize("command", [["explain", "--format", "json"], EXPORT, ["validate"]])
+def test_max_cells_is_an_option_of_every_command_that_reads_specs(command: list[str]) -> None:
+    summary = "attn: 1 spec of 1 has errors\n" if command == ["validate"] else ""
+
+    def refused(limit: int) -> str:
+        result = run(*command, "-", "--max-cells", str(limit), input=SMALL)
+        assert result.exit_code == 2
+        assert result.stderr.endswith(summary)
+        return result.stderr[:len(result.stderr) - len(summary)]
+
+    assert refused(12) == "<stdin>:2:26: the spec holds more than 12 values, the limit that " \
+        "--max-cells sets\n"
+    assert refused(15) == "<stdin>:1:1: the identity W_V of 2x2 brings the spec to 16 numbers; " \
+        "the limit is 15, which --max-cells sets\n"
+    assert refused(55) == "<stdin>:1:1: the walkthrough of this spec would compute 56 numbers; " \
+        "the limit is 55, which --max-cells sets\n"
+    assert run(*command, "-", "--max-cells", "56", input=SMALL).exit_code == 0
+    zero = run(*command, "-", "--max-cells", "0", input=SMALL)
+    assert (zero.exit_code, zero.stderr) == (
+        2, "attn: --max-cells: expected a whole number of at least 1, found 0\n")
+
+
+def test_the_calculator_form_counts_too() -> None:
+    result = run("explain", "--tokens", "a b", "--embeddings", "1 0; 0 1", "--max-cells", "55")
+    assert (result.exit_code, result.stderr) == (
+        2, "attn explain: the walkthrough of this spec would compute 56 numbers; the limit is 55, "
+        "which --max-cells sets\n")
+
+
+def outside_spec(tmp_path: Path) -> Path:
+    np.save(tmp_path / "E.npy", np.array([[1.0, 0.0], [0.0, 1.0]]))
+    inner = tmp_path / "posts"
+    inner.mkdir()
+    spec = inner / "spec.yaml"
+    spec.write_text("tokens: [a, b]\nembeddings: {file: ../E.npy}\n", encoding="utf-8")
+    return spec
+
+
+@pytest.mark.parametrize("command", [["explain", "--format", "json"], ["export", "--json"],
+                                     ["validate"]])
+def test_allow_outside_on_every_command_that_reads_specs(command: list[str],
+                                                         tmp_path: Path) -> None:
+    spec = str(outside_spec(tmp_path))
+    refused = run(*command, spec)
+    assert (refused.exit_code, refused.stderr) == (2, f"{spec}:2:20: embeddings.file: ../E.npy is "
+                                                   "outside the spec's folder; only files in "
+                                                   "that folder or below it are read\n"
+                                                   + ("attn: 1 spec of 1 has errors\n"
+                                                      if command == ["validate"] else ""))
+    assert run(*command, spec, "--allow-outside").exit_code == 0
+
+
+def test_snippets_take_allow_outside_and_max_cells(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    outside_spec(tmp_path)
+    (tmp_path / "posts" / "attn.toml").write_text(
+        '[[snippets]]\nspecs = "spec.yaml"\nformats = ["json"]\n'
+        'output = "out/{name}.{lang}.{ext}"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "posts")
+    assert run("snippets").exit_code == 2
+    assert not (tmp_path / "posts" / "out").exists()
+    assert run("snippets", "--allow-outside", "--max-cells", "10").exit_code == 2
+    assert run("snippets", "--allow-outside").exit_code == 0
+    assert (tmp_path / "posts" / "out" / "spec.en.json").exists()
