@@ -56,3 +56,14 @@ def test_latex_leaves_no_command_of_the_user() -> None:
     text = render(walkthrough(), "latex", "en", standalone=True)
     assert "\\end{document}" in text  # the document's own end, once
     assert text.count("\\end{document}") == 1
+
+
+def test_repeated_tokens_get_labels_that_no_other_token_has() -> None:
+    from attncli.walkthrough import token_labels
+
+    # a repeated token is numbered by occurrence; a number already taken by a token is skipped
+    assert token_labels(("the", "cat", "the")) == ("the#1", "cat", "the#2")
+    assert token_labels(("a", "a", "a#2")) == ("a#1", "a#3", "a#2")
+    spec = loads_spec("tokens: [a, a, 'a#2']\nembeddings: [[1], [2], [3]]\n")
+    weights = build(spec).heads[0].weights
+    assert weights.rows == weights.columns == ("a#1", "a#3", "a#2")
