@@ -188,19 +188,25 @@ def matrix(node: Node, name: str) -> Array:
     """A non-empty rectangular matrix of finite numbers, as float64."""
     rows = items(node, Msg.of("a matrix (a list of rows of numbers)"))
     width: int | None = None
-    cells: list[list[float]] = []
+    cells: list[list[float] | tuple[float, ...]] = []
     for row in rows:
-        entries = items(row, Msg.of("a row of numbers"))
+        # a row of plain numbers comes converted (source.Node.numbers); any other is read cell by
+        # cell, so that a bad cell is named with its line and column
+        numbers = row.numbers
+        entries = items(row, Msg.of("a row of numbers")) if numbers is None else None
+        found = len(entries) if entries is not None else len(numbers or ())
         if width is None:
-            width = len(entries)
-        elif len(entries) != width:
+            width = found
+        elif found != width:
             fail(row, "expected a row of {width} numbers like the first row, found {found}",
-                 width=width, found=len(entries))
-        cells.append([number(cell) for cell in entries])
+                 width=width, found=found)
+        cells.append([number(cell) for cell in entries] if entries is not None else numbers or ())
     return np.array(cells, dtype=np.float64)  # (rows, width)
 
 
 def vector(node: Node) -> Array:
+    if node.numbers is not None:
+        return np.array(node.numbers, dtype=np.float64)  # (d,)
     entries = items(node, Msg.of("a list of numbers"))
     return np.array([number(cell) for cell in entries], dtype=np.float64)  # (d,)
 
@@ -696,8 +702,9 @@ def masks(node: Node, n: int, m: int, files: Files | None = None) -> tuple[Mask,
 
 def is_matrix(node: Node) -> bool:
     return all(
-        isinstance(row.value, list) and all(not isinstance(c.value, (list, dict, str))
-                                            for c in row.value)
+        row.numbers is not None or (
+            isinstance(row.value, list) and all(not isinstance(c.value, (list, dict, str))
+                                                for c in row.value))
         for row in node.value
     )
 

@@ -9,12 +9,13 @@ reader means it), and the original text of each scalar is kept, so an error can 
 
 from __future__ import annotations
 
+import gc
 import json
+import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -34,26 +35,91 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _BaseLoader = yaml.SafeLoader
 
 
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_INT_TAG = "tag:yaml.org,2002:int"
+# The shapes of nearly every number in a matrix, which YAML 1.1 resolves as below: checked first,
+# they spare the resolver's walk through every implicit type for each of a large matrix's cells.
+_PLAIN_NUMBER = re.compile(r"-?(?:[0-9]+(\.[0-9]+)|0|[1-9][0-9]*)").fullmatch  # 1.5 | 12
+
+
+class _Overrun(Exception):
+    """The document goes past the cell limit or MAX_DEPTH while it is composed."""
+
+
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     """SafeLoader that also reads `1e-3`, `2E5` and `+.5` as floats, as YAML 1.2 does (1.1 reads
-    them as text). Integers still resolve first, since their resolver was added first."""
+    them as text). Integers still resolve first, since their resolver was added first.
+
+    With `max_cells`, composing stops (raising _Overrun) at the first value past that many (a
+    list and a mapping count as one, as in _prescan) or the first list or mapping nested deeper
+    than MAX_DEPTH, before it is built."""
+
+    def __init__(self, stream: str, max_cells: int | None = None) -> None:
+        super().__init__(stream)
+        self.max_cells = max_cells
+        self.depth = 0
+        self.values = 0
+
+    # PyYAML's C composer calls these on the way into and out of every node (for path
+    # resolvers, which attn has none of): they track the depth instead.
+    def descend_resolver(self, parent: Any, index: Any) -> None:
+        self.depth += 1
+
+    def ascend_resolver(self) -> None:
+        self.depth -= 1
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        self.values += 1  # called once for every node as it is composed (an alias makes none)
+        if self.max_cells is not None and (self.values > self.max_cells or (
+                kind is not yaml.ScalarNode and self.depth > MAX_DEPTH)):
+            raise _Overrun
+        if kind is yaml.ScalarNode and implicit[0]:
+            plain = _PLAIN_NUMBER(value)
+            if plain is not None:
+                return _INT_TAG if plain.group(1) is None else _FLOAT_TAG
+        return super().resolve(kind, value, implicit)
 
 
 _Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
+    _FLOAT_TAG,
     re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"),  # YAML 1.2
     list("-+0123456789."),
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Node:
-    """One value of the spec: a dict of Nodes, a list of Nodes, or a scalar; and where it was."""
+    """One value of the spec: a dict of Nodes, a list of Nodes, or a scalar; and where it was.
 
-    value: Any
-    where: Location
-    text: str | None = None  # a scalar as written
-    quoted: bool = False
+    A list whose items are all plain numbers (a row of a matrix) also has them, converted, in
+    `numbers`; the Nodes of its items are made only when `value` is read (for an error message,
+    say), so a large matrix costs no object per number.
+    """
+
+    __slots__ = ("_items", "_value", "numbers", "quoted", "text", "where")
+
+    def __init__(self, value: Any, where: Location, text: str | None = None,
+                 quoted: bool = False) -> None:
+        self._value = value
+        self._items: Callable[[], list[Node]] | None = None
+        self.where = where
+        self.text = text  # a scalar as written
+        self.quoted = quoted
+        self.numbers: tuple[float, ...] | None = None
+
+    @classmethod
+    def number_list(cls, numbers: tuple[float, ...], items: Callable[[], list[Node]],
+                    where: Location) -> Node:
+        """A list of plain numbers; `items` makes the Nodes of its items when they are asked for."""
+        node = cls(None, where)
+        node.numbers = numbers
+        node._items = items
+        return node
+
+    @property
+    def value(self) -> Any:
+        if self._items is not None:
+            self._value, self._items = self._items(), None
+        return self._value
 
     def __getitem__(self, key: str) -> Node:
         child = self.value[key]
@@ -65,6 +131,18 @@ class Node:
             child = self.value.get(key)
             return child if isinstance(child, Node) else None
         return None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Node):
+            return NotImplemented
+        return (self.value, self.where, self.text, self.quoted) == (
+            other.value, other.where, other.text, other.quoted)
+
+    __hash__ = None  # type: ignore[assignment]  # a Node holds lists and dicts
+
+    def __repr__(self) -> str:
+        return (f"Node(value={self.value!r}, where={self.where!r}, text={self.text!r}, "
+                f"quoted={self.quoted!r})")
 
 
 def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
@@ -139,6 +217,26 @@ def parse(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
     """The document in `text` as a Node tree; SpecError with line:column if it is malformed,
     holds more than `max_cells` values (aliases expanded) or is nested too deep."""
     json_mode = is_json(name, text)
+    loader = _Loader(text, max_cells)
+    try:
+        with _collector_paused():
+            try:
+                root = loader.get_single_node()
+            except (yaml.YAMLError, _Overrun):
+                root = None
+            if root is None:  # malformed, empty or past a limit: say which, and where
+                return _parse_checked(name, text, json_mode, max_cells)
+            if json_mode:
+                _check_json(name, text)
+            return _build(name, text, root, loader, json_mode, max_cells)
+    finally:
+        loader.dispose()
+
+
+def _parse_checked(name: str, text: str, json_mode: bool, max_cells: int) -> Node:
+    """The document read event by event first, which builds nothing, so that the first problem
+    in it is named (a malformed place, a value past the cell limit, nesting past MAX_DEPTH),
+    then composed."""
     try:
         _prescan(name, _Loader(text), max_cells)
     except yaml.YAMLError:
@@ -153,6 +251,20 @@ def parse(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
         return _compose(name, text, loader, json_mode, max_cells)
     finally:
         loader.dispose()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a document is read: a large matrix is
+    hundreds of thousands of new objects, none of them garbage yet, which the collector would
+    otherwise walk again and again (half the time of reading a 400 x 250 matrix)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 @contextmanager
@@ -215,10 +327,18 @@ def _too_deep(name: str, mark: Any) -> SpecError:
 def _compose(name: str, text: str, loader: Any, json_mode: bool, max_cells: int) -> Node:
     with _yaml_errors(name, text):
         root = loader.get_single_node()
+    return _build(name, text, root, loader, json_mode, max_cells)
+
+
+def _build(name: str, text: str, root: yaml.Node | None, loader: Any, json_mode: bool,
+           max_cells: int) -> Node:
     if root is None:
         raise SpecError(Msg.of("the spec is empty, expected a mapping of keys"), Location(name))
     size, _ = _Measure(name).measure(root, 1)
     if size > max_cells:
+        # composed without the event walk (parse): the values as written may pass the limit
+        # already, which is said first, as the walk says it
+        _prescan(name, _Loader(text), max_cells)
         raise SpecError(
             Msg.of("the spec holds {size} values once its aliases are expanded; the limit is "
                    "{limit}, which {option} sets", size=size, limit=max_cells,
@@ -256,6 +376,11 @@ class _Measure:
         elif isinstance(node, yaml.SequenceNode):
             children = list(node.value)
         size, height = 1, 1
+        if depth + 1 <= MAX_DEPTH:  # a scalar counts one and adds one level: no need to recurse
+            scalars = [c for c in children if c.__class__ is yaml.ScalarNode]
+            if scalars:
+                size, height = 1 + len(scalars), 2
+                children = [c for c in children if c.__class__ is not yaml.ScalarNode]
         for child in children:
             child_size, child_height = self.measure(child, depth + 1)
             size += child_size
@@ -318,8 +443,43 @@ def _whole(text: str) -> int | float:
         raise
 
 
-_NUMBER_TAGS: dict[str, Any] = {"tag:yaml.org,2002:float": float,
-                                "tag:yaml.org,2002:int": _whole}
+_DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)").fullmatch
+_LARGEST_INT = 2**1023  # parse.number refuses a larger whole number, with its line:column
+
+
+def _number(tag: str, text: str) -> int | float | None:
+    """A plain scalar's number, when Python reads its text as YAML 1.1 does: a float but .inf,
+    .nan and 1:30.5; a decimal int (not 017, octal in YAML, or 0x1f, or 1:30). None otherwise:
+    the YAML constructor reads it."""
+    try:
+        if tag == _FLOAT_TAG:
+            return float(text)
+        if tag == _INT_TAG and _DECIMAL_INT(text):
+            return _whole(text)
+    except ValueError:  # 1__0, 1.5_ ...
+        pass
+    return None
+
+
+def _plain_numbers(items: list[yaml.Node]) -> tuple[float, ...] | None:
+    """The numbers of a non-empty list whose items are all plain (unquoted) numbers that
+    `_number` reads, finite and of float size; None for any other list, whose items then become
+    Nodes of their own, so that a bad one is reported at its line and column."""
+    if not items or any(item.__class__ is not yaml.ScalarNode or item.style for item in items):
+        return None
+    if all(item.tag == _FLOAT_TAG for item in items):  # a row of a matrix, mostly: at once
+        try:
+            numbers = list(map(float, [item.value for item in items]))
+        except ValueError:
+            return None
+    else:
+        read = [_number(item.tag, item.value) for item in items]
+        if any(x is None or abs(x) > _LARGEST_INT for x in read):
+            return None
+        numbers = [float(x) for x in read if x is not None]
+    if not all(map(math.isfinite, numbers)):
+        return None
+    return tuple(numbers)
 
 
 class _Builder:
@@ -336,13 +496,17 @@ class _Builder:
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
-            items = [
-                self.build(child, f"{path}[{i}]") for i, child in enumerate(node.value)
-            ]
-            return Node(items, self.where(node, path))
+            numbers = _plain_numbers(node.value)
+            if numbers is not None:
+                return Node.number_list(numbers, lambda: self._items(node, path),
+                                        self.where(node, path))
+            return Node(self._items(node, path), self.where(node, path))
         assert isinstance(node, yaml.ScalarNode)
         return Node(self._scalar(node, path), self.where(node, path), node.value,
                     node.style in ("'", '"'))
+
+    def _items(self, node: yaml.SequenceNode, path: str) -> list[Node]:
+        return [self.build(child, f"{path}[{i}]") for i, child in enumerate(node.value)]
 
     def _mapping(self, node: yaml.MappingNode, path: str) -> Node:
         children: dict[str, Node] = {}
@@ -363,13 +527,12 @@ class _Builder:
         return Node(children, self.where(node, path))
 
     def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
-        if not node.style and node.tag in _NUMBER_TAGS:  # plain: None, or "" from libyaml
+        if not node.style:  # plain: None, or "" from libyaml
             # The composer has already resolved the tag; the common decimal forms convert
-            # directly (a large matrix is mostly these), the rest (.inf, 0x1f, 1:30) below.
-            try:
-                return _NUMBER_TAGS[node.tag](node.value)
-            except ValueError:
-                pass
+            # directly, the rest (.inf, 0x1f, 017, 1:30) below.
+            number = _number(node.tag, node.value)
+            if number is not None:
+                return number
         if self.json_mode:
             if node.style in ("'", '"'):
                 return node.value

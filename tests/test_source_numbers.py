@@ -1,0 +1,122 @@
+"""Reading large matrices fast: a row of plain numbers is converted at once, yet every value,
+every error's line:column and every Node is what reading cell by cell gives."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from attncli.errors import SpecError
+from attncli.i18n import translate
+from attncli.spec import loads_spec
+from attncli.spec.source import Node, _BaseLoader, _Loader, parse
+
+MIXED = "[[1, -2.5, 0.125, +3, -0], [1_000, 017, 0x1f, 1.5e+3, .5]]"
+
+
+def test_plain_rows_come_converted_and_the_rest_cell_by_cell() -> None:
+    root = parse("m.yaml", f"m: {MIXED}\n")
+    plain, special = root["m"].value
+    assert plain.numbers == (1.0, -2.5, 0.125, 3.0, 0.0)
+    assert special.numbers is None  # 017 is octal and 0x1f hex in YAML 1.1: read one by one
+    assert [cell.value for cell in special.value] == [1000, 15, 31, 1500.0, 0.5]
+
+
+def test_a_matrix_reads_as_pyyaml_reads_it() -> None:
+    spec = loads_spec(f"tokens: [a, b]\nembeddings: {MIXED}\n")
+    expected = np.array(yaml.load(MIXED, Loader=yaml.SafeLoader), dtype=np.float64)
+    np.testing.assert_array_equal(spec.queries.embeddings, expected)
+    assert expected[1, 1] == 15.0
+
+
+def test_yaml_1_2_exponents_are_numbers_in_a_plain_row() -> None:
+    root = parse("m.yaml", "m: [1e-3, 2E5, -4e+2]\n")
+    assert root["m"].numbers == (0.001, 200000.0, -400.0)
+
+
+def test_the_items_of_a_plain_row_are_nodes_with_their_place_when_asked_for() -> None:
+    root = parse("m.yaml", "m:\n  - [1, 2]\n  - [3, 4.5]\n")
+    row = root["m"].value[1]
+    assert row.numbers == (3.0, 4.5)
+    cell = row.value[1]
+    assert (cell.value, cell.text, cell.where.path) == (4.5, "4.5", "m[1][1]")
+    assert (cell.where.line, cell.where.column) == (3, 9)
+    assert row == Node(row.value, row.where)
+
+
+@pytest.mark.parametrize(("cells", "message"), [
+    ("[3, 1e999]", "embeddings[1][1]: expected a finite number, found 1e999"),
+    ("[3, x]", "embeddings[1][1]: expected a number, found the text \"x\""),
+    ("[3, '4']", "embeddings[1][1]: expected a number, found the text \"4\""),
+    ("[3, .inf]", "embeddings[1][1]: expected a finite number, found .inf"),
+    ("[3, 1" + "0" * 320 + "]", "embeddings[1][1]: expected a number that fits a 64-bit "
+     "float, found 1" + "0" * 19 + "…" + "0" * 10),  # a long text is shortened in the middle
+])
+def test_a_bad_cell_in_a_matrix_is_named_at_its_line_and_column(cells: str, message: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        loads_spec(f"tokens: [a, b]\nembeddings: [[1, 2], {cells}]\n", name="s.yaml")
+    assert caught.value.where is not None
+    assert (caught.value.where.line, caught.value.where.column) == (2, 26)  # the second cell
+    assert translate(caught.value.message, "en") == message
+
+
+@given(st.text(alphabet="0123456789.-+_eE:x", min_size=1, max_size=8))
+def test_the_quick_resolver_agrees_with_pyyaml(value: str) -> None:
+    loader = _Loader("")
+    try:
+        quick = loader.resolve(yaml.ScalarNode, value, (True, False))
+        full = _BaseLoader.resolve(loader, yaml.ScalarNode, value, (True, False))
+    finally:
+        loader.dispose()
+    assert quick == full
+
+
+def test_reading_leaves_the_garbage_collector_as_it_found_it() -> None:
+    assert gc.isenabled()
+    parse("m.yaml", "m: [[1, 2]]\n")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse("m.yaml", "m: [[1, 2]]\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("levels", [65, 100_000])
+def test_nesting_past_the_limit_is_refused_where_it_starts(levels: int) -> None:
+    # composing stops at level 65, before the C composer recurses any deeper; the event walk
+    # then names the place
+    with pytest.raises(SpecError) as caught:
+        parse("deep.yaml", "m: " + "[" * levels + "]" * levels + "\n")
+    assert translate(caught.value.message, "en") == \
+        "the spec nests lists and mappings more than 64 levels deep"
+    assert caught.value.where is not None
+    assert (caught.value.where.line, caught.value.where.column) == (1, 4 + 63)
+
+
+def test_a_spec_past_the_cell_limit_is_refused_at_the_value_that_passes_it() -> None:
+    with pytest.raises(SpecError) as caught:
+        parse("big.yaml", "m: [[1, 2, 3], [4, 5, 6]]\n", max_cells=7)
+    assert translate(caught.value.message, "en") == \
+        "the spec holds more than 7 values, the limit that --max-cells sets"
+    assert caught.value.where is not None
+    # the 8th value: the mapping, m, the outer list, the first row, 1, 2, 3, then the second row
+    assert (caught.value.where.line, caught.value.where.column) == (1, 16)
+
+
+def test_aliases_past_the_limit_are_named_as_the_values_written() -> None:
+    # 6 values are composed, but with the 3 aliases 9 are written: past 8, as the event walk says
+    with pytest.raises(SpecError) as caught:
+        parse("alias.yaml", "a: &x [1]\nb: [*x, *x, *x]\n", max_cells=8)
+    assert translate(caught.value.message, "en") == \
+        "the spec holds more than 8 values, the limit that --max-cells sets"
+    with pytest.raises(SpecError) as caught:
+        parse("alias.yaml", "a: &x [1, 2, 3]\nb: [*x, *x]\n", max_cells=10)
+    assert translate(caught.value.message, "en") == "the spec holds 14 values once its aliases " \
+        "are expanded; the limit is 10, which --max-cells sets"
