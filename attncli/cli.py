@@ -20,6 +20,7 @@ import typer
 from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, translate
 from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.render import ELIDING
 from attncli.view import Inline, Loading, View
 
 if TYPE_CHECKING:
@@ -314,7 +315,8 @@ def explain(
     --mask causal
     """
     inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
-    view = View(precision, round_intermediates, tuple(expand or ()), steps, head)
+    view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+                summary=format.value in ELIDING and not full)
 
     def action() -> str:
         from attncli.render import render
@@ -579,7 +581,9 @@ def export(
 
     Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
     """
-    view = View(precision, round_intermediates, tuple(expand or ()), steps, head)
+    # svg is the one export format that elides the middle of a large matrix (see build's summary)
+    view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+                summary=svg and not full and heatmap is None)
 
     def action() -> str:
         from attncli.files import write_atomic

@@ -237,7 +237,7 @@ def projection_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expans
                 named("x", matrix.rows[i]), sources[letter][i],
                 getattr(weights, f"W_{letter}"), Formula(f"W_{letter}", f"W_{{{letter}}}"),
                 getattr(weights, f"b_{letter}"), Formula(f"b_{letter}", f"b_{{{letter}}}"),
-                matrix.columns[a], a, float(matrix.values[i, a])))
+                matrix.columns[a], a, matrix.at(i, a)))
     return out
 
 
@@ -264,7 +264,7 @@ def score_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
     out = []
     for i, j in _cells(matrix.rows, matrix.columns, cells):
         q_i, k_j = named("q", matrix.rows[i]), named("k", matrix.columns[j])
-        score = float(matrix.values[i, j])
+        score = matrix.at(i, j)
         if general is None:
             out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
                                 joined(q_i, "·", k_j), dot(q.values[i], k.values[j]), score))
@@ -306,60 +306,61 @@ def scaled_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]
         by = Formula(f"√{d_k}", rf"\sqrt{{{d_k}}}")
     else:
         by = Formula(f"{divisor:g}", f"{divisor:g}")
-    scores = ctx.steps["scores"].matrices[0].values  # (n, m), as computed: S′·divisor may differ
+    scores = ctx.steps["scores"].matrices[0]  # (n, m), as computed: S′·divisor may differ
     out = []
     for i, j in _cells(matrix.rows, matrix.columns, cells):
         s = cell(Formula("S", "S"), matrix.rows[i], matrix.columns[j])
         out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
                             joined(s, " / ", by),
-                            Quotient(Num(float(scores[i, j])), Num(divisor)),
-                            float(matrix.values[i, j])))
+                            Quotient(Num(scores.at(i, j)), Num(divisor)),
+                            matrix.at(i, j)))
     return out
 
 
 def weight_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
     """Softmax of each chosen row, written out: e^x of every score, the sum, every quotient."""
     matrix = step.matrices[0]
-    logits = ctx.head.scores.values  # (n, m), -inf where hidden
     out = []
     for i in _rows(matrix.rows, cells):
-        shift, e, total, _ = ctx.calc.softmax_parts(logits[i:i + 1])
-        if total[0] == 0.0 or not np.isfinite(matrix.values[i]).all():
+        logits = ctx.head.scores.row(i)  # (m,), -inf where hidden
+        shift, e, total, _ = ctx.calc.softmax_parts(logits[None, :])
+        if total[0] == 0.0 or not np.isfinite(matrix.row(i)).all():
             continue  # a query that sees no key: the reading says so
         peak = float(shift[0])
         for j in range(len(matrix.columns)):
-            x = float(logits[i, j])
+            x = float(logits[j])
             argument: Expr = Num(x) if peak == 0.0 or not math.isfinite(x) else Difference(
                 Num(x), Num(peak))
             out.append(ctx.line(None, None, Exp(argument), float(e[0, j])))
-        visible = [j for j in range(len(matrix.columns)) if math.isfinite(logits[i, j])]
+        visible = [j for j in range(len(matrix.columns)) if math.isfinite(logits[j])]
         out.append(ctx.line(Formula("Σ", r"\Sigma"), None,
                             Sum(tuple(Num(float(e[0, j])) for j in visible)), float(total[0])))
         for j in range(len(matrix.columns)):
             out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), None,
                                 Quotient(Num(float(e[0, j])), Num(float(total[0]))),
-                                float(matrix.values[i, j])))
+                                matrix.at(i, j)))
     return out
 
 
 def output_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
     """Each chosen output row as the weighted sum of the value rows its query sees."""
     matrix = step.matrices[0]
-    weights, v = ctx.head.weights.values, ctx.head.values.values
-    visible = np.isfinite(ctx.head.scores.values)  # (n, m)
+    v = ctx.head.values.values  # (m, d_v)
     out = []
     for i in _rows(matrix.rows, cells):
-        keys = [j for j in range(v.shape[0]) if visible[i, j]]
-        if not keys or not np.isfinite(weights[i]).all():
+        weights = ctx.head.weights.row(i)  # (m,)
+        visible = np.isfinite(ctx.head.scores.row(i))  # (m,)
+        keys = [j for j in range(v.shape[0]) if visible[j]]
+        if not keys or not np.isfinite(weights).all():
             continue
-        terms = tuple(Product((Num(float(weights[i, j])),
+        terms = tuple(Product((Num(float(weights[j])),
                                Vec(tuple(float(x) for x in v[j])))) for j in keys)
         label = matrix.rows[i]
         symbolic = Formula(f"Σⱼ A[{label}, j]·v_j", rf"\sum_j A[{_latex_text(label)}, j] \, v_j")
         target = Formula(f"{matrix.symbol.text}[{label}]",
                          f"{matrix.symbol.latex}[{_latex_text(label)}]")
         out.append(ctx.line(target, symbolic, Sum(terms),
-                            tuple(float(x) for x in matrix.values[i])))
+                            tuple(float(x) for x in matrix.row(i))))
     return out
 
 
@@ -406,7 +407,7 @@ def is_small(walkthrough: Walkthrough) -> bool:
 
 def representative(head: HeadResult) -> str:
     """The first query that sees the most keys: its row shows the most arithmetic."""
-    seen = np.isfinite(head.scores.values).sum(axis=1)  # (n,)
+    seen = np.isfinite(head.scores.whole()).sum(axis=1)  # (n,)
     return head.weights.rows[int(np.argmax(seen))]
 
 
@@ -477,7 +478,7 @@ def shift_notes(ctx: Context, step: Step, cells: list[Cell]) -> tuple[Msg, ...]:
     matrix = step.matrices[0]
     notes = []
     for i in _rows(matrix.rows, cells):
-        peak = float(ctx.calc.softmax_parts(ctx.head.scores.values[i:i + 1])[0][0])
+        peak = float(ctx.calc.softmax_parts(ctx.head.scores.row(i)[None, :])[0][0])
         if peak != 0.0:
             notes.append(Msg.of("Row {row}: its largest score, {peak}, is subtracted from each "
                                 "score before e^x, which keeps e^x readable and leaves the "

@@ -52,8 +52,9 @@ class Arithmetic(Protocol):
     def dot_scores(self, q: Array, k: Array) -> Array: ...
     def general_scores(self, q: Array, w: Array, k: Array) -> Array: ...
     def divisor(self, value: float) -> float: ...
-    def scale(self, scores: Array, divisor: float) -> Array: ...
-    def softmax(self, logits: Array) -> tuple[Array, ops.Bools]: ...
+    # `out`: an array the result may be written into (the input, when no longer needed)
+    def scale(self, scores: Array, divisor: float, out: Array | None = None) -> Array: ...
+    def softmax(self, logits: Array, out: Array | None = None) -> tuple[Array, ops.Bools]: ...
     def softmax_parts(self, logits: Array) -> tuple[Array, Array, Array, Array]: ...
     def matmul(self, a: Array, b: Array) -> Array: ...
     def attend(self, weights: Array, v: Array) -> Array: ...
@@ -76,11 +77,11 @@ class FullPrecision:
     def divisor(self, value: float) -> float:
         return value
 
-    def scale(self, scores: Array, divisor: float) -> Array:
-        return ops.scale(scores, divisor)
+    def scale(self, scores: Array, divisor: float, out: Array | None = None) -> Array:
+        return ops.scale(scores, divisor, out)
 
-    def softmax(self, logits: Array) -> tuple[Array, ops.Bools]:
-        return ops.softmax(logits)
+    def softmax(self, logits: Array, out: Array | None = None) -> tuple[Array, ops.Bools]:
+        return ops.softmax(logits, out)
 
     def softmax_parts(self, logits: Array) -> tuple[Array, Array, Array, Array]:
         return ops.softmax_parts(logits)
@@ -140,13 +141,13 @@ class HandCalculation:
     def divisor(self, value: float) -> float:
         return written(value, self.precision)  # √2 is written 1.41 and divided by as such
 
-    def scale(self, scores: Array, divisor: float) -> Array:
+    def scale(self, scores: Array, divisor: float, out: Array | None = None) -> Array:
         from decimal import localcontext
 
         with localcontext(_CONTEXT):
             return self.carry(self.decimals(scores) / _decimal(divisor))
 
-    def softmax(self, logits: Array) -> tuple[Array, ops.Bools]:
+    def softmax(self, logits: Array, out: Array | None = None) -> tuple[Array, ops.Bools]:
         _, _, total, weights = self.softmax_parts(logits)
         return weights, total == 0.0
 
@@ -190,12 +191,13 @@ def drift(by_hand: Walkthrough, full: Walkthrough) -> tuple[Drift, ...]:
 
 
 def _differences(hand: Matrix, exact: Matrix, head: int | None, precision: int) -> list[Drift]:
-    rows, columns = hand.shape
-    return [
-        Drift(hand.symbol.text, head, hand.rows[i], hand.columns[j],
-              float(hand.values[i, j]), float(exact.values[i, j]))
-        for i in range(rows) for j in range(columns)
-        if np.isfinite(hand.values[i, j])
-        and written(float(hand.values[i, j]), precision)
-        != written(float(exact.values[i, j]), precision)
-    ]
+    """The cells that print differently; of a summary, those of the rows it holds."""
+    found = []
+    for i in hand.row_indices():
+        by_hand, full = hand.row(i), exact.row(i)  # (columns,)
+        found += [Drift(hand.symbol.text, head, hand.rows[i], hand.columns[j],
+                        float(by_hand[j]), float(full[j]))
+                  for j in range(len(hand.columns))
+                  if np.isfinite(by_hand[j])
+                  and written(float(by_hand[j]), precision) != written(float(full[j]), precision)]
+    return found

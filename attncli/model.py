@@ -23,16 +23,40 @@ class Formula:
 
 @dataclass(frozen=True)
 class Matrix:
-    """A labelled matrix. A hidden (masked) score is -inf; an undefined weight is NaN."""
+    """A labelled matrix. A hidden (masked) score is -inf; an undefined weight is NaN.
+
+    A summary (`kept` given) holds only some whole rows of a large matrix: the ones a view that
+    elides the middle shows, and the ones written out (see attncli/elision.py). Read it with
+    `at` and `row`; `whole` is for formats that show every number.
+    """
 
     symbol: Formula  # its name: Q, K, Sᵀ ...
-    values: Array  # (rows, columns)
+    values: Array  # (rows, columns); a summary: (len(kept), columns)
     rows: tuple[str, ...]
     columns: tuple[str, ...]
+    kept: tuple[int, ...] | None = None  # a summary: which rows `values` holds, ascending
 
     @property
     def shape(self) -> tuple[int, int]:
-        return (int(self.values.shape[0]), int(self.values.shape[1]))
+        return (len(self.rows), len(self.columns))
+
+    def row(self, i: int) -> Array:
+        """Row i of the whole matrix (columns,)."""
+        return self.values[i if self.kept is None else self.kept.index(i)]
+
+    def at(self, i: int, j: int) -> float:
+        return float(self.row(i)[j])
+
+    def row_indices(self) -> tuple[int, ...] | range:
+        """The rows this matrix holds: all of them, or a summary's."""
+        return range(len(self.rows)) if self.kept is None else self.kept
+
+    def whole(self) -> Array:
+        """Every number (rows, columns); ValueError for a summary."""
+        if self.kept is not None:
+            raise ValueError(f"{self.symbol.text} holds only some rows: build the walkthrough "
+                             "with summary=False for a format that shows every number")
+        return self.values
 
 
 @dataclass(frozen=True)

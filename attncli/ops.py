@@ -33,8 +33,10 @@ def general_scores(q: Array, w: Array, k: Array) -> Array:
     return q @ w @ k.T  # (n, d_k) @ (d_k, d_k) @ (d_k, m) -> (n, m)
 
 
-def scale(scores: Array, divisor: float) -> Array:
-    return scores / divisor  # (n, m)
+def scale(scores: Array, divisor: float, out: Array | None = None) -> Array:
+    """S / divisor; written into `out` when given (the scores themselves, when no longer needed:
+    an n x m array of a real-size model is 32 MB, and a fresh one costs as much as the division)."""
+    return np.divide(scores, divisor, out=out)  # (n, m)
 
 
 def causal(n: int, m: int) -> Bools:
@@ -55,26 +57,34 @@ def padding(n: int, keep: Iterable[bool]) -> Bools:
     return np.broadcast_to(row, (n, row.shape[0])).copy()  # (n, m)
 
 
-def apply_mask(scores: Array, visible: Bools) -> Array:
-    """S + M, with M = 0 where visible and -inf where hidden."""
-    return np.where(visible, scores, -np.inf)  # (n, m)
+def apply_mask(scores: Array, visible: Bools, out: Array | None = None) -> Array:
+    """S + M, with M = 0 where visible and -inf where hidden; into `out` when given (see scale)."""
+    if out is None:
+        return np.where(visible, scores, -np.inf)  # (n, m)
+    np.copyto(out, scores)
+    np.copyto(out, -np.inf, where=~visible)
+    return out  # (n, m)
 
 
-def softmax(logits: Array) -> tuple[Array, NDArray[np.bool_]]:
+def softmax(logits: Array, out: Array | None = None) -> tuple[Array, NDArray[np.bool_]]:
     """Row-wise softmax, max-subtracted so that scores of ±1e300 neither overflow nor underflow.
 
-    Returns the weights and which rows had no visible key at all (their weights are all 0).
+    Returns the weights (in `out` when given, see scale) and which rows had no visible key at all
+    (their weights are all 0).
     """
     finite = np.isfinite(logits)  # (n, m): -inf marks a hidden key
     empty: Bools = ~np.any(finite, axis=1, keepdims=False)  # (n,)
     peak = np.max(logits, axis=1, keepdims=True, initial=-np.inf, where=finite)  # (n, 1)
     peak[empty] = 0.0
-    with np.errstate(over="ignore", under="ignore"):
-        shifted = np.where(finite, logits - peak, -np.inf)  # (n, m), every entry <= 0
-        e = np.exp(shifted)  # (n, m), the largest visible entry of each row is 1
+    # One n x m array, worked in place: a real-size head has little memory to spare.
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        e = np.subtract(logits, peak, out=out)  # (n, m), every visible entry <= 0
+        np.exp(e, out=e)  # the largest visible entry of each row is 1
+    np.copyto(e, 0.0, where=~finite)  # a hidden key: e^-inf = 0
     total = e.sum(axis=1, keepdims=True)  # (n, 1)
     total[empty] = 1.0
-    return e / total, empty  # (n, m), (n,)
+    e /= total  # (n, m)
+    return e, empty  # (n, m), (n,)
 
 
 # Above e^9.21 = 10^4, e^x stops being a number one reads at a glance (and soon overflows).

@@ -16,23 +16,46 @@ import numpy as np
 
 from attncli.handcalc import written
 from attncli.i18n import Msg
-from attncli.model import HeadResult, Reading, Walkthrough
+from attncli.model import Array, HeadResult, Reading, Walkthrough
 
 MOST_LISTED = 4  # groups named between "most" and "least" before the rest is counted
+NAMED_KEYS = 5  # keys named in a group of equal weights before the rest is counted
 
 Group = tuple[tuple[str, ...], float]  # keys with the same printed weight, and that weight
 
 
 def groups(head: HeadResult, i: int, precision: int) -> list[Group]:
     """The keys query i sees, grouped by printed weight, largest weight first."""
-    weights = head.weights.values[i]  # (m,)
-    visible = np.isfinite(head.scores.values[i])  # (m,)
-    by_weight: dict[float, list[str]] = {}
-    for j in np.argsort(-weights, kind="stable"):
-        if visible[j]:
-            by_weight.setdefault(written(float(weights[j]), precision), []).append(
-                head.weights.columns[j])
-    return [(tuple(keys), weight) for weight, keys in by_weight.items()]
+    weights = head.weights.row(i)  # (m,)
+    visible = np.isfinite(head.scores.row(i))  # (m,)
+    order = np.argsort(-weights, kind="stable")  # (m,)
+    order = order[visible[order]]  # (seen,): the keys it sees, largest weight first
+    ranked = weights[order]  # (seen,), descending
+    found: list[Group] = []
+    start = 0
+    while start < len(order):
+        printed = written(float(ranked[start]), precision)
+        end = _run_end(ranked, start, printed, precision)
+        found.append((tuple(head.weights.columns[j] for j in order[start:end]), printed))
+        start = end
+    return found
+
+
+def _run_end(ranked: Array, start: int, printed: float, precision: int) -> int:
+    """Where the run of weights that print as `printed` ends, from `start` on. Rounding keeps
+    the order of the descending weights, so the run is contiguous: found by doubling the step
+    then halving it, with a few roundings even in a row of thousands of keys."""
+    def same(index: int) -> bool:
+        return written(float(ranked[index]), precision) == printed
+
+    low, step = start, 1  # ranked[low] prints as `printed`
+    while start + step < len(ranked) and same(start + step):
+        low, step = start + step, step * 2
+    high = min(start + step, len(ranked))  # the first index known to differ, or the end
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if same(middle) else (low, middle)
+    return high
 
 
 def key_name(query: str, key: str) -> Msg | str:
@@ -43,8 +66,20 @@ def group_msg(query: str, group: Group) -> Msg:
     keys, weight = group
     if len(keys) == 1:
         return Msg.of("{token} ({weight})", token=key_name(query, keys[0]), weight=weight)
-    return Msg.of("{tokens} ({weight} each)", tokens=listing([key_name(query, k) for k in keys]),
+    return Msg.of("{tokens} ({weight} each)", tokens=key_listing(query, keys),
                   weight=weight)
+
+
+def key_listing(query: str, keys: Sequence[str]) -> Msg | str:
+    """`a, b and c`; a long list (a row of thousands of equal weights) names its first keys and
+    counts the rest: `t0, t1, t2, t3, t4 and 1995 more keys`."""
+    if len(keys) <= NAMED_KEYS + 1:
+        return listing([key_name(query, k) for k in keys])
+    named: Msg | str = key_name(query, keys[0])
+    for key in keys[1:NAMED_KEYS]:
+        named = Msg.of("{first}, {second}", first=named, second=key_name(query, key))
+    return Msg.plural_of("{first} and {count} more key", "{first} and {count} more keys",
+                         len(keys) - NAMED_KEYS, first=named)
 
 
 def listing(items: Sequence[Msg | str]) -> Msg | str:
@@ -59,7 +94,7 @@ def listing(items: Sequence[Msg | str]) -> Msg | str:
 
 def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
     query = head.weights.rows[i]
-    if np.isnan(head.weights.values[i]).any():
+    if np.isnan(head.weights.row(i)).any():
         return Msg.of("{query} sees no key, so its weights are undefined (NaN).", query=query)
     found = groups(head, i, precision)
     if not found:
@@ -98,14 +133,26 @@ def middle(query: str, found: list[Group]) -> Msg:
 
 
 def head_reading(head: HeadResult, index: int | None, precision: int) -> Reading:
-    return Reading(index, tuple(query_sentence(head, i, precision)
-                                for i in range(len(head.weights.rows))))
+    read = head.weights.row_indices()
+    sentences = [query_sentence(head, i, precision) for i in read]
+    return Reading(index, (*sentences, *rest(head, len(read))))
+
+
+def rest(head: HeadResult, read: int) -> tuple[Msg, ...]:
+    """What a summary leaves unread (see model.Matrix.kept)."""
+    left = len(head.weights.rows) - read
+    if not left:
+        return ()
+    return (Msg.plural_of("The other {count} query is not read here; --full reads every one.",
+                          "The other {count} queries are not read here; --full reads every one.",
+                          left),)
 
 
 def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
     """Where the heads disagree about which keys a query attends to most."""
     sentences: list[Msg] = []
-    for i, query in enumerate(heads[0].weights.rows):
+    for i in heads[0].weights.row_indices():
+        query = heads[0].weights.rows[i]
         tops = []
         for head in heads:
             found = groups(head, i, precision)
@@ -114,17 +161,18 @@ def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
             parts: Msg | str = ""
             for head, top in zip(heads, tops, strict=True):
                 part = Msg.of("to {keys} in head {index}", index=head.index,
-                              keys=listing([key_name(query, k) for k in top]) if top else
+                              keys=key_listing(query, top) if top else
                               Msg.of("nothing"))
                 # commas between the heads: "and" already joins the keys within one head
                 parts = Msg.of("{first}, {second}", first=parts, second=part) if parts else part
             sentences.append(Msg.of("The heads disagree about {query}: it attends most {parts}.",
                                     query=query, parts=parts))
-    if not sentences:
+    left = rest(heads[0], len(heads[0].weights.row_indices()))
+    if not sentences and not left:
         sentences.append(Msg.plural_of(
             "The {count} head agrees on where every query attends most.",
             "All {count} heads agree on where every query attends most.", len(heads)))
-    return Reading(None, tuple(sentences))
+    return Reading(None, (*sentences, *left))
 
 
 def angle_sentence(head: HeadResult, i: int, j: int) -> Msg | None:

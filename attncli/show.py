@@ -22,7 +22,8 @@ def prepare(spec: Spec, view: View) -> Walkthrough:
         display = replace(display, precision=view.precision)
     if view.round_intermediates is not None:
         display = replace(display, round_intermediates=view.round_intermediates)
-    walkthrough = build(replace(spec, display=display), Selection.parse(view.expand))
+    walkthrough = build(replace(spec, display=display), Selection.parse(view.expand),
+                        summary=view.summary)
     return select(walkthrough, step_ids(view.steps), view.head)
 
 

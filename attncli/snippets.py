@@ -18,6 +18,7 @@ from attncli.files import write_atomic
 from attncli.i18n import Msg
 from attncli.manifest import Target
 from attncli.model import Walkthrough
+from attncli.spec.model import Spec
 from attncli.view import Loading
 
 # written/unchanged when writing; stale/missing/unchanged when checking; failed in both
@@ -64,19 +65,33 @@ def generate(targets: Iterable[Target], write: bool,
 
     `tick` is called once per snippet (for a progress bar); `loading` says how specs are read.
     """
+    from attncli.render import ELIDING
     from attncli.spec import load_spec
-    from attncli.walkthrough import build
+    from attncli.walkthrough import build, summarizes
 
-    built: dict[Path, Walkthrough | AttnError] = {}
+    # A spec is read once and built once; a large one twice when formats that elide (built as
+    # `attn explain` builds for them, see build's `summary`) and formats that show every number
+    # are both asked for.
+    loaded: dict[Path, Spec | AttnError] = {}
+    built: dict[tuple[Path, bool], Walkthrough | AttnError] = {}
     outcomes = []
     for target in targets:
-        if target.spec not in built:
+        if target.spec not in loaded:
             try:
-                built[target.spec] = build(load_spec(target.spec.as_posix(),
-                                                     **vars(loading or Loading())))
+                loaded[target.spec] = load_spec(target.spec.as_posix(),
+                                                **vars(loading or Loading()))
             except AttnError as error:
-                built[target.spec] = error
-        walkthrough = built[target.spec]
+                loaded[target.spec] = error
+        spec = loaded[target.spec]
+        summary = (not isinstance(spec, AttnError) and target.format in ELIDING
+                   and summarizes(spec))
+        key = (target.spec, summary)
+        if key not in built:
+            try:
+                built[key] = spec if isinstance(spec, AttnError) else build(spec, summary=summary)
+            except AttnError as error:
+                built[key] = error
+        walkthrough = built[key]
         if isinstance(walkthrough, AttnError):
             outcomes.append(Outcome(target, "failed", error=walkthrough))
         else:

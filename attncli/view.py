@@ -17,6 +17,9 @@ class View:
     expand: tuple[str, ...] = field(default=())  # --expand values, see attncli.expand
     steps: str | None = None  # step ids separated by commas: "scores,weights,output"
     head: int | None = None  # 1-based
+    # for a format that elides the middle of large matrices (text, rich, svg) without --full:
+    # build keeps only the rows it shows (attncli.walkthrough.build, `summary`)
+    summary: bool = False
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from attncli import ops
+from attncli import elision, ops
 from attncli.errors import Location, SpecError
 from attncli.expand import Selection, attach
 from attncli.handcalc import arithmetic, drift
@@ -100,8 +100,9 @@ def describe_mask(mask: Mask) -> Msg:
 class _Builder:
     """Builds the steps of one spec; one instance per build."""
 
-    def __init__(self, spec: Spec) -> None:
+    def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None) -> None:
         self.spec = spec
+        self.kept = kept  # the rows of the n x m matrices to keep (a summary), or None: all
         self.row = spec.convention == "row"
         self.query_labels = token_labels(spec.queries.tokens)
         self.key_labels = token_labels(spec.keys_source.tokens)
@@ -114,6 +115,19 @@ class _Builder:
         if columns is None:
             columns = feature_labels(int(values.shape[1]))
         return Matrix(symbol, values, rows, columns)
+
+    def attention(self, symbol: Formula, values: Array) -> Matrix:
+        """An n x m matrix of one head (queries by keys), whole or as a summary of the kept rows.
+        A summary copies its rows out, so the whole array is freed as soon as the head is done."""
+        labels = (self.query_labels, self.key_labels)
+        if self.kept is None:
+            return Matrix(symbol, values, *labels)
+        return Matrix(symbol, values[list(self.kept)], *labels, kept=self.kept)  # (kept, m)
+
+    def reuse(self, values: Array) -> Array | None:
+        """Where the next n x m result may be written: into the last one, whose matrix is a
+        summary (a copy of some rows), so nothing else reads it; None for whole matrices."""
+        return values if self.kept is not None else None
 
     def finite(self, values: Array, name: str, rows: tuple[str, ...],
                columns: tuple[str, ...]) -> None:
@@ -207,27 +221,28 @@ class _Builder:
             s = self.calc.dot_scores(q, k)  # (n, m)
             formula = Formula("S = Q·Kᵀ", r"S = Q K^{\top}")
             note = Msg.of("Each score is the dot product of a query and a key: qᵢ·kⱼ.")
-        labels = (self.query_labels, self.key_labels)
-        self.finite(s, "S", *labels)
-        self.add("scores", Msg.of("Scores"), formula,
-                 (Matrix(Formula("S", "S"), s, *labels),), index, (note,))
-        logits = self.scaled(index, head, s)
-        symbol = Formula("S′", "S'") if spec.scale.kind != "none" else Formula("S", "S")
+        self.finite(s, "S", self.query_labels, self.key_labels)
+        S = self.attention(Formula("S", "S"), s)
+        self.add("scores", Msg.of("Scores"), formula, (S,), index, (note,))
+        # Each n x m array is dropped once the next is made: a real-size head holds few at once.
+        logits, scores = self.scaled(index, head, s, S)
+        del s
+        symbol = scores.symbol
 
-        visible = visible_keys(spec.masks, q.shape[0], k.shape[0])  # (n, m)
         if spec.masks:
-            logits = ops.apply_mask(logits, visible)  # (n, m)
-            self.add("masked", Msg.of("Masked scores"),
-                     Formula(f"{symbol.text} + M", f"{symbol.latex} + M"),
-                     (Matrix(Formula(f"{symbol.text} + M", f"{symbol.latex} + M"), logits,
-                             *labels),),
-                     index, (Msg.of("A hidden key gets −∞, which softmax turns into weight 0."),))
+            visible = visible_keys(spec.masks, q.shape[0], k.shape[0])  # (n, m)
+            logits = ops.apply_mask(logits, visible, self.reuse(logits))  # (n, m)
+            del visible
             symbol = Formula(f"{symbol.text} + M", f"{symbol.latex} + M")
-        weights, empty = self.calc.softmax(logits)  # (n, m), (n,)
+            scores = self.attention(symbol, logits)
+            self.add("masked", Msg.of("Masked scores"), symbol, (scores,), index,
+                     (Msg.of("A hidden key gets −∞, which softmax turns into weight 0."),))
+        weights, empty = self.calc.softmax(logits, self.reuse(logits))  # (n, m), (n,)
+        del logits
         notes = [Msg.of("Softmax is taken along each row, so every row of A sums to 1.")]
         if empty.any():
             weights = self.empty_rows(weights, empty, notes)
-        A = Matrix(Formula("A", "A"), weights, *labels)
+        A = self.attention(Formula("A", "A"), weights)
         self.add("weights", Msg.of("Attention weights"),
                  Formula(f"A = softmax({symbol.text})",
                          rf"A = \operatorname{{softmax}}\left({symbol.latex}\right)"),
@@ -238,8 +253,7 @@ class _Builder:
             self.finite(z, "Z", Z.rows, Z.columns)
         self.add("output", Msg.of("Output"), self.output_formula(), (Z,), index,
                  (Msg.of("Each output row is the weighted sum of the value rows."),))
-        return HeadResult(index or 1, Q, K, V, Matrix(symbol, logits, *labels), A, Z,
-                          self.divisor(head), x, xk)
+        return HeadResult(index or 1, Q, K, V, scores, A, Z, self.divisor(head), x, xk)
 
     def parameters(self, index: int | None, head: Head) -> None:
         matrices = []
@@ -298,14 +312,14 @@ class _Builder:
             return scale.value
         return 1.0
 
-    def scaled(self, index: int | None, head: Head, s: Array) -> Array:
+    def scaled(self, index: int | None, head: Head, s: Array, S: Matrix) -> tuple[Array, Matrix]:
+        """S′ = S / divisor and its matrix (S itself when nothing scales)."""
         scale = self.spec.scale
         if scale.kind == "none":
-            return s
+            return s, S
         divisor = self.divisor(head)
-        scaled = self.calc.scale(s, divisor)  # (n, m)
-        labels = (self.query_labels, self.key_labels)
-        self.finite(scaled, "S′", *labels)
+        scaled = self.calc.scale(s, divisor, self.reuse(s))  # (n, m)
+        self.finite(scaled, "S′", self.query_labels, self.key_labels)
         if scale.kind == "sqrt_dk":
             d_k = head.d_k(self.spec.convention)
             formula = Formula(f"S′ = S / √d_k = S / √{d_k}",
@@ -315,9 +329,9 @@ class _Builder:
         else:
             formula = Formula(f"S′ = S / {divisor:g}", rf"S' = \frac{{S}}{{{divisor:g}}}")
             note = Msg.of("The scores are divided by {divisor}.", divisor=divisor)
-        self.add("scaled", Msg.of("Scaled scores"), formula,
-                 (Matrix(Formula("S′", "S'"), scaled, *labels),), index, (note,))
-        return scaled
+        matrix = self.attention(Formula("S′", "S'"), scaled)
+        self.add("scaled", Msg.of("Scaled scores"), formula, (matrix,), index, (note,))
+        return scaled, matrix
 
     def empty_rows(self, weights: Array, empty: ops.Bools, notes: list[Msg]) -> Array:
         """Apply masked_rows to queries that see no key at all."""
@@ -542,21 +556,44 @@ class _Builder:
         return result
 
 
-def build(spec: Spec, expand: Selection | None = None) -> Walkthrough:
+def build(spec: Spec, expand: Selection | None = None, summary: bool = False) -> Walkthrough:
     """Every step of attention on `spec`, in order, each result labelled with the tokens, with the
     work shown: the cells chosen by `expand` written out (default: `auto`), a reading of the
-    weights in words, and, in hand calculation, where it drifts from full precision."""
-    walkthrough, angles = attach(compute(spec), spec, expand or Selection())
+    weights in words, and, in hand calculation, where it drifts from full precision.
+
+    With `summary`, a large n x m matrix keeps only the rows that a view eliding its middle shows
+    (text, rich, svg) and the rows written out, and the reading reads those queries: the memory of
+    a real-size layer stays that of a few of its n x m matrices (see attncli/elision.py)."""
+    selection = expand or Selection()
+    kept = kept_rows(spec, selection) if summary else None
+    walkthrough, angles = attach(compute(spec, kept), spec, selection)
     walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
     if spec.display.round_intermediates:
-        full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)))
+        full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)),
+                       kept)
         walkthrough = replace(walkthrough, drift=drift(walkthrough, full))
     return walkthrough
 
 
-def compute(spec: Spec) -> Walkthrough:
-    """The steps alone: every matrix of attention on `spec`, in order."""
-    builder = _Builder(spec)
+def summarizes(spec: Spec) -> bool:
+    """Whether build(spec, summary=True) keeps less than build(spec) does."""
+    return kept_rows(spec, Selection()) is not None
+
+
+def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
+    """The query rows a summary keeps: the shown ones and those written out; None for all."""
+    if selection.mode == "all":
+        return None
+    labels = token_labels(spec.queries.tokens)
+    where = {label: i for i, label in enumerate(labels)}
+    wanted = {where[row] for _, (row, _) in selection.cells if row in where}
+    return elision.summary_rows(spec.queries.n, spec.keys_source.n, wanted)
+
+
+def compute(spec: Spec, kept: tuple[int, ...] | None = None) -> Walkthrough:
+    """The steps alone: every matrix of attention on `spec`, in order; the n x m ones of the
+    heads only in the rows `kept`, when given."""
+    builder = _Builder(spec, kept)
     # An overflow becomes inf here and is reported by _Builder.finite as a SpecError.
     with np.errstate(over="ignore", invalid="ignore"):
         x = builder.embeddings()  # (n, d_model)

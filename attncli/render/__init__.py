@@ -57,6 +57,11 @@ EXTENSIONS: dict[str, str] = {
 }
 
 
+# Formats that show a large matrix elided in the middle (unless `full`), so a walkthrough built
+# with summary=True, which keeps only the rows they show, is enough for them.
+ELIDING: frozenset[str] = frozenset({"text", "rich", "svg"})
+
+
 def file_formats() -> tuple[str, ...]:
     """The formats a snippet can be written in: registered, and with a file extension."""
     return tuple(fmt for fmt in FORMATS if fmt in EXTENSIONS)

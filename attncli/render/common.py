@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from attncli import elision
 from attncli.i18n import Msg, translate
 from attncli.model import (
     Difference,
@@ -132,24 +133,12 @@ def block_marker(block: range, total: int, columns: tuple[str, ...], t: Translat
 
 # --- elision: large matrices like numpy's summary, long sums with their term count ---
 
-# As numpy's summary: a matrix of more than MAX_CELLS numbers shows, along every axis longer than
-# 2·EDGE + 1, only its first and last EDGE entries around a marker.
-MAX_CELLS = 150
-EDGE = 4
 MAX_TERMS = 6  # a longer sum is written as its first 3 and last 2 terms
 ELLIPSIS = "…"
 
 
 def is_elided(matrix: Matrix, full: bool) -> bool:
-    rows, columns = matrix.shape
-    return not full and rows * columns > MAX_CELLS and max(rows, columns) > 2 * EDGE + 1
-
-
-def shown(count: int, elide: bool) -> list[int | None]:
-    """Indices to show along an axis of `count`; None marks the elided middle."""
-    if not elide or count <= 2 * EDGE + 1:
-        return list(range(count))
-    return [*range(EDGE), None, *range(count - EDGE, count)]
+    return not full and elision.is_elided(*matrix.shape)
 
 
 def elided_note(matrix: Matrix, full: bool, t: Translate) -> str | None:

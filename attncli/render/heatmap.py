@@ -90,12 +90,13 @@ def panel(weights: Matrix, caption: str, number: NumberFormat, x0: float) -> tup
         cx, cy = left + j * CELL + CELL / 2 + FONT_SIZE / 3, y0 - GAP / 2
         parts.append(f'<text x="{fmt(cx)}" y="{fmt(cy)}" transform="rotate(-90 {fmt(cx)} '
                      f'{fmt(cy)})">{escape(label)}</text>')
+    values = weights.whole()  # (n, m)
     for i, label in enumerate(weights.rows):
         y = y0 + i * CELL
         parts.append(f'<text x="{fmt(left - GAP / 2)}" y="{fmt(y + CELL / 2 + FONT_SIZE / 3)}" '
                      f'text-anchor="end">{escape(label)}</text>')
         for j in range(m):
-            w = float(weights.values[i, j])
+            w = float(values[i, j])
             x = left + j * CELL
             parts.append(f'<rect x="{fmt(x)}" y="{fmt(y)}" width="{CELL}" height="{CELL}" '
                          f'fill="{shade(w)}" stroke="#ffffff"/>')

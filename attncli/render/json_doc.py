@@ -34,7 +34,7 @@ FORMAT_VERSION = 1
 
 
 def values(matrix: Matrix) -> list[list[float | None]]:
-    return [[float(x) if math.isfinite(x) else None for x in row] for row in matrix.values]
+    return [[float(x) if math.isfinite(x) else None for x in row] for row in matrix.whole()]
 
 
 def matrix_doc(matrix: Matrix) -> dict[str, Any]:

@@ -134,7 +134,7 @@ def math_block(formulas: Sequence[str]) -> list[str]:
 
 def matrix_lines(matrix: Matrix, t: Translate, esc: EscapeFn, number: NumberFn,
                  cyr: bool) -> list[str]:
-    cells = [[number(float(x)) for x in row] for row in matrix.values]
+    cells = [[number(float(x)) for x in row] for row in matrix.whole()]
     lines: list[str] = []
     for block in matrix_blocks(matrix, cells):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)

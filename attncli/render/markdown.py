@@ -156,7 +156,7 @@ def caption(matrix: Matrix, flavor: str) -> str:
 
 def math_lines(matrix: Matrix, prose: NumberFormat, t: Translate, flavor: str) -> list[str]:
     number: Callable[[float], str] = tex_numbers(prose)
-    cells = [[number(float(x)) for x in row] for row in matrix.values]
+    cells = [[number(float(x)) for x in row] for row in matrix.whole()]
     lines = [caption(matrix, flavor), ""]
     for block in matrix_blocks(matrix, cells):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)
@@ -175,7 +175,7 @@ def table_lines(matrix: Matrix, number: NumberFormat, t: Translate) -> list[str]
     head = "| " + " | ".join(["", *(escape(c) for c in matrix.columns)]) + " |"
     rule = "|" + "|".join(["---", *("---:" for _ in matrix.columns)]) + "|"
     lines += [head, rule]
-    for label, row in zip(matrix.rows, matrix.values, strict=True):
+    for label, row in zip(matrix.rows, matrix.whole(), strict=True):
         cells = [escape(label) or " ", *(number(float(x)) for x in row)]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")

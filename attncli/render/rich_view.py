@@ -11,6 +11,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from attncli.elision import shown
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
@@ -34,7 +35,6 @@ from attncli.render.common import (
     reading_sections,
     shade,
     shade_level,
-    shown,
     step_heading,
     title,
     translator,
@@ -130,7 +130,7 @@ def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full:
     def write(i: int | None, j: int | None) -> Text:
         if i is None or j is None:
             return Text(ELLIPSIS)
-        x = float(matrix.values[i, j])
+        x = float(matrix.at(i, j))
         if not heat:
             return Text(number(x))
         return Text(shade(x) + " " + number(x), style=HEAT_STYLES[shade_level(x)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Sequence
 
+from attncli.elision import shown
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
@@ -27,7 +28,6 @@ from attncli.render.common import (
     number_format,
     reading_sections,
     shade,
-    shown,
     step_heading,
     title,
     translator,
@@ -106,7 +106,7 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
     row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
     columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
-    cells = [[ELLIPSIS if i is None or j is None else write(float(matrix.values[i, j]))
+    cells = [[ELLIPSIS if i is None or j is None else write(float(matrix.at(i, j)))
               for j in column_at] for i in row_at]
     label_width = max((cell_width(label) for label in labels), default=0)
     col_widths = [
