@@ -6,7 +6,22 @@ processes, and reports the medians and the ratio A/B against its target.
 
 Timings drift between runs and machines; the ratios are the figures. Peak memory is the child's
 own maximum resident set size (os.wait4), so A and B are measured alike. Nothing here is a test:
-the suite never times anything.
+the suite never times anything. The exit code is 1 when a ratio is over its target.
+
+Cases (A vs B, target A/B):
+    start      attn explain (bundled example, text) vs importing numpy, yaml, typer, rich   1.3
+    help       attn --help vs importing typer; numpy and yaml must not be imported          1.5
+    real_size  explain of one BERT-base-size layer (2048 tokens, d_model 768, 12 heads,
+               causal, W_O, .npy files), --expand none, text, vs numpy_layer.py doing the
+               same float64 math on the same files                   1.5 (time), 2.0 (memory)
+    scaling    the real-size case at 256, 512, 1024, 2048 tokens: the exponent k of
+               time ~ n^k fitted on log time against log n                                 2.0
+    batch      attn snippets writing 20 specs x 3 languages x 3 formats (180 files) vs
+               one attn explain                                                            10
+    big_yaml   explain of a spec whose embeddings are a 400 x 250 YAML matrix vs
+               yaml.load with the C loader                                                 1.3
+The .npy files are drawn with a fixed seed into a temporary folder at the start. real_size,
+scaling and big_yaml pass --max-cells: these specs are past attn's default limit of numbers.
 """
 
 from __future__ import annotations
@@ -14,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -61,15 +77,21 @@ class Case:
     target_time: float
     target_memory: float | None = None
     note: str = ""
+    reset: Callable[[], None] | None = None  # before every run of A, untimed
     a_samples: list[Sample] = field(default_factory=list)
     b_samples: list[Sample] = field(default_factory=list)
 
     def run(self, rounds: int, cwd: Path) -> None:
-        measure(self.a, cwd)  # warm the file cache for both sides alike
+        self.run_a(cwd)  # warm the file cache for both sides alike
         measure(self.b, cwd)
         for _ in range(rounds):
-            self.a_samples.append(measure(self.a, cwd))
+            self.a_samples.append(self.run_a(cwd))
             self.b_samples.append(measure(self.b, cwd))
+
+    def run_a(self, cwd: Path) -> Sample:
+        if self.reset is not None:
+            self.reset()
+        return measure(self.a, cwd)
 
     def medians(self) -> tuple[float, float, float, float]:
         return (
@@ -93,12 +115,101 @@ def write_big_yaml(folder: Path, n: int = 400, d: int = 250) -> Path:
     return path
 
 
+D_MODEL, HEADS = 768, 12  # BERT-base
+SCALING_SIZES = (256, 512, 1024, 2048)
+# attn refuses a spec past --max-cells numbers (default 1,000,000, counting what the walkthrough
+# computes): 2048 tokens x 12 heads compute about 215 million, the 400 x 250 matrix 1.5 million.
+LAYER_MAX_CELLS = 250_000_000
+BIG_YAML_MAX_CELLS = 2_000_000
+
+
+def write_layer(folder: Path, n: int) -> Path:
+    """A BERT-base-size attention layer on n tokens: X, W_Q, W_K, W_V and W_O in .npy files
+    (fixed seed), and a spec that reads them. Returns the spec."""
+    import numpy as np
+
+    layer = folder / f"layer{n}"
+    layer.mkdir()
+    rng = np.random.default_rng(n)
+    np.save(layer / "x.npy", rng.standard_normal((n, D_MODEL)))
+    for name in "qkvo":
+        np.save(layer / f"w_{name}.npy", rng.standard_normal((D_MODEL, D_MODEL)) / D_MODEL**0.5)
+    spec = layer / "layer.yaml"
+    spec.write_text(
+        f"title: one BERT-base-size layer, {n} tokens\n"
+        "tokens: [" + ", ".join(f"t{i}" for i in range(n)) + "]\n"
+        "embeddings: {file: x.npy}\n"
+        f"heads: {HEADS}\n"
+        "weights:\n"
+        "  W_Q: {file: w_q.npy}\n  W_K: {file: w_k.npy}\n  W_V: {file: w_v.npy}\n"
+        "  W_O: {file: w_o.npy}\n"
+        "mask: causal\n", encoding="utf-8")
+    return spec
+
+
+def explain_layer(n: int, work: Path) -> list[str]:
+    spec = work / f"layer{n}" / "layer.yaml"
+    if not spec.exists():
+        write_layer(work, n)
+    return [*attn_command(), "explain", str(spec), "--expand", "none", "--format", "text",
+            "--max-cells", str(LAYER_MAX_CELLS)]
+
+
+def write_manifest(folder: Path, specs: int = 20) -> Path:
+    """A snippets manifest: `specs` copies of the bundled examples x 3 languages x 3 formats."""
+    from attncli.examples import example_path
+
+    source = example_path().parent
+    posts = folder / "batch" / "posts"
+    posts.mkdir(parents=True)
+    examples = sorted(p for p in source.glob("*.yaml") if "file:" not in p.read_text())
+    for i in range(specs):
+        example = examples[i % len(examples)]
+        (posts / f"{i:02d}_{example.stem}.attn.yaml").write_text(example.read_text())
+    manifest = folder / "batch" / "attn.toml"
+    manifest.write_text('[[snippets]]\nspecs = "posts/*.attn.yaml"\n'
+                        'formats = ["text", "json", "markdown"]\nlanguages = ["en", "pl", "ru"]\n'
+                        'output = "snippets/{name}.{lang}.{ext}"\n', encoding="utf-8")
+    return manifest
+
+
+def scaling(work: Path, rounds: int) -> tuple[float, list[tuple[int, float]]]:
+    """Median time of the real-size case at each size, and the exponent k of time ~ n^k fitted
+    by least squares on log time against log n."""
+    import math
+
+    points = []
+    for n in SCALING_SIZES:
+        command = explain_layer(n, work)
+        measure(command, work)
+        points.append((n, statistics.median(measure(command, work).seconds
+                                            for _ in range(rounds))))
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+             / sum((x - mx) ** 2 for x in xs))
+    return slope, points
+
+
+def compile_attn() -> None:
+    """Byte-compile attncli first, as `pip install` does: from a source checkout (an editable
+    install) with PYTHONDONTWRITEBYTECODE set, every run would otherwise compile every module."""
+    import attncli
+
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(Path(attncli.__file__).parent)],
+                   check=True)
+
+
 def help_imports_nothing_heavy() -> str:
     probe = ("import sys\nfrom attncli.cli import main\nsys.argv = ['attn', '--help']\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "print(','.join(m for m in ('numpy', 'yaml') if m in sys.modules) or 'none')\n")
     out = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, check=True)
     return out.stdout.splitlines()[-1]
+
+
+CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml")
 
 
 def cases(work: Path) -> dict[str, Callable[[], Case]]:
@@ -113,38 +224,74 @@ def cases(work: Path) -> dict[str, Callable[[], Case]]:
             "help", [*attn, "--help"], [PYTHON, "-c", "import typer"], 1.5,
             note=f"heavy modules imported by --help: {help_imports_nothing_heavy()}"),
         "big_yaml": lambda: Case(
-            "big_yaml", [*attn, "explain", str(big), "--format", "text"],
+            "big_yaml", [*attn, "explain", str(big), "--format", "text",
+                         "--max-cells", str(BIG_YAML_MAX_CELLS)],
             [PYTHON, "-c", "import yaml, sys; yaml.load(open(sys.argv[1]), "
              "Loader=yaml.CSafeLoader)", str(big)], 1.3,
             note="explain of a 400x250 YAML matrix vs yaml.load with the C loader"),
+        "real_size": lambda: Case(
+            "real_size", explain_layer(2048, work),
+            [PYTHON, str(HERE / "numpy_layer.py"), str(work / "layer2048"), str(HEADS)], 1.5,
+            target_memory=2.0,
+            note=f"explain of 2048 tokens, d_model {D_MODEL}, {HEADS} heads, causal, W_O vs "
+            "the same math in plain NumPy"),
+        "batch": lambda: Case(
+            "batch", [*attn, "snippets", str(write_manifest(work))],
+            [*attn, "explain", "--format", "text"], 10.0,
+            reset=lambda: shutil.rmtree(work / "batch" / "snippets", ignore_errors=True),
+            note="attn snippets writing 20 specs x 3 languages x 3 formats (180 files) vs one "
+            "explain"),
     }
+
+
+HEADING = (f"{'case':<12}{'A s':>9}{'B s':>9}{'A/B':>7}{'target':>8}"
+           f"{'A MiB':>8}{'B MiB':>8}{'mem A/B':>9}  verdict")
+
+
+def report(case: Case) -> bool:
+    """Print the case's row; True when it meets its targets."""
+    a, b, ma, mb = case.medians()
+    ratio, mem_ratio = a / b, ma / mb
+    ok = ratio <= case.target_time and (
+        case.target_memory is None or mem_ratio <= case.target_memory)
+    memory = f"{mem_ratio:>9.2f}" if case.target_memory is None else \
+        f"{mem_ratio:>5.2f}/{case.target_memory:<3.1f}"
+    print(f"{case.name:<12}{a:>9.3f}{b:>9.3f}{ratio:>7.2f}{case.target_time:>8.2f}"
+          f"{ma:>8.0f}{mb:>8.0f}{memory}  {'ok' if ok else 'OVER'}  ({case.note})", flush=True)
+    return ok
+
+
+def report_scaling(work: Path, rounds: int) -> bool:
+    exponent, points = scaling(work, rounds)
+    ok = exponent <= 2.0
+    times = ", ".join(f"{n}: {t:.3f} s" for n, t in points)
+    print(f"{'scaling':<12}{'':>9}{'':>9}{exponent:>7.2f}{2.0:>8.2f}{'':>8}{'':>8}{'':>9}  "
+          f"{'ok' if ok else 'OVER'}  (the exponent k of time ~ n^k, real-size case at {times})",
+          flush=True)
+    return ok
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--cases", default="")
+    parser.add_argument("--cases", default="", help="comma list of: " + ", ".join(CASES))
     args = parser.parse_args()
+    compile_attn()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         table = cases(work)
-        chosen = [c for c in args.cases.split(",") if c] or list(table)
+        chosen = [c for c in args.cases.split(",") if c] or list(CASES)
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
               f"{platform.python_version()}, {platform.system()}; rounds: {args.rounds}")
-        print(f"{'case':<12}{'A s':>9}{'B s':>9}{'A/B':>7}{'target':>8}"
-              f"{'A MiB':>8}{'B MiB':>8}{'mem A/B':>9}  verdict")
+        print(HEADING)
         failed = False
         for name in chosen:
+            if name == "scaling":
+                failed |= not report_scaling(work, args.rounds)
+                continue
             case = table[name]()
             case.run(args.rounds, work)
-            a, b, ma, mb = case.medians()
-            ratio, mem_ratio = a / b, ma / mb
-            ok = ratio <= case.target_time and (
-                case.target_memory is None or mem_ratio <= case.target_memory)
-            failed |= not ok
-            print(f"{name:<12}{a:>9.3f}{b:>9.3f}{ratio:>7.2f}{case.target_time:>8.2f}"
-                  f"{ma:>8.0f}{mb:>8.0f}{mem_ratio:>9.2f}  {'ok' if ok else 'OVER'}"
-                  f"  ({case.note})")
+            failed |= not report(case)
         sys.exit(1 if failed else 0)
 
 
