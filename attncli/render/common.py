@@ -102,6 +102,8 @@ def language_sections(walkthrough: Walkthrough, options: RenderOptions, langs: S
 
 def cell_width(text: str) -> int:
     """Columns a string takes in a terminal: wide East Asian characters count twice."""
+    if text.isascii():  # every number and most labels: one column a character
+        return len(text)
     return sum(
         0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
         for ch in text
