@@ -210,3 +210,17 @@ def test_a_long_group_names_five_keys_and_counts_the_rest() -> None:
     assert translate(key_listing("q", keys[:6]), "en") == "t0, t1, t2, t3, t4 and t5"
     polish = "t0, t1, siebie, t3, t4 i jeszcze 2 klucze"
     assert translate(key_listing("t2", keys[:7]), "pl") == polish
+
+
+def test_a_projection_left_out_is_the_input_itself() -> None:
+    x = np.array([[1.5, -0.0, 2.0], [0.25, -3.0, 1e-300]])  # (2, 3)
+    b = np.array([1.0, 0.0, -1.0])
+    for convention in ("row", "column"):
+        identity = ops.project(x, np.eye(3), b, convention)
+        np.testing.assert_array_equal(identity, x @ np.eye(3) + b)
+        assert str(ops.project(x, np.eye(3), None, convention)[0, 1]) == "0.0"  # as x @ I gives
+    almost = np.eye(3)
+    almost[2, 0] = 1e-9
+    assert not ops.is_identity(almost) and not ops.is_identity(np.diag([1.0, 1.0, 2.0]))
+    assert not ops.is_identity(np.eye(3, 2))
+    np.testing.assert_array_equal(ops.project(x, almost, None, "row"), x @ almost)
