@@ -173,9 +173,9 @@ AllowOutsideOpt = Annotated[bool, typer.Option(
     "--allow-outside", help="Read {file: ...} matrices from outside the spec's folder too "
     "(by default only that folder and below it).")]
 MaxCellsOpt = Annotated[int, typer.Option(
-    "--max-cells", help="Refuse a spec with more numbers than this: the values written in it, "
-    "the matrices it makes and what its walkthrough computes; a spec file may have 32 bytes "
-    "per cell (at least 1 MiB).")]
+    "--max-cells", help="Refuse a spec with more numbers than this: the values written in it "
+    "and the matrices it makes; its walkthrough may compute 32 times as many, and a spec file "
+    "may have 4 bytes per cell (at least 1 MiB).")]
 
 
 def loading(allow_outside: bool, max_cells: int) -> Loading:

@@ -43,19 +43,19 @@ def bomb() -> str:
 
 SPECS = {
     "bomb.yaml": (bomb(), "bomb.yaml:1:1: the spec holds 490329055 values once its aliases are "
-                  "expanded; the limit is 1000000, which --max-cells sets"),
+                  "expanded; the limit is 10000000, which --max-cells sets"),
     "random.yaml": ("tokens: [a]\nembeddings: {random: {}, shape: [1, 100000000]}\n",
                     "random.yaml:2:13: embeddings: a matrix of 1x100000000 is too large; the "
-                    "limit is 1000000 numbers, which --max-cells sets"),
+                    "limit is 10000000 numbers, which --max-cells sets"),
     "scores.yaml": ("tokens: [" + ", ".join(f"t{i}" for i in range(10_000)) + "]\n"
                     "embeddings: {random: {}, dim: 1}\n",
                     # n = 10^4, d = 1: E and 3 identities (10^4 + 3), then Q, K, V, Z,
                     # the heads side by side, O (6·10^4) and 4 n x n: 400070003
                     "scores.yaml:1:1: the walkthrough of this spec would compute 400070003 "
-                    "numbers; the limit is 1000000, which --max-cells sets"),
+                    "numbers; the limit is 320000000, 32 times what --max-cells sets"),
     "header.yaml": ("tokens: [a]\nembeddings: {file: big.npy}\n",
                     "header.yaml:2:20: embeddings.file: big.npy holds 100000000 numbers "
-                    "(10000x10000); the limit is 1000000, which --max-cells sets"),
+                    "(10000x10000); the limit is 10000000, which --max-cells sets"),
 }
 
 
@@ -76,13 +76,13 @@ def test_a_100_mb_spec_is_refused_unread(tmp_path: Path) -> None:
     with open(tmp_path / "big.yaml", "wb") as out:  # sparse: 100 MB of NUL, never read
         out.truncate(100 * 2**20)
     code, stderr, peak = peak_rss_mb("explain", "big.yaml", cwd=tmp_path)
-    assert (code, stderr) == (2, "big.yaml: the spec has 104857600 bytes; the limit is 32000000 "
+    assert (code, stderr) == (2, "big.yaml: the spec has 104857600 bytes; the limit is 40000000 "
                               "bytes, which --max-cells sets\n")
     assert peak < PEAK_MB
 
 
 def test_the_byte_limit_follows_max_cells() -> None:
-    assert max_bytes(DEFAULT_MAX_CELLS) == 32 * DEFAULT_MAX_CELLS
+    assert max_bytes(DEFAULT_MAX_CELLS) == 4 * DEFAULT_MAX_CELLS
     assert max_bytes(10) == 2**20  # never below 1 MiB: comments cost nothing
 
 
@@ -94,9 +94,13 @@ def test_standard_input_is_read_only_up_to_the_limit() -> None:
 
 # Written: the mapping, 2 keys, 2 lists, 2 tokens, 2 rows, 4 numbers = 13 values (11 counted
 # as nodes, without keys). Made: E (4) and the identities W_Q, W_K, W_V (4 each) = 16 numbers.
-# Computed: Q, K, V (4 each), S, S', A and the masked scores' slot (4 each), Z (4), the heads
-# side by side (4) and the output slot (4) = 40; 56 in all.
 SMALL = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+# 40 tokens with d_model = 1. Written: the mapping, 2 lists, 40 tokens, 40 rows and 40 numbers
+# = 123 nodes. Made: E (40) and the 1x1 identities (3) = 43. Computed: Q, K, V (40 each), S,
+# S', A and the masked scores' slot (4 · 40 · 40 = 6400), Z (40), the heads side by side (40)
+# and the output slot (40) = 6640; 6683 in all, which needs a limit of 6683 / 32 ≥ 208.8.
+MANY = ("tokens: [" + ", ".join(f"t{i}" for i in range(40)) + "]\nembeddings: ["
+        + ", ".join(["[1]"] * 40) + "]\n")
 EXPORT = ["export", "--json"]
 
 
@@ -104,29 +108,32 @@ EXPORT = ["export", "--json"]
 def test_max_cells_is_an_option_of_every_command_that_reads_specs(command: list[str]) -> None:
     summary = "attn: 1 spec of 1 has errors\n" if command == ["validate"] else ""
 
-    def refused(limit: int) -> str:
-        result = run(*command, "-", "--max-cells", str(limit), input=SMALL)
+    def refused(limit: int, spec: str) -> str:
+        result = run(*command, "-", "--max-cells", str(limit), input=spec)
         assert result.exit_code == 2
         assert result.stderr.endswith(summary)
         return result.stderr[:len(result.stderr) - len(summary)]
 
-    assert refused(12) == "<stdin>:2:26: the spec holds more than 12 values, the limit that " \
-        "--max-cells sets\n"
-    assert refused(15) == "<stdin>:1:1: the identity W_V of 2x2 brings the spec to 16 numbers; " \
-        "the limit is 15, which --max-cells sets\n"
-    assert refused(55) == "<stdin>:1:1: the walkthrough of this spec would compute 56 numbers; " \
-        "the limit is 55, which --max-cells sets\n"
-    assert run(*command, "-", "--max-cells", "56", input=SMALL).exit_code == 0
+    assert refused(12, SMALL) == "<stdin>:2:26: the spec holds more than 12 values, the limit " \
+        "that --max-cells sets\n"
+    assert refused(15, SMALL) == "<stdin>:1:1: the identity W_V of 2x2 brings the spec to 16 " \
+        "numbers; the limit is 15, which --max-cells sets\n"
+    assert run(*command, "-", "--max-cells", "16", input=SMALL).exit_code == 0
+    assert refused(208, MANY) == "<stdin>:1:1: the walkthrough of this spec would compute " \
+        "6683 numbers; the limit is 6656, 32 times what --max-cells sets\n"
+    assert run(*command, "-", "--max-cells", "209", input=MANY).exit_code == 0
     zero = run(*command, "-", "--max-cells", "0", input=SMALL)
     assert (zero.exit_code, zero.stderr) == (
         2, "attn: --max-cells: expected a whole number of at least 1, found 0\n")
 
 
 def test_the_calculator_form_counts_too() -> None:
-    result = run("explain", "--tokens", "a b", "--embeddings", "1 0; 0 1", "--max-cells", "55")
+    tokens = " ".join(f"t{i}" for i in range(40))
+    result = run("explain", "--tokens", tokens, "--embeddings", "; ".join(["1"] * 40),
+                 "--max-cells", "208")
     assert (result.exit_code, result.stderr) == (
-        2, "attn explain: the walkthrough of this spec would compute 56 numbers; the limit is 55, "
-        "which --max-cells sets\n")
+        2, "attn explain: the walkthrough of this spec would compute 6683 numbers; the limit is "
+        "6656, 32 times what --max-cells sets\n")
 
 
 def outside_spec(tmp_path: Path) -> Path:

@@ -277,8 +277,8 @@ def test_random_matrices(tmp_path: Path) -> None:
      "spec.yaml:2:29: embeddings.random.seed: expected a whole number of at least 0, found -1"),
     ("embeddings: {random: {}, shape: [4, 2]}\n",
      "spec.yaml:2:33: embeddings.shape is 4x2, expected 3x?"),
-    ("embeddings: {random: {}, shape: [3, 400000]}\n", "spec.yaml:2:13: embeddings: a matrix "
-     "of 3x400000 is too large; the limit is 1000000 numbers, which --max-cells sets"),
+    ("embeddings: {random: {}, shape: [3, 4000000]}\n", "spec.yaml:2:13: embeddings: a matrix "
+     "of 3x4000000 is too large; the limit is 10000000 numbers, which --max-cells sets"),
     ("embeddings: {randm: {}}\n",
      "spec.yaml:2:13: embeddings: expected a matrix, {file: ...} or {random: ...}, "
      "found a mapping of 1 key"),

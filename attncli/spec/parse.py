@@ -15,7 +15,7 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import LANGUAGES, Msg
-from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.files import FileProblem, load_array, resolve, spec_folder
 from attncli.spec.model import (
     Array,
@@ -234,11 +234,13 @@ class Budget:
                  option=LIMIT_HINT)
 
     def charge_walkthrough(self, node: Node, cells: int) -> None:
-        """Count the numbers the walkthrough will compute (scores, weights, outputs)."""
-        if self.used + cells > self.max_cells:
+        """Count the numbers the walkthrough will compute (scores, weights, outputs), which
+        may be COMPUTED_PER_CELL times the cell limit."""
+        limit = max_computed(self.max_cells)
+        if self.used + cells > limit:
             fail(node, "the walkthrough of this spec would compute {count} numbers; the limit is "
-                 "{limit}, which {option} sets", count=self.used + cells, limit=self.max_cells,
-                 option=LIMIT_HINT)
+                 "{limit}, {factor} times what {option} sets", count=self.used + cells,
+                 limit=limit, factor=COMPUTED_PER_CELL, option=LIMIT_HINT)
         self.used += cells
 
 
