@@ -1,11 +1,10 @@
 """The README's Quickstart is what CI runs: the test command in .ci/run is the README's, word for
-word, and the library example in the README prints what the CLI prints."""
+word; and the sample output in the README is real. (Its other examples are run by
+test_readme_examples.py.)"""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 from tests.conftest import ROOT, run
 
@@ -23,15 +22,6 @@ def test_quickstart_has_two_commands_and_ci_runs_the_second() -> None:
     assert install.endswith("attn explain")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test in ci
-
-
-def test_library_example_prints_what_the_cli_prints() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=ROOT, check=True)
-    cli = run("explain", "configs/cat_chases_mouse.yaml", "--format", "text", "--lang", "en")
-    assert result.stdout == cli.stdout + "\n"  # print() adds one newline after the final one
 
 
 def test_sample_output_in_readme_is_real() -> None:
