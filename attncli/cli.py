@@ -204,8 +204,10 @@ RoundOpt = Annotated[
 StepsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--steps", show_default=False,
-                 help="Only these steps, by id, separated by commas: embeddings, parameters, "
-                 "projections, scores, scaled, masked, weights, output."),
+                 help="Only these steps, by id, separated by commas: embeddings, positional, "
+                 "context, context_positional, parameters, projections, scores, scaled, masked, "
+                 "weights, output, concat, out_projection, residual_1, norm_1, ffn, residual_2, "
+                 "norm_2."),
 ]
 HeadOpt = Annotated[
     Optional[int],  # noqa: UP045
