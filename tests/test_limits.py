@@ -1,15 +1,16 @@
 """The cell limit (attncli.limits): huge specs are refused before memory grows, --max-cells
 moves the limit, --allow-outside lifts the folder rule, on every command that reads specs.
 
-The memory tests run the real `attn` in a child process and read its peak resident size from
-os.wait4; a refusal that happened after allocating would show hundreds of MB (10^8 numbers are
-800 MB). Time is not asserted (see the README's Robustness section for measured times).
+The memory tests run the real `attn` script in a child process and read its own peak resident
+size (VmHWM) as it exits; a refusal that happened after allocating would show hundreds of MB
+(10^8 numbers are 800 MB). Time is not asserted (the README's Robustness section has
+measured times).
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,15 +22,31 @@ from tests.conftest import attn_executable, run
 PEAK_MB = 200
 
 
+# Runs the installed `attn` script in a fresh interpreter that, on exit, writes its own peak
+# resident size (VmHWM) to the file named by argv[1]. The child's rusage from os.wait4 cannot be
+# used: Linux carries the parent's resident size at fork into the child's ru_maxrss across exec,
+# so a large test process (one that has imported torch, say) would be counted as the child's.
+PROBE = """
+import atexit, runpy, sys
+
+def report(path=sys.argv[1]):
+    status = open("/proc/self/status").read().splitlines()
+    kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    open(path, "w").write(str(kb))
+
+atexit.register(report)
+script = sys.argv[2]
+sys.argv = [script, *sys.argv[3:]]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
 def peak_rss_mb(*args: str, cwd: Path) -> tuple[int, str, float]:
     """(exit code, stderr, peak resident size in MB) of `attn args` run in `cwd`."""
-    with subprocess.Popen([attn_executable(), *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True) as child:
-        assert child.stderr is not None
-        stderr = child.stderr.read()
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-    return child.returncode, stderr, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
+    peak = cwd / "peak.kb"
+    child = subprocess.run([sys.executable, "-c", PROBE, str(peak), attn_executable(), *args],
+                           cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return child.returncode, child.stderr, int(peak.read_text()) / 1024
 
 
 def bomb() -> str:
