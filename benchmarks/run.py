@@ -35,7 +35,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,19 +54,29 @@ class Sample:
     peak_mib: float
 
 
+# Linux counts a process's resident size at fork in its child's ru_maxrss, even across exec:
+# measured from this (large) process, every command would start from its size. So a bare
+# interpreter (no site, a few MB, the same floor for A and B) forks and execs the command, and
+# reports the wall time from fork to exit and the child's peak resident size.
+SPAWNER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def measure(command: list[str], cwd: Path | None = None) -> Sample:
     """Wall time and peak memory of one run of `command` (its output discarded)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        raise SystemExit(f"benchmark command failed ({proc.returncode}): {command}\n{err}")
-    if proc.stderr:
-        proc.stderr.close()
-    return Sample(seconds, usage.ru_maxrss / 1024)  # ru_maxrss is in KiB on Linux
+    out = subprocess.run([PYTHON, "-S", "-c", SPAWNER, *command], cwd=cwd, capture_output=True,
+                         text=True)
+    seconds, peak_kib, code = out.stdout.split()[-3:]
+    if out.returncode != 0 or int(code) != 0:
+        raise SystemExit(f"benchmark command failed ({code}): {command}\n{out.stderr}")
+    return Sample(float(seconds), int(peak_kib) / 1024)  # ru_maxrss is in KiB on Linux
 
 
 @dataclass
