@@ -74,11 +74,6 @@ def _module(fmt: str) -> ModuleType:
     return import_module(FORMATS[fmt])
 
 
-def renderer(fmt: str) -> Renderer:
-    render: Renderer = _module(fmt).render
-    return render
-
-
 def render(walkthrough: Walkthrough, format: str = "text",
            lang: str | Sequence[str] = DEFAULT_LANG, **options: object) -> str:
     """The walkthrough written in `format`, exactly as the CLI prints it.
@@ -90,7 +85,8 @@ def render(walkthrough: Walkthrough, format: str = "text",
     module = _module(format)
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
     if len(langs) == 1:
-        return str(module.render(walkthrough, base))
+        one: Renderer = module.render
+        return one(walkthrough, base)
     document: Document | None = getattr(module, "document", None)
     if document is None:
         raise UsageError(Msg.plural_of(
