@@ -42,6 +42,7 @@ from attncli.model import (
     Vec,
     Walkthrough,
 )
+from attncli.render.tex import text_math
 from attncli.spec.model import Spec
 
 CELL_STEPS = ("projections", "scores", "scaled", "out_projection")  # one line per cell
@@ -94,9 +95,9 @@ def parse_cell(option: str) -> tuple[str, Cell]:
 # --- formulas with token names, as text and LaTeX ---
 
 def _latex_text(token: str) -> str:
-    escaped = "".join("\\" + ch if ch in "#$%&_{}" else ch for ch in token)
-    escaped = escaped.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
-    return r"\text{" + escaped + "}"
+    """A token name inside math, escaped by the one LaTeX escaping table (render/tex.py), so a
+    token such as `\\input{x}` stays text."""
+    return text_math(token)
 
 
 def named(letter: str, token: str) -> Formula:

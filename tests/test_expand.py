@@ -157,3 +157,11 @@ def test_expansions_are_data_a_typesetter_can_read() -> None:
     assert first.symbolic is not None and first.symbolic.latex == (
         r"q_{\text{x}} \cdot k_{\text{x}}")
     assert first.result == 25.0 and first.exact
+
+
+def test_token_names_in_written_out_formulas_are_escaped_for_latex() -> None:
+    from attncli.expand import cell, named
+    from attncli.model import Formula
+
+    assert named("q", r"\input{x}").latex == r"q_{\text{\textbackslash{}input\{x\}}}"
+    assert cell(Formula("S", "S"), "a_b", "50%").latex == r"S[\text{a\_b}, \text{50\%}]"
