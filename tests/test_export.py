@@ -341,3 +341,31 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     assert none.exit_code == 2
     assert none.stderr == ("attn: wybierz jedno z --latex, --markdown, --json, --svg "
                            "(albo --heatmap PLIK)\n")
+
+
+def test_latex_and_markdown_show_the_work_and_the_reading() -> None:
+    """The same walkthrough as the terminal: written-out cells as equations (LaTeX) or as the
+    lines a learner recomputes (Markdown), the reading as prose, hand calculation's drift."""
+    from typer.testing import CliRunner
+
+    from attncli.cli import app
+
+    runner = CliRunner()
+    latex = runner.invoke(app, ["export", "--latex", "--round-intermediates"]).stdout
+    # seed 000 by hand, row mouse: S′ = 0.80 / 1.41 = 0.57, 0.16 / 1.41 = 0.11, 0.64 / 1.41 =
+    # 0.45; e^0.57 = 1.768 -> 1.77, e^0.11 = 1.116 -> 1.12, e^0.45 = 1.568 -> 1.57; sum 4.46
+    assert r"\Sigma &= 1.77 + 1.12 + 1.57 = 4.46" in latex
+    assert (r"Z[\text{chases}] &= \sum_j A[\text{chases}, j] \, v_j = 0.35 \cdot "
+            r"\left[1.00,\ 0.00\right] + 0.65 \cdot \left[0.20,\ 1.00\right] = "
+            r"\left[0.48,\ 0.65\right]") not in latex  # auto writes out one row: mouse
+    assert (r"Z[\text{mouse}] &= \sum_j A[\text{mouse}, j] \, v_j = 0.40 \cdot "
+            r"\left[1.00,\ 0.00\right] + 0.25 \cdot \left[0.20,\ 1.00\right] + 0.35 \cdot "
+            r"\left[0.80,\ 0.00\right] = \left[0.73,\ 0.25\right]") in latex
+    assert "mouse attends most to cat (0.40), then to itself (0.35), least to chases (0.25)." in (
+        latex)
+    assert "A[chases, cat]: 0.35 by hand" in latex
+    markdown = runner.invoke(app, ["export", "--markdown"]).stdout
+    # full precision: e^0.1131 = 1.1198 over the row sum 4.4528 is 0.2515, printed at 2 decimals
+    assert r"- A\[mouse, chases\] = 1.12 / 4.45 = 0.25" + "\n" in markdown
+    assert "mouse attends most to cat (0.40), then to itself (0.35), least to chases (0.25).\n" in (
+        markdown)

@@ -153,10 +153,12 @@ def elided_note(matrix: Matrix, full: bool, t: Translate) -> str | None:
 
 # --- written-out cells (model.Expansion) as one line of text ---
 
-def _elide(parts: list[str], full: bool, keep_head: int, keep_tail: int) -> list[str]:
+def elide(parts: list[str], full: bool, keep_head: int, keep_tail: int,
+          marker: str = ELLIPSIS) -> list[str]:
+    """The first and last parts with `marker` between, unless `full` or there are few."""
     if full or len(parts) <= keep_head + keep_tail + 1:
         return parts
-    return [*parts[:keep_head], ELLIPSIS, *parts[-keep_tail:]]
+    return [*parts[:keep_head], marker, *parts[-keep_tail:]]
 
 
 def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False) -> str:
@@ -172,12 +174,12 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
     if isinstance(expr, Num):
         return num(expr.value)
     if isinstance(expr, Vec):
-        values = _elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2)
+        values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2)
         return "[" + number.list_separator.join(values) + "]"
     if isinstance(expr, Product):
         return "·".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
     if isinstance(expr, Sum):
-        terms = _elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2)
+        terms = elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2)
         text = " + ".join(terms)
         if ELLIPSIS in terms:
             text += " " + t(Msg.of("({terms})", terms=Msg.plural_of(

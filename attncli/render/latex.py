@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import (
@@ -17,13 +18,16 @@ from attncli.render.common import (
     block_marker,
     column_blocks,
     description,
+    drift_lines,
     header_facts,
     number_format,
+    reading_sections,
     step_heading,
     title,
     translator,
 )
-from attncli.render.tex import escape_text, labelled_matrix
+from attncli.render.numbers import NumberFormat
+from attncli.render.tex import escape_text, expansion_rows, labelled_matrix
 from attncli.render.tex import number_format as tex_numbers
 
 ENGINE = "pdflatex"
@@ -107,6 +111,15 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, sectioned:
     lines += [esc(header_facts(header, t)[-1]), ""]
     for index, step in enumerate(walkthrough.steps, start=1):
         lines += step_lines(index, step, step_level, t, esc, math_number, cyr)
+        if step.expansions:
+            lines += [esc(t(Msg.of("Written out:"))), "",
+                      *align_block(written_out(step, math_number, t, esc, options.full)), ""]
+    for heading, sentences in reading_sections(walkthrough, t):
+        lines += [step_level + "{" + esc(heading) + "}", "", *(esc(s) + "\n" for s in sentences)]
+    drift = drift_lines(walkthrough, number, lang)
+    if drift:
+        lines += [step_level + "{" + esc(t(Msg.of("Hand calculation"))) + "}", "",
+                  *(esc(line) + "\n" for line in drift)]
     if sectioned:
         lines += [r"\end{otherlanguage}", ""]
     return "\n".join(lines)
@@ -122,6 +135,23 @@ def step_lines(index: int, step: Step, level: str, t: Translate, esc: EscapeFn,
     for matrix in step.matrices:
         lines += matrix_lines(matrix, t, esc, number, cyr)
     return lines
+
+
+def written_out(step: Step, number: NumberFormat, t: Translate, esc: EscapeFn,
+                full: bool) -> list[str]:
+    """The step's written-out cells as rows of an align* block."""
+    def words(text: str) -> str:
+        return r"\text{" + esc(text) + "}"
+
+    def terms(count: int) -> str:
+        return t(Msg.of("({terms})", terms=Msg.plural_of("{count} term", "{count} terms",
+                                                           count)))
+
+    return expansion_rows(step.expansions, number, words, terms, full)
+
+
+def align_block(rows: Sequence[str]) -> list[str]:
+    return [r"\begin{align*}", *(r + r" \\" for r in rows[:-1]), rows[-1], r"\end{align*}"]
 
 
 def math_block(formulas: Sequence[str]) -> list[str]:

@@ -24,8 +24,11 @@ from attncli.render.common import (
     Translate,
     block_marker,
     description,
+    drift_lines,
+    expansion_text,
     header_facts,
     number_format,
+    reading_sections,
     step_heading,
     title,
     translator,
@@ -117,7 +120,21 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
     lines.append("")
     for index, step in enumerate(walkthrough.steps, start=1):
         lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang)
+        if step.expansions:  # as the lines a learner recomputes, in every flavor
+            lines += [escape(t(Msg.of("Written out:"))), "", *bullets(
+                [expansion_text(e, number, t, options.full) for e in step.expansions]), ""]
+    for heading, sentences in reading_sections(walkthrough, t):
+        lines += [top + "# " + escape(heading), "", *(escape(s) + "\n" for s in sentences)]
+    drift = drift_lines(walkthrough, number, lang)
+    if drift:
+        lines += [top + "# " + escape(t(Msg.of("Hand calculation"))), "",
+                  escape(drift[0]), "", *bullets([line.strip() for line in drift[1:]]), ""]
     return "\n".join(lines)
+
+
+def bullets(lines: list[str]) -> list[str]:
+    """Lines as a list, each escaped like prose (a token cannot start markup or HTML)."""
+    return ["- " + escape(line) for line in lines]
 
 
 def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberFormat,

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
+from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
+from attncli.render.common import MAX_TERMS, elide
 from attncli.render.numbers import NumberFormat
 
 Dialect = Literal["latex", "katex"]
@@ -213,3 +215,60 @@ def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[
     # every \\ ends its line: GitHub drops one in the middle of a line
     text = "\n".join(lines).replace("\\\\", "\\\\\n")
     return [line.strip() for line in text.split("\n") if line.strip()]
+
+
+# --- written-out cells (model.Expansion) as aligned math ---
+
+def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
+               terms: Callable[[int], str], full: bool = False) -> str:
+    """The numbers of a calculation as math: `0.20 \\cdot 0.20 + 1.00 \\cdot 1.00`. A long sum is
+    elided in the middle like the text view; `terms(n)` names its length, `words` makes text."""
+    def num(x: float) -> str:
+        text = number(x)
+        return f"({text})" if text.startswith("-") else text
+
+    def wrapped(e: Expr, around: tuple[type, ...]) -> str:
+        text = expr_latex(e, number, words, terms, full)
+        return rf"\left({text}\right)" if isinstance(e, around) else text
+
+    if isinstance(expr, Num):
+        return num(expr.value)
+    if isinstance(expr, Vec):
+        values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2,
+                       r"\dots")
+        separator = ";\\ " if number.list_separator.startswith(";") else ",\\ "
+        return r"\left[" + separator.join(values) + r"\right]"
+    if isinstance(expr, Product):
+        return r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
+    if isinstance(expr, Sum):
+        parts = elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2, r"\dots")
+        text = " + ".join(parts)
+        return text + r"\ " + words(terms(len(expr.terms))) if r"\dots" in parts else text
+    if isinstance(expr, Quotient):
+        return (wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " +
+                wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
+    if isinstance(expr, Exp):
+        return "e^{" + expr_latex(expr.argument, number, words, terms, full) + "}"
+    assert isinstance(expr, Difference)
+    return (expr_latex(expr.left, number, words, terms, full) + " - " +
+            wrapped(expr.right, (Sum, Difference)))
+
+
+def expansion_rows(expansions: Sequence[Expansion], number: NumberFormat,
+                   words: Callable[[str], str], terms: Callable[[int], str],
+                   full: bool = False) -> list[str]:
+    """Rows of an align* block, aligned at the first relation: `S[a, b] &= q_a \\cdot k_b = …`;
+    `\\approx` before a result that the printed operands do not give exactly."""
+    rows = []
+    for expansion in expansions:
+        parts = [f.latex for f in (expansion.target, expansion.symbolic) if f is not None]
+        parts.append(expr_latex(expansion.expression, number, words, terms, full))
+        result = expansion.result
+        value = (r"\left[" + ",\\ ".join(number(x) for x in result) + r"\right]"
+                 if isinstance(result, tuple) else number(result))
+        relation = "=" if expansion.exact else r"\approx"
+        if len(parts) == 1:  # e^x ≈ 1.76: nothing to the left of a first `=`
+            rows.append(f"{parts[0]} &{relation} {value}")
+        else:
+            rows.append(f"{parts[0]} &= " + " = ".join(parts[1:]) + f" {relation} {value}")
+    return rows
