@@ -1,25 +1,27 @@
 """Markdown for blog posts and READMEs, in three flavours.
 
-- github (default): `$$` display blocks with one matrix row per line (GitHub drops a `\\\\` in the
-  middle of a line), inline math as $`...`$, GitHub's own form.
-- katex: the same display blocks, inline math as `$...$`, for KaTeX auto-render and
-  markdown-it-katex sites.
+- github (default): display math in ```` ```math ```` fences and inline math as $`...`$, GitHub's
+  own forms (GitLab and markdown-it-texmath's `gitlab` delimiters read them too).
+- katex: display math between `$$` lines and inline math as `$...$`, for markdown-it-texmath,
+  pandoc, and KaTeX or MathJax auto-render run on the HTML a CommonMark renderer made.
 - plain: no math at all: formulas in code blocks, matrices as tables.
 
-Every `$$` block parses in KaTeX's strict mode (the tests check it). Words inside math are in
-\\text{} and escaped by tex.escape_text; words in prose and tables are escaped here, so a token
-name can neither break a table nor inject HTML.
+Both math flavours carry the same math, built by md_math so that GitHub, KaTeX and MathJax 3's
+default bundle draw it alike (tests/test_markdown_render.py renders every example in a browser).
+The notation in prose (`d_model`, `√d_k`) is typeset as math too; every other word in prose and
+tables is escaped here, so a token name can neither break a table nor inject HTML.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
-from attncli.render import RenderOptions
+from attncli.render import RenderOptions, md_math
 from attncli.render.common import (
     Translate,
     block_marker,
@@ -33,9 +35,8 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.render.latex import matrix_blocks
 from attncli.render.numbers import NumberFormat
-from attncli.render.tex import labelled_matrix
+from attncli.render.tex import expansion_rows, text_math
 from attncli.render.tex import number_format as tex_numbers
 
 FLAVORS = ("github", "katex", "plain")
@@ -87,18 +88,43 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
 def escape(text: str) -> str:
     """A line of prose or a table cell that Markdown prints as written: no HTML, no emphasis, no
     link, no table border."""
-    out = []
-    for ch in " ".join(text.split()):
-        if ch == "&":
-            out.append("&amp;")
-        elif ch in MARKDOWN_SPECIALS:
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    line = "".join(out)
-    if line[:1] in LINE_START or _numbered(line):
-        line = "\\" + line
-    return line
+    return _line_start("".join(_escape_char(ch) for ch in " ".join(text.split())))
+
+
+def _escape_char(ch: str) -> str:
+    if ch == "&":
+        return "&amp;"
+    return "\\" + ch if ch in MARKDOWN_SPECIALS else ch
+
+
+def _line_start(line: str) -> str:
+    return "\\" + line if line[:1] in LINE_START or _numbered(line) else line
+
+
+# The notation the catalog's sentences use, and its math: `d_model = 4` is $d_{\text{model}} = 4$.
+NOTATION = {"÷ √d_k": r"\div \sqrt{d_k}", "√d_k": r"\sqrt{d_k}",
+            "d_model": r"d_{\text{model}}", "d_ff": r"d_{\text{ff}}", "d_k": "d_k", "d_v": "d_v",
+            "qᵢ·W·kⱼ": r"q_i \cdot W \cdot k_j", "qᵢ·kⱼ": r"q_i \cdot k_j", "−∞": r"-\infty",
+            **{f"{m}_{i}": f"{m}_{{{i}}}" for m in "Wb" for i in "QKVO12"}}
+_ATOM = "|".join(re.escape(n) for n in sorted(NOTATION, key=len, reverse=True))
+_NUMBER = r"\d+(?:[.,]\d+)?"
+_SPAN = re.compile(rf"(?<!\w)(?:{_ATOM})(?: ?= ?(?:{_ATOM}|{_NUMBER}))*(?![\w])")
+
+
+def prose(text: str, flavor: str) -> str:
+    """A sentence escaped like `escape`, its notation (`d_k = 2`, `÷ √d_k`) as inline math."""
+    text = " ".join(text.split())
+    if flavor == "plain":
+        return escape(text)
+    out: list[str] = []
+    end = 0
+    for match in _SPAN.finditer(text):
+        out.append("".join(_escape_char(ch) for ch in text[end:match.start()]))
+        tex = re.sub(_ATOM, lambda m: NOTATION[m.group()], match.group())
+        out.append(inline_math(tex.replace(",", "{,}"), flavor))
+        end = match.end()
+    out.append("".join(_escape_char(ch) for ch in text[end:]))
+    return _line_start("".join(out))
 
 
 def _numbered(line: str) -> bool:
@@ -116,15 +142,17 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
     if about:
         lines += [escape(about), ""]
     facts = header_facts(header, t)
-    lines += [escape(fact) + ("  " if i < len(facts) - 1 else "") for i, fact in enumerate(facts)]
+    flavor = options.md_flavor
+    lines += [prose(fact, flavor) + ("  " if i < len(facts) - 1 else "")
+              for i, fact in enumerate(facts)]
     lines.append("")
     for index, step in enumerate(walkthrough.steps, start=1):
-        lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang)
+        lines += step_lines(index, step, top + "#", t, number, flavor, lang)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
-            lines += [escape(t(Msg.of("Written out:"))), "", *bullets(
-                [expansion_text(e, number, t, options.full) for e in step.expansions]), ""]
+            lines += [escape(t(Msg.of("Written out:"))), "",
+                      *written_out(step, number, t, flavor, options.full), ""]
     for heading, sentences in reading_sections(walkthrough, t):
-        lines += [top + "# " + escape(heading), "", *(escape(s) + "\n" for s in sentences)]
+        lines += [top + "# " + escape(heading), "", *(prose(s, flavor) + "\n" for s in sentences)]
     drift = drift_lines(walkthrough, number, lang)
     if drift:
         lines += [top + "# " + escape(t(Msg.of("Hand calculation"))), "",
@@ -144,9 +172,9 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
         if flavor == "plain":
             lines += ["```text", step.formula.text, "```", ""]
         else:
-            lines += ["$$", step.formula.latex, "$$", ""]
+            lines += display([md_math.formula(step.formula.latex)], flavor)
     for note in step.notes:
-        lines += [escape(t(note)), ""]
+        lines += [prose(t(note), flavor), ""]
     for matrix in step.matrices:
         if flavor == "plain":
             lines += table_lines(matrix, number, t)
@@ -160,29 +188,48 @@ def escape_heading(text: str) -> str:
     return escape(text).lstrip("\\") if _numbered(text) else escape(text)
 
 
+def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
+                full: bool) -> list[str]:
+    """The written-out cells, one list item each: text in `plain`, else inline math."""
+    if flavor == "plain":
+        return bullets([expansion_text(e, number, t, full) for e in step.expansions])
+
+    def terms(count: int) -> str:
+        return t(Msg.of("({terms})", terms=Msg.plural_of("{count} term", "{count} terms", count)))
+
+    rows = expansion_rows(step.expansions, tex_numbers(number), text_math, terms, full)
+    return ["- " + inline_math(row, flavor) for row in md_math.written_out(rows)]
+
+
+def display(lines: list[str], flavor: str) -> list[str]:
+    """Display math: a ```math fence on GitHub, `$$` lines for KaTeX; then a blank line."""
+    fence = ("```math", "```") if flavor == "github" else ("$$", "$$")
+    return [fence[0], *lines, fence[1], ""]
+
+
 def inline_math(tex: str, flavor: str) -> str:
     return "$`" + tex + "`$" if flavor == "github" else "$" + tex + "$"
 
 
 def caption(matrix: Matrix, flavor: str) -> str:
     rows, columns = matrix.shape
-    symbol = inline_math(matrix.symbol.latex, flavor) if flavor != "plain" else (
+    symbol = inline_math(md_math.formula(matrix.symbol.latex), flavor) if flavor != "plain" else (
         "**" + escape(matrix.symbol.text) + "**")
     return f"{symbol} ({rows} × {columns})"
 
 
-def math_lines(matrix: Matrix, prose: NumberFormat, t: Translate, flavor: str) -> list[str]:
-    number: Callable[[float], str] = tex_numbers(prose)
+def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str) -> list[str]:
     cells = [[number(float(x)) for x in row] for row in matrix.whole()]
     lines = [caption(matrix, flavor), ""]
-    for block in matrix_blocks(matrix, cells):
+    symbol = md_math.formula(matrix.symbol.latex)
+    for block in md_math.blocks(matrix.columns, [[md_math.number(c) for c in row]
+                                                 for row in cells]):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)
         if marker:
             lines += ["*" + escape(marker) + "*", ""]
-        lines.append("$$")
-        lines += labelled_matrix(matrix.symbol.latex, [[row[j] for j in block] for row in cells],
-                                 matrix.rows, [matrix.columns[j] for j in block], "katex")
-        lines += ["$$", ""]
+        lines += display(md_math.labelled_matrix(
+            symbol, [[row[j] for j in block] for row in cells], matrix.rows,
+            [matrix.columns[j] for j in block]), flavor)
     return lines
 
 
