@@ -193,7 +193,7 @@ def check_grid(display: dict[str, Any], cells: list[list[str]], rows: list[str],
     got = [[w["text"] for w in sorted(line, key=lambda w: w["l"])] for line in lines]
     assert got == [[_same(c) for c in row] for row in cells], (got, cells)
     for line in lines:
-        assert max(w["mid"] for w in line) - min(w["mid"] for w in line) < 1.5
+        assert max(w["mid"] for w in line) - min(w["mid"] for w in line) < 0.15 * em
     by_column = [[sorted(line, key=lambda w: w["l"])[j] for line in lines]
                  for j in range(len(columns))]
     for column in by_column:

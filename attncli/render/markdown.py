@@ -15,7 +15,6 @@ tables is escaped here, so a token name can neither break a table nor inject HTM
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 
 from attncli.errors import UsageError
@@ -35,16 +34,13 @@ from attncli.render.common import (
     title,
     translator,
 )
+from attncli.render.md_prose import Marked, escape, inline_math, numbered, prose
 from attncli.render.numbers import NumberFormat
 from attncli.render.tex import expansion_rows, text_math
 from attncli.render.tex import number_format as tex_numbers
 
 FLAVORS = ("github", "katex", "plain")
 
-# Characters that start Markdown syntax anywhere in a line; a backslash makes them literal.
-MARKDOWN_SPECIALS = frozenset("\\`*_[]#|~$<>!")
-# Characters that start a block at the beginning of a line (a list, a quote, a heading).
-LINE_START = frozenset("-+>=")
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
@@ -85,54 +81,6 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
     return "\n".join(lines) + "\n"
 
 
-def escape(text: str) -> str:
-    """A line of prose or a table cell that Markdown prints as written: no HTML, no emphasis, no
-    link, no table border."""
-    return _line_start("".join(_escape_char(ch) for ch in " ".join(text.split())))
-
-
-def _escape_char(ch: str) -> str:
-    if ch == "&":
-        return "&amp;"
-    return "\\" + ch if ch in MARKDOWN_SPECIALS else ch
-
-
-def _line_start(line: str) -> str:
-    return "\\" + line if line[:1] in LINE_START or _numbered(line) else line
-
-
-# The notation the catalog's sentences use, and its math: `d_model = 4` is $d_{\text{model}} = 4$.
-NOTATION = {"÷ √d_k": r"\div \sqrt{d_k}", "√d_k": r"\sqrt{d_k}",
-            "d_model": r"d_{\text{model}}", "d_ff": r"d_{\text{ff}}", "d_k": "d_k", "d_v": "d_v",
-            "qᵢ·W·kⱼ": r"q_i \cdot W \cdot k_j", "qᵢ·kⱼ": r"q_i \cdot k_j", "−∞": r"-\infty",
-            **{f"{m}_{i}": f"{m}_{{{i}}}" for m in "Wb" for i in "QKVO12"}}
-_ATOM = "|".join(re.escape(n) for n in sorted(NOTATION, key=len, reverse=True))
-_NUMBER = r"\d+(?:[.,]\d+)?"
-_SPAN = re.compile(rf"(?<!\w)(?:{_ATOM})(?: ?= ?(?:{_ATOM}|{_NUMBER}))*(?![\w])")
-
-
-def prose(text: str, flavor: str) -> str:
-    """A sentence escaped like `escape`, its notation (`d_k = 2`, `÷ √d_k`) as inline math."""
-    text = " ".join(text.split())
-    if flavor == "plain":
-        return escape(text)
-    out: list[str] = []
-    end = 0
-    for match in _SPAN.finditer(text):
-        out.append("".join(_escape_char(ch) for ch in text[end:match.start()]))
-        tex = re.sub(_ATOM, lambda m: NOTATION[m.group()], match.group())
-        out.append(inline_math(tex.replace(",", "{,}"), flavor))
-        end = match.end()
-    out.append("".join(_escape_char(ch) for ch in text[end:]))
-    return _line_start("".join(out))
-
-
-def _numbered(line: str) -> bool:
-    """`1. word` or `1) word` at the start of a line would begin a numbered list."""
-    digits = len(line) - len(line.lstrip("0123456789"))
-    return 0 < digits < len(line) and line[digits] in ".)"
-
-
 def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) -> str:
     number = number_format(walkthrough, options)
     t = translator(RenderOptions(lang=lang, precision=options.precision), number)
@@ -147,12 +95,14 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
               for i, fact in enumerate(facts)]
     lines.append("")
     for index, step in enumerate(walkthrough.steps, start=1):
-        lines += step_lines(index, step, top + "#", t, number, flavor, lang)
+        lines += step_lines(index, step, top + "#", Marked(t), number, flavor, lang)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
             lines += [escape(t(Msg.of("Written out:"))), "",
                       *written_out(step, number, t, flavor, options.full), ""]
-    for heading, sentences in reading_sections(walkthrough, t):
-        lines += [top + "# " + escape(heading), "", *(prose(s, flavor) + "\n" for s in sentences)]
+    marked = Marked(t)
+    for heading, sentences in reading_sections(walkthrough, marked):
+        lines += [top + "# " + escape(marked.unmark(heading)), "",
+                  *(prose(s, flavor, marked.words) + "\n" for s in sentences)]
     drift = drift_lines(walkthrough, number, lang)
     if drift:
         lines += [top + "# " + escape(t(Msg.of("Hand calculation"))), "",
@@ -165,7 +115,7 @@ def bullets(lines: list[str]) -> list[str]:
     return ["- " + escape(line) for line in lines]
 
 
-def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberFormat,
+def step_lines(index: int, step: Step, level: str, t: Marked, number: NumberFormat,
                flavor: str, lang: str) -> list[str]:
     lines = [level + " " + escape_heading(step_heading(index, step, t)), ""]
     if step.formula is not None:
@@ -174,7 +124,7 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
         else:
             lines += display([md_math.formula(step.formula.latex)], flavor)
     for note in step.notes:
-        lines += [prose(t(note), flavor), ""]
+        lines += [prose(t(note), flavor, t.words), ""]
     for matrix in step.matrices:
         if flavor == "plain":
             lines += table_lines(matrix, number, t)
@@ -185,7 +135,7 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
 
 def escape_heading(text: str) -> str:
     # a heading's `1.` is no list, so only the inline escapes apply
-    return escape(text).lstrip("\\") if _numbered(text) else escape(text)
+    return escape(text).lstrip("\\") if numbered(text) else escape(text)
 
 
 def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
@@ -205,10 +155,6 @@ def display(lines: list[str], flavor: str) -> list[str]:
     """Display math: a ```math fence on GitHub, `$$` lines for KaTeX; then a blank line."""
     fence = ("```math", "```") if flavor == "github" else ("$$", "$$")
     return [fence[0], *lines, fence[1], ""]
-
-
-def inline_math(tex: str, flavor: str) -> str:
-    return "$`" + tex + "`$" if flavor == "github" else "$" + tex + "$"
 
 
 def caption(matrix: Matrix, flavor: str) -> str:
