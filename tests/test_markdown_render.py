@@ -163,7 +163,7 @@ def expected_matrices(spec: Path | str, lang: str) -> list[tuple[list[list[str]]
         for matrix in step.matrices:
             cells = [[number(float(x)) for x in row] for row in matrix.whole()]
             for block in md_math.blocks(matrix.columns, [[md_math.number(c) for c in row]
-                                                        for row in cells]):
+                                                        for row in cells], matrix.rows):
                 out.append(([[row[j] for j in block] for row in cells], list(matrix.rows),
                             [matrix.columns[j] for j in block]))
     return out
@@ -178,6 +178,8 @@ def check_grid(display: dict[str, Any], cells: list[list[str]], rows: list[str],
     """The numbers in rows (one y) and columns (one right edge), between the brackets, the
     column labels above the brackets over their columns, the row labels left of them.
     Returns the text of each row label as drawn."""
+    page = display["box"]
+    assert max(w["r"] for w in display["words"]) <= page["r"] + 1, "wider than the page"
     tall = sorted(display["delims"], key=lambda d: d["b"] - d["t"], reverse=True)[:2]
     assert len(tall) == 2, "no brackets"
     left, right = sorted(tall, key=lambda d: d["l"])
@@ -311,6 +313,33 @@ def as_drawn(text: str) -> str:
     return unicodedata.normalize("NFKC", text).translate(DRAWN)  # MathJax's \mathtt: 𝚄 is U
 
 
+def test_wide_matrices_and_long_or_cyrillic_labels_stay_in_their_grid(tmp_path: Path) -> None:
+    """Specs not in configs/: 12 tokens (matrices split into column blocks) and labels whose
+    widths attn can only guess (Cyrillic in the browser's fallback font, very wide and very
+    narrow words) still sit over and beside their own columns and rows."""
+    spec = tmp_path / "labels.yaml"
+    tokens = ["кошка", "ЖЖЖЖЖЖ", "źdźbło", "WWWWMMMM", "i", "ёж"]
+    rows = ",\n  ".join(f"[{(i % 3) / 2}, {(i % 2) / 2}, {-i / 4}]" for i in range(len(tokens)))
+    spec.write_text(f"tokens: {json.dumps(tokens)}\nembeddings: [\n  {rows}\n]\n"
+                    "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                    encoding="utf-8")
+    jobs = [*jobs_for(spec, "labels"), *jobs_for(ROOT / "tests" / "data" / "wide.yaml", "wide")]
+    pages = run_pages(jobs, tmp_path / "pages")
+    checked = 0
+    for name, page in pages.items():
+        assert not page["errors"], (name, page["errors"][:2])
+        source, flavor = (spec if name.startswith("labels") else
+                          ROOT / "tests" / "data" / "wide.yaml"), name.split("/")[1]
+        expected = [m for lang in LANGUAGES for m in expected_matrices(source, lang)]
+        text = markdown(source, ALL, flavor)
+        assert not re.search("[\ue000-\uf8ff]", text)  # no private-use mark left in prose
+        found = matrix_displays(page, text, flavor)
+        for display, matrix in zip(found, expected, strict=True):
+            check_grid(display, *matrix, page["em"])
+            checked += 1
+    assert checked > 100
+
+
 # --- GitHub's rules, read from the text -----------------------------------------------------
 
 
@@ -322,6 +351,7 @@ def test_github_flavour_uses_no_macro_github_refuses(spec: Path) -> None:
                                                                                    "github"))))
         assert not used & set(GITHUB_REFUSED), used & set(GITHUB_REFUSED)
         assert "$$" not in text  # display math only in ```math fences
+        assert not re.search("[\ue000-\uf8ff]", text)  # no private-use mark left in prose
 
 
 def test_the_refused_list_catches_the_old_export() -> None:

@@ -95,7 +95,7 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
               for i, fact in enumerate(facts)]
     lines.append("")
     for index, step in enumerate(walkthrough.steps, start=1):
-        lines += step_lines(index, step, top + "#", Marked(t), number, flavor, lang)
+        lines += step_lines(index, step, top + "#", t, number, flavor, lang)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
             lines += [escape(t(Msg.of("Written out:"))), "",
                       *written_out(step, number, t, flavor, options.full), ""]
@@ -115,7 +115,7 @@ def bullets(lines: list[str]) -> list[str]:
     return ["- " + escape(line) for line in lines]
 
 
-def step_lines(index: int, step: Step, level: str, t: Marked, number: NumberFormat,
+def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberFormat,
                flavor: str, lang: str) -> list[str]:
     lines = [level + " " + escape_heading(step_heading(index, step, t)), ""]
     if step.formula is not None:
@@ -124,7 +124,8 @@ def step_lines(index: int, step: Step, level: str, t: Marked, number: NumberForm
         else:
             lines += display([md_math.formula(step.formula.latex)], flavor)
     for note in step.notes:
-        lines += [prose(t(note), flavor, t.words), ""]
+        marked = Marked(t)
+        lines += [prose(marked(note), flavor, marked.words), ""]
     for matrix in step.matrices:
         if flavor == "plain":
             lines += table_lines(matrix, number, t)
@@ -169,7 +170,7 @@ def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str) 
     lines = [caption(matrix, flavor), ""]
     symbol = md_math.formula(matrix.symbol.latex)
     for block in md_math.blocks(matrix.columns, [[md_math.number(c) for c in row]
-                                                 for row in cells]):
+                                                 for row in cells], matrix.rows):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)
         if marker:
             lines += ["*" + escape(marker) + "*", ""]

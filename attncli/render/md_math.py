@@ -200,7 +200,10 @@ CMR = {**dict(zip("abcdefghijklmnopqrstuvwxyz", (
     **{d: .5 for d in "0123456789"}, " ": .333, ".": .278, ",": .278, ":": .278, ";": .278,
     "(": .389, ")": .389, "'": .278, "!": .278, "?": .472, "/": .5, "-": .333}
 STRUT = r"\rule[-0.35em]{0pt}{1.3em}"  # taller and deeper than any letter: equal rows
-PAGE_EM = 34.0  # what fits beside the row labels in a GitHub or blog column
+# What a display may take, in math em: GitHub's column is ~830 px of 16 px text and KaTeX draws
+# math 1.21 times larger (43 em); blog and pandoc columns are narrower (36 em of 20 px text).
+PAGE_EM = 30.0
+BESIDE_EM = 4.5  # the symbol, `=`, the brackets and the gaps
 
 
 def text_width(text: str) -> float:
@@ -217,10 +220,14 @@ def column_width(label: str, cells: Sequence[tuple[str, float]]) -> float:
     return max(text_width(label), *(w for _, w in cells))
 
 
-def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]]) -> list[range]:
-    """Column blocks that each fit a page (wider matrices are shown in parts)."""
+def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
+           rows: Sequence[str]) -> list[range]:
+    """Column blocks that each fit a page beside the row labels (wider matrices are shown in
+    parts)."""
     widths = [column_width(c, [row[j] for row in cells]) + 1.0 for j, c in enumerate(columns)]
-    return column_blocks([round(w * 10) for w in widths], round(PAGE_EM * 10))
+    labels = max((text_width(r) for r in rows), default=0.0)
+    available = max(PAGE_EM - BESIDE_EM - labels, 8.0)
+    return column_blocks([round(w * 10) for w in widths], round(available * 10))
 
 
 def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],

@@ -70,7 +70,8 @@ def _line_start(line: str) -> str:
 
 # The notation the catalog's sentences use, and its math: `d_model = 4` is $d_{\text{model}} = 4$.
 NOTATION = {"÷ √d_k": r"\div \sqrt{d_k}", "cos θ": r"\cos\theta",
-            "q·k = |q|·|k|·cos θ": r"q \cdot k = |q| \cdot |k| \cdot \cos\theta", "√d_k": r"\sqrt{d_k}",
+            "q·k = |q|·|k|·cos θ": r"q \cdot k = |q| \cdot |k| \cdot \cos\theta",
+            "√d_k": r"\sqrt{d_k}",
             "d_model": r"d_{\text{model}}", "d_ff": r"d_{\text{ff}}", "d_k": "d_k", "d_v": "d_v",
             "qᵢ·W·kⱼ": r"q_i \cdot W \cdot k_j", "qᵢ·kⱼ": r"q_i \cdot k_j", "−∞": r"-\infty",
             **{f"{m}_{i}": f"{m}_{{{i}}}" for m in "Wb" for i in "QKVO12"}}

@@ -128,7 +128,7 @@ function measure() {
     for (const el of document.querySelectorAll("mjx-merror")) errors.push("mjx-merror: " + el.textContent);
     for (const c of document.querySelectorAll('mjx-container[display="true"]')) {
       const delims = [...c.querySelectorAll("mjx-mo")].map(box);
-      displays.push({ words: wordsOf(glyphsOf(c)), delims });
+      displays.push({ words: wordsOf(glyphsOf(c)), delims, box: box(c) });
     }
   } else {
     for (const el of katexRoots) {
@@ -145,7 +145,7 @@ function measure() {
         return { l: Math.min(...parts.map((p) => p.l)), r: Math.max(...parts.map((p) => p.r)),
                  t: Math.min(...parts.map((p) => p.t)), b: Math.max(...parts.map((p) => p.b)) };
       });
-      displays.push({ words: wordsOf(glyphsOf(c)), delims });
+      displays.push({ words: wordsOf(glyphsOf(c)), delims, box: box(c.parentElement) });
     }
     // math the engine never saw is still there as source text
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -193,6 +193,7 @@ async function main() {
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
+    protocolTimeout: 900000,  // a loaded CI machine is slow, never wrong
     userDataDir: fs.mkdtempSync(path.join(input.outdir, "profile-")),
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
