@@ -358,3 +358,29 @@ def test_the_refused_list_catches_the_old_export() -> None:
     old = r"\def\attncell#1{\hphantom{0.00}\mathllap{#1}} A = \operatorname{softmax}(S)"
     used = set(re.findall(r"\\([A-Za-z]+)", old))
     assert used & set(GITHUB_REFUSED) == {"def", "hphantom", "mathllap", "operatorname"}
+
+
+# --- the building blocks, without a browser ----------------------------------------------
+
+
+@pytest.mark.parametrize("word", [*HOSTILE, "кот", "Zażółć", "a--b", "α→β", "😀", "x{,}y"])
+def test_latex_text_reads_back_what_escape_text_wrote(word: str) -> None:
+    """Written-out formulas carry token names escaped for pdflatex; the Markdown export reads
+    them back before writing them for the browser engines."""
+    from attncli.render.tex import escape_text
+
+    assert md_math.latex_text(escape_text(word)) == word
+
+
+def test_formulas_lose_what_github_and_commonmark_would_break() -> None:
+    assert md_math.formula(r"A = \operatorname{softmax}\left(S' + M\right)") == (
+        r"A = \mathop{\mathrm{softmax}}\left(S' + M\right)")
+    assert md_math.formula(r"|q| \, |k| \\ x") == r"|q| \thinspace |k| \cr x"
+    assert md_math.formula(r"q_{\text{a\_b}}") == r"q_{\text{a}\underline{\hspace{0.5em}}\text{b}}"
+
+
+def test_numbers_have_the_widths_of_their_glyphs() -> None:
+    """Computer Modern: digits 0.5 em, the point 0.278 em, the minus 0.778 em, ∞ 1 em."""
+    assert md_math.number("0.35") == ("0.35", 1.778)
+    assert md_math.number("−0,35") == ("{-}0{,}35", 2.556)
+    assert md_math.number("−∞") == (r"{-}\infty", 1.778)
