@@ -144,7 +144,8 @@ class _Builder:
     def add(self, step_id: str, title: Msg, formula: Formula | None,
             matrices: tuple[Matrix, ...], head: int | None = None,
             notes: tuple[Msg, ...] = ()) -> None:
-        self.steps.append(Step(step_id, title, formula, matrices, head, notes))
+        self.steps.append(Step(step_id, title, formula, matrices, head, notes,
+                               number=len(self.steps) + 1))
 
     def embeddings(self) -> Array:
         queries = self.spec.queries

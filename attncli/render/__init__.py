@@ -25,6 +25,7 @@ class RenderOptions:
     color: bool = False
     full: bool = False  # no elision: every row and column of a large matrix, every term of a sum
     heatmap: bool = True  # the weights also as a shaded heatmap
+    header: bool = True  # the title, the description and the facts about the example
     standalone: bool = False  # latex: a whole document instead of a fragment for \input
     md_flavor: str = "github"  # markdown: github, katex or plain (no math)
     front_matter: bool = False  # markdown: YAML front matter with title_<lang>/description_<lang>

@@ -109,7 +109,8 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, sectioned:
         lines += [esc(about), ""]
     lines += [esc(fact) + r"\\" for fact in header_facts(header, t)[:-1]]
     lines += [esc(header_facts(header, t)[-1]), ""]
-    for index, step in enumerate(walkthrough.steps, start=1):
+    for step in walkthrough.steps:
+        index = step.number
         lines += step_lines(index, step, step_level, t, esc, math_number, cyr)
         if step.expansions:
             lines += [esc(t(Msg.of("Written out:"))), "",

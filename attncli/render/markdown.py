@@ -118,7 +118,8 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
     facts = header_facts(header, t)
     lines += [escape(fact) + ("  " if i < len(facts) - 1 else "") for i, fact in enumerate(facts)]
     lines.append("")
-    for index, step in enumerate(walkthrough.steps, start=1):
+    for step in walkthrough.steps:
+        index = step.number
         lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
             lines += [escape(t(Msg.of("Written out:"))), "", *bullets(

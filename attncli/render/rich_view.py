@@ -79,7 +79,8 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
         console.print(Text(about))
     for fact in header_facts(header, t):
         console.print(Text(fact, style="dim"))
-    for index, step in enumerate(walkthrough.steps, start=1):
+    for step in walkthrough.steps:
+        index = step.number
         console.print()
         console.print(Text(step_heading(index, step, t), style="bold cyan"))
         if step.formula is not None:

@@ -12,6 +12,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from attncli.errors import Location
+
 Array = NDArray[np.float64]
 Convention = Literal["row", "column"]
 MaskedRows = Literal["zeros", "nan", "error"]
@@ -144,9 +146,18 @@ class Block:
 
 @dataclass(frozen=True)
 class Display:
+    """How the spec asks to be shown; a command's options override each choice."""
+
     precision: int = 2
     round_intermediates: bool = False
     decimal: Decimal = "dot"
+    steps: str | None = None  # step ids separated by commas, as --steps takes them
+    expand: tuple[str, ...] = ()  # --expand values
+    head: str | None = None  # as --head takes it
+    reading: bool = True
+    header: bool = True
+    md_flavor: str | None = None
+    where: Location | None = field(default=None, compare=False)  # of the display mapping
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,8 @@ WEIGHT_KEYS = PROJECTION_KEYS + OUTPUT_KEYS
 BLOCK_KEYS = ("residual", "layer_norm", "ffn", "norm")
 FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "activation")
 RANDOM_KEYS = ("seed", "distribution", "low", "high", "mean", "std")
-DISPLAY_KEYS = ("precision", "round_intermediates", "decimal")
+DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
+                "reading", "header", "md_flavor")
 MASK_KEYS = ("window", "causal", "padding")
 SCORE_KEYS = ("general",)
 MAX_PRECISION = 12
@@ -827,10 +828,19 @@ def masked_rows(node: Node) -> MaskedRows:
 
 
 def display(node: Node) -> Display:
+    from attncli.spec import view_keys  # it reads nodes with this module's helpers
+
     keys = check_keys(node, DISPLAY_KEYS)
     return Display(
         precision=optional(keys, "precision", lambda n: integer(n, 0, MAX_PRECISION), 2),
         round_intermediates=optional(keys, "round_intermediates", boolean, False),
         decimal="comma" if optional(
             keys, "decimal", lambda n: choice(n, ("dot", "comma")), "dot") == "comma" else "dot",
+        steps=optional(keys, "steps", view_keys.steps, None),
+        expand=optional(keys, "expand", view_keys.expand, ()),
+        head=optional(keys, "head", view_keys.head, None),
+        reading=optional(keys, "reading", boolean, True),
+        header=optional(keys, "header", boolean, True),
+        md_flavor=optional(keys, "md_flavor", view_keys.md_flavor, None),
+        where=node.where,
     )
