@@ -47,6 +47,18 @@ def markdown(matrix: Matrix, number: NumberFormat, flavor: str) -> list[str]:
     return [fence[0], *latex_matrix(matrix, number), fence[1]]
 
 
+def json_matrix(matrix: Matrix) -> list[str]:
+    """The matrix's JSON document (as in `steps[].matrices[]`), one matrix row a line."""
+    def dumps(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+    doc = matrix_doc(matrix)
+    rows = doc.pop("values")
+    lines = ["{", *(f"  {dumps(k)}: {dumps(v)}," for k, v in doc.items()), '  "values": [']
+    lines += [f"    {dumps(row)}" + ("," if i < len(rows) - 1 else "") for i, row in enumerate(rows)]
+    return [*lines, "  ]", "}"]
+
+
 def text(matrix: Matrix, walkthrough: Walkthrough, options: RenderOptions) -> list[str]:
     """The labelled grid as `--format text` shows it, without caption or indent."""
     from attncli.render.text import matrix_lines
@@ -64,8 +76,7 @@ def render_matrix(walkthrough: Walkthrough, matrix: Matrix, format: str,
     writers: dict[str, Callable[[], list[str]]] = {
         "text": lambda: text(matrix, walkthrough, base),
         "rich": lambda: text(matrix, walkthrough, base),
-        "json": lambda: [json.dumps(matrix_doc(matrix), ensure_ascii=False, indent=2,
-                                    allow_nan=False)],
+        "json": lambda: json_matrix(matrix),
         "latex": lambda: latex_matrix(matrix, number),
         "markdown": lambda: markdown(matrix, number, base.md_flavor),
     }

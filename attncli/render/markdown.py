@@ -111,13 +111,16 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
     number = number_format(walkthrough, options)
     t = translator(RenderOptions(lang=lang, precision=options.precision), number)
     header = walkthrough.header
-    lines = [top + " " + escape(title(header, lang, t)), ""]
-    about = description(header, lang)
-    if about:
-        lines += [escape(about), ""]
-    facts = header_facts(header, t)
-    lines += [escape(fact) + ("  " if i < len(facts) - 1 else "") for i, fact in enumerate(facts)]
-    lines.append("")
+    lines: list[str] = []
+    if options.header:
+        lines += [top + " " + escape(title(header, lang, t)), ""]
+        about = description(header, lang)
+        if about:
+            lines += [escape(about), ""]
+        facts = header_facts(header, t)
+        lines += [escape(fact) + ("  " if i < len(facts) - 1 else "")
+                  for i, fact in enumerate(facts)]
+        lines.append("")
     for step in walkthrough.steps:
         index = step.number
         lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang)
