@@ -78,7 +78,7 @@ class Entry:
     output: str
     output_where: Location
     precision: int | None
-    view: View = View()  # what to show: steps, head ... (see entry_view)
+    view: View  # what to show: steps, head ... (see entry_view)
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,8 @@ class Target:
     format: str
     lang: str
     output: Path
-    precision: int | None = None
-    view: View = View()  # the entry's choices of what to show
+    precision: int | None
+    view: View  # the entry's choices of what to show
 
 
 def find_manifest(folder: Path) -> Path:

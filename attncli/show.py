@@ -57,7 +57,7 @@ def prepare(spec: Spec, view: View) -> Shown:
         display = replace(display, round_intermediates=view.round_intermediates)
     expand, expand_where = chosen(view.expand or None, view, display.expand, display)
     try:
-        selection = Selection.parse(expand or ())
+        selection = Selection.parse(expand if isinstance(expand, tuple) else ())
     except UsageError as error:
         if expand_where is None:
             raise

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from attncli.errors import Location
 from attncli.limits import DEFAULT_MAX_CELLS
 
-
 # every step id a walkthrough may have, in the order they come (attncli/walkthrough.py)
 STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
             "projections", "scores", "scaled", "masked", "weights", "output", "concat",

@@ -55,7 +55,8 @@ def json_matrix(matrix: Matrix) -> list[str]:
     doc = matrix_doc(matrix)
     rows = doc.pop("values")
     lines = ["{", *(f"  {dumps(k)}: {dumps(v)}," for k, v in doc.items()), '  "values": [']
-    lines += [f"    {dumps(row)}" + ("," if i < len(rows) - 1 else "") for i, row in enumerate(rows)]
+    lines += [f"    {dumps(row)}" + ("," if i < len(rows) - 1 else "")
+              for i, row in enumerate(rows)]
     return [*lines, "  ]", "}"]
 
 
