@@ -382,7 +382,7 @@ def explain(
         shown = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells))
         color = format is Format.rich and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         options = {"width": columns, "color": color, "full": full, "heatmap": heatmap,
-                   "decimal": decimal_option(decimal_comma), **shown.render_options()}
+                   "decimal": decimal_option(decimal_comma)}
         if shown.matrix is not None:
             from attncli.render.bare import render_matrix
 
@@ -670,7 +670,7 @@ def export(
         if fmt is None:
             return ""
         options = {"full": full, "width": SVG_WIDTH if fmt is ExportFormat.svg else 80,
-                   "decimal": decimal, **shown.render_options()}
+                   "decimal": decimal}
         if shown.matrix is not None:
             from attncli.render.bare import render_matrix
 

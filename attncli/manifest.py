@@ -207,7 +207,7 @@ def entry_view(node: Node, keys: dict[str, Node]) -> View:
         header=read("header", boolean),
         md_flavor=read("md_flavor", view_keys.md_flavor),
         matrix=read("matrix", view_keys.matrix),
-        where=node.where,
+        where={key: keys[key].where for key in VIEW_KEYS if key in keys},
     )
 
 

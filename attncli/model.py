@@ -221,3 +221,6 @@ class Walkthrough:
     round_intermediates: bool = False  # every intermediate was carried rounded to `precision`
     reading: tuple[Reading, ...] = ()
     drift: tuple[Drift, ...] | None = None  # hand calculation only: where it differs from full
+    # how the spec asks to be written (display.header, display.md_flavor); render's options win
+    header_shown: bool = True
+    md_flavor: str = "github"

@@ -56,7 +56,7 @@ def snippet(shown: Shown, target: Target) -> str:
     from attncli.render import render
     from attncli.render.bare import render_matrix
 
-    options = {"precision": target.precision, **shown.render_options()}
+    options = {"precision": target.precision}
     if shown.matrix is not None:
         text = render_matrix(shown.walkthrough, shown.matrix, target.format, **options)
     else:

@@ -32,8 +32,9 @@ class View:
     # for a format that elides the middle of large matrices (text, rich, svg) without --full:
     # build keeps only the rows it shows (attncli.walkthrough.build, `summary`)
     summary: bool = False
-    # where these choices were written (a snippets manifest entry), for errors; None: options
-    where: Location | None = field(default=None, compare=False)
+    # where each choice was written (a snippets manifest entry's key), for errors; a choice
+    # typed as an option has none
+    where: dict[str, Location] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

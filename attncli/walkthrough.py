@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from attncli import elision, ops
+from attncli import elision, narrow, ops
 from attncli.errors import Location, SpecError
 from attncli.expand import Selection, attach
 from attncli.handcalc import arithmetic, drift
@@ -565,7 +565,7 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False) ->
     With `summary`, a large n x m matrix keeps only the rows that a view eliding its middle shows
     (text, rich, svg) and the rows written out, and the reading reads those queries: the memory of
     a real-size layer stays that of a few of its n x m matrices (see attncli/elision.py)."""
-    selection = expand or Selection()
+    selection = expand or narrow.selection(spec.display)
     kept = kept_rows(spec, selection) if summary else None
     walkthrough, angles = attach(compute(spec, kept), spec, selection)
     walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
@@ -573,7 +573,7 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False) ->
         full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)),
                        kept)
         walkthrough = replace(walkthrough, drift=drift(walkthrough, full))
-    return walkthrough
+    return narrow.narrow(walkthrough, spec.display)
 
 
 def summarizes(spec: Spec) -> bool:
@@ -614,6 +614,8 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None) -> Walkthrough:
         precision=spec.display.precision,
         round_intermediates=spec.display.round_intermediates,
         decimal=spec.display.decimal,
+        header_shown=spec.display.header,
+        md_flavor=spec.display.md_flavor or "github",
     )
 
 

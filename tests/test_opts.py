@@ -236,9 +236,9 @@ def test_display_chooses_what_the_spec_shows(write) -> None:  # type: ignore[no-
     ("  header: maybe", "spec.yaml:5:11: display.header: expected true or false, found "),
     ("  md_flavour: katex", "spec.yaml:5:15: display.md_flavour: unknown key; did you mean "
                             "md_flavor?"),
-    ("  steps: [scaled]\n  head: 2", "spec.yaml:5:3: display.head: expected a head from 1 to 1, "
+    ("  steps: [scaled]\n  head: 2", "spec.yaml:6:9: display.head: expected a head from 1 to 1, "
                                      "found 2"),
-    ("  expand: [weights]", "spec.yaml:5:3: display.expand: --expand: expected auto, all, none "
+    ("  expand: [weights]", "spec.yaml:5:11: display.expand: --expand: expected auto, all, none "
                             "or STEP:ROW[,COLUMN], found weights"),
 ])
 def test_a_bad_display_choice_is_located(write, display: str,  # type: ignore[no-untyped-def]
@@ -256,7 +256,7 @@ def test_a_display_step_the_spec_lacks_is_located(write) -> None:  # type: ignor
     result = run("explain", str(spec), "-f", "text")
     assert result.exit_code == 2
     assert result.stderr.replace(str(spec.parent) + "/", "") == (
-        "spec.yaml:3:10: display.steps: unknown step masked; expected one of embeddings, "
+        "spec.yaml:3:18: display.steps: unknown step masked; expected one of embeddings, "
         "parameters, projections, scores, scaled, weights, output\n")
 
 

@@ -84,6 +84,7 @@ def render(walkthrough: Walkthrough, format: str = "text",
     """
     langs = parse_languages(lang if isinstance(lang, str) else ",".join(lang))
     module = _module(format)
+    options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor, **options}
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
     if len(langs) == 1:
         one: Renderer = module.render

@@ -72,7 +72,7 @@ def text(matrix: Matrix, walkthrough: Walkthrough, options: RenderOptions) -> li
 def render_matrix(walkthrough: Walkthrough, matrix: Matrix, format: str,
                   **options: object) -> str:
     """`matrix` of `walkthrough` alone in `format`; UsageError for a format that cannot."""
-    base = RenderOptions(**options)  # type: ignore[arg-type]
+    base = RenderOptions(**{"md_flavor": walkthrough.md_flavor, **options})  # type: ignore[arg-type]
     number = number_format(walkthrough, base)
     writers: dict[str, Callable[[], list[str]]] = {
         "text": lambda: text(matrix, walkthrough, base),

@@ -157,7 +157,8 @@ class Display:
     reading: bool = True
     header: bool = True
     md_flavor: str | None = None
-    where: Location | None = field(default=None, compare=False)  # of the display mapping
+    # where each key was written, for errors in choices only a walkthrough can check
+    where: dict[str, Location] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

@@ -842,5 +842,5 @@ def display(node: Node) -> Display:
         reading=optional(keys, "reading", boolean, True),
         header=optional(keys, "header", boolean, True),
         md_flavor=optional(keys, "md_flavor", view_keys.md_flavor, None),
-        where=node.where,
+        where={key: child.where for key, child in keys.items()},
     )
