@@ -38,6 +38,15 @@ def test_no_text_line_is_wider_than_asked(spec: Path, lang: str, width: int) -> 
     assert too_wide(result.stdout, width) == []
 
 
+@pytest.mark.parametrize("width", (40, 80))
+@pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
+def test_no_rich_line_is_wider_than_asked(spec: Path, width: int) -> None:
+    result = run("explain", str(spec), "-f", "rich", "--lang", "ru", "--width", str(width),
+                 "-x", "all")
+    assert result.exit_code == 0, result.stderr
+    assert too_wide(result.stdout, width) == []
+
+
 @pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
 def test_80_columns_by_default_and_the_same_lines_as_unwrapped(spec: Path) -> None:
     wrapped = run("explain", str(spec), "-f", "text", "-x", "all").stdout
