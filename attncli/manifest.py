@@ -33,7 +33,8 @@ from typing import Any, TypeVar
 from attncli.errors import Location, SpecError, UsageError
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.render import EXTENSIONS, file_formats
-from attncli.spec.parse import (
+from attncli.spec.source import Node, decode, parse
+from attncli.spec.values import (
     MAX_PRECISION,
     boolean,
     check_keys,
@@ -43,7 +44,6 @@ from attncli.spec.parse import (
     items,
     text,
 )
-from attncli.spec.source import Node, decode, parse
 from attncli.view import View
 
 if sys.version_info >= (3, 11):

@@ -5,8 +5,8 @@ so one parser (attncli/show.py) reads all three."""
 from __future__ import annotations
 
 from attncli.i18n import Msg
-from attncli.spec.parse import choice, expect, fail, integer, items, text
 from attncli.spec.source import Node
+from attncli.spec.values import choice, expect, fail, integer, items, text
 from attncli.view import ALL, MD_FLAVORS, STEP_IDS
 
 
