@@ -363,7 +363,8 @@ def explain(
     Example: attn explain configs/cat_chases_mouse.yaml --format text --round-intermediates
 
     One step for a slide, numbered as in the whole example: attn explain --steps weights
-    --no-header --format text; one matrix: attn explain --matrix A --format text
+    --no-header --format text; one matrix: attn explain --matrix A --format text; text for a
+    60-column page: attn explain --format text --width 60
 
     Without a file: attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0"
     --mask causal
