@@ -27,12 +27,16 @@ from attncli.spec.model import (
     Spec,
     WindowMask,
 )
+from attncli.visible import visible, visible_lines
 
 
 def token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """Tokens as row/column labels, every one different: a repeated token gets its occurrence
     number (`the#2`), skipping a number whose label is already another token (`the#3` when the
-    tokens are the, the, the#2)."""
+    tokens are the, the, the#2). A token is shown `visible`: a control or invisible character in
+    it is written as its escape (`a\\x1b`, `a\\u200b`), so no label acts on a terminal or looks
+    like another."""
+    tokens = tuple(map(visible, tokens))
     counts = Counter(tokens)
     taken = {token for token in tokens if counts[token] == 1}
     seen: Counter[str] = Counter()
@@ -476,7 +480,8 @@ class _Builder:
             scale_msg = Msg.of("none")
         shapes = [(h.d_k(spec.convention), h.d_v(spec.convention)) for h in spec.heads]
         return Header(
-            title=spec.title, description=spec.description,
+            title={lang: visible(text) for lang, text in spec.title.items()},
+            description={lang: visible_lines(text) for lang, text in spec.description.items()},
             n_queries=spec.queries.n, n_keys=spec.keys_source.n, d_model=spec.queries.d_model,
             d_k=head.d_k(spec.convention), d_v=head.d_v(spec.convention),
             n_heads=len(spec.heads), convention=spec.convention,
