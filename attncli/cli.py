@@ -672,6 +672,7 @@ def export(
                                     "(or --heatmap FILE)"))
         chosen = languages(lang)
         check_precision(precision)
+        check_outputs(output, heatmap)
         walkthrough = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells))
         protect = [spec_path(spec)] if spec != "-" else []
         decimal = decimal_option(decimal_comma)
@@ -690,6 +691,21 @@ def export(
         return ""
 
     run(action, language(lang), debug)
+
+
+def check_outputs(output: str | None, heatmap: str | None) -> None:
+    """Refuse, before any work, an output that is not a regular file (see attncli/files.py) and
+    two outputs that are one file."""
+    from pathlib import Path
+
+    from attncli.files import output_target, same_file
+
+    for path in (output, heatmap):
+        if path is not None:
+            output_target(path)
+    if output is not None and heatmap is not None and same_file(Path(output), Path(heatmap)):
+        raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose two "
+                                "files", first="--output", second="--heatmap", file=output))
 
 
 def main() -> None:

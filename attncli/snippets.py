@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 from attncli.errors import AttnError, Location, SpecError
-from attncli.files import write_atomic
+from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.i18n import Msg
+from attncli.limits import MIN_BYTES, max_bytes
 from attncli.manifest import Target
 from attncli.model import Walkthrough
 from attncli.spec.model import Spec
@@ -95,21 +96,28 @@ def generate(targets: Iterable[Target], write: bool,
         if isinstance(walkthrough, AttnError):
             outcomes.append(Outcome(target, "failed", error=walkthrough))
         else:
-            outcomes.append(compare_and_write(target, walkthrough, write))
+            limit = max_bytes((loading or Loading()).max_cells)
+            outcomes.append(compare_and_write(target, walkthrough, write, limit))
         tick()
     return Report(tuple(outcomes))
 
 
-def compare_and_write(target: Target, walkthrough: Walkthrough, write: bool) -> Outcome:
+def compare_and_write(target: Target, walkthrough: Walkthrough, write: bool,
+                      limit: int = MIN_BYTES) -> Outcome:
+    """The snippet's outcome. The file there is read only if it is a regular file (no link is
+    followed, no device or FIFO opened) of at most `limit` bytes, so a link to a secret is never
+    diffed into a CI log and nothing blocks."""
     try:
         new = snippet(walkthrough, target)
     except AttnError as error:
         return Outcome(target, "failed", error=error)
     path = target.output
     try:
-        old_bytes: bytes | None = path.read_bytes()
-    except FileNotFoundError:
-        old_bytes = None
+        old_bytes = read_regular(path, limit)
+    except NotRegular as problem:
+        return Outcome(target, "failed", new=new, error=SpecError(
+            Msg.of("cannot write the file: {reason}", reason=problem.message),
+            Location(path.as_posix())))
     except OSError as exc:
         return Outcome(target, "failed", new=new, error=cannot_write(path, exc))
     if old_bytes == new.encode("utf-8"):
@@ -119,7 +127,7 @@ def compare_and_write(target: Target, walkthrough: Walkthrough, write: bool) -> 
         return Outcome(target, "missing" if old is None else "stale", new=new, old=old)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, new)
+        write_atomic(path, new, follow=False)
     except OSError as exc:
         return Outcome(target, "failed", new=new, old=old, error=cannot_write(path, exc))
     except AttnError as error:
