@@ -29,6 +29,11 @@ BYTES_PER_CELL = 4
 # Below this, the byte limit would refuse small specs that are mostly comments.
 MIN_BYTES = 1 << 20
 MAX_DEPTH = 64
+# An .npz names its arrays in a zip directory that is read whole: more members are refused from
+# the count in its end record, before the directory is read.
+MAX_MEMBERS = 1024
+# Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
+MAX_NAME = 1024
 
 
 def max_computed(max_cells: int) -> int:
