@@ -9,14 +9,17 @@ reader means it), and the original text of each scalar is kept, so an error can 
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import gc
 import json
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -159,7 +162,7 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
         return name, decode(name, data)
     name = path
     try:
-        with open(path, "rb") as file:
+        with _open_unblocked(path) as file:
             size = os.fstat(file.fileno()).st_size
             if size > limit:
                 raise too_large(name, size, limit)
@@ -176,6 +179,24 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
     if len(data) > limit:  # a file that grew, or one whose size the system does not know
         raise too_large(name, None, limit)
     return name, decode(name, data)
+
+
+def _open_unblocked(path: str) -> BinaryIO:
+    """`path` opened for reading without waiting for a writer: a FIFO nobody writes to reads as
+    empty instead of hanging (opened with O_NONBLOCK, which is then cleared, so a pipe that has
+    a writer, such as bash's <(...), is read to its end)."""
+    if "\0" in path:
+        raise OSError(errno.EINVAL, "a file name cannot hold the character NUL")
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if stat.S_ISDIR(os.fstat(handle).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        flags = fcntl.fcntl(handle, fcntl.F_GETFL)
+        fcntl.fcntl(handle, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        return os.fdopen(handle, "rb")
+    except BaseException:
+        os.close(handle)
+        raise
 
 
 def too_large(name: str, size: int | None, limit: int) -> SpecError:
@@ -217,6 +238,11 @@ def parse(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
     """The document in `text` as a Node tree; SpecError with line:column if it is malformed,
     holds more than `max_cells` values (aliases expanded) or is nested too deep."""
     json_mode = is_json(name, text)
+    if json_mode:  # read as JSON, which YAML is not quite (attncli/spec/json_source.py)
+        from attncli.spec.json_source import parse_json
+
+        with _collector_paused():
+            return parse_json(name, text, max_cells)
     loader = _Loader(text, max_cells)
     try:
         with _collector_paused():
