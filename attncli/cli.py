@@ -48,10 +48,11 @@ class OneLineGroup(TyperGroup):
             error.show()  # `attn` alone: its help, as asked for
             sys.exit(error.exit_code)
         except click.ClickException as error:
-            command = error.ctx.command_path if getattr(error, "ctx", None) else "attn"
+            context = getattr(error, "ctx", None)
+            command = context.command_path if context is not None else "attn"
             echo_error(f"{command}: {error.format_message()} (see {command} --help)")
             sys.exit(error.exit_code)
-        except click.Abort:
+        except typer.Abort:
             sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -341,9 +342,11 @@ def spec_path(spec: str | None) -> str:
 
 
 def load_walkthrough(spec: str | None, inline: Inline, view: View,
-                     reading: Loading | None = None) -> Walkthrough:
+                     reading: Loading | None = None, shows: str = "--full") -> Walkthrough:
     """The walkthrough the shared options ask for: from SPEC, from the calculator options, or
-    the bundled example. Call it inside `run`, so its errors become one line and exit 2."""
+    the bundled example. Call it inside `run`, so its errors become one line and exit 2.
+    Unless the view elides, what it shows is bounded first (attncli/budget.py), `shows` naming
+    the option that asks for every number."""
     from attncli.show import prepare
     from attncli.spec import load_spec
     from attncli.spec.inline import inline_spec
@@ -355,6 +358,12 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
         loaded = inline_spec(inline, reading.max_cells)
     else:
         loaded = load_spec(spec_path(spec), **vars(reading))
+    from attncli.budget import check_expansion, check_shown
+    from attncli.expand import Selection
+
+    check_expansion(loaded, Selection.parse(view.expand), reading.max_cells)
+    if not view.summary:
+        check_shown(loaded, reading.max_cells, shows)
     return prepare(loaded, view)
 
 
@@ -400,7 +409,8 @@ def explain(
 
         chosen = languages(lang)
         check_precision(precision)
-        walkthrough = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells))
+        walkthrough = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),
+                                       shows="--full" if full else "--format " + format.value)
         width = 80
         color = False
         if format is Format.rich:
@@ -673,7 +683,9 @@ def export(
         chosen = languages(lang)
         check_precision(precision)
         check_outputs(output, heatmap)
-        walkthrough = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells))
+        shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
+        walkthrough = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells),
+                                       shows)
         protect = [spec_path(spec)] if spec != "-" else []
         decimal = decimal_option(decimal_comma)
         if heatmap is not None:  # a picture: its labels in the first language asked for

@@ -29,9 +29,15 @@ BYTES_PER_CELL = 4
 # Below this, the byte limit would refuse small specs that are mostly comments.
 MIN_BYTES = 1 << 20
 MAX_DEPTH = 64
+# Heads of one spec: a walkthrough shows each of them (the largest models have 96 or 128).
+MAX_HEADS = 256
 # An .npz names its arrays in a zip directory that is read whole: more members are refused from
 # the count in its end record, before the directory is read.
 MAX_MEMBERS = 1024
+# Characters of one text in a spec (a token, a title, a key): a label longer than this is no
+# label, and every matrix repeats its labels. All texts together, aliases expanded, may have
+# max_bytes characters.
+MAX_TEXT = 1000
 # Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
 MAX_NAME = 1024
 

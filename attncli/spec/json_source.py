@@ -21,7 +21,7 @@ from typing import Any
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
-from attncli.spec.source import LIMIT_HINT, Node
+from attncli.spec.source import LIMIT_HINT, Node, TextBudget
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -39,6 +39,7 @@ class _Reader:
         self.text = text
         self.max_cells = max_cells
         self.values = 0
+        self.texts = TextBudget(int(max_cells))
         self.newlines = [m.start() for m in re.finditer("\n", text)]
 
     def where(self, offset: int, path: str) -> Location:
@@ -104,6 +105,7 @@ class _Reader:
         except ValueError as error:  # json.JSONDecodeError: its offset is exact
             raise self.malformed(getattr(error, "pos", at), getattr(error, "msg", str(error))
                                  ) from None
+        self.texts.charge(value, self.where(at, ""))
         lone = _SURROGATE.search(value)
         if lone is not None:
             raise self.fail(at, Msg.of("expected text, found half of a UTF-16 surrogate pair "

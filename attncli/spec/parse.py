@@ -15,7 +15,7 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import LANGUAGES, Msg
-from attncli.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
+from attncli.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, MAX_HEADS, max_computed
 from attncli.spec.files import FileProblem, load_array, resolve, spec_folder
 from attncli.spec.model import (
     Array,
@@ -529,6 +529,12 @@ def projections(top: dict[str, Node], root: Node, d_model: int, convention: Conv
     """The heads (from `weights`, split by `heads: h`, or one per entry of a `heads` list),
     and the output projection W_O, b_O from `weights`."""
     heads_node = top.get("heads")
+    if heads_node is not None:
+        many = heads_node.value if isinstance(heads_node.value, int) else (
+            len(heads_node.value) if isinstance(heads_node.value, list) else 0)
+        if many > MAX_HEADS:  # a walkthrough shows every head: bounded before any is read
+            fail(heads_node, "expected at most {limit} heads, found {count}", limit=MAX_HEADS,
+                 count=many)
     given = check_keys(top["weights"], WEIGHT_KEYS) if "weights" in top else {}
     if heads_node is None or is_count(heads_node):
         full = head_weights(given, root, d_model, convention, files, None)

@@ -25,7 +25,7 @@ import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
-from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, max_bytes
+from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, MAX_TEXT, max_bytes
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -371,7 +371,7 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any, json_mode:
                    option=LIMIT_HINT),
             _at(name, root.start_mark),
         )
-    return _Builder(name, loader, json_mode).build(root, "")
+    return _Builder(name, loader, json_mode, max_cells).build(root, "")
 
 
 class _Measure:
@@ -508,11 +508,35 @@ def _plain_numbers(items: list[yaml.Node]) -> tuple[float, ...] | None:
     return tuple(numbers)
 
 
+class TextBudget:
+    """Text in a spec is bounded before it is kept: each key or text value to MAX_TEXT
+    characters, and all of them together, counted once per use of an alias, to the byte limit
+    of the spec file (limits.max_bytes), so a long title aliased as thousands of tokens is
+    refused as it is read."""
+
+    def __init__(self, max_cells: int) -> None:
+        self.limit = self.left = max_bytes(max_cells)
+
+    def charge(self, text: str, where: Location) -> None:
+        if len(text) > MAX_TEXT:
+            problem = Msg.of("expected a text of at most {limit} characters, found {length}",
+                             length=len(text), limit=MAX_TEXT)
+            raise SpecError(Msg.of("{path}: {problem}", path=where.path, problem=problem)
+                            if where.path else problem, where)
+        self.left -= len(text)
+        if self.left < 0:
+            raise SpecError(Msg.of("the spec's texts, with aliases expanded, are longer than "
+                                   "the limit of {limit} characters that {option} sets",
+                                   limit=self.limit, option=LIMIT_HINT), where)
+
+
 class _Builder:
-    def __init__(self, name: str, loader: Any, json_mode: bool) -> None:
+    def __init__(self, name: str, loader: Any, json_mode: bool,
+                 max_cells: int = DEFAULT_MAX_CELLS) -> None:
         self.name = name
         self.loader = loader
         self.json_mode = json_mode
+        self.texts = TextBudget(max_cells)
 
     def where(self, node: yaml.Node, path: str) -> Location:
         mark = node.start_mark
@@ -528,6 +552,7 @@ class _Builder:
                                         self.where(node, path))
             return Node(self._items(node, path), self.where(node, path))
         assert isinstance(node, yaml.ScalarNode)
+        self.texts.charge(node.value, self.where(node, path))
         return Node(self._scalar(node, path), self.where(node, path), node.value,
                     node.style in ("'", '"'))
 
@@ -543,6 +568,7 @@ class _Builder:
                     self.where(key_node, path),
                 )
             key = key_node.value
+            self.texts.charge(key, self.where(key_node, path))
             child_path = f"{path}.{key}" if path else key
             if key in children:
                 raise SpecError(
