@@ -11,7 +11,8 @@ So, from the same `--max-cells`:
 - `-x all` may write out at most TERMS_PER_CELL x the limit terms (default 50,000), estimated
   from the spec's shape before any cell is written out.
 
-Past either, the command is refused at once, naming the option and how to ask for less.
+Each has a floor (MIN_SHOWN, MIN_TERMS), as the byte limit has, so a small `--max-cells` still
+shows a small spec. Past either, the command is refused at once, naming the option.
 """
 
 from __future__ import annotations
@@ -27,14 +28,17 @@ if TYPE_CHECKING:
 
 SHOWN_PER_CELL = 0.05
 TERMS_PER_CELL = 0.005
+# Below these, a small --max-cells (set to refuse large specs) would refuse showing small ones.
+MIN_SHOWN = 100_000
+MIN_TERMS = 5_000
 
 
 def max_shown(max_cells: int) -> int:
-    return max(1, int(SHOWN_PER_CELL * max_cells))
+    return max(MIN_SHOWN, int(SHOWN_PER_CELL * max_cells))
 
 
 def max_terms(max_cells: int) -> int:
-    return max(1, int(TERMS_PER_CELL * max_cells))
+    return max(MIN_TERMS, int(TERMS_PER_CELL * max_cells))
 
 
 def written_terms(spec: Spec) -> int:

@@ -93,3 +93,14 @@ def inert_json(text: str) -> str:
         return text
     return "\n".join(HIDDEN.sub(lambda found: _json_escape(found.group()), line)
                      for line in text.split("\n"))
+
+
+_LINK_SEAM = re.compile(r"\](?=[(\[])")
+
+
+def inert_markdown_math(tex: str) -> str:
+    """LaTeX for a Markdown `$$` block or `$..$`, with link and image syntax broken: a Markdown
+    reader that does not take `$$` as math (and GitHub's, which reads links first) would make
+    `![i](http://x/y.png)` an image and `[x](javascript:..)` a link. An empty group `{}` between
+    `]` and `(` or `[` breaks them and renders as nothing in KaTeX, MathJax and LaTeX."""
+    return _LINK_SEAM.sub("]{}", tex)
