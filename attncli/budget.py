@@ -8,6 +8,9 @@ So, from the same `--max-cells`:
 - a document that shows every number (JSON, LaTeX, Markdown, a heatmap, `--full`) may come from
   a walkthrough of at most SHOWN_PER_CELL x the limit numbers (default 500,000: a LaTeX file of
   about 8 MB or a JSON file of 20 MB, written in 3 to 4 seconds within 200 MB);
+- hand calculation (`--round-intermediates`, display.round_intermediates), which works each
+  softmax in exact decimal arithmetic, may take at most HAND_PER_CELL x the limit weights
+  (n x m for each head; default 20,000, about 2 seconds);
 - `-x all` may write out at most TERMS_PER_CELL x the limit terms (default 50,000), estimated
   from the spec's shape before any cell is written out.
 
@@ -28,9 +31,11 @@ if TYPE_CHECKING:
 
 SHOWN_PER_CELL = 0.05
 TERMS_PER_CELL = 0.005
+HAND_PER_CELL = 0.002
 # Below these, a small --max-cells (set to refuse large specs) would refuse showing small ones.
 MIN_SHOWN = 100_000
 MIN_TERMS = 5_000
+MIN_HAND = 5_000
 
 
 def max_shown(max_cells: int) -> int:
@@ -47,6 +52,19 @@ def written_terms(spec: Spec) -> int:
     n, m = spec.queries.n, spec.keys_source.n
     width = m + spec.queries.d_model
     return len(spec.heads) * n * width * width
+
+
+def check_hand(spec: Spec, max_cells: int) -> None:
+    """Refuse hand calculation of more weights than the limit allows, before any is worked."""
+    if not spec.display.round_intermediates:
+        return
+    weights = len(spec.heads) * spec.queries.n * spec.keys_source.n
+    limit = max(MIN_HAND, int(HAND_PER_CELL * max_cells))
+    if weights > limit:
+        raise UsageError(Msg.of(
+            "{option}: hand calculation of this spec works {count} weights; the limit is "
+            "{limit}, which {limit_option} sets", option="--round-intermediates", count=weights,
+            limit=limit, limit_option="--max-cells"))
 
 
 def check_expansion(spec: Spec, selection: Selection, max_cells: int) -> None:

@@ -358,10 +358,16 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
         loaded = inline_spec(inline, reading.max_cells)
     else:
         loaded = load_spec(spec_path(spec), **vars(reading))
-    from attncli.budget import check_expansion, check_shown
+    from dataclasses import replace
+
+    from attncli.budget import check_expansion, check_hand, check_shown
     from attncli.expand import Selection
 
     check_expansion(loaded, Selection.parse(view.expand), reading.max_cells)
+    if view.round_intermediates is not None:
+        loaded = replace(loaded, display=replace(loaded.display,
+                                                 round_intermediates=view.round_intermediates))
+    check_hand(loaded, reading.max_cells)
     if not view.summary:
         check_shown(loaded, reading.max_cells, shows)
     return prepare(loaded, view)
