@@ -86,9 +86,10 @@ def load_array(path: Path, name: str, key: str | None,
         raise
     except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile,
             RuntimeError, NotImplementedError) as exc:  # encrypted or compressed unknown-ly
+        reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror  # never a path
+                  else str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
-                                 name=name, reason=str(exc).splitlines()[0] if str(exc) else
-                                 type(exc).__name__)) from None
+                                 name=name, reason=reason)) from None
     return _as_float(array, name)
 
 

@@ -103,8 +103,11 @@ class _Reader:
         try:
             value, end = scanstring(self.text, at + 1, True)
         except ValueError as error:  # json.JSONDecodeError: its offset is exact
-            raise self.malformed(getattr(error, "pos", at), getattr(error, "msg", str(error))
-                                 ) from None
+            pos: int = getattr(error, "pos", at)
+            problem: str = getattr(error, "msg", str(error))
+            if problem.endswith(" at") and pos < len(self.text):  # "Invalid control character at"
+                problem = f"{problem[:-3]} U+{ord(self.text[pos]):04X}"
+            raise self.malformed(pos, problem) from None
         self.texts.charge(value, self.where(at, ""))
         lone = _SURROGATE.search(value)
         if lone is not None:
