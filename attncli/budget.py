@@ -6,16 +6,16 @@ formats that show every number (JSON, LaTeX, Markdown) print every number of eve
 So, from the same `--max-cells`:
 
 - a document that shows every number (JSON, LaTeX, Markdown, a heatmap, `--full`) may come from
-  a walkthrough of at most SHOWN_PER_CELL x the limit numbers (default 500,000: a LaTeX file of
-  about 8 MB or a JSON file of 20 MB, written in 3 to 4 seconds within 200 MB);
+  a walkthrough of at most `max_shown` numbers (default 500,000: a LaTeX file of about 8 MB or a
+  JSON file of 20 MB, written in 3 to 4 seconds within 200 MB);
 - hand calculation (`--round-intermediates`, display.round_intermediates), which works each
-  softmax in exact decimal arithmetic, may take at most HAND_PER_CELL x the limit weights
-  (n x m for each head; default 20,000, about 2 seconds);
-- `-x all` may write out at most TERMS_PER_CELL x the limit terms (default 50,000), estimated
-  from the spec's shape before any cell is written out.
+  softmax in exact decimal arithmetic, may take at most `max_hand` weights (n x m for each head;
+  default 20,000, about 2 seconds);
+- `-x all` may write out at most `max_terms` terms (default 50,000), estimated from the spec's
+  shape before any cell is written out.
 
-Each has a floor (MIN_SHOWN, MIN_TERMS), as the byte limit has, so a small `--max-cells` still
-shows a small spec. Past either, the command is refused at once, naming the option.
+The shares and their floors are in attncli/limits.py. Past any, the command is refused at once,
+naming the option.
 """
 
 from __future__ import annotations
@@ -24,26 +24,11 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
+from attncli.limits import max_hand, max_shown, max_terms
 
 if TYPE_CHECKING:
     from attncli.expand import Selection
     from attncli.spec.model import Spec
-
-SHOWN_PER_CELL = 0.05
-TERMS_PER_CELL = 0.005
-HAND_PER_CELL = 0.002
-# Below these, a small --max-cells (set to refuse large specs) would refuse showing small ones.
-MIN_SHOWN = 100_000
-MIN_TERMS = 5_000
-MIN_HAND = 5_000
-
-
-def max_shown(max_cells: int) -> int:
-    return max(MIN_SHOWN, int(SHOWN_PER_CELL * max_cells))
-
-
-def max_terms(max_cells: int) -> int:
-    return max(MIN_TERMS, int(TERMS_PER_CELL * max_cells))
 
 
 def written_terms(spec: Spec) -> int:
@@ -59,7 +44,7 @@ def check_hand(spec: Spec, max_cells: int) -> None:
     if not spec.display.round_intermediates:
         return
     weights = len(spec.heads) * spec.queries.n * spec.keys_source.n
-    limit = max(MIN_HAND, int(HAND_PER_CELL * max_cells))
+    limit = max_hand(max_cells)
     if weights > limit:
         raise UsageError(Msg.of(
             "{option}: hand calculation of this spec works {count} weights; the limit is "

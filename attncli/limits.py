@@ -41,6 +41,29 @@ MAX_TEXT = 1000
 # Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
 MAX_NAME = 1024
 
+# What an option asks to be written (attncli/budget.py), as shares of the cell limit, each with a
+# floor so that a small --max-cells still shows a small spec: numbers a document that shows every
+# number may print, terms `-x all` may write out, weights hand calculation may work.
+SHOWN_PER_CELL, MIN_SHOWN = 0.05, 100_000
+TERMS_PER_CELL, MIN_TERMS = 0.005, 5_000
+HAND_PER_CELL, MIN_HAND = 0.002, 5_000
+
+
+def share(max_cells: int, fraction: float, floor: int) -> int:
+    return max(floor, int(fraction * max_cells))
+
+
+def max_shown(max_cells: int) -> int:
+    return share(max_cells, SHOWN_PER_CELL, MIN_SHOWN)
+
+
+def max_terms(max_cells: int) -> int:
+    return share(max_cells, TERMS_PER_CELL, MIN_TERMS)
+
+
+def max_hand(max_cells: int) -> int:
+    return share(max_cells, HAND_PER_CELL, MIN_HAND)
+
 
 def max_computed(max_cells: int) -> int:
     """How many numbers the walkthrough of a spec may compute under the cell limit."""

@@ -29,7 +29,8 @@ def plain(node: Node) -> object:
 
 @pytest.mark.parametrize("text", [
     json.dumps({"tokens": ["\U0001f600", "кот"], "embeddings": [[1, 2], [3, 4]]}),  # \ud83d\ude00
-    '{"tokens": ["a\x7f", "b\x85", "c\ufffe"], "embeddings": [[1], [2], [3]]}',  # raw, as JSON allows
+    # raw, as JSON allows
+    '{"tokens": ["a\x7f", "b\x85", "c\ufffe"], "embeddings": [[1], [2], [3]]}',
     '\n {"a" : [ 1 , -2.5e-3 , 0 ] ,"b":{"c":[true,false,null,"x\\"y\\u0041"]},"d":[]}',
 ])
 def test_what_json_reads_is_read_the_same(text: str) -> None:

@@ -74,8 +74,8 @@ def test_labels_that_would_look_alike_look_different() -> None:
 def test_json_keeps_the_shown_labels_as_data() -> None:
     document = json.loads(render(hostile(), "json", "en"))
     assert document["title"] == visible(TITLE)
-    assert [s for s in document["steps"] if s["id"] == "embeddings"][0]["matrices"][0][
-        "rows"] == [visible(t) for t in TOKENS]
+    embeddings = next(s for s in document["steps"] if s["id"] == "embeddings")
+    assert embeddings["matrices"][0]["rows"] == [visible(t) for t in TOKENS]
 
 
 @pytest.mark.parametrize("text", ["\x7f\x85\u2028\u200b\ufffe", "\U000e0041 and \U0001f600",

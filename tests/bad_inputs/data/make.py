@@ -36,9 +36,8 @@ with zipfile.ZipFile("many_members.npz", "w") as archive:  # one more array than
     for i in range(1025):
         archive.writestr(f"a{i}.npy", b"")
 # An archive whose one member says it is encrypted (flag bit 0), as `zip -P` writes it.
-with zipfile.ZipFile("encrypted.npz", "w") as archive:
-    with archive.open("W.npy", "w") as member:
-        np.save(member, np.eye(1))
+with zipfile.ZipFile("encrypted.npz", "w") as archive, archive.open("W.npy", "w") as member:
+    np.save(member, np.eye(1))
 with open("encrypted.npz", "r+b") as out:
     data = bytearray(out.read())
     for signature, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
