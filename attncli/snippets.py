@@ -13,9 +13,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from attncli.budget import check_hand, check_shown
 from attncli.errors import AttnError, Location, SpecError
-from attncli.files import write_atomic
+from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.i18n import Msg
+from attncli.limits import MIN_BYTES, max_bytes
 from attncli.manifest import Target
 from attncli.show import Shown
 from attncli.spec.model import Spec
@@ -94,6 +96,10 @@ def generate(targets: Iterable[Target], write: bool,
         key = (target.spec, replace(target.view, summary=summary))
         if key not in built:
             try:
+                if not isinstance(spec, AttnError):
+                    check_hand(spec, (loading or Loading()).max_cells)
+                    if not summary:
+                        check_shown(spec, (loading or Loading()).max_cells, target.format)
                 built[key] = spec if isinstance(spec, AttnError) else prepare(spec, key[1])
             except AttnError as error:
                 built[key] = error
@@ -101,21 +107,28 @@ def generate(targets: Iterable[Target], write: bool,
         if isinstance(walkthrough, AttnError):
             outcomes.append(Outcome(target, "failed", error=walkthrough))
         else:
-            outcomes.append(compare_and_write(target, walkthrough, write))
+            limit = max_bytes((loading or Loading()).max_cells)
+            outcomes.append(compare_and_write(target, walkthrough, write, limit))
         tick()
     return Report(tuple(outcomes))
 
 
-def compare_and_write(target: Target, shown: Shown, write: bool) -> Outcome:
+def compare_and_write(target: Target, shown: Shown, write: bool,
+                      limit: int = MIN_BYTES) -> Outcome:
+    """The snippet's outcome. The file there is read only if it is a regular file (no link is
+    followed, no device or FIFO opened) of at most `limit` bytes, so a link to a secret is never
+    diffed into a CI log and nothing blocks."""
     try:
         new = snippet(shown, target)
     except AttnError as error:
         return Outcome(target, "failed", error=error)
     path = target.output
     try:
-        old_bytes: bytes | None = path.read_bytes()
-    except FileNotFoundError:
-        old_bytes = None
+        old_bytes = read_regular(path, limit)
+    except NotRegular as problem:
+        return Outcome(target, "failed", new=new, error=SpecError(
+            Msg.of("cannot write the file: {reason}", reason=problem.message),
+            Location(path.as_posix())))
     except OSError as exc:
         return Outcome(target, "failed", new=new, error=cannot_write(path, exc))
     if old_bytes == new.encode("utf-8"):
@@ -125,7 +138,7 @@ def compare_and_write(target: Target, shown: Shown, write: bool) -> Outcome:
         return Outcome(target, "missing" if old is None else "stale", new=new, old=old)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, new)
+        write_atomic(path, new, follow=False)
     except OSError as exc:
         return Outcome(target, "failed", new=new, old=old, error=cannot_write(path, exc))
     except AttnError as error:

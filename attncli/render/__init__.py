@@ -88,11 +88,23 @@ def render(walkthrough: Walkthrough, format: str = "text",
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
     if len(langs) == 1:
         one: Renderer = module.render
-        return one(walkthrough, base)
+        return _inert(one(walkthrough, base), format, base)
     document: Document | None = getattr(module, "document", None)
     if document is None:
         raise UsageError(Msg.plural_of(
             "the {format} format holds one language, but {count} was given",
             "the {format} format holds one language, but {count} were given",
             len(langs), format=format))
-    return document(walkthrough, base, langs)
+    return _inert(document(walkthrough, base, langs), format, base)
+
+
+def _inert(text: str, format: str, options: RenderOptions) -> str:
+    """No control or invisible character raw in any output (attncli/visible.py), but the
+    escapes of Rich's own colours."""
+    from attncli.visible import inert_json, visible_document
+
+    if format == "json":
+        return inert_json(text)
+    if format == "rich" and options.color:
+        return text
+    return visible_document(text)
