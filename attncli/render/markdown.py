@@ -34,10 +34,12 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.render.md_prose import Marked, escape, inline_math, numbered, prose
+from attncli.render.md_prose import Marked, inline_math, numbered, prose
+from attncli.render.md_prose import escape as escape  # what other renderers escape prose with
 from attncli.render.numbers import NumberFormat
 from attncli.render.tex import expansion_rows, text_math
 from attncli.render.tex import number_format as tex_numbers
+from attncli.visible import inert_markdown_math
 
 FLAVORS = ("github", "katex", "plain")
 
@@ -85,17 +87,19 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
     number = number_format(walkthrough, options)
     t = translator(RenderOptions(lang=lang, precision=options.precision), number)
     header = walkthrough.header
-    lines = [top + " " + escape(title(header, lang, t)), ""]
-    about = description(header, lang)
-    if about:
-        lines += [escape(about), ""]
-    facts = header_facts(header, t)
     flavor = options.md_flavor
-    lines += [prose(fact, flavor) + ("  " if i < len(facts) - 1 else "")
-              for i, fact in enumerate(facts)]
-    lines.append("")
-    for index, step in enumerate(walkthrough.steps, start=1):
-        lines += step_lines(index, step, top + "#", t, number, flavor, lang)
+    lines: list[str] = []
+    if options.header:
+        lines += [top + " " + escape(title(header, lang, t)), ""]
+        about = description(header, lang)
+        if about:
+            lines += [escape(about), ""]
+        facts = header_facts(header, t)
+        lines += [prose(fact, flavor) + ("  " if i < len(facts) - 1 else "")
+                  for i, fact in enumerate(facts)]
+        lines.append("")
+    for step in walkthrough.steps:
+        lines += step_lines(step.number, step, top + "#", t, number, flavor, lang)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
             lines += [escape(t(Msg.of("Written out:"))), "",
                       *written_out(step, number, t, flavor, options.full), ""]
@@ -155,7 +159,7 @@ def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
 def display(lines: list[str], flavor: str) -> list[str]:
     """Display math: a ```math fence on GitHub, `$$` lines for KaTeX; then a blank line."""
     fence = ("```math", "```") if flavor == "github" else ("$$", "$$")
-    return [fence[0], *lines, fence[1], ""]
+    return [fence[0], *map(inert_markdown_math, lines), fence[1], ""]
 
 
 def caption(matrix: Matrix, flavor: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from attncli.i18n import Msg
 from attncli.render import md_math
+from attncli.visible import inert_markdown_math
 
 # Characters that start Markdown syntax anywhere in a line; a backslash makes them literal.
 MARKDOWN_SPECIALS = frozenset("\\`*_[]#|~$<>!")
@@ -49,6 +50,7 @@ def unmark(text: str, words: Sequence[str]) -> str:
 
 
 def inline_math(tex: str, flavor: str) -> str:
+    tex = inert_markdown_math(tex)
     return "$`" + tex + "`$" if flavor == "github" else "$" + tex + "$"
 
 
