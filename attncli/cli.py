@@ -25,7 +25,7 @@ from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, transl
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.render import ELIDING
 from attncli.view import Inline, Loading, View
-from attncli.visible import visible
+from attncli.visible import visible, visible_document
 
 if TYPE_CHECKING:
     from attncli.model import Walkthrough
@@ -497,7 +497,8 @@ def snippets(
             else:
                 say(Msg.of("{path} is missing; run: {command}", path=where, command=fix), lang)
         if diff:  # before the summary, which may end the command with an exit code
-            write_stdout("".join(unified_diff(outcome) for outcome in stale))
+            # the old files are the tree's (a pull request's): what they hold is shown inert
+            write_stdout(visible_document("".join(unified_diff(outcome) for outcome in stale)))
         finish(report, writing, check, lang)
         return ""
 
