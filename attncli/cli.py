@@ -24,11 +24,11 @@ from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, Us
 from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, translate
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.render import ELIDING
-from attncli.view import Inline, Loading, View
+from attncli.view import STEP_IDS, Inline, Loading, View
 from attncli.visible import visible, visible_document
 
 if TYPE_CHECKING:
-    from attncli.model import Walkthrough
+    from attncli.show import Shown
     from attncli.snippets import Report
 
 INTERNAL_ERROR = 3
@@ -280,15 +280,42 @@ RoundOpt = Annotated[
 StepsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--steps", show_default=False,
-                 help="Only these steps, by id, separated by commas: embeddings, positional, "
-                 "context, context_positional, parameters, projections, scores, scaled, masked, "
-                 "weights, output, concat, out_projection, residual_1, norm_1, ffn, residual_2, "
-                 "norm_2."),
+                 help="Only these steps, by id, separated by commas; each keeps its number "
+                 "(--steps weights prints \"7. Attention weights\"): " + ", ".join(STEP_IDS)
+                 + "; all: every step, whatever the spec's display.steps says."),
 ]
 HeadOpt = Annotated[
-    Optional[int],  # noqa: UP045
-    typer.Option("--head", show_default=False, help="Only this head (1-based)."),
+    Optional[str],  # noqa: UP045
+    typer.Option("--head", show_default=False, help="Only this head (1-based), e.g. --head 2; "
+                 "all: every head, whatever the spec's display.head says."),
 ]
+ReadingOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option("--reading/--no-reading", show_default=False,
+                 help="The weights in words, after the steps (default: on, or the spec's "
+                 "display.reading); shown only when the weights step is."),
+]
+HeaderOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option("--header/--no-header", show_default=False,
+                 help="The title and the facts about the example before the steps (default: "
+                 "on, or the spec's display.header); --no-header for a post or slide that has "
+                 "its own, e.g. --steps weights --no-header."),
+]
+MatrixOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--matrix", show_default=False,
+                 help="Only this matrix, by its symbol as shown, for pasting into a formula: "
+                 "--matrix A, --matrix A:2 for head 2's, --matrix W_Q, --matrix \"S' + M\". "
+                 "LaTeX: a bare bmatrix; Markdown: a math block; text and JSON: the matrix."),
+]
+WidthOpt = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--width", show_default=False,
+                 help="Columns to fit, at least 40 (default: 80; rich and text on a terminal: "
+                 "its width; rich piped: $COLUMNS when set)."),
+]
+MIN_WIDTH = 40
 FullOpt = Annotated[
     bool, typer.Option("--full", help="Show every row and column of a large matrix and every "
                        "term of a long sum, instead of eliding the middle."),
@@ -341,8 +368,26 @@ def spec_path(spec: str | None) -> str:
     return str(example_path())
 
 
+def output_width(width: int | None, rich: bool) -> int:
+    """Columns to fit: --width; on a terminal its width ($COLUMNS first); the rich view piped,
+    $COLUMNS when set; else 80, so that text in a file is the same on every machine."""
+    if width is not None:
+        if width < MIN_WIDTH:
+            raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                    "{value}", option="--width", low=MIN_WIDTH, value=width))
+        return width
+    if sys.stdout is not None and sys.stdout.isatty():
+        import shutil
+
+        return max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns)
+    columns = os.environ.get("COLUMNS", "").strip()
+    if rich and columns.isdigit():
+        return max(MIN_WIDTH, int(columns))
+    return 80
+
+
 def load_walkthrough(spec: str | None, inline: Inline, view: View,
-                     reading: Loading | None = None, shows: str = "--full") -> Walkthrough:
+                     reading: Loading | None = None, shows: str = "--full") -> Shown:
     """The walkthrough the shared options ask for: from SPEC, from the calculator options, or
     the bundled example. Call it inside `run`, so its errors become one line and exit 2.
     Unless the view elides, what it shows is bounded first (attncli/budget.py), `shows` naming
@@ -358,18 +403,9 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
         loaded = inline_spec(inline, reading.max_cells)
     else:
         loaded = load_spec(spec_path(spec), **vars(reading))
-    from dataclasses import replace
+    from attncli.budget import check_view
 
-    from attncli.budget import check_expansion, check_hand, check_shown
-    from attncli.expand import Selection
-
-    check_expansion(loaded, Selection.parse(view.expand), reading.max_cells)
-    if view.round_intermediates is not None:
-        loaded = replace(loaded, display=replace(loaded.display,
-                                                 round_intermediates=view.round_intermediates))
-    check_hand(loaded, reading.max_cells)
-    if not view.summary:
-        check_shown(loaded, reading.max_cells, shows)
+    check_view(loaded, view, reading.max_cells, shows)
     return prepare(loaded, view)
 
 
@@ -385,7 +421,11 @@ def explain(
     round_intermediates: RoundOpt = None,
     steps: StepsOpt = None,
     head: HeadOpt = None,
+    reading: ReadingOpt = None,
+    header: HeaderOpt = None,
+    matrix: MatrixOpt = None,
     full: FullOpt = False,
+    width: WidthOpt = None,
     heatmap: HeatmapOpt = True,
     tokens: TokensOpt = None,
     embeddings: EmbeddingsOpt = None,
@@ -403,11 +443,16 @@ def explain(
 
     Example: attn explain configs/cat_chases_mouse.yaml --format text --round-intermediates
 
+    One step for a slide, numbered as in the whole example: attn explain --steps weights
+    --no-header --format text; one matrix: attn explain --matrix A --format text; text for a
+    60-column page: attn explain --format text --width 60
+
     Without a file: attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0"
     --mask causal
     """
     inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+                reading=reading, header=header, matrix=matrix,
                 summary=format.value in ELIDING and not full)
 
     def action() -> str:
@@ -415,18 +460,18 @@ def explain(
 
         chosen = languages(lang)
         check_precision(precision)
-        walkthrough = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),
-                                       shows="--full" if full else "--format " + format.value)
-        width = 80
-        color = False
-        if format is Format.rich:
-            import shutil
+        columns = output_width(width, format is Format.rich)
+        shown = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),
+                                 shows="--full" if full else "--format " + format.value)
+        color = (format is Format.rich and sys.stdout is not None and sys.stdout.isatty()
+                 and "NO_COLOR" not in os.environ)
+        options = {"width": columns, "color": color, "full": full, "heatmap": heatmap,
+                   "decimal": decimal_option(decimal_comma)}
+        if shown.matrix is not None:
+            from attncli.render.bare import render_matrix
 
-            tty = sys.stdout is not None and sys.stdout.isatty()
-            color = tty and "NO_COLOR" not in os.environ
-            width = shutil.get_terminal_size((80, 24)).columns if tty else 80
-        return render(walkthrough, format.value, chosen, width=width, color=color, full=full,
-                      heatmap=heatmap, decimal=decimal_option(decimal_comma))
+            return render_matrix(shown.walkthrough, shown.matrix, format.value, **options)
+        return render(shown.walkthrough, format.value, chosen, **options)
 
     run(action, language(lang), debug)
 
@@ -648,9 +693,11 @@ def export(
     ] = None,
     standalone: Annotated[bool, typer.Option(
         "--standalone", help="LaTeX: a whole document for pdflatex, not a fragment.")] = False,
-    md_flavor: Annotated[MdFlavor, typer.Option(
-        "--md-flavor", help="Markdown: github ($$ and $`..`$), katex ($$ and $..$) or plain "
-        "(tables and code blocks, no math).")] = MdFlavor.github,
+    md_flavor: Annotated[Optional[MdFlavor], typer.Option(  # noqa: UP045
+        "--md-flavor", show_default=False,
+        help="Markdown: github (default: ```math blocks and $`..`$), katex ($$ and $..$) or "
+        "plain (tables and code blocks, no math); default: the spec's display.md_flavor, or "
+        "github.")] = None,
     front_matter: Annotated[bool, typer.Option(
         "--front-matter", help="Markdown: YAML front matter with title_<lang> and "
         "description_<lang>.")] = False,
@@ -665,6 +712,9 @@ def export(
     round_intermediates: RoundOpt = None,
     steps: StepsOpt = None,
     head: HeadOpt = None,
+    reading: ReadingOpt = None,
+    header: HeaderOpt = None,
+    matrix: MatrixOpt = None,
     full: FullOpt = False,
     decimal_comma: DecimalOpt = None,
     allow_outside: AllowOutsideOpt = False,
@@ -674,9 +724,14 @@ def export(
     """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
 
     Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
+
+    For a slide: attn export SPEC --latex --steps weights --expand none --no-header; a matrix
+    to paste into a formula: attn export SPEC --latex --matrix A:2
     """
     # svg is the one export format that elides the middle of a large matrix (see build's summary)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+                reading=reading, header=header, matrix=matrix,
+                md_flavor=md_flavor.value if md_flavor is not None else None,
                 summary=svg and not full and heatmap is None)
 
     def action() -> str:
@@ -691,8 +746,8 @@ def export(
         check_precision(precision)
         check_outputs(output, heatmap)
         shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
-        walkthrough = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells),
-                                       shows)
+        shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells), shows)
+        walkthrough = shown.walkthrough
         protect = [spec_path(spec)] if spec != "-" else []
         decimal = decimal_option(decimal_comma)
         if heatmap is not None:  # a picture: its labels in the first language asked for
@@ -700,10 +755,15 @@ def export(
                          protect=protect)
         if fmt is None:
             return ""
-        text = render(walkthrough, fmt.value, chosen, full=full,
-                      width=SVG_WIDTH if fmt is ExportFormat.svg else 80,
-                      standalone=standalone, md_flavor=md_flavor.value,
-                      front_matter=front_matter, decimal=decimal)
+        options = {"full": full, "width": SVG_WIDTH if fmt is ExportFormat.svg else 80,
+                   "decimal": decimal}
+        if shown.matrix is not None:
+            from attncli.render.bare import render_matrix
+
+            text = render_matrix(walkthrough, shown.matrix, fmt.value, **options)
+        else:
+            text = render(walkthrough, fmt.value, chosen, standalone=standalone,
+                          front_matter=front_matter, **options)
         if output is None:
             return text
         write_atomic(output, text, protect=protect)

@@ -8,6 +8,13 @@ Both files hold the same thing, a list named `snippets`; each entry reads
     languages = ["en"]                       # optional, default ["en"]
     output = "snippets/{name}.{lang}.{ext}"  # {name} {dir} {lang} {format} {ext}
     precision = 3                            # optional, default: each spec's display.precision
+    steps = ["weights"]                      # optional, what `attn explain` options choose:
+    expand = "none"                          #   --steps, --expand, --head, --no-reading,
+    head = 2                                 #   --no-header, --md-flavor, --matrix
+    reading = false                          #   (default: each spec's display, else all)
+    header = false
+    md_flavor = "katex"
+    matrix = "A:2"
 
 Errors name the file and key path, with line:column for YAML (its Node tree keeps marks; TOML's
 reader does not, so a TOML error names the key path alone, except for malformed TOML).
@@ -19,9 +26,10 @@ import os
 import re
 import string
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from attncli.errors import Location, SpecError, UsageError
 from attncli.files import NotRegular, check_regular, read_regular
@@ -29,7 +37,17 @@ from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.limits import MIN_BYTES
 from attncli.render import EXTENSIONS, file_formats
 from attncli.spec.source import Node, decode, parse
-from attncli.spec.values import MAX_PRECISION, check_keys, choice, fail, integer, items, text
+from attncli.spec.values import (
+    MAX_PRECISION,
+    boolean,
+    check_keys,
+    choice,
+    fail,
+    integer,
+    items,
+    text,
+)
+from attncli.view import View
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,10 +56,13 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 MANIFEST_NAMES = ("attn.toml", "snippets.yaml")
 TOP_KEYS = ("snippets",)
-ENTRY_KEYS = ("specs", "formats", "languages", "output", "precision")
+# the keys of an entry that choose what to show, as in a spec's display (attncli/spec/view_keys)
+VIEW_KEYS = ("steps", "expand", "head", "reading", "header", "md_flavor", "matrix")
+ENTRY_KEYS = ("specs", "formats", "languages", "output", "precision", *VIEW_KEYS)
 PLACEHOLDERS = ("name", "dir", "lang", "format", "ext")
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 GLOB_CHARACTERS = frozenset("*?[")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -60,6 +81,7 @@ class Entry:
     output: str
     output_where: Location
     precision: int | None
+    view: View  # what to show: steps, head ... (see entry_view)
 
 
 @dataclass(frozen=True)
@@ -82,7 +104,8 @@ class Target:
     format: str
     lang: str
     output: Path
-    precision: int | None = None
+    precision: int | None
+    view: View  # the entry's choices of what to show
 
 
 def find_manifest(folder: Path) -> Path:
@@ -171,6 +194,27 @@ def entry(node: Node) -> Entry:
         output_where=output.where,
         precision=(integer(keys["precision"], 0, MAX_PRECISION)
                    if "precision" in keys else None),
+        view=entry_view(node, keys),
+    )
+
+
+def entry_view(node: Node, keys: dict[str, Node]) -> View:
+    """The entry's choices, each as its `attn explain` option takes it; errors in a spec's terms
+    (an unknown step of that spec, a head it lacks) are reported at the entry when it is built."""
+    from attncli.spec import view_keys
+
+    def read(key: str, reader: Callable[[Node], T]) -> T | None:
+        return reader(keys[key]) if key in keys else None
+
+    return View(
+        steps=read("steps", view_keys.steps),
+        expand=read("expand", view_keys.expand) or (),
+        head=read("head", view_keys.head),
+        reading=read("reading", boolean),
+        header=read("header", boolean),
+        md_flavor=read("md_flavor", view_keys.md_flavor),
+        matrix=read("matrix", view_keys.matrix),
+        where={key: keys[key].where for key in VIEW_KEYS if key in keys},
     )
 
 
@@ -278,7 +322,8 @@ def targets(manifest: Manifest) -> list[Target]:
                     output = PurePosixPath(item.output.format(
                         name=spec_name(Path(spec)), dir=spec.parent.as_posix(), lang=lang,
                         format=fmt, ext=EXTENSIONS[fmt]))
-                    target = Target(root / spec, fmt, lang, root / output, item.precision)
+                    target = Target(root / spec, fmt, lang, root / output, item.precision,
+                                    replace(item.view, precision=item.precision))
                     real = output_inside(item, real_root, target.output)
                     if real in inputs:
                         raise SpecError(Msg.of(

@@ -198,4 +198,5 @@ def test_a_spec_pattern_never_searches_outside_the_tree(tree: Path, pattern: str
     manifest(tree, specs=pattern)
     result = run("snippets", "--check")
     assert (result.exit_code, result.stderr) == (
-        2, f"attn.toml: snippets[0].specs: expected a path inside the manifest's folder, found {pattern}\n")
+        2, "attn.toml: snippets[0].specs: expected a path inside the manifest's folder, found "
+        f"{pattern}\n")

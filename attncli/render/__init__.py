@@ -25,6 +25,7 @@ class RenderOptions:
     color: bool = False
     full: bool = False  # no elision: every row and column of a large matrix, every term of a sum
     heatmap: bool = True  # the weights also as a shaded heatmap
+    header: bool = True  # the title, the description and the facts about the example
     standalone: bool = False  # latex: a whole document instead of a fragment for \input
     md_flavor: str = "github"  # markdown: github, katex or plain (no math)
     front_matter: bool = False  # markdown: YAML front matter with title_<lang>/description_<lang>
@@ -83,6 +84,7 @@ def render(walkthrough: Walkthrough, format: str = "text",
     """
     langs = parse_languages(lang if isinstance(lang, str) else ",".join(lang))
     module = _module(format)
+    options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor, **options}
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
     if len(langs) == 1:
         one: Renderer = module.render

@@ -112,14 +112,18 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
     number = number_format(walkthrough, options)
     t = translator(RenderOptions(lang=lang, precision=options.precision), number)
     header = walkthrough.header
-    lines = [top + " " + escape(title(header, lang, t)), ""]
-    about = description(header, lang)
-    if about:
-        lines += [escape(about), ""]
-    facts = header_facts(header, t)
-    lines += [escape(fact) + ("  " if i < len(facts) - 1 else "") for i, fact in enumerate(facts)]
-    lines.append("")
-    for index, step in enumerate(walkthrough.steps, start=1):
+    lines: list[str] = []
+    if options.header:
+        lines += [top + " " + escape(title(header, lang, t)), ""]
+        about = description(header, lang)
+        if about:
+            lines += [escape(about), ""]
+        facts = header_facts(header, t)
+        lines += [escape(fact) + ("  " if i < len(facts) - 1 else "")
+                  for i, fact in enumerate(facts)]
+        lines.append("")
+    for step in walkthrough.steps:
+        index = step.number
         lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
             lines += [escape(t(Msg.of("Written out:"))), "", *bullets(
