@@ -205,7 +205,8 @@ StepsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--steps", show_default=False,
                  help="Only these steps, by id, separated by commas: embeddings, positional, "
-                 "context, context_positional, parameters, projections, scores, scaled, masked, "
+                 "context, context_positional, parameters, projections, rope, scores, scaled, "
+                 "bias, masked, "
                  "weights, output, concat, out_projection, residual_1, norm_1, ffn, residual_2, "
                  "norm_2."),
 ]

@@ -23,7 +23,7 @@ def score_bias(node: Node, n: int, m: int, h: int, files: Files) -> ScoreBias | 
     if isinstance(node.value, list) and node.value and not is_matrix(node):
         entries = items(node, Msg.of("a list of matrices, one per head"))
         if len(entries) != h:
-            fail(node, "has {found} matrices, expected one per head ({expected})",
+            fail(node, "expected one matrix per head ({expected}), found {found}",
                  found=len(entries), expected=h)
         return ScoreBias("matrix", tuple(one_matrix(entry, n, m, files) for entry in entries))
     return ScoreBias("matrix", (one_matrix(node, n, m, files),))

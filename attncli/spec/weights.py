@@ -112,7 +112,7 @@ def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: 
         check_head_shape(node, arrays[key], shape, names.format(dim=dim_name), index)
         if key == "W_K":
             if size % g != 0:
-                fail(node, "cannot split d_k = {total} of the weights into {count} equal heads",
+                fail(node, "cannot split {name} = {total} of the weights into {count} equal heads",
                      name="d_k", total=size, count=g)
             size = size * h // g
         dims["d_v" if key == "W_V" else "d_k"] = size

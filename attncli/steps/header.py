@@ -77,13 +77,13 @@ def grouped(b: Build) -> list[Msg]:
     conv = spec.convention
     kv = sum(head.d_k(conv) + head.d_v(conv) for head in spec.heads[:: h // g])
     full = sum(head.d_k(conv) + head.d_v(conv) for head in spec.heads)
-    found = [Msg.of("multi-query attention: all {count} heads share one K and V", count=h)
+    found = [Msg.of("multi-query attention: kv_heads = 1, every head shares one K and V")
              if g == 1 else
-             Msg.of("grouped-query attention: {count} heads share {groups} pairs of K and V",
+             Msg.of("grouped-query attention: kv_heads = {groups}, heads = {count}",
                     count=h, groups=g)]
     found += [Msg.of("heads {heads} use K{group} and V{group}", group=subscript(i),
                      heads=", ".join(map(str, head.sharing)))
               for i, head in enumerate(spec.heads[:: h // g], start=1)] if g > 1 else []
-    found.append(Msg.of("K and V hold {kv} numbers per token, against {full} with a K and V "
-                        "for every head", kv=kv, full=full))
+    found.append(Msg.of("size of K and V per token: {kv}, against {full} with a K and V for "
+                        "every head", kv=kv, full=full))
     return found

@@ -10,7 +10,7 @@ from attncli.expand import dot, line, named
 from attncli.i18n import Msg
 from attncli.model import Array, Expansion, Formula, Matrix, Step
 from attncli.spec.model import Positional, Spec
-from attncli.steps.base import Build, HeadState, Made
+from attncli.steps.base import Build, HeadState, Made, subscript
 
 HAT = "\u0302"  # Q̂: the queries after RoPE
 
@@ -60,10 +60,10 @@ def rope(b: Build, hs: HeadState) -> Made[HeadState]:
                     "{base}^(−2i/d_k); V is not turned.", base=f"{first.base:g}"),
              Msg.of("Pairs (i, i + d_k/2), as GPT-NeoX and Llama (layout half); the interleaved "
                     "layout of GPT-J and RoFormer pairs features (2i, 2i+1) instead, so the "
-                    "same weights give other Q̂ and K̂.") if layout == "half" else
+                    "same weights give other rotated queries and keys.") if layout == "half" else
              Msg.of("Pairs (2i, 2i+1), as GPT-J and RoFormer (layout interleaved); the half "
                     "layout of GPT-NeoX and Llama pairs features (i, i + d_k/2) instead, so "
-                    "the same weights give other Q̂ and K̂.")]
+                    "the same weights give other rotated queries and keys.")]
     expansions: tuple[Expansion, ...] = ()
     if turned(b, "q") is not None and turned(b, "k") is not None:
         expansions = relative(b, hs.q[0], hs.k[0], b.query_labels[0], b.key_labels[0], first)
@@ -88,7 +88,7 @@ def relative(b: Build, q: Array, k: Array, q_label: str, k_label: str,
         k_n = b.calc.rounded(ops.rope(k[None, :], angles[n:n + 1], setting.layout))[0]  # (d_k,)
         score = float(b.calc.dot_scores(q_m[None, :], k_n[None, :])[0, 0])
         q_name, k_name = named("q", q_label), named("k", k_label)
-        symbolic = Formula(f"R{m}·{q_name.text} · R{n}·{k_name.text}",
+        symbolic = Formula(f"R{subscript(m)}·{q_name.text} · R{subscript(n)}·{k_name.text}",
                            rf"R_{{{m}}} {q_name.latex} \cdot R_{{{n}}} {k_name.latex}")
         target = Formula(f"s({m}, {n})", f"s({m}, {n})")
         lines.append(line(target, symbolic, dot(q_m, k_n), score, b.spec.display.precision))
