@@ -11,6 +11,7 @@ from attncli.i18n import Msg
 from attncli.model import Array, Expansion, Formula, Matrix, Step
 from attncli.spec.model import Positional, Spec
 from attncli.steps.base import Build, HeadState, Made, subscript
+from attncli.steps.projections import shows_kv
 
 HAT = "\u0302"  # Q̂: the queries after RoPE
 
@@ -50,7 +51,8 @@ def rope(b: Build, hs: HeadState) -> Made[HeadState]:
         symbol = Formula(f"{letter.upper()}{HAT}", rf"\hat{{{letter.upper()}}}")
         made = b.matrix(symbol, turned_values, rows)
         b.finite(turned_values, symbol.text, made.rows, made.columns)
-        matrices.append(made)
+        if letter == "q" or shows_kv(hs):  # a shared K̂ is shown with the first head using it
+            matrices.append(made)
         if letter == "q":
             q, Q = turned_values, made
         else:
