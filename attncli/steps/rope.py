@@ -32,7 +32,7 @@ def rope(b: Build, hs: HeadState) -> Made[HeadState]:
     assert hs.q is not None and hs.k is not None and hs.Q is not None and hs.K is not None
     d_k = int(hs.q.shape[1])
     matrices: list[Matrix] = []
-    pairs = tuple(f"θ{i}" for i in range(1, d_k // 2 + 1))
+    pairs = tuple(f"θ{i}" for i in range(d_k // 2))  # i = 0 .. d_k/2 - 1, as in θᵢ = base^(−2i/d_k)
     q, k, Q, K = hs.q, hs.k, hs.Q, hs.K
     first = turned(b, "q") or turned(b, "k")
     assert first is not None
