@@ -26,8 +26,9 @@ def head_bias(b: Build, index: int | None) -> tuple[Array, Msg]:
     if bias.kind == "alibi":
         slope = float(ops.alibi_slopes(h)[i])
         return ops.alibi(n, m, slope), Msg.of(
-            "ALiBi: B[i, j] = −m·|i − j| with this head's slope m = {slope}: the further a key "
-            "is from the query, the more its score is lowered.", slope=f"{slope:.6g}")
+            "ALiBi adds −m·|i − j| to the score of query i and key j, with this head's slope "
+            "m = {slope}: the further a key is from the query, the more its score is lowered.",
+            slope=f"{slope:.6g}")
     return bias.for_head(i), Msg.of("B is the bias matrix of the spec, added to the scores.")
 
 
