@@ -200,7 +200,7 @@ def test_written_out_projections_start_from_x_with_positions() -> None:
     # = [0.8 + sin 2, 0 + cos 2, 0.3 + sin 0.02, 0.5 + cos 0.02] = [1.71, -0.42, 0.32, 1.50]
     result = CliRunner().invoke(app, ["explain", str(CONFIGS / "decoder_layer.yaml"), "-f", "text",
                                       "--steps", "projections", "--head", "1",
-                                      "-x", "projections:mouse,d1"])
+                                      "-x", "projections:mouse,d1", "--width", "120"])
     assert result.exit_code == 0, result.output
     assert ("Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (-0.42)·0.00 + 0.32·0.00 + "
-            "1.50·0.00 = 1.71") in result.stdout
+            "1.50·0.00 = 1.71") in result.stdout  # whole at 120 columns
