@@ -28,6 +28,7 @@ from attncli.spec.sequences import (
 )
 from attncli.spec.source import Node, parse
 from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
+from attncli.view import STEP_IDS
 from tests.conftest import EXAMPLES
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
@@ -161,6 +162,8 @@ def test_the_schema_names_exactly_the_keys_the_loader_accepts() -> None:
         ROPE_LAYOUTS)
     ffn = schema()["properties"]["block"]["properties"]["ffn"]["properties"]
     assert tuple(ffn["activation"]["enum"]) == ACTIVATIONS
+    steps = schema()["properties"]["display"]["properties"]["steps"]["oneOf"]
+    assert tuple(steps[1]["enum"]) == tuple(steps[2]["items"]["enum"]) == STEP_IDS
 
 
 def test_every_key_has_a_description() -> None:
