@@ -516,6 +516,68 @@ def examples(
     run(action, lang, debug)
 
 
+@app.command()
+def check(
+    answer: Annotated[str, typer.Option(
+        "--answer", "-a", show_default=False,
+        help='Your matrix in calculator notation ("1 0; 0.35 0.65"), or a YAML/JSON file '
+        "(.yaml, .yml, .json; - reads standard input) mapping step ids to matrices.")],
+    spec: SpecArg = None,
+    step: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--step", "-s", show_default=False,
+                     help="The step your matrix is for: Q, K, V, scores, scaled, masked, "
+                     "weights, output, concat, out_projection ... (needed with a matrix typed "
+                     "in; with a file, only this step is checked)."),
+    ] = None,
+    head: HeadOpt = None,
+    round_intermediates: RoundOpt = None,
+    lang: LangOpt = None,
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    debug: DebugOpt = False,
+) -> None:
+    """Check a hand calculation: each number at the precision you wrote it, and the known slip
+    that explains the numbers that differ (no scaling, softmax over columns, ...).
+
+    Exit 0 when every number is right, 1 when one is wrong, 2 for bad input.
+
+    Example: attn check configs/cat_chases_mouse.yaml --step weights
+    --answer "1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"
+    """
+    chosen = language(lang)
+
+    def action() -> str:
+        from dataclasses import replace
+
+        from attncli.check import check_answers, from_file, from_text, is_file, report, summary
+        from attncli.errors import Location
+        from attncli.spec import load_spec
+
+        reading = loading(allow_outside, max_cells)
+        if is_file(answer):
+            answers = tuple(a for a in from_file(answer, reading.max_cells)
+                            if step is None or a.step == step)
+            if not answers:
+                raise UsageError(Msg.of("--step: the answer file has no {step}", step=step or ""))
+        elif step is None:
+            raise UsageError(Msg.of("--step is needed with a matrix typed in --answer"))
+        else:
+            answers = (from_text(answer, step, Location("--answer")),)
+        loaded = load_spec(spec_path(spec), **vars(reading))
+        if round_intermediates is not None:
+            loaded = replace(loaded, display=replace(loaded.display,
+                                                     round_intermediates=round_intermediates))
+        verdicts = check_answers(loaded, answers, head)
+        sys.stdout.write(report(verdicts, chosen))
+        if not all(v.ok for v in verdicts):
+            sys.stdout.flush()
+            raise CheckFailed(summary(verdicts))
+        return ""
+
+    run(action, chosen, debug)
+
+
 class ExportFormat(str, Enum):
     latex = "latex"
     markdown = "markdown"

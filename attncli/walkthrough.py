@@ -11,7 +11,7 @@ import numpy as np
 from attncli import elision, ops
 from attncli.errors import Location, SpecError
 from attncli.expand import Selection, attach
-from attncli.handcalc import arithmetic, drift
+from attncli.handcalc import Arithmetic, arithmetic, drift
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Header, HeadResult, Matrix, Step, Walkthrough
 from attncli.reading import read
@@ -100,7 +100,8 @@ def describe_mask(mask: Mask) -> Msg:
 class _Builder:
     """Builds the steps of one spec; one instance per build."""
 
-    def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None) -> None:
+    def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None,
+                 calc: Arithmetic | None = None) -> None:
         self.spec = spec
         self.kept = kept  # the rows of the n x m matrices to keep (a summary), or None: all
         self.row = spec.convention == "row"
@@ -108,7 +109,7 @@ class _Builder:
         self.key_labels = token_labels(spec.keys_source.tokens)
         self.steps: list[Step] = []
         self.pre_normed = False  # the heads read LayerNorm(X), written X̃
-        self.calc = arithmetic(spec.display.round_intermediates, spec.display.precision)
+        self.calc = calc or arithmetic(spec.display.round_intermediates, spec.display.precision)
 
     def matrix(self, symbol: Formula, values: Array, rows: tuple[str, ...],
                columns: tuple[str, ...] | None = None) -> Matrix:
@@ -590,10 +591,12 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
     return elision.summary_rows(spec.queries.n, spec.keys_source.n, wanted)
 
 
-def compute(spec: Spec, kept: tuple[int, ...] | None = None) -> Walkthrough:
+def compute(spec: Spec, kept: tuple[int, ...] | None = None,
+            calc: Arithmetic | None = None) -> Walkthrough:
     """The steps alone: every matrix of attention on `spec`, in order; the n x m ones of the
-    heads only in the rows `kept`, when given."""
-    builder = _Builder(spec, kept)
+    heads only in the rows `kept`, when given; computed with `calc` when given (attn check's
+    slips), else as the spec's display asks."""
+    builder = _Builder(spec, kept, calc)
     # An overflow becomes inf here and is reported by _Builder.finite as a SpecError.
     with np.errstate(over="ignore", invalid="ignore"):
         x = builder.embeddings()  # (n, d_model)
