@@ -58,7 +58,7 @@ class ColumnSoftmax(Delegate):
 
     def softmax(self, logits: Array, out: Array | None = None) -> tuple[Array, ops.Bools]:
         weights, _ = self.inner.softmax(np.ascontiguousarray(logits.T))  # (m, n)
-        empty: ops.Bools = ~np.isfinite(logits).any(axis=1)  # (n,): a query that sees no key
+        empty: ops.Bools = ~np.any(np.isfinite(logits), axis=1, keepdims=False)  # (n,): a query that sees no key
         return np.ascontiguousarray(weights.T), empty  # (n, m)
 
 
@@ -83,5 +83,5 @@ class MaskAfterSoftmax(Delegate):
 
     def softmax(self, logits: Array, out: Array | None = None) -> tuple[Array, ops.Bools]:
         weights, _ = self.inner.softmax(logits)  # (n, m)
-        empty: ops.Bools = ~self.visible.any(axis=1)  # (n,)
+        empty: ops.Bools = ~np.any(self.visible, axis=1, keepdims=False)  # (n,)
         return np.where(self.visible, weights, 0.0).astype(np.float64), empty  # (n, m)

@@ -140,7 +140,11 @@ def _number(node: Node) -> Written:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise SpecError(Msg.of("{path}: expected a number, found {found}", path=node.where.path,
                                found=node.text or type(value).__name__), node.where)
-    return written(node.text if node.text is not None else str(value), node.where)
+    try:
+        return written(node.text if node.text is not None else str(value), node.where)
+    except SpecError as error:
+        raise SpecError(Msg.of("{path}: {problem}", path=node.where.path, problem=error.message),
+                        node.where) from None
 
 
 def is_file(answer: str) -> bool:
