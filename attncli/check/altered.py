@@ -58,7 +58,8 @@ class ColumnSoftmax(Delegate):
 
     def softmax(self, logits: Array, out: Array | None = None) -> tuple[Array, ops.Bools]:
         weights, _ = self.inner.softmax(np.ascontiguousarray(logits.T))  # (m, n)
-        empty: ops.Bools = ~np.any(np.isfinite(logits), axis=1, keepdims=False)  # (n,): a query that sees no key
+        # (n,): a query that sees no key
+        empty: ops.Bools = ~np.any(np.isfinite(logits), axis=1, keepdims=False)
         return np.ascontiguousarray(weights.T), empty  # (n, m)
 
 
