@@ -569,6 +569,9 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False) ->
     kept = kept_rows(spec, selection) if summary else None
     walkthrough, angles = attach(compute(spec, kept), spec, selection)
     walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
+    if spec.backward is not None:
+        from attncli.backward_steps import backward_steps
+        walkthrough = replace(walkthrough, steps=walkthrough.steps + backward_steps(spec))
     if spec.display.round_intermediates:
         full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)),
                        kept)

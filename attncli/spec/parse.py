@@ -44,7 +44,7 @@ T = TypeVar("T")
 TOP_KEYS = (
     "tokens", "embeddings", "convention", "weights", "score", "scale", "mask",
     "masked_rows", "display", "title", "description",
-    "heads", "context", "positional", "block",
+    "heads", "context", "positional", "block", "backward",
 )
 PROJECTIONS = ("W_Q", "W_K", "W_V")
 PROJECTION_KEYS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
@@ -452,6 +452,11 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         title=optional(top, "title", localized, {}),
         description=optional(top, "description", localized, {}),
     )
+    if "backward" in top:
+        from dataclasses import replace
+
+        from attncli.spec.backward import backward_spec
+        spec = replace(spec, backward=backward_spec(top["backward"], spec, files))
     files.budget.charge_walkthrough(root, walkthrough_cells(spec))
     return spec
 

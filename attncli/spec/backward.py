@@ -1,0 +1,48 @@
+"""The spec's `backward` section: the gradient dO that flows back into the attention output.
+
+    backward: {dO: ones}                      # every entry 1: L = sum of the outputs
+    backward: {dO: [[1, 0], [0, 1], ...]}     # n x d_out, d_out the width of the output
+    backward: {dO: {random: {seed: 1}}}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attncli.spec.model import Array, Spec
+from attncli.spec.source import Node
+
+BACKWARD_KEYS = ("dO",)
+
+
+@dataclass(frozen=True)
+class Backward:
+    """dL/dO for L = Σ dO ⊙ O: the output's gradient, n x d_out."""
+
+    dO: Array  # (n, d_out)
+
+
+def output_width(spec: Spec) -> int:
+    """The columns of the attention output: d_model after W_O, else the heads' d_v side by side."""
+    if spec.W_O is not None:
+        return int(spec.W_O.shape[1] if spec.convention == "row" else spec.W_O.shape[0])
+    return sum(h.d_v(spec.convention) for h in spec.heads)
+
+
+def backward_spec(node: Node, spec: Spec, files: object) -> Backward:
+    """`backward: {dO: ones | matrix | {random: ...}}`, its shape checked against the output."""
+    from attncli.spec.parse import check_keys, check_shape, fail, matrix_at
+
+    keys = check_keys(node, BACKWARD_KEYS)
+    shape = (spec.queries.n, output_width(spec))
+    if spec.block is not None:
+        fail(node, "the backward pass covers attention up to its output (O or Z); remove block "
+             "to use it")
+    given = keys.get("dO")
+    if given is None or given.value == "ones":
+        return Backward(np.ones(shape))  # (n, d_out)
+    values = matrix_at(given, "dO", files, shape)  # type: ignore[arg-type]
+    check_shape(given, values, shape, "n x d_out")
+    return Backward(values)
