@@ -76,3 +76,19 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     unknown = run("check", CAT, "--step", "weigths", "--answer", "1")
     assert unknown.exit_code == 2 and "unknown step weigths" in unknown.stderr
     assert "Traceback" not in unknown.stderr + word.stderr
+
+
+def test_the_example_answer_file_in_every_language() -> None:
+    """configs/answers/cat_chases_mouse_by_hand.yaml against tests/golden/check_*.txt (regenerate
+    with ATTN_UPDATE_GOLDEN=1 and read the diff)."""
+    import os
+
+    golden = Path(__file__).parent / "golden_check"
+    for lang in ("en", "pl", "ru"):
+        result = run("check", CAT, "--answer",
+                     str(CONFIGS / "answers" / "cat_chases_mouse_by_hand.yaml"), "--lang", lang)
+        assert result.exit_code == 1
+        path = golden / f"check_cat_chases_mouse_by_hand.{lang}.txt"
+        if os.environ.get("ATTN_UPDATE_GOLDEN") == "1":
+            path.write_text(result.stdout, encoding="utf-8")
+        assert result.stdout == path.read_text(encoding="utf-8")

@@ -24,6 +24,7 @@ _SPECIAL = {"-inf": float("-inf"), "−∞": float("-inf"), "-∞": float("-inf"
             "nan": float("nan"), ".nan": float("nan")}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?").fullmatch
 FILE_SUFFIXES = (".yaml", ".yml", ".json")
+EXAMPLE = '"weights: [[1, 0], [0.35, 0.65]]"'  # a spec key, never translated
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,8 @@ def from_file(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[Answer, ..
     name, text = read_text(path, max_cells)
     root = parse(name, text, max_cells)
     if not isinstance(root.value, dict) or not root.value:
-        raise SpecError(Msg.of("expected a mapping of step ids to matrices, like "
-                               '"weights: [[1, 0], [0.35, 0.65]]"'), root.where)
+        raise SpecError(Msg.of("expected a mapping of step ids to matrices, like {example}",
+                               example=EXAMPLE), root.where)
     head = None
     answers = []
     for key, node in root.value.items():
@@ -104,8 +105,8 @@ def from_file(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[Answer, ..
             continue
         answers.append(_matrix(node, key))
     if not answers:
-        raise SpecError(Msg.of("expected a mapping of step ids to matrices, like "
-                               '"weights: [[1, 0], [0.35, 0.65]]"'), root.where)
+        raise SpecError(Msg.of("expected a mapping of step ids to matrices, like {example}",
+                               example=EXAMPLE), root.where)
     return tuple(Answer(a.step, a.cells, a.where, head) for a in answers)
 
 
