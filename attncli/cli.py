@@ -599,6 +599,26 @@ def export_format(**flags: bool) -> ExportFormat | None:
     return ExportFormat(chosen[0]) if chosen else None
 
 
+WorksheetOpt = Annotated[bool, typer.Option(
+    "--worksheet", help="Leave chosen cells as boxes to fill in (LaTeX, Markdown); the cells of "
+    "weights and output unless --blank or --blank-cells says otherwise.")]
+BlankOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--blank", show_default=False, help="Worksheet: blank every computed cell of "
+                 "these steps, by id, separated by commas: weights,output."),
+]
+BlankCellsOpt = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--blank-cells", show_default=False, help="Worksheet: blank this many cells "
+                 "drawn from every computed step (the same ones for the same --seed)."),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Worksheet: the seed that draws the cells "
+                                      "of --blank-cells.")]
+AnswersOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--answers", show_default=False, help="Worksheet: also write the answer key (the "
+                 "same document with every box filled in) to FILE."),
+]
 SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
 
 
@@ -637,11 +657,20 @@ def export(
     head: HeadOpt = None,
     full: FullOpt = False,
     decimal_comma: DecimalOpt = None,
+    worksheet: WorksheetOpt = False,
+    blank: BlankOpt = None,
+    blank_cells: BlankCellsOpt = None,
+    seed: SeedOpt = 0,
+    answers: AnswersOpt = None,
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
     """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
+
+    With --worksheet, chosen cells are boxes to fill in and --answers FILE writes the key:
+    attn export SPEC --latex --standalone --worksheet --blank-cells 6 --seed 1 -o sheet.tex
+    --answers key.tex
 
     Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
     """
@@ -662,15 +691,27 @@ def export(
         walkthrough = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells))
         protect = [spec_path(spec)] if spec != "-" else []
         decimal = decimal_option(decimal_comma)
+        key = walkthrough
+        if worksheet or blank is not None or blank_cells is not None or answers is not None:
+            from attncli.worksheet import worksheet_of
+
+            walkthrough = worksheet_of(walkthrough, worksheet, fmt and fmt.value, blank,
+                                       blank_cells, seed)
         if heatmap is not None:  # a picture: its labels in the first language asked for
             write_atomic(heatmap, render(walkthrough, "heatmap", chosen[0], decimal=decimal),
                          protect=protect)
         if fmt is None:
             return ""
-        text = render(walkthrough, fmt.value, chosen, full=full,
-                      width=SVG_WIDTH if fmt is ExportFormat.svg else 80,
-                      standalone=standalone, md_flavor=md_flavor.value,
-                      front_matter=front_matter, decimal=decimal)
+        def rendered(shown: Walkthrough) -> str:
+            assert fmt is not None
+            return render(shown, fmt.value, chosen, full=full,
+                          width=SVG_WIDTH if fmt is ExportFormat.svg else 80,
+                          standalone=standalone, md_flavor=md_flavor.value,
+                          front_matter=front_matter, decimal=decimal)
+
+        text = rendered(walkthrough)
+        if answers is not None:
+            write_atomic(answers, rendered(key), protect=protect + ([output] if output else []))
         if output is None:
             return text
         write_atomic(output, text, protect=protect)

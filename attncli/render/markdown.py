@@ -21,8 +21,11 @@ from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import (
+    BOX_MARKDOWN,
     Translate,
     block_marker,
+    box_math,
+    cell_texts,
     description,
     drift_lines,
     expansion_text,
@@ -173,9 +176,10 @@ def caption(matrix: Matrix, flavor: str) -> str:
 
 def math_lines(matrix: Matrix, prose: NumberFormat, t: Translate, flavor: str) -> list[str]:
     number: Callable[[float], str] = tex_numbers(prose)
-    cells = [[number(float(x)) for x in row] for row in matrix.whole()]
+    cells = cell_texts(matrix, number, box_math(number))
+    widths = cell_texts(matrix, number, number(0.0))  # a blank is as wide as a number
     lines = [caption(matrix, flavor), ""]
-    for block in matrix_blocks(matrix, cells):
+    for block in matrix_blocks(matrix, widths):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)
         if marker:
             lines += ["*" + escape(marker) + "*", ""]
@@ -192,8 +196,8 @@ def table_lines(matrix: Matrix, number: NumberFormat, t: Translate) -> list[str]
     head = "| " + " | ".join(["", *(escape(c) for c in matrix.columns)]) + " |"
     rule = "|" + "|".join(["---", *("---:" for _ in matrix.columns)]) + "|"
     lines += [head, rule]
-    for label, row in zip(matrix.rows, matrix.whole(), strict=True):
-        cells = [escape(label) or " ", *(number(float(x)) for x in row)]
+    for label, row in zip(matrix.rows, cell_texts(matrix, number, BOX_MARKDOWN), strict=True):
+        cells = [escape(label) or " ", *row]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     return lines

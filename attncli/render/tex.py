@@ -267,6 +267,8 @@ def expansion_rows(expansions: Sequence[Expansion], number: NumberFormat,
         value = (r"\left[" + ",\\ ".join(number(x) for x in result) + r"\right]"
                  if isinstance(result, tuple) else number(result))
         relation = "=" if expansion.exact else r"\approx"
+        if expansion.blank:  # a worksheet: the result is the student's to write
+            relation, value = "=", r"\underline{\hphantom{0" + number(0.0) + "}}"
         if len(parts) == 1:  # e^x ≈ 1.76: nothing to the left of a first `=`
             rows.append(f"{parts[0]} &{relation} {value}")
         else:
