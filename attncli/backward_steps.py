@@ -1,5 +1,6 @@
 """The gradient steps of the backward pass (backward.py computes them), labelled like the
-forward steps and with one row of the softmax Jacobian written out."""
+forward steps, with one row of the softmax Jacobian, one row of dV and one cell of dQ written
+out."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from attncli.model import (
     Product,
     Step,
     Sum,
+    Vec,
 )
 from attncli.spec.model import Spec
 from attncli.walkthrough import compute, feature_labels
@@ -76,7 +78,8 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
                   Formula("dV = Aᵀ·dZ,  dA = dZ·Vᵀ", r"dV = A^{\top} dZ,\quad dA = dZ\, V^{\top}"),
                   (labelled("dZ", g.dZ, queries, r.context.columns),
                    labelled("dV", g.dV, keys, r.values.columns),
-                   labelled("dA", g.dA, queries, keys)), index)]
+                   labelled("dA", g.dA, queries, keys)), index, (),
+                  value_row(spec, g, r))]
     steps.append(Step("grad_softmax", Msg.of("Gradient through softmax"),
                       Formula("dS′ = A ⊙ (dA − rowsum(dA ⊙ A))",
                               r"dS' = A \odot \left(dA - \operatorname{rowsum}(dA \odot A)\right)"),
@@ -95,7 +98,8 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
                            r"dQ = dS\, K W^{\top},\quad dK = dS^{\top} Q W"))
     steps.append(Step("grad_projections", Msg.of("Gradient of Q and K"), projections,
                       (labelled("dQ", g.dQ, queries, r.queries.columns),
-                       labelled("dK", g.dK, keys, r.keys.columns)), index))
+                       labelled("dK", g.dK, keys, r.keys.columns)), index, (),
+                      query_cell(spec, g, r) if spec.score.W is None else ()))
     formula = (Formula("dW_Q = Xᵀ·dQ,  dW_K = Xᵀ·dK,  dW_V = Xᵀ·dV",
                        r"dW_{Q} = X^{\top} dQ,\quad dW_{K} = X^{\top} dK,\quad dW_{V} = "
                        r"X^{\top} dV") if spec.convention == "row" else
@@ -130,6 +134,34 @@ def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion
         lines.append(line(target, None, Product((Num(float(a[j])), Difference(
             Num(float(da[j])), Num(total)))), float(g.dS_scaled[i, j]), precision))
     return tuple(lines)
+
+
+def value_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
+    """dV of the first key written out: the weighted sum of dZ rows of the queries that see it."""
+    a = r.weights.whole()  # (n, m)
+    key = r.weights.columns[0]
+    seen = [i for i in range(a.shape[0]) if a[i, 0] > 0.0]
+    if not seen:
+        return ()
+    target = Formula(f"dV[{key}]", f"dV[{key}]")
+    symbolic = Formula(f"Σᵢ A[i, {key}]·dz_i", rf"\sum_i A[i, {key}]\, dz_i")
+    expr = Sum(tuple(Product((Num(float(a[i, 0])), Vec(tuple(float(x) for x in g.dZ[i]))))
+                     for i in seen))
+    return (line(target, symbolic, expr, tuple(float(x) for x in g.dV[0]),
+                 spec.display.precision),)
+
+
+def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
+    """dQ of the Jacobian's row, first column, written out: Σⱼ dS[row, j]·k_j."""
+    row = representative(r)
+    i = r.weights.rows.index(row)
+    k = r.keys.whole()  # (m, d_k)
+    seen = [j for j in range(k.shape[0]) if r.weights.at(i, j) > 0.0]
+    column = r.queries.columns[0]
+    target = cell(symbol("dQ"), row, column)
+    symbolic = Formula(f"Σⱼ dS[{row}, j]·K[j, {column}]", rf"\sum_j dS[{row}, j]\, K[j, {column}]")
+    expr = Sum(tuple(Product((Num(float(g.dS[i, j])), Num(float(k[j, 0])))) for j in seen))
+    return (line(target, symbolic, expr, float(g.dQ[i, 0]), spec.display.precision),)
 
 
 def input_step(spec: Spec, grads: Gradients, rows: tuple[str, ...]) -> Step:

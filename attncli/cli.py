@@ -217,6 +217,10 @@ FullOpt = Annotated[
     bool, typer.Option("--full", help="Show every row and column of a large matrix and every "
                        "term of a long sum, instead of eliding the middle."),
 ]
+BackwardOpt = Annotated[
+    bool, typer.Option("--backward", help="Add the backward pass after the forward steps, with "
+                       "dO all ones, when the spec has no backward section."),
+]
 HeatmapOpt = Annotated[
     bool, typer.Option("--heatmap/--no-heatmap", help="Also show the weights as a heatmap."),
 ]
@@ -297,6 +301,7 @@ def explain(
     head: HeadOpt = None,
     full: FullOpt = False,
     heatmap: HeatmapOpt = True,
+    backward: BackwardOpt = False,
     tokens: TokensOpt = None,
     embeddings: EmbeddingsOpt = None,
     mask: MaskOpt = None,
@@ -318,7 +323,7 @@ def explain(
     """
     inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
-                summary=format.value in ELIDING and not full)
+                summary=format.value in ELIDING and not full, backward=backward)
 
     def action() -> str:
         from attncli.render import render
@@ -657,6 +662,7 @@ def export(
     head: HeadOpt = None,
     full: FullOpt = False,
     decimal_comma: DecimalOpt = None,
+    backward: BackwardOpt = False,
     worksheet: WorksheetOpt = False,
     blank: BlankOpt = None,
     blank_cells: BlankCellsOpt = None,
@@ -676,7 +682,7 @@ def export(
     """
     # svg is the one export format that elides the middle of a large matrix (see build's summary)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
-                summary=svg and not full and heatmap is None)
+                summary=svg and not full and heatmap is None, backward=backward)
 
     def action() -> str:
         from attncli.files import write_atomic

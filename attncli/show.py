@@ -22,6 +22,10 @@ def prepare(spec: Spec, view: View) -> Walkthrough:
         display = replace(display, precision=view.precision)
     if view.round_intermediates is not None:
         display = replace(display, round_intermediates=view.round_intermediates)
+    if view.backward and spec.backward is None:
+        from attncli.spec.backward import with_ones
+
+        spec = with_ones(spec)
     walkthrough = build(replace(spec, display=display), Selection.parse(view.expand),
                         summary=view.summary)
     return select(walkthrough, step_ids(view.steps), view.head)

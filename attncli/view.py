@@ -20,6 +20,7 @@ class View:
     # for a format that elides the middle of large matrices (text, rich, svg) without --full:
     # build keeps only the rows it shows (attncli.walkthrough.build, `summary`)
     summary: bool = False
+    backward: bool = False  # --backward: add the gradient steps (dO all ones) if the spec has none
 
 
 @dataclass(frozen=True)

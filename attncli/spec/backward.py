@@ -7,10 +7,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from attncli.errors import UsageError
+from attncli.i18n import Msg
 from attncli.spec.model import Array, Spec
 from attncli.spec.source import Node
 
@@ -46,3 +48,11 @@ def backward_spec(node: Node, spec: Spec, files: object) -> Backward:
     values = matrix_at(given, "dO", files, shape)  # type: ignore[arg-type]
     check_shape(given, values, shape, "n x d_out")
     return Backward(values)
+
+
+def with_ones(spec: Spec) -> Spec:
+    """`spec` with `backward: {dO: ones}` (the --backward option)."""
+    if spec.block is not None:
+        raise UsageError(Msg.of("--backward covers attention up to its output (O or Z); the spec "
+                                "has a block"))
+    return replace(spec, backward=Backward(np.ones((spec.queries.n, output_width(spec)))))
