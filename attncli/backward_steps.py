@@ -20,8 +20,11 @@ from attncli.model import (
     Sum,
     Vec,
 )
+from attncli.render.numbers import NumberFormat
 from attncli.spec.model import Spec
 from attncli.walkthrough import compute, feature_labels
+
+CHECK_DECIMALS = 6
 
 
 def symbol(name: str) -> Formula:
@@ -110,12 +113,19 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
     if index in (None, 1):
         notes = (Msg.of("Check by finite differences, h = 10⁻⁶: (L(W_Q[d1, d1] + h) − "
                         "L(W_Q[d1, d1] − h)) / 2h = {estimate}; dW_Q[d1, d1] = {exact}.",
-                        estimate=finite_difference(spec), exact=float(g.dW["dW_Q"][0, 0])),)
+                        estimate=fine(finite_difference(spec), spec),
+                        exact=fine(float(g.dW["dW_Q"][0, 0]), spec)),)
     steps.append(Step("grad_weights", Msg.of("Gradient of the projection weights"), formula,
                       tuple(labelled(name, values, feature_labels(values.shape[0])
                                      if values.ndim == 2 else ("",))
                             for name, values in g.dW.items()), index, notes))
     return steps
+
+
+def fine(x: float, spec: Spec) -> str:
+    """A number of the finite-difference check: to 6 decimals, where the two agree and a
+    display precision of 2 would hide whether they do; with the spec's decimal mark."""
+    return NumberFormat.with_mark(CHECK_DECIMALS, spec.display.decimal)(x)
 
 
 def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:

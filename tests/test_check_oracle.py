@@ -90,6 +90,7 @@ def test_right_answers_at_any_precision_are_right() -> None:
             verdict = check(spec, answer)
             assert verdict.ok, (seed, step, head, verdict.wrong)
             checked += 1
+    print("right answers checked", checked)
     assert checked > 300
 
 
