@@ -8,10 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from attncli.backward import finite_difference, gradients
+from attncli.gradients import finite_difference, gradients
 from attncli.spec import loads_spec
 from attncli.spec.model import Spec
-from attncli.walkthrough import build, compute, visible_keys
+from attncli.steps.masks import visible_keys
+from attncli.walkthrough import build, compute
 from tests.mha_reference import TOLERANCE, torch_module
 
 
@@ -86,7 +87,7 @@ def autograd(spec: Spec) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("seed", range(30))
 def test_gradients_match_autograd(seed: int) -> None:
     spec = random_spec(seed)
-    grads = gradients(spec, compute(spec))
+    grads = gradients(spec, compute(spec).heads)
     expected = autograd(spec)
     found = {"dX": grads.dX}
     if grads.dW_O is not None:
@@ -100,7 +101,7 @@ def test_gradients_match_autograd(seed: int) -> None:
 
 def test_finite_difference_agrees_with_the_gradient() -> None:
     spec = random_spec(3)
-    grads = gradients(spec, compute(spec))
+    grads = gradients(spec, compute(spec).heads)
     assert abs(finite_difference(spec) - grads.heads[0].dW["dW_Q"][0, 0]) < 1e-6
 
 

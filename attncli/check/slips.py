@@ -21,7 +21,7 @@ from attncli.handcalc import Arithmetic, arithmetic
 from attncli.i18n import Msg
 from attncli.model import Array
 from attncli.spec.model import CausalMask, Mask, MatrixMask, Scale, Score, Spec, WindowMask
-from attncli.walkthrough import visible_keys
+from attncli.steps.masks import visible_keys
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,10 @@ import numpy as np
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
+from attncli.spec.arrays import Files, matrix_at
 from attncli.spec.model import Array, Spec
 from attncli.spec.source import Node
+from attncli.spec.values import check_keys, check_shape, fail
 
 BACKWARD_KEYS = ("dO",)
 
@@ -33,10 +35,8 @@ def output_width(spec: Spec) -> int:
     return sum(h.d_v(spec.convention) for h in spec.heads)
 
 
-def backward_spec(node: Node, spec: Spec, files: object) -> Backward:
+def backward_spec(node: Node, spec: Spec, files: Files) -> Backward:
     """`backward: {dO: ones | matrix | {random: ...}}`, its shape checked against the output."""
-    from attncli.spec.parse import check_keys, check_shape, fail, matrix_at
-
     keys = check_keys(node, BACKWARD_KEYS)
     shape = (spec.queries.n, output_width(spec))
     if spec.block is not None:
@@ -45,7 +45,7 @@ def backward_spec(node: Node, spec: Spec, files: object) -> Backward:
     given = keys.get("dO")
     if given is None or given.value == "ones":
         return Backward(np.ones(shape))  # (n, d_out)
-    values = matrix_at(given, "dO", files, shape)  # type: ignore[arg-type]
+    values = matrix_at(given, "dO", files, shape)
     check_shape(given, values, shape, "n x d_out")
     return Backward(values)
 

@@ -1,4 +1,4 @@
-"""The backward pass of attention: the gradient steps that follow the forward ones.
+"""The formulas of attention's backward pass, pure NumPy (steps/backward.py labels them).
 
 L = Σ dO ⊙ O, with dO from the spec's `backward` section (all ones: L is the sum of the
 outputs). Read backwards through the forward results of walkthrough.compute, row convention
@@ -19,9 +19,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attncli.model import Array, HeadResult, Walkthrough
+from attncli.model import Array, HeadResult
 from attncli.spec.model import Head, Spec
-from attncli.walkthrough import compute
 
 STEP = 1e-6  # the h of the finite-difference check
 
@@ -78,11 +77,11 @@ def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array) -> Hea
     return HeadGradients(dz, dv, da, ds_scaled, ds, dq, dk, dw)
 
 
-def gradients(spec: Spec, forward: Walkthrough) -> Gradients:
-    """Every gradient of L = Σ dO ⊙ O, from the forward pass's matrices (whole, not summaries)."""
+def gradients(spec: Spec, forward: tuple[HeadResult, ...]) -> Gradients:
+    """Every gradient of L = Σ dO ⊙ O, from the forward pass's heads (whole, not summaries)."""
     assert spec.backward is not None
     d_out = spec.backward.dO  # (n, d_out)
-    z = np.concatenate([h.context.whole() for h in forward.heads], axis=1)  # (n, h·d_v)
+    z = np.concatenate([h.context.whole() for h in forward], axis=1)  # (n, h·d_v)
     dw_o = db_o = None
     dz = d_out
     if spec.W_O is not None:
@@ -93,7 +92,7 @@ def gradients(spec: Spec, forward: Walkthrough) -> Gradients:
     heads, at = [], 0
     dx = np.zeros_like(spec.queries.embeddings)  # (n, d_model)
     dc = np.zeros_like(spec.keys_source.embeddings)  # (m, d_model)
-    for head, result in zip(spec.heads, forward.heads, strict=True):
+    for head, result in zip(spec.heads, forward, strict=True):
         width = result.context.shape[1]
         grads = head_gradients(spec, head, result, dz[:, at:at + width])
         at += width
@@ -109,8 +108,10 @@ def gradients(spec: Spec, forward: Walkthrough) -> Gradients:
 
 def finite_difference(spec: Spec, w_name: str = "W_Q") -> float:
     """(L(W + h) − L(W − h)) / 2h for the first entry of head 1's W, at full precision."""
+    from attncli.walkthrough import compute  # the walkthrough runs the backward family
+
     assert spec.backward is not None
-    full = replace(spec, display=replace(spec.display, round_intermediates=False))
+    full = replace(spec, display=replace(spec.display, round_intermediates=False), backward=None)
     losses = []
     for sign in (1.0, -1.0):
         w = getattr(full.heads[0], w_name).copy()

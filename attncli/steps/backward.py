@@ -1,11 +1,11 @@
-"""The gradient steps of the backward pass (backward.py computes them), labelled like the
-forward steps, with one row of the softmax Jacobian, one row of dV and one cell of dQ written
-out."""
+"""The backward pass as a step family: the gradient steps after the forward ones, computed by
+attncli/gradients.py and labelled like the forward steps, with one row of the softmax Jacobian,
+one row of dV and one cell of dQ written out."""
 
 from __future__ import annotations
 
-from attncli.backward import Gradients, HeadGradients, finite_difference, gradients
 from attncli.expand import cell, line, representative
+from attncli.gradients import Gradients, HeadGradients, finite_difference, gradients
 from attncli.i18n import Msg
 from attncli.model import (
     Array,
@@ -22,7 +22,7 @@ from attncli.model import (
 )
 from attncli.render.numbers import NumberFormat
 from attncli.spec.model import Spec
-from attncli.walkthrough import compute, feature_labels
+from attncli.steps.base import Build, Made, State, feature_labels
 
 CHECK_DECIMALS = 6
 
@@ -44,20 +44,38 @@ def labelled(name: str, values: Array, rows: tuple[str, ...],
                   columns if columns is not None else feature_labels(int(values.shape[1])))
 
 
-def backward_steps(spec: Spec) -> tuple[Step, ...]:
-    """The gradient steps for `spec` (which has a `backward` section), in backward order."""
-    forward = compute(spec)
+def has_backward(spec: Spec) -> bool:
+    return spec.backward is not None
+
+
+def backward(b: Build, state: State) -> Made[State]:
+    """The gradient steps, in backward order, from the heads the forward families made (whole:
+    a summary's heads, which keep some rows only, are computed again in full)."""
+    spec = b.spec
+    heads = state.heads
+    if b.kept is not None:
+        from dataclasses import replace
+
+        from attncli.walkthrough import compute
+        heads = compute(replace(spec, backward=None)).heads
+    output = state.output if state.output is not None else state.attention
+    assert output is not None
+    return backward_steps(spec, heads, output), state
+
+
+def backward_steps(spec: Spec, forward: tuple[HeadResult, ...],
+                   output: Matrix) -> tuple[Step, ...]:
     grads = gradients(spec, forward)
-    rows = forward.output.rows
+    rows = output.rows
     loss = Msg.of("L = Σ dO ⊙ O stands for the rest of the network: dO is the gradient that "
                   "arrives at the output; all ones makes L the sum of the outputs.")
     steps = [Step("grad_output", Msg.of("Gradient of the output"),
                   Formula("dO = ∂L/∂O", r"dO = \partial L / \partial O"),
-                  (labelled("dO", grads.dO, rows, forward.output.columns),), None, (loss,))]
+                  (labelled("dO", grads.dO, rows, output.columns),), None, (loss,))]
     if grads.dW_O is not None:
-        z = forward.heads[0].context if len(forward.heads) == 1 else None
+        z = forward[0].context if len(forward) == 1 else None
         z_columns = z.columns if z is not None else tuple(
-            f"h{h.index}.{c}" for h in forward.heads for c in h.context.columns)
+            f"h{h.index}.{c}" for h in forward for c in h.context.columns)
         mats = [labelled("dW_O", grads.dW_O, feature_labels(grads.dW_O.shape[0]))]
         if grads.db_O is not None:
             mats.append(labelled("db_O", grads.db_O, ("",)))
@@ -68,10 +86,10 @@ def backward_steps(spec: Spec) -> tuple[Step, ...]:
                            r"dZ = dO\, W_{O}"))
         steps.append(Step("grad_out_projection", Msg.of("Gradient through W_O"), formula,
                           tuple(mats)))
-    several = len(forward.heads) > 1
-    for head, result in zip(grads.heads, forward.heads, strict=True):
+    several = len(forward) > 1
+    for head, result in zip(grads.heads, forward, strict=True):
         steps += head_steps(spec, head, result, result.index if several else None)
-    steps.append(input_step(spec, grads, rows))
+    steps.append(input_step(grads, rows, forward[0].keys.rows))
     return tuple(steps)
 
 
@@ -174,10 +192,9 @@ def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, 
     return (line(target, symbolic, expr, float(g.dQ[i, 0]), spec.display.precision),)
 
 
-def input_step(spec: Spec, grads: Gradients, rows: tuple[str, ...]) -> Step:
+def input_step(grads: Gradients, rows: tuple[str, ...], keys: tuple[str, ...]) -> Step:
     mats = [labelled("dX", grads.dX, rows)]
     if grads.dC is not None:
-        keys = compute(spec).heads[0].keys.rows
         mats.append(labelled("dC", grads.dC, keys))
     return Step("grad_input", Msg.of("Gradient of the input"),
                 Formula("dX = Σ_heads dQ·W_Qᵀ + dK·W_Kᵀ + dV·W_Vᵀ",
