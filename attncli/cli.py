@@ -553,27 +553,13 @@ def check(
     chosen = language(lang)
 
     def action() -> str:
-        from dataclasses import replace
-
-        from attncli.check import check_answers, from_file, from_text, is_file, report, summary
-        from attncli.errors import Location
+        from attncli.check import answers_of, check_answers, report, summary
         from attncli.spec import load_spec
 
         reading = loading(allow_outside, max_cells)
-        if is_file(answer):
-            answers = tuple(a for a in from_file(answer, reading.max_cells)
-                            if step is None or a.step == step)
-            if not answers:
-                raise UsageError(Msg.of("--step: the answer file has no {step}", step=step or ""))
-        elif step is None:
-            raise UsageError(Msg.of("--step is needed with a matrix typed in --answer"))
-        else:
-            answers = (from_text(answer, step, Location("--answer")),)
-        loaded = load_spec(spec_path(spec), **vars(reading))
-        if round_intermediates is not None:
-            loaded = replace(loaded, display=replace(loaded.display,
-                                                     round_intermediates=round_intermediates))
-        verdicts = check_answers(loaded, answers, head)
+        answers = answers_of(answer, step, reading.max_cells)
+        verdicts = check_answers(load_spec(spec_path(spec), **vars(reading)), answers, head,
+                                 round_intermediates)
         sys.stdout.write(report(verdicts, chosen))
         if not all(v.ok for v in verdicts):
             sys.stdout.flush()
