@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from attncli.gradients_block import BlockGradients, block_gradients, layer_norm_backward
 from attncli.model import Array, HeadResult
 from attncli.spec.model import Head, Spec
 
@@ -46,6 +47,7 @@ class Gradients:
     dC: Array | None  # (m, d_model), cross-attention's context
     dW_O: Array | None = None
     db_O: Array | None = None
+    block: BlockGradients | None = None  # the rest of the layer, when the spec has one
 
 
 def used(w: Array, spec: Spec) -> Array:
@@ -77,10 +79,18 @@ def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array) -> Hea
     return HeadGradients(dz, dv, da, ds_scaled, ds, dq, dk, dw)
 
 
-def gradients(spec: Spec, forward: tuple[HeadResult, ...]) -> Gradients:
-    """Every gradient of L = Σ dO ⊙ O, from the forward pass's heads (whole, not summaries)."""
+def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = None,
+              attention: Array | None = None) -> Gradients:
+    """Every gradient of L = Σ dO ⊙ O, from the forward pass's heads (whole, not summaries);
+    with a block, L = Σ dY ⊙ Y at the layer's output, and X and the attention output O are
+    needed too."""
     assert spec.backward is not None
     d_out = spec.backward.dO  # (n, d_out)
+    block = None
+    if spec.block is not None:
+        assert x is not None and attention is not None
+        block = block_gradients(spec, x, attention, d_out)
+        d_out = block.d_attention  # (n, d_model)
     z = np.concatenate([h.context.whole() for h in forward], axis=1)  # (n, h·d_v)
     dw_o = db_o = None
     dz = d_out
@@ -103,7 +113,11 @@ def gradients(spec: Spec, forward: tuple[HeadResult, ...]) -> Gradients:
         dx, dc_out = dx + dc, None
     else:
         dc_out = dc
-    return Gradients(d_out, dz, tuple(heads), dx, dc_out, dw_o, db_o)
+    if block is not None:
+        if block.pre_norm is not None:  # the heads read LayerNorm(X)
+            dx = layer_norm_backward(dx, block.pre_norm, "1", block.named)
+        dx = dx + block.d_x  # (n, d_model): the residual add's share
+    return Gradients(d_out, dz, tuple(heads), dx, dc_out, dw_o, db_o, block)
 
 
 def finite_difference(spec: Spec, w_name: str = "W_Q") -> float:

@@ -26,9 +26,10 @@ def test_bad_backward_sections_name_the_key(write) -> None:  # type: ignore[no-u
     assert shape.stderr.endswith("backward.dO is 1x2, expected n x d_out = 3x2\n")
     typo = run("explain", str(write(BASE + "backward: {d0: ones}\n")))
     assert typo.exit_code == 2 and "backward" in typo.stderr and "d0" in typo.stderr
-    block = run("explain", str(CONFIGS / "decoder_layer.yaml"), "--backward")
-    assert (block.exit_code, block.stderr) == (
-        2, "attn: --backward covers attention up to its output (O or Z); the spec has a block\n")
+    block = run("explain", str(write(BASE.replace("[[1, 0], [0.2, 1], [0.8, 0]]", "[[1, 0], "
+                                                   "[0.2, 1], [0.8, 0]]") + "block: {}\n"
+                                     "backward: {dO: [[1, 2, 3], [1, 2, 3], [1, 2, 3]]}\n")))
+    assert block.exit_code == 2  # with a block, dO is dY at the layer's output: n x d_model
 
 
 def test_backward_option_equals_the_spec_section(write) -> None:  # type: ignore[no-untyped-def]
@@ -39,3 +40,10 @@ def test_backward_option_equals_the_spec_section(write) -> None:  # type: ignore
     assert by_option.exit_code == by_section.exit_code == 0
     assert by_option.json()["steps"] == by_section.json()["steps"]
     assert "grad_softmax" in {step["id"] for step in by_option.json()["steps"]}
+
+
+def test_backward_option_runs_through_the_block() -> None:
+    result = run("explain", str(CONFIGS / "decoder_layer.yaml"), "--backward", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    ids = [step["id"] for step in result.json()["steps"]]
+    assert ids[ids.index("norm_2") + 1:ids.index("norm_2") + 3] == ["grad_block", "grad_output"]

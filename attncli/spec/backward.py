@@ -11,26 +11,27 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attncli.errors import UsageError
-from attncli.i18n import Msg
 from attncli.spec.arrays import Files, matrix_at
 from attncli.spec.model import Array, Spec
 from attncli.spec.source import Node
-from attncli.spec.values import check_keys, check_shape, fail
+from attncli.spec.values import check_keys, check_shape
 
 BACKWARD_KEYS = ("dO",)
 
 
 @dataclass(frozen=True)
 class Backward:
-    """dL/dO for L = Σ dO ⊙ O: the output's gradient, n x d_out."""
+    """dL/dO for L = Σ dO ⊙ O: the output's gradient, n x d_out (the layer's output Y, n x
+    d_model, with a block)."""
 
     dO: Array  # (n, d_out)
 
 
 def output_width(spec: Spec) -> int:
     """The columns of the attention output: d_model after W_O, else the heads' d_v side by side."""
-    if spec.W_O is not None:
+    if spec.W_O is not None or spec.block is not None:  # a block needs d_model columns
+        if spec.W_O is None:
+            return spec.queries.d_model
         return int(spec.W_O.shape[1] if spec.convention == "row" else spec.W_O.shape[0])
     return sum(h.d_v(spec.convention) for h in spec.heads)
 
@@ -39,9 +40,6 @@ def backward_spec(node: Node, spec: Spec, files: Files) -> Backward:
     """`backward: {dO: ones | matrix | {random: ...}}`, its shape checked against the output."""
     keys = check_keys(node, BACKWARD_KEYS)
     shape = (spec.queries.n, output_width(spec))
-    if spec.block is not None:
-        fail(node, "the backward pass covers attention up to its output (O or Z); remove block "
-             "to use it")
     given = keys.get("dO")
     if given is None or given.value == "ones":
         return Backward(np.ones(shape))  # (n, d_out)
@@ -52,7 +50,4 @@ def backward_spec(node: Node, spec: Spec, files: Files) -> Backward:
 
 def with_ones(spec: Spec) -> Spec:
     """`spec` with `backward: {dO: ones}` (the --backward option)."""
-    if spec.block is not None:
-        raise UsageError(Msg.of("--backward covers attention up to its output (O or Z); the spec "
-                                "has a block"))
     return replace(spec, backward=Backward(np.ones((spec.queries.n, output_width(spec)))))

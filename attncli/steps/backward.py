@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from attncli.expand import cell, line, representative
 from attncli.gradients import Gradients, HeadGradients, finite_difference, gradients
+from attncli.gradients_block import BlockGradients
 from attncli.i18n import Msg
 from attncli.model import (
     Array,
@@ -58,18 +59,18 @@ def backward(b: Build, state: State) -> Made[State]:
 
         from attncli.walkthrough import compute
         heads = compute(replace(spec, backward=None)).heads
-    output = state.output if state.output is not None else state.attention
-    assert output is not None
-    return backward_steps(spec, heads, output), state
+    assert state.attention is not None
+    grads = gradients(spec, heads, state.x, state.attention.whole())
+    return backward_steps(spec, heads, state.attention, grads), state
 
 
-def backward_steps(spec: Spec, forward: tuple[HeadResult, ...],
-                   output: Matrix) -> tuple[Step, ...]:
-    grads = gradients(spec, forward)
+def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
+                   grads: Gradients) -> tuple[Step, ...]:
     rows = output.rows
     loss = Msg.of("L = Σ dO ⊙ O stands for the rest of the network: dO is the gradient that "
                   "arrives at the output; all ones makes L the sum of the outputs.")
-    steps = [Step("grad_output", Msg.of("Gradient of the output"),
+    steps = [] if grads.block is None else [block_step(grads.block, rows, output.columns)]
+    steps += [Step("grad_output", Msg.of("Gradient of the output"),
                   Formula("dO = ∂L/∂O", r"dO = \partial L / \partial O"),
                   (labelled("dO", grads.dO, rows, output.columns),), None, (loss,))]
     if grads.dW_O is not None:
@@ -138,6 +139,22 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
                                      if values.ndim == 2 else ("",))
                             for name, values in g.dW.items()), index, notes))
     return steps
+
+
+def block_step(g: BlockGradients, rows: tuple[str, ...], columns: tuple[str, ...]) -> Step:
+    """The rest of the layer read backwards: from dY at its output to dO at attention's."""
+    mats = []
+    for name, values in g.named.items():
+        if values.ndim == 1:
+            mats.append(labelled(name, values, ("",)))
+        elif values.shape[0] == len(rows):
+            mats.append(labelled(name, values, rows, columns if name == "dY" else None))
+        else:
+            mats.append(labelled(name, values, feature_labels(values.shape[0])))
+    return Step("grad_block", Msg.of("Gradient through the rest of the layer"),
+                Formula("dY → dO", r"dY 	o dO"), tuple(mats), None,
+                (Msg.of("From the layer's output back through LayerNorm, the feed-forward network "
+                        "and the residual adds, to the attention output O."),))
 
 
 def fine(x: float, spec: Spec) -> str:
