@@ -131,7 +131,8 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
     notes: tuple[Msg, ...] = ()
     if index in (None, 1):
         notes = (Msg.of("Check by finite differences, h = 10⁻⁶: (L(W_Q[d1, d1] + h) − "
-                        "L(W_Q[d1, d1] − h)) / 2h = {estimate}; dW_Q[d1, d1] = {exact}.",
+                        "L(W_Q[d1, d1] − h)) / 2h = {estimate}; the gradient dW_Q[d1, d1] is "
+                        "{exact}.",
                         estimate=fine(finite_difference(spec), spec),
                         exact=fine(float(g.dW["dW_Q"][0, 0]), spec)),)
     steps.append(Step("grad_weights", Msg.of("Gradient of the projection weights"), formula,
