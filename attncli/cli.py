@@ -320,6 +320,10 @@ FullOpt = Annotated[
     bool, typer.Option("--full", help="Show every row and column of a large matrix and every "
                        "term of a long sum, instead of eliding the middle."),
 ]
+BackwardOpt = Annotated[
+    bool, typer.Option("--backward", help="Add the backward pass after the forward steps, with "
+                       "dO all ones, when the spec has no backward section."),
+]
 HeatmapOpt = Annotated[
     bool, typer.Option("--heatmap/--no-heatmap", help="Also show the weights as a heatmap."),
 ]
@@ -427,6 +431,7 @@ def explain(
     full: FullOpt = False,
     width: WidthOpt = None,
     heatmap: HeatmapOpt = True,
+    backward: BackwardOpt = False,
     tokens: TokensOpt = None,
     embeddings: EmbeddingsOpt = None,
     mask: MaskOpt = None,
@@ -453,7 +458,7 @@ def explain(
     inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
                 reading=reading, header=header, matrix=matrix,
-                summary=format.value in ELIDING and not full)
+                summary=format.value in ELIDING and not full, backward=backward)
 
     def action() -> str:
         from attncli.render import render
@@ -653,6 +658,58 @@ def examples(
     run(action, lang, debug)
 
 
+@app.command()
+def check(
+    answer: Annotated[str, typer.Option(
+        "--answer", "-a", show_default=False,
+        help='Your matrix in calculator notation ("1 0; 0.35 0.65"), or a YAML/JSON file '
+        "(.yaml, .yml, .json; - reads standard input) mapping step ids to matrices.")],
+    spec: SpecArg = None,
+    step: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--step", "-s", show_default=False,
+                     help="The step your matrix is for: Q, K, V, scores, scaled, masked, "
+                     "weights, output, concat, out_projection ... (needed with a matrix typed "
+                     "in; with a file, only this step is checked)."),
+    ] = None,
+    head: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--head", show_default=False,
+                     help="The head your matrix is for (1-based), with several heads."),
+    ] = None,
+    round_intermediates: RoundOpt = None,
+    lang: LangOpt = None,
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    debug: DebugOpt = False,
+) -> None:
+    """Check a hand calculation: each number at the precision you wrote it, and the known slip
+    that explains the numbers that differ (no scaling, softmax over columns, ...).
+
+    Exit 0 when every number is right, 1 when one is wrong, 2 for bad input.
+
+    Example: attn check configs/cat_chases_mouse.yaml --step weights
+    --answer "1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"
+    """
+    chosen = language(lang)
+
+    def action() -> str:
+        from attncli.check import answers_of, check_answers, report, summary
+        from attncli.spec import load_spec
+
+        reading = loading(allow_outside, max_cells)
+        answers = answers_of(answer, step, reading.max_cells)
+        verdicts = check_answers(load_spec(spec_path(spec), **vars(reading)), answers, head,
+                                 round_intermediates)
+        sys.stdout.write(report(verdicts, chosen))
+        if not all(v.ok for v in verdicts):
+            sys.stdout.flush()
+            raise CheckFailed(summary(verdicts))
+        return ""
+
+    run(action, chosen, debug)
+
+
 class ExportFormat(str, Enum):
     latex = "latex"
     markdown = "markdown"
@@ -674,6 +731,26 @@ def export_format(**flags: bool) -> ExportFormat | None:
     return ExportFormat(chosen[0]) if chosen else None
 
 
+WorksheetOpt = Annotated[bool, typer.Option(
+    "--worksheet", help="Leave chosen cells as boxes to fill in (LaTeX, Markdown); the cells of "
+    "weights and output unless --blank or --blank-cells says otherwise.")]
+BlankOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--blank", show_default=False, help="Worksheet: blank every computed cell of "
+                 "these steps, by id, separated by commas: weights,output."),
+]
+BlankCellsOpt = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--blank-cells", show_default=False, help="Worksheet: blank this many cells "
+                 "drawn from every computed step (the same ones for the same --seed)."),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Worksheet: the seed that draws the cells "
+                                      "of --blank-cells.")]
+AnswersOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--answers", show_default=False, help="Worksheet: also write the answer key (the "
+                 "same document with every box filled in) to FILE."),
+]
 SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
 
 
@@ -717,11 +794,21 @@ def export(
     matrix: MatrixOpt = None,
     full: FullOpt = False,
     decimal_comma: DecimalOpt = None,
+    backward: BackwardOpt = False,
+    worksheet: WorksheetOpt = False,
+    blank: BlankOpt = None,
+    blank_cells: BlankCellsOpt = None,
+    seed: SeedOpt = 0,
+    answers: AnswersOpt = None,
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
     """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
+
+    With --worksheet, chosen cells are boxes to fill in and --answers FILE writes the key:
+    attn export SPEC --latex --standalone --worksheet --blank-cells 6 --seed 1 -o sheet.tex
+    --answers key.tex
 
     Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
 
@@ -732,7 +819,7 @@ def export(
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
                 reading=reading, header=header, matrix=matrix,
                 md_flavor=md_flavor.value if md_flavor is not None else None,
-                summary=svg and not full and heatmap is None)
+                summary=svg and not full and heatmap is None, backward=backward)
 
     def action() -> str:
         from attncli.files import write_atomic
@@ -750,6 +837,12 @@ def export(
         walkthrough = shown.walkthrough
         protect = [spec_path(spec)] if spec != "-" else []
         decimal = decimal_option(decimal_comma)
+        key = walkthrough
+        if worksheet or blank is not None or blank_cells is not None or answers is not None:
+            from attncli.worksheet import worksheet_of
+
+            walkthrough = worksheet_of(walkthrough, worksheet, fmt and fmt.value, blank,
+                                       blank_cells, seed)
         if heatmap is not None:  # a picture: its labels in the first language asked for
             write_atomic(heatmap, render(walkthrough, "heatmap", chosen[0], decimal=decimal),
                          protect=protect)
@@ -764,6 +857,10 @@ def export(
         else:
             text = render(walkthrough, fmt.value, chosen, standalone=standalone,
                           front_matter=front_matter, **options)
+            if answers is not None:
+                write_atomic(answers, render(key, fmt.value, chosen, standalone=standalone,
+                                             front_matter=front_matter, **options),
+                             protect=protect + ([output] if output else []))
         if output is None:
             return text
         write_atomic(output, text, protect=protect)

@@ -35,6 +35,8 @@ class Matrix:
     rows: tuple[str, ...]
     columns: tuple[str, ...]
     kept: tuple[int, ...] | None = None  # a summary: which rows `values` holds, ascending
+    # a worksheet: the (row, column) cells printed as boxes to fill in (attncli/worksheet.py)
+    blank: frozenset[tuple[int, int]] = frozenset()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -133,6 +135,7 @@ class Expansion:
     expression: Expr
     result: Value
     exact: bool = True
+    blank: bool = False  # a worksheet: the result is printed as a box to fill in
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,10 @@ def over(display: Display, view: View) -> Display:
 def prepare(spec: Spec, view: View) -> Shown:
     """The walkthrough of `spec` as `view` (over the spec's display) asks; an error naming the
     option, or the key where it was written, otherwise."""
+    if view.backward and spec.backward is None:
+        from attncli.spec.backward import with_ones
+
+        spec = with_ones(spec)
     walkthrough = build(replace(spec, display=over(spec.display, view)), summary=view.summary)
     matrix = None
     if view.matrix is not None:

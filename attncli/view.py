@@ -35,6 +35,7 @@ class View:
     # where each choice was written (a snippets manifest entry's key), for errors; a choice
     # typed as an option has none
     where: dict[str, Location] = field(default_factory=dict, compare=False)
+    backward: bool = False  # --backward: add the gradient steps (dO all ones) if the spec has none
 
 
 @dataclass(frozen=True)

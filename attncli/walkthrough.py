@@ -11,11 +11,12 @@ import numpy as np
 
 from attncli import elision, narrow
 from attncli.expand import Selection, attach
-from attncli.handcalc import drift
+from attncli.handcalc import Arithmetic, drift
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.reading import read
 from attncli.spec.model import Spec
 from attncli.steps import (
+    backward,
     biases,
     block,
     heads,
@@ -67,6 +68,7 @@ LAYER: tuple[Family[State], ...] = (
     Family("heads", attend),
     Family("combine", heads.combine),
     Family("block", block.layer, block.has_block),
+    Family("backward", backward.backward, backward.has_backward),
 )
 
 
@@ -114,10 +116,12 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
     return elision.summary_rows(spec.queries.n, spec.keys_source.n, wanted)
 
 
-def compute(spec: Spec, kept: tuple[int, ...] | None = None) -> Walkthrough:
+def compute(spec: Spec, kept: tuple[int, ...] | None = None,
+            calc: Arithmetic | None = None) -> Walkthrough:
     """The steps alone: every matrix of attention on `spec`, in order; the n x m ones of the
-    heads only in the rows `kept`, when given."""
-    b = Build(spec, kept)
+    heads only in the rows `kept`, when given; computed with `calc` when given (attn check's
+    slips), else as the spec's display asks."""
+    b = Build(spec, kept, calc)
     steps: list[Step] = []
     # An overflow becomes inf here and is reported by Build.finite as a SpecError.
     with np.errstate(over="ignore", invalid="ignore"):

@@ -197,6 +197,24 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
             wrapped(expr.right, (Sum, Difference)))
 
 
+# --- worksheets (attncli/worksheet.py): a blank cell or result is printed as a box ---
+
+BOX_TEXT = "____"
+BOX_MARKDOWN = r"\_\_\_\_"  # a GFM table cell: escaped, so no emphasis
+
+
+def box_math(number: Callable[[float], str]) -> str:
+    """A line to write on, a little wider than a number of the walkthrough's precision, for TeX,
+    KaTeX and MathJax alike (a \\boxed cell would make its matrix row taller than the rest)."""
+    return r"\underline{\hphantom{0" + number(0.0) + "}}"
+
+
+def cell_texts(matrix: Matrix, number: Callable[[float], str], box: str) -> list[list[str]]:
+    """Every cell of `matrix` as text: its number, or `box` where a worksheet left it blank."""
+    return [[box if (i, j) in matrix.blank else number(float(x)) for j, x in enumerate(row)]
+            for i, row in enumerate(matrix.whole())]
+
+
 def value_text(value: Value, number: NumberFormat) -> str:
     if isinstance(value, tuple):
         return "[" + number.list_separator.join(number(x) for x in value) + "]"
@@ -210,6 +228,8 @@ def expansion_text(expansion: Expansion, number: NumberFormat, t: Translate,
     parts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
     parts.append(expr_text(expansion.expression, number, t, full))
     sign = " = " if expansion.exact else " ≈ "
+    if expansion.blank:
+        return " = ".join(parts) + " = " + BOX_TEXT
     return " = ".join(parts) + sign + value_text(expansion.result, number)
 
 

@@ -16,6 +16,8 @@ from attncli.render import RenderOptions
 from attncli.render.common import (
     Translate,
     block_marker,
+    box_math,
+    cell_texts,
     column_blocks,
     description,
     drift_lines,
@@ -166,9 +168,10 @@ def math_block(formulas: Sequence[str]) -> list[str]:
 
 def matrix_lines(matrix: Matrix, t: Translate, esc: EscapeFn, number: NumberFn,
                  cyr: bool) -> list[str]:
-    cells = [[number(float(x)) for x in row] for row in matrix.whole()]
+    cells = cell_texts(matrix, number, box_math(number))
+    widths = cell_texts(matrix, number, number(0.0))  # a blank is as wide as a number
     lines: list[str] = []
-    for block in matrix_blocks(matrix, cells):
+    for block in matrix_blocks(matrix, widths):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)
         if marker:
             lines += [r"\noindent " + esc(marker), ""]

@@ -22,8 +22,10 @@ from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions, md_math
 from attncli.render.common import (
+    BOX_MARKDOWN,
     Translate,
     block_marker,
+    cell_texts,
     description,
     drift_lines,
     expansion_text,
@@ -152,7 +154,8 @@ def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
     def terms(count: int) -> str:
         return t(Msg.of("({terms})", terms=Msg.plural_of("{count} term", "{count} terms", count)))
 
-    rows = expansion_rows(step.expansions, tex_numbers(number), text_math, terms, full)
+    rows = expansion_rows(step.expansions, tex_numbers(number), text_math, terms, full,
+                          box=lambda text: md_math.number(md_math.BLANK + text)[0])
     return ["- " + inline_math(row, flavor) for row in md_math.written_out(rows)]
 
 
@@ -170,7 +173,8 @@ def caption(matrix: Matrix, flavor: str) -> str:
 
 
 def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str) -> list[str]:
-    cells = [[number(float(x)) for x in row] for row in matrix.whole()]
+    # a worksheet's blank cell: a line to write on, as wide as a number (md_math.number)
+    cells = cell_texts(matrix, number, md_math.BLANK + number(0.0))
     lines = [caption(matrix, flavor), ""]
     symbol = md_math.formula(matrix.symbol.latex)
     for block in md_math.blocks(matrix.columns, [[md_math.number(c) for c in row]
@@ -190,8 +194,8 @@ def table_lines(matrix: Matrix, number: NumberFormat, t: Translate) -> list[str]
     head = "| " + " | ".join(["", *(escape(c) for c in matrix.columns)]) + " |"
     rule = "|" + "|".join(["---", *("---:" for _ in matrix.columns)]) + "|"
     lines += [head, rule]
-    for label, row in zip(matrix.rows, matrix.whole(), strict=True):
-        cells = [escape(label) or " ", *(number(float(x)) for x in row)]
+    for label, row in zip(matrix.rows, cell_texts(matrix, number, BOX_MARKDOWN), strict=True):
+        cells = [escape(label) or " ", *row]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     return lines

@@ -181,8 +181,15 @@ NUMBER_GLYPHS = {**{d: (d, 0.5) for d in "0123456789"}, ".": (".", 0.278), ",": 
                  "—": (r"\text{—}", 1.0), "N": (r"\text{N}", 0.75), "a": (r"\text{a}", 0.5)}
 
 
+BLANK = "\ufffc"  # before a number's text: a worksheet's blank cell as wide as that number
+
+
 def number(text: str) -> tuple[str, float]:
-    """A printed number (`0.35`, `−0.35`, `0,35`, `−∞`, `NaN`) as math, and its width in em."""
+    """A printed number (`0.35`, `−0.35`, `0,35`, `−∞`, `NaN`) as math, and its width in em; a
+    blank cell (BLANK + a number) is a line to write on, as wide as that number."""
+    if text.startswith(BLANK):
+        _, width = number(text[len(BLANK):])
+        return rf"\underline{{\hspace{{{width:.2f}em}}}}", width
     parts = [NUMBER_GLYPHS.get(ch, (token(ch), 1.0)) for ch in text]
     return "".join(p for p, _ in parts), sum(w for _, w in parts)
 

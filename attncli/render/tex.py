@@ -256,9 +256,10 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
 
 def expansion_rows(expansions: Sequence[Expansion], number: NumberFormat,
                    words: Callable[[str], str], terms: Callable[[int], str],
-                   full: bool = False) -> list[str]:
+                   full: bool = False, box: Callable[[str], str] | None = None) -> list[str]:
     """Rows of an align* block, aligned at the first relation: `S[a, b] &= q_a \\cdot k_b = …`;
-    `\\approx` before a result that the printed operands do not give exactly."""
+    `\\approx` before a result that the printed operands do not give exactly. A worksheet's
+    blank result is `box(a number's text)`: a line as wide as that number."""
     rows = []
     for expansion in expansions:
         parts = [f.latex for f in (expansion.target, expansion.symbolic) if f is not None]
@@ -267,6 +268,9 @@ def expansion_rows(expansions: Sequence[Expansion], number: NumberFormat,
         value = (r"\left[" + ",\\ ".join(number(x) for x in result) + r"\right]"
                  if isinstance(result, tuple) else number(result))
         relation = "=" if expansion.exact else r"\approx"
+        if expansion.blank:  # a worksheet: the result is the student's to write
+            relation = "="
+            value = box(number(0.0)) if box else r"\underline{\hphantom{0" + number(0.0) + "}}"
         if len(parts) == 1:  # e^x ≈ 1.76: nothing to the left of a first `=`
             rows.append(f"{parts[0]} &{relation} {value}")
         else:

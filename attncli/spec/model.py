@@ -7,12 +7,15 @@ d_k x d_model in the column convention); ops.py knows how to apply either.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from attncli.errors import Location
+
+if TYPE_CHECKING:
+    from attncli.spec.backward import Backward
 
 Array = NDArray[np.float64]
 Convention = Literal["row", "column"]
@@ -224,6 +227,7 @@ class Spec:
     display: Display = field(default_factory=Display)
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language
     description: dict[str, str] = field(default_factory=dict)
+    backward: Backward | None = None  # the gradient steps after the forward ones (backward.py)
 
     @property
     def keys_source(self) -> Sequence:

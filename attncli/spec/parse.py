@@ -30,7 +30,7 @@ from attncli.spec.weights import projections
 TOP_KEYS = (
     "tokens", "embeddings", "convention", "weights", "score", "scale", "mask",
     "masked_rows", "display", "title", "description",
-    "heads", "context", "positional", "block", "bias", "kv_heads",
+    "heads", "context", "positional", "block", "bias", "kv_heads", "backward",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -96,6 +96,11 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         title=optional(top, "title", localized, {}),
         description=optional(top, "description", localized, {}),
     )
+    if "backward" in top:
+        from dataclasses import replace
+
+        from attncli.spec.backward import backward_spec
+        spec = replace(spec, backward=backward_spec(top["backward"], spec, files))
     files.budget.charge_walkthrough(root, walkthrough_cells(spec))
     return spec
 

@@ -59,14 +59,15 @@ class Build:
     """The spec being built and the helpers every family labels its results with; one per
     build. It holds no results: those flow through the states."""
 
-    def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None) -> None:
+    def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None,
+                 calc: Arithmetic | None = None) -> None:
         self.spec = spec
         self.kept = kept  # the rows of the n x m matrices to keep (a summary), or None: all
         self.row = spec.convention == "row"
         self.query_labels = token_labels(spec.queries.tokens)
         self.key_labels = token_labels(spec.keys_source.tokens)
-        self.calc: Arithmetic = arithmetic(spec.display.round_intermediates,
-                                           spec.display.precision)
+        self.calc: Arithmetic = calc or arithmetic(spec.display.round_intermediates,
+                                                   spec.display.precision)
 
     def matrix(self, symbol: Formula, values: Array, rows: tuple[str, ...],
                columns: tuple[str, ...] | None = None) -> Matrix:

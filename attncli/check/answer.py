@@ -1,0 +1,153 @@
+"""A student's answer: which matrix, and every number as it was written.
+
+An answer is typed like a calculator's matrix (`"1 0 0; 0.35 0.65 0"`: numbers separated by
+spaces or commas, rows by `;` or line breaks) or written in a YAML/JSON file that maps step ids
+to matrices (`weights: [[1, 0], [0.35, 0.65]]`, or the same calculator text). Each number keeps
+its text, because the precision a student wrote (how many decimals) is the precision the answer
+is checked at.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.source import Node, parse, read_text
+
+# What a person may write for a hidden score or an undefined weight, besides plain numbers.
+_SPECIAL = {"-inf": float("-inf"), "−∞": float("-inf"), "-∞": float("-inf"), "-.inf": float("-inf"),
+            "inf": float("inf"), "∞": float("inf"), ".inf": float("inf"),
+            "nan": float("nan"), ".nan": float("nan")}
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?").fullmatch
+FILE_SUFFIXES = (".yaml", ".yml", ".json")
+EXAMPLE = '"weights: [[1, 0], [0.35, 0.65]]"'  # a spec key, never translated
+
+
+@dataclass(frozen=True)
+class Written:
+    """One number of an answer: its text, its value and how many decimals it was written with."""
+
+    text: str
+    value: float
+    decimals: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The matrix a student gives for one step (of one head)."""
+
+    step: str
+    cells: tuple[tuple[Written, ...], ...]  # (rows, columns)
+    where: Location
+    head: int | None = None  # 1-based; None: not said
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.cells), len(self.cells[0]))
+
+    @property
+    def decimals(self) -> int:
+        """The most decimals any number was written with: the precision the student works at."""
+        return max(cell.decimals for row in self.cells for cell in row)
+
+
+def written(text: str, where: Location) -> Written:
+    """`0.35` -> 0.35 written with 2 decimals; `−∞` -> -inf; SpecError for anything else."""
+    word = text.strip().replace("−", "-") if text.strip() != "−∞" else "−∞"
+    special = _SPECIAL.get(word.lower())
+    if special is not None:
+        return Written(text.strip(), special, 0)
+    if not _NUMBER(word):
+        raise SpecError(Msg.of("expected a number, found {found}", found=text.strip()), where)
+    try:
+        exact = Decimal(word)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only what Decimal reads
+        raise SpecError(Msg.of("expected a number, found {found}", found=word), where) from None
+    exponent = exact.as_tuple().exponent
+    assert isinstance(exponent, int)
+    return Written(word, float(exact), max(0, -exponent))
+
+
+def from_text(text: str, step: str, where: Location, head: int | None = None) -> Answer:
+    """An answer in calculator notation; SpecError naming the row for a ragged one."""
+    lines = [part for part in re.split(r"[;\n]", text)]
+    if len(lines) > 1 and not lines[-1].strip():
+        lines = lines[:-1]  # a trailing semicolon or line break
+    rows: list[tuple[Written, ...]] = []
+    for r, line in enumerate(lines, start=1):
+        entries = line.replace(",", " ").split()
+        if not entries:
+            raise SpecError(Msg.of("row {row} is empty; write numbers separated by spaces and "
+                                   'rows separated by ";", like "1 0; 0 1"', row=r), where)
+        if rows and len(entries) != len(rows[0]):
+            raise SpecError(Msg.of("row {row} has {found} numbers, expected {expected}",
+                                   row=r, found=len(entries), expected=len(rows[0])), where)
+        rows.append(tuple(written(entry, where) for entry in entries))
+    return Answer(step, tuple(rows), where, head)
+
+
+def from_file(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[Answer, ...]:
+    """Every answer in a YAML/JSON file: `{head: 2, weights: ..., output: ...}`, in file order."""
+    name, text = read_text(path, max_cells)
+    root = parse(name, text, max_cells)
+    if not isinstance(root.value, dict) or not root.value:
+        raise SpecError(Msg.of("expected a mapping of step ids to matrices, like {example}",
+                               example=EXAMPLE), root.where)
+    head = None
+    answers = []
+    for key, node in root.value.items():
+        if key == "head":
+            head = _head(node)
+            continue
+        answers.append(_matrix(node, key))
+    if not answers:
+        raise SpecError(Msg.of("expected a mapping of step ids to matrices, like {example}",
+                               example=EXAMPLE), root.where)
+    return tuple(Answer(a.step, a.cells, a.where, head) for a in answers)
+
+
+def _head(node: Node) -> int:
+    value = node.value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SpecError(Msg.of("{path}: expected a head number (1, 2, ...), found {found}",
+                               path=node.where.path, found=node.text or str(value)), node.where)
+    return value
+
+
+def _matrix(node: Node, step: str) -> Answer:
+    if isinstance(node.value, str):
+        return from_text(node.value, step, node.where)
+    rows = node.value
+    if not isinstance(rows, list) or not rows or not all(isinstance(r.value, list) and r.value
+                                                          for r in rows):
+        raise SpecError(Msg.of("{path}: expected a matrix: a list of rows of numbers, or text "
+                               'like "1 0; 0.35 0.65"', path=node.where.path), node.where)
+    cells: list[tuple[Written, ...]] = []
+    for r, row in enumerate(rows, start=1):
+        if cells and len(row.value) != len(cells[0]):
+            raise SpecError(Msg.of("{path}: row {row} has {found} numbers, expected {expected}",
+                                   path=node.where.path, row=r, found=len(row.value),
+                                   expected=len(cells[0])), row.where)
+        cells.append(tuple(_number(cell) for cell in row.value))
+    return Answer(step, tuple(cells), node.where)
+
+
+def _number(node: Node) -> Written:
+    value = node.value
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise SpecError(Msg.of("{path}: expected a number, found {found}", path=node.where.path,
+                               found=node.text or type(value).__name__), node.where)
+    try:
+        return written(node.text if node.text is not None else str(value), node.where)
+    except SpecError as error:
+        raise SpecError(Msg.of("{path}: {problem}", path=node.where.path, problem=error.message),
+                        node.where) from None
+
+
+def is_file(answer: str) -> bool:
+    """Whether --answer names a file (by its suffix, or `-` for standard input)."""
+    return answer == "-" or answer.lower().endswith(FILE_SUFFIXES)

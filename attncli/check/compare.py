@@ -1,0 +1,157 @@
+"""attn check's judgement: the student's matrix against the right one, cell by cell at the
+precision each number was written with, and the catalogued slips that reproduce what differs.
+
+A number is right when the right value, rounded half up to the decimals the student wrote,
+is what the student wrote (0.3557 written as 0.36, 0.4 or 0.356 is right; as 0.35 it is not).
+Within 10⁻⁹ of a tie (0.125 to 2 decimals) either neighbour counts, so float noise in the last
+bit of a computed value never decides a student's grade.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from attncli.check.answer import Answer, Written
+from attncli.check.slips import CATALOGUE, Situation
+from attncli.errors import AttnError, SpecError, UsageError
+from attncli.handcalc import written as half_up
+from attncli.i18n import Msg
+from attncli.model import Matrix, Walkthrough
+from attncli.spec.model import Spec
+from attncli.walkthrough import compute
+
+PROJECTED = ("Q", "K", "V")  # the matrices of the projections step, checked one at a time
+TIE = 1e-9
+
+
+def matches(value: float, answer: Written) -> bool:
+    """Whether `answer` is `value` written to the answer's decimals (half up, see above)."""
+    if math.isnan(value) or math.isnan(answer.value):
+        return math.isnan(value) and math.isnan(answer.value)
+    if math.isinf(value) or math.isinf(answer.value):
+        return value == answer.value
+    near = TIE * max(1.0, abs(value))
+    return any(half_up(x, answer.decimals) == answer.value for x in (value, value - near,
+                                                                        value + near))
+
+
+@dataclass(frozen=True)
+class SlipMatch:
+    """A slip and the differing cells it reproduces; `whole`: it reproduces every number."""
+
+    name: Msg
+    cells: tuple[tuple[int, int], ...]
+    whole: bool
+
+
+@dataclass(frozen=True)
+class Verdict:
+    answer: Answer
+    right: Matrix
+    head: int | None  # 1-based, for a spec with several heads
+    wrong: tuple[tuple[int, int], ...]  # (row, column) of every differing number
+    slips: tuple[SlipMatch, ...] = ()  # those that reproduce the whole answer first
+
+    @property
+    def ok(self) -> bool:
+        return not self.wrong
+
+
+def find(walkthrough: Walkthrough, step: str, head: int | None) -> tuple[int, Matrix] | None:
+    """The step's index and the matrix a student computes there: Q, K or V of the projections,
+    else the step's last matrix (its result); None when the walkthrough has no such step."""
+    step_id = "projections" if step in PROJECTED else step
+    for index, candidate in enumerate(walkthrough.steps):
+        if candidate.id != step_id or (candidate.head is not None and candidate.head != head):
+            continue
+        if step in PROJECTED:
+            return index, next(m for m in candidate.matrices if m.symbol.text == step)
+        return index, candidate.matrices[-1]
+    return None
+
+
+def checkable(walkthrough: Walkthrough) -> tuple[str, ...]:
+    ids = list(dict.fromkeys(step.id for step in walkthrough.steps))
+    at = ids.index("projections")
+    return (*ids[:at], *PROJECTED, *ids[at + 1:])
+
+
+def which_head(spec: Spec, answer: Answer, head: int | None) -> int | None:
+    """The 1-based head the answer is for, None with a single head; UsageError when unsaid."""
+    count = len(spec.heads)
+    chosen = answer.head if answer.head is not None else head
+    if count == 1:
+        if chosen not in (None, 1):
+            raise UsageError(Msg.of("--head: expected a head from 1 to {count}, found {found}",
+                                    count=count, found=chosen or 0))
+        return None
+    if chosen is None:
+        return None  # a step of the whole layer (concat, out_projection) needs none
+    if not 1 <= chosen <= count:
+        raise UsageError(Msg.of("--head: expected a head from 1 to {count}, found {found}",
+                                count=count, found=chosen))
+    return chosen
+
+
+def target(walkthrough: Walkthrough, answer: Answer, head: int | None) -> tuple[int, Matrix]:
+    found = find(walkthrough, answer.step, head)
+    if found is None:
+        known = checkable(walkthrough)
+        base = answer.step in known
+        if base and len(walkthrough.heads) > 1 and head is None:
+            raise SpecError(Msg.of("{step} belongs to one head; the spec has {count}: say which "
+                                   "with --head or head: in the answer file", step=answer.step,
+                                   count=len(walkthrough.heads)), answer.where)
+        raise UsageError(Msg.of("--step: unknown step {found}; expected one of {known}",
+                                found=answer.step, known=", ".join(known)))
+    index, matrix = found
+    if matrix.shape != answer.shape:
+        raise SpecError(Msg.of("{symbol} is {rows} × {columns} (rows {row_names}); the answer is "
+                               "{found_rows} × {found_columns}", symbol=matrix.symbol.text,
+                               rows=matrix.shape[0], columns=matrix.shape[1],
+                               row_names=" ".join(matrix.rows), found_rows=answer.shape[0],
+                               found_columns=answer.shape[1]), answer.where)
+    return index, matrix
+
+
+def check(spec: Spec, answer: Answer, head: int | None = None) -> Verdict:
+    """The verdict on `answer` for `spec` (computed as the spec's display says)."""
+    right = compute(spec)
+    head = which_head(spec, answer, head)
+    index, matrix = target(right, answer, head)
+    values = matrix.whole()
+    wrong = tuple((i, j) for i, row in enumerate(answer.cells) for j, cell in enumerate(row)
+                  if not matches(float(values[i, j]), cell))
+    verdict = Verdict(answer, matrix, head, wrong)
+    if not wrong:
+        return verdict
+    return replace(verdict, slips=explain(spec, right, index, verdict))
+
+
+def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tuple[SlipMatch, ...]:
+    """Every variant of every catalogued slip that reproduces at least one differing number:
+    first those that reproduce the whole answer (several, when slips coincide on this spec),
+    then the rest by how many numbers they explain."""
+    answer = verdict.answer
+    situation = Situation(spec, (verdict.head or 1) - 1, answer.decimals)
+    step_ids = [step.id for step in right.steps]
+    found = []
+    for slip in CATALOGUE:
+        if slip.first in step_ids and step_ids.index(slip.first) > index:
+            continue  # the slip changes only later steps
+        for variant in slip.variants(situation):
+            try:
+                walkthrough = compute(variant.spec, calc=variant.calc)
+            except AttnError:  # the slip overflows, or leaves a query with no key to see
+                continue
+            located = find(walkthrough, answer.step, verdict.head)
+            if located is None or located[1].shape != answer.shape:
+                continue
+            values = located[1].whole()
+            same = [[matches(float(values[i, j]), cell) for j, cell in enumerate(row)]
+                    for i, row in enumerate(answer.cells)]
+            cells = tuple((i, j) for i, j in verdict.wrong if same[i][j])
+            if cells:
+                found.append(SlipMatch(variant.name, cells, all(map(all, same))))
+    return tuple(sorted(found, key=lambda s: (not s.whole, -len(s.cells))))

@@ -1,0 +1,91 @@
+"""attn check's verdicts as lines of text in the reader's language."""
+
+from __future__ import annotations
+
+from attncli.check.compare import SlipMatch, Verdict
+from attncli.i18n import Msg, translate
+from attncli.render.numbers import NumberFormat
+
+SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
+
+
+def symbol(verdict: Verdict) -> Msg | str:
+    text = verdict.right.symbol.text
+    if verdict.head is None:
+        return text
+    return Msg.of("{symbol} (head {head})", symbol=text, head=verdict.head)
+
+
+def cell_name(verdict: Verdict, i: int, j: int) -> str:
+    m = verdict.right
+    return f"{m.symbol.text}[{m.rows[i]}, {m.columns[j]}]"
+
+
+def headline(verdict: Verdict) -> Msg:
+    total = len(verdict.answer.cells) * len(verdict.answer.cells[0])
+    name = symbol(verdict)
+    if verdict.ok:
+        return Msg.plural_of("{symbol}: right to your precision ({count} number).",
+                             "{symbol}: right to your precision (all {count} numbers).",
+                             total, symbol=name)
+    differ = Msg.plural_of("{count} of {total} numbers differs", "{count} of {total} numbers "
+                           "differ", len(verdict.wrong), total=total)
+    rows = list(dict.fromkeys(i for i, _ in verdict.wrong))
+    if len(rows) < len(verdict.answer.cells):
+        labels = ", ".join(verdict.right.rows[i] for i in sorted(rows))
+        return Msg.plural_of("{symbol}: right except row {rows}; {differ}:",
+                             "{symbol}: right except rows {rows}; {differ}:", len(rows),
+                             symbol=name, rows=labels, differ=differ)
+    return Msg.of("{symbol}: {differ}:", symbol=name, differ=differ)
+
+
+def cell_lines(verdict: Verdict) -> list[Msg]:
+    lines = []
+    values = verdict.right.whole()
+    for i, j in verdict.wrong:
+        cell = verdict.answer.cells[i][j]
+        value = float(values[i, j])
+        lines.append(Msg.of("{cell}: you wrote {written}, the right value is {right} ({exact})",
+                            cell=cell_name(verdict, i, j), written=cell.text,
+                            right=NumberFormat(cell.decimals)(value),
+                            exact=NumberFormat(cell.decimals + 2)(value)))
+    return lines
+
+
+def slip_lines(verdict: Verdict) -> list[Msg]:
+    whole = [s for s in verdict.slips if s.whole]
+    if len(whole) == 1:
+        return [Msg.of("Your numbers match {slip}.", slip=whole[0].name)]
+    if whole:
+        return [Msg.of("Your numbers match each of these slips (on this spec they give the same "
+                       "numbers):"), *(Msg.of("– {slip}", slip=s.name) for s in whole)]
+    if not verdict.slips:
+        return [Msg.of("No slip in attn's catalogue gives these numbers.")]
+    return [Msg.of("No slip in attn's catalogue gives all your numbers; some come from:"),
+            *(partial(verdict, s) for s in verdict.slips[:SHOWN_PARTIAL])]
+
+
+def partial(verdict: Verdict, slip: SlipMatch) -> Msg:
+    cells = ", ".join(cell_name(verdict, i, j) for i, j in slip.cells)
+    return Msg.plural_of("– {slip}: {count} number ({cells})",
+                         "– {slip}: {count} numbers ({cells})", len(slip.cells),
+                         slip=slip.name, cells=cells)
+
+
+def report(verdicts: list[Verdict], lang: str) -> str:
+    """Every verdict: its headline, the differing numbers, the slips that explain them."""
+    out = []
+    for verdict in verdicts:
+        out.append(translate(headline(verdict), lang))
+        if verdict.ok:
+            continue
+        out += ["   " + translate(line, lang) for line in cell_lines(verdict)]
+        out += ["   " + translate(line, lang) for line in slip_lines(verdict)]
+    return "".join(line + "\n" for line in out)
+
+
+def summary(verdicts: list[Verdict]) -> Msg:
+    """The one line on stderr when something is wrong (exit 1)."""
+    wrong = sum(1 for v in verdicts if not v.ok)
+    return Msg.plural_of("{count} answer of {total} is wrong", "{count} answers of {total} are "
+                         "wrong", wrong, total=len(verdicts))

@@ -1,0 +1,88 @@
+"""The spec's `backward` section: the gradient dO that flows back into the attention output.
+
+    backward: {dO: ones}                      # every entry 1: L = sum of the outputs
+    backward: {dO: [[1, 0], [0, 1], ...]}     # n x d_out, d_out the width of the output
+    backward: {dO: {random: {seed: 1}}}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attncli.errors import SpecError
+from attncli.i18n import Msg
+from attncli.spec.arrays import Files, matrix_at
+from attncli.spec.model import Array, RMSNorm, Spec
+from attncli.spec.source import Node
+from attncli.spec.values import check_keys, check_shape
+
+BACKWARD_KEYS = ("dO",)
+
+
+@dataclass(frozen=True)
+class Backward:
+    """dL/dO for L = Σ dO ⊙ O: the output's gradient, n x d_out (the layer's output Y, n x
+    d_model, with a block)."""
+
+    dO: Array  # (n, d_out)
+
+
+def output_width(spec: Spec) -> int:
+    """The columns of the attention output: d_model after W_O, else the heads' d_v side by side."""
+    if spec.W_O is not None or spec.block is not None:  # a block needs d_model columns
+        if spec.W_O is None:
+            return spec.queries.d_model
+        return int(spec.W_O.shape[1] if spec.convention == "row" else spec.W_O.shape[0])
+    return sum(h.d_v(spec.convention) for h in spec.heads)
+
+
+def not_differentiated(spec: Spec) -> str | None:
+    """The first part of `spec` whose gradient the backward steps do not work out yet (rotary
+    positions, K/V shared by several heads, RMSNorm, a gated or SiLU feed-forward), else None."""
+    rotary = [s.positional for s in (spec.queries, spec.context) if s is not None]
+    if any(p is not None and p.kind == "rope" for p in rotary):
+        return "rope"
+    if spec.kv_heads is not None:
+        return "kv_heads"
+    block = spec.block
+    if block is not None and block.norms is not None and any(
+            isinstance(norm, RMSNorm) for norm in block.norms):
+        return "rms_norm"
+    if block is not None and block.ffn is not None and block.ffn.activation not in (
+            "relu", "gelu"):
+        return "ffn.activation: " + block.ffn.activation
+    return None
+
+
+def check_differentiated(spec: Spec, where: str) -> None:
+    """SpecError when `spec` has a part the backward steps do not differentiate."""
+    part = not_differentiated(spec)
+    if part is not None:
+        raise SpecError(Msg.of("{where}: the backward pass is worked out for the 2017 layer "
+                               "(LayerNorm, ReLU or GELU, no rotary positions, no shared K/V); "
+                               "this spec has {part}", where=where, part=part))
+
+
+def backward_spec(node: Node, spec: Spec, files: Files) -> Backward:
+    """`backward: {dO: ones | matrix | {random: ...}}`, its shape checked against the output."""
+    keys = check_keys(node, BACKWARD_KEYS)
+    if not_differentiated(spec) is not None:
+        try:
+            check_differentiated(spec, "backward")
+        except SpecError as error:
+            raise SpecError(error.message, node.where) from None
+    shape = (spec.queries.n, output_width(spec))
+    given = keys.get("dO")
+    if given is None or given.value == "ones":
+        return Backward(np.ones(shape))  # (n, d_out)
+    values = matrix_at(given, "dO", files, shape)
+    check_shape(given, values, shape, "n x d_out")
+    return Backward(values)
+
+
+def with_ones(spec: Spec) -> Spec:
+    """`spec` with `backward: {dO: ones}` (the --backward option)."""
+    check_differentiated(spec, "--backward")
+    return replace(spec, backward=Backward(np.ones((spec.queries.n, output_width(spec)))))

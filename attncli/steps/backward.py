@@ -1,0 +1,222 @@
+"""The backward pass as a step family: the gradient steps after the forward ones, computed by
+attncli/gradients.py and labelled like the forward steps, with one row of the softmax Jacobian,
+one row of dV and one cell of dQ written out."""
+
+from __future__ import annotations
+
+from attncli.expand import cell, line, representative
+from attncli.gradients import Gradients, HeadGradients, finite_difference, gradients
+from attncli.gradients_block import BlockGradients
+from attncli.i18n import Msg
+from attncli.model import (
+    Array,
+    Difference,
+    Expansion,
+    Formula,
+    HeadResult,
+    Matrix,
+    Num,
+    Product,
+    Step,
+    Sum,
+    Vec,
+)
+from attncli.render.numbers import NumberFormat
+from attncli.spec.model import Spec
+from attncli.steps.base import Build, Made, State, feature_labels
+
+CHECK_DECIMALS = 6
+
+
+def symbol(name: str) -> Formula:
+    """`dW_Q` and its LaTeX `dW_{Q}`; `dS′` and `dS'`."""
+    latex = name.replace("′", "'")
+    if "_" in latex:
+        base, sub = latex.split("_", 1)
+        latex = f"{base}_{{{sub}}}"
+    return Formula(name, latex)
+
+
+def labelled(name: str, values: Array, rows: tuple[str, ...],
+             columns: tuple[str, ...] | None = None) -> Matrix:
+    if values.ndim == 1:
+        return Matrix(symbol(name), values[None, :], ("",), feature_labels(values.shape[0]))
+    return Matrix(symbol(name), values, rows,
+                  columns if columns is not None else feature_labels(int(values.shape[1])))
+
+
+def has_backward(spec: Spec) -> bool:
+    return spec.backward is not None
+
+
+def backward(b: Build, state: State) -> Made[State]:
+    """The gradient steps, in backward order, from the heads the forward families made (whole:
+    a summary's heads, which keep some rows only, are computed again in full)."""
+    spec = b.spec
+    heads = state.heads
+    if b.kept is not None:
+        from dataclasses import replace
+
+        from attncli.walkthrough import compute
+        heads = compute(replace(spec, backward=None)).heads
+    assert state.attention is not None
+    grads = gradients(spec, heads, state.x, state.attention.whole())
+    return backward_steps(spec, heads, state.attention, grads), state
+
+
+def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
+                   grads: Gradients) -> tuple[Step, ...]:
+    rows = output.rows
+    loss = Msg.of("L = Σ dO ⊙ O stands for the rest of the network: dO is the gradient that "
+                  "arrives at the output; all ones makes L the sum of the outputs.")
+    steps = [] if grads.block is None else [block_step(grads.block, rows, output.columns)]
+    steps += [Step("grad_output", Msg.of("Gradient of the output"),
+                  Formula("dO = ∂L/∂O", r"dO = \partial L / \partial O"),
+                  (labelled("dO", grads.dO, rows, output.columns),), None, (loss,))]
+    if grads.dW_O is not None:
+        z = forward[0].context if len(forward) == 1 else None
+        z_columns = z.columns if z is not None else tuple(
+            f"h{h.index}.{c}" for h in forward for c in h.context.columns)
+        mats = [labelled("dW_O", grads.dW_O, feature_labels(grads.dW_O.shape[0]))]
+        if grads.db_O is not None:
+            mats.append(labelled("db_O", grads.db_O, ("",)))
+        mats.append(labelled("dZ", grads.dZ, rows, z_columns))
+        formula = (Formula("dW_O = Zᵀ·dO,  dZ = dO·W_Oᵀ", r"dW_{O} = Z^{\top} dO,\quad "
+                           r"dZ = dO\, W_{O}^{\top}") if spec.convention == "row" else
+                   Formula("dW_O = dOᵀ·Z,  dZ = dO·W_O", r"dW_{O} = dO^{\top} Z,\quad "
+                           r"dZ = dO\, W_{O}"))
+        steps.append(Step("grad_out_projection", Msg.of("Gradient through W_O"), formula,
+                          tuple(mats)))
+    several = len(forward) > 1
+    for head, result in zip(grads.heads, forward, strict=True):
+        steps += head_steps(spec, head, result, result.index if several else None)
+    steps.append(input_step(grads, rows, forward[0].keys.rows))
+    return tuple(steps)
+
+
+def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -> list[Step]:
+    queries, keys = r.weights.rows, r.weights.columns
+    steps = [Step("grad_values", Msg.of("Gradient of V and of the weights"),
+                  Formula("dV = Aᵀ·dZ,  dA = dZ·Vᵀ", r"dV = A^{\top} dZ,\quad dA = dZ\, V^{\top}"),
+                  (labelled("dZ", g.dZ, queries, r.context.columns),
+                   labelled("dV", g.dV, keys, r.values.columns),
+                   labelled("dA", g.dA, queries, keys)), index, (),
+                  value_row(spec, g, r))]
+    steps.append(Step("grad_softmax", Msg.of("Gradient through softmax"),
+                      Formula("dS′ = A ⊙ (dA − rowsum(dA ⊙ A))",
+                              r"dS' = A \odot \left(dA - \operatorname{rowsum}(dA \odot A)\right)"),
+                      (labelled("dS′", g.dS_scaled, queries, keys),), index,
+                      (Msg.of("A weight that is 0 (a hidden key) passes no gradient back."),),
+                      jacobian_row(spec, g, r)))
+    if r.divisor != 1.0:
+        steps.append(Step("grad_scores", Msg.of("Gradient of the scores"),
+                          Formula("dS = dS′ / √d_k", r"dS = dS' / \sqrt{d_k}")
+                          if spec.scale.kind == "sqrt_dk" else
+                          Formula(f"dS = dS′ / {r.divisor:g}", rf"dS = dS' / {r.divisor:g}"),
+                          (labelled("dS", g.dS, queries, keys),), index))
+    projections = ((Formula("dQ = dS·K,  dK = dSᵀ·Q", r"dQ = dS\, K,\quad dK = dS^{\top} Q"))
+                   if spec.score.W is None else
+                   Formula("dQ = dS·K·Wᵀ,  dK = dSᵀ·Q·W",
+                           r"dQ = dS\, K W^{\top},\quad dK = dS^{\top} Q W"))
+    steps.append(Step("grad_projections", Msg.of("Gradient of Q and K"), projections,
+                      (labelled("dQ", g.dQ, queries, r.queries.columns),
+                       labelled("dK", g.dK, keys, r.keys.columns)), index, (),
+                      query_cell(spec, g, r) if spec.score.W is None else ()))
+    formula = (Formula("dW_Q = Xᵀ·dQ,  dW_K = Xᵀ·dK,  dW_V = Xᵀ·dV",
+                       r"dW_{Q} = X^{\top} dQ,\quad dW_{K} = X^{\top} dK,\quad dW_{V} = "
+                       r"X^{\top} dV") if spec.convention == "row" else
+               Formula("dW_Q = dQᵀ·X,  dW_K = dKᵀ·X,  dW_V = dVᵀ·X",
+                       r"dW_{Q} = dQ^{\top} X,\quad dW_{K} = dK^{\top} X,\quad dW_{V} = "
+                       r"dV^{\top} X"))
+    notes: tuple[Msg, ...] = ()
+    if index in (None, 1):
+        notes = (Msg.of("Check by finite differences, h = 10⁻⁶: (L(W_Q[d1, d1] + h) − "
+                        "L(W_Q[d1, d1] − h)) / 2h = {estimate}; the gradient dW_Q[d1, d1] is "
+                        "{exact}.",
+                        estimate=fine(finite_difference(spec), spec),
+                        exact=fine(float(g.dW["dW_Q"][0, 0]), spec)),)
+    steps.append(Step("grad_weights", Msg.of("Gradient of the projection weights"), formula,
+                      tuple(labelled(name, values, feature_labels(values.shape[0])
+                                     if values.ndim == 2 else ("",))
+                            for name, values in g.dW.items()), index, notes))
+    return steps
+
+
+def block_step(g: BlockGradients, rows: tuple[str, ...], columns: tuple[str, ...]) -> Step:
+    """The rest of the layer read backwards: from dY at its output to dO at attention's."""
+    mats = []
+    for name, values in g.named.items():
+        if values.ndim == 1:
+            mats.append(labelled(name, values, ("",)))
+        elif values.shape[0] == len(rows):
+            mats.append(labelled(name, values, rows, columns if name == "dY" else None))
+        else:
+            mats.append(labelled(name, values, feature_labels(values.shape[0])))
+    return Step("grad_block", Msg.of("Gradient through the rest of the layer"),
+                Formula("dY → dO", r"dY 	o dO"), tuple(mats), None,
+                (Msg.of("From the layer's output back through LayerNorm, the feed-forward network "
+                        "and the residual adds, to the attention output O."),))
+
+
+def fine(x: float, spec: Spec) -> str:
+    """A number of the finite-difference check: to 6 decimals, where the two agree and a
+    display precision of 2 would hide whether they do; with the spec's decimal mark."""
+    return NumberFormat.with_mark(CHECK_DECIMALS, spec.display.decimal)(x)
+
+
+def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
+    """One query's row of dS′ written out: the row sum Σⱼ A·dA, then each visible cell."""
+    row = representative(r)
+    i = r.weights.rows.index(row)
+    a, da = r.weights.row(i), g.dA[i]  # (m,), (m,)
+    seen = [j for j in range(len(a)) if a[j] > 0.0]
+    precision = spec.display.precision
+    total = float((a * da).sum())
+    sigma = Formula(f"Σⱼ A[{row}, j]·dA[{row}, j]", rf"\sum_j A_{{{row}, j}}\, dA_{{{row}, j}}")
+    lines = [line(sigma, None, Sum(tuple(Product((Num(float(a[j])), Num(float(da[j]))))
+                                         for j in seen)), total, precision)]
+    for j in seen:
+        target = cell(symbol("dS′"), row, r.weights.columns[j])
+        lines.append(line(target, None, Product((Num(float(a[j])), Difference(
+            Num(float(da[j])), Num(total)))), float(g.dS_scaled[i, j]), precision))
+    return tuple(lines)
+
+
+def value_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
+    """dV of the first key written out: the weighted sum of dZ rows of the queries that see it."""
+    a = r.weights.whole()  # (n, m)
+    key = r.weights.columns[0]
+    seen = [i for i in range(a.shape[0]) if a[i, 0] > 0.0]
+    if not seen:
+        return ()
+    target = Formula(f"dV[{key}]", f"dV[{key}]")
+    symbolic = Formula(f"Σᵢ A[i, {key}]·dz_i", rf"\sum_i A[i, {key}]\, dz_i")
+    expr = Sum(tuple(Product((Num(float(a[i, 0])), Vec(tuple(float(x) for x in g.dZ[i]))))
+                     for i in seen))
+    return (line(target, symbolic, expr, tuple(float(x) for x in g.dV[0]),
+                 spec.display.precision),)
+
+
+def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
+    """dQ of the Jacobian's row, first column, written out: Σⱼ dS[row, j]·k_j."""
+    row = representative(r)
+    i = r.weights.rows.index(row)
+    k = r.keys.whole()  # (m, d_k)
+    seen = [j for j in range(k.shape[0]) if r.weights.at(i, j) > 0.0]
+    column = r.queries.columns[0]
+    target = cell(symbol("dQ"), row, column)
+    symbolic = Formula(f"Σⱼ dS[{row}, j]·K[j, {column}]", rf"\sum_j dS[{row}, j]\, K[j, {column}]")
+    expr = Sum(tuple(Product((Num(float(g.dS[i, j])), Num(float(k[j, 0])))) for j in seen))
+    return (line(target, symbolic, expr, float(g.dQ[i, 0]), spec.display.precision),)
+
+
+def input_step(grads: Gradients, rows: tuple[str, ...], keys: tuple[str, ...]) -> Step:
+    mats = [labelled("dX", grads.dX, rows)]
+    if grads.dC is not None:
+        mats.append(labelled("dC", grads.dC, keys))
+    return Step("grad_input", Msg.of("Gradient of the input"),
+                Formula("dX = Σ_heads dQ·W_Qᵀ + dK·W_Kᵀ + dV·W_Vᵀ",
+                        r"dX = \sum_{\text{heads}} dQ\, W_{Q}^{\top} + dK\, W_{K}^{\top} + "
+                        r"dV\, W_{V}^{\top}"), tuple(mats), None,
+                (Msg.of("Each input row gets gradient from its query and, through the keys and "
+                        "values, from every query that sees it."),))

@@ -1,0 +1,133 @@
+"""Worksheets: chosen cells left blank, the same for a seed, and a key that agrees with the sheet
+everywhere but the blanks; both compile with pdflatex and parse in KaTeX."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from attncli.handcalc import written
+from attncli.render import render
+from attncli.spec import load_spec
+from attncli.walkthrough import build
+from attncli.worksheet import blank
+from tests.conftest import CONFIGS, run
+from tests.test_export_renderers import compile_latex, katex_errors, math_of
+
+CAT = CONFIGS / "cat_chases_mouse.yaml"
+BOX = r"\underline{\hphantom{00.00}}"  # a blank in LaTeX math
+# Markdown's math has no \hphantom on GitHub: a blank there is a line of a number's width
+MD_BOX = re.compile(r"\\underline\{\\hspace\{[0-9.]+em\}\}")
+TEXT_BOX = r"\_\_\_\_"  # a blank result of a written-out line in Markdown prose
+
+
+def test_blank_steps_blank_every_computed_cell_and_their_written_out_results() -> None:
+    sheet = blank(build(load_spec(str(CAT))), ("weights", "output"))
+    weights = next(s for s in sheet.steps if s.id == "weights")
+    output = next(s for s in sheet.steps if s.id == "output")
+    assert weights.matrices[0].blank == {(i, j) for i in range(3) for j in range(3)}
+    assert output.matrices[0].blank == {(i, j) for i in range(3) for j in range(2)}
+    # the quotients A[mouse, ·] and the row Z[mouse] are blank; e^x and Σ are given
+    assert [e.blank for e in weights.expansions] == [False] * 4 + [True] * 3
+    assert [e.blank for e in output.expansions] == [True]
+    assert sheet.reading == () and all(not m.blank for s in sheet.steps if s.id == "scores"
+                                       for m in s.matrices)
+
+
+def test_blank_cells_are_drawn_the_same_for_a_seed() -> None:
+    walkthrough = build(load_spec(str(CAT)))
+
+    def drawn(seed: int) -> list[tuple[str, int, int]]:
+        return [(s.id, i, j) for s in blank(walkthrough, None, 6, seed).steps
+                for m in s.matrices for i, j in sorted(m.blank)]
+
+    assert len(drawn(1)) == 6 and drawn(1) == drawn(1) and drawn(1) != drawn(2)
+    # never a given input, never a hidden score (−∞)
+    sheet = blank(walkthrough, None, 40, 3)
+    for step in sheet.steps:
+        assert step.id not in ("embeddings", "parameters") or not any(m.blank
+                                                                      for m in step.matrices)
+        for m in step.matrices:
+            assert all(m.whole()[i, j] > float("-inf") for i, j in m.blank)
+
+
+def without_sizing(text: str) -> str:
+    """The text without the blank's entry in each matrix's column-sizing phantom (which lists
+    every shape of cell once, so a sheet has one entry more than its key)."""
+    def drop(found: re.Match[str]) -> str:
+        entries = [e.strip("\n") for e in found.group(1).split("\\\\")]
+        kept = [e for e in entries if e != BOX]
+        return found.group(0).replace(found.group(1), "\\\\\n".join(kept))
+
+    return re.sub(r"\\hphantom\{\\begin\{matrix\}(.*?)\\end\{matrix\}", drop, text,
+                  flags=re.S)
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown"])
+def test_sheet_and_key_agree_but_for_the_blanks(fmt: str) -> None:
+    key = replace(build(load_spec(str(CAT))), reading=())
+    sheet = blank(key, None, 9, 7)
+    sheet_text, key_text = render(sheet, fmt, "en"), render(key, fmt, "en")
+    if fmt == "markdown":
+        assert BOX not in sheet_text
+        sheet_text = MD_BOX.sub(lambda _: BOX, sheet_text)
+    lines = without_sizing(sheet_text).splitlines()
+    filled = []
+    for mine, theirs in zip(lines, key_text.splitlines(), strict=True):
+        pattern = "".join("(-?[0-9.]+)" if part in (BOX, TEXT_BOX) else re.escape(part)
+                          for part in re.split(f"({re.escape(BOX)}|{re.escape(TEXT_BOX)})",
+                                               mine))
+        found = re.fullmatch(pattern, theirs)
+        assert found, (mine, theirs)
+        filled += found.groups()
+    blanks = [(m, i, j) for s in sheet.steps for m in s.matrices for i, j in sorted(m.blank)]
+    assert len(blanks) == 9
+    # every blank matrix cell's number is in the key, as printed (expansions add more boxes)
+    numbers = {f"{written(float(m.whole()[i, j]), 2):.2f}" for m, i, j in blanks}
+    assert numbers <= set(filled)
+    boxes = sum(len(m.blank) for s in sheet.steps for m in s.matrices) + sum(
+        e.blank for s in sheet.steps for e in s.expansions)
+    assert "\n".join(lines).count(BOX) + "\n".join(lines).count(TEXT_BOX) == boxes
+
+
+def test_worksheet_compiles_and_parses_in_katex(tmp_path: Path) -> None:
+    walkthrough = build(load_spec(str(CONFIGS / "two_heads.yaml")))
+    sheet = blank(walkthrough, None, 12, 1)
+    for lang in ("en", "pl", "ru"):
+        text = compile_latex(render(sheet, "latex", lang, standalone=True), tmp_path)
+        assert "Attention weights" in text or lang != "en"
+    items = []
+    for flavor in ("github", "katex"):
+        items += math_of(render(sheet, "markdown", "en", md_flavor=flavor), flavor)
+    assert any(MD_BOX.search(tex) for tex, _ in items)
+    assert not any(BOX in tex for tex, _ in items)  # no \hphantom where GitHub refuses it
+    assert not katex_errors(items)
+
+
+def test_cli_worksheet_and_answers(tmp_path: Path) -> None:
+    sheet, key = tmp_path / "sheet.md", tmp_path / "key.md"
+    result = run("export", str(CAT), "--markdown", "--worksheet", "--blank-cells", "6",
+                 "--seed", "1", "-o", str(sheet), "--answers", str(key))
+    assert result.exit_code == 0, result.stderr
+    again = run("export", str(CAT), "--markdown", "--worksheet", "--blank-cells", "6",
+                "--seed", "1")
+    assert again.stdout == sheet.read_text(encoding="utf-8")
+    assert key.read_text(encoding="utf-8") == run("export", str(CAT), "--markdown").stdout
+    assert sheet.read_text(encoding="utf-8").count(BOX) >= 6
+
+
+def test_cli_worksheet_refuses_what_it_cannot_do() -> None:
+    no_sheet = run("export", str(CAT), "--markdown", "--blank", "weights")
+    assert (no_sheet.exit_code, no_sheet.stderr) == (
+        2, "attn: --blank, --blank-cells and --answers make a worksheet; add --worksheet\n")
+    as_json = run("export", str(CAT), "--json", "--worksheet")
+    assert (as_json.exit_code, as_json.stderr) == (
+        2, "attn: --worksheet: choose --latex or --markdown\n")
+    unknown = run("export", str(CAT), "--latex", "--worksheet", "--blank", "wieghts")
+    assert unknown.exit_code == 2 and "unknown step wieghts" in unknown.stderr
+    too_many = run("export", str(CAT), "--latex", "--worksheet", "--blank-cells", "999")
+    assert too_many.exit_code == 2 and "--blank-cells: expected a number from 1 to" \
+        in too_many.stderr
