@@ -521,6 +521,12 @@ class ExportFormat(str, Enum):
     markdown = "markdown"
     json = "json"
     svg = "svg"
+    beamer = "beamer"
+
+
+class Aspect(str, Enum):
+    wide = "169"
+    four_three = "43"
 
 
 class MdFlavor(str, Enum):
@@ -532,8 +538,8 @@ class MdFlavor(str, Enum):
 def export_format(**flags: bool) -> ExportFormat | None:
     chosen = [name for name, on in flags.items() if on]
     if len(chosen) > 1:
-        raise UsageError(Msg.of("choose one of --latex, --markdown, --json, --svg; found {found}",
-                                found=", ".join("--" + name for name in chosen)))
+        raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg; "
+                                "found {found}", found=", ".join("--" + name for name in chosen)))
     return ExportFormat(chosen[0]) if chosen else None
 
 
@@ -549,6 +555,13 @@ def export(
                                            "see --md-flavor.")] = False,
     json: Annotated[bool, typer.Option("--json", help="Strict JSON, full precision.")] = False,
     svg: Annotated[bool, typer.Option("--svg", help="The terminal view as an SVG.")] = False,
+    beamer: Annotated[bool, typer.Option("--beamer", help="Beamer slides for pdflatex: one "
+                                         "frame per step; see --frames-only, --aspect.")] = False,
+    frames_only: Annotated[bool, typer.Option(
+        "--frames-only", help="Beamer: only the frames, for \\input into a deck.")] = False,
+    aspect: Annotated[Aspect, typer.Option(
+        "--aspect", help="Beamer: the frames' aspect ratio, 169 (16:9) or 43 (4:3).")
+    ] = Aspect.wide,
     output: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option("--output", "-o", help="Write to FILE (safely: a temporary file renamed "
@@ -579,7 +592,7 @@ def export(
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
-    """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
+    """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON or SVG, for a post or slides.
 
     Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
     """
@@ -591,9 +604,9 @@ def export(
         from attncli.files import write_atomic
         from attncli.render import render
 
-        fmt = export_format(latex=latex, markdown=markdown, json=json, svg=svg)
+        fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg)
         if fmt is None and heatmap is None:
-            raise UsageError(Msg.of("choose one of --latex, --markdown, --json, --svg "
+            raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg "
                                     "(or --heatmap FILE)"))
         chosen = languages(lang)
         check_precision(precision)
@@ -608,7 +621,8 @@ def export(
         text = render(walkthrough, fmt.value, chosen, full=full,
                       width=SVG_WIDTH if fmt is ExportFormat.svg else 80,
                       standalone=standalone, md_flavor=md_flavor.value,
-                      front_matter=front_matter, decimal=decimal)
+                      front_matter=front_matter, decimal=decimal, frames_only=frames_only,
+                      aspect=aspect.value)
         if output is None:
             return text
         write_atomic(output, text, protect=protect)

@@ -30,9 +30,20 @@ def rgb(weight: float) -> tuple[int, int, int]:
     return tuple(round(b + (d - b) * w) for b, d in zip(BACKGROUND, DEEP, strict=True))  # type: ignore[return-value]
 
 
+def luminance(colour: tuple[int, int, int]) -> float:
+    """WCAG's relative luminance of an sRGB colour."""
+    def channel(value: int) -> float:
+        s = value / 255
+        return s / 12.92 if s <= 0.03928 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
 def ink(weight: float) -> tuple[int, int, int]:
-    """Black on a light cell, white on a deep one: the number stays readable."""
-    return LIGHT_INK if math.isfinite(weight) and weight > 0.5 else DARK_INK
+    """Black or white, whichever stands out more from the cell: the number stays readable."""
+    cell = luminance(rgb(weight))
+    return LIGHT_INK if 1.05 / (cell + 0.05) > (cell + 0.05) / 0.05 else DARK_INK
 
 
 def hex_colour(colour: tuple[int, int, int]) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from attncli.model import Matrix
 from attncli.render import RenderOptions
+from attncli.render.common import column_blocks
 from attncli.render.latex_matrix import CELL_MACROS, Page
 from attncli.render.latex_parts import CYRILLIC_LANGS, Part, parts
 from attncli.render.tex import escape_text
@@ -18,6 +20,8 @@ from attncli.render.tex import escape_text
 ENGINE = "pdflatex"
 BABEL_NAMES = {"en": "english", "pl": "polish", "ru": "russian"}
 ARTICLE = Page(width=345.0, font=10.0)
+# A rough page width in characters of math, for the Markdown export's column blocks.
+PAGE_CHARS = 64
 
 
 def render(walkthrough: object, options: RenderOptions) -> str:
@@ -32,7 +36,7 @@ def document(walkthrough: object, options: RenderOptions, langs: Sequence[str]) 
     sectioned = len(langs) > 1
     text = "\n".join(body(parts(walkthrough, options, lang, ARTICLE), lang, sectioned)
                      for lang in langs)
-    needs = packages(langs, text)
+    needs = packages(langs, text, options.standalone)
     if options.standalone:
         return preamble(needs) + text + "\\end{document}\n"
     return fragment_comment(needs) + CELL_MACROS + "\n\n" + text
@@ -42,15 +46,16 @@ def uses_cyrillic(text: str) -> bool:
     return "T2A" in text or any("\u0400" <= ch <= "\u045f" for ch in text)
 
 
-def packages(langs: Sequence[str], text: str) -> list[str]:
+def packages(langs: Sequence[str], text: str, standalone: bool = False) -> list[str]:
     """The preamble lines that compile `text`: font encodings (T1 for Latin letters and the
-    escapes, T2A for Cyrillic, the main language's last), babel for the languages other than
-    English, amsmath, and xcolor with colortbl for a heatmap."""
+    escapes, T2A for Cyrillic, the main language's last), babel (needed for Polish and Russian;
+    a standalone document loads it for English too, for its hyphenation), amsmath, and xcolor
+    with colortbl for a heatmap."""
     cyrillic = uses_cyrillic(text) or bool(CYRILLIC_LANGS & set(langs))
     encodings = ("T1,T2A" if langs[0] in CYRILLIC_LANGS else "T2A,T1") if cyrillic else "T1"
     lines = [r"\usepackage[" + encodings + "]{fontenc}"]
     babel = [BABEL_NAMES[lang] for lang in langs[1:]] + [BABEL_NAMES[langs[0]]]  # last = main
-    if babel != ["english"]:
+    if standalone or babel != ["english"]:
         lines.append(r"\usepackage[" + ",".join(dict.fromkeys(babel)) + "]{babel}")
     lines.append(r"\usepackage{amsmath}")
     if r"\cellcolor" in text:
@@ -94,3 +99,12 @@ def body(pieces: list[Part], lang: str, sectioned: bool) -> str:
     if sectioned:
         lines += [r"\end{otherlanguage}", ""]
     return "\n".join([*lines, r"\par\endgroup", ""])
+
+
+def matrix_blocks(matrix: Matrix, cells: list[list[str]], page: int = PAGE_CHARS) -> list[range]:
+    """Column blocks that fit a page, judged by characters (a label or a number, and a gap): the
+    Markdown export's split, where no font is known."""
+    widths = [max(len(matrix.columns[j]), *(len(row[j]) for row in cells)) + 3
+              for j in range(len(matrix.columns))]
+    label = max((len(r) for r in matrix.rows), default=0)
+    return column_blocks(widths, max(page - label, 1))

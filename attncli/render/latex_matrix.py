@@ -2,17 +2,18 @@
 bracket, and, when it is wider than the page, balanced column blocks that each fit (8 columns
 that need two blocks are 4 + 4, not 7 + 1). Slides also cap the rows of a block.
 
-    \\settowidth{\\attnwidth}{$\\begin{matrix}0.00\\\\\\text{d1}\\end{matrix}$}
+    \\attncolumn{0}{0.20\\\\0.80\\\\\\text{d1}} ...   (measures column 0: its label and numbers)
     \\begin{equation*}
     \\begin{array}{@{}r@{}r@{\\,}l@{}}
-    & & (column labels, each \\attncell, after the width of a left bracket) \\\\
-    X = {} & \\begin{array}{@{}r@{}}\\text{cat} \\\\ ...\\end{array} & \\begin{bmatrix} ... \\end{bmatrix}
+    & & (column labels, each \\attncell{j}{...}, after the width of a left bracket) \\\\
+    X = {}\\quad & \\begin{array}{@{}r@{}}\\text{cat} \\\\ ...\\end{array}
+        & \\begin{bmatrix} \\attncell{0}{0.20} & ... \\end{bmatrix}
     \\end{array}
     \\end{equation*}
 
 The symbol sits in the row of the bracket, so `b_1 =` is level with a one-row matrix, and every
-cell is \\attncell: right-aligned in one width, the widest label or number of the block, so the
-column labels stand over their numbers.
+cell is right-aligned in its column's width (the widest of its label and its numbers, measured by
+TeX), so the column labels stand over their numbers.
 """
 
 from __future__ import annotations
@@ -39,11 +40,13 @@ MAX_MATRIX_COLS = 10  # amsmath's default limit for bmatrix
 @dataclass(frozen=True)
 class Page:
     """Where matrices go: the width of a line (pt) at a font size (pt), and at most `rows` rows
-    of a matrix at once (None: any number, the page breaks between matrices)."""
+    of a matrix at once (None: any number, the page breaks between matrices); a slide also has
+    a `height` its pieces are packed into."""
 
     width: float = 345.0  # article's \textwidth at 10 pt
     font: float = 10.0
     rows: int | None = None
+    height: float | None = None  # a frame's room below its title; None: pages break by themselves
 
     def fits(self, points_at_10pt: float) -> bool:
         return points_at_10pt * self.font / 10 <= self.width * 0.96
