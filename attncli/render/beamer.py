@@ -23,8 +23,8 @@ from attncli.render.latex_parts import Part, parts
 # The text width of a frame (its paper less 1 cm each side) at beamer's 11 pt; rows of a matrix
 # block, so that the block, its column labels and the frame title fit the frame's height.
 ASPECTS = {
-    "169": Page(width=398.0, font=11.0, rows=8, height=185.0),  # 160 mm x 90 mm
-    "43": Page(width=307.0, font=11.0, rows=9, height=200.0),  # 128 mm x 96 mm
+    "169": Page(width=398.0, font=11.0, rows=8, height=200.0),  # 160 mm x 90 mm
+    "43": Page(width=307.0, font=11.0, rows=9, height=215.0),  # 128 mm x 96 mm
 }
 DEFAULT_ASPECT = "169"
 

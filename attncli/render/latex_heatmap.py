@@ -24,7 +24,7 @@ def colour(rgb_value: tuple[int, int, int]) -> str:
 
 
 def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> list[Chunk]:
-    """The legend, then one centred table per column block."""
+    """One centred table per block, the legend above the first."""
     number = w.number.math()
     values = weights.whole()  # (n, m)
     n, m = weights.shape
@@ -33,13 +33,13 @@ def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> 
     label = max((text_width(r) for r in weights.rows), default=0.0)
     room = w.page.width * 0.96 * 10 / w.page.font - label - 2 * TABCOLSEP
     per_block = max(1, int(room // (cell + 2 * TABCOLSEP)))
-    chunks: list[Chunk] = [[r"\noindent " + w.say(LEGEND)]]
+    chunks: list[Chunk] = []
     for columns in balanced(m, per_block):
         for rows in balanced(n, w.page.rows or max(n, 1)):
             lines = [r"\begin{center}", r"\begin{tabular}{@{}r" + "c" * len(columns) + "@{}}",
                      " & ".join(["", *(w.esc(weights.columns[j]) for j in columns)]) + r" \\"]
             for i in rows:
-                cells = [w.esc(weights.rows[i])]
+                cells = ["{}" + w.esc(weights.rows[i])]  # {}: a label "[x]" is not \\[x]
                 for j in columns:
                     x = float(values[i, j])
                     if (i, j) in hidden:
@@ -50,4 +50,5 @@ def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> 
                 lines.append(" & ".join(cells) + r" \\")
             lines += [r"\end{tabular}", r"\end{center}"]
             chunks.append(lines)
+    chunks[0] = [r"\noindent " + w.say(LEGEND), *chunks[0]]  # the legend stays with its table
     return chunks
