@@ -1,7 +1,9 @@
 """LaTeX and Beamer exports that fit their pages, proven by pdflatex's log and the PDF itself.
 
-- every standalone document: no overfull box (read from the .log), in every language and with
-  the options that make lines long (--expand all, --round-intermediates, --decimal-comma, --full);
+- every standalone document: no overfull box (read from the .log) with the options that make
+  lines long (--expand all, --round-intermediates, --decimal-comma, --full); every example in
+  every language with the default options is compiled and checked the same way in
+  tests/test_export_renderers.py;
 - the fragment inside a document with exactly the preamble lines its comment names;
 - Beamer decks at 16:9 and 4:3: no overfull box, and every word pdftotext finds inside its frame;
 - the frames-only fragment inside a deck with exactly the lines its comment names.
@@ -65,13 +67,6 @@ def export(spec: Path, fmt: str, lang: str, **options: object) -> str:
 
 
 # --- LaTeX documents ------------------------------------------------------------------------
-
-@pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
-def test_standalone_has_no_overfull_box_in_any_language(spec: Path, tmp_path: Path) -> None:
-    for lang in LANGS:
-        log = pdflatex(export(spec, "latex", lang, standalone=True), tmp_path / lang)
-        assert overfull(log) == [], (lang, overfull(log)[:3])
-
 
 @pytest.mark.parametrize(("index", "spec"), list(enumerate(EXAMPLES)), ids=lambda x: getattr(
     x, "stem", str(x)))
