@@ -16,7 +16,8 @@ from attncli.i18n import Msg, Param, catalog
 
 # One piece of notation in a sentence of the catalog, in the order they are tried.
 _NOTATION = re.compile(
-    r"(?P<sqrt>√(?P<sq_base>[A-Za-z])_(?P<sq_sub>[A-Za-z0-9]+)(?P<sq_eq> = [0-9]+(?:[.,][0-9]+)?)?)"
+    r"(?P<sqrt>(?P<div>÷ )?√(?P<sq_base>[A-Za-z])_(?P<sq_sub>[A-Za-z0-9]+)"
+    r"(?P<sq_eq> = [0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<chain>(?<![\w|])\|?[A-Za-z][ᵢⱼ]?\|?(?:·(?:cos θ|\|?[A-Za-z](?![A-Za-z])[ᵢⱼ]?\|?))+)"
     r"|(?P<sub>(?<![\w])(?P<base>[A-Za-z])_(?P<index>[A-Za-z0-9]+)(?![\w])"
     r"(?P<eq> = [0-9]+(?:[.,][0-9]+)?)?)"
@@ -41,8 +42,8 @@ def subscript(base: str, index: str) -> str:
 
 def _math(match: re.Match[str]) -> str:
     if match.group("sqrt"):
-        return (r"\sqrt{" + subscript(match.group("sq_base"), match.group("sq_sub")) + "}"
-                + _value(match.group("sq_eq")))
+        root = r"\sqrt{" + subscript(match.group("sq_base"), match.group("sq_sub")) + "}"
+        return (r"\div " if match.group("div") else "") + root + _value(match.group("sq_eq"))
     if match.group("chain"):
         text = match.group("chain").replace("cos θ", r"\cos\theta")
         return "".join(_SYMBOLS.get(ch, ch) for ch in text)
