@@ -238,3 +238,27 @@ def test_frames_only_go_into_a_deck_with_exactly_the_lines_they_name(lang: str,
     log = pdflatex(deck, tmp_path)
     assert overfull(log) == []
     assert words_outside(tmp_path / "doc.pdf") == []
+
+
+def test_beamer_options_from_the_command_line() -> None:
+    from typer.testing import CliRunner
+
+    from attncli.cli import app
+
+    runner = CliRunner()
+    spec = str(EXAMPLES[0])
+    deck = runner.invoke(app, ["export", spec, "--beamer", "--aspect", "43", "--lang", "pl"])
+    assert deck.exit_code == 0
+    assert deck.stdout.splitlines()[1] == r"\documentclass[aspectratio=43,xcolor=table]{beamer}"
+    assert r"\usepackage[polish]{babel}" in deck.stdout and deck.stdout.endswith(
+        "\\end{document}\n")
+    frames = runner.invoke(app, ["export", spec, "--beamer", "--frames-only", "--steps",
+                                 "scores"])
+    assert frames.exit_code == 0 and frames.stdout.startswith("% attn export --beamer")
+    assert r"\end{document}" not in frames.stdout
+    assert "xcolor=table" not in frames.stdout  # no heatmap without the weights step
+    assert frames.stdout.count(r"\begin{frame}") >= 2  # the title frame and the step
+    wrong = runner.invoke(app, ["export", spec, "--beamer", "--aspect", "32"])
+    assert wrong.exit_code == 2 and wrong.stdout == ""
+    both = runner.invoke(app, ["export", spec, "--beamer", "--latex"])
+    assert both.exit_code == 2 and "found --latex, --beamer" in both.stderr
