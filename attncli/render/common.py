@@ -226,8 +226,7 @@ def shade(weight: float) -> str:
 
 
 def heatmap_caption(t: Translate) -> str:
-    return t(Msg.of("As a heatmap: the fuller the block, the more weight ({shades}), the number "
-                    "beside it.",
+    return t(Msg.of("Heatmap: a fuller block is more weight ({shades}), the number beside it.",
                     shades=" ".join(s for s in SHADES if s.strip())))
 
 
