@@ -22,6 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from attncli.render.common import column_blocks
 from attncli.render.tex import text_math
 from attncli.render.tex_metrics import ARRAYCOLSEP, BRACKET, number_width, text_width
 
@@ -78,10 +79,12 @@ def blocks(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
               2 * ARRAYCOLSEP for j in range(m)]
     fixed = symbol_width(symbol) + max((text_width(r) for r in rows), default=0) + 2 + 2 * BRACKET
     room = page.width * 0.96 * 10 / page.font - fixed + 2 * ARRAYCOLSEP
-    column_ranges = balanced(m, m)
-    for count in range(1, m + 1):  # as few blocks as fit, even in size
-        column_ranges = balanced(m, math.ceil(m / count))
-        if all(sum(widths[j] for j in block) <= room for block in column_ranges):
+    # as few blocks as fit: even in size when that fits, else filled in order (long labels)
+    column_ranges = column_blocks(widths, math.floor(room))
+    for count in range(1, len(column_ranges) + 1):
+        even = balanced(m, math.ceil(m / count))
+        if all(sum(widths[j] for j in block) <= room for block in even):
+            column_ranges = even
             break
     row_ranges = balanced(n, page.rows or max(n, 1))
     return [Block(r, c) for c in column_ranges for r in row_ranges]
