@@ -80,7 +80,7 @@ def blocks(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
     fixed = symbol_width(symbol) + max((text_width(r) for r in rows), default=0) + 2 + 2 * BRACKET
     room = page.width * 0.96 * 10 / page.font - fixed + 2 * ARRAYCOLSEP
     # as few blocks as fit: even in size when that fits, else filled in order (long labels)
-    column_ranges = column_blocks(widths, math.floor(room))
+    column_ranges = column_blocks([math.ceil(w) for w in widths], math.floor(room))
     for count in range(1, len(column_ranges) + 1):
         even = balanced(m, math.ceil(m / count))
         if all(sum(widths[j] for j in block) <= room for block in even):
