@@ -109,7 +109,7 @@ def test_a_wide_matrix_is_split_evenly_and_b1_sits_by_its_bracket() -> None:
 
 def test_prose_notation_is_math_and_minus_is_a_minus() -> None:
     text = export(EXAMPLES[0], "latex", "en")
-    assert r"$d_{\text{model}} = 2$" in text and r"$\sqrt{d_{k}} = 1.41$" in text
+    assert r"$d_{\text{model}} = 2$" in text and r"$\div \sqrt{d_{k}} = 1.41$" in text
     assert r"$q_{\text{mouse}}$ and $k_{\text{cat}}$" in text
     assert "d\\_model" not in text and "q\\_mouse" not in text
     from attncli.render.notation import latex
