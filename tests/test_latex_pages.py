@@ -195,8 +195,13 @@ def frame_titles(pdf: Path) -> list[str]:
                            check=True).stdout.strip().split("\n")[0] for i in range(1, count + 1)]
 
 
-@pytest.mark.parametrize("aspect", ["169", "43"])
-@pytest.mark.parametrize(("index", "spec"), list(enumerate(EXAMPLES)), ids=lambda x: getattr(
+# every example at both aspects, but the three-head "Life is short" (about 200 frames, 30 s a
+# deck) only at 4:3, the narrower: its matrices are those of life_is_short, checked at both
+DECKS = [(i, spec, aspect) for i, spec in enumerate(EXAMPLES) for aspect in ("169", "43")
+         if spec.stem != "life_is_short_three_heads" or aspect == "43"]
+
+
+@pytest.mark.parametrize(("index", "spec", "aspect"), DECKS, ids=lambda x: getattr(
     x, "stem", str(x)))
 def test_beamer_deck_fits_every_frame(index: int, spec: Path, aspect: str,
                                       tmp_path: Path) -> None:
