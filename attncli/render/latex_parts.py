@@ -82,15 +82,17 @@ def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str, page: Pag
     w = Writer(lang, number, page, options.full)
     t = w.t
     header = walkthrough.header
-    intro = Part("title", w.esc(title(header, lang, t)))
-    about = description(header, lang)
-    if about:
-        intro.chunks.append([w.esc(about)])
-    facts = header_facts(header, t)
-    intro.chunks.append([r"\\ ".join(w.prose(fact) for fact in facts)])
-    out = [intro]
-    for index, step in enumerate(walkthrough.steps, start=1):
-        out.append(step_part(walkthrough, index, step, options, w))
+    out = []
+    if options.header:  # --no-header: the steps alone
+        intro = Part("title", w.esc(title(header, lang, t)))
+        about = description(header, lang)
+        if about:
+            intro.chunks.append([w.esc(about)])
+        facts = header_facts(header, t)
+        intro.chunks.append([r"\\ ".join(w.prose(fact) for fact in facts)])
+        out.append(intro)
+    for step in walkthrough.steps:  # a step keeps its number when --steps picks some
+        out.append(step_part(walkthrough, step.number, step, options, w))
     for heading, sentences in reading_sections(walkthrough, t):
         out.append(Part("reading", w.prose(heading), [[w.prose(s)] for s in sentences]))
     drift = drift_lines(walkthrough, number, lang)

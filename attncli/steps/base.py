@@ -21,6 +21,7 @@ from attncli.handcalc import Arithmetic, arithmetic
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, HeadResult, Matrix, Step
 from attncli.spec.model import Head, Spec
+from attncli.visible import visible
 
 COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
 
@@ -28,7 +29,10 @@ COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
 def token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """Tokens as row/column labels, every one different: a repeated token gets its occurrence
     number (`the#2`), skipping a number whose label is already another token (`the#3` when the
-    tokens are the, the, the#2)."""
+    tokens are the, the, the#2). A token is shown `visible`: a control or invisible character in
+    it is written as its escape (`a\\x1b`, `a\\u200b`), so no label acts on a terminal or looks
+    like another."""
+    tokens = tuple(map(visible, tokens))
     counts = Counter(tokens)
     taken = {token for token in tokens if counts[token] == 1}
     seen: Counter[str] = Counter()
