@@ -29,6 +29,7 @@ from attncli.walkthrough import build
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
 LANGS = ("en", "pl", "ru")
+CAT = ROOT / "configs" / "cat_chases_mouse.yaml"
 SMALL = [p for p in EXAMPLES if p.stem in ("cat_chases_mouse", "two_heads", "padding_comma")]
 
 
@@ -108,7 +109,7 @@ def test_a_wide_matrix_is_split_evenly_and_b1_sits_by_its_bracket() -> None:
 
 
 def test_prose_notation_is_math_and_minus_is_a_minus() -> None:
-    text = export(EXAMPLES[0], "latex", "en")
+    text = export(CAT, "latex", "en")
     assert r"$d_{\text{model}} = 2$" in text and r"$\div \sqrt{d_{k}} = 1.41$" in text
     assert r"$q_{\text{mouse}}$ and $k_{\text{cat}}$" in text
     assert "d\\_model" not in text and "q\\_mouse" not in text
@@ -161,7 +162,7 @@ def test_fragment_compiles_with_exactly_the_lines_it_names(lang: str, tmp_path: 
 
 
 def test_heatmap_in_latex_has_the_weights_colours_and_hidden_keys() -> None:
-    text = export(EXAMPLES[0], "latex", "en")
+    text = export(CAT, "latex", "en")
     table = text.split(r"\begin{tabular}")[1].split(r"\end{tabular}")[0]
     # cat chases mouse, causal: 3 hidden keys; weight 1.00 is deep blue with white digits
     assert table.count(r"\cellcolor[RGB]{200,200,200}") == 3
@@ -214,7 +215,7 @@ def test_beamer_deck_fits_every_frame(index: int, spec: Path, aspect: str,
 
 
 def test_beamer_one_frame_per_step_continued_and_reading_alone(tmp_path: Path) -> None:
-    walkthrough = build(load_spec(str(EXAMPLES[0])))
+    walkthrough = build(load_spec(str(CAT)))
     source = render(walkthrough, "beamer", "en", aspect="43")
     pdflatex(source, tmp_path)
     titles = frame_titles(tmp_path / "doc.pdf")
@@ -233,7 +234,7 @@ def test_beamer_one_frame_per_step_continued_and_reading_alone(tmp_path: Path) -
 @pytest.mark.parametrize("lang", LANGS)
 def test_frames_only_go_into_a_deck_with_exactly_the_lines_they_name(lang: str,
                                                                      tmp_path: Path) -> None:
-    frames = export(EXAMPLES[0], "beamer", lang, frames_only=True, aspect="43")
+    frames = export(CAT, "beamer", lang, frames_only=True, aspect="43")
     assert r"\documentclass" not in frames.split("\n\\")[1] and r"\begin{frame}" in frames
     lines = named_lines(frames)
     assert lines[0] == r"\documentclass[aspectratio=43,xcolor=table]{beamer}"
@@ -251,7 +252,7 @@ def test_beamer_options_from_the_command_line() -> None:
     from attncli.cli import app
 
     runner = CliRunner()
-    spec = str(EXAMPLES[0])
+    spec = str(CAT)
     deck = runner.invoke(app, ["export", spec, "--beamer", "--aspect", "43", "--lang", "pl"])
     assert deck.exit_code == 0
     assert deck.stdout.splitlines()[1] == r"\documentclass[aspectratio=43,xcolor=table]{beamer}"
