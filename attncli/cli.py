@@ -715,6 +715,12 @@ class ExportFormat(str, Enum):
     markdown = "markdown"
     json = "json"
     svg = "svg"
+    beamer = "beamer"
+
+
+class Aspect(str, Enum):
+    wide = "169"
+    four_three = "43"
 
 
 class MdFlavor(str, Enum):
@@ -726,8 +732,8 @@ class MdFlavor(str, Enum):
 def export_format(**flags: bool) -> ExportFormat | None:
     chosen = [name for name, on in flags.items() if on]
     if len(chosen) > 1:
-        raise UsageError(Msg.of("choose one of --latex, --markdown, --json, --svg; found {found}",
-                                found=", ".join("--" + name for name in chosen)))
+        raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg; "
+                                "found {found}", found=", ".join("--" + name for name in chosen)))
     return ExportFormat(chosen[0]) if chosen else None
 
 
@@ -763,6 +769,13 @@ def export(
                                            "see --md-flavor.")] = False,
     json: Annotated[bool, typer.Option("--json", help="Strict JSON, full precision.")] = False,
     svg: Annotated[bool, typer.Option("--svg", help="The terminal view as an SVG.")] = False,
+    beamer: Annotated[bool, typer.Option("--beamer", help="Beamer slides for pdflatex: one "
+                                         "frame per step; see --frames-only, --aspect.")] = False,
+    frames_only: Annotated[bool, typer.Option(
+        "--frames-only", help="Beamer: only the frames, for \\input into a deck.")] = False,
+    aspect: Annotated[Aspect, typer.Option(
+        "--aspect", help="Beamer: the frames' aspect ratio, 169 (16:9) or 43 (4:3).")
+    ] = Aspect.wide,
     output: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option("--output", "-o", help="Write to FILE (safely: a temporary file renamed "
@@ -804,7 +817,7 @@ def export(
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
-    """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
+    """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON or SVG, for a post or slides.
 
     With --worksheet, chosen cells are boxes to fill in and --answers FILE writes the key:
     attn export SPEC --latex --standalone --worksheet --blank-cells 6 --seed 1 -o sheet.tex
@@ -825,9 +838,9 @@ def export(
         from attncli.files import write_atomic
         from attncli.render import render
 
-        fmt = export_format(latex=latex, markdown=markdown, json=json, svg=svg)
+        fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg)
         if fmt is None and heatmap is None:
-            raise UsageError(Msg.of("choose one of --latex, --markdown, --json, --svg "
+            raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg "
                                     "(or --heatmap FILE)"))
         chosen = languages(lang)
         check_precision(precision)
@@ -856,10 +869,12 @@ def export(
             text = render_matrix(walkthrough, shown.matrix, fmt.value, **options)
         else:
             text = render(walkthrough, fmt.value, chosen, standalone=standalone,
-                          front_matter=front_matter, **options)
+                          front_matter=front_matter, frames_only=frames_only,
+                          aspect=aspect.value, **options)
             if answers is not None:
                 write_atomic(answers, render(key, fmt.value, chosen, standalone=standalone,
-                                             front_matter=front_matter, **options),
+                                             front_matter=front_matter, frames_only=frames_only,
+                                             aspect=aspect.value, **options),
                              protect=protect + ([output] if output else []))
         if output is None:
             return text

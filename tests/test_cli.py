@@ -20,7 +20,7 @@ def test_default_example_is_cat_chases_mouse() -> None:
     result = run("explain", "--format", "text")
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
-    weights = result.stdout.split("7. Attention weights")[1].split("As a heatmap")[0]
+    weights = result.stdout.split("7. Attention weights")[1].split("Heatmap: a fuller block")[0]
     rows = {line.split()[0]: line.split()[1:] for line in weights.splitlines()
             if line.strip().startswith(("cat", "chases", "mouse"))}
     assert rows == {"cat": ["1.00", "0.00", "0.00"], "chases": ["0.36", "0.64", "0.00"],

@@ -108,9 +108,9 @@ def test_latex_fragment_and_standalone() -> None:
 
 def test_latex_masked_cells_are_minus_infinity_and_formulas_come_from_latex() -> None:
     text = export(str(ROOT / "configs" / "cat_chases_mouse.yaml"), "--latex")
-    assert r"\attncell{-\infty}" in text
+    assert r"\attncell{2}{-\infty}" in text
     # the causal mask hides 3 scores of 9: the masked matrix has exactly three -inf cells
-    masked = text.split(r"S' + M = ")[1].split(r"\end{equation*}")[0]
+    masked = text.split(r"S' + M = {}")[1].split(r"\end{equation*}")[0]
     assert masked.count(r"-\infty") == 3
     assert r"A = \operatorname{softmax}\left(S' + M\right)" in text
     for formula in ("S = Q·Kᵀ", "√", "ᵀ"):
@@ -120,8 +120,9 @@ def test_latex_masked_cells_are_minus_infinity_and_formulas_come_from_latex() ->
 def test_latex_weights_match_the_classic_example() -> None:
     """cat chases mouse: weights [1, 0, 0], [0.36, 0.64, 0], [0.40, 0.25, 0.35]."""
     text = export(str(ROOT / "configs" / "cat_chases_mouse.yaml"), "--latex")
-    weights = text.split("A = \\begin{array}")[1].split(r"\end{bmatrix}")[0]
-    rows = [re.findall(r"\\attncell\{([-0-9.]+)\}", line) for line in weights.splitlines()]
+    weights = text.split("A = {}")[1].split(r"\end{bmatrix}")[0]
+    rows = [re.findall(r"\\attncell\{\d+\}\{([-0-9.]+)\}", line)
+            for line in weights.splitlines()]
     assert [r for r in rows if len(r) == 3] == [["1.00", "0.00", "0.00"], ["0.36", "0.64", "0.00"],
                                                 ["0.40", "0.25", "0.35"]]
 
@@ -139,16 +140,21 @@ def test_latex_wide_matrix_is_split_into_column_blocks() -> None:
 
 
 def test_latex_more_than_ten_columns_sets_the_column_limit() -> None:
-    from attncli.render.latex import matrix_blocks, matrix_lines
+    from attncli.render.latex_matrix import Page, blocks, matrix_latex
 
     walkthrough = build(load_spec(str(ROOT / "tests" / "data" / "wide.yaml")))
     matrix = walkthrough.heads[0].weights
-    lines = matrix_lines(matrix, lambda m: m.msgid, str, lambda x: f"{x:.2f}", False)
     assert len(matrix.columns) == 12
-    # split to fit the page, each block within amsmath's default of 10 columns
-    assert not any("MaxMatrixCols" in line for line in lines)
-    wide = matrix_blocks(matrix, [["0.00"] * 12] * 12, page=1000)
-    assert wide == [range(12)]
+    cells = [[f"{x:.2f}" for x in row] for row in matrix.whole()]
+    # split to fit the page, in blocks of even size, each within amsmath's default of 10 columns
+    article = blocks("A", cells, matrix.rows, matrix.columns, Page())
+    sizes = [len(b.columns) for b in article]
+    assert len(article) > 1 and max(sizes) - min(sizes) <= 1 and max(sizes) <= 10
+    assert [j for b in article for j in b.columns] == list(range(12))
+    wide = blocks("A", cells, matrix.rows, matrix.columns, Page(width=1000))
+    assert [b.columns for b in wide] == [range(12)]
+    lines = matrix_latex("A", cells, matrix.rows, matrix.columns)
+    assert r"\setcounter{MaxMatrixCols}{12}" in lines
 
 
 # --- Markdown -------------------------------------------------------------------------------
@@ -217,10 +223,12 @@ def test_terminal_shows_rich_markup_literally() -> None:
 def test_heatmap_has_a_cell_per_weight_labels_and_numbers() -> None:
     walkthrough = build(load_spec(str(ROOT / "configs" / "cat_chases_mouse.yaml")))
     svg = render(walkthrough, "heatmap")
-    assert svg.count("<rect ") == 9
-    numbers = re.findall(r'text-anchor="middle" fill="#[0-9a-f]{6}">([0-9.]+)<', svg)
-    assert numbers == ["1.00", "0.00", "0.00", "0.36", "0.64", "0.00", "0.40", "0.25", "0.35"]
+    assert svg.count("<rect ") == 9 + 2  # the cells, the background, the hatching's tile
+    numbers = re.findall(r'text-anchor="middle" fill="#[0-9a-f]{6}">([^<]+)<', svg)
+    # the causal mask hides 3 keys: marked —, not a white 0.00
+    assert numbers == ["1.00", "—", "—", "0.36", "0.64", "—", "0.40", "0.25", "0.35"]
     assert 'fill="#08306b"' in svg  # weight 1.00 is the darkest shade
+    assert svg.count('fill="url(#attn-hidden)"') == 3
     tricky = render(build(load_spec(str(TRICKY))), "heatmap")
     assert "&lt;b&gt;" in tricky and "<b>" not in tricky
     import xml.etree.ElementTree as ET
@@ -336,11 +344,11 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     runner = CliRunner()
     both = runner.invoke(app, ["export", "--latex", "--markdown"])
     assert both.exit_code == 2 and both.stdout == ""
-    assert both.stderr == ("attn: choose one of --latex, --markdown, --json, --svg; "
+    assert both.stderr == ("attn: choose one of --latex, --beamer, --markdown, --json, --svg; "
                            "found --latex, --markdown\n")
     none = runner.invoke(app, ["export", "--lang", "pl"])
     assert none.exit_code == 2
-    assert none.stderr == ("attn: wybierz jedno z --latex, --markdown, --json, --svg "
+    assert none.stderr == ("attn: wybierz jedno z --latex, --beamer, --markdown, --json, --svg "
                            "(albo --heatmap PLIK)\n")
 
 
@@ -355,13 +363,14 @@ def test_latex_and_markdown_show_the_work_and_the_reading() -> None:
     latex = runner.invoke(app, ["export", "--latex", "--round-intermediates"]).stdout
     # seed 000 by hand, row mouse: S′ = 0.80 / 1.41 = 0.57, 0.16 / 1.41 = 0.11, 0.64 / 1.41 =
     # 0.45; e^0.57 = 1.768 -> 1.77, e^0.11 = 1.116 -> 1.12, e^0.45 = 1.568 -> 1.57; sum 4.46
-    assert r"\Sigma &= 1.77 + 1.12 + 1.57 = 4.46" in latex
-    assert (r"Z[\text{chases}] &= \sum_j A[\text{chases}, j] \, v_j = 0.35 \cdot "
-            r"\left[1.00,\ 0.00\right] + 0.65 \cdot \left[0.20,\ 1.00\right] = "
-            r"\left[0.48,\ 0.65\right]") not in latex  # auto writes out one row: mouse
-    assert (r"Z[\text{mouse}] &= \sum_j A[\text{mouse}, j] \, v_j = 0.40 \cdot "
-            r"\left[1.00,\ 0.00\right] + 0.25 \cdot \left[0.20,\ 1.00\right] + 0.35 \cdot "
-            r"\left[0.80,\ 0.00\right] = \left[0.73,\ 0.25\right]") in latex
+    assert r"$\Sigma = 1.77 + 1.12 + 1.57 = 4.46$" in latex
+    comma = r",\allowbreak\ "  # a long row of numbers may break after a comma
+    assert (r"$Z[\text{chases}] = \sum_j A[\text{chases}, j] \, v_j = 0.35 \cdot "
+            rf"[1.00{comma}0.00] + 0.65 \cdot [0.20{comma}1.00] = "
+            rf"[0.48{comma}0.65]$") not in latex  # auto writes out one row: mouse
+    assert (r"$Z[\text{mouse}] = \sum_j A[\text{mouse}, j] \, v_j = 0.40 \cdot "
+            rf"[1.00{comma}0.00] + 0.25 \cdot [0.20{comma}1.00] + 0.35 \cdot "
+            rf"[0.80{comma}0.00] = [0.73{comma}0.25]$") in latex
     assert "mouse attends most to cat (0.40), then to itself (0.35), least to chases (0.25)." in (
         latex)
     assert "A[chases, cat]: 0.35 by hand" in latex

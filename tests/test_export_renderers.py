@@ -74,6 +74,8 @@ def standalone(spec: Path, lang: str) -> str:
 def test_every_example_compiles_in_every_language(spec: Path, lang: str, tmp_path: Path) -> None:
     walkthrough = build(load_spec(str(spec)))
     text = compile_latex(standalone(spec, lang), tmp_path)
+    log = (tmp_path / "doc.log").read_text(encoding="utf-8", errors="replace")
+    assert "Overfull" not in log, "a line or a matrix runs past the margin"
     for token in walkthrough.steps[0].matrices[0].rows:
         assert token in text
     # the numbers of the last row of weights are in the PDF too

@@ -106,7 +106,7 @@ def test_a_two_head_walkthrough_renders_a_heatmap_and_reading_per_head() -> None
     walkthrough = two_heads()
     walkthrough = replace(walkthrough, reading=read(walkthrough))
     text = render(walkthrough, "text")
-    assert text.count("As a heatmap") == 2
+    assert text.count("Heatmap: a fuller block") == 2
     assert "What the weights say — head 2" in text
     assert "What the heads say together" in text
     # shade = round(4·weight): 0.10 -> 0 (blank), 0.30 -> 1 (░), 0.60 -> 2 (▒)

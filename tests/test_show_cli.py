@@ -74,14 +74,14 @@ def test_large_matrices_are_elided_unless_full() -> None:
     row = next(line for line in short.splitlines() if line.strip().startswith("t13"))
     assert "…" in row and len(row.split()) == 1 + 4 + 1 + 4
     assert "…" not in full
-    rows = [x.split()[1:] for x in full.split("As a heatmap")[0].splitlines()
+    rows = [x.split()[1:] for x in full.split("Heatmap: a fuller block")[0].splitlines()
             if x.strip().startswith("t13")]
     assert sum(len(r) for r in rows) == 14  # every column, over the column blocks
 
 
 def test_no_color_loses_nothing_the_heatmap_prints_every_number() -> None:
     out = explain(SEED_000, "--steps", "weights")
-    heat = out.split("As a heatmap")[1].splitlines()
+    heat = out.split("Heatmap: a fuller block")[1].splitlines()
     assert heat[4].split() == ["chases", "░░", "0.36", "▓▓", "0.64", "0.00"]
 
 

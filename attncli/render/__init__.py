@@ -29,6 +29,8 @@ class RenderOptions:
     standalone: bool = False  # latex: a whole document instead of a fragment for \input
     md_flavor: str = "github"  # markdown: github, katex or plain (no math)
     front_matter: bool = False  # markdown: YAML front matter with title_<lang>/description_<lang>
+    frames_only: bool = False  # beamer: the frames alone, for \input into a deck
+    aspect: str = "169"  # beamer: the frame's aspect ratio, "169" or "43"
 
 
 Renderer = Callable[["Walkthrough", RenderOptions], str]
@@ -45,6 +47,7 @@ FORMATS: dict[str, str] = {
     "markdown": "attncli.render.markdown",
     "svg": "attncli.render.svg",
     "heatmap": "attncli.render.heatmap",
+    "beamer": "attncli.render.beamer",
 }
 
 # format name -> file extension of a snippet written in it (`attn snippets`, `{ext}`). A format

@@ -245,12 +245,8 @@ def shade(weight: float) -> str:
     return SHADES[min(len(SHADES) - 1, max(0, round(weight * (len(SHADES) - 1))))]
 
 
-def shade_level(weight: float) -> int:
-    return SHADES.index(shade(weight)) if weight == weight else 0
-
-
 def heatmap_caption(t: Translate) -> str:
-    return t(Msg.of("As a heatmap: darker is more weight ({shades}), the number beside it.",
+    return t(Msg.of("Heatmap: a fuller block is more weight ({shades}), the number beside it.",
                     shades=" ".join(s for s in SHADES if s.strip())))
 
 

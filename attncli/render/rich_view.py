@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from rich import box
 from rich.console import Console
 from rich.rule import Rule
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
@@ -34,10 +35,19 @@ from attncli.render.common import (
     number_format,
     reading_sections,
     shade,
-    shade_level,
     step_heading,
     title,
     translator,
+)
+from attncli.render.heat import (
+    DARK_INK,
+    HIDDEN,
+    HIDDEN_MARK,
+    LEGEND,
+    hex_colour,
+    hidden_cells,
+    ink,
+    rgb,
 )
 from attncli.render.numbers import NumberFormat
 from attncli.render.wrap import formula, words
@@ -47,7 +57,7 @@ CELL_PADDING = 3  # one space each side and one border per column
 
 def console_for(out: io.StringIO, options: RenderOptions) -> Console:
     return Console(file=out, width=options.width, force_terminal=options.color,
-                   color_system="standard" if options.color else None,
+                   color_system="256" if options.color else None,  # 256: the heatmap's blues
                    highlight=False, emoji=False, markup=False)
 
 
@@ -103,7 +113,10 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
         if step.id == "weights" and options.heatmap:
             console.print()
             say(words(heatmap_caption(t), width, "  "), "italic")
-            for table in tables(step.matrices[0], number, t, width, options.full, heat=True):
+            if console.color_system is not None:
+                say(words(t(LEGEND), width, "  "), "italic")
+            for table in tables(step.matrices[0], number, t, width, options.full,
+                                heat=hidden_cells(walkthrough, step)):
                 console.print(table)
         if step.expansions:
             console.print()
@@ -123,14 +136,18 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
             say(words(line, width, "  "))
 
 
-# background of a heatmap cell by shade level (0: none); the number is always printed too
-HEAT_STYLES = ("", "on grey23", "on grey42", "black on grey66", "black on grey89")
+def heat_style(weight: float, hidden: bool) -> Style:
+    """A heatmap cell's own background (attncli/render/heat.py), whatever the terminal's theme."""
+    if hidden:
+        return Style(color=hex_colour(DARK_INK), bgcolor=hex_colour(HIDDEN))
+    return Style(color=hex_colour(ink(weight)), bgcolor=hex_colour(rgb(weight)))
 
 
 def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full: bool = False,
-           heat: bool = False) -> list[Table]:
+           heat: set[tuple[int, int]] | None = None) -> list[Table]:
     """One table per column block, so no table is ever squeezed or wrapped by the terminal; a
-    large matrix elided in the middle unless `full`; with `heat`, cells shaded by weight."""
+    large matrix elided in the middle unless `full`; with `heat` (the hidden cells), a heatmap:
+    cells shaded by weight, a hidden key marked —."""
     elide = is_elided(matrix, full)
     row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
@@ -140,9 +157,11 @@ def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full:
         if i is None or j is None:
             return Text(ELLIPSIS)
         x = float(matrix.at(i, j))
-        if not heat:
+        if heat is None:
             return Text(number(x))
-        return Text(shade(x) + " " + number(x), style=HEAT_STYLES[shade_level(x)])
+        if (i, j) in heat:
+            return Text("   " + HIDDEN_MARK.rjust(len(number(x))), style=heat_style(x, True))
+        return Text(shade(x) + " " + number(x), style=heat_style(x, False))
 
     cells = [[write(i, j) for j in column_at] for i in row_at]
     label_width = max((cell_width(label) for label in labels), default=0)

@@ -7,6 +7,7 @@ spec twice writes the same bytes.
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console
 
@@ -16,6 +17,7 @@ from attncli.render.common import number_format, title, translator
 from attncli.render.rich_view import show
 
 UNIQUE_ID = "attn"
+MONOSPACE = '"Fira Code", "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
@@ -26,4 +28,12 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
     t = translator(options, number_format(walkthrough, options))
     svg = console.export_svg(title=title(walkthrough.header, options.lang, t),
                              unique_id=UNIQUE_ID)
+    svg = self_contained(svg)
     return svg if svg.endswith("\n") else svg + "\n"
+
+
+def self_contained(svg: str) -> str:
+    """No font fetched from the network: Rich's @font-face rules point at a CDN, so drop them
+    and name monospace fonts a reader has (Fira Code still wins where it is installed)."""
+    svg = re.sub(r"@font-face\s*\{[^}]*\}\s*", "", svg)
+    return svg.replace("font-family: Fira Code, monospace;", "font-family: " + MONOSPACE + ";")

@@ -1,0 +1,87 @@
+"""Packing a step's LaTeX pieces into Beamer frames by their height, estimated before TeX runs.
+
+A piece is a paragraph, a display (a formula, a matrix block under its caption), a table (the
+heatmap) or the written-out lines (split line by line here, so a long list continues on the next
+frame). The estimates are in points at the frame's font size and err on the tall side; a piece
+taller than a frame still gets a frame of its own (matrix blocks never are: their rows are capped).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from attncli.render.latex_matrix import Page
+
+Chunk = list[str]
+# Measured in a 16:9 frame at 11 pt: a line of text 13.6 pt, a display formula 24 pt, a matrix
+# of n rows 34.7 + 13.6·(n − 1) pt; each piece is given a little more.
+LINE = 1.24  # baselines per font size
+DISPLAY = 1.6  # a display's own room beyond its lines, in lines
+FLUSH = ("\\begin{flushleft}", "\\end{flushleft}")
+
+
+def plain_length(latex: str) -> int:
+    """Characters a reader sees, roughly: commands, braces and math markup removed."""
+    text = re.sub(r"\\(text|ensuremath|textcolor|cellcolor)\b", "", latex)
+    text = re.sub(r"\\[A-Za-z]+|[{}$&^_]|\[RGB\]", "", text)
+    return len(text)
+
+
+def height(chunk: Chunk, page: Page) -> float:
+    """Points the chunk takes in a frame."""
+    line = LINE * page.font
+    text = "\n".join(chunk)
+    per_line = page.width / (0.5 * page.font)  # characters of 0.5 em on one line
+    if r"\begin{bmatrix}" in text:
+        rows = text.split(r"\begin{bmatrix}")[1].count(r"\\") + 1
+        caption = 1 if chunk[0].startswith(r"\noindent") else 0
+        return (rows + caption + DISPLAY) * line + 6
+    if r"\begin{tabular}" in text:
+        legend = text.split(r"\begin{center}")[0]
+        lines = math.ceil(plain_length(legend) / per_line) if legend.strip() else 0
+        return (text.count(r"\\") + lines) * line * 1.05 + 12
+    if r"\begin{equation*}" in text:
+        return (1 + DISPLAY) * line + 2
+    if chunk[0] == FLUSH[0]:
+        lines = sum(math.ceil(plain_length(x) / per_line) for x in chunk[1:-1])
+        return (lines + 1) * line
+    return math.ceil(plain_length(text) / per_line) * line + 0.3 * line
+
+
+def split_written_out(chunks: list[Chunk]) -> list[Chunk]:
+    """The written-out lines one by one, each still a flushleft paragraph, so they can continue
+    on the next frame."""
+    out: list[Chunk] = []
+    for chunk in chunks:
+        if chunk and chunk[0] == FLUSH[0] and len(chunk) > 3:
+            out += [[FLUSH[0], line, FLUSH[1]] for line in chunk[1:-1]]
+        else:
+            out.append(chunk)
+    return out
+
+
+def pack(chunks: list[Chunk], page: Page) -> list[list[Chunk]]:
+    """Consecutive groups of chunks, each within `page.height` (one chunk at least)."""
+    room = page.height or math.inf
+    groups: list[list[Chunk]] = [[]]
+    used = 0.0
+    for chunk in split_written_out(chunks):
+        tall = height(chunk, page)
+        if groups[-1] and used + tall > room:
+            groups.append([])
+            used = 0.0
+        groups[-1].append(chunk)
+        used += tall
+    return [joined(g) for g in groups if g] or [[]]
+
+
+def joined(group: list[Chunk]) -> list[Chunk]:
+    """Written-out lines that share a frame in one flushleft again (no gap between them)."""
+    out: list[Chunk] = []
+    for chunk in group:
+        if out and chunk[0] == FLUSH[0] and out[-1][0] == FLUSH[0]:
+            out[-1] = [*out[-1][:-1], *chunk[1:]]
+        else:
+            out.append(chunk)
+    return out

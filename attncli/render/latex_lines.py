@@ -1,0 +1,88 @@
+"""Written-out cells as paragraphs of inline math that TeX may break.
+
+TeX breaks inline math after a binary operator or a relation, never inside a group: so each
+product (`0.20 \\cdot 0.20`) is a group and a line breaks after `+` or `=`; brackets are plain
+`[ ]`, not `\\left[ \\right]`, so a long row of numbers may break after a comma too. Each line
+hangs: its continuation is indented under its start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from attncli.i18n import Msg
+from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
+from attncli.render.common import MAX_TERMS, box_math, elide
+from attncli.render.numbers import NumberFormat
+
+HANG = r"\hangindent=2em\hangafter=1 "
+COMMA = r",\allowbreak\ "
+
+
+def is_negative(text: str) -> bool:
+    return text[:1] in ("-", "−")
+
+
+def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
+              full: bool = False) -> str:
+    """The numbers of a calculation as breakable inline math; `number` writes math numbers and
+    `words(n)` the `(n terms)` of an elided sum."""
+    def wrapped(e: Expr, around: tuple[type, ...]) -> str:
+        text = expr_math(e, number, words, full)
+        return f"({text})" if isinstance(e, around) else text
+
+    if isinstance(expr, Num):
+        text = number(expr.value)
+        return f"({text})" if is_negative(text) else text
+    if isinstance(expr, Vec):
+        values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2,
+                       r"\dots")
+        separator = ";\\allowbreak\\ " if number.decimal == "{,}" else COMMA
+        return "[" + separator.join(values) + "]"
+    if isinstance(expr, Product):
+        text = r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
+        # a group cannot break; a product with a row of numbers must, after its commas
+        return text if any(isinstance(f, Vec) for f in expr.factors) else "{" + text + "}"
+    if isinstance(expr, Sum):
+        parts = elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2, r"\dots")
+        text = " + ".join(parts)
+        return text + r"\ " + words(len(expr.terms)) if r"\dots" in parts else text
+    if isinstance(expr, Quotient):
+        return "{" + (wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " +
+                      wrapped(expr.denominator, (Sum, Difference, Quotient, Product))) + "}"
+    if isinstance(expr, Exp):
+        return "e^{" + expr_math(expr.argument, number, words, full) + "}"
+    assert isinstance(expr, Difference)
+    return (expr_math(expr.left, number, words, full) + " - " +
+            wrapped(expr.right, (Sum, Difference)))
+
+
+def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[int], str],
+                   full: bool = False) -> str:
+    """`S[a, b] = q_a \\cdot k_b = 0.20 \\cdot 0.20 + 1.00 \\cdot 1.00 = 1.04`, with `\\approx`
+    before a result that the printed operands do not give exactly."""
+    parts = [f.latex for f in (expansion.target, expansion.symbolic) if f is not None]
+    parts.append(expr_math(expansion.expression, number, words, full))
+    result = expansion.result
+    value = ("[" + COMMA.join(number(x) for x in result) + "]" if isinstance(result, tuple)
+             else number(result))
+    relation = " = " if expansion.exact else r" \approx "
+    if expansion.blank:  # a worksheet: the result is the student's to write
+        relation, value = " = ", box_math(number)
+    return " = ".join(parts) + relation + value
+
+
+def written_out(expansions: Sequence[Expansion], number: NumberFormat,
+                t: Callable[[Msg], str], esc: Callable[[str], str],
+                full: bool) -> list[list[str]]:
+    """One chunk: every written-out line of a step as a hanging paragraph."""
+    def words(count: int) -> str:
+        return r"\text{" + esc(t(Msg.of("({terms})", terms=Msg.plural_of(
+            "{count} term", "{count} terms", count)))) + "}"
+
+    math_number = number.math()
+    lines = [r"\begin{flushleft}"]
+    lines += [HANG + "$" + expansion_math(e, math_number, words, full) + r"$\par"
+              for e in expansions]
+    lines.append(r"\end{flushleft}")
+    return [lines]

@@ -1,0 +1,127 @@
+"""A labelled matrix for pdflatex: its tokens as row labels on the left, column labels above the
+bracket, and, when it is wider than the page, balanced column blocks that each fit (8 columns
+that need two blocks are 4 + 4, not 7 + 1). Slides also cap the rows of a block.
+
+    \\attncolumn{0}{0.20\\\\0.80\\\\\\text{d1}} ...   (measures column 0: its label and numbers)
+    \\begin{equation*}
+    \\begin{array}{@{}r@{}r@{\\,}l@{}}
+    & & (column labels, each \\attncell{j}{...}, after the width of a left bracket) \\\\
+    X = {}\\quad & \\begin{array}{@{}r@{}}\\text{cat} \\\\ ...\\end{array}
+        & \\begin{bmatrix} \\attncell{0}{0.20} & ... \\end{bmatrix}
+    \\end{array}
+    \\end{equation*}
+
+The symbol sits in the row of the bracket, so `b_1 =` is level with a one-row matrix, and every
+cell is right-aligned in its column's width (the widest of its label and its numbers, measured by
+TeX), so the column labels stand over their numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from attncli.render.common import column_blocks
+from attncli.render.tex import text_math
+from attncli.render.tex_metrics import ARRAYCOLSEP, BRACKET, number_width, text_width
+
+# \attncolumn{j}{entries} measures column j (its label and its numbers) into \attnw<j>;
+# \attncell{j}{x} sets x right-aligned in that width, so a label stands over its numbers. Defined
+# unless the document has them (a fragment may be \input twice): all a matrix needs beyond amsmath.
+CELL_MACROS = "\n".join([
+    r"\ifdefined\attnwidth\else\newlength\attnwidth\fi",
+    r"\providecommand\attncolumn[2]{\settowidth{\attnwidth}{$\begin{matrix}#2\end{matrix}$}"
+    r"\expandafter\edef\csname attnw#1\endcsname{\the\attnwidth}}",
+    r"\providecommand\attncell[2]{\makebox[\csname attnw#1\endcsname][r]{$#2$}}",
+])
+MAX_MATRIX_COLS = 10  # amsmath's default limit for bmatrix
+
+
+@dataclass(frozen=True)
+class Page:
+    """Where matrices go: the width of a line (pt) at a font size (pt), and at most `rows` rows
+    of a matrix at once (None: any number, the page breaks between matrices); a slide also has
+    a `height` its pieces are packed into."""
+
+    width: float = 345.0  # article's \textwidth at 10 pt
+    font: float = 10.0
+    rows: int | None = None
+    height: float | None = None  # a frame's room below its title; None: pages break by themselves
+
+    def fits(self, points_at_10pt: float) -> bool:
+        return points_at_10pt * self.font / 10 <= self.width * 0.96
+
+
+@dataclass(frozen=True)
+class Block:
+    """The rows and columns of a matrix shown together."""
+
+    rows: range
+    columns: range
+
+
+def symbol_width(symbol: str) -> float:
+    """`W_1 = `: the symbol's letters and the equals sign with its spaces."""
+    return text_width(symbol) * 1.1 + 23.0
+
+
+def cell(column: int, content: str) -> str:
+    return r"\attncell{" + str(column) + "}{" + content + "}"
+
+
+def blocks(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
+           columns: Sequence[str], page: Page) -> list[Block]:
+    """Balanced blocks of the matrix that each fit `page`: as few column blocks as fit, of
+    nearly equal size, and as few row blocks as `page.rows` allows."""
+    n, m = len(rows), len(columns)
+    widths = [max([text_width(columns[j])] + [number_width(row[j]) for row in cells]) +
+              2 * ARRAYCOLSEP for j in range(m)]
+    fixed = symbol_width(symbol) + max((text_width(r) for r in rows), default=0) + 2 + 2 * BRACKET
+    room = page.width * 0.96 * 10 / page.font - fixed + 2 * ARRAYCOLSEP
+    # as few blocks as fit: even in size when that fits, else filled in order (long labels)
+    column_ranges = column_blocks([math.ceil(w) for w in widths], math.floor(room))
+    for count in range(1, len(column_ranges) + 1):
+        even = balanced(m, math.ceil(m / count))
+        if all(sum(widths[j] for j in block) <= room for block in even):
+            column_ranges = even
+            break
+    row_ranges = balanced(n, page.rows or max(n, 1))
+    return [Block(r, c) for c in column_ranges for r in row_ranges]
+
+
+def balanced(count: int, most: int) -> list[range]:
+    """`count` items in consecutive ranges of at most `most`, as few and as even as can be."""
+    parts = max(1, math.ceil(count / max(most, 1)))
+    size, extra = divmod(count, parts)
+    out, start = [], 0
+    for i in range(parts):
+        stop = start + size + (1 if i < extra else 0)
+        out.append(range(start, stop))
+        start = stop
+    return out
+
+
+def matrix_latex(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
+                 columns: Sequence[str], cyrillic_base: bool = False) -> list[str]:
+    """The lines of one labelled matrix (one block) as an equation*; `cells` are math."""
+    row_labels = [text_math(r, "latex", cyrillic_base) for r in rows]
+    labels = [text_math(c, "latex", cyrillic_base) for c in columns]
+    height = r"\vphantom{\begin{matrix}" + r"\\".join("0" for _ in cells) + r"\end{matrix}}"
+    lines = [r"\attncolumn{" + str(j) + "}{" + r"\\".join(
+        sorted({label} | {row[j] for row in cells})) + "}" for j, label in enumerate(labels)]
+    if len(columns) > MAX_MATRIX_COLS:
+        lines.append(r"\setcounter{MaxMatrixCols}{" + str(len(columns)) + "}")
+    lines += [
+        r"\begin{equation*}",
+        r"\begin{array}{@{}r@{}r@{\,}l@{}}",
+        r"& & \hphantom{\left[" + height + r"\right.}\begin{matrix}"
+        + " & ".join(cell(j, label) for j, label in enumerate(labels)) + r"\end{matrix} \\",
+        symbol + r" = {}\quad & \begin{array}{@{}r@{}}" + r" \\ ".join(row_labels)
+        + r"\end{array} & \begin{bmatrix}",
+    ]
+    for i, row in enumerate(cells):
+        end = r" \\" if i < len(cells) - 1 else ""
+        lines.append(" & ".join(cell(j, x) for j, x in enumerate(row)) + end)
+    lines += [r"\end{bmatrix}", r"\end{array}", r"\end{equation*}"]
+    return lines

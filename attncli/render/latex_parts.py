@@ -1,0 +1,144 @@
+"""The walkthrough as LaTeX pieces that a document (attncli/render/latex.py) lays out as sections
+and a deck (attncli/render/beamer.py) as frames: a heading and chunks of lines, each chunk a
+paragraph or a display that a page or frame may break before.
+
+Prose comes from the catalog with its notation as math (attncli/render/notation.py); matrices
+are split into blocks that fit the page (attncli/render/latex_matrix.py); a written-out cell is
+a paragraph of inline math, so TeX breaks a long sum after a `+` or an `=` and indents the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from attncli.i18n import Msg
+from attncli.model import Matrix, Step, Walkthrough
+from attncli.render import RenderOptions
+from attncli.render.common import (
+    block_marker,
+    box_math,
+    cell_texts,
+    description,
+    drift_lines,
+    header_facts,
+    number_format,
+    reading_sections,
+    step_heading,
+    title,
+    translator,
+)
+from attncli.render.heat import hidden_cells
+from attncli.render.latex_heatmap import heatmap_chunks
+from attncli.render.latex_lines import written_out
+from attncli.render.latex_matrix import Page, blocks, matrix_latex
+from attncli.render.notation import latex as notation_latex
+from attncli.render.notation import message
+from attncli.render.numbers import NumberFormat
+from attncli.render.tex import escape_text
+
+CYRILLIC_LANGS = frozenset({"ru"})
+
+Chunk = list[str]
+
+
+@dataclass
+class Part:
+    """A heading (LaTeX text) and its chunks; `kind` is title, step, reading or drift."""
+
+    kind: str
+    heading: str
+    chunks: list[Chunk] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Writer:
+    """What every piece needs: the language, escaping, numbers as text and as math."""
+
+    lang: str
+    number: NumberFormat
+    page: Page
+    full: bool
+
+    @property
+    def cyrillic(self) -> bool:
+        return self.lang in CYRILLIC_LANGS
+
+    def esc(self, text: str) -> str:
+        return escape_text(text, "latex", self.cyrillic)
+
+    def say(self, msg: Msg | str) -> str:
+        """A catalog sentence, its notation as math."""
+        return message(msg, self.lang, self.esc, self.number)
+
+    def prose(self, text: str) -> str:
+        """Text attn wrote (a heading, a fact) with its notation as math."""
+        return notation_latex(text, self.esc)
+
+    def t(self, msg: Msg) -> str:
+        return translator(RenderOptions(lang=self.lang), self.number)(msg)
+
+
+def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str, page: Page) -> list[Part]:
+    number = number_format(walkthrough, options)
+    w = Writer(lang, number, page, options.full)
+    t = w.t
+    header = walkthrough.header
+    out = []
+    if options.header:  # --no-header: the steps alone
+        intro = Part("title", w.esc(title(header, lang, t)))
+        about = description(header, lang)
+        if about:
+            intro.chunks.append([w.esc(about)])
+        facts = header_facts(header, t)
+        intro.chunks.append([r"\\ ".join(w.prose(fact) for fact in facts)])
+        out.append(intro)
+    for step in walkthrough.steps:  # a step keeps its number when --steps picks some
+        out.append(step_part(walkthrough, step.number, step, options, w))
+    for heading, sentences in reading_sections(walkthrough, t):
+        out.append(Part("reading", w.prose(heading), [[w.prose(s)] for s in sentences]))
+    drift = drift_lines(walkthrough, number, lang)
+    if drift:
+        out.append(Part("drift", w.esc(t(Msg.of("Hand calculation"))),
+                        [[w.prose(line.strip())] for line in drift]))
+    return out
+
+
+def step_part(walkthrough: Walkthrough, index: int, step: Step, options: RenderOptions,
+              w: Writer) -> Part:
+    part = Part("step", w.prose(step_heading(index, step, w.t)))
+    if step.formula is not None:
+        part.chunks.append([r"\begin{equation*}", step.formula.latex, r"\end{equation*}"])
+    part.chunks += [[w.say(note)] for note in step.notes]
+    for matrix in step.matrices:
+        part.chunks += matrix_chunks(matrix, w)
+    if step.id == "weights" and options.heatmap and step.matrices:
+        part.chunks += heatmap_chunks(step.matrices[0], hidden_cells(walkthrough, step), w)
+    if step.expansions:
+        part.chunks.append([r"\noindent " + w.esc(w.t(Msg.of("Written out:")))])
+        part.chunks += written_out(step.expansions, w.number, w.t, w.esc, w.full)
+    return part
+
+
+def matrix_chunks(matrix: Matrix, w: Writer,
+                  cell: Callable[[float], str] | None = None) -> list[Chunk]:
+    """One chunk per block of the matrix, each under its `columns d1–d4 of 8` marker."""
+    math_number = cell or w.number.math()
+    cells = cell_texts(matrix, math_number, box_math(math_number))  # a worksheet's blanks: boxes
+    widths = cell_texts(matrix, math_number, math_number(0.0))  # a blank is as wide as a number
+    chunks = []
+    for block in blocks(matrix.symbol.text, widths, matrix.rows, matrix.columns, w.page):
+        lines: Chunk = []
+        marker = block_marker(block.columns, len(matrix.columns), matrix.columns, w.t)
+        if len(block.rows) < len(matrix.rows):
+            rows = w.t(Msg.of("rows {first}–{last} of {total}", first=matrix.rows[block.rows.start],
+                              last=matrix.rows[block.rows.stop - 1], total=len(matrix.rows)))
+            marker = rows if marker is None else marker + ", " + rows
+        if marker:
+            lines.append(r"\noindent " + w.esc(marker))
+        lines += matrix_latex(matrix.symbol.latex,
+                              [[cells[i][j] for j in block.columns] for i in block.rows],
+                              [matrix.rows[i] for i in block.rows],
+                              [matrix.columns[j] for j in block.columns], w.cyrillic)
+        chunks.append(lines)
+    return chunks
