@@ -15,7 +15,7 @@ from attncli.handcalc import drift
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.reading import read
 from attncli.spec.model import Spec
-from attncli.steps import block, heads, masks, positions, projections, scores, softmax
+from attncli.steps import block, decode, heads, masks, positions, projections, scores, softmax
 from attncli.steps.base import Build, Family, HeadState, Made, S, State, token_labels
 from attncli.steps.header import header
 
@@ -27,6 +27,7 @@ HEAD: tuple[Family[HeadState], ...] = (
     Family("masked", masks.masked, masks.has_masks),
     Family("weights", softmax.weights),
     Family("output", heads.output),
+    Family("decode", decode.prefill, decode.decodes),
 )
 
 
@@ -55,6 +56,7 @@ LAYER: tuple[Family[State], ...] = (
     Family("heads", attend),
     Family("combine", heads.combine),
     Family("block", block.layer, block.has_block),
+    Family("kv_cache", decode.cache_sizes, decode.decodes),
 )
 
 

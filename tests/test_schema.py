@@ -15,6 +15,7 @@ from attncli.i18n import LANGUAGES
 from attncli.schema import SCHEMA_PATH, schema
 from attncli.spec.arrays import RANDOM_KEYS
 from attncli.spec.block import BLOCK_KEYS, FFN_KEYS
+from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
 from attncli.spec.scores import SCORE_KEYS
@@ -54,6 +55,7 @@ GOOD = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
     "", "mask: causal\n", "mask: [causal, {window: 1}]\n", "mask: [[1, 0], [1, 1]]\n",
     "mask: {padding: [true, false]}\n", "mask: {causal: true}\n", "scale: 2.5\n",
     "score: {general: [[1, 0], [0, 1]]}\n", "title: {en: A, pl: B}\n",
+    "mask: causal\ndecode: {prefill: 1}\n",
     "weights: {W_Q: identity, b_V: [1e-3, 2]}\n", "display: {precision: 3, decimal: comma}\n",
     "heads: 2\nweights: {W_O: {random: {seed: 1}}, b_O: {file: b.csv}}\n",
     "heads: [{W_Q: [[1], [0]], W_K: {file: w.npz, key: K}}, {}]\n",
@@ -108,6 +110,7 @@ def test_the_schema_names_exactly_the_keys_the_loader_accepts() -> None:
     assert properties("$defs", "localized", "oneOf", 1) == set(LANGUAGES)
     assert properties("$defs", "head") == set(PROJECTION_KEYS)
     assert properties("properties", "block") == set(BLOCK_KEYS)
+    assert properties("properties", "decode") == set(DECODE_KEYS)
     assert properties("properties", "block", "properties", "ffn") == set(FFN_KEYS)
     assert properties("$defs", "randomOptions") == set(RANDOM_KEYS)
     assert properties("properties", "context") == {"tokens", "embeddings", "positional"}

@@ -69,6 +69,13 @@ class Head:
 
 
 @dataclass(frozen=True)
+class Decode:
+    """Generation with a KV cache: the first `prefill` tokens at once, then one token a step."""
+
+    prefill: int
+
+
+@dataclass(frozen=True)
 class Score:
     """How a query is compared with a key: q·k, or q·W·k (`general`)."""
 
@@ -177,6 +184,7 @@ class Spec:
     scale: Scale = field(default_factory=Scale)
     masks: tuple[Mask, ...] = ()
     masked_rows: MaskedRows = "zeros"
+    decode: Decode | None = None
     display: Display = field(default_factory=Display)
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language
     description: dict[str, str] = field(default_factory=dict)

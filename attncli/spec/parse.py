@@ -8,6 +8,7 @@ from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.spec import view_keys
 from attncli.spec.arrays import Budget, Files
 from attncli.spec.block import block_spec
+from attncli.spec.decode import decode_spec
 from attncli.spec.files import spec_folder
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Scale, Score, Spec
@@ -29,7 +30,7 @@ from attncli.spec.weights import projections
 TOP_KEYS = (
     "tokens", "embeddings", "convention", "weights", "score", "scale", "mask",
     "masked_rows", "display", "title", "description",
-    "heads", "context", "positional", "block",
+    "heads", "context", "positional", "block", "decode",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -72,6 +73,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
             fail(top["block"], "the layer needs the attention output to have d_model = {d_model} "
                  "columns, found {width}; add W_O to weights", d_model=queries.d_model,
                  width=width)
+    mask = optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), ())
     spec = Spec(
         source=root.where.source,
         queries=queries,
@@ -83,7 +85,8 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         block=block,
         score=score_model,
         scale=optional(top, "scale", scale_spec, default_scale),
-        masks=optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), ()),
+        masks=mask,
+        decode=optional(top, "decode", lambda n: decode_spec(n, queries.n, mask, context), None),
         masked_rows=optional(top, "masked_rows", masked_rows, "zeros"),
         display=optional(top, "display", display, Display()),
         title=optional(top, "title", localized, {}),
