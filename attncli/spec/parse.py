@@ -11,7 +11,7 @@ from attncli.spec.block import block_spec
 from attncli.spec.decode import decode_spec
 from attncli.spec.files import spec_folder
 from attncli.spec.masks import masked_rows, masks
-from attncli.spec.model import Convention, Display, Scale, Score, Spec
+from attncli.spec.model import Convention, Display, Mask, Scale, Score, Spec
 from attncli.spec.scores import scale_spec, score_spec
 from attncli.spec.sequences import context_sequence, sequence
 from attncli.spec.source import Node
@@ -73,7 +73,8 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
             fail(top["block"], "the layer needs the attention output to have d_model = {d_model} "
                  "columns, found {width}; add W_O to weights", d_model=queries.d_model,
                  width=width)
-    mask = optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), ())
+    no_mask: tuple[Mask, ...] = ()
+    mask = optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), no_mask)
     spec = Spec(
         source=root.where.source,
         queries=queries,
