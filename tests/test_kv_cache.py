@@ -146,3 +146,17 @@ def test_the_cache_sizes_in_polish_and_russian_use_plural_forms() -> None:
     assert "(GQA): 2 głowic nie da się" in " ".join(pl.stdout.split())
     assert "= 16 байт на токен и слой" in " ".join(ru.stdout.split())
     assert "(GQA): 2 головы нельзя" in " ".join(ru.stdout.split())
+
+
+def test_shared_key_value_heads_shrink_the_cache() -> None:
+    """configs/multi_query.yaml (2 heads, kv_heads: 1, d_k = d_v = 2) decoded after 1 token: the
+    cache holds one key-value head, 1·(2 + 2)·2 = 8 bytes, and every decode row still equals
+    full causal attention."""
+    from pathlib import Path
+
+    text = Path("configs/multi_query.yaml").read_text("utf-8") + "decode: {prefill: 1}\n"
+    w = build(loads_spec(text, "multi_query.yaml"))
+    sizes = next(s for s in w.steps if s.id == "kv_cache")
+    assert "= 8 bytes per token per layer" in translate(sizes.notes[1], "en")
+    checks = [translate(s.notes[-1], "en") for s in w.steps if s.id == "decode"]
+    assert len(checks) == 4 and all(c.startswith("Check: z") for c in checks)

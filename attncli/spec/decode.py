@@ -10,7 +10,8 @@ from attncli.spec.values import check_keys, fail, integer
 DECODE_KEYS = ("prefill",)
 
 
-def decode_spec(node: Node, n: int, masks: tuple[Mask, ...], context: Sequence | None) -> Decode:
+def decode_spec(node: Node, n: int, masks: tuple[Mask, ...], context: Sequence | None,
+                biased: bool = False) -> Decode:
     """`{prefill: p}` with 1 <= p < n, for causal self-attention only: a decode step sees the
     cache of the tokens before it, which is what the causal mask lets a query see."""
     keys = check_keys(node, DECODE_KEYS)
@@ -23,4 +24,6 @@ def decode_spec(node: Node, n: int, masks: tuple[Mask, ...], context: Sequence |
         fail(node, "decoding reads its own tokens; it cannot be used with context")
     if masks != (CausalMask(),):
         fail(node, "decoding needs mask: causal (and no other mask)")
+    if biased:
+        fail(node, "decoding is worked out without a score bias; remove bias or decode")
     return Decode(prefill)

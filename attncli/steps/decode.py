@@ -114,7 +114,8 @@ def cache_sizes(b: Build, state: State) -> Made[State]:
     heads = b.spec.heads
     h = len(heads)
     d_k, d_v = heads[0].d_k(conv), heads[0].d_v(conv)
-    own = FLOAT16_BYTES * sum(head.d_k(conv) + head.d_v(conv) for head in heads)
+    kv = b.spec.kv_heads or h  # key-value heads: fewer than h when the heads share them (GQA)
+    own = FLOAT16_BYTES * sum(head.d_k(conv) + head.d_v(conv) for head in heads) * kv // h
     per_head = FLOAT16_BYTES * (d_k + d_v)  # one key-value head: a key and a value, 2 bytes each
     sizes = {"d_k": d_k, "d_v": d_v}
     notes = [
@@ -135,7 +136,7 @@ def cache_sizes(b: Build, state: State) -> Made[State]:
     notes.insert(1, Msg.plural_of(
         "This spec: {heads} · ({d_k} + {d_v}) · 2 = {count} byte per token per layer.",
         "This spec: {heads} · ({d_k} + {d_v}) · 2 = {count} bytes per token per layer.", own,
-        heads=h, **sizes))
+        heads=kv, **sizes))
     groups = gqa_groups(h)
     if groups is not None:
         notes.append(Msg.plural_of(
