@@ -19,6 +19,7 @@ from attncli.steps import (
     backward,
     biases,
     block,
+    decode,
     heads,
     masks,
     positions,
@@ -40,6 +41,7 @@ HEAD: tuple[Family[HeadState], ...] = (
     Family("masked", masks.masked, masks.has_masks),
     Family("weights", softmax.weights),
     Family("output", heads.output),
+    Family("decode", decode.prefill, decode.decodes),
 )
 
 
@@ -68,6 +70,7 @@ LAYER: tuple[Family[State], ...] = (
     Family("heads", attend),
     Family("combine", heads.combine),
     Family("block", block.layer, block.has_block),
+    Family("kv_cache", decode.cache_sizes, decode.decodes),
     Family("backward", backward.backward, backward.has_backward),
 )
 

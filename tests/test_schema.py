@@ -15,6 +15,7 @@ from attncli.i18n import LANGUAGES
 from attncli.schema import SCHEMA_PATH, schema
 from attncli.spec.arrays import EMBEDDINGS_RANDOM_KEYS, FILE_KEYS, RANDOM_KEYS, RANDOM_SHAPE_KEYS
 from attncli.spec.block import BLOCK_KEYS, FFN_KEYS, LAYER_NORM_KEYS, RMS_NORM_KEYS
+from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
@@ -63,6 +64,7 @@ GOOD = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
     "", "mask: causal\n", "mask: [causal, {window: 1}]\n", "mask: [[1, 0], [1, 1]]\n",
     "mask: {padding: [true, false]}\n", "mask: {causal: true}\n", "scale: 2.5\n",
     "score: {general: [[1, 0], [0, 1]]}\n", "title: {en: A, pl: B}\n",
+    "mask: causal\ndecode: {prefill: 1}\n",
     "weights: {W_Q: identity, b_V: [1e-3, 2]}\n", "display: {precision: 3, decimal: comma}\n",
     "heads: 2\nweights: {W_O: {random: {seed: 1}}, b_O: {file: b.csv}}\n",
     "heads: [{W_Q: [[1], [0]], W_K: {file: w.npz, key: K}}, {}]\n",
@@ -121,6 +123,7 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/context": CONTEXT_KEYS,
     "properties/block": BLOCK_KEYS,
     "properties/block/properties/ffn": FFN_KEYS,
+    "properties/decode": DECODE_KEYS,
     "$defs/localized/oneOf/1": LANGUAGES,
     "$defs/file": FILE_KEYS,
     "$defs/randomOptions": RANDOM_KEYS,

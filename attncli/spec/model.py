@@ -83,6 +83,13 @@ class Head:
 
 
 @dataclass(frozen=True)
+class Decode:
+    """Generation with a KV cache: the first `prefill` tokens at once, then one token a step."""
+
+    prefill: int
+
+
+@dataclass(frozen=True)
 class Score:
     """How a query is compared with a key: q·k, or q·W·k (`general`)."""
 
@@ -224,6 +231,7 @@ class Spec:
     bias: ScoreBias | None = None
     kv_heads: int | None = None  # grouped-query attention: the K/V heads the heads share
     masked_rows: MaskedRows = "zeros"
+    decode: Decode | None = None
     display: Display = field(default_factory=Display)
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language
     description: dict[str, str] = field(default_factory=dict)

@@ -9,9 +9,10 @@ from attncli.spec import view_keys
 from attncli.spec.arrays import Budget, Files
 from attncli.spec.biases import score_bias
 from attncli.spec.block import block_spec
+from attncli.spec.decode import decode_spec
 from attncli.spec.files import spec_folder
 from attncli.spec.masks import masked_rows, masks
-from attncli.spec.model import Convention, Display, Head, Scale, Score, Sequence, Spec
+from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
 from attncli.spec.scores import scale_spec, score_spec
 from attncli.spec.sequences import context_sequence, sequence
 from attncli.spec.source import Node
@@ -30,7 +31,7 @@ from attncli.spec.weights import projections
 TOP_KEYS = (
     "tokens", "embeddings", "convention", "weights", "score", "scale", "mask",
     "masked_rows", "display", "title", "description",
-    "heads", "context", "positional", "block", "bias", "kv_heads", "backward",
+    "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -76,6 +77,8 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
             fail(top["block"], "the layer needs the attention output to have d_model = {d_model} "
                  "columns, found {width}; add W_O to weights", d_model=queries.d_model,
                  width=width)
+    no_mask: tuple[Mask, ...] = ()
+    mask = optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), no_mask)
     spec = Spec(
         source=root.where.source,
         queries=queries,
@@ -87,7 +90,9 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         block=block,
         score=score_model,
         scale=optional(top, "scale", scale_spec, default_scale),
-        masks=optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), ()),
+        masks=mask,
+        decode=optional(top, "decode", lambda n: decode_spec(n, queries.n, mask, context,
+                                                             "bias" in top), None),
         bias=optional(top, "bias",
                       lambda n: score_bias(n, queries.n, keys_n, len(heads), files), None),
         kv_heads=len({h.group for h in heads}) if heads[0].group is not None else None,
