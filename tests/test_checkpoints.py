@@ -150,3 +150,21 @@ def test_a_sharded_checkpoint_is_read_through_its_index(tmp_path: Path) -> None:
     assert np.array_equal(load_spec(str(spec)).queries.embeddings, second)
     spec = write_spec(tmp_path, '{file: model.safetensors.index.json, key: a, rows: "1:3"}')
     assert np.array_equal(load_spec(str(spec)).queries.embeddings, first[1:3])
+
+
+def test_a_header_past_the_byte_limit_is_refused_unread(tmp_path: Path) -> None:
+    """The limit of a .safetensors header is the byte limit of a spec (attncli.limits)."""
+    from attncli.errors import SpecError
+    from attncli.i18n import translate
+    from attncli.limits import max_bytes
+
+    header = json.dumps({"W": {"dtype": "F64", "shape": [2, 2], "data_offsets": [0, 32]}})
+    header += " " * (max_bytes(1000) + 1 - len(header))  # JSON may end in spaces
+    (tmp_path / "m.safetensors").write_bytes(
+        len(header).to_bytes(8, "little") + header.encode() + np.eye(2).tobytes())
+    spec = write_spec(tmp_path, "{file: m.safetensors, key: W}")
+    with pytest.raises(SpecError) as refused:
+        load_spec(str(spec), max_cells=1000)
+    assert (f"the header has {len(header)} bytes; the limit is {max_bytes(1000)} bytes"
+            in translate(refused.value.message, "en"))
+    assert np.array_equal(load_spec(str(spec)).queries.embeddings, np.eye(2))
