@@ -32,6 +32,9 @@ from attncli.spec.values import (
 )
 
 RANDOM_KEYS = ("seed", "distribution", "low", "high", "mean", "std")
+FILE_KEYS = ("file", "key")
+RANDOM_SHAPE_KEYS = ("random", "shape")
+EMBEDDINGS_RANDOM_KEYS = ("dim",)
 
 
 class Budget:
@@ -116,7 +119,7 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
     if is_random(node):
         dim_node = node.get("dim")
         dim = integer(dim_node, 1) if dim_node is not None else None
-        return random_values(node, (n, dim), files.budget, ("dim",))
+        return random_values(node, (n, dim), files.budget, EMBEDDINGS_RANDOM_KEYS)
     return matrix_at(node, "embeddings", files, (n, None))
 
 
@@ -130,7 +133,7 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
         values = checkpoint_values(keys, name, files.folder, files.token_ids or None,
                                    files.budget.max_cells, files.allow_outside)
     else:
-        keys = check_keys(node, ("file", "key"))
+        keys = check_keys(node, FILE_KEYS)
         key = optional(keys, "key", text, None)
         try:
             values = load_array(resolve(files.folder, name, files.allow_outside), name, key,
@@ -156,7 +159,7 @@ def random_values(node: Node, shape: Dims, budget: Budget,
 
     NumPy's Generator (PCG64) gives the same numbers for the same seed on every machine.
     """
-    keys = check_keys(node, ("random", "shape", *extra))
+    keys = check_keys(node, (*RANDOM_SHAPE_KEYS, *extra))
     if "shape" in keys:
         written = items(keys["shape"], Msg.of("a list of sizes"))
         given = tuple(integer(size, 1) for size in written)
