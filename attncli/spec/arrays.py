@@ -14,6 +14,7 @@ from attncli.i18n import Msg
 from attncli.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.files import FileProblem, load_array, resolve
 from attncli.spec.model import Array
+from attncli.spec.selection import CHECKPOINT_KEYS, checkpoint_values, is_checkpoint
 from attncli.spec.source import LIMIT_HINT, Node
 from attncli.spec.values import (
     check_keys,
@@ -77,6 +78,7 @@ class Files:
     folder: Path
     allow_outside: bool = False
     budget: Budget = field(default_factory=Budget)
+    token_ids: list[int] = field(default_factory=list)  # from tokens: {tokenizer, text}
 
 
 Dims = tuple[int | None, ...]  # an expected shape; None where the other matrices don't tell
@@ -122,17 +124,24 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
 
 
 def file_values(node: Node, files: Files, ndim: int) -> Array:
-    """{file: name.npy | name.csv} or {file: name.npz, key: W_Q}, relative to the spec."""
-    keys = check_keys(node, FILE_KEYS)
+    """{file: name.npy | name.csv} or {file: name.npz, key: W_Q}, relative to the spec, or
+    {file: model.safetensors, key: NAME, rows: ..., columns: ...} (attncli.spec.selection)."""
+    name_node = node.get("file")
+    name = text(name_node) if name_node is not None else ""
+    if is_checkpoint(name):
+        keys = check_keys(node, CHECKPOINT_KEYS)
+        values = checkpoint_values(keys, name, files.folder, files.token_ids or None,
+                                   files.budget.max_cells, files.allow_outside)
+    else:
+        keys = check_keys(node, FILE_KEYS)
+        key = optional(keys, "key", text, None)
+        try:
+            values = load_array(resolve(files.folder, name, files.allow_outside), name, key,
+                                files.budget.max_cells)
+        except FileProblem as problem:
+            raise SpecError(Msg.of("{path}: {problem}", path=keys["file"].where.path,
+                                   problem=problem.message), keys["file"].where) from None
     name_node = keys["file"]  # present: that is how the caller told a file from a matrix
-    name = text(name_node)
-    key = optional(keys, "key", text, None)
-    try:
-        values = load_array(resolve(files.folder, name, files.allow_outside), name, key,
-                            files.budget.max_cells)
-    except FileProblem as problem:
-        raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
-                               problem=problem.message), name_node.where) from None
     files.budget.charge(name_node, values.shape)
     if ndim == 1 and values.ndim == 2 and values.shape[0] == 1:
         values = values[0]  # a CSV file of one line: (1, d) -> (d,)

@@ -7,6 +7,7 @@ from attncli.i18n import Msg
 from attncli.spec.arrays import Files, embeddings_at, matrix_at
 from attncli.spec.model import Positional, Sequence
 from attncli.spec.source import Node
+from attncli.spec.tokenizer import tokenize
 from attncli.spec.values import (
     check_keys,
     check_shape,
@@ -27,7 +28,13 @@ ROPE_LAYOUTS = ("half", "interleaved")
 
 def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | None,
              files: Files) -> Sequence:
-    names = tokens(tokens_node)
+    if isinstance(tokens_node.value, dict) and (  # {tokenizer: tokenizer.json, text: "..."}
+            "tokenizer" in tokens_node.value or "text" in tokens_node.value):
+        names, ids = tokenize(tokens_node, files.folder, files.allow_outside,
+                              files.budget.max_cells)
+        files.token_ids[:] = ids
+    else:
+        names = tokens(tokens_node)
     embeddings = embeddings_at(embeddings_node, len(names), files)
     if embeddings.shape[0] != len(names):
         fail(embeddings_node, "has {found} rows, expected one per token ({expected})",

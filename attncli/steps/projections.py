@@ -99,7 +99,8 @@ def projection_formula(b: Build, head: Head, pre_normed: bool,
         else:
             low, src = letter.lower(), source.lower()
             text = f"{low}ᵢ = W_{letter}·{src}{COMBINING_TILDE if tilde else ''}ᵢ"
-            latex = f"{low}_i = W_{{{letter}}} " + (rf"\tilde{{{src}}}_i" if tilde
+            # `\tilde x_i`, not `\tilde{x}_i`: a `}_` opens emphasis in Markdown before KaTeX
+            latex = f"{low}_i = W_{{{letter}}} " + (rf"\tilde {src}_i" if tilde
                                                     else f"{src}_i")
         if bias:
             text, latex = f"{text} + b_{letter}", f"{latex} + b_{{{letter}}}"

@@ -1,6 +1,8 @@
 """Writes the binary files the bad-input catalogue refers to. Run from this folder:
 python make.py (the files are committed; this says how they were made)."""
 
+import json
+import struct
 import zipfile
 
 import numpy as np
@@ -48,3 +50,22 @@ with open("encrypted.npz", "r+b") as out:
 np.save("longdouble.npy", np.array([[np.longdouble("1e4000")]]))
 with open("bom.csv", "w", encoding="utf-8-sig") as out:  # Excel's "CSV UTF-8": read, not refused
     out.write("1,two\n")
+
+
+def safetensors(name, header, data=b"", length=None):
+    """A .safetensors file: the header's length (or `length`), the JSON header, the data."""
+    raw = json.dumps(header).encode()
+    with open(name, "wb") as out:
+        out.write(struct.pack("<Q", len(raw) if length is None else length) + raw + data)
+
+
+W = {"dtype": "F64", "shape": [2, 2], "data_offsets": [0, 32]}
+safetensors("model.safetensors", {"W": W}, np.eye(2).tobytes())
+safetensors("huge_header.safetensors", {"W": W}, np.eye(2).tobytes(), length=1 << 40)
+safetensors("truncated.safetensors", {"W": W}, np.eye(2).tobytes()[:16])
+safetensors("bool.safetensors", {"W": {**W, "dtype": "BOOL", "data_offsets": [0, 4]}}, b"\1" * 4)
+safetensors("bad_offsets.safetensors", {"W": {**W, "data_offsets": [0, 24]}}, b"\0" * 24)
+safetensors("nan.safetensors", {"W": {**W, "shape": [1, 2], "data_offsets": [0, 16]}},
+            np.array([np.nan, 1.0]).tobytes())
+with open("model.safetensors.index.json", "w") as out:
+    json.dump({"weight_map": {"W": "model.safetensors", "up": "../../outside.safetensors"}}, out)

@@ -1,0 +1,177 @@
+"""Tensors of a model checkpoint: `.safetensors` files, and sharded checkpoints through their
+`model.safetensors.index.json`, read without PyTorch or the `safetensors` package.
+
+A .safetensors file is an 8-byte little-endian header length, a JSON header naming every tensor
+(`dtype`, `shape`, `data_offsets`), then the raw bytes. The length is checked against the file
+and the byte limit of the spec, the header is checked entry by entry, and only the selected rows
+of a tensor are read, so a checkpoint far larger than the cell limit gives one head's columns
+without loading the rest. Like files.py, nothing here knows about spec nodes: a problem is a
+FileProblem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from attncli.i18n import Msg
+from attncli.limits import max_bytes
+from attncli.spec.files import FileProblem, _as_float, _some, resolve
+from attncli.spec.source import LIMIT_HINT
+
+SUFFIXES = (".safetensors", ".json")
+# The safetensors format's data types that hold real numbers; BF16 is read as float32's top half.
+DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
+          "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1"}
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """Where one tensor's bytes are: `path` from byte `start`, `shape`, and its data type."""
+
+    name: str
+    path: Path
+    start: int
+    shape: tuple[int, ...]
+    dtype: str
+
+    def read(self, rows: Sequence[int] | None, max_cells: int) -> np.ndarray:
+        """The tensor (its `rows` only, when given) as float64; the cells are counted first."""
+        width = math.prod(self.shape[1:])
+        chosen = list(rows) if rows is not None else list(range(self.shape[0] if self.shape
+                                                                else 1))
+        if len(chosen) * width > max_cells:
+            raise FileProblem(Msg.of("{name}: the selection holds {count} numbers; the limit is "
+                                     "{limit}, which {option} sets", name=self.name,
+                                     count=len(chosen) * width, limit=max_cells,
+                                     option=LIMIT_HINT))
+        item = np.dtype(DTYPES[self.dtype])
+        row_bytes = width * item.itemsize
+        parts = []
+        with open(self.path, "rb") as file:
+            for row in chosen:
+                file.seek(self.start + row * row_bytes)
+                data = file.read(row_bytes)
+                if len(data) != row_bytes:
+                    raise FileProblem(Msg.of("{name}: the file ends before the tensor's data",
+                                             name=self.name))
+                parts.append(np.frombuffer(data, dtype=item))  # (width,)
+        raw = np.concatenate(parts) if parts else np.zeros(0, dtype=item)  # (rows * width,)
+        if self.dtype == "BF16":  # bfloat16 is the upper 16 bits of a float32
+            raw = (raw.astype(np.uint32) << 16).view(np.float32)
+        shape = (len(chosen), *self.shape[1:]) if self.shape else ()
+        return _as_float(raw.reshape(shape), self.name)
+
+
+def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
+                allow_outside: bool) -> Tensor:
+    """The tensor `key` of the checkpoint at `path` (a .safetensors file, or the index of a
+    sharded one), its header read and checked; no tensor data is read yet."""
+    if key is None:
+        raise FileProblem(Msg.of("{name}: a checkpoint holds many tensors; say which with key",
+                                 name=name))
+    if not path.is_file():
+        raise FileProblem(Msg.of("{name}: no such file", name=name))
+    if path.suffix.lower() == ".json":
+        shard = _shard_of(path, name, key, max_cells)
+        path = resolve(path.parent, shard, allow_outside)
+        name = shard
+        if path.suffix.lower() != ".safetensors" or not path.is_file():
+            raise FileProblem(Msg.of("{name}: no such .safetensors file", name=shard))
+    header, start = _header(path, name, max_cells)
+    entry = header.get(key)
+    if entry is None or key == "__metadata__":
+        keys = [k for k in header if k != "__metadata__"]
+        raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
+                                 keys=_some(keys)))
+    return _tensor(entry, f"{name} ({key})", path, start)
+
+
+def _read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
+    if size > limit:
+        raise FileProblem(Msg.of("{name}: the header has {size} bytes; the limit is {limit} "
+                                 "bytes, which {option} sets", name=name, size=size, limit=limit,
+                                 option=LIMIT_HINT))
+    with open(path, "rb") as file:
+        return _parse_object(file.read(size), name)
+
+
+def _parse_object(data: bytes, name: str) -> dict[str, object]:
+    try:
+        found = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise FileProblem(Msg.of("{name}: the header is not valid JSON", name=name)) from None
+    if not isinstance(found, dict):
+        raise FileProblem(Msg.of("{name}: the header is not a JSON object", name=name))
+    return found
+
+
+def _shard_of(path: Path, name: str, key: str, max_cells: int) -> str:
+    """The shard file that the index at `path` names for `key`."""
+    index = _read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
+    weight_map = index.get("weight_map")
+    if not isinstance(weight_map, dict):
+        raise FileProblem(Msg.of("{name}: expected a checkpoint index with a weight_map",
+                                 name=name))
+    shard = weight_map.get(key)
+    if shard is None:
+        raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
+                                 keys=_some([str(k) for k in weight_map])))
+    if not isinstance(shard, str):
+        raise FileProblem(Msg.of("{name}: expected a file name for {key}", name=name, key=key))
+    return shard
+
+
+def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], int]:
+    """The JSON header of a .safetensors file and where its data starts; the header's length is
+    checked against the file and the byte limit before the header is read."""
+    size = path.stat().st_size
+    with open(path, "rb") as file:
+        first = file.read(8)
+    if len(first) < 8:
+        raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
+    length = struct.unpack("<Q", first)[0]
+    if length > size - 8:
+        raise FileProblem(Msg.of("{name}: the header says {size} bytes, but the file has only "
+                                 "{found}", name=name, size=length, found=size - 8))
+    limit = max_bytes(max_cells)
+    if length > limit:
+        raise FileProblem(Msg.of("{name}: the header has {size} bytes; the limit is {limit} "
+                                 "bytes, which {option} sets", name=name, size=length,
+                                 limit=limit, option=LIMIT_HINT))
+    with open(path, "rb") as file:
+        file.seek(8)
+        header = _parse_object(file.read(length), name)
+    return header, 8 + length
+
+
+def _tensor(entry: object, name: str, path: Path, start: int) -> Tensor:
+    """One header entry checked: a known data type of real numbers, a shape of sizes, and data
+    offsets that hold exactly that many numbers inside the file."""
+    if not isinstance(entry, dict):
+        raise FileProblem(Msg.of("{name}: the header entry is not a JSON object", name=name))
+    dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
+    if not isinstance(dtype, str) or dtype not in DTYPES:
+        raise FileProblem(Msg.of("{name}: expected real numbers, found the data type {dtype}",
+                                 name=name, dtype=str(dtype)[:40]))
+    if (not isinstance(shape, list) or len(shape) > 2 or not all(
+            type(s) is int and s >= 0 for s in shape)):
+        raise FileProblem(Msg.of("{name}: expected a shape of at most two sizes, found {found}",
+                                 name=name, found=str(shape)[:40]))
+    if (not isinstance(offsets, list) or len(offsets) != 2
+            or not all(type(o) is int and o >= 0 for o in offsets) or offsets[0] > offsets[1]):
+        raise FileProblem(Msg.of("{name}: expected data_offsets [begin, end], found {found}",
+                                 name=name, found=str(offsets)[:40]))
+    wanted = math.prod(shape) * np.dtype(DTYPES[dtype]).itemsize
+    if offsets[1] - offsets[0] != wanted:
+        raise FileProblem(Msg.of("{name}: data_offsets hold {size} bytes, expected {expected}",
+                                 name=name, size=offsets[1] - offsets[0], expected=wanted))
+    if start + offsets[1] > path.stat().st_size:
+        raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
+    return Tensor(name, path, start + offsets[0], tuple(shape), dtype)

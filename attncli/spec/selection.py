@@ -1,0 +1,94 @@
+"""`{file: model.safetensors, key: NAME, rows: ..., columns: ...}`: one tensor of a checkpoint,
+with the rows and columns a spec takes from it (`0:64`, a list of indices, or `tokens`: the rows
+of the token ids that a tokenizer gave)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from attncli.errors import SpecError
+from attncli.i18n import Msg
+from attncli.spec.checkpoint import open_tensor
+from attncli.spec.files import FileProblem, resolve
+from attncli.spec.model import Array
+from attncli.spec.source import Node
+from attncli.spec.values import expect, fail, integer, items, text
+
+SLICE = re.compile(r"\s*(\d*)\s*:\s*(\d*)\s*")
+CHECKPOINT_KEYS = ("file", "key", "rows", "columns")
+
+
+def is_checkpoint(name: str) -> bool:
+    lowered = name.lower()
+    return lowered.endswith(".safetensors") or lowered.endswith(".safetensors.index.json")
+
+
+def checkpoint_values(keys: dict[str, Node], name: str, folder: Path,
+                      token_ids: Sequence[int] | None, max_cells: int,
+                      allow_outside: bool) -> Array:
+    """The selected rows and columns of the tensor `key` of the checkpoint `name`."""
+    name_node = keys["file"]
+    key = text(keys["key"]) if "key" in keys else None
+    try:
+        tensor = open_tensor(resolve(folder, name, allow_outside), name, key, max_cells,
+                             allow_outside)
+    except FileProblem as problem:
+        raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
+                               problem=problem.message), name_node.where) from None
+    shape = tensor.shape
+    rows = None
+    if "rows" in keys:
+        if len(shape) < 2:
+            fail(keys["rows"], "{name} is a vector; select its entries with columns",
+                 name=tensor.name)
+        rows = indices(keys["rows"], tensor.name, shape[0], "rows", token_ids)
+    columns = None
+    if "columns" in keys:
+        columns = indices(keys["columns"], tensor.name, shape[-1] if shape else 0, "columns",
+                          token_ids)
+    try:
+        values = tensor.read(rows, max_cells)  # (rows, width) or (length,)
+    except FileProblem as problem:
+        raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
+                               problem=problem.message), name_node.where) from None
+    if columns is not None:
+        values = values[..., np.asarray(columns, dtype=np.intp)]  # (rows, columns)
+    return values
+
+
+def indices(node: Node, name: str, size: int, axis: str,
+            token_ids: Sequence[int] | None) -> list[int]:
+    """`start:stop`, a list of indices, or `tokens`, each checked against `size`, the number of
+    rows or columns (`axis`) of the tensor `name`."""
+    value = node.value
+    if value == "tokens":
+        if token_ids is None:
+            fail(node, "rows: tokens needs tokens: {{tokenizer: ..., text: ...}}")
+        chosen = list(token_ids)
+    elif isinstance(value, str) and SLICE.fullmatch(value):
+        match = SLICE.fullmatch(value)
+        assert match is not None
+        start = int(match[1]) if match[1] else 0
+        stop = int(match[2]) if match[2] else size
+        if not start < stop <= size:
+            fail(node, "expected start:stop with start < stop <= {size}, found {found}",
+                 size=size, found=value)
+        return list(range(start, stop))
+    elif isinstance(value, list):
+        chosen = [integer(entry, 0) for entry in items(node, Msg.of("a list of indices"))]
+    else:
+        expect(node, Msg.of("start:stop, a list of indices or tokens"))
+    for index in chosen:
+        if index >= size:
+            has = (Msg.plural_of("{name} has {count} row", "{name} has {count} rows", size,
+                                 name=name) if axis == "rows" else
+                   Msg.plural_of("{name} has {count} column", "{name} has {count} columns", size,
+                                 name=name))
+            fail(node, "index {index} is out of range: {has}", index=index, has=has)
+    if not chosen:
+        fail(node, "expected at least one index")
+    return chosen
