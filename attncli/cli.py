@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 
+from attncli.cli_i18n import AttnGroup
 from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, UsageError
-from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, translate
+from attncli.i18n import DEFAULT_LANG, N_, Msg, first_known, parse_languages, translate
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.render import ELIDING
 from attncli.view import Inline, Loading, View
@@ -31,8 +32,9 @@ INTERNAL_ERROR = 3
 MAX_PRECISION = 12
 
 app = typer.Typer(
+    cls=AttnGroup,
     name="attn",
-    help="Worked examples of transformer attention, step by step.",
+    help=N_("Worked examples of transformer attention, step by step."),
     pretty_exceptions_enable=False,
     add_completion=False,
     no_args_is_help=True,
@@ -57,7 +59,8 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+        bool, typer.Option("--version", callback=_version, is_eager=True,
+                           help=N_("Show the version."))
     ] = False,
 ) -> None:
     """Worked examples of transformer attention, step by step."""
@@ -146,36 +149,44 @@ def check_precision(precision: int | None) -> None:
 SpecArg = Annotated[
     Optional[str],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
     typer.Argument(
-        help="The spec file (YAML or JSON); - reads standard input. "
-        "Without it, the bundled example 'cat chases mouse'.",
+        help=N_("The spec file (YAML or JSON); - reads standard input. "
+        "Without it, the bundled example 'cat chases mouse'."),
         show_default=False,
     ),
 ]
 PrecisionOpt = Annotated[
     Optional[int],  # noqa: UP045
     typer.Option("--precision", "-p",
-                 help="Decimals to show, 0 to 12 (default: the spec's display.precision, or 2)."),
+                 help=N_("Decimals to show, 0 to 12 (default: the spec's display.precision, "
+                         "or 2).")),
 ]
 LangOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--lang", help="Language of the output: en, pl or ru, or a comma list such as "
-                 "pl,en for one section per language (default: $ATTN_LANG or en).",
+    typer.Option("--lang", help=N_("Language of the output: en, pl or ru, or a comma list such as "
+                 "pl,en for one section per language (default: $ATTN_LANG or en)."),
                  show_default=False),
 ]
 DecimalOpt = Annotated[
     Optional[bool],  # noqa: UP045
     typer.Option("--decimal-comma/--decimal-dot",
-                 help="Write 0,35 instead of 0.35 (default: the spec's display.decimal, or dot).",
+                 help=N_("Write 0,35 instead of 0.35 (default: the spec's display.decimal, "
+                         "or dot)."),
                  show_default=False),
 ]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show a traceback on errors.")]
+MessagesLangOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--lang", help=N_("Language of the messages and of --help: en, pl or ru "
+                                   "(default: $ATTN_LANG or en)."), show_default=False),
+]
+DebugOpt = Annotated[bool, typer.Option("--debug", help=N_("Show a traceback on errors."))]
 AllowOutsideOpt = Annotated[bool, typer.Option(
-    "--allow-outside", help="Read {file: ...} matrices from outside the spec's folder too "
-    "(by default only that folder and below it).")]
+    "--allow-outside", help=N_("Read the matrices a spec names with file: from outside the "
+                               "spec's folder too "
+    "(by default only that folder and below it)."))]
 MaxCellsOpt = Annotated[int, typer.Option(
-    "--max-cells", help="Refuse a spec with more numbers than this: the values written in it "
+    "--max-cells", help=N_("Refuse a spec with more numbers than this: the values written in it "
     "and the matrices it makes; its walkthrough may compute 32 times as many, and a spec file "
-    "may have 4 bytes per cell (at least 1 MiB).")]
+    "may have 4 bytes per cell (at least 1 MiB)."))]
 
 
 def loading(allow_outside: bool, max_cells: int) -> Loading:
@@ -189,70 +200,77 @@ def loading(allow_outside: bool, max_cells: int) -> Loading:
 ExpandOpt = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option("--expand", "-x", show_default=False,
-                 help="Cells to write out with their numbers: auto (one row per step on a small "
+                 help=N_("Cells to write out with their numbers: auto (one row per step on a small "
                  "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. scores:chases,mouse); "
                  "STEP is projections, scores, scaled, weights, output or out_projection. "
-                 "Repeatable."),
+                 "Repeatable.")),
 ]
 RoundOpt = Annotated[
     Optional[bool],  # noqa: UP045
     typer.Option("--round-intermediates/--full-precision", show_default=False,
-                 help="Hand calculation: carry every intermediate rounded to the display "
+                 help=N_("Hand calculation: carry every intermediate rounded to the display "
                  "precision, as a person with a calculator does (default: the spec's "
-                 "display.round_intermediates)."),
+                 "display.round_intermediates).")),
 ]
 StepsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--steps", show_default=False,
-                 help="Only these steps, by id, separated by commas: embeddings, positional, "
+                 help=N_("Only these steps, by id, separated by commas: embeddings, positional, "
                  "context, context_positional, parameters, projections, scores, scaled, masked, "
                  "weights, output, concat, out_projection, residual_1, norm_1, ffn, residual_2, "
-                 "norm_2."),
+                 "norm_2.")),
 ]
 HeadOpt = Annotated[
     Optional[int],  # noqa: UP045
-    typer.Option("--head", show_default=False, help="Only this head (1-based)."),
+    typer.Option("--head", show_default=False, help=N_("Only this head (1-based).")),
 ]
 FullOpt = Annotated[
-    bool, typer.Option("--full", help="Show every row and column of a large matrix and every "
-                       "term of a long sum, instead of eliding the middle."),
+    bool, typer.Option("--full", help=N_("Show every row and column of a large matrix and every "
+                       "term of a long sum, instead of eliding the middle.")),
 ]
 HeatmapOpt = Annotated[
-    bool, typer.Option("--heatmap/--no-heatmap", help="Also show the weights as a heatmap."),
+    bool, typer.Option("--heatmap/--no-heatmap", help=N_("Also show the weights as a heatmap.")),
 ]
 # --- the calculator form: a spec from options instead of a file ---
-_NOTATION = ' in calculator notation: "1 0; 0.2 1" (rows separated by ;)'
 TokensOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--tokens", show_default=False,
-                 help='The tokens, separated by spaces: "cat chases mouse" (instead of SPEC).'),
+                 help=N_('The tokens, separated by spaces: "cat chases mouse" (instead of SPEC).')),
 ]
 EmbeddingsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--embeddings", show_default=False,
-                 help="The embeddings, one row per token," + _NOTATION + "."),
+                 help=N_('The embeddings, one row per token, in calculator notation: '
+                         '"1 0; 0.2 1" (rows separated by ;).')),
 ]
 MaskOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--mask", show_default=False,
-                 help="causal, none, or a 0/1 matrix" + _NOTATION + "."),
+                 help=N_('causal, none, or a 0/1 matrix in calculator notation: "1 0; 1 1" '
+                         '(rows separated by ;).')),
 ]
 WqOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--wq", show_default=False, help="W_Q" + _NOTATION + " (default: identity)."),
+    typer.Option("--wq", show_default=False,
+                 help=N_('W_Q in calculator notation: "1 0; 0.2 1" (rows separated by ;; '
+                         'default: identity).')),
 ]
 WkOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--wk", show_default=False, help="W_K" + _NOTATION + " (default: identity)."),
+    typer.Option("--wk", show_default=False,
+                 help=N_('W_K in calculator notation: "1 0; 0.2 1" (rows separated by ;; '
+                         'default: identity).')),
 ]
 WvOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--wv", show_default=False, help="W_V" + _NOTATION + " (default: identity)."),
+    typer.Option("--wv", show_default=False,
+                 help=N_('W_V in calculator notation: "1 0; 0.2 1" (rows separated by ;; '
+                         'default: identity).')),
 ]
 ScaleOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--scale", show_default=False,
-                 help="What the scores are divided by: sqrt_dk (default), none, or a number."),
+                 help=N_("What the scores are divided by: sqrt_dk (default), none, or a number.")),
 ]
 
 
@@ -288,7 +306,7 @@ def explain(
     spec: SpecArg = None,
     precision: PrecisionOpt = None,
     format: Annotated[
-        Format, typer.Option("--format", "-f", help="rich (terminal), text (plain) or json.")
+        Format, typer.Option("--format", "-f", help=N_("rich (terminal), text (plain) or json."))
     ] = Format.rich,
     lang: LangOpt = None,
     expand: ExpandOpt = None,
@@ -362,15 +380,16 @@ def progress_bar(total: int) -> Iterator[Callable[[], None]]:
 def snippets(
     manifest: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Argument(help="The manifest (attn.toml or snippets.yaml); default: the one in the "
-                       "current folder.", show_default=False),
+        typer.Argument(help=N_("The manifest (attn.toml or snippets.yaml); default: the one in the "
+                       "current folder."), show_default=False),
     ] = None,
     check: Annotated[bool, typer.Option(
-        "--check", help="Write nothing; exit 1 if any snippet is stale or missing.")] = False,
+        "--check", help=N_("Write nothing; exit 1 if any snippet is stale or missing."))] = False,
     diff: Annotated[bool, typer.Option(
-        "--diff", help="Write nothing; print what would change as unified diffs.")] = False,
+        "--diff", help=N_("Write nothing; print what would change as unified diffs."))] = False,
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Write every snippet that the manifest lists, rewriting only files whose content changed.
@@ -380,7 +399,7 @@ def snippets(
 
     Example: attn snippets --check --diff
     """
-    lang = language(None)
+    asked, lang = lang, language(lang)
 
     def action() -> str:
         from pathlib import Path
@@ -388,6 +407,7 @@ def snippets(
         from attncli.manifest import find_manifest, load_manifest, targets
         from attncli.snippets import generate, unified_diff
 
+        languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         reading = loading(allow_outside, max_cells)
         path = Path(manifest) if manifest is not None else find_manifest(Path("."))
         planned = targets(load_manifest(path))
@@ -435,10 +455,12 @@ def finish(report: Report, writing: bool, check: bool, lang: str) -> None:
 
 @app.command()
 def validate(
-    specs: Annotated[list[str], typer.Argument(help="Spec files to check; - reads standard input.",
+    specs: Annotated[list[str], typer.Argument(help=N_("Spec files to check; - reads standard "
+                                                       "input."),
                                                show_default=False)],
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Check spec files without printing their walkthroughs: one line per broken file.
@@ -449,9 +471,10 @@ def validate(
 
     Example: attn validate posts/*.attn.yaml
     """
-    lang = language(None)
+    asked, lang = lang, language(lang)
 
     def action() -> str:
+        languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         from attncli.spec import load_spec
         from attncli.walkthrough import build
 
@@ -474,7 +497,7 @@ def validate(
 
 
 @app.command()
-def schema(debug: DebugOpt = False) -> None:
+def schema(lang: MessagesLangOpt = None, debug: DebugOpt = False) -> None:
     """Print the JSON Schema of the spec format, for editors that validate YAML as you type.
 
     Example: attn schema > attn.schema.json, then start a spec with the line
@@ -484,27 +507,30 @@ def schema(debug: DebugOpt = False) -> None:
     def action() -> str:
         from attncli.schema import schema_text
 
+        languages(lang)
         return schema_text()
 
-    run(action, language(None), debug)
+    run(action, language(lang), debug)
 
 
 @app.command()
 def examples(
     name: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Argument(help="Print this example's spec; without it, list the examples.",
+        typer.Argument(help=N_("Print this example's spec; without it, list the examples."),
                        show_default=False),
     ] = None,
+    lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """List the bundled example specs, or print one to start from a copy.
 
     Example: attn examples cat_chases_mouse > my_first.yaml
     """
-    lang = language(None)
+    asked, lang = lang, language(lang)
 
     def action() -> str:
+        languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         from attncli.examples import example_names, example_text, example_title
 
         if name is not None:
@@ -543,29 +569,29 @@ SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the sa
 @app.command()
 def export(
     spec: SpecArg = None,
-    latex: Annotated[bool, typer.Option("--latex", help="LaTeX (amsmath), a fragment for "
-                                        "\\input; see --standalone.")] = False,
-    markdown: Annotated[bool, typer.Option("--markdown", help="Markdown with $$ math; "
-                                           "see --md-flavor.")] = False,
-    json: Annotated[bool, typer.Option("--json", help="Strict JSON, full precision.")] = False,
-    svg: Annotated[bool, typer.Option("--svg", help="The terminal view as an SVG.")] = False,
+    latex: Annotated[bool, typer.Option("--latex", help=N_("LaTeX (amsmath), a fragment for "
+                                        "\\input; see --standalone."))] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help=N_("Markdown with $$ math; "
+                                           "see --md-flavor."))] = False,
+    json: Annotated[bool, typer.Option("--json", help=N_("Strict JSON, full precision."))] = False,
+    svg: Annotated[bool, typer.Option("--svg", help=N_("The terminal view as an SVG."))] = False,
     output: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--output", "-o", help="Write to FILE (safely: a temporary file renamed "
-                     "over it) instead of standard output.", show_default=False),
+        typer.Option("--output", "-o", help=N_("Write to FILE (safely: a temporary file renamed "
+                     "over it) instead of standard output."), show_default=False),
     ] = None,
     standalone: Annotated[bool, typer.Option(
-        "--standalone", help="LaTeX: a whole document for pdflatex, not a fragment.")] = False,
+        "--standalone", help=N_("LaTeX: a whole document for pdflatex, not a fragment."))] = False,
     md_flavor: Annotated[MdFlavor, typer.Option(
-        "--md-flavor", help="Markdown: github ($$ and $`..`$), katex ($$ and $..$) or plain "
-        "(tables and code blocks, no math).")] = MdFlavor.github,
+        "--md-flavor", help=N_("Markdown: github ($$ and $`..`$), katex ($$ and $..$) or plain "
+        "(tables and code blocks, no math)."))] = MdFlavor.github,
     front_matter: Annotated[bool, typer.Option(
-        "--front-matter", help="Markdown: YAML front matter with title_<lang> and "
-        "description_<lang>.")] = False,
+        "--front-matter", help=N_("Markdown: YAML front matter with title_<lang> and "
+        "description_<lang>."))] = False,
     heatmap: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--heatmap", help="Also write the attention weights as a heatmap SVG to "
-                     "FILE (one panel per head).", show_default=False),
+        typer.Option("--heatmap", help=N_("Also write the attention weights as a heatmap SVG to "
+                     "FILE (one panel per head)."), show_default=False),
     ] = None,
     precision: PrecisionOpt = None,
     lang: LangOpt = None,
