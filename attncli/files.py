@@ -10,6 +10,7 @@ from pathlib import Path
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
 
 
 def same_file(a: Path, b: Path) -> bool:
@@ -35,7 +36,7 @@ def write_atomic(path: str | Path, text: str, protect: Iterable[str | Path] = ()
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:
         raise UsageError(Msg.of("cannot write {file}: {reason}", file=str(path),
-                                reason=error.strerror or str(error))) from None
+                                reason=os_problem(error))) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
@@ -53,7 +54,7 @@ def write_atomic(path: str | Path, text: str, protect: Iterable[str | Path] = ()
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise UsageError(Msg.of("cannot write {file}: {reason}", file=str(path),
-                                reason=error.strerror or str(error))) from None
+                                reason=os_problem(error))) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

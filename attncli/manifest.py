@@ -24,6 +24,7 @@ from typing import Any
 
 from attncli.errors import Location, SpecError, UsageError
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
+from attncli.i18n.library_messages import os_problem
 from attncli.render import EXTENSIONS, file_formats
 from attncli.spec.parse import MAX_PRECISION, check_keys, choice, fail, integer, items, text
 from attncli.spec.source import Node, decode, parse
@@ -103,7 +104,7 @@ def load_manifest(path: Path) -> Manifest:
     except FileNotFoundError:
         raise SpecError(Msg.of("no such file"), Location(name)) from None
     except OSError as exc:
-        raise SpecError(Msg.of("cannot read the file: {reason}", reason=exc.strerror or str(exc)),
+        raise SpecError(Msg.of("cannot read the file: {reason}", reason=os_problem(exc)),
                         Location(name)) from None
     if not data.strip():
         raise SpecError(Msg.of("the manifest is empty, expected a list named snippets"),

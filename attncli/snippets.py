@@ -16,6 +16,7 @@ from typing import Literal
 from attncli.errors import AttnError, Location, SpecError
 from attncli.files import write_atomic
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
 from attncli.manifest import Target
 from attncli.model import Walkthrough
 from attncli.spec.model import Spec
@@ -128,7 +129,7 @@ def compare_and_write(target: Target, walkthrough: Walkthrough, write: bool) -> 
 
 
 def cannot_write(path: Path, exc: OSError) -> SpecError:
-    return SpecError(Msg.of("cannot write the file: {reason}", reason=exc.strerror or str(exc)),
+    return SpecError(Msg.of("cannot write the file: {reason}", reason=os_problem(exc)),
                      Location(path.as_posix()))
 
 

@@ -16,6 +16,7 @@ from typing import IO
 import numpy as np
 
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
 from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME
 
@@ -69,11 +70,25 @@ def load_array(path: Path, name: str, key: str | None,
             array = np.load(path, allow_pickle=False)
     except FileProblem:
         raise
-    except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile) as exc:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
-                                 name=name, reason=str(exc).splitlines()[0] if str(exc) else
-                                 type(exc).__name__)) from None
+                                 name=name, reason=_reason(exc))) from None
     return _as_float(array, name)
+
+
+def _reason(exc: Exception) -> Msg:
+    """Why NumPy or the system could not read a file, as a catalogue message."""
+    if isinstance(exc, OSError):
+        return os_problem(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return Msg.of("expected UTF-8 text, found the byte 0x{byte}",
+                      byte=f"{exc.object[exc.start]:02x}")
+    if isinstance(exc, EOFError):
+        return Msg.of("the file ends before its data does")
+    if isinstance(exc, zipfile.BadZipFile):
+        return Msg.of("not a .npz archive (a zip file)")
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return Msg.of("NumPy's message has no translation: {detail}", detail=detail)
 
 
 def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:

@@ -22,6 +22,13 @@ import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import (
+    YAML_PROBLEMS,
+    json_problem,
+    os_problem,
+    yaml_problem,
+    yaml_value_problem,
+)
 from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, max_bytes
 
 STDIN = "-"
@@ -169,10 +176,8 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
     except IsADirectoryError:
         raise SpecError(Msg.of("this is a folder, expected a spec file"), Location(name)) from None
     except OSError as exc:
-        raise SpecError(
-            Msg.of("cannot read the file: {reason}", reason=exc.strerror or str(exc)),
-            Location(name),
-        ) from None
+        raise SpecError(Msg.of("cannot read the file: {reason}", reason=os_problem(exc)),
+                        Location(name)) from None
     if len(data) > limit:  # a file that grew, or one whose size the system does not know
         raise too_large(name, None, limit)
     return name, decode(name, data)
@@ -274,21 +279,36 @@ def _yaml_errors(name: str, text: str) -> Iterator[None]:
         yield
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        problem = (exc.problem or exc.context or "malformed YAML").strip()
+        problem = yaml_problem((exc.problem or exc.context or "").strip())
         where = Location(name)
         if mark is not None:
             where = Location(name, line=mark.line + 1, column=mark.column + 1)
+            if _tab_at(text, mark.line, mark.column):  # whatever the reader calls it
+                problem = YAML_PROBLEMS["found a tab character that violates indentation"]
         raise SpecError(Msg.of("malformed YAML: {problem}", problem=problem), where) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow, e.g. NUL
         before = text[:exc.position]
         where = Location(name, line=before.count("\n") + 1,
                          column=exc.position - (before.rfind("\n") + 1) + 1)
-        raise SpecError(Msg.of("malformed YAML: {problem}", problem=f"{exc.reason} "
-                               f"(U+{exc.character:04X})" if isinstance(exc.character, int)
-                               else exc.reason), where) from None
+        problem = yaml_problem(exc.reason)
+        if isinstance(exc.character, int):
+            problem = Msg.of("{problem} (U+{code})", problem=problem,
+                             code=f"{exc.character:04X}")
+        raise SpecError(Msg.of("malformed YAML: {problem}", problem=problem), where) from None
     except yaml.YAMLError as exc:
-        raise SpecError(Msg.of("malformed YAML: {problem}",
-                               problem=" ".join(str(exc).split())), Location(name)) from None
+        raise SpecError(Msg.of("malformed YAML: {problem}", problem=yaml_problem(str(exc))),
+                        Location(name)) from None
+
+
+def _tab_at(text: str, line: int, column: int) -> bool:
+    """Whether the YAML reader stopped at a tab: at the column it names, or in the indentation
+    of that line (YAML indents with spaces only)."""
+    lines = text.split("\n")
+    if line >= len(lines):
+        return False
+    here = lines[line]
+    indent = here[:len(here) - len(here.lstrip(" \t"))]
+    return here[column:column + 1] == "\t" or "\t" in indent
 
 
 def _prescan(name: str, loader: Any, max_cells: int) -> None:
@@ -404,7 +424,7 @@ def _check_json(name: str, text: str) -> None:
                    parse_int=float)
     except json.JSONDecodeError as exc:
         raise SpecError(
-            Msg.of("malformed JSON: {problem}", problem=exc.msg),
+            Msg.of("malformed JSON: {problem}", problem=json_problem(exc.msg)),
             Location(name, line=exc.lineno, column=exc.colno),
         ) from None
     except _DuplicateKey as exc:
@@ -541,7 +561,8 @@ class _Builder:
             return self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
             raise SpecError(
-                Msg.of("cannot read this value: {problem}", problem=str(exc.problem)),
+                Msg.of("cannot read this value: {problem}",
+                       problem=yaml_value_problem(str(exc.problem))),
                 self.where(node, path),
             ) from None
         except (ValueError, OverflowError) as exc:  # e.g. a date such as 2024-02-30
