@@ -18,7 +18,7 @@ import numpy as np
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
-from attncli.spec.source import LIMIT_HINT, STDIN_NAME
+from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 
 SUFFIXES = (".npy", ".npz", ".csv")
 
@@ -94,9 +94,10 @@ def _reason(exc: Exception) -> Msg:
 def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
     size, limit = path.stat().st_size, max_bytes(max_cells)
     if size > limit:
-        raise FileProblem(Msg.of("{name} has {size} bytes; the limit is {limit} bytes, which "
-                                 "{option} sets", name=name, size=size, limit=limit,
-                                 option=LIMIT_HINT))
+        raise FileProblem(Msg.plural_of("{name} has {count} byte; the limit is {limit}, which "
+                                        "{option} sets", "{name} has {count} bytes; the limit "
+                                        "is {limit}, which {option} sets", size, name=name,
+                                        limit=byte_count(limit), option=LIMIT_HINT))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an empty file: found empty below, not warned about
         return np.loadtxt(path, delimiter=",", dtype=np.float64, ndmin=2, encoding="utf-8")
@@ -115,10 +116,12 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> None:
     _check_dtype(dtype, name)
     cells = math.prod(shape)
     if cells > max_cells:
-        raise FileProblem(Msg.of("{name} holds {count} numbers ({shape}); the limit is "
-                                 "{limit}, which {option} sets", name=name, count=cells,
-                                 shape="x".join(str(s) for s in shape), limit=max_cells,
-                                 option=LIMIT_HINT))
+        raise FileProblem(Msg.plural_of("{name} holds {count} number ({shape}); the limit is "
+                                        "{limit}, which {option} sets", "{name} holds {count} "
+                                        "numbers ({shape}); the limit is {limit}, which {option} "
+                                        "sets", cells, name=name,
+                                        shape="×".join(str(s) for s in shape), limit=max_cells,
+                                        option=LIMIT_HINT))
 
 
 def _from_npz(path: Path, name: str, key: str | None, max_cells: int) -> np.ndarray:
@@ -126,8 +129,10 @@ def _from_npz(path: Path, name: str, key: str | None, max_cells: int) -> np.ndar
         keys = list(archive.files)
         if key is None:
             if len(keys) != 1:
-                raise FileProblem(Msg.of("{name} holds {count} arrays ({keys}); say which with key",
-                                         name=name, count=len(keys), keys=", ".join(keys)))
+                raise FileProblem(Msg.plural_of(
+                    "{name} holds {count} array ({keys}); say which with key",
+                    "{name} holds {count} arrays ({keys}); say which with key", len(keys),
+                    name=name, keys=", ".join(keys)))
             key = keys[0]
         if key not in keys:
             raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",

@@ -61,7 +61,11 @@ MAX_PRECISION = 12
 
 def fail(node: Node, msgid: str, **params: Any) -> NoReturn:
     """Raise a SpecError at `node`; the message starts with its key path."""
-    problem = Msg.of(msgid, **params)
+    fail_at(node, Msg.of(msgid, **params))
+
+
+def fail_at(node: Node, problem: Msg) -> NoReturn:
+    """Raise a SpecError at `node` with `problem` (a plural message, say) after its key path."""
     if not node.where.path:
         raise SpecError(problem, node.where)
     raise SpecError(Msg.of("{path}: {problem}", path=node.where.path, problem=problem),
@@ -198,8 +202,9 @@ def matrix(node: Node, name: str) -> Array:
         if width is None:
             width = found
         elif found != width:
-            fail(row, "expected a row of {width} numbers like the first row, found {found}",
-                 width=width, found=found)
+            fail_at(row, Msg.plural_of("expected a row of {count} number like the first row, "
+                                       "found {found}", "expected a row of {count} numbers like "
+                                       "the first row, found {found}", width, found=found))
         cells.append([number(cell) for cell in entries] if entries is not None else numbers or ())
     return np.array(cells, dtype=np.float64)  # (rows, width)
 
@@ -226,21 +231,28 @@ class Budget:
         self.used += cells
         what = what or Msg.of("a matrix of {found}", found=shape_text(shape))
         if cells > self.max_cells:
-            fail(node, "{what} is too large; the limit is {limit} numbers, which {option} sets",
-                 what=what, limit=self.max_cells, option=LIMIT_HINT)
+            fail_at(node, Msg.plural_of("{what} is too large; the limit is {count} number, "
+                                        "which {option} sets", "{what} is too large; the limit "
+                                        "is {count} numbers, which {option} sets",
+                                        self.max_cells, what=what, option=LIMIT_HINT))
         if self.used > self.max_cells:
-            fail(node, "{what} brings the spec to {count} numbers; the limit is {limit}, which "
-                 "{option} sets", what=what, count=self.used, limit=self.max_cells,
-                 option=LIMIT_HINT)
+            fail_at(node, Msg.plural_of(
+                "{what} brings the spec to {count} number; the limit is {limit}, which "
+                "{option} sets", "{what} brings the spec to {count} numbers; the limit is "
+                "{limit}, which {option} sets", self.used, what=what, limit=self.max_cells,
+                option=LIMIT_HINT))
 
     def charge_walkthrough(self, node: Node, cells: int) -> None:
         """Count the numbers the walkthrough will compute (scores, weights, outputs), which
         may be COMPUTED_PER_CELL times the cell limit."""
         limit = max_computed(self.max_cells)
         if self.used + cells > limit:
-            fail(node, "the walkthrough of this spec would compute {count} numbers; the limit is "
-                 "{limit}, {factor} times what {option} sets", count=self.used + cells,
-                 limit=limit, factor=COMPUTED_PER_CELL, option=LIMIT_HINT)
+            fail_at(node, Msg.plural_of(
+                "the walkthrough of this spec would compute {count} number; the limit is "
+                "{limit}, {factor} times what {option} sets", "the walkthrough of this spec "
+                "would compute {count} numbers; the limit is {limit}, {factor} times what "
+                "{option} sets", self.used + cells, limit=limit, factor=COMPUTED_PER_CELL,
+                option=LIMIT_HINT))
         self.used += cells
 
 
@@ -432,9 +444,11 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     if block is not None:
         width = queries.d_model if W_O is not None else sum(h.d_v(convention) for h in heads)
         if width != queries.d_model:
-            fail(top["block"], "the layer needs the attention output to have d_model = {d_model} "
-                 "columns, found {width}; add W_O to weights", d_model=queries.d_model,
-                 width=width)
+            fail_at(top["block"], Msg.plural_of(
+                "the layer needs the attention output to have d_model = {count} column, found "
+                "{width}; add W_O to weights", "the layer needs the attention output to have "
+                "d_model = {count} columns, found {width}; add W_O to weights", queries.d_model,
+                width=width))
     spec = Spec(
         source=root.where.source,
         queries=queries,
@@ -479,8 +493,10 @@ def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | N
     names = tokens(tokens_node)
     embeddings = embeddings_at(embeddings_node, len(names), files)
     if embeddings.shape[0] != len(names):
-        fail(embeddings_node, "has {found} rows, expected one per token ({expected})",
-             found=embeddings.shape[0], expected=len(names))
+        fail_at(embeddings_node, Msg.plural_of(
+            "has {count} row, expected one per token ({expected})",
+            "has {count} rows, expected one per token ({expected})", embeddings.shape[0],
+            expected=len(names)))
     added = None
     if positional_node is not None:
         added = positional(positional_node, len(names), int(embeddings.shape[1]), files)
@@ -495,8 +511,10 @@ def context_sequence(node: Node, d_model: int, files: Files) -> Sequence:
             fail(node, "the key {key} is missing", key=key)
     context = sequence(keys["tokens"], keys["embeddings"], keys.get("positional"), files)
     if context.d_model != d_model:
-        fail(keys["embeddings"], "has {found} columns, expected d_model = {expected} as in the "
-             "query embeddings", found=context.d_model, expected=d_model)
+        fail_at(keys["embeddings"], Msg.plural_of(
+            "has {count} column, expected d_model = {expected} as in the query embeddings",
+            "has {count} columns, expected d_model = {expected} as in the query embeddings",
+            context.d_model, expected=d_model))
     return context
 
 
@@ -629,8 +647,10 @@ def split(full: Head, node: Node, convention: Convention) -> tuple[Head, ...]:
     total_k, total_v = full.d_k(convention), full.d_v(convention)
     for name, total in (("d_k", total_k), ("d_v", total_v)):
         if total % h != 0:
-            fail(node, "cannot split {name} = {total} of the weights into {count} equal heads",
-                 name=name, total=total, count=h)
+            fail_at(node, Msg.plural_of(
+                "cannot split {name} = {total} of the weights into {count} equal head",
+                "cannot split {name} = {total} of the weights into {count} equal heads", h,
+                name=name, total=total))
     d_k, d_v = total_k // h, total_v // h
     axis = 1 if convention == "row" else 0
     heads = []
@@ -732,8 +752,10 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
             fail(node, "expected padding alone, found other keys beside it")
         keep = tuple(boolean(flag) for flag in items(keys["padding"], Msg.of("a list of booleans")))
         if len(keep) != m:
-            fail(keys["padding"], "has {found} entries, expected one per key ({expected})",
-                 found=len(keep), expected=m)
+            fail_at(keys["padding"], Msg.plural_of(
+                "has {count} entry, expected one per key ({expected})",
+                "has {count} entries, expected one per key ({expected})", len(keep),
+                expected=m))
         return PaddingMask(keep)
     if "window" not in keys:
         if "causal" in keys and boolean(keys["causal"]):

@@ -185,11 +185,18 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
 
 def too_large(name: str, size: int | None, limit: int) -> SpecError:
     if size is None:
-        return SpecError(Msg.of("the spec is larger than {limit} bytes, the limit that "
-                                "{option} sets", limit=limit, option=LIMIT_HINT), Location(name))
-    return SpecError(Msg.of("the spec has {size} bytes; the limit is {limit} bytes, which "
-                            "{option} sets", size=size, limit=limit, option=LIMIT_HINT),
-                     Location(name))
+        return SpecError(Msg.plural_of("the spec is larger than {count} byte, the limit that "
+                                       "{option} sets", "the spec is larger than {count} bytes, "
+                                       "the limit that {option} sets", limit, option=LIMIT_HINT),
+                         Location(name))
+    return SpecError(Msg.plural_of("the spec has {count} byte; the limit is {limit}, which "
+                                   "{option} sets", "the spec has {count} bytes; the limit is "
+                                   "{limit}, which {option} sets", size, limit=byte_count(limit),
+                                   option=LIMIT_HINT), Location(name))
+
+
+def byte_count(count: int) -> Msg:
+    return Msg.plural_of("{count} byte", "{count} bytes", count)
 
 
 def decode(name: str, data: bytes) -> str:
@@ -328,8 +335,10 @@ def _prescan(name: str, loader: Any, max_cells: int) -> None:
                 continue
             count += 1
             if count > max_cells:
-                raise SpecError(Msg.of("the spec holds more than {limit} values, the limit "
-                                       "that {option} sets", limit=max_cells, option=LIMIT_HINT),
+                raise SpecError(Msg.plural_of("the spec holds more than {count} value, the "
+                                              "limit that {option} sets", "the spec holds more "
+                                              "than {count} values, the limit that {option} "
+                                              "sets", max_cells, option=LIMIT_HINT),
                                 _at(name, event.start_mark))
     finally:
         loader.dispose()
@@ -340,8 +349,13 @@ def _at(name: str, mark: Any) -> Location:
 
 
 def _too_deep(name: str, mark: Any) -> SpecError:
-    return SpecError(Msg.of("the spec nests lists and mappings more than {depth} levels deep",
-                            depth=MAX_DEPTH), _at(name, mark))
+    return SpecError(too_deep(), _at(name, mark))
+
+
+def too_deep() -> Msg:
+    return Msg.plural_of("the spec nests lists and mappings more than {count} level deep",
+                         "the spec nests lists and mappings more than {count} levels deep",
+                         MAX_DEPTH)
 
 
 def _compose(name: str, text: str, loader: Any, json_mode: bool, max_cells: int) -> Node:
@@ -360,9 +374,10 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any, json_mode:
         # already, which is said first, as the walk says it
         _prescan(name, _Loader(text), max_cells)
         raise SpecError(
-            Msg.of("the spec holds {size} values once its aliases are expanded; the limit is "
-                   "{limit}, which {option} sets", size=size, limit=max_cells,
-                   option=LIMIT_HINT),
+            Msg.plural_of("the spec holds {count} value once its aliases are expanded; the "
+                          "limit is {limit}, which {option} sets", "the spec holds {count} "
+                          "values once its aliases are expanded; the limit is {limit}, which "
+                          "{option} sets", size, limit=max_cells, option=LIMIT_HINT),
             _at(name, root.start_mark),
         )
     return _Builder(name, loader, json_mode).build(root, "")
@@ -436,8 +451,7 @@ def _check_json(name: str, text: str) -> None:
             Msg.of("expected a finite number, found {found}", found=str(exc)), Location(name)
         ) from None
     except RecursionError:
-        raise SpecError(Msg.of("the spec nests lists and mappings more than {depth} levels deep",
-                               depth=MAX_DEPTH), Location(name)) from None
+        raise SpecError(too_deep(), Location(name)) from None
 
 
 class _DuplicateKey(Exception):
