@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 
-from attncli.cli_i18n import AttnGroup
+from attncli.cli_i18n import AttnGroup, root_option
 from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, UsageError
 from attncli.i18n import DEFAULT_LANG, N_, Msg, first_known, parse_languages, translate
 from attncli.limits import DEFAULT_MAX_CELLS
@@ -62,6 +62,7 @@ def root(
         bool, typer.Option("--version", callback=_version, is_eager=True,
                            help=N_("Show the version."))
     ] = False,
+    lang: MessagesLangOpt = None,
 ) -> None:
     """Worked examples of transformer attention, step by step."""
 
@@ -112,6 +113,7 @@ def run(action: Callable[[], str], lang: str, debug: bool) -> None:
 def requested_languages(lang: str | None) -> tuple[str, str]:
     """The comma list of languages asked for and where it was asked: --lang, else $ATTN_LANG
     (never the system locale, so the output is the same on every machine), else English."""
+    lang = lang if lang is not None else root_option("lang")
     if lang is not None:
         return lang, "--lang"
     env = os.environ.get("ATTN_LANG")
@@ -129,7 +131,7 @@ def languages(lang: str | None) -> tuple[str, ...]:
 def language(lang: str | None) -> str:
     """The language of messages and errors: the first valid one asked for (--lang, then
     $ATTN_LANG), else English; so even an error in the list itself is in a language asked for."""
-    return first_known(lang, os.environ.get("ATTN_LANG"))
+    return first_known(lang, root_option("lang"), os.environ.get("ATTN_LANG"))
 
 
 def decimal_option(decimal_comma: bool | None) -> Literal["dot", "comma"] | None:

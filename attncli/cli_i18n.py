@@ -25,12 +25,13 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, NoReturn
 
+import typer
 from typer import _click as click
 from typer._click import exceptions as errors
 from typer._click import types
 from typer._click.core import Context
 from typer._types import TyperChoice
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, translate
 from attncli.i18n.typography import typeset
@@ -44,6 +45,8 @@ _USAGE = N_("Usage:")
 _OPTIONS_METAVAR = N_("[OPTIONS]")
 _COMMAND_METAVAR = N_("COMMAND [ARGS]...")
 _HELP_OPTION = N_("Show this message and exit.")
+# the placeholders Click writes for an option's value, by type
+_METAVARS = {"<int>": N_("<int>"), "<str>": N_("<str>"), "<float>": N_("<float>")}
 _DEFAULT = re.compile(r"\[default: (?P<value>[^\]]*)\]")
 _REQUIRED = "[required]"
 
@@ -112,7 +115,7 @@ def install_help(command: click.Command, lang: str) -> None:
     command.help = _translated(command, "help", lang)
     command.options_metavar = gettext(_OPTIONS_METAVAR, lang)
     if isinstance(command, TyperGroup):
-        command.subcommand_metavar = gettext(_COMMAND_METAVAR, lang)  # type: ignore[attr-defined]
+        command.subcommand_metavar = gettext(_COMMAND_METAVAR, lang)
         for sub in command.commands.values():
             install_help(sub, lang)
     params = list(command.params)
@@ -122,6 +125,18 @@ def install_help(command: click.Command, lang: str) -> None:
         params.append(helper)
     for param in params:
         _translate_attr(param, "help", lang)
+        if isinstance(param, TyperOption):
+            _translate_metavar(param, lang)
+
+
+def _translate_metavar(option: TyperOption, lang: str) -> None:
+    english = getattr(option, "_attn_metavar", None)
+    if english is None:
+        english = option.metavar or option.make_metavar(Context(TyperCommand(name=None)))
+        option._attn_metavar = english  # type: ignore[attr-defined]
+    msgid = _METAVARS.get(english)
+    if msgid is not None:
+        option.metavar = gettext(msgid, lang)
 
 
 def _translated(owner: Any, attr: str, lang: str) -> Any:
@@ -220,6 +235,15 @@ def _unmapped(detail: str) -> Msg:
                   detail=printable(detail))
 
 
+def root_option(name: str) -> Any:
+    """The value of the `attn` group's own option `name` (`attn --lang pl explain`), if the
+    command runs under Click; None otherwise (a test calling a command's function)."""
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    return ctx.find_root().params.get(name) if ctx is not None else None
+
+
 def printable(text: str) -> str:
     """`text` with control characters written as escapes, so none reaches the terminal raw."""
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
@@ -240,12 +264,13 @@ class AttnGroup(TyperGroup):
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
-             **extra: Any) -> Any:
+             windows_expand_args: bool = True, **extra: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         lang = help_language(argv)
         install_help(self, lang)
         try:
-            code = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+            code = super().main(argv, prog_name, complete_var, standalone_mode=False,
+                                windows_expand_args=windows_expand_args, **extra)
         except errors.NoArgsIsHelpError as error:
             if not standalone_mode:
                 raise
@@ -256,7 +281,7 @@ class AttnGroup(TyperGroup):
                 raise
             click.echo(usage_line(error, lang), err=True)
             _exit(EXIT_USAGE)
-        except errors.Abort:
+        except typer.Abort:
             if not standalone_mode:
                 raise
             click.echo("attn: " + translate(Msg.of("stopped"), lang), err=True)

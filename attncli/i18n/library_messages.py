@@ -224,6 +224,27 @@ def json_problem(message: str) -> Msg:
     return Msg.of("the json module's message has no translation: {detail}", detail=message)
 
 
+def numpy_problem(message: str) -> Msg:
+    """NumPy's reason for not reading a .npy, .npz or .csv file, as a catalogue message (rows
+    and columns counted from 1)."""
+    text = re.fullmatch(r"could not convert string (?P<found>.*) to float64 at row (?P<row>\d+), "
+                        r"column (?P<column>\d+)\.", message)
+    if text is not None:  # NumPy counts these rows from 0 and the columns from 1
+        return Msg.of("row {row}, column {column}: expected a number, found {found}",
+                      row=int(text["row"]) + 1, column=int(text["column"]),
+                      found=text["found"].strip("'"))
+    ragged = re.match(r"the number of columns changed from (?P<expected>\d+) to (?P<count>\d+) "
+                      r"at row (?P<row>\d+);", message)
+    if ragged is not None:  # this row is counted from 1
+        return Msg.plural_of("row {row} has {count} number, expected {expected}",
+                             "row {row} has {count} numbers, expected {expected}",
+                             int(ragged["count"]), row=int(ragged["row"]),
+                             expected=int(ragged["expected"]))
+    if message.startswith(("Failed to read all data", "EOF:")):
+        return Msg.of("the file ends before its data does")
+    return Msg.of("NumPy's message has no translation: {detail}", detail=message)
+
+
 def os_problem(error: OSError) -> Msg:
     """Why the system refused to read or write a file, as a catalogue message."""
     found = OS_ERRORS.get(error.errno) if error.errno is not None else None

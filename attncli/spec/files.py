@@ -16,7 +16,7 @@ from typing import IO
 import numpy as np
 
 from attncli.i18n import Msg
-from attncli.i18n.library_messages import os_problem
+from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 
@@ -87,8 +87,7 @@ def _reason(exc: Exception) -> Msg:
         return Msg.of("the file ends before its data does")
     if isinstance(exc, zipfile.BadZipFile):
         return Msg.of("not a .npz archive (a zip file)")
-    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return Msg.of("NumPy's message has no translation: {detail}", detail=detail)
+    return numpy_problem(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
 def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
