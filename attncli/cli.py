@@ -203,9 +203,9 @@ ExpandOpt = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option("--expand", "-x", show_default=False,
                  help=N_("Cells to write out with their numbers: auto (one row per step on a small "
-                 "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. scores:chases,mouse); "
-                 "STEP is projections, scores, scaled, weights, output or out_projection. "
-                 "Repeatable.")),
+                 "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. `scores:chases,mouse`); "
+                 "STEP is `projections`, `scores`, `scaled`, `weights`, `output` or "
+                 "`out_projection`. Repeatable.")),
 ]
 RoundOpt = Annotated[
     Optional[bool],  # noqa: UP045
@@ -217,10 +217,11 @@ RoundOpt = Annotated[
 StepsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--steps", show_default=False,
-                 help=N_("Only these steps, by id, separated by commas: embeddings, positional, "
-                 "context, context_positional, parameters, projections, scores, scaled, masked, "
-                 "weights, output, concat, out_projection, residual_1, norm_1, ffn, residual_2, "
-                 "norm_2.")),
+                 help=N_("Only these steps, by id, separated by commas: `embeddings`, "
+                         "`positional`, `context`, `context_positional`, `parameters`, "
+                         "`projections`, `scores`, `scaled`, `masked`, `weights`, `output`, "
+                         "`concat`, `out_projection`, `residual_1`, `norm_1`, `ffn`, "
+                         "`residual_2`, `norm_2`.")),
 ]
 HeadOpt = Annotated[
     Optional[int],  # noqa: UP045

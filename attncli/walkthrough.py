@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import replace
+from decimal import Decimal
 
 import numpy as np
 
@@ -269,13 +270,9 @@ class _Builder:
         notes: tuple[Msg, ...] = ()
         if head.split is not None:
             (k0, k1), (v0, v1) = head.split
-            blocks = {"k_first": k0 + 1, "k_last": k1, "v_first": v0 + 1, "v_last": v1}
-            if self.row:
-                notes = (Msg.of("This head's part of the full weights: columns {k_first}–{k_last} "
-                                "of W_Q and W_K, columns {v_first}–{v_last} of W_V.", **blocks),)
-            else:
-                notes = (Msg.of("This head's part of the full weights: rows {k_first}–{k_last} "
-                                "of W_Q and W_K, rows {v_first}–{v_last} of W_V.", **blocks),)
+            k, v = span(k0 + 1, k1, self.row), span(v0 + 1, v1, self.row)
+            notes = (Msg.of("This head's part of the full weights: {k} of W_Q and W_K, {v} of "
+                            "W_V.", k=k, v=v),)
         self.add("parameters", Msg.of("Projection weights"), None, tuple(matrices), index, notes)
 
     def projection_formula(self, head: Head) -> Formula:
@@ -421,7 +418,7 @@ class _Builder:
         latex = rf"{symbol.latex} = \operatorname{{LayerNorm}}({h.symbol.latex})"
         self.add(step_id, Msg.of("Layer normalization"), Formula(text, latex), tuple(matrices),
                  None, (Msg.of("Each row becomes (x − μ) / σ with σ = √(variance + {eps}), "
-                               "then times the gain plus the bias.", eps=f"{ln.eps:g}"),))
+                               "then times the gain plus the bias.", eps=plain_number(ln.eps)),))
         return matrices[-1]
 
     def feed_forward(self, ffn: FeedForward, h: Matrix) -> Matrix:
@@ -641,3 +638,24 @@ def describe_block(spec: Spec) -> Msg:
     for part in parts[1:]:
         result = Msg.of("{first}, {second}", first=result, second=part)
     return result
+
+
+def span(first: int, last: int, columns: bool) -> Msg:
+    """`columns 3–4`, or `column 3` alone: never a range of one."""
+    if columns:
+        if first == last:
+            return Msg.of("column {first}", first=first)
+        return Msg.of("columns {first}–{last}", first=first, last=last)
+    if first == last:
+        return Msg.of("row {first}", first=first)
+    return Msg.of("rows {first}–{last}", first=first, last=last)
+
+
+def plain_number(value: float) -> str:
+    """A constant as a person writes it in a formula: 10⁻⁵ for a power of ten, else its
+    shortest decimal, never e-notation (1e-05)."""
+    exponent = math.log10(value) if value > 0 else 0.5
+    if exponent == int(exponent) and abs(exponent) >= 3:
+        superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+        return "10" + str(int(exponent)).translate(superscript)
+    return format(Decimal(repr(value)), "f")

@@ -89,7 +89,7 @@ YAML_PROBLEMS: dict[str, Msg] = {
         "a line that is not a key inside a mapping; check the indentation"),
     "did not find expected ',' or ']'": Msg.of("a list in [ ] without a comma or a closing ]"),
     "did not find expected ',' or '}'": Msg.of(
-        "a mapping in { } without a comma or a closing }"),
+        "a mapping in {{ }} without a comma or a closing }}"),
     # composer: anchors, aliases, documents
     "found undefined alias": Msg.of("an alias (*) to an anchor (&) that is not defined "
                                     "before it"),
@@ -163,7 +163,7 @@ JSON_PROBLEMS: list[tuple[re.Pattern[str], Msg]] = [(re.compile(p), m) for p, m 
     (r"Invalid \\uXXXX escape", Msg.of("a \\u escape needs four hexadecimal digits")),
     (r"Extra data", Msg.of("more text after the end of the JSON document")),
     (r"Illegal trailing comma before end of object",
-     Msg.of("a comma before the closing }: JSON allows none there")),
+     Msg.of("a comma before the closing }}: JSON allows none there")),
     (r"Illegal trailing comma before end of array",
      Msg.of("a comma before the closing ]: JSON allows none there")),
 ]]
