@@ -18,7 +18,9 @@ from collections.abc import Iterable
 
 NBSP = "\u00a0"
 ONE_LETTER_WORDS = {"pl": "aiouwz", "ru": "авикосуя"}
-_ONE_LETTER = {lang: re.compile(rf"(?<![\w{{}}])([{letters}]) (?=\S)", re.IGNORECASE)
+# a one-letter word starts the text or follows a space, a bracket or an opening quote (so the
+# "a" of "YAML-a" or a {placeholder} is not one)
+_ONE_LETTER = {lang: re.compile(rf"(?<![^\s(„«])([{letters}]) (?=\S)", re.IGNORECASE)
                for lang, letters in ONE_LETTER_WORDS.items()}
 _DASH = re.compile(r" (—|–)(?= )")
 

@@ -14,6 +14,7 @@ name can neither break a table nor inject HTML.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 
 from attncli.errors import UsageError
@@ -88,7 +89,8 @@ def escape(text: str) -> str:
     """A line of prose or a table cell that Markdown prints as written: no HTML, no emphasis, no
     link, no table border."""
     out = []
-    for ch in " ".join(text.split()):
+    # one line; a no-break space (Polish and Russian typography) stays one
+    for ch in re.sub(r"[ \t\n\r\f\v]+", " ", text).strip(" "):
         if ch == "&":
             out.append("&amp;")
         elif ch in MARKDOWN_SPECIALS:
