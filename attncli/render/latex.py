@@ -77,7 +77,11 @@ def preamble(langs: Sequence[str], text: str) -> str:
     return "\n".join([
         f"% engine: {ENGINE} (compile with: {ENGINE} FILE.tex); written by attn export --latex "
         "--standalone",
+        "% searchable text: cmap gives every font a Unicode map, so a PDF's Polish and Russian "
+        "copy out as letters",
+        "% even with bitmap T2A fonts (no cm-super); without cmap.sty the document still compiles",
         r"\documentclass{article}",
+        r"\IfFileExists{cmap.sty}{\usepackage{cmap}}{}",
         r"\usepackage[" + encodings + "]{fontenc}",
         r"\usepackage[utf8]{inputenc}",
         r"\usepackage[" + ",".join(dict.fromkeys(babel)) + "]{babel}",
