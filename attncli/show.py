@@ -46,8 +46,8 @@ def select(walkthrough: Walkthrough, steps: Sequence[str] | None,
                                     found=step_id, known=", ".join(known)))
     count = len(walkthrough.heads)
     if head is not None and not 1 <= head <= count:
-        raise UsageError(Msg.of("--head: expected a head from 1 to {count}, found {found}",
-                                count=count, found=head))
+        raise UsageError(Msg.of("--head: expected a head from 1 to {last}, found {found}",
+                                last=count, found=head))
     several = count > 1
     kept = tuple(
         step for step in walkthrough.steps
