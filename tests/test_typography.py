@@ -173,3 +173,16 @@ def test_no_e_notation_and_no_range_of_one(lang: str) -> None:
     assert bad == []
     layer = dict(outputs(lang))["decoder_layer.text"]
     assert "10⁻⁵" in layer
+
+
+@pytest.mark.parametrize("lang", ["pl", "ru"])
+@pytest.mark.parametrize("width", [60, 80, 100])
+def test_the_terminal_view_keeps_the_no_break_spaces(lang: str, width: int) -> None:
+    """Rich breaks at any Unicode space; the view wraps its prose itself."""
+    walkthrough = build(load_spec(str(CONFIGS[0].parent / "two_heads.yaml")))
+    out = render(walkthrough, "rich", lang, width=width)
+    ends = re.compile(rf"(?<![^\s(„«])[{ONE_LETTER[lang]}]$")
+    prose = [line.strip() for line in out.splitlines() if "=" not in line and "│" not in line]
+    assert [line for line in prose if ends.search(line) or re.match(r"[—–]", line)] == []
+    assert all(len(line) <= width for line in out.splitlines())
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Sequence
 
 from rich import box
@@ -76,7 +77,7 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
     console.print(Rule(Text(title(header, options.lang, t), style="bold")))
     about = description(header, options.lang)
     if about:
-        console.print(Text(about))
+        console.print(prose(about, console.width, "", ""))
     for fact in header_facts(header, t):
         console.print(Text(fact, style="dim"))
     for index, step in enumerate(walkthrough.steps, start=1):
@@ -85,14 +86,14 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
         if step.formula is not None:
             console.print(Text("  " + step.formula.text, style="bold"))
         for note in step.notes:
-            console.print(Text("  " + t(note), style="italic"))
+            console.print(prose(t(note), console.width, "  ", "italic"))
         for matrix in step.matrices:
             for table in tables(matrix, number, t, options.width, options.full):
                 console.print()
                 console.print(table)
         if step.id == "weights" and options.heatmap:
             console.print()
-            console.print(Text("  " + heatmap_caption(t), style="italic"))
+            console.print(prose(heatmap_caption(t), console.width, "  ", "italic"))
             for table in tables(step.matrices[0], number, t, options.width, options.full,
                                 heat=True):
                 console.print(table)
@@ -105,13 +106,20 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
         console.print()
         console.print(Text(heading, style="bold cyan"))
         for sentence in sentences:
-            console.print(Text("  " + sentence))
+            console.print(prose(sentence, console.width, "  ", ""))
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
         console.print()
         console.print(Text(t(Msg.of("Hand calculation")), style="bold cyan"))
         for line in drift:
             console.print(Text("  " + line))
+
+
+def prose(text: str, width: int, indent: str, style: str) -> Text:
+    """A sentence wrapped here rather than by Rich, which breaks lines at any Unicode space,
+    the no-break spaces of Polish and Russian typography included (see i18n/typography.py)."""
+    lines = textwrap.wrap(text, width, initial_indent=indent, break_on_hyphens=False) or [""]
+    return Text("\n".join(lines), style=style, no_wrap=True)
 
 
 # background of a heatmap cell by shade level (0: none); the number is always printed too
