@@ -140,7 +140,8 @@ BAD_MASK = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmask: causl\n"
      'logiczna true; ujmij to w\u00a0cudzysłów: "on"'),
     (["-", "--lang", "ru"], {},
      "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights:\n  W_Q: [[1, 0], [0, 1], [1, 1]]\n",
-     "<stdin>:4:8: weights.W_Q имеет размер 3x2, а\u00a0ожидается d_model x d_k = 2x2"),
+     "<stdin>:4:8: weights.W_Q имеет размер 3x2, а\u00a0ожидается d_model x "
+     "d_k\u00a0=\u00a02x2"),
     (["-", "--lang", "pl"], {}, "- 1\n- 2\n- 3\n- 4\n- 5\n",
      "<stdin>:1:1: oczekiwano mapowania, otrzymano: lista z\u00a05 elementami"),
     (["-", "--lang", "ru"], {}, "- 1\n",
@@ -163,8 +164,8 @@ def test_decimal_comma_option_changes_numbers_in_tables_and_prose() -> None:
     out = text("--lang", "pl", "--decimal-comma")
     # full precision weights of "cat chases mouse": 0.36 / 0.64, and √2 = 1.41
     assert "   chases  0,36    0,64   0,00\n" in out
-    assert "maska: przyczynowa · skalowanie: ÷ √d_k = 1,41\n" in out
-    assert "Dzielenie przez √d_k = 1,41 sprawia" in out
+    assert "maska: przyczynowa · skalowanie: ÷ √d_k\u00a0=\u00a01,41\n" in out
+    assert "Dzielenie przez √d_k\u00a0=\u00a01,41 sprawia" in out
     assert "0.36" not in out and "1.41" not in out
     assert text("--lang", "pl") == golden("cat_chases_mouse", "pl")  # the dot stays the default
 
@@ -197,8 +198,9 @@ def test_number_format_prose_and_math_forms() -> None:
 def test_translated_numbers_take_the_reader_decimal_mark() -> None:
     msg = Msg.of("Dividing by √d_k = {root} keeps the scores from growing with the dimension of "
                  "the keys.", root=math.sqrt(2))
-    assert translate(msg, "ru", NumberFormat.with_mark(3, "comma")) == \
-        "Деление на √d_k = 1,414 не даёт оценкам расти вместе с\u00a0размерностью ключей."
+    assert translate(msg, "ru", NumberFormat.with_mark(3, "comma")) == (
+        "Деление на √d_k\u00a0=\u00a01,414 не даёт оценкам расти вместе с\u00a0размерностью "
+        "ключей.")
 
 
 @pytest.mark.parametrize(("count", "pl", "ru"), [

@@ -2,9 +2,9 @@
 
 A one-letter word (pl: a i o u w z; ru: а в и к о с у я) is bound to the next word by a no-break
 space, so no line ends with one; a dash is bound to the word before it, so no line starts with
-one. Text wrapping (textwrap) and TeX (`~`) keep a no-break space. Quotation marks are the
-catalog's own („…” in Polish, «…» in Russian): tests/test_i18n.py checks that no straight quote
-is left there.
+one; `name = value` stays on one line. Text wrapping (textwrap) and TeX (`~`) keep a no-break
+space. Quotation marks are the catalog's own („…” in Polish, «…» in Russian):
+tests/test_typography.py checks that no straight quote is left there.
 
 `typeset` works on a catalog sentence before its parameters are filled in, so what the user
 wrote (a file name, a token) is never changed; a parameter that is itself a one-letter word is
@@ -23,6 +23,7 @@ ONE_LETTER_WORDS = {"pl": "aiouwz", "ru": "авикосуя"}
 _ONE_LETTER = {lang: re.compile(rf"(?<![^\s(„«])([{letters}]) (?=\S)", re.IGNORECASE)
                for lang, letters in ONE_LETTER_WORDS.items()}
 _DASH = re.compile(r" (—|–)(?= )")
+_EQUALS = re.compile(r" = (?=\{\w+\}|\d)")  # "d_model = {d}": one unit, never split by a line end
 
 
 def typeset(text: str, lang: str) -> str:
@@ -31,6 +32,7 @@ def typeset(text: str, lang: str) -> str:
     pattern = _ONE_LETTER.get(lang)
     if pattern is None:
         return text
+    text = _EQUALS.sub(NBSP + "=" + NBSP, text)
     text = pattern.sub(r"\1" + NBSP, text)
     return _DASH.sub(NBSP + r"\1", text)
 
