@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import typer
 from typer._click import exceptions as click_errors
@@ -139,21 +136,3 @@ def test_help_language_is_read_before_click_parses() -> None:
     assert help_language(["explain", "--lang", "xx"], {"ATTN_LANG": "pl"}) == "pl"
     assert help_language(["--", "--lang", "ru"], {}) == "en"
     assert help_language([], {"LANG": "ru_RU.UTF-8"}) == "en"  # never the system locale
-
-
-def test_translated_help_does_not_import_numpy() -> None:
-    probe = (
-        "import sys\n"
-        "from attncli.cli import main\n"
-        "for args in (['--lang', 'pl', '--help'], ['explain', '--lang', 'ru', '--help']):\n"
-        "    sys.argv = ['attn', *args]\n"
-        "    try:\n"
-        "        main()\n"
-        "    except SystemExit as exit:\n"
-        "        assert exit.code == 0, exit.code\n"
-        "print(sorted(m for m in ('numpy', 'yaml', 'rich.table') if m in sys.modules))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            check=True)
-    assert result.stdout.splitlines()[-1] == "[]"
-    assert "Użycie: attn [OPCJE]" in result.stdout
