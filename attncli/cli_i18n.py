@@ -35,6 +35,8 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, translate
 from attncli.i18n.typography import typeset
+from attncli.view import STEP_IDS
+from attncli.visible import visible
 
 EXIT_USAGE = 2
 
@@ -47,6 +49,8 @@ _COMMAND_METAVAR = N_("COMMAND [ARGS]...")
 _HELP_OPTION = N_("Show this message and exit.")
 # the placeholders Click writes for an option's value, by type
 _METAVARS = {"<int>": N_("<int>"), "<str>": N_("<str>"), "<float>": N_("<float>")}
+# what a help text names by a field, so that the catalog holds the sentence once
+HELP_FIELDS = {"{steps}": ", ".join(STEP_IDS)}
 _DEFAULT = re.compile(r"\[default: (?P<value>[^\]]*)\]")
 _REQUIRED = "[required]"
 
@@ -152,7 +156,10 @@ def _translate_attr(owner: Any, attr: str, lang: str) -> None:
         if not msgid:
             return
         setattr(owner, key, msgid)
-    setattr(owner, attr, gettext(msgid, lang))
+    text = gettext(msgid, lang)
+    for field, value in HELP_FIELDS.items():
+        text = text.replace(field, value)
+    setattr(owner, attr, text)
 
 
 # --- usage errors ------------------------------------------------------------------------------
@@ -245,9 +252,8 @@ def root_option(name: str) -> Any:
 
 
 def printable(text: str) -> str:
-    """`text` with control characters written as escapes, so none reaches the terminal raw."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)
+    """`text` with every control or invisible character written as an escape."""
+    return visible(text)
 
 
 def usage_line(error: errors.UsageError, lang: str) -> str:

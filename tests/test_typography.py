@@ -18,7 +18,8 @@ from attncli.i18n.po import Entry, read_po
 from attncli.i18n.typography import NBSP, typeset
 from attncli.render import render
 from attncli.spec import load_spec
-from attncli.walkthrough import build, plain_number
+from attncli.steps.block import plain_number
+from attncli.walkthrough import build
 
 CONFIGS = sorted(Path(__file__).parent.parent.glob("configs/*.yaml"))
 ONE_LETTER = {"pl": "aiouwzAIOUWZ", "ru": "авикосуяАВИКОСУЯ"}

@@ -157,7 +157,7 @@ JSON_PROBLEMS: list[tuple[re.Pattern[str], Msg]] = [(re.compile(p), m) for p, m 
     (r"Expecting ':' delimiter", Msg.of("expected a colon after the key")),
     (r"Expecting ',' delimiter", Msg.of("expected a comma between two items")),
     (r"Unterminated string starting at", Msg.of("a string that is never closed starts here")),
-    (r"Invalid control character (.* )?at",
+    (r"Invalid control character.*",
      Msg.of("a control character inside a string; write it as an escape such as \\n")),
     (r"Invalid \\escape(: .*)?", Msg.of("an unknown escape after a backslash")),
     (r"Invalid \\uXXXX escape", Msg.of("a \\u escape needs four hexadecimal digits")),
@@ -252,4 +252,4 @@ def os_problem(error: OSError) -> Msg:
         return found
     name = errno.errorcode.get(error.errno, "?") if error.errno is not None else "?"
     return Msg.of("the system reports {code}, which attn has no translation for: {detail}",
-                  code=name, detail=error.strerror or str(error))
+                  code=name, detail=error.strerror or "?")  # never str(error): it names a path

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import textwrap
 from collections.abc import Sequence
 
 from rich import box
@@ -41,6 +40,7 @@ from attncli.render.common import (
     translator,
 )
 from attncli.render.numbers import NumberFormat
+from attncli.render.wrap import formula, words
 
 CELL_PADDING = 3  # one space each side and one border per column
 
@@ -70,56 +70,57 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
 
 
 def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> None:
-    """Print the walkthrough on `console` (which never reads markup: a token `[bold]` is text)."""
+    """Print the walkthrough on `console` (which never reads markup: a token `[bold]` is text).
+    Every line is broken to the console's width here, so that a continuation keeps its indent."""
     number = number_format(walkthrough, options)
     t = translator(options, number)
+    width = options.width
+
+    def say(lines: list[str], style: str = "") -> None:
+        for line in lines:
+            console.print(Text(line, style=style), no_wrap=True, overflow="ignore")
+
     header = walkthrough.header
-    console.print(Rule(Text(title(header, options.lang, t), style="bold")))
-    about = description(header, options.lang)
-    if about:
-        console.print(prose(about, console.width, "", ""))
-    for fact in header_facts(header, t):
-        console.print(Text(fact, style="dim"))
-    for index, step in enumerate(walkthrough.steps, start=1):
-        console.print()
-        console.print(Text(step_heading(index, step, t), style="bold cyan"))
+    if options.header:
+        console.print(Rule(Text(title(header, options.lang, t), style="bold")))
+        about = description(header, options.lang)
+        if about:
+            say(words(about, width, ""))
+        for fact in header_facts(header, t):
+            say(words(fact, width, "", "  "), "dim")
+    for index, step in enumerate(walkthrough.steps):
+        if index or options.header:
+            console.print()
+        say(words(step_heading(step.number, step, t), width, "", "  "), "bold cyan")
         if step.formula is not None:
-            console.print(Text("  " + step.formula.text, style="bold"))
+            say(formula(step.formula.text, width, "  "), "bold")
         for note in step.notes:
-            console.print(prose(t(note), console.width, "  ", "italic"))
+            say(words(t(note), width, "  "), "italic")
         for matrix in step.matrices:
-            for table in tables(matrix, number, t, options.width, options.full):
+            for table in tables(matrix, number, t, width, options.full):
                 console.print()
                 console.print(table)
         if step.id == "weights" and options.heatmap:
             console.print()
-            console.print(prose(heatmap_caption(t), console.width, "  ", "italic"))
-            for table in tables(step.matrices[0], number, t, options.width, options.full,
-                                heat=True):
+            say(words(heatmap_caption(t), width, "  "), "italic")
+            for table in tables(step.matrices[0], number, t, width, options.full, heat=True):
                 console.print(table)
         if step.expansions:
             console.print()
-            console.print(Text("  " + t(Msg.of("Written out:")), style="bold"))
+            say(words(t(Msg.of("Written out:")), width, "  "), "bold")
             for expansion in step.expansions:
-                console.print(Text("  " + expansion_text(expansion, number, t, options.full)))
+                say(formula(expansion_text(expansion, number, t, options.full), width, "  "))
     for heading, sentences in reading_sections(walkthrough, t):
         console.print()
-        console.print(Text(heading, style="bold cyan"))
+        say(words(heading, width, ""), "bold cyan")
         for sentence in sentences:
-            console.print(prose(sentence, console.width, "  ", ""))
+            say(words(sentence, width, "  "))
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
         console.print()
-        console.print(Text(t(Msg.of("Hand calculation")), style="bold cyan"))
+        say(words(t(Msg.of("Hand calculation")), width, ""), "bold cyan")
         for line in drift:
-            console.print(Text("  " + line))
-
-
-def prose(text: str, width: int, indent: str, style: str) -> Text:
-    """A sentence wrapped here rather than by Rich, which breaks lines at any Unicode space,
-    the no-break spaces of Polish and Russian typography included (see i18n/typography.py)."""
-    lines = textwrap.wrap(text, width, initial_indent=indent, break_on_hyphens=False) or [""]
-    return Text("\n".join(lines), style=style, no_wrap=True)
+            say(words(line, width, "  "))
 
 
 # background of a heatmap cell by shade level (0: none); the number is always printed too
