@@ -257,10 +257,10 @@ def printable(text: str) -> str:
 
 
 def usage_line(error: errors.UsageError, lang: str) -> str:
-    """The one line for a usage error: `attn: what is wrong (help: attn explain --help)`."""
+    """The one line for a usage error: `attn: what is wrong (see attn explain --help)`."""
     message = usage_message(error)
     if error.ctx is not None:
-        message = Msg.of("{problem} (help: {command} --help)", problem=message,
+        message = Msg.of("{problem} (see {command} --help)", problem=message,
                          command=error.ctx.command_path)
     return "attn: " + translate(message, lang)
 

@@ -86,23 +86,23 @@ def test_english_help_is_unchanged() -> None:
 
 @pytest.mark.parametrize(("args", "env", "line"), [
     (["explain", "--bogus", "--lang", "pl"], {},
-     "attn: nieznana opcja --bogus (pomoc: attn explain --help)"),
+     "attn: nieznana opcja --bogus (zob. attn explain --help)"),
     (["explain", "--fromat", "text"], {"ATTN_LANG": "ru"},
-     "attn: неизвестный параметр --fromat; может быть, --format? (справка: attn explain --help)"),
+     "attn: неизвестный параметр --fromat; может быть, --format? (см. attn explain --help)"),
     (["explain", "-f", "nope", "--lang", "pl"], {},
      "attn: --format / -f: oczekiwano jednej z\u00a0wartości rich, text, json, otrzymano: nope "
-     "(pomoc: attn explain --help)"),
+     "(zob. attn explain --help)"),
     (["explain", "-p", "x", "--lang", "ru"], {},
-     "attn: --precision / -p: ожидается целое число, получено: x (справка: attn explain --help)"),
+     "attn: --precision / -p: ожидается целое число, получено: x (см. attn explain --help)"),
     (["validate"], {"ATTN_LANG": "pl"},
-     "attn: brak argumentu specs (pomoc: attn validate --help)"),
+     "attn: brak argumentu specs (zob. attn validate --help)"),
     (["explian", "--lang", "pl"], {},
-     "attn: nieznane polecenie explian; czy chodziło o\u00a0explain? (pomoc: attn --help)"),
+     "attn: nieznane polecenie explian; czy chodziło o\u00a0explain? (zob. attn --help)"),
     (["frobnicate"], {"ATTN_LANG": "ru"},
      "attn: неизвестная команда frobnicate; доступные команды: explain, snippets, validate, "
-     "schema, examples, export (справка: attn --help)"),
+     "schema, examples, export (см. attn --help)"),
     (["schema", "extra", "more", "--lang", "ru"], {},
-     "attn: лишние аргументы extra more (справка: attn schema --help)"),
+     "attn: лишние аргументы extra more (см. attn schema --help)"),
     (["explain", "--lang"], {"ATTN_LANG": "pl"}, "attn: --lang wymaga wartości"),
     (["explain", "--full=yes", "--lang", "ru"], {},
      "attn: --full не принимает значения"),
@@ -115,7 +115,7 @@ def test_usage_errors_are_one_translated_line(args: list[str], env: dict[str, st
 def test_usage_errors_stay_english_by_default() -> None:
     assert invoke("explain", "-f", "nope") == (2, "", (
         "attn: --format / -f: expected one of rich, text, json, found nope "
-        "(help: attn explain --help)\n"))
+        "(see attn explain --help)\n"))
 
 
 def test_a_control_character_in_a_bad_option_is_escaped() -> None:

@@ -58,7 +58,7 @@ def test_validate_builds_the_spec_too(tmp_path: Path) -> None:
 def test_validate_needs_a_file() -> None:
     result = invoke("validate")
     assert result.exit_code == 2
-    assert result.stderr == "attn: the argument specs is missing (help: attn validate --help)\n"
+    assert result.stderr == "attn: the argument specs is missing (see attn validate --help)\n"
 
 
 # --- attn examples ---
