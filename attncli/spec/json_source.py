@@ -66,7 +66,7 @@ class _Reader:
             raise self.fail(at, Msg.plural_of("the spec holds more than {count} value, the limit "
                                               "that {option} sets", "the spec holds more than "
                                               "{count} values, the limit that {option} sets",
-                                              self.max_cells, option=LIMIT_HINT))
+                                              int(self.max_cells), option=LIMIT_HINT))
 
     def document(self) -> Node:
         at = self.skip(0)
