@@ -46,10 +46,11 @@ def check_hand(spec: Spec, max_cells: int) -> None:
     weights = len(spec.heads) * spec.queries.n * spec.keys_source.n
     limit = max_hand(max_cells)
     if weights > limit:
-        raise UsageError(Msg.of(
-            "{option}: hand calculation of this spec works {count} weights; the limit is "
-            "{limit}, which {limit_option} sets", option="--round-intermediates", count=weights,
-            limit=limit, limit_option="--max-cells"))
+        raise UsageError(Msg.plural_of(
+            "{option}: hand calculation of this spec works {count} weight; the limit is "
+            "{limit}, which {limit_option} sets", "{option}: hand calculation of this spec works "
+            "{count} weights; the limit is {limit}, which {limit_option} sets", weights,
+            option="--round-intermediates", limit=limit, limit_option="--max-cells"))
 
 
 def check_expansion(spec: Spec, selection: Selection, max_cells: int) -> None:
@@ -57,10 +58,12 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int) -> None:
         return
     terms, limit = written_terms(spec), max_terms(max_cells)
     if terms > limit:
-        raise UsageError(Msg.of(
-            "{option}: writing out every cell of this spec takes up to {count} terms; the limit "
+        raise UsageError(Msg.plural_of(
+            "{option}: writing out every cell of this spec takes up to {count} term; the limit "
             "is {limit}, which {limit_option} sets; choose cells with STEP:ROW",
-            option="--expand all", count=terms, limit=limit, limit_option="--max-cells"))
+            "{option}: writing out every cell of this spec takes up to {count} terms; the limit "
+            "is {limit}, which {limit_option} sets; choose cells with STEP:ROW", terms,
+            option="--expand all", limit=limit, limit_option="--max-cells"))
 
 
 def check_shown(spec: Spec, max_cells: int, option: str) -> None:
@@ -70,7 +73,8 @@ def check_shown(spec: Spec, max_cells: int, option: str) -> None:
 
     count, limit = walkthrough_cells(spec), max_shown(max_cells)
     if count > limit:
-        raise UsageError(Msg.of(
-            "{option}: this document would print about {count} numbers; the limit is {limit}, "
-            "which {limit_option} sets", option=option, count=count, limit=limit,
-            limit_option="--max-cells"))
+        raise UsageError(Msg.plural_of(
+            "{option}: this document would print about {count} number; the limit is {limit}, "
+            "which {limit_option} sets", "{option}: this document would print about {count} "
+            "numbers; the limit is {limit}, which {limit_option} sets", count, option=option,
+            limit=limit, limit_option="--max-cells"))

@@ -85,13 +85,17 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         if not stat.S_ISREG(info.st_mode):
             raise not_regular(info.st_mode)
         if info.st_size > limit:
-            raise NotRegular(Msg.of("the file has {size} bytes; the limit is {limit} bytes, "
-                                    "which {option} sets", size=info.st_size, limit=limit,
-                                    option="--max-cells"))
+            raise NotRegular(Msg.plural_of(
+                "the file has {count} byte; the limit is {limit}, which {option} sets",
+                "the file has {count} bytes; the limit is {limit}, which {option} sets",
+                info.st_size, limit=Msg.plural_of("{count} byte", "{count} bytes", limit),
+                option="--max-cells"))
         data = file.read(limit + 1)
     if len(data) > limit:  # grew while it was read
-        raise NotRegular(Msg.of("the file is larger than {limit} bytes, the limit that {option} "
-                                "sets", limit=limit, option="--max-cells"))
+        raise NotRegular(Msg.plural_of("the file is larger than {count} byte, the limit that "
+                                       "{option} sets", "the file is larger than {count} bytes, "
+                                       "the limit that {option} sets", limit,
+                                       option="--max-cells"))
     return data
 
 

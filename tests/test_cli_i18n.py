@@ -88,7 +88,8 @@ def test_english_help_is_unchanged() -> None:
     (["explain", "--bogus", "--lang", "pl"], {},
      "attn: nieznana opcja --bogus (zob. attn explain --help)"),
     (["explain", "--fromat", "text"], {"ATTN_LANG": "ru"},
-     "attn: неизвестный параметр --fromat; может быть, --format? (см. attn explain --help)"),
+     "attn: неизвестный параметр --fromat; может быть, --format, --matrix? (см. attn explain "
+     "--help)"),
     (["explain", "-f", "nope", "--lang", "pl"], {},
      "attn: --format / -f: oczekiwano jednej z\u00a0wartości rich, text, json, otrzymano: nope "
      "(zob. attn explain --help)"),

@@ -92,6 +92,12 @@ def load_array(path: Path, name: str, key: str | None,
     return _as_float(array, name)
 
 
+def more_numbers(name: str, max_cells: int) -> Msg:
+    return Msg.plural_of("{name} holds more than {count} number, the limit that {option} sets",
+                         "{name} holds more than {count} numbers, the limit that {option} sets",
+                         max_cells, name=name, option=LIMIT_HINT)
+
+
 def _reason(exc: Exception) -> Msg:
     """Why NumPy, zipfile or the system could not read a file, as a catalogue message (never
     with a path)."""
@@ -125,8 +131,7 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
         separators = sum(chunk.count(b",") + chunk.count(b"\n")
                          for chunk in iter(lambda: raw.read(1 << 20), b""))
     if separators + 1 > max_cells:
-        raise FileProblem(Msg.of("{name} holds more than {limit} numbers, the limit that "
-                                 "{option} sets", name=name, limit=max_cells, option=LIMIT_HINT))
+        raise FileProblem(more_numbers(name, max_cells))
     cells = array.array("d")
     width: int | None = None
     rows = 0
@@ -143,9 +148,7 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
                     "{name}: line {line} has {count} numbers, expected {expected}",
                     len(row), name=name, line=number, expected=width))
             if len(cells) + len(row) > max_cells:
-                raise FileProblem(Msg.of("{name} holds more than {limit} numbers, the limit "
-                                         "that {option} sets", name=name, limit=max_cells,
-                                         option=LIMIT_HINT))
+                raise FileProblem(more_numbers(name, max_cells))
             cells.extend(row)
             rows += 1
     return np.frombuffer(cells, dtype=np.float64).reshape(rows, width or 0)  # (rows, width)
@@ -229,8 +232,9 @@ def _check_members(path: Path, name: str) -> None:
     if zip64 >= 0 and len(tail) - zip64 >= 56:  # ZIP64: the counts of the 64-bit record
         members, directory = struct.unpack("<QQ", tail[zip64 + 32: zip64 + 48])
     if members > MAX_MEMBERS or directory > MAX_DIRECTORY:
-        raise FileProblem(Msg.of("{name} lists {count} arrays; the limit is {limit}",
-                                 name=name, count=members, limit=MAX_MEMBERS))
+        raise FileProblem(Msg.plural_of("{name} lists {count} array; the limit is {limit}",
+                                        "{name} lists {count} arrays; the limit is {limit}",
+                                        members, name=name, limit=MAX_MEMBERS))
 
 
 def _check_dtype(dtype: np.dtype, name: str) -> None:

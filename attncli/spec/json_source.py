@@ -81,8 +81,9 @@ class _Reader:
         char = text[at:at + 1]
         if char in ("{", "["):
             if depth > MAX_DEPTH:
-                raise self.fail(at, Msg.of("the spec nests lists and mappings more than {depth} "
-                                           "levels deep", depth=MAX_DEPTH))
+                raise self.fail(at, Msg.plural_of(
+                    "the spec nests lists and mappings more than {count} level deep",
+                    "the spec nests lists and mappings more than {count} levels deep", MAX_DEPTH))
             return self.mapping(at, path, depth) if char == "{" else self.sequence(at, path, depth)
         self.count(at)
         where = self.where(at, path)

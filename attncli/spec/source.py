@@ -553,15 +553,18 @@ class TextBudget:
 
     def charge(self, text: str, where: Location) -> None:
         if len(text) > MAX_TEXT:
-            problem = Msg.of("expected a text of at most {limit} characters, found {length}",
-                             length=len(text), limit=MAX_TEXT)
+            problem = Msg.plural_of("expected a text of at most {count} character, found "
+                                    "{length}", "expected a text of at most {count} characters, "
+                                    "found {length}", MAX_TEXT, length=len(text))
             raise SpecError(Msg.of("{path}: {problem}", path=where.path, problem=problem)
                             if where.path else problem, where)
         self.left -= len(text)
         if self.left < 0:
-            raise SpecError(Msg.of("the spec's texts, with aliases expanded, are longer than "
-                                   "the limit of {limit} characters that {option} sets",
-                                   limit=self.limit, option=LIMIT_HINT), where)
+            raise SpecError(Msg.plural_of(
+                "the spec's texts, with aliases expanded, are longer than the limit of {count} "
+                "character that {option} sets", "the spec's texts, with aliases expanded, are "
+                "longer than the limit of {count} characters that {option} sets", self.limit,
+                option=LIMIT_HINT), where)
 
 
 class _Builder:

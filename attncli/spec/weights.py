@@ -36,8 +36,9 @@ def projections(top: dict[str, Node], root: Node, d_model: int, convention: Conv
         many = heads_node.value if isinstance(heads_node.value, int) else (
             len(heads_node.value) if isinstance(heads_node.value, list) else 0)
         if many > MAX_HEADS:  # a walkthrough shows every head: bounded before any is read
-            fail(heads_node, "expected at most {limit} heads, found {count}", limit=MAX_HEADS,
-                 count=many)
+            fail_at(heads_node, Msg.plural_of("expected at most {count} head, found {found}",
+                                              "expected at most {count} heads, found {found}",
+                                              MAX_HEADS, found=many))
     given = check_keys(top["weights"], WEIGHT_KEYS) if "weights" in top else {}
     if heads_node is None or is_count(heads_node):
         full = head_weights(given, root, d_model, convention, files, None)
