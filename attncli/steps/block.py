@@ -122,7 +122,7 @@ def rms_norm(b: Build, step_id: str, rms: RMSNorm, h: Matrix,
     step = Step(step_id, Msg.of("RMS normalization"), Formula(text, latex), tuple(matrices),
                 None, (Msg.of("Each row is divided by its RMS = √(mean of x² + {eps}), then "
                               "times the gain; unlike LayerNorm, no mean is subtracted and no "
-                              "bias added.", eps=f"{rms.eps:g}"),))
+                              "bias added.", eps=plain_number(rms.eps)),))
     return step, matrices[-1]
 
 
