@@ -47,10 +47,11 @@ def check_hand(spec: Spec, max_cells: int, option: str = "--round-intermediates"
     weights = len(spec.heads) * spec.queries.n * spec.keys_source.n
     limit = max_hand(max_cells)
     if weights > limit:
-        raise UsageError(Msg.of(
-            "{option}: hand calculation of this spec works {count} weights; the limit is "
-            "{limit}, which {limit_option} sets", option=option, count=weights,
-            limit=limit, limit_option="--max-cells"))
+        raise UsageError(Msg.plural_of(
+            "{option}: hand calculation of this spec works {count} weight; the limit is "
+            "{limit}, which {limit_option} sets", "{option}: hand calculation of this spec works "
+            "{count} weights; the limit is {limit}, which {limit_option} sets", weights,
+            option=option, limit=limit, limit_option="--max-cells"))
 
 
 def check_expansion(spec: Spec, selection: Selection, max_cells: int,
@@ -59,10 +60,12 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int,
         return
     terms, limit = written_terms(spec), max_terms(max_cells)
     if terms > limit:
-        raise UsageError(Msg.of(
-            "{option}: writing out every cell of this spec takes up to {count} terms; the limit "
+        raise UsageError(Msg.plural_of(
+            "{option}: writing out every cell of this spec takes up to {count} term; the limit "
             "is {limit}, which {limit_option} sets; choose cells with STEP:ROW",
-            option=option, count=terms, limit=limit, limit_option="--max-cells"))
+            "{option}: writing out every cell of this spec takes up to {count} terms; the limit "
+            "is {limit}, which {limit_option} sets; choose cells with STEP:ROW", terms,
+            option=option, limit=limit, limit_option="--max-cells"))
 
 
 def check_shown(spec: Spec, max_cells: int, option: str) -> None:
@@ -72,10 +75,11 @@ def check_shown(spec: Spec, max_cells: int, option: str) -> None:
 
     count, limit = walkthrough_cells(spec), max_shown(max_cells)
     if count > limit:
-        raise UsageError(Msg.of(
-            "{option}: this document would print about {count} numbers; the limit is {limit}, "
-            "which {limit_option} sets", option=option, count=count, limit=limit,
-            limit_option="--max-cells"))
+        raise UsageError(Msg.plural_of(
+            "{option}: this document would print about {count} number; the limit is {limit}, "
+            "which {limit_option} sets", "{option}: this document would print about {count} "
+            "numbers; the limit is {limit}, which {limit_option} sets", count, option=option,
+            limit=limit, limit_option="--max-cells"))
 
 
 def check_view(spec: Spec, view: View, max_cells: int, shows: str) -> None:

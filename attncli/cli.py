@@ -17,14 +17,13 @@ from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
-from typer import _click as click
-from typer.core import TyperGroup
 
+from attncli.cli_i18n import AttnGroup, root_option
 from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, UsageError
-from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, translate
+from attncli.i18n import DEFAULT_LANG, N_, Msg, first_known, parse_languages, translate
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.render import ELIDING
-from attncli.view import STEP_IDS, Inline, Loading, View
+from attncli.view import Inline, Loading, View
 from attncli.visible import visible, visible_document
 
 if TYPE_CHECKING:
@@ -34,33 +33,11 @@ if TYPE_CHECKING:
 INTERNAL_ERROR = 3
 MAX_PRECISION = 12
 
-class OneLineGroup(TyperGroup):
-    """Click's usage errors (an unknown option, a missing argument) as one line on stderr,
-    with what the user typed shown `visible`, instead of a usage block."""
-
-    def main(self, *args: object, **kwargs: object) -> object:
-        if kwargs.get("standalone_mode", True) is False:
-            return super().main(*args, **kwargs)  # type: ignore[arg-type]
-        kwargs["standalone_mode"] = False
-        try:
-            code = super().main(*args, **kwargs)  # type: ignore[arg-type]
-        except click.exceptions.NoArgsIsHelpError as error:
-            error.show()  # `attn` alone: its help, as asked for
-            sys.exit(error.exit_code)
-        except click.ClickException as error:
-            context = getattr(error, "ctx", None)
-            command = context.command_path if context is not None else "attn"
-            echo_error(f"{command}: {error.format_message()} (see {command} --help)")
-            sys.exit(error.exit_code)
-        except typer.Abort:
-            sys.exit(130)
-        sys.exit(code if isinstance(code, int) else 0)
-
 
 app = typer.Typer(
-    cls=OneLineGroup,
+    cls=AttnGroup,
     name="attn",
-    help="Worked examples of transformer attention, step by step.",
+    help=N_("Worked examples of transformer attention, step by step."),
     pretty_exceptions_enable=False,
     add_completion=False,
     no_args_is_help=True,
@@ -85,8 +62,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+        bool, typer.Option("--version", callback=_version, is_eager=True,
+                           help=N_("Show the version."))
     ] = False,
+    lang: MessagesLangOpt = None,
 ) -> None:
     """Worked examples of transformer attention, step by step."""
 
@@ -185,6 +164,7 @@ def run(action: Callable[[], str], lang: str, debug: bool) -> None:
 def requested_languages(lang: str | None) -> tuple[str, str]:
     """The comma list of languages asked for and where it was asked: --lang, else $ATTN_LANG
     (never the system locale, so the output is the same on every machine), else English."""
+    lang = lang if lang is not None else root_option("lang")
     if lang is not None:
         return lang, "--lang"
     env = os.environ.get("ATTN_LANG")
@@ -202,7 +182,7 @@ def languages(lang: str | None) -> tuple[str, ...]:
 def language(lang: str | None) -> str:
     """The language of messages and errors: the first valid one asked for (--lang, then
     $ATTN_LANG), else English; so even an error in the list itself is in a language asked for."""
-    return first_known(lang, os.environ.get("ATTN_LANG"))
+    return first_known(lang, root_option("lang"), os.environ.get("ATTN_LANG"))
 
 
 def decimal_option(decimal_comma: bool | None) -> Literal["dot", "comma"] | None:
@@ -222,36 +202,44 @@ def check_precision(precision: int | None) -> None:
 SpecArg = Annotated[
     Optional[str],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
     typer.Argument(
-        help="The spec file (YAML or JSON); - reads standard input. "
-        "Without it, the bundled example 'cat chases mouse'.",
+        help=N_("The spec file (YAML or JSON); - reads standard input. "
+        "Without it, the bundled example 'cat chases mouse'."),
         show_default=False,
     ),
 ]
 PrecisionOpt = Annotated[
     Optional[int],  # noqa: UP045
     typer.Option("--precision", "-p",
-                 help="Decimals to show, 0 to 12 (default: the spec's display.precision, or 2)."),
+                 help=N_("Decimals to show, 0 to 12 (default: the spec's display.precision, "
+                         "or 2).")),
 ]
 LangOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--lang", help="Language of the output: en, pl or ru, or a comma list such as "
-                 "pl,en for one section per language (default: $ATTN_LANG or en).",
+    typer.Option("--lang", help=N_("Language of the output: en, pl or ru, or a comma list such as "
+                 "pl,en for one section per language (default: $ATTN_LANG or en)."),
                  show_default=False),
 ]
 DecimalOpt = Annotated[
     Optional[bool],  # noqa: UP045
     typer.Option("--decimal-comma/--decimal-dot",
-                 help="Write 0,35 instead of 0.35 (default: the spec's display.decimal, or dot).",
+                 help=N_("Write 0,35 instead of 0.35 (default: the spec's display.decimal, "
+                         "or dot)."),
                  show_default=False),
 ]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show a traceback on errors.")]
+MessagesLangOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--lang", help=N_("Language of the messages and of --help: en, pl or ru "
+                                   "(default: $ATTN_LANG or en)."), show_default=False),
+]
+DebugOpt = Annotated[bool, typer.Option("--debug", help=N_("Show a traceback on errors."))]
 AllowOutsideOpt = Annotated[bool, typer.Option(
-    "--allow-outside", help="Read {file: ...} matrices from outside the spec's folder too "
-    "(by default only that folder and below it).")]
+    "--allow-outside", help=N_("Read the matrices a spec names with file: from outside the "
+                               "spec's folder too "
+    "(by default only that folder and below it)."))]
 MaxCellsOpt = Annotated[int, typer.Option(
-    "--max-cells", help="Refuse a spec with more numbers than this: the values written in it "
+    "--max-cells", help=N_("Refuse a spec with more numbers than this: the values written in it "
     "and the matrices it makes; its walkthrough may compute 32 times as many, and a spec file "
-    "may have 4 bytes per cell (at least 1 MiB).")]
+    "may have 4 bytes per cell (at least 1 MiB)."))]
 
 
 def loading(allow_outside: bool, max_cells: int) -> Loading:
@@ -265,101 +253,109 @@ def loading(allow_outside: bool, max_cells: int) -> Loading:
 ExpandOpt = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option("--expand", "-x", show_default=False,
-                 help="Cells to write out with their numbers: auto (one row per step on a small "
-                 "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. scores:chases,mouse); "
-                 "STEP is projections, scores, scaled, weights, output or out_projection. "
-                 "Repeatable."),
+                 help=N_("Cells to write out with their numbers: auto (one row per step on a small "
+                 "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. `scores:chases,mouse`); "
+                 "STEP is `projections`, `scores`, `scaled`, `weights`, `output` or "
+                 "`out_projection`. Repeatable.")),
 ]
 RoundOpt = Annotated[
     Optional[bool],  # noqa: UP045
     typer.Option("--round-intermediates/--full-precision", show_default=False,
-                 help="Hand calculation: carry every intermediate rounded to the display "
+                 help=N_("Hand calculation: carry every intermediate rounded to the display "
                  "precision, as a person with a calculator does (default: the spec's "
-                 "display.round_intermediates)."),
+                 "display.round_intermediates).")),
 ]
 StepsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--steps", show_default=False,
-                 help="Only these steps, by id, separated by commas; each keeps its number "
-                 "(--steps weights prints \"7. Attention weights\"): " + ", ".join(STEP_IDS)
-                 + "; all: every step, whatever the spec's display.steps says."),
+                 help=N_("Only these steps, by id, separated by commas; each keeps its number "
+                         "(--steps weights prints \"7. Attention weights\"): {steps}; all: every "
+                         "step, whatever the spec's display.steps says.")),
 ]
 HeadOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--head", show_default=False, help="Only this head (1-based), e.g. --head 2; "
-                 "all: every head, whatever the spec's display.head says."),
+    typer.Option("--head", show_default=False,
+                 help=N_("Only this head (1-based), e.g. --head 2; all: every head, whatever "
+                         "the spec's display.head says.")),
 ]
 ReadingOpt = Annotated[
     Optional[bool],  # noqa: UP045
     typer.Option("--reading/--no-reading", show_default=False,
-                 help="The weights in words, after the steps (default: on, or the spec's "
-                 "display.reading); shown only when the weights step is."),
+                 help=N_("The weights in words, after the steps (default: on, or the spec's "
+                 "display.reading); shown only when the weights step is.")),
 ]
 HeaderOpt = Annotated[
     Optional[bool],  # noqa: UP045
     typer.Option("--header/--no-header", show_default=False,
-                 help="The title and the facts about the example before the steps (default: "
+                 help=N_("The title and the facts about the example before the steps (default: "
                  "on, or the spec's display.header); --no-header for a post or slide that has "
-                 "its own, e.g. --steps weights --no-header."),
+                 "its own, e.g. --steps weights --no-header.")),
 ]
 MatrixOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--matrix", show_default=False,
-                 help="Only this matrix, by its symbol as shown, for pasting into a formula: "
+                 help=N_("Only this matrix, by its symbol as shown, for pasting into a formula: "
                  "--matrix A, --matrix A:2 for head 2's, --matrix W_Q, --matrix \"S' + M\". "
-                 "LaTeX: a bare bmatrix; Markdown: a math block; text and JSON: the matrix."),
+                 "LaTeX: a bare bmatrix; Markdown: a math block; text and JSON: the matrix.")),
 ]
 WidthOpt = Annotated[
     Optional[int],  # noqa: UP045
     typer.Option("--width", show_default=False,
-                 help="Columns to fit, at least 40 (default: 80; rich and text on a terminal: "
-                 "its width; rich piped: $COLUMNS when set)."),
+                 help=N_("Columns to fit, at least 40 (default: 80; rich and text on a terminal: "
+                 "its width; rich piped: $COLUMNS when set).")),
 ]
 MIN_WIDTH = 40
 FullOpt = Annotated[
-    bool, typer.Option("--full", help="Show every row and column of a large matrix and every "
-                       "term of a long sum, instead of eliding the middle."),
+    bool, typer.Option("--full", help=N_("Show every row and column of a large matrix and every "
+                       "term of a long sum, instead of eliding the middle.")),
 ]
 BackwardOpt = Annotated[
-    bool, typer.Option("--backward", help="Add the backward pass after the forward steps, with "
-                       "dO all ones, when the spec has no backward section."),
+    bool, typer.Option("--backward", help=N_("Add the backward pass after the forward steps, with "
+                       "dO all ones, when the spec has no backward section.")),
 ]
 HeatmapOpt = Annotated[
-    bool, typer.Option("--heatmap/--no-heatmap", help="Also show the weights as a heatmap."),
+    bool, typer.Option("--heatmap/--no-heatmap", help=N_("Also show the weights as a heatmap.")),
 ]
 # --- the calculator form: a spec from options instead of a file ---
-_NOTATION = ' in calculator notation: "1 0; 0.2 1" (rows separated by ;)'
 TokensOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--tokens", show_default=False,
-                 help='The tokens, separated by spaces: "cat chases mouse" (instead of SPEC).'),
+                 help=N_('The tokens, separated by spaces: "cat chases mouse" (instead of SPEC).')),
 ]
 EmbeddingsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--embeddings", show_default=False,
-                 help="The embeddings, one row per token," + _NOTATION + "."),
+                 help=N_('The embeddings, one row per token, in calculator notation: '
+                         '"1 0; 0.2 1" (rows separated by ;).')),
 ]
 MaskOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--mask", show_default=False,
-                 help="causal, none, or a 0/1 matrix" + _NOTATION + "."),
+                 help=N_('causal, none, or a 0/1 matrix in calculator notation: "1 0; 1 1" '
+                         '(rows separated by ;).')),
 ]
 WqOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--wq", show_default=False, help="W_Q" + _NOTATION + " (default: identity)."),
+    typer.Option("--wq", show_default=False,
+                 help=N_('W_Q in calculator notation: "1 0; 0.2 1" (rows separated by ;; '
+                         'default: identity).')),
 ]
 WkOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--wk", show_default=False, help="W_K" + _NOTATION + " (default: identity)."),
+    typer.Option("--wk", show_default=False,
+                 help=N_('W_K in calculator notation: "1 0; 0.2 1" (rows separated by ;; '
+                         'default: identity).')),
 ]
 WvOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--wv", show_default=False, help="W_V" + _NOTATION + " (default: identity)."),
+    typer.Option("--wv", show_default=False,
+                 help=N_('W_V in calculator notation: "1 0; 0.2 1" (rows separated by ;; '
+                         'default: identity).')),
 ]
 ScaleOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--scale", show_default=False,
-                 help="What the scores are divided by: sqrt_dk (default), none, or a number."),
+                 help=N_("What the scores are divided by: sqrt_dk (default), none, or a number.")),
 ]
 
 
@@ -418,7 +414,7 @@ def explain(
     spec: SpecArg = None,
     precision: PrecisionOpt = None,
     format: Annotated[
-        Format, typer.Option("--format", "-f", help="rich (terminal), text (plain) or json.")
+        Format, typer.Option("--format", "-f", help=N_("rich (terminal), text (plain) or json."))
     ] = Format.rich,
     lang: LangOpt = None,
     expand: ExpandOpt = None,
@@ -504,15 +500,16 @@ def progress_bar(total: int) -> Iterator[Callable[[], None]]:
 def snippets(
     manifest: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Argument(help="The manifest (attn.toml or snippets.yaml); default: the one in the "
-                       "current folder.", show_default=False),
+        typer.Argument(help=N_("The manifest (attn.toml or snippets.yaml); default: the one in the "
+                       "current folder."), show_default=False),
     ] = None,
     check: Annotated[bool, typer.Option(
-        "--check", help="Write nothing; exit 1 if any snippet is stale or missing.")] = False,
+        "--check", help=N_("Write nothing; exit 1 if any snippet is stale or missing."))] = False,
     diff: Annotated[bool, typer.Option(
-        "--diff", help="Write nothing; print what would change as unified diffs.")] = False,
+        "--diff", help=N_("Write nothing; print what would change as unified diffs."))] = False,
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Write every snippet that the manifest lists, rewriting only files whose content changed.
@@ -522,7 +519,7 @@ def snippets(
 
     Example: attn snippets --check --diff
     """
-    lang = language(None)
+    asked, lang = lang, language(lang)
 
     def action() -> str:
         from pathlib import Path
@@ -530,6 +527,7 @@ def snippets(
         from attncli.manifest import find_manifest, load_manifest, targets
         from attncli.snippets import generate, unified_diff
 
+        languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         reading = loading(allow_outside, max_cells)
         path = Path(manifest) if manifest is not None else find_manifest(Path("."))
         planned = targets(load_manifest(path))
@@ -577,10 +575,12 @@ def finish(report: Report, writing: bool, check: bool, lang: str) -> None:
 
 @app.command()
 def validate(
-    specs: Annotated[list[str], typer.Argument(help="Spec files to check; - reads standard input.",
+    specs: Annotated[list[str], typer.Argument(help=N_("Spec files to check; - reads standard "
+                                                       "input."),
                                                show_default=False)],
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Check spec files without printing their walkthroughs: one line per broken file.
@@ -591,9 +591,10 @@ def validate(
 
     Example: attn validate posts/*.attn.yaml
     """
-    lang = language(None)
+    asked, lang = lang, language(lang)
 
     def action() -> str:
+        languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         from attncli.spec import load_spec
         from attncli.walkthrough import build
 
@@ -616,7 +617,7 @@ def validate(
 
 
 @app.command()
-def schema(debug: DebugOpt = False) -> None:
+def schema(lang: MessagesLangOpt = None, debug: DebugOpt = False) -> None:
     """Print the JSON Schema of the spec format, for editors that validate YAML as you type.
 
     Example: attn schema > attn.schema.json, then start a spec with the line
@@ -626,27 +627,30 @@ def schema(debug: DebugOpt = False) -> None:
     def action() -> str:
         from attncli.schema import schema_text
 
+        languages(lang)
         return schema_text()
 
-    run(action, language(None), debug)
+    run(action, language(lang), debug)
 
 
 @app.command()
 def examples(
     name: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Argument(help="Print this example's spec; without it, list the examples.",
+        typer.Argument(help=N_("Print this example's spec; without it, list the examples."),
                        show_default=False),
     ] = None,
+    lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """List the bundled example specs, or print one to start from a copy.
 
     Example: attn examples cat_chases_mouse > my_first.yaml
     """
-    lang = language(None)
+    asked, lang = lang, language(lang)
 
     def action() -> str:
+        languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         from attncli.examples import example_names, example_text, example_title
 
         if name is not None:
@@ -662,20 +666,20 @@ def examples(
 def check(
     answer: Annotated[str, typer.Option(
         "--answer", "-a", show_default=False,
-        help='Your matrix in calculator notation ("1 0; 0.35 0.65"), or a YAML/JSON file '
-        "(.yaml, .yml, .json; - reads standard input) mapping step ids to matrices.")],
+        help=N_('Your matrix in calculator notation ("1 0; 0.35 0.65"), or a YAML/JSON file '
+        "(.yaml, .yml, .json; - reads standard input) mapping step ids to matrices."))],
     spec: SpecArg = None,
     step: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option("--step", "-s", show_default=False,
-                     help="The step your matrix is for: Q, K, V, scores, scaled, masked, "
+                     help=N_("The step your matrix is for: Q, K, V, scores, scaled, masked, "
                      "weights, output, concat, out_projection ... (needed with a matrix typed "
-                     "in; with a file, only this step is checked)."),
+                     "in; with a file, only this step is checked).")),
     ] = None,
     head: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option("--head", show_default=False,
-                     help="The head your matrix is for (1-based), with several heads."),
+                     help=N_("The head your matrix is for (1-based), with several heads.")),
     ] = None,
     round_intermediates: RoundOpt = None,
     lang: LangOpt = None,
@@ -738,24 +742,25 @@ def export_format(**flags: bool) -> ExportFormat | None:
 
 
 WorksheetOpt = Annotated[bool, typer.Option(
-    "--worksheet", help="Leave chosen cells as boxes to fill in (LaTeX, Markdown); the cells of "
-    "weights and output unless --blank or --blank-cells says otherwise.")]
+    "--worksheet", help=N_("Leave chosen cells as boxes to fill in (LaTeX, Markdown); the cells of "
+    "weights and output unless --blank or --blank-cells says otherwise."))]
 BlankOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--blank", show_default=False, help="Worksheet: blank every computed cell of "
-                 "these steps, by id, separated by commas: weights,output."),
+    typer.Option("--blank", show_default=False, help=N_("Worksheet: blank every computed cell of "
+                 "these steps, by id, separated by commas: weights,output.")),
 ]
 BlankCellsOpt = Annotated[
     Optional[int],  # noqa: UP045
-    typer.Option("--blank-cells", show_default=False, help="Worksheet: blank this many cells "
-                 "drawn from every computed step (the same ones for the same --seed)."),
+    typer.Option("--blank-cells", show_default=False, help=N_("Worksheet: blank this many cells "
+                 "drawn from every computed step (the same ones for the same --seed).")),
 ]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Worksheet: the seed that draws the cells "
-                                      "of --blank-cells.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help=N_("Worksheet: the seed that draws the cells "
+                                      "of --blank-cells."))]
 AnswersOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--answers", show_default=False, help="Worksheet: also write the answer key (the "
-                 "same document with every box filled in) to FILE."),
+    typer.Option("--answers", show_default=False, help=N_(
+        "Worksheet: also write the answer key (the same document with every box filled in) to "
+        "FILE.")),
 ]
 SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
 
@@ -763,38 +768,38 @@ SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the sa
 @app.command()
 def export(
     spec: SpecArg = None,
-    latex: Annotated[bool, typer.Option("--latex", help="LaTeX (amsmath), a fragment for "
-                                        "\\input; see --standalone.")] = False,
-    markdown: Annotated[bool, typer.Option("--markdown", help="Markdown with $$ math; "
-                                           "see --md-flavor.")] = False,
-    json: Annotated[bool, typer.Option("--json", help="Strict JSON, full precision.")] = False,
-    svg: Annotated[bool, typer.Option("--svg", help="The terminal view as an SVG.")] = False,
-    beamer: Annotated[bool, typer.Option("--beamer", help="Beamer slides for pdflatex: one "
-                                         "frame per step; see --frames-only, --aspect.")] = False,
+    latex: Annotated[bool, typer.Option("--latex", help=N_("LaTeX (amsmath), a fragment for "
+                                        "\\input; see --standalone."))] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help=N_("Markdown with $$ math; "
+                                           "see --md-flavor."))] = False,
+    json: Annotated[bool, typer.Option("--json", help=N_("Strict JSON, full precision."))] = False,
+    svg: Annotated[bool, typer.Option("--svg", help=N_("The terminal view as an SVG."))] = False,
+    beamer: Annotated[bool, typer.Option("--beamer", help=N_("Beamer slides for pdflatex: one "
+                                         "frame per step; see --frames-only, --aspect."))] = False,
     frames_only: Annotated[bool, typer.Option(
-        "--frames-only", help="Beamer: only the frames, for \\input into a deck.")] = False,
+        "--frames-only", help=N_("Beamer: only the frames, for \\input into a deck."))] = False,
     aspect: Annotated[Aspect, typer.Option(
-        "--aspect", help="Beamer: the frames' aspect ratio, 169 (16:9) or 43 (4:3).")
+        "--aspect", help=N_("Beamer: the frames' aspect ratio, 169 (16:9) or 43 (4:3)."))
     ] = Aspect.wide,
     output: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--output", "-o", help="Write to FILE (safely: a temporary file renamed "
-                     "over it) instead of standard output.", show_default=False),
+        typer.Option("--output", "-o", help=N_("Write to FILE (safely: a temporary file renamed "
+                     "over it) instead of standard output."), show_default=False),
     ] = None,
     standalone: Annotated[bool, typer.Option(
-        "--standalone", help="LaTeX: a whole document for pdflatex, not a fragment.")] = False,
+        "--standalone", help=N_("LaTeX: a whole document for pdflatex, not a fragment."))] = False,
     md_flavor: Annotated[Optional[MdFlavor], typer.Option(  # noqa: UP045
         "--md-flavor", show_default=False,
-        help="Markdown: github (default: ```math blocks and $`..`$), katex ($$ and $..$) or "
+        help=N_("Markdown: github (default: ```math blocks and $`..`$), katex ($$ and $..$) or "
         "plain (tables and code blocks, no math); default: the spec's display.md_flavor, or "
-        "github.")] = None,
+        "github."))] = None,
     front_matter: Annotated[bool, typer.Option(
-        "--front-matter", help="Markdown: YAML front matter with title_<lang> and "
-        "description_<lang>.")] = False,
+        "--front-matter", help=N_("Markdown: YAML front matter with title_<lang> and "
+        "description_<lang>."))] = False,
     heatmap: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--heatmap", help="Also write the attention weights as a heatmap SVG to "
-                     "FILE (one panel per head).", show_default=False),
+        typer.Option("--heatmap", help=N_("Also write the attention weights as a heatmap SVG to "
+                     "FILE (one panel per head)."), show_default=False),
     ] = None,
     precision: PrecisionOpt = None,
     lang: LangOpt = None,

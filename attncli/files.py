@@ -23,6 +23,7 @@ from pathlib import Path
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
 
 
 def same_file(a: Path, b: Path) -> bool:
@@ -84,13 +85,17 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         if not stat.S_ISREG(info.st_mode):
             raise not_regular(info.st_mode)
         if info.st_size > limit:
-            raise NotRegular(Msg.of("the file has {size} bytes; the limit is {limit} bytes, "
-                                    "which {option} sets", size=info.st_size, limit=limit,
-                                    option="--max-cells"))
+            raise NotRegular(Msg.plural_of(
+                "the file has {count} byte; the limit is {limit}, which {option} sets",
+                "the file has {count} bytes; the limit is {limit}, which {option} sets",
+                info.st_size, limit=Msg.plural_of("{count} byte", "{count} bytes", limit),
+                option="--max-cells"))
         data = file.read(limit + 1)
     if len(data) > limit:  # grew while it was read
-        raise NotRegular(Msg.of("the file is larger than {limit} bytes, the limit that {option} "
-                                "sets", limit=limit, option="--max-cells"))
+        raise NotRegular(Msg.plural_of("the file is larger than {count} byte, the limit that "
+                                       "{option} sets", "the file is larger than {count} bytes, "
+                                       "the limit that {option} sets", limit,
+                                       option="--max-cells"))
     return data
 
 
@@ -113,7 +118,8 @@ def output_target(path: str | Path, follow: bool = True) -> Path:
     except NotRegular as problem:
         raise cannot_write(text, problem.message) from None
     except (OSError, ValueError) as error:
-        raise cannot_write(text, getattr(error, "strerror", None) or str(error)) from None
+        raise cannot_write(text, os_problem(error) if isinstance(error, OSError)
+                           else str(error)) from None
     return target
 
 
@@ -134,7 +140,7 @@ def write_atomic(path: str | Path, text: str, protect: Iterable[str | Path] = ()
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:
-        raise cannot_write(path, error.strerror or str(error)) from None
+        raise cannot_write(path, os_problem(error)) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
@@ -151,8 +157,7 @@ def write_atomic(path: str | Path, text: str, protect: Iterable[str | Path] = ()
     except (OSError, NotRegular) as error:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        reason = (error.message if isinstance(error, NotRegular)
-                  else error.strerror or str(error))
+        reason = error.message if isinstance(error, NotRegular) else os_problem(error)
         raise cannot_write(path, reason) from None
     except BaseException:
         with contextlib.suppress(OSError):

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 from attncli.errors import Location, SpecError, UsageError
 from attncli.files import NotRegular, check_regular, read_regular
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
+from attncli.i18n.library_messages import os_problem
 from attncli.limits import MIN_BYTES
 from attncli.render import EXTENSIONS, file_formats
 from attncli.spec.source import Node, decode, parse
@@ -131,7 +132,7 @@ def load_manifest(path: Path) -> Manifest:
         raise SpecError(problem.message, Location(name)) from None
     except (OSError, ValueError) as exc:
         raise SpecError(Msg.of("cannot read the file: {reason}",
-                               reason=getattr(exc, "strerror", None) or str(exc)),
+                               reason=os_problem(exc) if isinstance(exc, OSError) else str(exc)),
                         Location(name)) from None
     if data is None:
         raise SpecError(Msg.of("no such file"), Location(name))

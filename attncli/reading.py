@@ -160,9 +160,9 @@ def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
         if len(set(tops)) > 1:
             parts: Msg | str = ""
             for head, top in zip(heads, tops, strict=True):
-                part = Msg.of("to {keys} in head {index}", index=head.index,
-                              keys=key_listing(query, top) if top else
-                              Msg.of("nothing"))
+                part = (Msg.of("to {keys} in head {index}", index=head.index,
+                               keys=key_listing(query, top)) if top else
+                        Msg.of("to no key in head {index}, which sees none", index=head.index))
                 # commas between the heads: "and" already joins the keys within one head
                 parts = Msg.of("{first}, {second}", first=parts, second=part) if parts else part
             sentences.append(Msg.of("The heads disagree about {query}: it attends most {parts}.",

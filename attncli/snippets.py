@@ -17,6 +17,7 @@ from attncli.budget import check_view
 from attncli.errors import AttnError, Location, SpecError
 from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
 from attncli.limits import MIN_BYTES, max_bytes
 from attncli.manifest import Target
 from attncli.show import Shown
@@ -145,7 +146,7 @@ def compare_and_write(target: Target, shown: Shown, write: bool,
 
 
 def cannot_write(path: Path, exc: OSError) -> SpecError:
-    return SpecError(Msg.of("cannot write the file: {reason}", reason=exc.strerror or str(exc)),
+    return SpecError(Msg.of("cannot write the file: {reason}", reason=os_problem(exc)),
                      Location(path.as_posix()))
 
 

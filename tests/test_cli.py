@@ -106,7 +106,8 @@ def test_version_and_help_do_not_import_numpy_or_yaml() -> None:
     probe = (
         "import sys\n"
         "from attncli.cli import main\n"
-        "for args in (['--help'], ['--version'], ['explain', '--help']):\n"
+        "for args in (['--help'], ['--version'], ['explain', '--help'],\n"
+        "             ['--lang', 'pl', '--help'], ['explain', '--lang', 'ru', '--help']):\n"
         "    sys.argv = ['attn', *args]\n"
         "    try:\n"
         "        main()\n"

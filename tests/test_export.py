@@ -348,7 +348,8 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
                            "found --latex, --markdown\n")
     none = runner.invoke(app, ["export", "--lang", "pl"])
     assert none.exit_code == 2
-    assert none.stderr == ("attn: wybierz jedno z --latex, --beamer, --markdown, --json, --svg "
+    assert none.stderr == ("attn: wybierz jedno z\u00a0--latex, --beamer, --markdown, --json, "
+                           "--svg "
                            "(albo --heatmap PLIK)\n")
 
 

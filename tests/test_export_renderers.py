@@ -102,6 +102,8 @@ def test_polish_and_russian_letters_typeset(tmp_path: Path) -> None:
         folder.mkdir()
         source = document(walkthrough, RenderOptions(lang=lang, standalone=True), [lang])
         text = compile_latex(source, folder)
+        if words not in text:
+            name_the_missing_font_package(folder)
         assert words in text
         assert "a_b" in text and "\\input{x}" in text
     # several languages in one document: a section each, Cyrillic and Polish side by side
@@ -110,6 +112,38 @@ def test_polish_and_russian_letters_typeset(tmp_path: Path) -> None:
     source = document(walkthrough, RenderOptions(standalone=True), ["pl", "ru", "en"])
     text = compile_latex(source, folder)
     assert "PL" in text and "RU" in text and "Zażółć gęślą jaźń" in text and "булок" in text
+
+
+def name_the_missing_font_package(folder: Path) -> None:
+    """A PDF whose letters come out as garbage: when its fonts are bitmaps (Type 3: the T2A or
+    T1 fonts of cm-super are missing, and cmap.sty too), say which package is missing."""
+    fonts = subprocess.run(["pdffonts", "doc.pdf"], cwd=folder, capture_output=True, text=True,
+                           check=False).stdout
+    if "Type 3" in fonts:
+        need("cm-super (Type 1 fonts for T1 and T2A) or cmap.sty",
+             "apt-get install cm-super texlive-latex-recommended")
+
+
+def test_standalone_preamble_gives_every_font_a_unicode_map() -> None:
+    """cmap.sty, loaded where it exists, makes even bitmap T2A fonts copy out as letters."""
+    walkthrough = build(load_spec(str(TRICKY)))
+    for lang in ("pl", "ru"):
+        source = document(walkthrough, RenderOptions(lang=lang, standalone=True), [lang])
+        lines = source.splitlines()
+        cmap = lines.index(r"\IfFileExists{cmap.sty}{\usepackage{cmap}}{}")
+        assert cmap < next(i for i, line in enumerate(lines) if "{fontenc}" in line)
+
+
+def test_russian_copies_out_of_a_pdf_set_in_bitmap_fonts(tmp_path: Path) -> None:
+    """A TeX without cm-super's Type 1 T2A fonts sets Cyrillic in bitmap (Type 3) fonts, whose
+    letters pdftotext cannot read by themselves; `\\pdfmapfile{}` makes this TeX do the same."""
+    walkthrough = build(load_spec(str(TRICKY)))
+    source = document(walkthrough, RenderOptions(lang="ru", standalone=True), ["ru"])
+    text = compile_latex("\\pdfmapfile{}\n" + source, tmp_path)
+    fonts = subprocess.run(["pdffonts", "doc.pdf"], cwd=tmp_path, capture_output=True,
+                           text=True, check=True).stdout
+    assert "Type 3" in fonts and "Type 1" not in fonts  # the bitmap fonts really were used
+    assert "Съешь же ещё этих мягких французских булок" in text
 
 
 def test_unicode_in_prose_and_tokens_compiles(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
     monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(UsageError) as caught:
         write_atomic(path, "new content\n")
-    assert translate(caught.value.message) == f"cannot write {path}: No space left on device"
+    # the system's own words never reach the user: errno 28 is a catalogue message
+    assert translate(caught.value.message) == f"cannot write {path}: no space left on the disk"
     assert path.read_text() == "old content\n"
     assert [p.name for p in tmp_path.iterdir()] == ["snippet.txt"]

@@ -58,7 +58,7 @@ def test_validate_builds_the_spec_too(tmp_path: Path) -> None:
 def test_validate_needs_a_file() -> None:
     result = invoke("validate")
     assert result.exit_code == 2
-    assert "Missing argument" in result.stderr
+    assert result.stderr == "attn: the argument specs is missing (see attn validate --help)\n"
 
 
 # --- attn examples ---

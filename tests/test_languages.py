@@ -120,31 +120,32 @@ BAD_MASK = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmask: causl\n"
     ([], {"ATTN_LANG": "de"}, None, "attn: ATTN_LANG: unknown language de; expected one of en, pl, "
      "ru"),
     (["--lang", "pl,pl"], {}, None, "attn: --lang: język pl podano dwa razy"),
-    (["--lang", "ru,"], {}, None, 'attn: --lang: в "ru," пропущен код языка'),
+    (["--lang", "ru,"], {}, None, "attn: --lang: в\u00a0«ru,» пропущен код языка"),
     (["--format", "json", "--lang", "pl,en"], {}, None,
-     "attn: format json mieści jeden język, a podano 2"),
+     "attn: format json mieści jeden język, a\u00a0podano 2"),
     (["--precision", "99", "--lang", "ru"], {}, None,
-     "attn: --precision: ожидается целое число от 0 до 12, а здесь 99"),
+     "attn: --precision: ожидается целое число от 0 до 12, получено: 99"),
     (["-", "--lang", "pl"], {}, BAD_MASK,
      "<stdin>:3:7: mask: oczekiwano none, causal, {window: w}, {padding: [...]} albo macierzy "
-     'zer i jedynek, a jest tekst "causl"'),
+     "zer i\u00a0jedynek, otrzymano: tekst „causl”"),
     (["-", "--lang", "ru"], {}, BAD_MASK,
      "<stdin>:3:7: mask: ожидается none, causal, {window: w}, {padding: [...]} или матрица из "
-     'нулей и единиц, а здесь текст "causl"'),
+     "нулей и\u00a0единиц, получено: текст «causl»"),
     (["-", "--lang", "pl"], {}, "tokens: {a: 1}\nembeddings: [[1]]\n",
-     "<stdin>:1:9: tokens: oczekiwano listy tokenów, a jest mapowanie z 1 kluczem"),
+     "<stdin>:1:9: tokens: oczekiwano listy tokenów, otrzymano: mapowanie z\u00a01 kluczem"),
     (["-", "--lang", "ru"], {}, "tokens: {a: 1, b: 2}\nembeddings: [[1]]\n",
-     "<stdin>:1:9: tokens: ожидается список токенов, а здесь словарь с 2 ключами"),
+     "<stdin>:1:9: tokens: ожидается список токенов, получено: словарь с\u00a02 ключами"),
     (["-", "--lang", "pl"], {}, "tokens: [a, on]\nembeddings: [[1], [2]]\n",
-     "<stdin>:1:13: tokens[1]: oczekiwano tekstu, a jest on, czyli dla YAML-a wartość logiczna "
-     'true; ujmij to w cudzysłów: "on"'),
+     "<stdin>:1:13: tokens[1]: oczekiwano tekstu, otrzymano: on, czyli dla YAML-a wartość "
+     'logiczna true; ujmij to w\u00a0cudzysłów: "on"'),
     (["-", "--lang", "ru"], {},
      "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights:\n  W_Q: [[1, 0], [0, 1], [1, 1]]\n",
-     "<stdin>:4:8: weights.W_Q имеет размер 3x2, а ожидается d_model x d_k = 2x2"),
+     "<stdin>:4:8: weights.W_Q имеет размер 3x2, а\u00a0ожидается d_model x "
+     "d_k\u00a0=\u00a02x2"),
     (["-", "--lang", "pl"], {}, "- 1\n- 2\n- 3\n- 4\n- 5\n",
-     "<stdin>:1:1: oczekiwano mapowania, a jest lista z 5 elementami"),
+     "<stdin>:1:1: oczekiwano mapowania, otrzymano: lista z\u00a05 elementami"),
     (["-", "--lang", "ru"], {}, "- 1\n",
-     "<stdin>:1:1: ожидается словарь, а здесь список из 1 элемента"),
+     "<stdin>:1:1: ожидается словарь, получено: список из 1 элемента"),
 ])
 def test_errors_are_one_line_in_the_chosen_language(
         args: list[str], env: dict[str, str | None], stdin: str | None, line: str) -> None:
@@ -163,8 +164,8 @@ def test_decimal_comma_option_changes_numbers_in_tables_and_prose() -> None:
     out = text("--lang", "pl", "--decimal-comma")
     # full precision weights of "cat chases mouse": 0.36 / 0.64, and √2 = 1.41
     assert "   chases  0,36    0,64   0,00\n" in out
-    assert "maska: przyczynowa · skalowanie: ÷ √d_k = 1,41\n" in out
-    assert "Dzielenie przez √d_k = 1,41 sprawia" in out
+    assert "maska: przyczynowa · skalowanie: ÷ √d_k\u00a0=\u00a01,41\n" in out
+    assert "Dzielenie przez √d_k\u00a0=\u00a01,41 sprawia" in out
     assert "0.36" not in out and "1.41" not in out
     assert text("--lang", "pl") == golden("cat_chases_mouse", "pl")  # the dot stays the default
 
@@ -197,8 +198,9 @@ def test_number_format_prose_and_math_forms() -> None:
 def test_translated_numbers_take_the_reader_decimal_mark() -> None:
     msg = Msg.of("Dividing by √d_k = {root} keeps the scores from growing with the dimension of "
                  "the keys.", root=math.sqrt(2))
-    assert translate(msg, "ru", NumberFormat.with_mark(3, "comma")) == \
-        "Деление на √d_k = 1,414 не даёт оценкам расти вместе с размерностью ключей."
+    assert translate(msg, "ru", NumberFormat.with_mark(3, "comma")) == (
+        "Деление на √d_k\u00a0=\u00a01,414 не даёт оценкам расти вместе с\u00a0размерностью "
+        "ключей.")
 
 
 @pytest.mark.parametrize(("count", "pl", "ru"), [

@@ -72,7 +72,7 @@ SPECS = {
                     "numbers; the limit is 320000000, 32 times what --max-cells sets"),
     "header.yaml": ("tokens: [a]\nembeddings: {file: big.npy}\n",
                     "header.yaml:2:20: embeddings.file: big.npy holds 100000000 numbers "
-                    "(10000x10000); the limit is 10000000, which --max-cells sets"),
+                    "(10000×10000); the limit is 10000000, which --max-cells sets"),
 }
 
 

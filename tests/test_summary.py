@@ -208,7 +208,7 @@ def test_a_long_group_names_five_keys_and_counts_the_rest() -> None:
     keys = [f"t{i}" for i in range(2000)]
     assert translate(key_listing("q", keys), "en") == "t0, t1, t2, t3, t4 and 1995 more keys"
     assert translate(key_listing("q", keys[:6]), "en") == "t0, t1, t2, t3, t4 and t5"
-    polish = "t0, t1, siebie, t3, t4 i jeszcze 2 klucze"
+    polish = "t0, t1, siebie, t3, t4 i\u00a0jeszcze 2 klucze"
     assert translate(key_listing("t2", keys[:7]), "pl") == polish
 
 

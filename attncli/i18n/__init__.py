@@ -47,6 +47,12 @@ class Msg:
         return cls(singular, tuple(sorted(params.items())), plural, count)
 
 
+def N_(msgid: str) -> str:
+    """Mark `msgid` for the catalogs where a plain string is needed (an option's help text, a
+    word of Click's): the extractor collects it, and the caller translates it later."""
+    return msgid
+
+
 def split_languages(text: str) -> list[str]:
     """The codes of a comma list such as `pl, EN`, lower-cased, in order, unchecked."""
     return [code.strip().lower() for code in text.split(",")]
@@ -111,6 +117,11 @@ def translate(
     else:
         text = cat.gettext(msg.msgid)
     values = {name: _param(value, lang, number) for name, value in msg.params}
+    if lang != DEFAULT_LANG:
+        from attncli.i18n.typography import bind_after, is_one_letter_word, typeset
+
+        short = [name for name, value in values.items() if is_one_letter_word(value, lang)]
+        text = bind_after(typeset(text, lang), short)
     return text.format(**values)
 
 

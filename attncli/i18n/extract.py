@@ -27,8 +27,10 @@ from attncli.i18n.po import Entry, header, read_po, write_po
 PACKAGE = Path(__file__).resolve().parent.parent
 # callee -> which positional arguments are msgids (xgettext's --keyword=fail:2)
 KEYWORDS: dict[str, tuple[int, ...]] = {
-    "Msg.of": (0,), "Msg.plural_of": (0, 1), "fail": (1,), "_fail": (1,),
+    "Msg.of": (0,), "Msg.plural_of": (0, 1), "fail": (1,), "_fail": (1,), "N_": (0,),
 }
+# a function decorated with one of these is a command: its docstring is its --help text
+COMMAND_DECORATORS = ("app.command", "app.callback")
 # helpers that build a Msg from their caller's msgid (spec/values.py `fail`, spec/inline.py
 # `_fail`): only their literal arguments are messages (cli.py has a `fail(error, lang)` too)
 HELPERS = ("fail", "_fail")
@@ -76,6 +78,12 @@ class _Finder(ast.NodeVisitor):
         self.helpers: list[str] = []  # enclosing functions named like a keyword
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        decorators = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
+        if any(isinstance(d, (ast.Attribute, ast.Name)) and ast.unparse(d) in COMMAND_DECORATORS
+               for d in decorators):
+            doc = ast.get_docstring(node, clean=True)  # what inspect.getdoc gives Typer
+            if doc:
+                self.add(doc, None)
         self.helpers.append(node.name)
         self.generic_visit(node)
         self.helpers.pop()
@@ -97,6 +105,9 @@ class _Finder(ast.NodeVisitor):
             return
         msgid, plural = texts[0], texts[1] if len(texts) > 1 else None
         assert msgid is not None
+        self.add(msgid, plural)
+
+    def add(self, msgid: str, plural: str | None) -> None:
         message = self.found.messages.setdefault(msgid, Message(msgid, plural))
         if self.where not in message.references:
             # the file alone (xgettext --add-location=file): moving code does not stale a catalog

@@ -129,6 +129,9 @@ def block_marker(block: range, total: int, columns: tuple[str, ...], t: Translat
     shown; `of`, when given, the matrix's own (more, when the middle is elided)."""
     if len(block) == total:
         return None
+    if len(block) == 1:  # never a range of one (d8–d8)
+        return t(Msg.of("column {first} of {total}", first=columns[block.start],
+                        total=total if of is None else of))
     return t(Msg.of("columns {first}–{last} of {total}", first=columns[block.start],
                     last=columns[block.stop - 1], total=total if of is None else of))
 

@@ -74,7 +74,11 @@ def preamble(needs: Sequence[str]) -> str:
     return "\n".join([
         f"% engine: {ENGINE} (compile with: {ENGINE} FILE.tex); written by attn export --latex "
         "--standalone",
+        "% searchable text: cmap gives every font a Unicode map, so a PDF's Polish and Russian "
+        "copy out as letters",
+        "% even with bitmap T2A fonts (no cm-super); without cmap.sty the document still compiles",
         r"\documentclass{article}",
+        r"\IfFileExists{cmap.sty}{\usepackage{cmap}}{}",
         *needs,
         CELL_MACROS,
         r"\begin{document}",

@@ -57,7 +57,9 @@ def inline_math(tex: str, flavor: str) -> str:
 def escape(text: str) -> str:
     """A line of prose or a table cell that Markdown prints as written: no HTML, no emphasis, no
     link, no table border."""
-    return _line_start("".join(_escape_char(ch) for ch in " ".join(text.split())))
+    # one line; a no-break space (Polish and Russian typography) stays one
+    line = re.sub(r"[ \t\n\r\f\v]+", " ", text).strip(" ")
+    return _line_start("".join(_escape_char(ch) for ch in line))
 
 
 def _escape_char(ch: str) -> str:

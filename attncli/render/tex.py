@@ -44,9 +44,10 @@ LATEX_SPECIALS = {
     "'": r"\textquotesingle{}",  # '' would become a closing quote
     "`": r"\textasciigrave{}",
     "-": "-{}",  # -- and --- would become dashes
+    "\u00a0": "~",  # the no-break space of Polish and Russian typography (i18n/typography.py)
 }
 KATEX_SPECIALS = {
-    **{ch: LATEX_SPECIALS[ch] for ch in "\\#%&~^<>|"},
+    **{ch: LATEX_SPECIALS[ch] for ch in "\\#%&~^<>|\u00a0"},
     # Words, not \{ \_ \$: GitHub scans $$ blocks for $ and backslash escapes before MathJax.
     "{": r"\textbraceleft{}",
     "}": r"\textbraceright{}",
@@ -62,7 +63,7 @@ MATH_SYMBOLS = {
     "≥": r"\geq", "→": r"\to", "←": r"\leftarrow", "∑": r"\sum", "∈": r"\in", "°": r"^{\circ}",
     "ᵀ": r"{}^{\top}", "ᵢ": "{}_{i}", "ⱼ": "{}_{j}", "ₖ": "{}_{k}", "ₙ": "{}_{n}",
     "ₘ": "{}_{m}", "ₜ": "{}_{t}", "ᵗ": "{}^{t}", "ⁿ": "{}^{n}", "¹": "{}^{1}", "²": "{}^{2}",
-    "³": "{}^{3}",
+    "³": "{}^{3}", "⁻": "{}^{-}",
     **{chr(0x2080 + d): "{}_{" + str(d) + "}" for d in range(10)},
     **{chr(c): "{}^{" + str(d) + "}" for d, c in enumerate(
         (0x2070, 0xB9, 0xB2, 0xB3, 0x2074, 0x2075, 0x2076, 0x2077, 0x2078, 0x2079))},
@@ -117,7 +118,7 @@ def code_point(ch: str) -> str:
 
 
 def _kind(ch: str, dialect: Dialect) -> str:
-    if " " <= ch <= "~":
+    if " " <= ch <= "~" or ch == "\u00a0":
         return "ascii"
     if ch in MATH_SYMBOLS or ch in (NOT_IN_T1 if dialect == "latex" else NOT_IN_KATEX):
         return "other"
@@ -135,7 +136,8 @@ def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = Fal
     whose base encoding is T2A, a run of accented Latin letters switches to T1), so Polish,
     Russian and English words can share one line.
     """
-    text = " ".join(text.split())  # no line breaks: a blank line would end a paragraph
+    # no line breaks (a blank line would end a paragraph); a no-break space stays one
+    text = re.sub(r"[ \t\n\r\f\v]+", " ", text).strip(" ")
     out: list[str] = []
     for run, kind in _runs(text, dialect):
         if kind == "ascii":

@@ -21,6 +21,7 @@ from attncli.spec.values import (
     choice,
     expect,
     fail,
+    fail_at,
     integer,
     items,
     matrix,
@@ -52,21 +53,28 @@ class Budget:
         self.used += cells
         what = what or Msg.of("a matrix of {found}", found=shape_text(shape))
         if cells > self.max_cells:
-            fail(node, "{what} is too large; the limit is {limit} numbers, which {option} sets",
-                 what=what, limit=self.max_cells, option=LIMIT_HINT)
+            fail_at(node, Msg.plural_of("{what} is too large; the limit is {count} number, "
+                                        "which {option} sets", "{what} is too large; the limit "
+                                        "is {count} numbers, which {option} sets",
+                                        self.max_cells, what=what, option=LIMIT_HINT))
         if self.used > self.max_cells:
-            fail(node, "{what} brings the spec to {count} numbers; the limit is {limit}, which "
-                 "{option} sets", what=what, count=self.used, limit=self.max_cells,
-                 option=LIMIT_HINT)
+            fail_at(node, Msg.plural_of(
+                "{what} brings the spec to {count} number; the limit is {limit}, which "
+                "{option} sets", "{what} brings the spec to {count} numbers; the limit is "
+                "{limit}, which {option} sets", self.used, what=what, limit=self.max_cells,
+                option=LIMIT_HINT))
 
     def charge_walkthrough(self, node: Node, cells: int) -> None:
         """Count the numbers the walkthrough will compute (scores, weights, outputs), which
         may be COMPUTED_PER_CELL times the cell limit."""
         limit = max_computed(self.max_cells)
         if self.used + cells > limit:
-            fail(node, "the walkthrough of this spec would compute {count} numbers; the limit is "
-                 "{limit}, {factor} times what {option} sets", count=self.used + cells,
-                 limit=limit, factor=COMPUTED_PER_CELL, option=LIMIT_HINT)
+            fail_at(node, Msg.plural_of(
+                "the walkthrough of this spec would compute {count} number; the limit is "
+                "{limit}, {factor} times what {option} sets", "the walkthrough of this spec "
+                "would compute {count} numbers; the limit is {limit}, {factor} times what "
+                "{option} sets", self.used + cells, limit=limit, factor=COMPUTED_PER_CELL,
+                option=LIMIT_HINT))
         self.used += cells
 
 

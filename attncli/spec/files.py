@@ -18,8 +18,9 @@ from typing import IO
 import numpy as np
 
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
-from attncli.spec.source import LIMIT_HINT, STDIN_NAME
+from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 
 SUFFIXES = (".npy", ".npz", ".csv")
 END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
@@ -86,11 +87,34 @@ def load_array(path: Path, name: str, key: str | None,
         raise
     except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile,
             RuntimeError, NotImplementedError) as exc:  # encrypted or compressed unknown-ly
-        reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror  # never a path
-                  else str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
-                                 name=name, reason=reason)) from None
+                                 name=name, reason=_reason(exc))) from None
     return _as_float(array, name)
+
+
+def more_numbers(name: str, max_cells: int) -> Msg:
+    return Msg.plural_of("{name} holds more than {count} number, the limit that {option} sets",
+                         "{name} holds more than {count} numbers, the limit that {option} sets",
+                         max_cells, name=name, option=LIMIT_HINT)
+
+
+def _reason(exc: Exception) -> Msg:
+    """Why NumPy, zipfile or the system could not read a file, as a catalogue message (never
+    with a path)."""
+    if isinstance(exc, OSError):
+        return os_problem(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return Msg.of("expected UTF-8 text, found the byte 0x{byte}",
+                      byte=f"{exc.object[exc.start]:02x}")
+    if isinstance(exc, EOFError):
+        return Msg.of("the file ends before its data does")
+    if isinstance(exc, zipfile.BadZipFile):
+        return Msg.of("not a .npz archive (a zip file)")
+    if isinstance(exc, RuntimeError) and "encrypted" in str(exc):
+        return Msg.of("the archive is encrypted")
+    if isinstance(exc, NotImplementedError):
+        return Msg.of("the archive is compressed in a way attn cannot read")
+    return numpy_problem(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
 def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
@@ -99,15 +123,15 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
     order mark (Excel's "CSV UTF-8") is skipped."""
     size, limit = path.stat().st_size, max_bytes(max_cells)
     if size > limit:
-        raise FileProblem(Msg.of("{name} has {size} bytes; the limit is {limit} bytes, which "
-                                 "{option} sets", name=name, size=size, limit=limit,
-                                 option=LIMIT_HINT))
+        raise FileProblem(Msg.plural_of("{name} has {count} byte; the limit is {limit}, which "
+                                        "{option} sets", "{name} has {count} bytes; the limit "
+                                        "is {limit}, which {option} sets", size, name=name,
+                                        limit=byte_count(limit), option=LIMIT_HINT))
     with open(path, "rb") as raw:  # counted first, at C speed: cells <= commas + line breaks + 1
         separators = sum(chunk.count(b",") + chunk.count(b"\n")
                          for chunk in iter(lambda: raw.read(1 << 20), b""))
     if separators + 1 > max_cells:
-        raise FileProblem(Msg.of("{name} holds more than {limit} numbers, the limit that "
-                                 "{option} sets", name=name, limit=max_cells, option=LIMIT_HINT))
+        raise FileProblem(more_numbers(name, max_cells))
     cells = array.array("d")
     width: int | None = None
     rows = 0
@@ -124,9 +148,7 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
                     "{name}: line {line} has {count} numbers, expected {expected}",
                     len(row), name=name, line=number, expected=width))
             if len(cells) + len(row) > max_cells:
-                raise FileProblem(Msg.of("{name} holds more than {limit} numbers, the limit "
-                                         "that {option} sets", name=name, limit=max_cells,
-                                         option=LIMIT_HINT))
+                raise FileProblem(more_numbers(name, max_cells))
             cells.extend(row)
             rows += 1
     return np.frombuffer(cells, dtype=np.float64).reshape(rows, width or 0)  # (rows, width)
@@ -159,10 +181,12 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> None:
     _check_dtype(dtype, name)
     cells = math.prod(shape)
     if cells > max_cells:
-        raise FileProblem(Msg.of("{name} holds {count} numbers ({shape}); the limit is "
-                                 "{limit}, which {option} sets", name=name, count=cells,
-                                 shape="x".join(str(s) for s in shape), limit=max_cells,
-                                 option=LIMIT_HINT))
+        raise FileProblem(Msg.plural_of("{name} holds {count} number ({shape}); the limit is "
+                                        "{limit}, which {option} sets", "{name} holds {count} "
+                                        "numbers ({shape}); the limit is {limit}, which {option} "
+                                        "sets", cells, name=name,
+                                        shape="×".join(str(s) for s in shape), limit=max_cells,
+                                        option=LIMIT_HINT))
 
 
 def _from_npz(path: Path, name: str, key: str | None, max_cells: int) -> np.ndarray:
@@ -171,8 +195,10 @@ def _from_npz(path: Path, name: str, key: str | None, max_cells: int) -> np.ndar
         keys = list(archive.files)
         if key is None:
             if len(keys) != 1:
-                raise FileProblem(Msg.of("{name} holds {count} arrays ({keys}); say which with key",
-                                         name=name, count=len(keys), keys=_some(keys)))
+                raise FileProblem(Msg.plural_of(
+                    "{name} holds {count} array ({keys}); say which with key",
+                    "{name} holds {count} arrays ({keys}); say which with key", len(keys),
+                    name=name, keys=_some(keys)))
             key = keys[0]
         if key not in keys:
             raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",
@@ -206,8 +232,9 @@ def _check_members(path: Path, name: str) -> None:
     if zip64 >= 0 and len(tail) - zip64 >= 56:  # ZIP64: the counts of the 64-bit record
         members, directory = struct.unpack("<QQ", tail[zip64 + 32: zip64 + 48])
     if members > MAX_MEMBERS or directory > MAX_DIRECTORY:
-        raise FileProblem(Msg.of("{name} lists {count} arrays; the limit is {limit}",
-                                 name=name, count=members, limit=MAX_MEMBERS))
+        raise FileProblem(Msg.plural_of("{name} lists {count} array; the limit is {limit}",
+                                        "{name} lists {count} arrays; the limit is {limit}",
+                                        members, name=name, limit=MAX_MEMBERS))
 
 
 def _check_dtype(dtype: np.dtype, name: str) -> None:

@@ -55,8 +55,10 @@ def matrix(text: str, option: str, path: str) -> Node:
         if width is None:
             width = len(entries)
         elif len(entries) != width:
-            raise _fail(option, "row {row} has {found} numbers, expected {expected}",
-                        row=r, found=len(entries), expected=width)
+            raise SpecError(Msg.plural_of("row {row} has {count} number, expected {expected}",
+                                          "row {row} has {count} numbers, expected {expected}",
+                                          len(entries), row=r, expected=width),
+                            Location(option))
         row_path = f"{path}[{r - 1}]"
         rows.append(Node([number(e, option, f"{row_path}[{c}]") for c, e in enumerate(entries)],
                          Location(option, row_path)))

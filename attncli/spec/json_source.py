@@ -20,6 +20,7 @@ from typing import Any
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import json_problem
 from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
 from attncli.spec.source import LIMIT_HINT, Node, TextBudget
 
@@ -51,7 +52,8 @@ class _Reader:
         return SpecError(message, self.where(offset, path))
 
     def malformed(self, offset: int, problem: str) -> SpecError:
-        return self.fail(offset, Msg.of("malformed JSON: {problem}", problem=problem))
+        # json's own words, as a catalogue message (i18n/library_messages.py)
+        return self.fail(offset, Msg.of("malformed JSON: {problem}", problem=json_problem(problem)))
 
     def skip(self, at: int) -> int:
         found = _WS.match(self.text, at)
@@ -61,8 +63,10 @@ class _Reader:
     def count(self, at: int, values: int = 1) -> None:
         self.values += values
         if self.values > self.max_cells:
-            raise self.fail(at, Msg.of("the spec holds more than {limit} values, the limit that "
-                                       "{option} sets", limit=self.max_cells, option=LIMIT_HINT))
+            raise self.fail(at, Msg.plural_of("the spec holds more than {count} value, the limit "
+                                              "that {option} sets", "the spec holds more than "
+                                              "{count} values, the limit that {option} sets",
+                                              int(self.max_cells), option=LIMIT_HINT))
 
     def document(self) -> Node:
         at = self.skip(0)
@@ -77,8 +81,9 @@ class _Reader:
         char = text[at:at + 1]
         if char in ("{", "["):
             if depth > MAX_DEPTH:
-                raise self.fail(at, Msg.of("the spec nests lists and mappings more than {depth} "
-                                           "levels deep", depth=MAX_DEPTH))
+                raise self.fail(at, Msg.plural_of(
+                    "the spec nests lists and mappings more than {count} level deep",
+                    "the spec nests lists and mappings more than {count} levels deep", MAX_DEPTH))
             return self.mapping(at, path, depth) if char == "{" else self.sequence(at, path, depth)
         self.count(at)
         where = self.where(at, path)

@@ -24,6 +24,7 @@ from attncli.spec.values import (
     choice,
     expect,
     fail,
+    fail_at,
     integer,
     items,
     matrix,
@@ -74,8 +75,10 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
             fail(node, "expected padding alone, found other keys beside it")
         keep = tuple(boolean(flag) for flag in items(keys["padding"], Msg.of("a list of booleans")))
         if len(keep) != m:
-            fail(keys["padding"], "has {found} entries, expected one per key ({expected})",
-                 found=len(keep), expected=m)
+            fail_at(keys["padding"], Msg.plural_of(
+                "has {count} entry, expected one per key ({expected})",
+                "has {count} entries, expected one per key ({expected})", len(keep),
+                expected=m))
         return PaddingMask(keep)
     if "window" not in keys:
         if "causal" in keys and boolean(keys["causal"]):

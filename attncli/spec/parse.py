@@ -4,6 +4,7 @@ was expected and what was found, and carries the line:column of the offending va
 
 from __future__ import annotations
 
+from attncli.i18n import Msg
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.spec import view_keys
 from attncli.spec.arrays import Budget, Files
@@ -22,6 +23,7 @@ from attncli.spec.values import (
     check_keys,
     choice,
     fail,
+    fail_at,
     integer,
     localized,
     optional,
@@ -74,9 +76,11 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     if block is not None:
         width = queries.d_model if W_O is not None else sum(h.d_v(convention) for h in heads)
         if width != queries.d_model:
-            fail(top["block"], "the layer needs the attention output to have d_model = {d_model} "
-                 "columns, found {width}; add W_O to weights", d_model=queries.d_model,
-                 width=width)
+            fail_at(top["block"], Msg.plural_of(
+                "the layer needs the attention output to have d_model = {count} column, found "
+                "{width}; add W_O to weights", "the layer needs the attention output to have "
+                "d_model = {count} columns, found {width}; add W_O to weights", queries.d_model,
+                width=width))
     no_mask: tuple[Mask, ...] = ()
     mask = optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), no_mask)
     spec = Spec(

@@ -14,6 +14,7 @@ from attncli.spec.values import (
     choice,
     expect,
     fail,
+    fail_at,
     number,
     optional,
     tokens,
@@ -37,8 +38,10 @@ def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | N
         names = tokens(tokens_node)
     embeddings = embeddings_at(embeddings_node, len(names), files)
     if embeddings.shape[0] != len(names):
-        fail(embeddings_node, "has {found} rows, expected one per token ({expected})",
-             found=embeddings.shape[0], expected=len(names))
+        fail_at(embeddings_node, Msg.plural_of(
+            "has {count} row, expected one per token ({expected})",
+            "has {count} rows, expected one per token ({expected})", embeddings.shape[0],
+            expected=len(names)))
     added = None
     if positional_node is not None:
         added = positional(positional_node, len(names), int(embeddings.shape[1]), files)
@@ -53,8 +56,10 @@ def context_sequence(node: Node, d_model: int, files: Files) -> Sequence:
             fail(node, "the key {key} is missing", key=key)
     context = sequence(keys["tokens"], keys["embeddings"], keys.get("positional"), files)
     if context.d_model != d_model:
-        fail(keys["embeddings"], "has {found} columns, expected d_model = {expected} as in the "
-             "query embeddings", found=context.d_model, expected=d_model)
+        fail_at(keys["embeddings"], Msg.plural_of(
+            "has {count} column, expected d_model = {expected} as in the query embeddings",
+            "has {count} columns, expected d_model = {expected} as in the query embeddings",
+            context.d_model, expected=d_model))
     return context
 
 

@@ -25,6 +25,13 @@ import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import (
+    YAML_PROBLEMS,
+    json_problem,
+    os_problem,
+    yaml_problem,
+    yaml_value_problem,
+)
 from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, MAX_TEXT, max_bytes
 
 STDIN = "-"
@@ -172,10 +179,8 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
     except IsADirectoryError:
         raise SpecError(Msg.of("this is a folder, expected a spec file"), Location(name)) from None
     except OSError as exc:
-        raise SpecError(
-            Msg.of("cannot read the file: {reason}", reason=exc.strerror or str(exc)),
-            Location(name),
-        ) from None
+        raise SpecError(Msg.of("cannot read the file: {reason}", reason=os_problem(exc)),
+                        Location(name)) from None
     if len(data) > limit:  # a file that grew, or one whose size the system does not know
         raise too_large(name, None, limit)
     return name, decode(name, data)
@@ -201,11 +206,18 @@ def _open_unblocked(path: str) -> BinaryIO:
 
 def too_large(name: str, size: int | None, limit: int) -> SpecError:
     if size is None:
-        return SpecError(Msg.of("the spec is larger than {limit} bytes, the limit that "
-                                "{option} sets", limit=limit, option=LIMIT_HINT), Location(name))
-    return SpecError(Msg.of("the spec has {size} bytes; the limit is {limit} bytes, which "
-                            "{option} sets", size=size, limit=limit, option=LIMIT_HINT),
-                     Location(name))
+        return SpecError(Msg.plural_of("the spec is larger than {count} byte, the limit that "
+                                       "{option} sets", "the spec is larger than {count} bytes, "
+                                       "the limit that {option} sets", limit, option=LIMIT_HINT),
+                         Location(name))
+    return SpecError(Msg.plural_of("the spec has {count} byte; the limit is {limit}, which "
+                                   "{option} sets", "the spec has {count} bytes; the limit is "
+                                   "{limit}, which {option} sets", size, limit=byte_count(limit),
+                                   option=LIMIT_HINT), Location(name))
+
+
+def byte_count(count: int) -> Msg:
+    return Msg.plural_of("{count} byte", "{count} bytes", count)
 
 
 def decode(name: str, data: bytes) -> str:
@@ -300,21 +312,36 @@ def _yaml_errors(name: str, text: str) -> Iterator[None]:
         yield
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        problem = (exc.problem or exc.context or "malformed YAML").strip()
+        problem = yaml_problem((exc.problem or exc.context or "").strip())
         where = Location(name)
         if mark is not None:
             where = Location(name, line=mark.line + 1, column=mark.column + 1)
+            if _tab_at(text, mark.line, mark.column):  # whatever the reader calls it
+                problem = YAML_PROBLEMS["found a tab character that violates indentation"]
         raise SpecError(Msg.of("malformed YAML: {problem}", problem=problem), where) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow, e.g. NUL
         before = text[:exc.position]
         where = Location(name, line=before.count("\n") + 1,
                          column=exc.position - (before.rfind("\n") + 1) + 1)
-        raise SpecError(Msg.of("malformed YAML: {problem}", problem=f"{exc.reason} "
-                               f"(U+{exc.character:04X})" if isinstance(exc.character, int)
-                               else exc.reason), where) from None
+        problem = yaml_problem(exc.reason)
+        if isinstance(exc.character, int):
+            problem = Msg.of("{problem} (U+{code})", problem=problem,
+                             code=f"{exc.character:04X}")
+        raise SpecError(Msg.of("malformed YAML: {problem}", problem=problem), where) from None
     except yaml.YAMLError as exc:
-        raise SpecError(Msg.of("malformed YAML: {problem}",
-                               problem=" ".join(str(exc).split())), Location(name)) from None
+        raise SpecError(Msg.of("malformed YAML: {problem}", problem=yaml_problem(str(exc))),
+                        Location(name)) from None
+
+
+def _tab_at(text: str, line: int, column: int) -> bool:
+    """Whether the YAML reader stopped at a tab: at the column it names, or in the indentation
+    of that line (YAML indents with spaces only)."""
+    lines = text.split("\n")
+    if line >= len(lines):
+        return False
+    here = lines[line]
+    indent = here[:len(here) - len(here.lstrip(" \t"))]
+    return here[column:column + 1] == "\t" or "\t" in indent
 
 
 def _prescan(name: str, loader: Any, max_cells: int) -> None:
@@ -334,8 +361,10 @@ def _prescan(name: str, loader: Any, max_cells: int) -> None:
                 continue
             count += 1
             if count > max_cells:
-                raise SpecError(Msg.of("the spec holds more than {limit} values, the limit "
-                                       "that {option} sets", limit=max_cells, option=LIMIT_HINT),
+                raise SpecError(Msg.plural_of("the spec holds more than {count} value, the "
+                                              "limit that {option} sets", "the spec holds more "
+                                              "than {count} values, the limit that {option} "
+                                              "sets", max_cells, option=LIMIT_HINT),
                                 _at(name, event.start_mark))
     finally:
         loader.dispose()
@@ -346,8 +375,13 @@ def _at(name: str, mark: Any) -> Location:
 
 
 def _too_deep(name: str, mark: Any) -> SpecError:
-    return SpecError(Msg.of("the spec nests lists and mappings more than {depth} levels deep",
-                            depth=MAX_DEPTH), _at(name, mark))
+    return SpecError(too_deep(), _at(name, mark))
+
+
+def too_deep() -> Msg:
+    return Msg.plural_of("the spec nests lists and mappings more than {count} level deep",
+                         "the spec nests lists and mappings more than {count} levels deep",
+                         MAX_DEPTH)
 
 
 def _compose(name: str, text: str, loader: Any, json_mode: bool, max_cells: int) -> Node:
@@ -366,9 +400,10 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any, json_mode:
         # already, which is said first, as the walk says it
         _prescan(name, _Loader(text), max_cells)
         raise SpecError(
-            Msg.of("the spec holds {size} values once its aliases are expanded; the limit is "
-                   "{limit}, which {option} sets", size=size, limit=max_cells,
-                   option=LIMIT_HINT),
+            Msg.plural_of("the spec holds {count} value once its aliases are expanded; the "
+                          "limit is {limit}, which {option} sets", "the spec holds {count} "
+                          "values once its aliases are expanded; the limit is {limit}, which "
+                          "{option} sets", size, limit=max_cells, option=LIMIT_HINT),
             _at(name, root.start_mark),
         )
     return _Builder(name, loader, json_mode, max_cells).build(root, "")
@@ -430,7 +465,7 @@ def _check_json(name: str, text: str) -> None:
                    parse_int=float)
     except json.JSONDecodeError as exc:
         raise SpecError(
-            Msg.of("malformed JSON: {problem}", problem=exc.msg),
+            Msg.of("malformed JSON: {problem}", problem=json_problem(exc.msg)),
             Location(name, line=exc.lineno, column=exc.colno),
         ) from None
     except _DuplicateKey as exc:
@@ -442,8 +477,7 @@ def _check_json(name: str, text: str) -> None:
             Msg.of("expected a finite number, found {found}", found=str(exc)), Location(name)
         ) from None
     except RecursionError:
-        raise SpecError(Msg.of("the spec nests lists and mappings more than {depth} levels deep",
-                               depth=MAX_DEPTH), Location(name)) from None
+        raise SpecError(too_deep(), Location(name)) from None
 
 
 class _DuplicateKey(Exception):
@@ -519,15 +553,18 @@ class TextBudget:
 
     def charge(self, text: str, where: Location) -> None:
         if len(text) > MAX_TEXT:
-            problem = Msg.of("expected a text of at most {limit} characters, found {length}",
-                             length=len(text), limit=MAX_TEXT)
+            problem = Msg.plural_of("expected a text of at most {count} character, found "
+                                    "{length}", "expected a text of at most {count} characters, "
+                                    "found {length}", MAX_TEXT, length=len(text))
             raise SpecError(Msg.of("{path}: {problem}", path=where.path, problem=problem)
                             if where.path else problem, where)
         self.left -= len(text)
         if self.left < 0:
-            raise SpecError(Msg.of("the spec's texts, with aliases expanded, are longer than "
-                                   "the limit of {limit} characters that {option} sets",
-                                   limit=self.limit, option=LIMIT_HINT), where)
+            raise SpecError(Msg.plural_of(
+                "the spec's texts, with aliases expanded, are longer than the limit of {count} "
+                "character that {option} sets", "the spec's texts, with aliases expanded, are "
+                "longer than the limit of {count} characters that {option} sets", self.limit,
+                option=LIMIT_HINT), where)
 
 
 class _Builder:
@@ -593,7 +630,8 @@ class _Builder:
             return self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
             raise SpecError(
-                Msg.of("cannot read this value: {problem}", problem=str(exc.problem)),
+                Msg.of("cannot read this value: {problem}",
+                       problem=yaml_value_problem(str(exc.problem))),
                 self.where(node, path),
             ) from None
         except (ValueError, OverflowError) as exc:  # e.g. a date such as 2024-02-30

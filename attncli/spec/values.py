@@ -22,7 +22,11 @@ MAX_PRECISION = 12
 
 def fail(node: Node, msgid: str, **params: Any) -> NoReturn:
     """Raise a SpecError at `node`; the message starts with its key path."""
-    problem = Msg.of(msgid, **params)
+    fail_at(node, Msg.of(msgid, **params))
+
+
+def fail_at(node: Node, problem: Msg) -> NoReturn:
+    """Raise a SpecError at `node` with `problem` (a plural message, say) after its key path."""
     if not node.where.path:
         raise SpecError(problem, node.where)
     raise SpecError(Msg.of("{path}: {problem}", path=node.where.path, problem=problem),
@@ -159,8 +163,9 @@ def matrix(node: Node, name: str) -> Array:
         if width is None:
             width = found
         elif found != width:
-            fail(row, "expected a row of {width} numbers like the first row, found {found}",
-                 width=width, found=found)
+            fail_at(row, Msg.plural_of("expected a row of {count} number like the first row, "
+                                       "found {found}", "expected a row of {count} numbers like "
+                                       "the first row, found {found}", width, found=found))
         cells.append([number(cell) for cell in entries] if entries is not None else numbers or ())
     return np.array(cells, dtype=np.float64)  # (rows, width)
 

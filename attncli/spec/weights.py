@@ -10,7 +10,16 @@ from attncli.limits import MAX_HEADS
 from attncli.spec.arrays import Files, is_random, matrix_at, vector_at
 from attncli.spec.model import Array, Convention, Head
 from attncli.spec.source import Node
-from attncli.spec.values import check_keys, check_shape, expect, fail, integer, items, shape_text
+from attncli.spec.values import (
+    check_keys,
+    check_shape,
+    expect,
+    fail,
+    fail_at,
+    integer,
+    items,
+    shape_text,
+)
 
 PROJECTIONS = ("W_Q", "W_K", "W_V")
 PROJECTION_KEYS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
@@ -27,8 +36,9 @@ def projections(top: dict[str, Node], root: Node, d_model: int, convention: Conv
         many = heads_node.value if isinstance(heads_node.value, int) else (
             len(heads_node.value) if isinstance(heads_node.value, list) else 0)
         if many > MAX_HEADS:  # a walkthrough shows every head: bounded before any is read
-            fail(heads_node, "expected at most {limit} heads, found {count}", limit=MAX_HEADS,
-                 count=many)
+            fail_at(heads_node, Msg.plural_of("expected at most {count} head, found {found}",
+                                              "expected at most {count} heads, found {found}",
+                                              MAX_HEADS, found=many))
     given = check_keys(top["weights"], WEIGHT_KEYS) if "weights" in top else {}
     if heads_node is None or is_count(heads_node):
         h = 1 if heads_node is None else integer(heads_node, 1)
@@ -168,8 +178,10 @@ def split(full: Head, node: Node, convention: Convention, g: int | None = None) 
     total_k, total_v = full.d_k(convention), full.d_v(convention)
     for name, total in (("d_k", total_k), ("d_v", total_v)):
         if total % h != 0:
-            fail(node, "cannot split {name} = {total} of the weights into {count} equal heads",
-                 name=name, total=total, count=h)
+            fail_at(node, Msg.plural_of(
+                "cannot split {name} = {total} of the weights into {count} equal head",
+                "cannot split {name} = {total} of the weights into {count} equal heads", h,
+                name=name, total=total))
     d_k, d_v = total_k // h, total_v // h
     axis = 1 if convention == "row" else 0
     heads = []

@@ -3,7 +3,9 @@ network, post-norm (after each sublayer) or pre-norm (before it)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
+from decimal import Decimal
 
 import numpy as np
 
@@ -99,7 +101,7 @@ def norm(b: Build, step_id: str, ln: Norm, h: Matrix, symbol: Formula) -> tuple[
     latex = rf"{symbol.latex} = \operatorname{{LayerNorm}}({h.symbol.latex})"
     step = Step(step_id, Msg.of("Layer normalization"), Formula(text, latex), tuple(matrices),
                 None, (Msg.of("Each row becomes (x − μ) / σ with σ = √(variance + {eps}), "
-                              "then times the gain plus the bias.", eps=f"{ln.eps:g}"),))
+                              "then times the gain plus the bias.", eps=plain_number(ln.eps)),))
     return step, matrices[-1]
 
 
@@ -120,7 +122,7 @@ def rms_norm(b: Build, step_id: str, rms: RMSNorm, h: Matrix,
     step = Step(step_id, Msg.of("RMS normalization"), Formula(text, latex), tuple(matrices),
                 None, (Msg.of("Each row is divided by its RMS = √(mean of x² + {eps}), then "
                               "times the gain; unlike LayerNorm, no mean is subtracted and no "
-                              "bias added.", eps=f"{rms.eps:g}"),))
+                              "bias added.", eps=plain_number(rms.eps)),))
     return step, matrices[-1]
 
 
@@ -215,3 +217,13 @@ def describe_block(spec: Spec) -> Msg:
     for part in parts[1:]:
         result = Msg.of("{first}, {second}", first=result, second=part)
     return result
+
+
+def plain_number(value: float) -> str:
+    """A constant as a person writes it in a formula: 10⁻⁵ for a power of ten, else its
+    shortest decimal, never e-notation (1e-05)."""
+    exponent = math.log10(value) if value > 0 else 0.5
+    if exponent == int(exponent) and abs(exponent) >= 3:
+        superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+        return "10" + str(int(exponent)).translate(superscript)
+    return format(Decimal(repr(value)), "f")

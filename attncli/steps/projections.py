@@ -58,14 +58,21 @@ def parameters(b: Build, index: int | None, head: Head,
         notes = (grouped_note(b, head),)
     elif head.split is not None:
         (k0, k1), (v0, v1) = head.split
-        blocks = {"k_first": k0 + 1, "k_last": k1, "v_first": v0 + 1, "v_last": v1}
-        if b.row:
-            notes = (Msg.of("This head's part of the full weights: columns {k_first}–{k_last} "
-                            "of W_Q and W_K, columns {v_first}–{v_last} of W_V.", **blocks),)
-        else:
-            notes = (Msg.of("This head's part of the full weights: rows {k_first}–{k_last} "
-                            "of W_Q and W_K, rows {v_first}–{v_last} of W_V.", **blocks),)
+        k, v = span(k0 + 1, k1, b.row), span(v0 + 1, v1, b.row)
+        notes = (Msg.of("This head's part of the full weights: {k} of W_Q and W_K, {v} of "
+                        "W_V.", k=k, v=v),)
     return Step("parameters", Msg.of("Projection weights"), None, tuple(matrices), index, notes)
+
+
+def span(first: int, last: int, columns: bool) -> Msg:
+    """`columns 3–4`, or `column 3` alone: never a range of one."""
+    if columns:
+        if first == last:
+            return Msg.of("column {first}", first=first)
+        return Msg.of("columns {first}–{last}", first=first, last=last)
+    if first == last:
+        return Msg.of("row {first}", first=first)
+    return Msg.of("rows {first}–{last}", first=first, last=last)
 
 
 def grouped_note(b: Build, head: Head) -> Msg:

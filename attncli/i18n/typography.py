@@ -1,0 +1,49 @@
+"""Typography of Polish and Russian sentences, as typesetters do it.
+
+A one-letter word (pl: a i o u w z; ru: а в и к о с у я) is bound to the next word by a no-break
+space, so no line ends with one; a dash is bound to the word before it, so no line starts with
+one; `name = value` stays on one line. Text wrapping (textwrap) and TeX (`~`) keep a no-break
+space. Quotation marks are the catalog's own („…” in Polish, «…» in Russian):
+tests/test_typography.py checks that no straight quote is left there.
+
+`typeset` works on a catalog sentence before its parameters are filled in, so what the user
+wrote (a file name, a token) is never changed; a parameter that is itself a one-letter word is
+bound to what follows it (see `bind_after`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+NBSP = "\u00a0"
+ONE_LETTER_WORDS = {"pl": "aiouwz", "ru": "авикосуя"}
+# a one-letter word starts the text or follows a space, a bracket or an opening quote (so the
+# "a" of "YAML-a" or a {placeholder} is not one)
+_ONE_LETTER = {lang: re.compile(rf"(?<![^\s(„«])([{letters}]) (?=\S)", re.IGNORECASE)
+               for lang, letters in ONE_LETTER_WORDS.items()}
+_DASH = re.compile(r" (—|–)(?= )")
+_EQUALS = re.compile(r" = (?=\{\w+\}|\d)")  # "d_model = {d}": one unit, never split by a line end
+
+
+def typeset(text: str, lang: str) -> str:
+    """`text` with no-break spaces after its one-letter words and before its dashes (in a
+    language that needs them; other text is returned as it is)."""
+    pattern = _ONE_LETTER.get(lang)
+    if pattern is None:
+        return text
+    text = _EQUALS.sub(NBSP + "=" + NBSP, text)
+    text = pattern.sub(r"\1" + NBSP, text)
+    return _DASH.sub(NBSP + r"\1", text)
+
+
+def is_one_letter_word(text: str, lang: str) -> bool:
+    letters = ONE_LETTER_WORDS.get(lang, "")
+    return len(text) == 1 and text.lower() in letters
+
+
+def bind_after(template: str, names: Iterable[str]) -> str:
+    """The template with a no-break space after each `{name}` that is followed by a space."""
+    for name in names:
+        template = template.replace("{" + name + "} ", "{" + name + "}" + NBSP)
+    return template

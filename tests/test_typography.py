@@ -1,0 +1,189 @@
+"""Polish and Russian as a typesetter sets them, in the catalogs and in every bundled example's
+output: no-break spaces, „…” and «…», plural forms wherever a number meets a noun, no English
+left in a translation, no e-notation and no range of one."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import string
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from attncli.i18n import Msg, po_path, translate
+from attncli.i18n.extract import extract
+from attncli.i18n.po import Entry, read_po
+from attncli.i18n.typography import NBSP, typeset
+from attncli.render import render
+from attncli.spec import load_spec
+from attncli.steps.block import plain_number
+from attncli.walkthrough import build
+
+CONFIGS = sorted(Path(__file__).parent.parent.glob("configs/*.yaml"))
+ONE_LETTER = {"pl": "aiouwzAIOUWZ", "ru": "авикосуяАВИКОСУЯ"}
+# what a user types, kept in ASCII quotes: shell arguments and YAML's own quotes
+TYPED = {'"cat chases mouse"', '"1 0; 0.2 1"', '"1 0; 1 1"', '"1 0; 0 1"',
+         '"1 0; 0.2 1; 0.8 0"', '"{written}"', '"S\' + M"'}
+# English words that are not Polish or Russian ones: a run of them is an untranslated phrase
+ENGLISH = {"the", "of", "is", "and", "for", "with", "are", "be", "by", "from", "this", "that",
+           "it", "or", "an", "not", "has", "have", "which", "found", "expected", "each", "its",
+           "than", "into", "per", "one", "every", "when", "only", "as", "at"}
+
+
+def entries(lang: str) -> list[Entry]:
+    return [e for e in read_po(po_path(lang).read_text(encoding="utf-8"))
+            if e.msgid and not e.obsolete]
+
+
+@cache
+def outputs(lang: str) -> tuple[tuple[str, str], ...]:
+    """(name, text) of every bundled example as text and as Markdown in `lang`."""
+    found = []
+    for config in CONFIGS:
+        walkthrough = build(load_spec(str(config)))
+        for fmt in ("text", "markdown"):
+            found.append((f"{config.stem}.{fmt}", render(walkthrough, fmt, lang)))
+    return tuple(found)
+
+
+# --- the typesetting function -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lang", "text", "set_"), [
+    ("pl", "patrzy na siebie i w dom", "patrzy na siebie i\u00a0w\u00a0dom"),
+    ("pl", "A sumują się do 1", "A\u00a0sumują się do 1"),
+    ("pl", "dla YAML-a wartość", "dla YAML-a wartość"),  # not a word of its own
+    ("pl", "z {count} liczbami i {x}", "z\u00a0{count} liczbami i\u00a0{x}"),
+    ("pl", "(a b) „o tym”", "(a\u00a0b) „o\u00a0tym”"),
+    ("ru", "больше всего — на chases", "больше всего\u00a0— на chases"),
+    ("ru", "и в итоге к нему", "и\u00a0в\u00a0итоге к\u00a0нему"),
+    ("en", "a cat and a dog — so", "a cat and a dog — so"),
+])
+def test_typeset_binds_one_letter_words_and_dashes(lang: str, text: str, set_: str) -> None:
+    assert typeset(text, lang) == set_
+
+
+def test_a_one_letter_token_is_bound_but_a_file_name_is_left_as_written() -> None:
+    msg = Msg.of("{query} patrzy na {key}", query="a", key="b c")
+    assert translate(msg, "en") == "a patrzy na b c"
+    assert translate(Msg.of("the key {key} is given twice", key="a b"), "pl") == \
+        "klucz a b podano dwa razy"
+
+
+def test_constants_are_written_as_people_write_them() -> None:
+    assert [plain_number(x) for x in (1e-5, 1e-12, 2e-5, 0.5, 1e3)] == \
+        ["10⁻⁵", "10⁻¹²", "0.00002", "0.5", "10³"]
+
+
+# --- the catalogs -------------------------------------------------------------------------------
+
+def fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_every_count_meets_its_noun_in_a_plural_entry() -> None:
+    number = r"\{(count|limit|size|total|depth|width|n|rows|columns)\}"
+    single = []
+    for message in extract().messages.values():
+        if message.plural is not None:
+            continue
+        if "{count}" in message.msgid or re.search(
+                number + r" (?!x |× |of |to |and |or |apart|=)[a-z]+", message.msgid):
+            single.append(message.msgid)
+    assert single == []
+    plurals = [m for m in extract().messages.values() if m.plural is not None]
+    assert len(plurals) >= 45
+
+
+@pytest.mark.parametrize("lang", ["pl", "ru"])
+def test_every_plural_entry_has_its_three_forms_and_the_same_placeholders(lang: str) -> None:
+    for entry in entries(lang):
+        expected = fields(entry.msgid)
+        if entry.msgid_plural is not None:
+            assert len(entry.msgstr) == 3 and all(entry.msgstr), entry.msgid
+        assert all(fields(text) == expected for text in entry.msgstr), entry.msgid
+
+
+@pytest.mark.parametrize("lang", ["pl", "ru"])
+def test_no_straight_double_quote_but_what_a_user_types(lang: str) -> None:
+    quoted = []
+    for entry in entries(lang):
+        for text in entry.msgstr:
+            for found in re.findall(r'"[^"]*"', text):
+                if found not in TYPED or found not in entry.msgid:
+                    quoted.append((entry.msgid, found))
+            if text.count('"') % 2:
+                quoted.append((entry.msgid, text))
+    assert quoted == []
+    opening = "„" if lang == "pl" else "«"
+    assert sum(opening in t for e in entries(lang) for t in e.msgstr) >= 4
+
+
+@pytest.mark.parametrize("lang", ["pl", "ru"])
+def test_no_english_phrase_is_left_in_a_translation(lang: str) -> None:
+    left = [(entry.msgid, english_runs(text)) for entry in entries(lang)
+            for text in entry.msgstr if english_runs(text)]
+    assert left == []
+
+
+def english_runs(text: str) -> list[str]:
+    """Two English words in a row, outside {placeholders}, `code`, (parentheses) and quotes."""
+    prose = re.sub(r"\{[^}]*\}|`[^`]*`|\([^)]*\)|\"[^\"]*\"", " ", text)
+    words = re.findall(r"[A-Za-z]+", prose.lower())
+    return [a + " " + b for a, b in itertools.pairwise(words)
+            if a in ENGLISH and b in ENGLISH | {"spec", "file", "key", "value"}]
+
+
+def test_the_english_phrase_check_can_fail() -> None:
+    assert english_runs("oczekiwano liczby, found the value") == ["found the", "the value"]
+    assert english_runs("oczekiwano {the} (of the) `is an`") == []
+
+
+# --- every bundled example ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["pl", "ru"])
+def test_no_line_ends_with_a_one_letter_word_or_starts_with_a_dash(lang: str) -> None:
+    bad = []
+    ends = re.compile(rf"(?<![^\s(„«])[{ONE_LETTER[lang]}]$")
+    for name, text in outputs(lang):
+        for line in text.splitlines():
+            stripped = line.strip()
+            if "=" in stripped or "|" in stripped or stripped.startswith(("$", "\\")):
+                continue  # a formula, a table row, math: symbols, not words
+            if ends.search(stripped) or re.match(r"[—–]", stripped):
+                bad.append((name, line))
+    assert bad == []
+    assert sum(NBSP in text for _, text in outputs(lang)) == 2 * len(CONFIGS)
+
+
+@pytest.mark.parametrize("lang", ["pl", "ru"])
+def test_no_straight_double_quote_in_the_text_of_an_example(lang: str) -> None:
+    bad = [(name, line) for name, text in outputs(lang) if name.endswith(".text")
+           for line in text.splitlines() if '"' in line]
+    assert bad == []
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_no_e_notation_and_no_range_of_one(lang: str) -> None:
+    bad = []
+    for name, text in outputs(lang):
+        for line in text.splitlines():
+            if re.search(r"\d[eE][-+]?\d", line) or re.search(r"(?<!\w)(\w+)[–-]\1(?!\w)", line):
+                bad.append((name, line))
+    assert bad == []
+    layer = dict(outputs(lang))["decoder_layer.text"]
+    assert "10⁻⁵" in layer
+
+
+@pytest.mark.parametrize("lang", ["pl", "ru"])
+@pytest.mark.parametrize("width", [60, 80, 100])
+def test_the_terminal_view_keeps_the_no_break_spaces(lang: str, width: int) -> None:
+    """Rich breaks at any Unicode space; the view wraps its prose itself."""
+    walkthrough = build(load_spec(str(CONFIGS[0].parent / "two_heads.yaml")))
+    out = render(walkthrough, "rich", lang, width=width)
+    ends = re.compile(rf"(?<![^\s(„«])[{ONE_LETTER[lang]}]$")
+    prose = [line.strip() for line in out.splitlines() if "=" not in line and "│" not in line]
+    assert [line for line in prose if ends.search(line) or re.match(r"[—–]", line)] == []
+    assert all(len(line) <= width for line in out.splitlines())
+
