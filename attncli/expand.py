@@ -23,7 +23,7 @@ from decimal import Decimal, localcontext
 import numpy as np
 
 from attncli.errors import UsageError
-from attncli.handcalc import _CONTEXT, Arithmetic, arithmetic, written
+from attncli.handcalc import Arithmetic, arithmetic, written
 from attncli.i18n import Msg
 from attncli.model import (
     Array,
@@ -42,6 +42,7 @@ from attncli.model import (
     Vec,
     Walkthrough,
 )
+from attncli.render.numbers import CONTEXT, as_decimal
 from attncli.render.tex import text_math
 from attncli.spec.model import Spec
 
@@ -123,7 +124,7 @@ def joined(*parts: Formula | str) -> Formula:
 
 def _as_decimals(value: Value) -> tuple[Decimal, ...]:
     values = value if isinstance(value, tuple) else (value,)
-    return tuple(Decimal(repr(float(x))) for x in values)
+    return tuple(as_decimal(x) for x in values)
 
 
 def evaluate(expr: Expr, precision: int) -> tuple[Decimal, ...]:
@@ -169,7 +170,7 @@ def _combine(expr: Expr, a: tuple[Decimal, ...], b: tuple[Decimal, ...]) -> tupl
 def line(target: Formula | None, symbolic: Formula | None, expr: Expr, result: Value,
          precision: int) -> Expansion:
     """An Expansion, marked exact when its printed operands give its printed result."""
-    with localcontext(_CONTEXT):
+    with localcontext(CONTEXT):
         try:
             recomputed = evaluate(expr, precision)
         except (ArithmeticError, ValueError):  # a divisor printed as 0.00: not recomputable
@@ -283,10 +284,11 @@ def score_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
 
 def angle(ctx: Context, row: str, column: str, q: Array, k: Array,
           score: float) -> list[Expansion]:
-    """cos θ = q·k / (|q|·|k|), the angle between a query and a key; none for a zero vector."""
+    """cos θ = q·k / (|q|·|k|), the angle between a query and a key; none when a length prints
+    as 0, which no one divides by (the reading says the angle is undefined for a zero vector)."""
     q_norm = ctx.carry(float(np.linalg.norm(q)))
     k_norm = ctx.carry(float(np.linalg.norm(k)))
-    if q_norm == 0.0 or k_norm == 0.0:
+    if written(q_norm, ctx.precision) == 0.0 or written(k_norm, ctx.precision) == 0.0:
         return []
     cos = ctx.carry(score / (q_norm * k_norm))
     symbolic = Formula(f"q_{row}·k_{column} / (|q_{row}|·|k_{column}|)",
@@ -330,8 +332,10 @@ def weight_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
         peak = float(shift[0])
         for j in range(len(matrix.columns)):
             x = float(logits[j])
-            argument: Expr = Num(x) if peak == 0.0 or not math.isfinite(x) else Difference(
-                Num(x), Num(peak))
+            argument: Expr = Num(x)
+            if peak != 0.0 and math.isfinite(x):  # e^(12.00 − 16.00), e^(−3.00 + 2.00)
+                argument = Difference(Num(x), Num(peak)) if peak > 0 else Sum(
+                    (Num(x), Num(-peak)))
             out.append(ctx.line(None, None, Exp(argument), float(e[0, j])))
         visible = [j for j in range(len(matrix.columns)) if math.isfinite(logits[j])]
         out.append(ctx.line(Formula("Σ", r"\Sigma"), None,

@@ -35,6 +35,8 @@ class Matrix:
     rows: tuple[str, ...]
     columns: tuple[str, ...]
     kept: tuple[int, ...] | None = None  # a summary: which rows `values` holds, ascending
+    # attention weights under a mask: the masked scores, −∞ where a key is hidden from a query
+    hidden_by: Matrix | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -46,6 +48,10 @@ class Matrix:
 
     def at(self, i: int, j: int) -> float:
         return float(self.row(i)[j])
+
+    def hidden(self, i: int, j: int) -> bool:
+        """Whether the mask hides key j from query i (its weight is 0 by the mask, not earned)."""
+        return self.hidden_by is not None and self.hidden_by.at(i, j) == -np.inf
 
     def row_indices(self) -> tuple[int, ...] | range:
         """The rows this matrix holds: all of them, or a summary's."""

@@ -243,6 +243,8 @@ class _Builder:
         if empty.any():
             weights = self.empty_rows(weights, empty, notes)
         A = self.attention(Formula("A", "A"), weights)
+        if spec.masks:  # a hidden key's weight prints as —, not as a 0 it could have earned
+            A = replace(A, hidden_by=scores)
         self.add("weights", Msg.of("Attention weights"),
                  Formula(f"A = softmax({symbol.text})",
                          rf"A = \operatorname{{softmax}}\left({symbol.latex}\right)"),

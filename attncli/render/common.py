@@ -161,40 +161,44 @@ def elide(parts: list[str], full: bool, keep_head: int, keep_tail: int,
     return [*parts[:keep_head], marker, *parts[-keep_tail:]]
 
 
-def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False) -> str:
-    """The numbers of a calculation: `0.20·0.20 + 1.00·1.00`, `e^(0.14 − 0.74)`."""
-    def num(x: float) -> str:
-        text = number(x)
-        return f"({text})" if text.startswith("-") else text
+def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False,
+              lead: bool = True) -> str:
+    """The numbers of a calculation: `0.20·0.20 + 1.00·(−0.50)`, `e^−0.34`, `e^(12.00 − 16.00)`.
+    A negative number is bracketed unless it leads (`lead`): it starts the expression, a sum, a
+    product or an exponent, where its sign cannot be read as an operator."""
+    def sub(e: Expr, first: bool) -> str:
+        return expr_text(e, number, t, full, lead and first)
 
-    def wrapped(e: Expr, around: tuple[type, ...]) -> str:
-        text = expr_text(e, number, t, full)
-        return f"({text})" if isinstance(e, around) else text
+    def wrapped(e: Expr, around: tuple[type, ...], first: bool = False) -> str:
+        if isinstance(e, around):
+            return "(" + expr_text(e, number, t, full) + ")"
+        return sub(e, first)
 
     if isinstance(expr, Num):
-        return num(expr.value)
+        text = number(expr.value)
+        return f"({text})" if not lead and text.startswith(number.minus) else text
     if isinstance(expr, Vec):
         values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2)
         return "[" + number.list_separator.join(values) + "]"
     if isinstance(expr, Product):
-        return "·".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
+        return "·".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
+                        for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum):
-        terms = elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2)
+        terms = elide([wrapped(e, (Sum, Difference), k == 0) for k, e in enumerate(expr.terms)],
+                      full, 3, 2)
         text = " + ".join(terms)
         if ELLIPSIS in terms:
             text += " " + t(Msg.of("({terms})", terms=Msg.plural_of(
                 "{count} term", "{count} terms", len(expr.terms))))
         return text
     if isinstance(expr, Quotient):
-        return (wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " +
+        return (wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " +
                 wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
     if isinstance(expr, Exp):
-        argument = expr_text(expr.argument, number, t, full)
-        plain = isinstance(expr.argument, Num) and not argument.startswith("(")
-        return "e^" + (argument if plain else f"({argument})")
+        argument = expr_text(expr.argument, number, t, full)  # an exponent leads
+        return "e^" + (argument if isinstance(expr.argument, Num) else f"({argument})")
     assert isinstance(expr, Difference)
-    return (expr_text(expr.left, number, t, full) + " − " +
-            wrapped(expr.right, (Sum, Difference)))
+    return sub(expr.left, True) + " − " + wrapped(expr.right, (Sum, Difference))
 
 
 def value_text(value: Value, number: NumberFormat) -> str:
@@ -239,7 +243,7 @@ def drift_lines(walkthrough: Walkthrough, number: NumberFormat, lang: str) -> li
     full-precision value with two more decimals so the size of the drift shows."""
     if walkthrough.drift is None:
         return []
-    finer = NumberFormat(precision=number.precision + 2, decimal=number.decimal)
+    finer = number.finer(2)
     if not walkthrough.drift:
         return [translate(Msg.of("Carrying rounded numbers changed no printed weight or output: "
                                  "they are the same as at full precision."), lang, number)]

@@ -126,7 +126,7 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, sectioned:
 
 
 def step_lines(index: int, step: Step, level: str, t: Translate, esc: EscapeFn,
-               number: NumberFn, cyr: bool) -> list[str]:
+               number: NumberFormat, cyr: bool) -> list[str]:
     lines = [level + "{" + esc(step_heading(index, step, t)) + "}", ""]
     if step.formula is not None:
         lines += [*math_block([step.formula.latex]), ""]
@@ -162,9 +162,9 @@ def math_block(formulas: Sequence[str]) -> list[str]:
     return [r"\begin{align*}", *(r + r" \\" for r in rows[:-1]), rows[-1], r"\end{align*}"]
 
 
-def matrix_lines(matrix: Matrix, t: Translate, esc: EscapeFn, number: NumberFn,
+def matrix_lines(matrix: Matrix, t: Translate, esc: EscapeFn, number: NumberFormat,
                  cyr: bool) -> list[str]:
-    cells = [[number(float(x)) for x in row] for row in matrix.whole()]
+    cells = number.cells(matrix)
     lines: list[str] = []
     for block in matrix_blocks(matrix, cells):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)

@@ -14,7 +14,7 @@ name can neither break a table nor inject HTML.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
@@ -172,8 +172,7 @@ def caption(matrix: Matrix, flavor: str) -> str:
 
 
 def math_lines(matrix: Matrix, prose: NumberFormat, t: Translate, flavor: str) -> list[str]:
-    number: Callable[[float], str] = tex_numbers(prose)
-    cells = [[number(float(x)) for x in row] for row in matrix.whole()]
+    cells = tex_numbers(prose).cells(matrix)
     lines = [caption(matrix, flavor), ""]
     for block in matrix_blocks(matrix, cells):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)
@@ -192,8 +191,8 @@ def table_lines(matrix: Matrix, number: NumberFormat, t: Translate) -> list[str]
     head = "| " + " | ".join(["", *(escape(c) for c in matrix.columns)]) + " |"
     rule = "|" + "|".join(["---", *("---:" for _ in matrix.columns)]) + "|"
     lines += [head, rule]
-    for label, row in zip(matrix.rows, matrix.whole(), strict=True):
-        cells = [escape(label) or " ", *(number(float(x)) for x in row)]
+    for label, row in zip(matrix.rows, number.cells(matrix), strict=True):
+        cells = [escape(label) or " ", *row]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     return lines

@@ -132,8 +132,8 @@ def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full:
             return Text(ELLIPSIS)
         x = float(matrix.at(i, j))
         if not heat:
-            return Text(number(x))
-        return Text(shade(x) + " " + number(x), style=HEAT_STYLES[shade_level(x)])
+            return Text(number.cell(matrix, i, j))
+        return Text(shade(x) + " " + number.cell(matrix, i, j), style=HEAT_STYLES[shade_level(x)])
 
     cells = [[write(i, j) for j in column_at] for i in row_at]
     label_width = max((cell_width(label) for label in labels), default=0)

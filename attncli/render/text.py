@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from attncli.elision import shown
 from attncli.i18n import Msg
@@ -58,7 +58,7 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         if step.id == "weights" and options.heatmap:
             lines += ["", INDENT + heatmap_caption(t),
                       *matrix_lines(step.matrices[0], number, t, options.width, options.full,
-                                    lambda x: shade(x) + " " + number(x))]
+                                    heat=True)]
         if step.expansions:
             lines += ["", INDENT + t(Msg.of("Written out:"))]
             lines += [INDENT + expansion_text(e, number, t, options.full)
@@ -98,15 +98,18 @@ def pad_right(text: str, width: int) -> str:
 
 
 def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
-                 full: bool = False, cell: Callable[[float], str] | None = None) -> list[str]:
+                 full: bool = False, heat: bool = False) -> list[str]:
     """The matrix as aligned columns under its caption, split into blocks to fit `width`; a large
-    one elided in the middle unless `full`. `cell` writes one value (default: the number)."""
-    write = cell or number
+    one elided in the middle unless `full`; with `heat`, each number after its shade."""
+    def write(i: int, j: int) -> str:
+        text = number.cell(matrix, i, j)
+        return shade(matrix.at(i, j)) + " " + text if heat else text
+
     elide = is_elided(matrix, full)
     row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
     columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
-    cells = [[ELLIPSIS if i is None or j is None else write(float(matrix.at(i, j)))
+    cells = [[ELLIPSIS if i is None or j is None else write(i, j)
               for j in column_at] for i in row_at]
     label_width = max((cell_width(label) for label in labels), default=0)
     col_widths = [
