@@ -221,7 +221,8 @@ HeatmapOpt = Annotated[
     bool, typer.Option("--heatmap/--no-heatmap", help="Also show the weights as a heatmap."),
 ]
 # --- the calculator form: a spec from options instead of a file ---
-_NOTATION = ' in calculator notation: "1 0; 0.2 1" (rows separated by ;)'
+_NOTATION = (' in calculator notation: "1 0; 0.2 1" (numbers separated by spaces, rows by '
+             'semicolons; a decimal comma works too: "1 0; 0,2 1")')
 TokensOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--tokens", show_default=False,
