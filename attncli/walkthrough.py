@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -13,6 +12,7 @@ from attncli.errors import Location, SpecError
 from attncli.expand import Selection, attach
 from attncli.handcalc import arithmetic, drift
 from attncli.i18n import Msg
+from attncli.labels import subscript, token_labels
 from attncli.model import Array, Formula, Header, HeadResult, Matrix, Step, Walkthrough
 from attncli.reading import read
 from attncli.spec.model import (
@@ -28,30 +28,7 @@ from attncli.spec.model import (
     WindowMask,
 )
 
-
-def token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """Tokens as row/column labels, every one different: a repeated token gets its occurrence
-    number (`the#2`), skipping a number whose label is already another token (`the#3` when the
-    tokens are the, the, the#2)."""
-    counts = Counter(tokens)
-    taken = {token for token in tokens if counts[token] == 1}
-    seen: Counter[str] = Counter()
-    labels = []
-    for token in tokens:
-        label = token
-        while counts[token] > 1 and (label == token or label in taken):
-            seen[token] += 1
-            label = f"{token}#{seen[token]}"
-        taken.add(label)
-        labels.append(label)
-    return tuple(labels)
-
-
 COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
-
-
-def subscript(number: int) -> str:
-    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 def feature_labels(d: int) -> tuple[str, ...]:

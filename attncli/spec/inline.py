@@ -3,10 +3,10 @@
 Matrices are written the way people type them into calculators: numbers separated by spaces (or
 commas), rows by semicolons: `"1 0; 0.2 1; 0.8 0"`. With spaces between the numbers, a comma
 inside a number is a decimal comma, as Polish and Russian users type: `"0,5 1; 1 0,25"` is 2 × 2.
-A form that could be read either way (`"1,5; 2,5"`, `"1, 0,5"`) is an error. The notation is checked here, so an error
-names the option (`--embeddings: row 2 has 3 numbers, expected 2`); the result is the same Node
-tree a spec file gives, so every other check, and every other error, is the spec file's own, with
-the option in place of the file name.
+A form that could be read either way (`"1,5; 2,5"`, `"1, 0,5"`) is an error. The notation is
+checked here, so an error names the option (`--embeddings: row 2 has 3 numbers, expected 2`); the
+result is the same Node tree a spec file gives, so every other check, and every other error, is
+the spec file's own, with the option in place of the file name.
 """
 
 from __future__ import annotations
