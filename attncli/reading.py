@@ -206,7 +206,8 @@ def angle_sentence(head: HeadResult, i: int, j: int, precision: int) -> Msg:
         if not vector.any():
             return Msg.of("q_{query} and k_{key}: the angle is undefined, since {vector} has "
                           "length 0.", query=query, key=key, vector=f"{letter}_{token}")
-    unit_q, unit_k = q / np.linalg.norm(q), k / np.linalg.norm(k)  # (d_k,): no underflow
+    q, k = q / np.abs(q).max(), k / np.abs(k).max()  # (d_k,): no norm underflows to 0
+    unit_q, unit_k = q / np.linalg.norm(q), k / np.linalg.norm(k)  # (d_k,)
     cos = min(1.0, max(-1.0, float(unit_q @ unit_k)))
     return Msg.of("q_{query} and k_{key} are {angle}° apart (cos θ = {cos}).",
                   query=head.queries.rows[i], key=head.keys.rows[j],
