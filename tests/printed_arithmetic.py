@@ -107,8 +107,13 @@ def written_out(output: str, heading: str = "Written out:") -> list[Line]:
 
 
 def agrees(line: Line, precision: int) -> bool:
-    """The printed result is what the printed numbers give, rounded to the display precision."""
-    got, printed = line.recompute(), line.printed()
+    """The printed result is what the printed numbers give, rounded to the display precision
+    (never, when the line divides by a number printed as 0)."""
+    try:
+        got = line.recompute()
+    except ZeroDivisionError:
+        return False
+    printed = line.printed()
     if isinstance(printed, Row):
         assert isinstance(got, Row)
         return all(half_up(g, precision) == p for g, p in zip(got, printed, strict=True))

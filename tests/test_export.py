@@ -19,6 +19,7 @@ from attncli.cli import app
 from attncli.errors import UsageError
 from attncli.render import FORMATS, render
 from attncli.render.markdown import escape as md_escape
+from attncli.render.numbers import NumberFormat
 from attncli.render.tex import escape_text, labelled_matrix
 from attncli.spec import load_spec
 from attncli.walkthrough import build
@@ -121,8 +122,10 @@ def test_latex_weights_match_the_classic_example() -> None:
     """cat chases mouse: weights [1, 0, 0], [0.36, 0.64, 0], [0.40, 0.25, 0.35]."""
     text = export(str(ROOT / "configs" / "cat_chases_mouse.yaml"), "--latex")
     weights = text.split("A = \\begin{array}")[1].split(r"\end{bmatrix}")[0]
-    rows = [re.findall(r"\\attncell\{([-0-9.]+)\}", line) for line in weights.splitlines()]
-    assert [r for r in rows if len(r) == 3] == [["1.00", "0.00", "0.00"], ["0.36", "0.64", "0.00"],
+    rows = [re.findall(r"\\attncell\{([-0-9.]+|\\text\{—\})\}", line)
+            for line in weights.splitlines()]
+    hidden = r"\text{—}"  # a key the causal mask hides: no weight to print
+    assert [r for r in rows if len(r) == 3] == [["1.00", hidden, hidden], ["0.36", "0.64", hidden],
                                                 ["0.40", "0.25", "0.35"]]
 
 
@@ -143,7 +146,7 @@ def test_latex_more_than_ten_columns_sets_the_column_limit() -> None:
 
     walkthrough = build(load_spec(str(ROOT / "tests" / "data" / "wide.yaml")))
     matrix = walkthrough.heads[0].weights
-    lines = matrix_lines(matrix, lambda m: m.msgid, str, lambda x: f"{x:.2f}", False)
+    lines = matrix_lines(matrix, lambda m: m.msgid, str, NumberFormat(2).math(), False)
     assert len(matrix.columns) == 12
     # split to fit the page, each block within amsmath's default of 10 columns
     assert not any("MaxMatrixCols" in line for line in lines)
@@ -324,7 +327,7 @@ def test_export_through_the_real_entry_point(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
-    assert "| chases | 0.36 | 0.64 | 0.00 |" in target.read_text(encoding="utf-8")
+    assert "| chases | 0.36 | 0.64 | — |" in target.read_text(encoding="utf-8")
 
 
 def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() -> None:

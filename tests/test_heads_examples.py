@@ -201,5 +201,5 @@ def test_written_out_projections_start_from_x_with_positions() -> None:
                                       "--steps", "projections", "--head", "1",
                                       "-x", "projections:mouse,d1"])
     assert result.exit_code == 0, result.output
-    assert ("Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (-0.42)·0.00 + 0.32·0.00 + "
+    assert ("Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (−0.42)·0.00 + 0.32·0.00 + "
             "1.50·0.00 = 1.71") in result.stdout

@@ -101,7 +101,7 @@ class NumberFormat:
         `-\\infty` for a hidden score."""
         return replace(self, decimal="{,}" if self.decimal == "," else self.decimal, minus="-",
                        minus_infinity=r"-\infty", infinity=r"\infty", nan=r"\text{NaN}",
-                       hidden=r"\text{---}")
+                       hidden=r"\text{—}")
 
     def finer(self, more: int) -> NumberFormat:
         """The same format with `more` decimals (how far a hand result drifts)."""
