@@ -37,6 +37,7 @@ class Matrix:
     kept: tuple[int, ...] | None = None  # a summary: which rows `values` holds, ascending
     # attention weights under a mask: the masked scores, −∞ where a key is hidden from a query
     hidden_by: Matrix | None = None
+    identity: bool = False  # a projection that is the identity: shown as `W_Q = I` unless --full
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -239,7 +239,8 @@ class _Builder:
         for name in ("W_Q", "W_K", "W_V"):
             w = getattr(head, name)
             rows = feature_labels(int(w.shape[0]))
-            matrices.append(self.matrix(Formula(name, name.replace("_", "_{") + "}"), w, rows))
+            matrix = self.matrix(Formula(name, name.replace("_", "_{") + "}"), w, rows)
+            matrices.append(replace(matrix, identity=ops.is_identity(w)))
         for name in ("b_Q", "b_K", "b_V"):
             b = getattr(head, name)
             if b is not None:
@@ -480,7 +481,7 @@ class _Builder:
                 break
         if spec.W_O is not None:
             rows, columns = (int(d) for d in spec.W_O.shape)
-            facts.append(Msg.of("output projection W_O: {rows} x {columns}", rows=rows,
+            facts.append(Msg.of("output projection W_O: {rows} × {columns}", rows=rows,
                                 columns=columns))
         if spec.block is not None:
             facts.append(Msg.of("the rest of the layer: {parts}", parts=describe_block(spec)))

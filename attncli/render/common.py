@@ -87,6 +87,25 @@ def matrix_caption(matrix: Matrix) -> str:
     return f"{matrix.symbol.text}  ({rows} × {columns})"
 
 
+def shown_matrices(step: Step, full: bool) -> tuple[tuple[Matrix, ...], Msg | None]:
+    """The step's matrices to show as tables, and a sentence for the identity projections left
+    out (`W_Q, W_K and W_V are the 2 × 2 identity matrix I`), unless `full` shows every one."""
+    identities = [m for m in step.matrices if m.identity and not full]
+    if not identities:
+        return step.matrices, None
+    names = [m.symbol.text for m in identities]
+    listed: Msg | str = names[0]
+    for name in names[1:-1]:
+        listed = Msg.of("{first}, {second}", first=listed, second=name)
+    if len(names) > 1:
+        listed = Msg.of("{first} and {last}", first=listed, last=names[-1])
+    sentence = Msg.plural_of(
+        "{names} is the {size} × {size} identity matrix I (--full shows it).",
+        "{names} are the {size} × {size} identity matrix I (--full shows them).",
+        len(names), names=listed, size=identities[0].shape[0])
+    return tuple(m for m in step.matrices if not m.identity), sentence
+
+
 def language_heading(lang: str) -> str:
     """The heading of one language's part of a bilingual document: `## PL`."""
     return f"## {lang.upper()}"

@@ -22,6 +22,7 @@ from attncli.render.common import (
     header_facts,
     number_format,
     reading_sections,
+    shown_matrices,
     step_heading,
     title,
     translator,
@@ -110,7 +111,7 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, sectioned:
     lines += [esc(fact) + r"\\" for fact in header_facts(header, t)[:-1]]
     lines += [esc(header_facts(header, t)[-1]), ""]
     for index, step in enumerate(walkthrough.steps, start=1):
-        lines += step_lines(index, step, step_level, t, esc, math_number, cyr)
+        lines += step_lines(index, step, step_level, t, esc, math_number, cyr, options.full)
         if step.expansions:
             lines += [esc(t(Msg.of("Written out:"))), "",
                       *align_block(written_out(step, math_number, t, esc, options.full)), ""]
@@ -126,13 +127,16 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, sectioned:
 
 
 def step_lines(index: int, step: Step, level: str, t: Translate, esc: EscapeFn,
-               number: NumberFormat, cyr: bool) -> list[str]:
+               number: NumberFormat, cyr: bool, full: bool = False) -> list[str]:
     lines = [level + "{" + esc(step_heading(index, step, t)) + "}", ""]
     if step.formula is not None:
         lines += [*math_block([step.formula.latex]), ""]
     for note in step.notes:
         lines += [esc(t(note)), ""]
-    for matrix in step.matrices:
+    matrices, identities = shown_matrices(step, full)
+    if identities:
+        lines += [esc(t(identities)), ""]
+    for matrix in matrices:
         lines += matrix_lines(matrix, t, esc, number, cyr)
     return lines
 

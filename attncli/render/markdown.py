@@ -29,6 +29,7 @@ from attncli.render.common import (
     header_facts,
     number_format,
     reading_sections,
+    shown_matrices,
     step_heading,
     title,
     translator,
@@ -119,7 +120,8 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
     lines += [escape(fact) + ("  " if i < len(facts) - 1 else "") for i, fact in enumerate(facts)]
     lines.append("")
     for index, step in enumerate(walkthrough.steps, start=1):
-        lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang)
+        lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang,
+                            options.full)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
             lines += [escape(t(Msg.of("Written out:"))), "", *bullets(
                 [expansion_text(e, number, t, options.full) for e in step.expansions]), ""]
@@ -138,7 +140,7 @@ def bullets(lines: list[str]) -> list[str]:
 
 
 def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberFormat,
-               flavor: str, lang: str) -> list[str]:
+               flavor: str, lang: str, full: bool = False) -> list[str]:
     lines = [level + " " + escape_heading(step_heading(index, step, t)), ""]
     if step.formula is not None:
         if flavor == "plain":
@@ -147,7 +149,10 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
             lines += ["$$", step.formula.latex, "$$", ""]
     for note in step.notes:
         lines += [escape(t(note)), ""]
-    for matrix in step.matrices:
+    matrices, identities = shown_matrices(step, full)
+    if identities:
+        lines += [escape(t(identities)), ""]
+    for matrix in matrices:
         if flavor == "plain":
             lines += table_lines(matrix, number, t)
         else:

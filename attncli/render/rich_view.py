@@ -35,6 +35,7 @@ from attncli.render.common import (
     reading_sections,
     shade,
     shade_level,
+    shown_matrices,
     step_heading,
     title,
     translator,
@@ -86,7 +87,11 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
             console.print(Text("  " + step.formula.text, style="bold"))
         for note in step.notes:
             console.print(Text("  " + t(note), style="italic"))
-        for matrix in step.matrices:
+        matrices, identities = shown_matrices(step, options.full)
+        if identities:
+            console.print()
+            console.print(Text("  " + t(identities)))
+        for matrix in matrices:
             for table in tables(matrix, number, t, options.width, options.full):
                 console.print()
                 console.print(table)

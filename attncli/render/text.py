@@ -28,6 +28,7 @@ from attncli.render.common import (
     number_format,
     reading_sections,
     shade,
+    shown_matrices,
     step_heading,
     title,
     translator,
@@ -53,7 +54,10 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
             lines.append(INDENT + step.formula.text)
         for note in step.notes:
             lines += wrapped(t(note), options.width)
-        for matrix in step.matrices:
+        matrices, identities = shown_matrices(step, options.full)
+        if identities:
+            lines += ["", *wrapped(t(identities), options.width)]
+        for matrix in matrices:
             lines += ["", *matrix_lines(matrix, number, t, options.width, options.full)]
         if step.id == "weights" and options.heatmap:
             lines += ["", INDENT + heatmap_caption(t),
