@@ -49,23 +49,36 @@ def groups(head: HeadResult, i: int) -> list[Group]:
     return found
 
 
-def decimals(weight: float, others: Sequence[float], precision: int) -> int:
+def decimals(weight: float, others: Sequence[float], precision: int,
+             significant: bool = False) -> int:
     """The fewest decimals, from `precision` on, at which `weight` prints as something other
-    than each of `others` and, unless it is 0, as something other than 0."""
+    than each of `others` and, if `significant` and it is not 0, as something other than 0."""
     places = precision
     while places < LAST_DECIMAL and (
-            (weight != 0.0 and rounded(weight, places) == 0.0)
+            (significant and weight != 0.0 and rounded(weight, places) == 0.0)
             or any(rounded(weight, places) == rounded(o, places) for o in others)):
         places += 1
     return places
 
 
-def shown(found: Sequence[Group], k: int, precision: int) -> Param:
+def shown(found: Sequence[Group], k: int, precision: int, significant: bool = False) -> Param:
     """The weight of group k as a sentence prints it: with more decimals where needed."""
     weight = found[k][1]
     neighbours = [found[n][1] for n in (k - 1, k + 1) if 0 <= n < len(found)]
-    more = decimals(weight, neighbours, precision) - precision
+    more = decimals(weight, neighbours, precision, significant) - precision
     return Finer(weight, more) if more else weight
+
+
+def negligible_tail(found: list[Group], precision: int) -> list[Group]:
+    """The groups after the last weight that prints as more than 0, as one group: what the table
+    shows as 0 is said as 0, not told apart with twelve decimals."""
+    tail = len(found)
+    while tail > 1 and rounded(found[tail - 1][1], precision) == 0.0:
+        tail -= 1
+    if len(found) - tail < 2 or rounded(found[tail - 1][1], precision) == 0.0:
+        return found
+    keys = tuple(key for group in found[tail:] for key in group[0])
+    return [*found[:tail], (keys, found[tail][1])]
 
 
 def key_name(query: str, key: str) -> Msg | str:
@@ -123,16 +136,18 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
         return Msg.plural_of("{query} attends equally to the {count} key it sees ({weight} each).",
                              "{query} attends equally to the {count} keys it sees "
                              "({weight} each).", seen, query=query,
-                             weight=shown(found, 0, precision))
+                             weight=shown(found, 0, precision, significant=True))
     high, low = found[0][1], found[-1][1]
     almost = max(precision, ALMOST_DECIMALS)
     if rounded(high, almost) == rounded(low, almost):  # they all print the same
-        places = decimals(low, [high], precision)
+        places = max(decimals(low, [high], precision, significant=True),
+                     decimals(high, [], precision, significant=True))
         return Msg.plural_of(
             "{query} attends almost equally to the {count} key it sees ({low}–{high}).",
             "{query} attends almost equally to the {count} keys it sees ({low}–{high}).",
             seen, query=query, low=Finer(low, places - precision),
             high=Finer(high, places - precision))
+    found = negligible_tail(found, precision)
     first = group_msg(query, found, 0, precision)
     last = group_msg(query, found, len(found) - 1, precision)
     if len(found) == 2:
