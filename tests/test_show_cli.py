@@ -82,7 +82,7 @@ def test_large_matrices_are_elided_unless_full() -> None:
 def test_no_color_loses_nothing_the_heatmap_prints_every_number() -> None:
     out = explain(SEED_000, "--steps", "weights")
     heat = out.split("As a heatmap")[1].splitlines()
-    assert heat[4].split() == ["chases", "░░", "0.36", "▓▓", "0.64", "0.00"]
+    assert heat[4].split() == ["chases", "░░", "0.36", "▓▓", "0.64", "—"]  # mouse: hidden
 
 
 @pytest.mark.parametrize(("args", "stderr"), [
