@@ -21,7 +21,7 @@ from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, Us
 from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, translate
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.render import ELIDING
-from attncli.view import Inline, Loading, View
+from attncli.view import STEP_IDS, Inline, Loading, View
 
 if TYPE_CHECKING:
     from attncli.model import Walkthrough
@@ -204,10 +204,8 @@ RoundOpt = Annotated[
 StepsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--steps", show_default=False,
-                 help="Only these steps, by id, separated by commas: embeddings, positional, "
-                 "context, context_positional, parameters, projections, scores, scaled, masked, "
-                 "weights, output, concat, out_projection, residual_1, norm_1, ffn, residual_2, "
-                 "norm_2."),
+                 help="Only these steps, by id, separated by commas: " + ", ".join(STEP_IDS)
+                 + "."),
 ]
 HeadOpt = Annotated[
     Optional[int],  # noqa: UP045

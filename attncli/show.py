@@ -11,7 +11,7 @@ from attncli.expand import Selection
 from attncli.i18n import Msg
 from attncli.model import Walkthrough
 from attncli.spec.model import Spec
-from attncli.view import View
+from attncli.view import STEP_IDS, View
 from attncli.walkthrough import build
 
 
@@ -41,6 +41,9 @@ def select(walkthrough: Walkthrough, steps: Sequence[str] | None,
     """Only the steps with the given ids, and only the given head's steps and reading."""
     known = list(dict.fromkeys(step.id for step in walkthrough.steps))
     for step_id in steps or ():
+        if step_id in STEP_IDS and step_id not in known:
+            raise UsageError(Msg.of("--steps: {found} is not in this spec, whose steps are "
+                                    "{known}", found=step_id, known=", ".join(known)))
         if step_id not in known:
             raise UsageError(Msg.of("--steps: unknown step {found}; expected one of {known}",
                                     found=step_id, known=", ".join(known)))

@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 
 from attncli.limits import DEFAULT_MAX_CELLS
 
+# every step id a walkthrough can have, in the order they come (`--steps` takes these)
+STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
+            "projections", "scores", "scaled", "masked", "weights", "output", "concat",
+            "out_projection", "residual_1", "norm_1", "ffn", "residual_2", "norm_2")
+
 
 @dataclass(frozen=True)
 class View:

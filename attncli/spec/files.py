@@ -84,7 +84,36 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
                                  option=LIMIT_HINT))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an empty file: found empty below, not warned about
-        return np.loadtxt(path, delimiter=",", dtype=np.float64, ndmin=2, encoding="utf-8")
+        try:
+            return np.loadtxt(path, delimiter=",", dtype=np.float64, ndmin=2, encoding="utf-8")
+        except ValueError:
+            _csv_problem(path, name)  # numpy counts rows from 0 in one message, 1 in another
+            raise
+
+
+def _csv_problem(path: Path, name: str) -> None:
+    """The first bad cell or ragged row of a .csv file, its rows and columns counted from 1 as a
+    spreadsheet counts them (lines after `#` and blank lines are skipped, as numpy does)."""
+    width = None
+    with open(path, encoding="utf-8") as file:
+        for row, line in enumerate(file, start=1):
+            cells = line.split("#", 1)[0].strip()
+            if not cells:
+                continue
+            fields = cells.split(",")
+            for column, field in enumerate(fields, start=1):
+                try:
+                    float(field)
+                except ValueError:
+                    raise FileProblem(Msg.of(
+                        "{name}: row {row}, column {column}: expected a number, found {found}",
+                        name=name, row=row, column=column, found=field.strip())) from None
+            if width is not None and len(fields) != width:
+                raise FileProblem(Msg.plural_of(
+                    "{name}: row {row} has {count} number, expected {expected}",
+                    "{name}: row {row} has {count} numbers, expected {expected}",
+                    len(fields), name=name, row=row, expected=width))
+            width = len(fields)
 
 
 def _check_header(file: IO[bytes], name: str, max_cells: int) -> None:

@@ -129,4 +129,22 @@ def inline_spec(given: Inline, max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
         top["mask"] = word_or_matrix(given.mask, "--mask", "mask", ("causal", "none"))
     if given.scale is not None:
         top["scale"] = word_or_number(given.scale, "--scale", "scale", ("sqrt_dk", "none"))
-    return load(Node(top, Location(SOURCE)), max_cells=max_cells)
+    try:
+        return load(Node(top, Location(SOURCE)), max_cells=max_cells)
+    except SpecError as error:
+        raise unrepeated(error) from None
+
+
+def unrepeated(error: SpecError) -> SpecError:
+    """`--embeddings: has 2 rows, …` rather than `--embeddings: embeddings: has 2 rows, …`: the
+    option already names the key its value stands for."""
+    message, where = error.message, error.where
+    params = dict(message.params)
+    if where is None or OPTIONS.get(str(params.get("path")).rpartition(".")[2]) != where.source:
+        return error
+    if message.msgid == "{path}: {problem}" and isinstance(params["problem"], Msg):
+        return SpecError(params["problem"], where)
+    if message.msgid == "{path} is {found}, expected {names} = {expected}":
+        del params["path"]
+        return SpecError(Msg.of("is {found}, expected {names} = {expected}", **params), where)
+    return error

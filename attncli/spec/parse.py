@@ -111,10 +111,11 @@ def check_keys(node: Node, allowed: Iterable[str]) -> dict[str, Node]:
     allowed = tuple(allowed)
     for key, child in node.value.items():
         if key not in allowed:
+            written = Node(key, node.keys.get(key, child.where))  # at the key, not its value
             suggestion = did_you_mean(key, allowed)
             if suggestion:
-                fail(child, "unknown key; did you mean {suggestion}?", suggestion=suggestion)
-            fail(child, "unknown key; expected one of {allowed}", allowed=", ".join(allowed))
+                fail(written, "unknown key; did you mean {suggestion}?", suggestion=suggestion)
+            fail(written, "unknown key; expected one of {allowed}", allowed=", ".join(allowed))
     return dict(node.value)
 
 
@@ -139,6 +140,15 @@ def boolean(node: Node) -> bool:
     if not isinstance(node.value, bool):
         expect(node, Msg.of("true or false"))
     return node.value
+
+
+def visible_flag(node: Node) -> bool:
+    """A key's entry in a padding mask: true/false, or 1/0 as in a 0/1 mask matrix."""
+    if isinstance(node.value, bool):
+        return node.value
+    if isinstance(node.value, (int, float)) and node.value in (0, 1):
+        return node.value == 1
+    expect(node, Msg.of("true, false, 1 or 0"))
 
 
 def integer(node: Node, low: int, high: int | None = None) -> int:
@@ -730,7 +740,8 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
     if "padding" in keys:
         if len(keys) > 1:
             fail(node, "expected padding alone, found other keys beside it")
-        keep = tuple(boolean(flag) for flag in items(keys["padding"], Msg.of("a list of booleans")))
+        keep = tuple(visible_flag(flag) for flag in items(
+            keys["padding"], Msg.of("a list of true/false or 1/0")))
         if len(keep) != m:
             fail(keys["padding"], "has {found} entries, expected one per key ({expected})",
                  found=len(keep), expected=m)
