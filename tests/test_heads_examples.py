@@ -75,7 +75,7 @@ def test_two_heads_steps_are_named_by_head() -> None:
     text = render(result, "text")
     assert "6. Attention weights — head 1" in text and "12. Attention weights — head 2" in text
     assert "3 tokens, d_model = 4, d_k = 2, d_v = 2, 2 heads" in text
-    assert "output projection W_O: 4 x 4" in text
+    assert "output projection W_O: 4 × 4" in text
 
 
 def test_seed_001_positional_table() -> None:

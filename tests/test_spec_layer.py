@@ -170,7 +170,7 @@ def test_positional_kinds(tmp_path: Path) -> None:
     ("positional: {sinusoidal: {base: 1}}\n",
      "spec.yaml:6:33: positional.sinusoidal.base: expected a base greater than 1, found 1"),
     ("positional: {sinusoidal: {bass: 10}}\n",
-     "spec.yaml:6:33: positional.sinusoidal.bass: unknown key; did you mean base?"),
+     "spec.yaml:6:27: positional.sinusoidal.bass: unknown key; did you mean base?"),
     (f"positional: {matrix(2, 4)}\n",
      "spec.yaml:6:13: positional is 2x4, expected tokens x d_model = 3x4"),
 ])
@@ -237,7 +237,7 @@ def test_file_errors(tmp_path: Path) -> None:
     assert line("nan.npy") == where + "nan.npy: expected finite numbers, found inf or NaN"
     assert line("two.npz") == where + "two.npz holds 2 arrays (a, b); say which with key"
     assert line("two.npz", "c") == where + "two.npz has no array c; it has a, b"
-    assert line("ragged.csv").startswith(where + "ragged.csv: cannot read the numbers: ")
+    assert line("ragged.csv") == where + "ragged.csv: row 2 has 2 numbers, expected 4"
     assert line("e.txt") == where + "e.txt: expected a .npy, .npz or .csv file"
     assert line("e.npy", "W") == where + "e.npy: key is only for .npz files"
     np.save(tmp_path / "small.npy", np.eye(2, 4))
