@@ -42,8 +42,8 @@ def example_text(name: str) -> str:
 
 def example_title(name: str, lang: str) -> str:
     """The example's title in `lang` (or its only title), read without building it."""
-    from attncli.spec.parse import localized
     from attncli.spec.source import parse
+    from attncli.spec.values import localized
 
     root = parse(example_path(name).name, example_text(name))
     node = root.get("title")

@@ -25,8 +25,8 @@ from typing import Any
 from attncli.errors import Location, SpecError, UsageError
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.render import EXTENSIONS, file_formats
-from attncli.spec.parse import MAX_PRECISION, check_keys, choice, fail, integer, items, text
 from attncli.spec.source import Node, decode, parse
+from attncli.spec.values import MAX_PRECISION, check_keys, choice, fail, integer, items, text
 
 if sys.version_info >= (3, 11):
     import tomllib

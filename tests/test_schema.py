@@ -13,18 +13,13 @@ from typer.testing import CliRunner
 from attncli.cli import app
 from attncli.i18n import LANGUAGES
 from attncli.schema import SCHEMA_PATH, schema
-from attncli.spec.parse import (
-    BLOCK_KEYS,
-    DISPLAY_KEYS,
-    FFN_KEYS,
-    MASK_KEYS,
-    PROJECTION_KEYS,
-    RANDOM_KEYS,
-    SCORE_KEYS,
-    TOP_KEYS,
-    WEIGHT_KEYS,
-)
+from attncli.spec.arrays import RANDOM_KEYS
+from attncli.spec.block import BLOCK_KEYS, FFN_KEYS
+from attncli.spec.masks import MASK_KEYS
+from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
+from attncli.spec.scores import SCORE_KEYS
 from attncli.spec.source import Node, parse
+from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
 from tests.conftest import EXAMPLES
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())

@@ -29,7 +29,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 KEYWORDS: dict[str, tuple[int, ...]] = {
     "Msg.of": (0,), "Msg.plural_of": (0, 1), "fail": (1,), "_fail": (1,),
 }
-# helpers that build a Msg from their caller's msgid (spec/parse.py `fail`, spec/inline.py
+# helpers that build a Msg from their caller's msgid (spec/values.py `fail`, spec/inline.py
 # `_fail`): only their literal arguments are messages (cli.py has a `fail(error, lang)` too)
 HELPERS = ("fail", "_fail")
 POT_HEADER = (

@@ -1,0 +1,184 @@
+"""Matrices and vectors of a spec: written out, read from a file, or drawn at random, each
+counted against the one limit of numbers a spec may make (attncli.limits)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from attncli.errors import SpecError
+from attncli.i18n import Msg
+from attncli.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
+from attncli.spec.files import FileProblem, load_array, resolve
+from attncli.spec.model import Array
+from attncli.spec.source import LIMIT_HINT, Node
+from attncli.spec.values import (
+    check_keys,
+    choice,
+    expect,
+    fail,
+    integer,
+    items,
+    matrix,
+    number,
+    optional,
+    shape_text,
+    text,
+    vector,
+)
+
+RANDOM_KEYS = ("seed", "distribution", "low", "high", "mean", "std")
+
+
+class Budget:
+    """The numbers of every matrix a spec makes, counted before each is made, against the one
+    cell limit (see attncli.limits)."""
+
+    def __init__(self, max_cells: int = DEFAULT_MAX_CELLS) -> None:
+        self.max_cells = max_cells
+        self.used = 0
+
+    def charge(self, node: Node, shape: tuple[int, ...], what: Msg | None = None) -> None:
+        """Count a matrix of `shape` about to be made at `node`; SpecError past the limit.
+        `what` names the matrix when `node` alone does not (default: a matrix of RxC)."""
+        cells = math.prod(shape)
+        self.used += cells
+        what = what or Msg.of("a matrix of {found}", found=shape_text(shape))
+        if cells > self.max_cells:
+            fail(node, "{what} is too large; the limit is {limit} numbers, which {option} sets",
+                 what=what, limit=self.max_cells, option=LIMIT_HINT)
+        if self.used > self.max_cells:
+            fail(node, "{what} brings the spec to {count} numbers; the limit is {limit}, which "
+                 "{option} sets", what=what, count=self.used, limit=self.max_cells,
+                 option=LIMIT_HINT)
+
+    def charge_walkthrough(self, node: Node, cells: int) -> None:
+        """Count the numbers the walkthrough will compute (scores, weights, outputs), which
+        may be COMPUTED_PER_CELL times the cell limit."""
+        limit = max_computed(self.max_cells)
+        if self.used + cells > limit:
+            fail(node, "the walkthrough of this spec would compute {count} numbers; the limit is "
+                 "{limit}, {factor} times what {option} sets", count=self.used + cells,
+                 limit=limit, factor=COMPUTED_PER_CELL, option=LIMIT_HINT)
+        self.used += cells
+
+
+@dataclass(frozen=True)
+class Files:
+    """Where the files a spec names are read from, and the budget of numbers they count
+    against."""
+
+    folder: Path
+    allow_outside: bool = False
+    budget: Budget = field(default_factory=Budget)
+
+
+Dims = tuple[int | None, ...]  # an expected shape; None where the other matrices don't tell
+
+
+def is_random(node: Node) -> bool:
+    return isinstance(node.value, dict) and "random" in node.value
+
+
+def matrix_at(node: Node, name: str, files: Files, shape: Dims = (None, None)) -> Array:
+    """A matrix written out, read from {file: ...}, or drawn with {random: ...} in `shape`."""
+    if isinstance(node.value, dict):
+        if "file" in node.value:
+            return file_values(node, files, 2)
+        if "random" in node.value:
+            return random_values(node, shape, files.budget)
+        expect(node, Msg.of("a matrix, {{file: ...}} or {{random: ...}}"))
+    values = matrix(node, name)
+    files.budget.charge(node, values.shape)
+    return values
+
+
+def vector_at(node: Node, files: Files, length: int) -> Array:
+    """A vector written out, read from {file: ...}, or drawn with {random: ...}."""
+    if isinstance(node.value, dict):
+        if "file" in node.value:
+            return file_values(node, files, 1)
+        if "random" in node.value:
+            return random_values(node, (length,), files.budget)
+        expect(node, Msg.of("a list of numbers, {{file: ...}} or {{random: ...}}"))
+    values = vector(node)
+    files.budget.charge(node, values.shape)
+    return values
+
+
+def embeddings_at(node: Node, n: int, files: Files) -> Array:
+    """E: written out, from a file, or {random: ..., dim: d_model} (one row per token)."""
+    if is_random(node):
+        dim_node = node.get("dim")
+        dim = integer(dim_node, 1) if dim_node is not None else None
+        return random_values(node, (n, dim), files.budget, ("dim",))
+    return matrix_at(node, "embeddings", files, (n, None))
+
+
+def file_values(node: Node, files: Files, ndim: int) -> Array:
+    """{file: name.npy | name.csv} or {file: name.npz, key: W_Q}, relative to the spec."""
+    keys = check_keys(node, ("file", "key"))
+    name_node = keys["file"]  # present: that is how the caller told a file from a matrix
+    name = text(name_node)
+    key = optional(keys, "key", text, None)
+    try:
+        values = load_array(resolve(files.folder, name, files.allow_outside), name, key,
+                            files.budget.max_cells)
+    except FileProblem as problem:
+        raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
+                               problem=problem.message), name_node.where) from None
+    files.budget.charge(name_node, values.shape)
+    if ndim == 1 and values.ndim == 2 and values.shape[0] == 1:
+        values = values[0]  # a CSV file of one line: (1, d) -> (d,)
+    if values.ndim != ndim:
+        wanted = (Msg.of("a matrix (2 dimensions)") if ndim == 2
+                  else Msg.of("a vector (1 dimension)"))
+        fail(name_node, "{name} holds an array of shape {found}, expected {expected}",
+             name=name, found=shape_text(values.shape), expected=wanted)
+    return values
+
+
+def random_values(node: Node, shape: Dims, budget: Budget,
+                  extra: tuple[str, ...] = ()) -> Array:
+    """{random: {seed, distribution: normal|uniform, low, high, mean, std}, shape: [...]}.
+
+    NumPy's Generator (PCG64) gives the same numbers for the same seed on every machine.
+    """
+    keys = check_keys(node, ("random", "shape", *extra))
+    if "shape" in keys:
+        written = items(keys["shape"], Msg.of("a list of sizes"))
+        given = tuple(integer(size, 1) for size in written)
+        if len(given) != len(shape) or any(
+                k is not None and k != g for k, g in zip(shape, given, strict=True)):
+            expected = "x".join("?" if k is None else str(k) for k in shape)
+            raise SpecError(Msg.of("{path} is {found}, expected {expected}",
+                                   path=keys["shape"].where.path, found=shape_text(given),
+                                   expected=expected), keys["shape"].where)
+        shape = given
+    if any(size is None for size in shape):
+        fail(node, "cannot tell the shape of this random matrix from the others; add shape: "
+             "[rows, columns]")
+    size = tuple(int(s) for s in shape if s is not None)
+    budget.charge(node, size)
+    options = check_keys(keys["random"], RANDOM_KEYS)
+    rng = np.random.default_rng(optional(options, "seed", lambda n: integer(n, 0), 0))
+    kind = optional(options, "distribution", lambda n: choice(n, ("normal", "uniform")), "normal")
+    wrong = ("mean", "std") if kind == "uniform" else ("low", "high")
+    for key in wrong:
+        if key in options:
+            fail(options[key], "{key} does not apply to the {kind} distribution", key=key,
+                 kind=kind)
+    if kind == "uniform":
+        low = optional(options, "low", number, 0.0)
+        high = optional(options, "high", number, 1.0)
+        if not low < high:
+            fail(keys["random"], "expected low < high, found low = {low}, high = {high}",
+                 low=low, high=high)
+        return rng.uniform(low, high, size)  # shape `size`
+    std = optional(options, "std", number, 1.0)
+    if std <= 0:
+        fail(options["std"], "expected a positive standard deviation, found {value}", value=std)
+    return rng.normal(optional(options, "mean", number, 0.0), std, size)  # shape `size`

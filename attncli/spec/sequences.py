@@ -1,0 +1,59 @@
+"""The `tokens`, `embeddings` and `positional` of the queries, and the `context` that keys and
+values come from in cross-attention."""
+
+from __future__ import annotations
+
+from attncli.i18n import Msg
+from attncli.spec.arrays import Files, embeddings_at, matrix_at
+from attncli.spec.model import Positional, Sequence
+from attncli.spec.source import Node
+from attncli.spec.values import check_keys, check_shape, expect, fail, number, optional, tokens
+
+CONTEXT_KEYS = ("tokens", "embeddings", "positional")
+
+
+def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | None,
+             files: Files) -> Sequence:
+    names = tokens(tokens_node)
+    embeddings = embeddings_at(embeddings_node, len(names), files)
+    if embeddings.shape[0] != len(names):
+        fail(embeddings_node, "has {found} rows, expected one per token ({expected})",
+             found=embeddings.shape[0], expected=len(names))
+    added = None
+    if positional_node is not None:
+        added = positional(positional_node, len(names), int(embeddings.shape[1]), files)
+    return Sequence(names, embeddings, added)
+
+
+def context_sequence(node: Node, d_model: int, files: Files) -> Sequence:
+    """The tokens that keys and values come from (cross-attention)."""
+    keys = check_keys(node, ("tokens", "embeddings", "positional"))
+    for key in ("tokens", "embeddings"):
+        if key not in keys:
+            fail(node, "the key {key} is missing", key=key)
+    context = sequence(keys["tokens"], keys["embeddings"], keys.get("positional"), files)
+    if context.d_model != d_model:
+        fail(keys["embeddings"], "has {found} columns, expected d_model = {expected} as in the "
+             "query embeddings", found=context.d_model, expected=d_model)
+    return context
+
+
+def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | None:
+    """none, sinusoidal, {sinusoidal: {base: n}}, or a learned n x d_model matrix."""
+    expected = Msg.of("none, sinusoidal, {{sinusoidal: {{base: n}}}} or a tokens x d_model "
+                      "matrix")
+    if node.value == "none":
+        return None
+    if node.value == "sinusoidal":
+        return Positional("sinusoidal")
+    if isinstance(node.value, str):
+        expect(node, expected)
+    if isinstance(node.value, dict) and "sinusoidal" in node.value:
+        options = check_keys(check_keys(node, ("sinusoidal",))["sinusoidal"], ("base",))
+        base = optional(options, "base", number, 10000.0)
+        if base <= 1.0:
+            fail(options["base"], "expected a base greater than 1, found {value}", value=base)
+        return Positional("sinusoidal", base=base)
+    values = matrix_at(node, "positional", files, (n, d_model))
+    check_shape(node, values, (n, d_model), Msg.of("tokens x d_model"))
+    return Positional("matrix", values=values)

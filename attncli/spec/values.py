@@ -1,0 +1,209 @@
+"""Reading one value of a spec from its Node: the checks every section shares, and the
+SpecError they raise, which names the key path, what was expected and what was found."""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import math
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn, TypeVar
+
+import numpy as np
+
+from attncli.errors import SpecError
+from attncli.i18n import LANGUAGES, Msg
+from attncli.spec.model import Array
+from attncli.spec.source import Node
+
+T = TypeVar("T")
+MAX_PRECISION = 12
+
+
+def fail(node: Node, msgid: str, **params: Any) -> NoReturn:
+    """Raise a SpecError at `node`; the message starts with its key path."""
+    problem = Msg.of(msgid, **params)
+    if not node.where.path:
+        raise SpecError(problem, node.where)
+    raise SpecError(Msg.of("{path}: {problem}", path=node.where.path, problem=problem),
+                    node.where)
+
+
+SHOWN = 40  # characters of a value quoted back in a message; a longer one is cut in the middle
+
+
+def shown(text: str) -> str:
+    """`text` to quote in a message: whole when short, else its ends around an ellipsis."""
+    return text if len(text) <= SHOWN else f"{text[:SHOWN // 2]}…{text[-(SHOWN // 4):]}"
+
+
+def describe(node: Node, raw: bool = True) -> Msg:
+    """What was found, in words: `the boolean true`, `the text "abc"`, `a list of 3 items`.
+
+    With raw, a scalar is named as it was written (`the number 1e999`); without, as read.
+    """
+    value = node.value
+    written = shown(node.text) if raw and node.text is not None else None
+    if isinstance(value, dict):
+        # not the `a mapping` of check_keys: what was found and what was expected are
+        # different grammatical cases in Polish (znaleziono mapowanie / oczekiwano mapowania)
+        return Msg.plural_of("a mapping of {count} key", "a mapping of {count} keys", len(value))
+    if isinstance(value, list):
+        return Msg.plural_of("a list of {count} item", "a list of {count} items", len(value))
+    if value is None:
+        return Msg.of("nothing (null)")
+    if isinstance(value, bool):
+        return Msg.of("the boolean {value}", value=written or str(value).lower())
+    if isinstance(value, (int, float)):
+        return Msg.of("the number {value}", value=written or repr(value))
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return Msg.of("the date {value}", value=written or str(value))
+    return Msg.of('the text "{value}"', value=shown(str(value)))
+
+
+def expect(node: Node, expected: Msg) -> NoReturn:
+    fail(node, "expected {expected}, found {found}", expected=expected, found=describe(node))
+
+
+def check_keys(node: Node, allowed: Iterable[str]) -> dict[str, Node]:
+    """The node's mapping, after refusing unknown keys (with a did-you-mean)."""
+    if not isinstance(node.value, dict):
+        expect(node, Msg.of("a mapping"))
+    allowed = tuple(allowed)
+    for key, child in node.value.items():
+        if key not in allowed:
+            written = Node(key, node.keys.get(key, child.where))  # at the key, not its value
+            suggestion = did_you_mean(key, allowed)
+            if suggestion:
+                fail(written, "unknown key; did you mean {suggestion}?", suggestion=suggestion)
+            fail(written, "unknown key; expected one of {allowed}", allowed=", ".join(allowed))
+    return dict(node.value)
+
+
+def did_you_mean(key: str, allowed: tuple[str, ...]) -> str | None:
+    """The allowed key closest to `key`, ignoring case, `_` and `-` (`wq` -> `W_Q`)."""
+
+    def fold(word: str) -> str:
+        return word.lower().replace("_", "").replace("-", "")
+
+    folded = {fold(word): word for word in allowed}
+    close = difflib.get_close_matches(fold(key), list(folded), n=1, cutoff=0.6)
+    return folded[close[0]] if close else None
+
+
+def choice(node: Node, options: tuple[str, ...]) -> str:
+    if not isinstance(node.value, str) or node.value not in options:
+        expect(node, Msg.of("one of {options}", options=", ".join(options)))
+    return node.value
+
+
+def boolean(node: Node) -> bool:
+    if not isinstance(node.value, bool):
+        expect(node, Msg.of("true or false"))
+    return node.value
+
+
+def integer(node: Node, low: int, high: int | None = None) -> int:
+    value = node.value
+    if isinstance(value, bool) or not isinstance(value, int):
+        expect(node, Msg.of("a whole number"))
+    if value < low or (high is not None and value > high):
+        if high is None:
+            fail(node, "expected a whole number of at least {low}, found {value}",
+                 low=low, value=value)
+        fail(node, "expected a whole number from {low} to {high}, found {value}",
+             low=low, high=high, value=value)
+    return value
+
+
+def number(node: Node) -> float:
+    value = node.value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        expect(node, Msg.of("a number"))
+    if isinstance(value, int) and abs(value) > 2**1023:
+        fail(node, "expected a number that fits a 64-bit float, found {found}",
+             found=shown(node.text or str(value)))
+    if not math.isfinite(value):
+        fail(node, "expected a finite number, found {found}", found=shown(node.text or str(value)))
+    return float(value)
+
+
+def text(node: Node) -> str:
+    if not isinstance(node.value, str):
+        if node.text is not None and not node.quoted and not isinstance(node.value, (dict, list)):
+            fail(node, "expected text, found {written}, which YAML reads as {found}; "
+                 'write it in quotes: "{written}"', found=describe(node, raw=False),
+                 written=shown(node.text))
+        expect(node, Msg.of("text"))
+    return node.value
+
+
+def items(node: Node, what: Msg) -> list[Node]:
+    if not isinstance(node.value, list):
+        expect(node, what)
+    if not node.value:
+        fail(node, "expected {what}, found an empty list", what=what)
+    return list(node.value)
+
+
+def matrix(node: Node, name: str) -> Array:
+    """A non-empty rectangular matrix of finite numbers, as float64."""
+    rows = items(node, Msg.of("a matrix (a list of rows of numbers)"))
+    width: int | None = None
+    cells: list[list[float] | tuple[float, ...]] = []
+    for row in rows:
+        # a row of plain numbers comes converted (source.Node.numbers); any other is read cell by
+        # cell, so that a bad cell is named with its line and column
+        numbers = row.numbers
+        entries = items(row, Msg.of("a row of numbers")) if numbers is None else None
+        found = len(entries) if entries is not None else len(numbers or ())
+        if width is None:
+            width = found
+        elif found != width:
+            fail(row, "expected a row of {width} numbers like the first row, found {found}",
+                 width=width, found=found)
+        cells.append([number(cell) for cell in entries] if entries is not None else numbers or ())
+    return np.array(cells, dtype=np.float64)  # (rows, width)
+
+
+def vector(node: Node) -> Array:
+    if node.numbers is not None:
+        return np.array(node.numbers, dtype=np.float64)  # (d,)
+    entries = items(node, Msg.of("a list of numbers"))
+    return np.array([number(cell) for cell in entries], dtype=np.float64)  # (d,)
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    return "x".join(str(s) for s in shape)
+
+
+def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str | Msg) -> None:
+    if array.shape != expected:
+        raise SpecError(
+            Msg.of("{path} is {found}, expected {names} = {expected}", path=node.where.path,
+                   found=shape_text(array.shape), names=names, expected=shape_text(expected)),
+            node.where,
+        )
+
+
+def tokens(node: Node) -> tuple[str, ...]:
+    entries = items(node, Msg.of("a list of tokens"))
+    found = []
+    for entry in entries:
+        token = text(entry)
+        if not token.strip():
+            fail(entry, "expected a token, found an empty text")
+        found.append(token)
+    return tuple(found)
+
+
+def localized(node: Node) -> dict[str, str]:
+    """A text for every language (`"..."`) or per language (`{en: ..., pl: ...}`)."""
+    if isinstance(node.value, dict):
+        return {lang: text(child) for lang, child in check_keys(node, LANGUAGES).items()}
+    return {"": text(node)}
+
+
+def optional(mapping: dict[str, Node], key: str, read: Callable[[Node], T], default: T) -> T:
+    node = mapping.get(key)
+    return default if node is None else read(node)

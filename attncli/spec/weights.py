@@ -1,0 +1,165 @@
+"""The `weights` and `heads` sections: each head's projections, and the output projection."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attncli.errors import SpecError
+from attncli.i18n import Msg
+from attncli.spec.arrays import Files, is_random, matrix_at, vector_at
+from attncli.spec.model import Array, Convention, Head
+from attncli.spec.source import Node
+from attncli.spec.values import check_keys, check_shape, expect, fail, integer, items, shape_text
+
+PROJECTIONS = ("W_Q", "W_K", "W_V")
+PROJECTION_KEYS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
+OUTPUT_KEYS = ("W_O", "b_O")
+WEIGHT_KEYS = PROJECTION_KEYS + OUTPUT_KEYS
+
+
+def projections(top: dict[str, Node], root: Node, d_model: int, convention: Convention,
+                files: Files) -> tuple[tuple[Head, ...], Array | None, Array | None]:
+    """The heads (from `weights`, split by `heads: h`, or one per entry of a `heads` list),
+    and the output projection W_O, b_O from `weights`."""
+    heads_node = top.get("heads")
+    given = check_keys(top["weights"], WEIGHT_KEYS) if "weights" in top else {}
+    if heads_node is None or is_count(heads_node):
+        full = head_weights(given, root, d_model, convention, files, None)
+        heads = (full,) if heads_node is None else split(full, heads_node, convention)
+    else:
+        entries = items(heads_node, Msg.of("a number of heads or a list of heads"))
+        for key, child in given.items():
+            if key not in OUTPUT_KEYS:
+                fail(child, "with a list of heads, each head has its own projections; "
+                     "weights may hold only W_O and b_O")
+        heads = tuple(
+            head_weights(check_keys(entry, PROJECTION_KEYS), entry, d_model, convention, files,
+                         index)
+            for index, entry in enumerate(entries, start=1)
+        )
+    W_O, b_O = output_projection(given, d_model, sum(h.d_v(convention) for h in heads),
+                                 convention, files)
+    return heads, W_O, b_O
+
+
+def is_count(node: Node) -> bool:
+    return isinstance(node.value, int) and not isinstance(node.value, bool)
+
+
+def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: Convention,
+                 files: Files, index: int | None) -> Head:
+    """W_Q, W_K, W_V (identity when absent) and optional biases of one head, shapes checked.
+
+    `index` is the head's number in a `heads` list (None for `weights`), for the messages.
+    """
+    identity = frozenset(
+        key for key in PROJECTIONS if key not in given or given[key].value == "identity"
+    )
+    row = convention == "row"
+    for key in (k for k in PROJECTIONS if k in identity):
+        files.budget.charge(given.get(key, where), (d_model, d_model),
+                            Msg.of("the identity {name} of {found}", name=key,
+                                   found=shape_text((d_model, d_model))))
+    arrays: dict[str, Array] = {key: np.eye(d_model) for key in identity}  # (d_model, d_model)
+    dims: dict[str, int | None] = {
+        "d_k": d_model if "W_Q" in identity else None,
+        "d_v": d_model if "W_V" in identity else None,
+    }
+    names = ("d_model x {dim}" if row else "{dim} x d_model")
+    # matrices whose shape is known first (written out, from files, random with a shape), in
+    # the order W_Q, W_K, W_V: a random one without a shape takes its shape from them
+    def shapeless(key: str) -> bool:
+        return is_random(given[key]) and given[key].get("shape") is None
+
+    for key in sorted((k for k in PROJECTIONS if k not in identity),
+                      key=lambda k: (shapeless(k), PROJECTIONS.index(k))):
+        node = given[key]
+        if isinstance(node.value, str):
+            expect(node, Msg.of("a matrix or identity"))
+        dim_name = "d_v" if key == "W_V" else "d_k"
+        known = dims[dim_name]
+        if known is None and shapeless(key):
+            known = d_model  # nothing else tells: square, as PyTorch's in_proj blocks are
+        arrays[key] = matrix_at(node, key, files, (d_model, known) if row else (known, d_model))
+        size = known if known is not None else int(arrays[key].shape[1 if row else 0])
+        dims[dim_name] = size
+        shape = (d_model, size) if row else (size, d_model)
+        check_head_shape(node, arrays[key], shape, names.format(dim=dim_name), index)
+    d_k, d_v = dims["d_k"], dims["d_v"]
+    assert d_k is not None and d_v is not None
+    if "W_K" in identity and d_k != d_model:
+        if index is None:
+            fail(where, "weights.W_K is missing, so it is the identity, which needs d_k = d_model")
+        fail(where, "W_K is missing, so it is the identity, which needs d_k = d_model")
+    biases: dict[str, Array | None] = {}
+    for key, dim in (("b_Q", d_k), ("b_K", d_k), ("b_V", d_v)):
+        bias_node = given.get(key)
+        biases[key] = None
+        if bias_node is not None:
+            bias = vector_at(bias_node, files, dim)
+            check_head_shape(bias_node, bias, (dim,), "d_k" if key != "b_V" else "d_v", index)
+            biases[key] = bias
+    return Head(
+        W_Q=arrays["W_Q"], W_K=arrays["W_K"], W_V=arrays["W_V"],
+        b_Q=biases["b_Q"], b_K=biases["b_K"], b_V=biases["b_V"], identity=identity,
+    )
+
+
+def check_head_shape(node: Node, array: Array, expected: tuple[int, ...], names: str,
+                     index: int | None) -> None:
+    if index is None:
+        check_shape(node, array, expected, names)
+    elif array.shape != expected:
+        raise SpecError(
+            Msg.of("{path} is {found}, expected {names} = {expected} (head {index})",
+                   path=node.where.path, found=shape_text(array.shape), names=names,
+                   expected=shape_text(expected), index=index),
+            node.where,
+        )
+
+
+def split(full: Head, node: Node, convention: Convention) -> tuple[Head, ...]:
+    """`heads: h`: head i takes the i-th block of d_k = d/h columns of W_Q, W_K, W_V (rows in
+    the column convention) and of the biases, as PyTorch's nn.MultiheadAttention does."""
+    h = integer(node, 1)
+    total_k, total_v = full.d_k(convention), full.d_v(convention)
+    for name, total in (("d_k", total_k), ("d_v", total_v)):
+        if total % h != 0:
+            fail(node, "cannot split {name} = {total} of the weights into {count} equal heads",
+                 name=name, total=total, count=h)
+    d_k, d_v = total_k // h, total_v // h
+    axis = 1 if convention == "row" else 0
+    heads = []
+    for i in range(h):
+        k_cols, v_cols = (i * d_k, (i + 1) * d_k), (i * d_v, (i + 1) * d_v)
+
+        def part(w: Array, cols: tuple[int, int]) -> Array:
+            return np.take(w, range(*cols), axis=axis)  # row: (d_model, d); column: (d, d_model)
+
+        def bias(b: Array | None, cols: tuple[int, int]) -> Array | None:
+            return None if b is None else b[cols[0]:cols[1]]  # (d,)
+
+        heads.append(Head(
+            W_Q=part(full.W_Q, k_cols), W_K=part(full.W_K, k_cols), W_V=part(full.W_V, v_cols),
+            b_Q=bias(full.b_Q, k_cols), b_K=bias(full.b_K, k_cols), b_V=bias(full.b_V, v_cols),
+            split=(k_cols, v_cols),
+        ))
+    return tuple(heads)
+
+
+def output_projection(given: dict[str, Node], d_model: int, width: int, convention: Convention,
+                      files: Files) -> tuple[Array | None, Array | None]:
+    """W_O ((h·d_v) x d_model, or d_model x (h·d_v) in the column convention) and b_O."""
+    if "W_O" not in given:
+        if "b_O" in given:
+            fail(given["b_O"], "b_O needs W_O beside it in weights")
+        return None, None
+    row = convention == "row"
+    shape = (width, d_model) if row else (d_model, width)
+    W_O = matrix_at(given["W_O"], "W_O", files, shape)
+    check_shape(given["W_O"], W_O, shape, "h·d_v x d_model" if row else "d_model x h·d_v")
+    b_O = None
+    if "b_O" in given:
+        b_O = vector_at(given["b_O"], files, d_model)
+        check_shape(given["b_O"], b_O, (d_model,), "d_model")
+    return W_O, b_O

@@ -1,0 +1,127 @@
+"""What every step family shares: the build context, the state that flows from family to family,
+and the Family entry of the registries in attncli/walkthrough.py.
+
+A family is one function `run(build, state) -> (steps, state)`: it reads the labelled matrices the
+families before it made, and returns its steps and the state with what it made added. It never
+looks at which families ran before it; the walkthrough is the ordered list of the families a
+spec turns on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import numpy as np
+
+from attncli.errors import Location, SpecError
+from attncli.handcalc import Arithmetic, arithmetic
+from attncli.i18n import Msg
+from attncli.labels import token_labels
+from attncli.model import Array, Formula, HeadResult, Matrix, Step
+from attncli.spec.model import Head, Spec
+
+COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
+
+
+def feature_labels(d: int) -> tuple[str, ...]:
+    return tuple(f"d{i}" for i in range(1, d + 1))
+
+
+class Build:
+    """The spec being built and the helpers every family labels its results with; one per
+    build. It holds no results: those flow through the states."""
+
+    def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None) -> None:
+        self.spec = spec
+        self.kept = kept  # the rows of the n x m matrices to keep (a summary), or None: all
+        self.row = spec.convention == "row"
+        self.query_labels = token_labels(spec.queries.tokens)
+        self.key_labels = token_labels(spec.keys_source.tokens)
+        self.calc: Arithmetic = arithmetic(spec.display.round_intermediates,
+                                           spec.display.precision)
+
+    def matrix(self, symbol: Formula, values: Array, rows: tuple[str, ...],
+               columns: tuple[str, ...] | None = None) -> Matrix:
+        if columns is None:
+            columns = feature_labels(int(values.shape[1]))
+        return Matrix(symbol, values, rows, columns)
+
+    def attention(self, symbol: Formula, values: Array) -> Matrix:
+        """An n x m matrix of one head (queries by keys), whole or as a summary of the kept rows.
+        A summary copies its rows out, so the whole array is freed as soon as the head is done."""
+        labels = (self.query_labels, self.key_labels)
+        if self.kept is None:
+            return Matrix(symbol, values, *labels)
+        return Matrix(symbol, values[list(self.kept)], *labels, kept=self.kept)  # (kept, m)
+
+    def reuse(self, values: Array) -> Array | None:
+        """Where the next n x m result may be written: into the last one, whose matrix is a
+        summary (a copy of some rows), so nothing else reads it; None for whole matrices."""
+        return values if self.kept is not None else None
+
+    def finite(self, values: Array, name: str, rows: tuple[str, ...],
+               columns: tuple[str, ...]) -> None:
+        """Refuse a result that overflowed float64: no silent inf or NaN downstream."""
+        bad = ~np.isfinite(values)
+        if bad.any():
+            i, j = (int(x) for x in np.argwhere(bad)[0])
+            raise SpecError(
+                Msg.of("{name}[{row}, {column}] is too large for a 64-bit float; "
+                       "scale the inputs down", name=name, row=rows[i], column=columns[j]),
+                Location(self.spec.source),
+            )
+
+
+@dataclass(frozen=True)
+class State:
+    """The layer so far: what the layer families have made."""
+
+    x: Array | None = None  # (n, d_model): X, the layer's input (E, or E + P)
+    context: Array | None = None  # (m, d_model): C, where keys and values come from, or None
+    x_in: Array | None = None  # (n, d_model): what the heads read, X or LayerNorm(X)
+    pre_normed: bool = False  # the heads read LayerNorm(X), written X̃
+    heads: tuple[HeadResult, ...] = ()
+    attention: Matrix | None = None  # the heads' output, side by side and through W_O
+    output: Matrix | None = None  # what the layer gives back
+
+
+@dataclass(frozen=True)
+class HeadState:
+    """One head so far: its inputs, then what the head families have made. Each n x m array is
+    dropped from the state once the next is made: a real-size head holds few at once."""
+
+    index: int | None  # 1-based when the spec has several heads
+    head: Head
+    x: Array  # (n, d_model): the rows queries are projected from
+    xk: Array  # (m, d_model): the rows keys and values are projected from
+    pre_normed: bool = False
+    q: Array | None = None  # (n, d_k)
+    k: Array | None = None  # (m, d_k)
+    v: Array | None = None  # (m, d_v)
+    Q: Matrix | None = None
+    K: Matrix | None = None
+    V: Matrix | None = None
+    logits: Array | None = None  # (n, m): the latest scores, the softmax input in the end
+    scores: Matrix | None = None  # their matrix: S, S′, S′ + M ...
+    weights: Array | None = None  # (n, m)
+    A: Matrix | None = None
+    Z: Matrix | None = None
+
+
+S = TypeVar("S", State, HeadState)
+Made = tuple[tuple[Step, ...], S]
+
+
+def always(spec: Spec) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Family(Generic[S]):
+    """One entry of a registry: a family of steps, and whether a spec turns it on."""
+
+    name: str
+    run: Callable[[Build, S], Made[S]]
+    applies: Callable[[Spec], bool] = always

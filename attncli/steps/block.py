@@ -1,0 +1,159 @@
+"""The rest of the layer around attention: residual adds, LayerNorms and the feed-forward
+network, post-norm (after each sublayer) or pre-norm (before it)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from attncli import ops
+from attncli.i18n import Msg
+from attncli.model import Formula, Matrix, Step
+from attncli.spec.model import FeedForward, LayerNorm, Spec
+from attncli.steps.base import Build, Made, State, feature_labels
+
+
+def is_pre_norm(spec: Spec) -> bool:
+    block = spec.block
+    return block is not None and block.norm == "pre" and block.norms is not None
+
+
+def pre_norm(b: Build, state: State) -> Made[State]:
+    """In a pre-norm layer the heads read LayerNorm(X) instead of X."""
+    block = b.spec.block
+    assert block is not None and block.norms is not None and state.x is not None
+    X = b.matrix(Formula("X", "X"), state.x, b.query_labels)
+    step, normed = norm(b, "norm_1", block.norms[0], X, Formula("X̃", r"\tilde{X}"))
+    return (step,), replace(state, x_in=normed.values, pre_normed=True)
+
+
+def has_block(spec: Spec) -> bool:
+    return spec.block is not None
+
+
+def layer(b: Build, state: State) -> Made[State]:
+    """The rest of the layer: residual add, LayerNorm, feed-forward, residual add, LayerNorm
+    (post-norm), or LayerNorm before attention and before the feed-forward (pre-norm)."""
+    block = b.spec.block
+    assert block is not None and state.attention is not None and state.x is not None
+    steps: list[Step] = []
+
+    def made(made: tuple[Step, Matrix]) -> Matrix:
+        steps.append(made[0])
+        return made[1]
+
+    post = block.norm == "post" and block.norms is not None
+    h = state.attention
+    if block.residual:
+        X = b.matrix(Formula("X", "X"), state.x, b.query_labels)
+        h = made(residual(b, "residual_1", X, h, Formula("R₁", "R_1")))
+    if post:
+        assert block.norms is not None
+        h = made(norm(b, "norm_1", block.norms[0], h, Formula("Y₁", "Y_1")))
+    if block.ffn is None:
+        return tuple(steps), replace(state, output=h)
+    ffn_in = h
+    if block.norm == "pre" and block.norms is not None:
+        ffn_in = made(norm(b, "norm_2", block.norms[1], h, Formula("Ỹ", r"\tilde{Y}")))
+    out = made(feed_forward(b, block.ffn, ffn_in))
+    if block.residual:
+        out = made(residual(b, "residual_2", h, out, Formula("R₂", "R_2")))
+    if post:
+        assert block.norms is not None
+        out = made(norm(b, "norm_2", block.norms[1], out, Formula("Y", "Y")))
+    return tuple(steps), replace(state, output=out)
+
+
+def residual(b: Build, step_id: str, x: Matrix, y: Matrix,
+             symbol: Formula) -> tuple[Step, Matrix]:
+    r = b.calc.rounded(x.values + y.values)  # (n, d_model) + (n, d_model)
+    b.finite(r, symbol.text, x.rows, x.columns)
+    result = Matrix(symbol, r, x.rows, x.columns)
+    step = Step(step_id, Msg.of("Residual add"),
+                Formula(f"{symbol.text} = {x.symbol.text} + {y.symbol.text}",
+                        f"{symbol.latex} = {x.symbol.latex} + {y.symbol.latex}"),
+                (result,), None,
+                (Msg.of("The layer's input is added back to what the sublayer made of it."),))
+    return step, result
+
+
+def norm(b: Build, step_id: str, ln: LayerNorm, h: Matrix,
+         symbol: Formula) -> tuple[Step, Matrix]:
+    """LayerNorm of each row, with the row's mean and spread shown beside it."""
+    mu = h.values.mean(axis=1)  # (n,)
+    sigma = np.sqrt(((h.values - mu[:, None]) ** 2).mean(axis=1) + ln.eps)  # (n,)
+    b.finite(sigma[:, None], "σ", h.rows, ("σ",))
+    y = ops.layer_norm(h.values, ln.gain, ln.bias, ln.eps)  # (n, d_model)
+    b.finite(y, symbol.text, h.rows, h.columns)
+    y = b.calc.rounded(y)  # (n, d_model)
+    matrices = [Matrix(Formula("μ, σ", r"\mu, \sigma"),
+                       b.calc.rounded(np.stack([mu, sigma], axis=1)),
+                       h.rows, ("μ", "σ"))]
+    for name, vec in (("gain", ln.gain), ("bias", ln.bias)):
+        if vec is not None:
+            matrices.append(b.matrix(Formula(name, name), vec[None, :], ("",)))
+    matrices.append(Matrix(symbol, y, h.rows, h.columns))
+    text = f"{symbol.text} = LayerNorm({h.symbol.text})"
+    latex = rf"{symbol.latex} = \operatorname{{LayerNorm}}({h.symbol.latex})"
+    step = Step(step_id, Msg.of("Layer normalization"), Formula(text, latex), tuple(matrices),
+                None, (Msg.of("Each row becomes (x − μ) / σ with σ = √(variance + {eps}), "
+                              "then times the gain plus the bias.", eps=f"{ln.eps:g}"),))
+    return step, matrices[-1]
+
+
+def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
+    """F = activation(H·W_1 + b_1)·W_2 + b_2, applied to each row on its own."""
+    conv = b.spec.convention
+    act = ops.gelu if ffn.activation == "gelu" else ops.relu
+    hidden = b.calc.rounded(act(b.calc.project(h.values, ffn.W_1, ffn.b_1, conv)))
+    f = b.calc.project(hidden, ffn.W_2, ffn.b_2, conv)  # (n, d_ff) -> (n, d_model)
+    b.finite(f, "F", h.rows, h.columns)
+    matrices = []
+    for name, w in (("W_1", ffn.W_1), ("b_1", ffn.b_1), ("W_2", ffn.W_2), ("b_2", ffn.b_2)):
+        if w is None:
+            continue
+        latex = name.replace("_", "_{") + "}"
+        if w.ndim == 1:
+            matrices.append(b.matrix(Formula(name, latex), w[None, :], ("",)))
+        else:
+            matrices.append(b.matrix(Formula(name, latex), w, feature_labels(int(w.shape[0]))))
+    matrices.append(b.matrix(Formula("H", "H"), hidden, h.rows))
+    result = Matrix(Formula("F", "F"), f, h.rows, h.columns)
+    matrices.append(result)
+    step = Step("ffn", Msg.of("Feed-forward network"), ffn_formula(b, ffn, h.symbol),
+                tuple(matrices), None,
+                (Msg.of("The same two-layer network is applied to every row on its own."),))
+    return step, result
+
+
+def ffn_formula(b: Build, ffn: FeedForward, given: Formula) -> Formula:
+    b1 = (" + b_1", " + b_{1}") if ffn.b_1 is not None else ("", "")
+    b2 = (" + b_2", " + b_{2}") if ffn.b_2 is not None else ("", "")
+    act = ffn.activation
+    if b.row:
+        return Formula(f"H = {act}({given.text}·W_1{b1[0]}),  F = H·W_2{b2[0]}",
+                       rf"H = \operatorname{{{act}}}({given.latex} W_{{1}}{b1[1]}),"
+                       rf"\quad F = H W_{{2}}{b2[1]}")
+    return Formula(f"hᵢ = {act}(W_1·xᵢ{b1[0]}),  fᵢ = W_2·hᵢ{b2[0]}",
+                   rf"h_i = \operatorname{{{act}}}(W_{{1}} x_i{b1[1]}),"
+                   rf"\quad f_i = W_{{2}} h_i{b2[1]}")
+
+
+def describe_block(spec: Spec) -> Msg:
+    block = spec.block
+    assert block is not None
+    parts = []
+    if block.residual:
+        parts.append(Msg.of("residual add"))
+    if block.norms is not None:
+        parts.append(Msg.of("LayerNorm (pre-norm)") if block.norm == "pre"
+                     else Msg.of("LayerNorm (post-norm)"))
+    if block.ffn is not None:
+        d_ff = int(block.ffn.W_1.shape[1 if spec.convention == "row" else 0])
+        parts.append(Msg.of("feed-forward ({activation}, d_ff = {d_ff})",
+                            activation=block.ffn.activation, d_ff=d_ff))
+    result = parts[0]
+    for part in parts[1:]:
+        result = Msg.of("{first}, {second}", first=result, second=part)
+    return result

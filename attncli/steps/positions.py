@@ -1,0 +1,78 @@
+"""Positions: the token embeddings, a positional encoding added to them, and the context tokens
+that keys and values come from in cross-attention."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from attncli import ops
+from attncli.i18n import Msg
+from attncli.model import Array, Formula, Step
+from attncli.spec.model import Sequence, Spec
+from attncli.steps.base import Build, Made, State, feature_labels
+
+
+def embeddings(b: Build, state: State) -> Made[State]:
+    """X = E, or E and then X = E + P."""
+    queries = b.spec.queries
+    x = queries.embeddings  # (n, d_model)
+    if queries.positional is None:
+        step = Step("embeddings", Msg.of("Token embeddings"), Formula("X = E", "X = E"),
+                    (b.matrix(Formula("X", "X"), x, b.query_labels),))
+        return (step,), replace(state, x=x, x_in=x)
+    first = Step("embeddings", Msg.of("Token embeddings"), None,
+                 (b.matrix(Formula("E", "E"), x, b.query_labels),))
+    added, x = positional(b, queries, "positional", Formula("X", "X"), b.query_labels)
+    return (first, added), replace(state, x=x, x_in=x)
+
+
+def has_context(spec: Spec) -> bool:
+    return spec.context is not None
+
+
+def context(b: Build, state: State) -> Made[State]:
+    """The context tokens that keys and values come from (cross-attention)."""
+    sequence = b.spec.context
+    assert sequence is not None
+    c = sequence.embeddings  # (m, d_model)
+    note = Msg.of("Queries come from the tokens above; keys and values from these.")
+    if sequence.positional is None:
+        step = Step("context", Msg.of("Context embeddings"), Formula("C = E_c", "C = E_c"),
+                    (b.matrix(Formula("C", "C"), c, b.key_labels),), None, (note,))
+        return (step,), replace(state, context=c)
+    first = Step("context", Msg.of("Context embeddings"), None,
+                 (b.matrix(Formula("E_c", "E_c"), c, b.key_labels),), None, (note,))
+    added, c = positional(b, sequence, "context_positional", Formula("C", "C"), b.key_labels)
+    return (first, added), replace(state, context=c)
+
+
+def positional(b: Build, sequence: Sequence, step_id: str, symbol: Formula,
+               labels: tuple[str, ...]) -> tuple[Step, Array]:
+    """P (sinusoidal or given), then X = E + P, as one step."""
+    added = sequence.positional
+    assert added is not None
+    e = sequence.embeddings  # (n, d_model)
+    if added.kind == "sinusoidal":
+        p = b.calc.rounded(ops.sinusoidal(sequence.n, sequence.d_model, added.base))
+        note = Msg.of("Row k, columns 2i and 2i+1: sin(k / {base}^(2i/d)) and "
+                      "cos(k / {base}^(2i/d)), d = {d}.", base=f"{added.base:g}",
+                      d=sequence.d_model)
+    else:
+        assert added.values is not None
+        p = added.values  # (n, d_model)
+        note = Msg.of("P is a learned matrix: one row per position.")
+    x = b.calc.rounded(e + p)  # (n, d_model) + (n, d_model)
+    b.finite(x, symbol.text, labels, feature_labels(sequence.d_model))
+    step = Step(step_id, Msg.of("Positional encoding"),
+                Formula(f"{symbol.text} = E + P", f"{symbol.latex} = E + P"),
+                (b.matrix(Formula("P", "P"), p, labels), b.matrix(symbol, x, labels)),
+                None, (note,))
+    return step, x
+
+
+def positional_kind(sequence: Sequence) -> Msg:
+    added = sequence.positional
+    assert added is not None
+    if added.kind == "sinusoidal":
+        return Msg.of("sinusoidal, base {base}", base=f"{added.base:g}")
+    return Msg.of("a learned matrix")

@@ -1,0 +1,64 @@
+"""Scores: how each query meets each key (S = Q·Kᵀ or Q·W·Kᵀ), and the scores scaled (S′)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from attncli.i18n import Msg
+from attncli.model import Formula, Step
+from attncli.spec.model import Head, Spec
+from attncli.steps.base import Build, HeadState, Made
+
+
+def scores(b: Build, hs: HeadState) -> Made[HeadState]:
+    """S = Q·Kᵀ (or Q·W·Kᵀ for the `general` score)."""
+    spec = b.spec
+    assert hs.q is not None and hs.k is not None
+    if spec.score.kind == "general":
+        assert spec.score.W is not None
+        s = b.calc.general_scores(hs.q, spec.score.W, hs.k)  # (n, m)
+        formula = Formula("S = Q·W·Kᵀ", r"S = Q W K^{\top}")
+        note = Msg.of("Each score compares a query with a key through W: qᵢ·W·kⱼ.")
+    else:
+        s = b.calc.dot_scores(hs.q, hs.k)  # (n, m)
+        formula = Formula("S = Q·Kᵀ", r"S = Q K^{\top}")
+        note = Msg.of("Each score is the dot product of a query and a key: qᵢ·kⱼ.")
+    b.finite(s, "S", b.query_labels, b.key_labels)
+    S = b.attention(Formula("S", "S"), s)
+    step = Step("scores", Msg.of("Scores"), formula, (S,), hs.index, (note,))
+    return (step,), replace(hs, logits=s, scores=S)
+
+
+def divisor(b: Build, head: Head) -> float:
+    scale = b.spec.scale
+    if scale.kind == "sqrt_dk":
+        return b.calc.divisor(math.sqrt(head.d_k(b.spec.convention)))
+    if scale.kind == "number":
+        return scale.value
+    return 1.0
+
+
+def scales(spec: Spec) -> bool:
+    return spec.scale.kind != "none"
+
+
+def scaled(b: Build, hs: HeadState) -> Made[HeadState]:
+    """S′ = S / divisor."""
+    scale = b.spec.scale
+    assert hs.logits is not None
+    by = divisor(b, hs.head)
+    s = b.calc.scale(hs.logits, by, b.reuse(hs.logits))  # (n, m)
+    b.finite(s, "S′", b.query_labels, b.key_labels)
+    if scale.kind == "sqrt_dk":
+        d_k = hs.head.d_k(b.spec.convention)
+        formula = Formula(f"S′ = S / √d_k = S / √{d_k}",
+                          rf"S' = \frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{d_k}}}}}")
+        note = Msg.of("Dividing by √d_k = {root} keeps the scores from growing with the "
+                      "dimension of the keys.", root=by)
+    else:
+        formula = Formula(f"S′ = S / {by:g}", rf"S' = \frac{{S}}{{{by:g}}}")
+        note = Msg.of("The scores are divided by {divisor}.", divisor=by)
+    matrix = b.attention(Formula("S′", "S'"), s)
+    step = Step("scaled", Msg.of("Scaled scores"), formula, (matrix,), hs.index, (note,))
+    return (step,), replace(hs, logits=s, scores=matrix)
