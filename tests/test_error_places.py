@@ -41,7 +41,7 @@ def test_a_tab_says_yaml_indents_with_spaces(write: Callable[[str, str], Path]) 
     (["--tokens", "a b c", "--embeddings", "1 0; 0 1"],
      "--embeddings: has 2 rows, expected one per token (3)"),
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--mask", "1 0 1"],
-     "--mask: is 1x3, expected queries x keys = 2x2"),
+     "--mask: is 1×3, expected queries × keys = 2×2"),
     (["--tokens", "a b", "--embeddings", "1,0; 0,1"],
      '--embeddings: 1,0 could be read with a decimal comma or with commas between numbers; '
      'separate numbers by spaces and rows by ";", like "0,5 1; 1 0,25" or "0.5 1; 1 0.25"'),
@@ -113,5 +113,5 @@ def test_str_of_a_spec_error_is_the_finished_sentence() -> None:
     with pytest.raises(SpecError) as caught:
         loads_spec("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights: {W_Q: [[1, 0]]}\n")
     assert str(caught.value) == (
-        "<string>:3:16: weights.W_Q is 1x2, expected d_model x d_k = 2x2")
+        "<string>:3:16: weights.W_Q is 1×2, expected d_model × d_k = 2×2")
     assert "{" not in str(caught.value)

@@ -140,7 +140,7 @@ BAD_MASK = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmask: causl\n"
      'true; ujmij to w cudzysłów: "on"'),
     (["-", "--lang", "ru"], {},
      "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights:\n  W_Q: [[1, 0], [0, 1], [1, 1]]\n",
-     "<stdin>:4:8: weights.W_Q имеет размер 3x2, а ожидается d_model x d_k = 2x2"),
+     "<stdin>:4:8: weights.W_Q имеет размер 3×2, а ожидается d_model × d_k = 2×2"),
     (["-", "--lang", "pl"], {}, "- 1\n- 2\n- 3\n- 4\n- 5\n",
      "<stdin>:1:1: oczekiwano mapowania, a jest lista z 5 elementami"),
     (["-", "--lang", "ru"], {}, "- 1\n",

@@ -68,7 +68,7 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
     if isinstance(node.value, str):
         if node.value == "causal":
             if n != m:
-                fail(node, "a causal mask needs as many queries as keys, found {n} x {m}",
+                fail(node, "a causal mask needs as many queries as keys, found {n} × {m}",
                      n=n, m=m)
             return CausalMask()
         expect(node, expected)
@@ -92,12 +92,12 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
         fail(node, "expected window, causal or padding")
     causal = optional(keys, "causal", boolean, False)
     if causal and n != m:
-        fail(node, "a causal mask needs as many queries as keys, found {n} x {m}", n=n, m=m)
+        fail(node, "a causal mask needs as many queries as keys, found {n} × {m}", n=n, m=m)
     return WindowMask(integer(keys["window"], 0), causal)
 
 
 def matrix_mask(node: Node, visible: Array, n: int, m: int) -> MatrixMask:
-    check_shape(node, visible, (n, m), Msg.of("queries x keys"))
+    check_shape(node, visible, (n, m), Msg.of("queries × keys"))
     if not np.isin(visible, (0.0, 1.0)).all():
         fail(node, "expected only 1 (visible) and 0 (hidden) in a mask matrix")
     return MatrixMask(visible.astype(bool))

@@ -40,7 +40,7 @@ def context_sequence(node: Node, d_model: int, files: Files) -> Sequence:
 
 def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | None:
     """none, sinusoidal, {sinusoidal: {base: n}}, or a learned n x d_model matrix."""
-    expected = Msg.of("none, sinusoidal, {{sinusoidal: {{base: n}}}} or a tokens x d_model "
+    expected = Msg.of("none, sinusoidal, {{sinusoidal: {{base: n}}}} or a tokens × d_model "
                       "matrix")
     if node.value == "none":
         return None
@@ -55,5 +55,5 @@ def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | N
             fail(options["base"], "expected a base greater than 1, found {value}", value=base)
         return Positional("sinusoidal", base=base)
     values = matrix_at(node, "positional", files, (n, d_model))
-    check_shape(node, values, (n, d_model), Msg.of("tokens x d_model"))
+    check_shape(node, values, (n, d_model), Msg.of("tokens × d_model"))
     return Positional("matrix", values=values)
