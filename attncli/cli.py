@@ -8,29 +8,57 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
+from typer import _click as click
+from typer.core import TyperGroup
 
 from attncli.errors import EXIT_BAD_INPUT, AttnError, CheckFailed, SpecError, UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, translate
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.render import ELIDING
 from attncli.view import STEP_IDS, Inline, Loading, View
+from attncli.visible import visible
 
 if TYPE_CHECKING:
-    from attncli.model import Walkthrough
+    from attncli.show import Shown
     from attncli.snippets import Report
 
 INTERNAL_ERROR = 3
 MAX_PRECISION = 12
 
+class OneLineGroup(TyperGroup):
+    """Click's usage errors (an unknown option, a missing argument) as one line on stderr,
+    with what the user typed shown `visible`, instead of a usage block."""
+
+    def main(self, *args: object, **kwargs: object) -> object:
+        if kwargs.get("standalone_mode", True) is False:
+            return super().main(*args, **kwargs)  # type: ignore[arg-type]
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)  # type: ignore[arg-type]
+        except click.exceptions.NoArgsIsHelpError as error:
+            error.show()  # `attn` alone: its help, as asked for
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            context = getattr(error, "ctx", None)
+            command = context.command_path if context is not None else "attn"
+            echo_error(f"{command}: {error.format_message()} (see {command} --help)")
+            sys.exit(error.exit_code)
+        except typer.Abort:
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=OneLineGroup,
     name="attn",
     help="Worked examples of transformer attention, step by step.",
     pretty_exceptions_enable=False,
@@ -66,24 +94,74 @@ def root(
 def fail(error: AttnError, lang: str) -> None:
     """Print one line for `error` on stderr: where, then what was expected and found."""
     where = error.where.prefix() + ": " if error.where is not None else "attn: "
-    typer.echo(one_line(where + translate(error.message, lang)), err=True)
+    echo_error(where + translate(error.message, lang))
 
 
-def one_line(text: str) -> str:
-    """A message that quotes the input (a token, a file name) may hold a line break: an error is
-    always one line, so any run of whitespace within it becomes a space."""
-    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+def echo_error(text: str) -> None:
+    """`text` on stderr as one line: what it quotes from the input (a token, a key, a file name)
+    may hold a line break or a terminal escape, which is shown `visible` (`\\n`, `\\x1b`)."""
+    typer.echo(visible(text), err=True)
 
 
 def say(message: Msg, lang: str) -> None:
     """One line for the user on stderr (stdout is kept for what the command produces)."""
-    typer.echo("attn: " + translate(message, lang), err=True)
+    echo_error("attn: " + translate(message, lang))
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP, raised where the program is, so that a file being written is removed
+    (files.write_atomic) as for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextmanager
+def terminable() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the command like Ctrl-C: temporary files removed, exit 128 + the
+    signal's number."""
+    kept = {}
+    try:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            kept[signum] = signal.signal(signum, _terminated)
+    except ValueError:  # not the main thread: leave the signals alone
+        pass
+    try:
+        yield
+    except Terminated as stop:
+        raise typer.Exit(128 + stop.signum) from None
+    finally:
+        for signum, handler in kept.items():
+            signal.signal(signum, handler)
+
+
+def write_stdout(text: str) -> None:
+    """Write `text` to stdout; a full disk or a closed stdout is one line and exit 2."""
+    try:
+        if sys.stdout is None:
+            raise OSError(9, os.strerror(9))
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except (OSError, ValueError) as error:
+        # nothing more may reach the broken stdout, not even Python's flush on exit
+        with suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise UsageError(Msg.of("cannot write to standard output: {reason}",
+                                reason=reason)) from None
 
 
 def run(action: Callable[[], str], lang: str, debug: bool) -> None:
     """Run `action` and write what it returns; the one place errors become exit codes."""
     try:
-        text = action()
+        with terminable():
+            write_stdout(action())
     except AttnError as error:
         if debug:
             traceback.print_exc()
@@ -100,10 +178,8 @@ def run(action: Callable[[], str], lang: str, debug: bool) -> None:
             line = translate(message, lang)
         except Exception:  # the catalog itself may be what is broken
             line = translate(message, DEFAULT_LANG)
-        typer.echo(one_line("attn: " + line), err=True)
+        echo_error("attn: " + line)
         raise typer.Exit(INTERNAL_ERROR) from None
-    sys.stdout.write(text)
-    sys.stdout.flush()
 
 
 def requested_languages(lang: str | None) -> tuple[str, str]:
@@ -204,13 +280,42 @@ RoundOpt = Annotated[
 StepsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--steps", show_default=False,
-                 help="Only these steps, by id, separated by commas: " + ", ".join(STEP_IDS)
-                 + "."),
+                 help="Only these steps, by id, separated by commas; each keeps its number "
+                 "(--steps weights prints \"7. Attention weights\"): " + ", ".join(STEP_IDS)
+                 + "; all: every step, whatever the spec's display.steps says."),
 ]
 HeadOpt = Annotated[
-    Optional[int],  # noqa: UP045
-    typer.Option("--head", show_default=False, help="Only this head (1-based)."),
+    Optional[str],  # noqa: UP045
+    typer.Option("--head", show_default=False, help="Only this head (1-based), e.g. --head 2; "
+                 "all: every head, whatever the spec's display.head says."),
 ]
+ReadingOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option("--reading/--no-reading", show_default=False,
+                 help="The weights in words, after the steps (default: on, or the spec's "
+                 "display.reading); shown only when the weights step is."),
+]
+HeaderOpt = Annotated[
+    Optional[bool],  # noqa: UP045
+    typer.Option("--header/--no-header", show_default=False,
+                 help="The title and the facts about the example before the steps (default: "
+                 "on, or the spec's display.header); --no-header for a post or slide that has "
+                 "its own, e.g. --steps weights --no-header."),
+]
+MatrixOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--matrix", show_default=False,
+                 help="Only this matrix, by its symbol as shown, for pasting into a formula: "
+                 "--matrix A, --matrix A:2 for head 2's, --matrix W_Q, --matrix \"S' + M\". "
+                 "LaTeX: a bare bmatrix; Markdown: a math block; text and JSON: the matrix."),
+]
+WidthOpt = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--width", show_default=False,
+                 help="Columns to fit, at least 40 (default: 80; rich and text on a terminal: "
+                 "its width; rich piped: $COLUMNS when set)."),
+]
+MIN_WIDTH = 40
 FullOpt = Annotated[
     bool, typer.Option("--full", help="Show every row and column of a large matrix and every "
                        "term of a long sum, instead of eliding the middle."),
@@ -264,10 +369,30 @@ def spec_path(spec: str | None) -> str:
     return str(example_path())
 
 
+def output_width(width: int | None, rich: bool) -> int:
+    """Columns to fit: --width; on a terminal its width ($COLUMNS first); the rich view piped,
+    $COLUMNS when set; else 80, so that text in a file is the same on every machine."""
+    if width is not None:
+        if width < MIN_WIDTH:
+            raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                    "{value}", option="--width", low=MIN_WIDTH, value=width))
+        return width
+    if sys.stdout is not None and sys.stdout.isatty():
+        import shutil
+
+        return max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns)
+    columns = os.environ.get("COLUMNS", "").strip()
+    if rich and columns.isdigit():
+        return max(MIN_WIDTH, int(columns))
+    return 80
+
+
 def load_walkthrough(spec: str | None, inline: Inline, view: View,
-                     reading: Loading | None = None) -> Walkthrough:
+                     reading: Loading | None = None, shows: str = "--full") -> Shown:
     """The walkthrough the shared options ask for: from SPEC, from the calculator options, or
-    the bundled example. Call it inside `run`, so its errors become one line and exit 2."""
+    the bundled example. Call it inside `run`, so its errors become one line and exit 2.
+    Unless the view elides, what it shows is bounded first (attncli/budget.py), `shows` naming
+    the option that asks for every number."""
     from attncli.show import prepare
     from attncli.spec import load_spec
     from attncli.spec.inline import inline_spec
@@ -279,6 +404,18 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
         loaded = inline_spec(inline, reading.max_cells)
     else:
         loaded = load_spec(spec_path(spec), **vars(reading))
+    from dataclasses import replace
+
+    from attncli.budget import check_expansion, check_hand, check_shown
+    from attncli.expand import Selection
+
+    check_expansion(loaded, Selection.parse(view.expand), reading.max_cells)
+    if view.round_intermediates is not None:
+        loaded = replace(loaded, display=replace(loaded.display,
+                                                 round_intermediates=view.round_intermediates))
+    check_hand(loaded, reading.max_cells)
+    if not view.summary:
+        check_shown(loaded, reading.max_cells, shows)
     return prepare(loaded, view)
 
 
@@ -294,7 +431,11 @@ def explain(
     round_intermediates: RoundOpt = None,
     steps: StepsOpt = None,
     head: HeadOpt = None,
+    reading: ReadingOpt = None,
+    header: HeaderOpt = None,
+    matrix: MatrixOpt = None,
     full: FullOpt = False,
+    width: WidthOpt = None,
     heatmap: HeatmapOpt = True,
     tokens: TokensOpt = None,
     embeddings: EmbeddingsOpt = None,
@@ -312,11 +453,16 @@ def explain(
 
     Example: attn explain configs/cat_chases_mouse.yaml --format text --round-intermediates
 
+    One step for a slide, numbered as in the whole example: attn explain --steps weights
+    --no-header --format text; one matrix: attn explain --matrix A --format text; text for a
+    60-column page: attn explain --format text --width 60
+
     Without a file: attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0"
     --mask causal
     """
     inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+                reading=reading, header=header, matrix=matrix,
                 summary=format.value in ELIDING and not full)
 
     def action() -> str:
@@ -324,16 +470,18 @@ def explain(
 
         chosen = languages(lang)
         check_precision(precision)
-        walkthrough = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells))
-        width = 80
-        color = False
-        if format is Format.rich:
-            import shutil
+        columns = output_width(width, format is Format.rich)
+        shown = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),
+                                 shows="--full" if full else "--format " + format.value)
+        color = (format is Format.rich and sys.stdout is not None and sys.stdout.isatty()
+                 and "NO_COLOR" not in os.environ)
+        options = {"width": columns, "color": color, "full": full, "heatmap": heatmap,
+                   "decimal": decimal_option(decimal_comma)}
+        if shown.matrix is not None:
+            from attncli.render.bare import render_matrix
 
-            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-            width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
-        return render(walkthrough, format.value, chosen, width=width, color=color, full=full,
-                      heatmap=heatmap, decimal=decimal_option(decimal_comma))
+            return render_matrix(shown.walkthrough, shown.matrix, format.value, **options)
+        return render(shown.walkthrough, format.value, chosen, **options)
 
     run(action, language(lang), debug)
 
@@ -404,8 +552,7 @@ def snippets(
             else:
                 say(Msg.of("{path} is missing; run: {command}", path=where, command=fix), lang)
         if diff:  # before the summary, which may end the command with an exit code
-            sys.stdout.write("".join(unified_diff(outcome) for outcome in stale))
-            sys.stdout.flush()
+            write_stdout("".join(unified_diff(outcome) for outcome in stale))
         finish(report, writing, check, lang)
         return ""
 
@@ -555,9 +702,11 @@ def export(
     ] = None,
     standalone: Annotated[bool, typer.Option(
         "--standalone", help="LaTeX: a whole document for pdflatex, not a fragment.")] = False,
-    md_flavor: Annotated[MdFlavor, typer.Option(
-        "--md-flavor", help="Markdown: github ($$ and $`..`$), katex ($$ and $..$) or plain "
-        "(tables and code blocks, no math).")] = MdFlavor.github,
+    md_flavor: Annotated[Optional[MdFlavor], typer.Option(  # noqa: UP045
+        "--md-flavor", show_default=False,
+        help="Markdown: github (default: ```math blocks and $`..`$), katex ($$ and $..$) or "
+        "plain (tables and code blocks, no math); default: the spec's display.md_flavor, or "
+        "github.")] = None,
     front_matter: Annotated[bool, typer.Option(
         "--front-matter", help="Markdown: YAML front matter with title_<lang> and "
         "description_<lang>.")] = False,
@@ -572,6 +721,9 @@ def export(
     round_intermediates: RoundOpt = None,
     steps: StepsOpt = None,
     head: HeadOpt = None,
+    reading: ReadingOpt = None,
+    header: HeaderOpt = None,
+    matrix: MatrixOpt = None,
     full: FullOpt = False,
     decimal_comma: DecimalOpt = None,
     allow_outside: AllowOutsideOpt = False,
@@ -581,9 +733,14 @@ def export(
     """Write the walkthrough of SPEC as LaTeX, Markdown, JSON or SVG, for a post or a slide.
 
     Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
+
+    For a slide: attn export SPEC --latex --steps weights --expand none --no-header; a matrix
+    to paste into a formula: attn export SPEC --latex --matrix A:2
     """
     # svg is the one export format that elides the middle of a large matrix (see build's summary)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+                reading=reading, header=header, matrix=matrix,
+                md_flavor=md_flavor.value if md_flavor is not None else None,
                 summary=svg and not full and heatmap is None)
 
     def action() -> str:
@@ -596,7 +753,10 @@ def export(
                                     "(or --heatmap FILE)"))
         chosen = languages(lang)
         check_precision(precision)
-        walkthrough = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells))
+        check_outputs(output, heatmap)
+        shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
+        shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells), shows)
+        walkthrough = shown.walkthrough
         protect = [spec_path(spec)] if spec != "-" else []
         decimal = decimal_option(decimal_comma)
         if heatmap is not None:  # a picture: its labels in the first language asked for
@@ -604,16 +764,36 @@ def export(
                          protect=protect)
         if fmt is None:
             return ""
-        text = render(walkthrough, fmt.value, chosen, full=full,
-                      width=SVG_WIDTH if fmt is ExportFormat.svg else 80,
-                      standalone=standalone, md_flavor=md_flavor.value,
-                      front_matter=front_matter, decimal=decimal)
+        options = {"full": full, "width": SVG_WIDTH if fmt is ExportFormat.svg else 80,
+                   "decimal": decimal}
+        if shown.matrix is not None:
+            from attncli.render.bare import render_matrix
+
+            text = render_matrix(walkthrough, shown.matrix, fmt.value, **options)
+        else:
+            text = render(walkthrough, fmt.value, chosen, standalone=standalone,
+                          front_matter=front_matter, **options)
         if output is None:
             return text
         write_atomic(output, text, protect=protect)
         return ""
 
     run(action, language(lang), debug)
+
+
+def check_outputs(output: str | None, heatmap: str | None) -> None:
+    """Refuse, before any work, an output that is not a regular file (see attncli/files.py) and
+    two outputs that are one file."""
+    from pathlib import Path
+
+    from attncli.files import output_target, same_file
+
+    for path in (output, heatmap):
+        if path is not None:
+            output_target(path)
+    if output is not None and heatmap is not None and same_file(Path(output), Path(heatmap)):
+        raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose two "
+                                "files", first="--output", second="--heatmap", file=output))
 
 
 def main() -> None:

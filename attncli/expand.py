@@ -393,6 +393,9 @@ def attach(walkthrough: Walkthrough, spec: Spec,
     calc = arithmetic(hand, precision)
     carry: Callable[[float], float] = (lambda x: written(x, precision)) if hand else _same
     heads = {head.index: head for head in walkthrough.heads}
+    by_head: dict[int | None, dict[str, Step]] = {}  # once, not once per step: linear in heads
+    for s in walkthrough.steps:
+        by_head.setdefault(s.head, {})[s.id] = s
     steps = []
     angles: list[Angle] = []
     for step in walkthrough.steps:
@@ -401,7 +404,7 @@ def attach(walkthrough: Walkthrough, spec: Spec,
             steps.append(step)
             continue
         head = heads[step.head or 1]
-        siblings = {s.id: s for s in walkthrough.steps if s.head == step.head}
+        siblings = by_head[step.head]
         ctx = Context(spec, head, siblings, precision, calc, carry)
         expansions = WRITERS[step.id](ctx, step, cells)
         notes = step.notes + shift_notes(ctx, step, cells)

@@ -4,7 +4,8 @@ A token written once is its own label. A token written more than once gets its o
 subscript, `the₁, the₂, the₃`. When some token of the spec is itself shaped like such a label
 (the tokens `the, the₁, the`), the occurrence is written in brackets instead, `the (1)`, and in
 as many more pairs of brackets as it takes, `the ((1))`, so that no label is another token or
-could be read as another token's label.
+could be read as another token's label. Tokens are shown `visible` (attncli/visible.py): a control
+or invisible character is written as its escape, so no label acts on a terminal.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+
+from attncli.visible import visible
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -39,6 +42,7 @@ def _forms(tokens: int) -> list[Form]:
 
 def token_labels(tokens: Sequence[str]) -> tuple[str, ...]:
     """The label of each token: itself, or, when repeated, itself and its occurrence."""
+    tokens = tuple(map(visible, tokens))
     counts = Counter(tokens)
     repeated = [token for token in counts if counts[token] > 1]
     if not repeated:

@@ -29,6 +29,40 @@ BYTES_PER_CELL = 4
 # Below this, the byte limit would refuse small specs that are mostly comments.
 MIN_BYTES = 1 << 20
 MAX_DEPTH = 64
+# Heads of one spec: a walkthrough shows each of them (the largest models have 96 or 128).
+MAX_HEADS = 256
+# An .npz names its arrays in a zip directory that is read whole: more members are refused from
+# the count in its end record, before the directory is read.
+MAX_MEMBERS = 1024
+# Characters of one text in a spec (a token, a title, a key): a label longer than this is no
+# label, and every matrix repeats its labels. All texts together, aliases expanded, may have
+# max_bytes characters.
+MAX_TEXT = 1000
+# Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
+MAX_NAME = 1024
+
+# What an option asks to be written (attncli/budget.py), as shares of the cell limit, each with a
+# floor so that a small --max-cells still shows a small spec: numbers a document that shows every
+# number may print, terms `-x all` may write out, weights hand calculation may work.
+SHOWN_PER_CELL, MIN_SHOWN = 0.05, 100_000
+TERMS_PER_CELL, MIN_TERMS = 0.005, 5_000
+HAND_PER_CELL, MIN_HAND = 0.002, 5_000
+
+
+def share(max_cells: int, fraction: float, floor: int) -> int:
+    return max(floor, int(fraction * max_cells))
+
+
+def max_shown(max_cells: int) -> int:
+    return share(max_cells, SHOWN_PER_CELL, MIN_SHOWN)
+
+
+def max_terms(max_cells: int) -> int:
+    return share(max_cells, TERMS_PER_CELL, MIN_TERMS)
+
+
+def max_hand(max_cells: int) -> int:
+    return share(max_cells, HAND_PER_CELL, MIN_HAND)
 
 
 def max_computed(max_cells: int) -> int:

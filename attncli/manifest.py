@@ -8,6 +8,13 @@ Both files hold the same thing, a list named `snippets`; each entry reads
     languages = ["en"]                       # optional, default ["en"]
     output = "snippets/{name}.{lang}.{ext}"  # {name} {dir} {lang} {format} {ext}
     precision = 3                            # optional, default: each spec's display.precision
+    steps = ["weights"]                      # optional, what `attn explain` options choose:
+    expand = "none"                          #   --steps, --expand, --head, --no-reading,
+    head = 2                                 #   --no-header, --md-flavor, --matrix
+    reading = false                          #   (default: each spec's display, else all)
+    header = false
+    md_flavor = "katex"
+    matrix = "A:2"
 
 Errors name the file and key path, with line:column for YAML (its Node tree keeps marks; TOML's
 reader does not, so a TOML error names the key path alone, except for malformed TOML).
@@ -15,18 +22,32 @@ reader does not, so a TOML error names the key path alone, except for malformed 
 
 from __future__ import annotations
 
+import os
 import re
 import string
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from attncli.errors import Location, SpecError, UsageError
+from attncli.files import NotRegular, check_regular, read_regular
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
+from attncli.limits import MIN_BYTES
 from attncli.render import EXTENSIONS, file_formats
 from attncli.spec.source import Node, decode, parse
-from attncli.spec.values import MAX_PRECISION, check_keys, choice, fail, integer, items, text
+from attncli.spec.values import (
+    MAX_PRECISION,
+    boolean,
+    check_keys,
+    choice,
+    fail,
+    integer,
+    items,
+    text,
+)
+from attncli.view import View
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -35,10 +56,13 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 MANIFEST_NAMES = ("attn.toml", "snippets.yaml")
 TOP_KEYS = ("snippets",)
-ENTRY_KEYS = ("specs", "formats", "languages", "output", "precision")
+# the keys of an entry that choose what to show, as in a spec's display (attncli/spec/view_keys)
+VIEW_KEYS = ("steps", "expand", "head", "reading", "header", "md_flavor", "matrix")
+ENTRY_KEYS = ("specs", "formats", "languages", "output", "precision", *VIEW_KEYS)
 PLACEHOLDERS = ("name", "dir", "lang", "format", "ext")
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 GLOB_CHARACTERS = frozenset("*?[")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -57,6 +81,7 @@ class Entry:
     output: str
     output_where: Location
     precision: int | None
+    view: View  # what to show: steps, head ... (see entry_view)
 
 
 @dataclass(frozen=True)
@@ -79,7 +104,8 @@ class Target:
     format: str
     lang: str
     output: Path
-    precision: int | None = None
+    precision: int | None
+    view: View  # the entry's choices of what to show
 
 
 def find_manifest(folder: Path) -> Path:
@@ -96,15 +122,19 @@ def find_manifest(folder: Path) -> Path:
 
 
 def load_manifest(path: Path) -> Manifest:
-    """The validated manifest at `path`; SpecError (exit 2) naming file and key path if not."""
+    """The validated manifest at `path`; SpecError (exit 2) naming file and key path if not.
+    It is read like a snippet: a regular file (no link, device or FIFO) of at most MIN_BYTES."""
     name = path.as_posix()
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SpecError(Msg.of("no such file"), Location(name)) from None
-    except OSError as exc:
-        raise SpecError(Msg.of("cannot read the file: {reason}", reason=exc.strerror or str(exc)),
+        data = read_regular(path, MIN_BYTES)
+    except NotRegular as problem:
+        raise SpecError(problem.message, Location(name)) from None
+    except (OSError, ValueError) as exc:
+        raise SpecError(Msg.of("cannot read the file: {reason}",
+                               reason=getattr(exc, "strerror", None) or str(exc)),
                         Location(name)) from None
+    if data is None:
+        raise SpecError(Msg.of("no such file"), Location(name))
     if not data.strip():
         raise SpecError(Msg.of("the manifest is empty, expected a list named snippets"),
                         Location(name))
@@ -164,6 +194,27 @@ def entry(node: Node) -> Entry:
         output_where=output.where,
         precision=(integer(keys["precision"], 0, MAX_PRECISION)
                    if "precision" in keys else None),
+        view=entry_view(node, keys),
+    )
+
+
+def entry_view(node: Node, keys: dict[str, Node]) -> View:
+    """The entry's choices, each as its `attn explain` option takes it; errors in a spec's terms
+    (an unknown step of that spec, a head it lacks) are reported at the entry when it is built."""
+    from attncli.spec import view_keys
+
+    def read(key: str, reader: Callable[[Node], T]) -> T | None:
+        return reader(keys[key]) if key in keys else None
+
+    return View(
+        steps=read("steps", view_keys.steps),
+        expand=read("expand", view_keys.expand) or (),
+        head=read("head", view_keys.head),
+        reading=read("reading", boolean),
+        header=read("header", boolean),
+        md_flavor=read("md_flavor", view_keys.md_flavor),
+        matrix=read("matrix", view_keys.matrix),
+        where={key: keys[key].where for key in VIEW_KEYS if key in keys},
     )
 
 
@@ -217,36 +268,80 @@ def spec_name(path: Path) -> str:
 
 
 def expand(pattern: Pattern, root: Path) -> list[Path]:
-    """The spec files `pattern` names, relative to `root`, sorted; SpecError if none."""
+    """The spec files `pattern` names, relative to `root`, sorted; SpecError if none, or if one
+    is not a regular file inside `root` (a symbolic link, a FIFO, a device, or a file reached
+    through a linked folder that leads out of the tree)."""
     if GLOB_CHARACTERS.isdisjoint(pattern.text):
-        found = [Path(pattern.text)] if (root / pattern.text).is_file() else []
+        found = [Path(pattern.text)] if os.path.lexists(root / pattern.text) else []
     else:
         found = sorted((path.relative_to(root) for path in root.glob(pattern.text)
-                        if path.is_file()), key=lambda path: path.as_posix())
+                        if not path.is_dir()), key=lambda path: path.as_posix())
     if not found:
         raise SpecError(Msg.of("{path}: {pattern} matches no spec file",
                                path=pattern.where.path, pattern=pattern.text), pattern.where)
+    real_root = root.resolve()
+    for spec in found:
+        try:
+            check_regular(root / spec, follow=False)
+            inside(real_root, root / spec)
+        except NotRegular as problem:
+            raise SpecError(Msg.of("{path}: {problem}", path=spec.as_posix(),
+                                   problem=problem.message), pattern.where) from None
     return found
 
 
+def inside(real_root: Path, path: Path) -> Path:
+    """The resolved `path`; NotRegular if it leads outside `real_root` (through `..` or a link)."""
+    real = path.resolve()
+    if not real.is_relative_to(real_root):
+        raise NotRegular(Msg.of("this path leads outside the manifest's folder; attn snippets "
+                                "reads and writes only files inside it"))
+    return real
+
+
 def targets(manifest: Manifest) -> list[Target]:
-    """Every snippet the manifest asks for, in manifest order; SpecError when two would be
-    written to the same file."""
+    """Every snippet the manifest asks for, in manifest order; SpecError when one would be
+    written outside the manifest's folder or over the manifest or a spec, or two to one file
+    (compared as resolved paths, so `out/x` and `out/../out/x` are one file)."""
     root = manifest.root
+    real_root = root.resolve()
+    entries = [(item, unique(path.as_posix() for pattern in item.specs
+                             for path in expand(pattern, root)))
+               for item in manifest.entries]
+    inputs = {manifest.path.resolve(): manifest.path.as_posix()}
+    inputs.update({(root / spec).resolve(): (root / spec).as_posix()
+                   for _, specs in entries for spec in specs})
     written: dict[Path, Target] = {}
-    for item in manifest.entries:
-        specs = unique(path.as_posix() for pattern in item.specs for path in expand(pattern, root))
+    for item, specs in entries:
         for spec in map(PurePosixPath, specs):
             for fmt in item.formats:
                 for lang in item.languages:
                     output = PurePosixPath(item.output.format(
                         name=spec_name(Path(spec)), dir=spec.parent.as_posix(), lang=lang,
                         format=fmt, ext=EXTENSIONS[fmt]))
-                    target = Target(root / spec, fmt, lang, root / output, item.precision)
-                    if target.output in written:
-                        clash(item, target, written[target.output])
-                    written[target.output] = target
+                    target = Target(root / spec, fmt, lang, root / output, item.precision,
+                                    replace(item.view, precision=item.precision))
+                    real = output_inside(item, real_root, target.output)
+                    if real in inputs:
+                        raise SpecError(Msg.of(
+                            "{path}: the snippet {output} would be written over the input "
+                            "{input}", path=item.output_where.path,
+                            output=target.output.as_posix(), input=inputs[real]),
+                            item.output_where)
+                    if real in written:
+                        clash(item, target, written[real])
+                    written[real] = target
     return list(written.values())
+
+
+def output_inside(item: Entry, real_root: Path, output: Path) -> Path:
+    try:
+        return inside(real_root, output)
+    except (NotRegular, OSError, ValueError) as problem:
+        reason = problem.message if isinstance(problem, NotRegular) else str(problem)
+        raise SpecError(Msg.of("{path}: the snippet {output}: {problem}",
+                               path=item.output_where.path, output=output.as_posix(),
+                               problem=reason), item.output_where) from None
 
 
 def clash(item: Entry, target: Target, earlier: Target) -> None:

@@ -156,6 +156,9 @@ class Step:
     head: int | None = None  # 1-based, for steps that belong to one head
     notes: tuple[Msg, ...] = ()
     expansions: tuple[Expansion, ...] = ()  # cells of this step written out (attncli/expand.py)
+    # 1-based place in the whole walkthrough, kept when only some steps are shown, so that
+    # "step 7" on a slide is step 7 of the full example
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -225,3 +228,6 @@ class Walkthrough:
     round_intermediates: bool = False  # every intermediate was carried rounded to `precision`
     reading: tuple[Reading, ...] = ()
     drift: tuple[Drift, ...] | None = None  # hand calculation only: where it differs from full
+    # how the spec asks to be written (display.header, display.md_flavor); render's options win
+    header_shown: bool = True
+    md_flavor: str = "github"

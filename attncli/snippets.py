@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from attncli.budget import check_hand, check_shown
 from attncli.errors import AttnError, Location, SpecError
-from attncli.files import write_atomic
+from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.i18n import Msg
+from attncli.limits import MIN_BYTES, max_bytes
 from attncli.manifest import Target
-from attncli.model import Walkthrough
+from attncli.show import Shown
 from attncli.spec.model import Spec
-from attncli.view import Loading
+from attncli.view import Loading, View
 
 # written/unchanged when writing; stale/missing/unchanged when checking; failed in both
 Status = Literal["written", "unchanged", "stale", "missing", "failed"]
@@ -50,12 +52,17 @@ class Report:
         return list(seen.values())
 
 
-def snippet(walkthrough: Walkthrough, target: Target) -> str:
-    """The snippet's text: exactly what `attn explain --format F --lang L` prints, ending in
-    one newline."""
+def snippet(shown: Shown, target: Target) -> str:
+    """The snippet's text: exactly what `attn explain --format F --lang L` (or `attn export`)
+    with the entry's options prints, ending in one newline."""
     from attncli.render import render
+    from attncli.render.bare import render_matrix
 
-    text = render(walkthrough, target.format, target.lang, precision=target.precision)
+    options = {"precision": target.precision}
+    if shown.matrix is not None:
+        text = render_matrix(shown.walkthrough, shown.matrix, target.format, **options)
+    else:
+        text = render(shown.walkthrough, target.format, target.lang, **options)
     return text if text.endswith("\n") else text + "\n"
 
 
@@ -66,14 +73,15 @@ def generate(targets: Iterable[Target], write: bool,
     `tick` is called once per snippet (for a progress bar); `loading` says how specs are read.
     """
     from attncli.render import ELIDING
+    from attncli.show import prepare
     from attncli.spec import load_spec
-    from attncli.walkthrough import build, summarizes
+    from attncli.walkthrough import summarizes
 
-    # A spec is read once and built once; a large one twice when formats that elide (built as
-    # `attn explain` builds for them, see build's `summary`) and formats that show every number
-    # are both asked for.
+    # A spec is read once and built once for each choice of what to show; a large one twice
+    # when formats that elide (built as `attn explain` builds for them, see build's `summary`)
+    # and formats that show every number are both asked for.
     loaded: dict[Path, Spec | AttnError] = {}
-    built: dict[tuple[Path, bool], Walkthrough | AttnError] = {}
+    built: dict[tuple[Path, View], Shown | AttnError] = {}
     outcomes = []
     for target in targets:
         if target.spec not in loaded:
@@ -85,31 +93,42 @@ def generate(targets: Iterable[Target], write: bool,
         spec = loaded[target.spec]
         summary = (not isinstance(spec, AttnError) and target.format in ELIDING
                    and summarizes(spec))
-        key = (target.spec, summary)
+        key = (target.spec, replace(target.view, summary=summary))
         if key not in built:
             try:
-                built[key] = spec if isinstance(spec, AttnError) else build(spec, summary=summary)
+                if not isinstance(spec, AttnError):
+                    check_hand(spec, (loading or Loading()).max_cells)
+                    if not summary:
+                        check_shown(spec, (loading or Loading()).max_cells, target.format)
+                built[key] = spec if isinstance(spec, AttnError) else prepare(spec, key[1])
             except AttnError as error:
                 built[key] = error
         walkthrough = built[key]
         if isinstance(walkthrough, AttnError):
             outcomes.append(Outcome(target, "failed", error=walkthrough))
         else:
-            outcomes.append(compare_and_write(target, walkthrough, write))
+            limit = max_bytes((loading or Loading()).max_cells)
+            outcomes.append(compare_and_write(target, walkthrough, write, limit))
         tick()
     return Report(tuple(outcomes))
 
 
-def compare_and_write(target: Target, walkthrough: Walkthrough, write: bool) -> Outcome:
+def compare_and_write(target: Target, shown: Shown, write: bool,
+                      limit: int = MIN_BYTES) -> Outcome:
+    """The snippet's outcome. The file there is read only if it is a regular file (no link is
+    followed, no device or FIFO opened) of at most `limit` bytes, so a link to a secret is never
+    diffed into a CI log and nothing blocks."""
     try:
-        new = snippet(walkthrough, target)
+        new = snippet(shown, target)
     except AttnError as error:
         return Outcome(target, "failed", error=error)
     path = target.output
     try:
-        old_bytes: bytes | None = path.read_bytes()
-    except FileNotFoundError:
-        old_bytes = None
+        old_bytes = read_regular(path, limit)
+    except NotRegular as problem:
+        return Outcome(target, "failed", new=new, error=SpecError(
+            Msg.of("cannot write the file: {reason}", reason=problem.message),
+            Location(path.as_posix())))
     except OSError as exc:
         return Outcome(target, "failed", new=new, error=cannot_write(path, exc))
     if old_bytes == new.encode("utf-8"):
@@ -119,7 +138,7 @@ def compare_and_write(target: Target, walkthrough: Walkthrough, write: bool) -> 
         return Outcome(target, "missing" if old is None else "stale", new=new, old=old)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, new)
+        write_atomic(path, new, follow=False)
     except OSError as exc:
         return Outcome(target, "failed", new=new, old=old, error=cannot_write(path, exc))
     except AttnError as error:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from attncli.errors import Location
 from attncli.limits import DEFAULT_MAX_CELLS
 
-# every step id a walkthrough can have, in the order they come (`--steps` takes these)
+# every step id a walkthrough may have, in the order they come (attncli/walkthrough.py)
 STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
             "projections", "scores", "scaled", "masked", "weights", "output", "concat",
             "out_projection", "residual_1", "norm_1", "ffn", "residual_2", "norm_2")
+MD_FLAVORS = ("github", "katex", "plain")
+ALL = "all"  # --steps all, --head all: undo a spec's display choice
 
 
 @dataclass(frozen=True)
@@ -20,11 +23,18 @@ class View:
     precision: int | None = None
     round_intermediates: bool | None = None
     expand: tuple[str, ...] = field(default=())  # --expand values, see attncli.expand
-    steps: str | None = None  # step ids separated by commas: "scores,weights,output"
-    head: int | None = None  # 1-based
+    steps: str | None = None  # step ids separated by commas: "scores,weights,output", or "all"
+    head: str | None = None  # 1-based, or "all"
+    reading: bool | None = None  # the weights in words (shown only with their step)
+    header: bool | None = None  # the title and the facts about the example
+    md_flavor: str | None = None  # markdown: github, katex or plain
+    matrix: str | None = None  # one matrix alone, by its symbol: "A", "A:2" for head 2
     # for a format that elides the middle of large matrices (text, rich, svg) without --full:
     # build keeps only the rows it shows (attncli.walkthrough.build, `summary`)
     summary: bool = False
+    # where each choice was written (a snippets manifest entry's key), for errors; a choice
+    # typed as an option has none
+    where: dict[str, Location] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

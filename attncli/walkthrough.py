@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from attncli import elision
+from attncli import elision, narrow
 from attncli.expand import Selection, attach
 from attncli.handcalc import drift
 from attncli.labels import token_labels
@@ -77,7 +77,7 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False) ->
     With `summary`, a large n x m matrix keeps only the rows that a view eliding its middle shows
     (text, rich, svg) and the rows written out, and the reading reads those queries: the memory of
     a real-size layer stays that of a few of its n x m matrices (see attncli/elision.py)."""
-    selection = expand or Selection()
+    selection = expand or narrow.selection(spec.display)
     kept = kept_rows(spec, selection) if summary else None
     walkthrough, angles = attach(compute(spec, kept), spec, selection)
     walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
@@ -85,7 +85,7 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False) ->
         full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)),
                        kept)
         walkthrough = replace(walkthrough, drift=drift(walkthrough, full))
-    return walkthrough
+    return narrow.narrow(walkthrough, spec.display)  # the steps, head and reading it asks for
 
 
 def summarizes(spec: Spec) -> bool:
@@ -115,10 +115,13 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None) -> Walkthrough:
     assert output is not None
     return Walkthrough(
         header=header(b),
-        steps=tuple(steps),
+        # each step numbered in the whole walkthrough: narrowed, it keeps its number
+        steps=tuple(replace(step, number=i) for i, step in enumerate(steps, start=1)),
         heads=state.heads,
         output=output,
         precision=spec.display.precision,
         round_intermediates=spec.display.round_intermediates,
         decimal=spec.display.decimal,
+        header_shown=spec.display.header,
+        md_flavor=spec.display.md_flavor or "github",
     )

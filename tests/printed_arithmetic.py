@@ -90,7 +90,7 @@ def written_out(output: str, heading: str = "Written out:") -> list[Line]:
     """Every line under a `Written out:` heading (or its translation) of the plain-text output."""
     lines = []
     inside = False
-    for raw in output.splitlines():
+    for raw in joined(output.splitlines()):
         text = raw.strip()
         if text == heading:
             inside = True
@@ -103,6 +103,19 @@ def written_out(output: str, heading: str = "Written out:") -> list[Line]:
             head, _, result = text.rpartition(f" {sign} ")
             expression = head.split(" = ")[-1]
             lines.append(Line(text, expression, sign, result))
+    return lines
+
+
+def joined(raw: list[str]) -> list[str]:
+    """Written-out lines wrapped to the width put back together: a continuation line is indented
+    4 more than the line it continues, which ends with `=`, `+`, `,` or `·`."""
+    lines: list[str] = []
+    for line in raw:
+        if line.startswith("       ") and lines and lines[-1].startswith("   "):
+            glue = "" if lines[-1].endswith("·") else " "
+            lines[-1] += glue + line.strip()
+        else:
+            lines.append(line)
     return lines
 
 

@@ -75,9 +75,9 @@ def test_help_says_the_calculator_form_takes_a_decimal_comma() -> None:
 
 
 @pytest.mark.parametrize(("csv", "reason"), [
-    ("a,b\n1,2\n", "row 1, column 1: expected a number, found a"),
-    ("1,2\n3,x\n", "row 2, column 2: expected a number, found x"),
-    ("# a comment\n1,2\n3\n", "row 3 has 1 number, expected 2"),
+    ("a,b\n1,2\n", "line 1, column 1: expected a number, found a"),
+    ("1,2\n3,x\n", "line 2, column 2: expected a number, found x"),
+    ("# a comment\n1,2\n3\n", "line 3 has 1 number, expected 2"),
 ])
 def test_csv_rows_and_columns_are_counted_from_1(write: Callable[[str, str], Path], csv: str,
                                                  reason: str) -> None:

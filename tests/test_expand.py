@@ -61,7 +61,8 @@ def test_by_hand_every_line_is_exact() -> None:
 
 def test_seed_000_lines_as_the_issue_writes_them() -> None:
     out = explain(SEED_000, "--round-intermediates", "-x", "scores:chases,chases",
-                  "-x", "scaled:chases,chases", "-x", "weights:chases", "-x", "output:chases")
+                  "-x", "scaled:chases,chases", "-x", "weights:chases", "-x", "output:chases",
+                  "--width", "120")  # each line whole, as the issue writes it
     for expected in (
         "S[chases, chases] = q_chases·k_chases = 0.20·0.20 + 1.00·1.00 = 1.04",
         "S′[chases, chases] = S[chases, chases] / √2 = 1.04 / 1.41 = 0.74",

@@ -2,7 +2,9 @@
 (missing keys, a wrong type at any key, random nesting and unicode, huge and tiny numbers, masks,
 heads, context, positions, the rest of the layer), as YAML, JSON or mangled bytes, and `attn
 explain` must end in exit 0, or exit 2 with exactly one line on stderr. Exit 3 (an internal
-error) is a bug in attn, whatever the input.
+error) is a bug in attn, whatever the input. Texts hold control, format and invisible characters
+and run past the length limit; matrix files are links out of the folder, a link loop, a FIFO
+and a link to /dev/zero; no hidden character reaches stdout or stderr raw.
 
 CI runs ATTN_FUZZ_EXAMPLES examples (default 300, well under a minute); for a longer local run:
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +40,14 @@ NUMBERS = st.one_of(
 ANY_TEXT = st.text(min_size=1, max_size=6)  # any unicode: markup, control characters, …
 PRINTABLE = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1,
                     max_size=6)  # still $, \\, [bold], <b>, &, #, Cyrillic, emoji
-WORDS = st.one_of(PRINTABLE, PRINTABLE, PRINTABLE, ANY_TEXT)
+HIDDEN = st.text(st.characters(whitelist_categories=("Cc", "Cf", "Zl", "Zp"),
+                                whitelist_characters="\ufffe\uffff\x1b"), min_size=1, max_size=4)
+CONTROL = st.builds(lambda a, b, c: a + b + c, PRINTABLE, HIDDEN, st.text(max_size=2))
+LONG = st.builds(lambda k, c: c * k, st.integers(990, 1010), st.sampled_from("xé\x1b"))
+WORDS = st.one_of(PRINTABLE, PRINTABLE, PRINTABLE, ANY_TEXT, CONTROL, LONG)
+# No hidden character may reach stdout or stderr raw (attncli/visible.py): what a terminal acts on
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\xad\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+                 "\ufeff\ufff9-\ufffb\ufffe\uffff]")
 JUNK = st.recursive(
     st.one_of(st.none(), st.booleans(), NUMBERS, WORDS,
               st.sampled_from(["identity", "causal", "none", "sinusoidal", "yes", "off", "1e-3",
@@ -75,7 +85,9 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
         "tokens": draw(sometimes(st.lists(WORDS, min_size=n, max_size=n))),
         "embeddings": draw(sometimes(st.one_of(
             matrix(n, d), st.just({"random": {"seed": 1}, "dim": d}),
-            st.just({"file": "E.npy"}), st.just({"file": "../outside.npy"})))),
+            st.just({"file": "E.npy"}), st.just({"file": "../outside.npy"}),
+            st.sampled_from([{"file": "link.npy"}, {"file": "loop.npy"}, {"file": "fifo.csv"},
+                             {"file": "zero.csv"}])))),
     }
     weight = st.one_of(st.just("identity"), size.flatmap(lambda k: matrix(d, k)),
                        st.just({"random": {}}), st.just({"file": "W.npz", "key": "W_Q"}))
@@ -140,12 +152,17 @@ def folder() -> Iterator[Path]:
         np.save(root / "specs" / "E.npy", np.eye(4)[:2])
         np.savez(root / "specs" / "W.npz", W_Q=np.eye(2))
         np.save(root / "outside.npy", np.eye(2))
+        # links out of the folder, a loop, a FIFO nobody writes and a link to an endless device
+        (root / "specs" / "link.npy").symlink_to("../outside.npy")
+        (root / "specs" / "loop.npy").symlink_to("loop.npy")
+        os.mkfifo(root / "specs" / "fifo.csv")
+        (root / "specs" / "zero.csv").symlink_to("/dev/zero")
         yield root / "specs"
 
 
 @settings(max_examples=EXAMPLES, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(document=documents(), fmt=st.sampled_from(["text", "json"]))
+@given(document=documents(), fmt=st.sampled_from(["text", "json", "rich"]))
 def test_every_spec_ends_in_success_or_one_line(folder: Path, document: tuple[str, bytes],
                                                 fmt: str) -> None:
     name, data = document
@@ -155,6 +172,7 @@ def test_every_spec_ends_in_success_or_one_line(folder: Path, document: tuple[st
     result = run("explain", str(path), "--format", fmt)
     event(f"exit {result.exit_code}")
     assert result.exit_code in (0, 2), result.stderr
+    assert RAW.search(result.stdout) is None and RAW.search(result.stderr) is None
     if result.exit_code == 2:
         assert result.stdout == ""
         assert result.stderr.count("\n") == 1 and result.stderr.endswith("\n"), result.stderr

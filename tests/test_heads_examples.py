@@ -165,7 +165,8 @@ def test_decoder_layer_example_is_post_norm() -> None:
                                                                       axis=1)), atol=1e-12)
     w_1 = step(result, "ffn")[0]
     np.testing.assert_array_equal(w_1, np.random.default_rng(1).uniform(-0.5, 0.5, (4, 8)))
-    assert "feed-forward (relu, d_ff = 8)" in render(result, "text")
+    # one header line, whole at a width that holds it (at 80 columns it is wrapped)
+    assert "feed-forward (relu, d_ff = 8)" in render(result, "text", width=200)
 
 
 def test_random_matrices_are_numpys_generator() -> None:
@@ -199,7 +200,7 @@ def test_written_out_projections_start_from_x_with_positions() -> None:
     # = [0.8 + sin 2, 0 + cos 2, 0.3 + sin 0.02, 0.5 + cos 0.02] = [1.71, -0.42, 0.32, 1.50]
     result = CliRunner().invoke(app, ["explain", str(CONFIGS / "decoder_layer.yaml"), "-f", "text",
                                       "--steps", "projections", "--head", "1",
-                                      "-x", "projections:mouse,d1"])
+                                      "-x", "projections:mouse,d1", "--width", "120"])
     assert result.exit_code == 0, result.output
     assert ("Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (−0.42)·0.00 + 0.32·0.00 + "
-            "1.50·0.00 = 1.71") in result.stdout
+            "1.50·0.00 = 1.71") in result.stdout  # whole at 120 columns

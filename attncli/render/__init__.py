@@ -25,6 +25,7 @@ class RenderOptions:
     color: bool = False
     full: bool = False  # no elision: every row and column of a large matrix, every term of a sum
     heatmap: bool = True  # the weights also as a shaded heatmap
+    header: bool = True  # the title, the description and the facts about the example
     standalone: bool = False  # latex: a whole document instead of a fragment for \input
     md_flavor: str = "github"  # markdown: github, katex or plain (no math)
     front_matter: bool = False  # markdown: YAML front matter with title_<lang>/description_<lang>
@@ -83,14 +84,27 @@ def render(walkthrough: Walkthrough, format: str = "text",
     """
     langs = parse_languages(lang if isinstance(lang, str) else ",".join(lang))
     module = _module(format)
+    options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor, **options}
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
     if len(langs) == 1:
         one: Renderer = module.render
-        return one(walkthrough, base)
+        return _inert(one(walkthrough, base), format, base)
     document: Document | None = getattr(module, "document", None)
     if document is None:
         raise UsageError(Msg.plural_of(
             "the {format} format holds one language, but {count} was given",
             "the {format} format holds one language, but {count} were given",
             len(langs), format=format))
-    return document(walkthrough, base, langs)
+    return _inert(document(walkthrough, base, langs), format, base)
+
+
+def _inert(text: str, format: str, options: RenderOptions) -> str:
+    """No control or invisible character raw in any output (attncli/visible.py), but the
+    escapes of Rich's own colours."""
+    from attncli.visible import inert_json, visible_document
+
+    if format == "json":
+        return inert_json(text)
+    if format == "rich" and options.color:
+        return text
+    return visible_document(text)

@@ -115,6 +115,7 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         "steps": [
             {
                 "id": step.id,
+                "number": step.number,
                 "head": step.head,
                 "title": t(step.title),
                 "formula": step.formula.text if step.formula else None,

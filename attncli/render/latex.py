@@ -104,13 +104,15 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, sectioned:
     if sectioned:
         lines += [r"\begin{otherlanguage}{" + BABEL_NAMES[lang] + "}",
                   r"\section*{" + lang.upper() + "}", ""]
-    lines += [top + "{" + esc(title(header, lang, t)) + "}", ""]
-    about = description(header, lang)
-    if about:
-        lines += [esc(about), ""]
-    lines += [esc(fact) + r"\\" for fact in header_facts(header, t)[:-1]]
-    lines += [esc(header_facts(header, t)[-1]), ""]
-    for index, step in enumerate(walkthrough.steps, start=1):
+    if options.header:
+        lines += [top + "{" + esc(title(header, lang, t)) + "}", ""]
+        about = description(header, lang)
+        if about:
+            lines += [esc(about), ""]
+        lines += [esc(fact) + r"\\" for fact in header_facts(header, t)[:-1]]
+        lines += [esc(header_facts(header, t)[-1]), ""]
+    for step in walkthrough.steps:
+        index = step.number
         lines += step_lines(index, step, step_level, t, esc, math_number, cyr, options.full)
         if step.expansions:
             lines += [esc(t(Msg.of("Written out:"))), "",

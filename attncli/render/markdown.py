@@ -38,6 +38,7 @@ from attncli.render.latex import matrix_blocks
 from attncli.render.numbers import NumberFormat
 from attncli.render.tex import labelled_matrix
 from attncli.render.tex import number_format as tex_numbers
+from attncli.visible import inert_markdown_math
 
 FLAVORS = ("github", "katex", "plain")
 
@@ -112,14 +113,18 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
     number = number_format(walkthrough, options)
     t = translator(RenderOptions(lang=lang, precision=options.precision), number)
     header = walkthrough.header
-    lines = [top + " " + escape(title(header, lang, t)), ""]
-    about = description(header, lang)
-    if about:
-        lines += [escape(about), ""]
-    facts = header_facts(header, t)
-    lines += [escape(fact) + ("  " if i < len(facts) - 1 else "") for i, fact in enumerate(facts)]
-    lines.append("")
-    for index, step in enumerate(walkthrough.steps, start=1):
+    lines: list[str] = []
+    if options.header:
+        lines += [top + " " + escape(title(header, lang, t)), ""]
+        about = description(header, lang)
+        if about:
+            lines += [escape(about), ""]
+        facts = header_facts(header, t)
+        lines += [escape(fact) + ("  " if i < len(facts) - 1 else "")
+                  for i, fact in enumerate(facts)]
+        lines.append("")
+    for step in walkthrough.steps:
+        index = step.number
         lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang,
                             options.full)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
@@ -146,7 +151,7 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
         if flavor == "plain":
             lines += ["```text", step.formula.text, "```", ""]
         else:
-            lines += ["$$", step.formula.latex, "$$", ""]
+            lines += ["$$", inert_markdown_math(step.formula.latex), "$$", ""]
     for note in step.notes:
         lines += [escape(t(note)), ""]
     matrices, identities = shown_matrices(step, full)
@@ -166,6 +171,7 @@ def escape_heading(text: str) -> str:
 
 
 def inline_math(tex: str, flavor: str) -> str:
+    tex = inert_markdown_math(tex)
     return "$`" + tex + "`$" if flavor == "github" else "$" + tex + "$"
 
 
@@ -184,8 +190,9 @@ def math_lines(matrix: Matrix, prose: NumberFormat, t: Translate, flavor: str) -
         if marker:
             lines += ["*" + escape(marker) + "*", ""]
         lines.append("$$")
-        lines += labelled_matrix(matrix.symbol.latex, [[row[j] for j in block] for row in cells],
-                                 matrix.rows, [matrix.columns[j] for j in block], "katex")
+        lines += map(inert_markdown_math, labelled_matrix(
+            matrix.symbol.latex, [[row[j] for j in block] for row in cells], matrix.rows,
+            [matrix.columns[j] for j in block], "katex"))
         lines += ["$$", ""]
     return lines
 

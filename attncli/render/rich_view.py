@@ -41,6 +41,7 @@ from attncli.render.common import (
     translator,
 )
 from attncli.render.numbers import NumberFormat
+from attncli.render.wrap import formula, words
 
 CELL_PADDING = 3  # one space each side and one border per column
 
@@ -70,53 +71,61 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
 
 
 def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> None:
-    """Print the walkthrough on `console` (which never reads markup: a token `[bold]` is text)."""
+    """Print the walkthrough on `console` (which never reads markup: a token `[bold]` is text).
+    Every line is broken to the console's width here, so that a continuation keeps its indent."""
     number = number_format(walkthrough, options)
     t = translator(options, number)
+    width = options.width
+
+    def say(lines: list[str], style: str = "") -> None:
+        for line in lines:
+            console.print(Text(line, style=style), no_wrap=True, overflow="ignore")
+
     header = walkthrough.header
-    console.print(Rule(Text(title(header, options.lang, t), style="bold")))
-    about = description(header, options.lang)
-    if about:
-        console.print(Text(about))
-    for fact in header_facts(header, t):
-        console.print(Text(fact, style="dim"))
-    for index, step in enumerate(walkthrough.steps, start=1):
-        console.print()
-        console.print(Text(step_heading(index, step, t), style="bold cyan"))
+    if options.header:
+        console.print(Rule(Text(title(header, options.lang, t), style="bold")))
+        about = description(header, options.lang)
+        if about:
+            say(words(about, width, ""))
+        for fact in header_facts(header, t):
+            say(words(fact, width, "", "  "), "dim")
+    for index, step in enumerate(walkthrough.steps):
+        if index or options.header:
+            console.print()
+        say(words(step_heading(step.number, step, t), width, "", "  "), "bold cyan")
         if step.formula is not None:
-            console.print(Text("  " + step.formula.text, style="bold"))
+            say(formula(step.formula.text, width, "  "), "bold")
         for note in step.notes:
-            console.print(Text("  " + t(note), style="italic"))
+            say(words(t(note), width, "  "), "italic")
         matrices, identities = shown_matrices(step, options.full)
         if identities:
             console.print()
-            console.print(Text("  " + t(identities)))
+            say(words(t(identities), width, "  "))
         for matrix in matrices:
-            for table in tables(matrix, number, t, options.width, options.full):
+            for table in tables(matrix, number, t, width, options.full):
                 console.print()
                 console.print(table)
         if step.id == "weights" and options.heatmap:
             console.print()
-            console.print(Text("  " + heatmap_caption(t), style="italic"))
-            for table in tables(step.matrices[0], number, t, options.width, options.full,
-                                heat=True):
+            say(words(heatmap_caption(t), width, "  "), "italic")
+            for table in tables(step.matrices[0], number, t, width, options.full, heat=True):
                 console.print(table)
         if step.expansions:
             console.print()
-            console.print(Text("  " + t(Msg.of("Written out:")), style="bold"))
+            say(words(t(Msg.of("Written out:")), width, "  "), "bold")
             for expansion in step.expansions:
-                console.print(Text("  " + expansion_text(expansion, number, t, options.full)))
+                say(formula(expansion_text(expansion, number, t, options.full), width, "  "))
     for heading, sentences in reading_sections(walkthrough, t):
         console.print()
-        console.print(Text(heading, style="bold cyan"))
+        say(words(heading, width, ""), "bold cyan")
         for sentence in sentences:
-            console.print(Text("  " + sentence))
+            say(words(sentence, width, "  "))
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
         console.print()
-        console.print(Text(t(Msg.of("Hand calculation")), style="bold cyan"))
+        say(words(t(Msg.of("Hand calculation")), width, ""), "bold cyan")
         for line in drift:
-            console.print(Text("  " + line))
+            say(words(line, width, "  "))
 
 
 # background of a heatmap cell by shade level (0: none); the number is always printed too

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 
 from attncli.elision import shown
@@ -34,6 +33,7 @@ from attncli.render.common import (
     translator,
 )
 from attncli.render.numbers import NumberFormat
+from attncli.render.wrap import formula, words
 
 INDENT = "   "
 GAP = 2
@@ -42,49 +42,59 @@ GAP = 2
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
     number = number_format(walkthrough, options)
     t = translator(options, number)
-    name = title(walkthrough.header, options.lang, t)
-    lines = [name, "=" * cell_width(name)]
-    about = description(walkthrough.header, options.lang)
-    if about:
-        lines += ["", about]
-    lines += ["", *header_facts(walkthrough.header, t)]
-    for number_of_step, step in enumerate(walkthrough.steps, start=1):
-        lines += ["", step_heading(number_of_step, step, t)]
+    width = options.width
+    lines: list[str] = []
+    if options.header:
+        lines += header_lines(walkthrough, options.lang, t, width)
+    for step in walkthrough.steps:
+        lines += ["", *words(step_heading(step.number, step, t), width, "", INDENT)]
         if step.formula is not None:
-            lines.append(INDENT + step.formula.text)
+            lines += formula(step.formula.text, width, INDENT)
         for note in step.notes:
-            lines += wrapped(t(note), options.width)
+            lines += words(t(note), width, INDENT)
         matrices, identities = shown_matrices(step, options.full)
         if identities:
-            lines += ["", *wrapped(t(identities), options.width)]
+            lines += ["", *words(t(identities), width, INDENT)]
         for matrix in matrices:
-            lines += ["", *matrix_lines(matrix, number, t, options.width, options.full)]
+            lines += ["", *matrix_lines(matrix, number, t, width, options.full)]
         if step.id == "weights" and options.heatmap:
-            lines += ["", INDENT + heatmap_caption(t),
-                      *matrix_lines(step.matrices[0], number, t, options.width, options.full,
+            lines += ["", *words(heatmap_caption(t), width, INDENT),
+                      *matrix_lines(step.matrices[0], number, t, width, options.full,
                                     heat=True)]
         if step.expansions:
-            lines += ["", INDENT + t(Msg.of("Written out:"))]
-            lines += [INDENT + expansion_text(e, number, t, options.full)
-                      for e in step.expansions]
-    lines += reading_lines(walkthrough, t, options.width)
+            lines += ["", *words(t(Msg.of("Written out:")), width, INDENT)]
+            for expansion in step.expansions:
+                lines += formula(expansion_text(expansion, number, t, options.full), width,
+                                 INDENT)
+    lines += reading_lines(walkthrough, t, width)
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
-        lines += ["", t(Msg.of("Hand calculation")), *[INDENT + line for line in drift]]
+        lines += ["", *words(t(Msg.of("Hand calculation")), width, ""),
+                  *(wrapped for line in drift for wrapped in words(line, width, INDENT))]
+    while lines and not lines[0]:
+        del lines[0]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def wrapped(text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width, initial_indent=INDENT, subsequent_indent=INDENT,
-                         break_on_hyphens=False)
+def header_lines(walkthrough: Walkthrough, lang: str, t: Translate, width: int) -> list[str]:
+    """The title underlined, the description, the facts about the example."""
+    name = words(title(walkthrough.header, lang, t), width, "")
+    lines = [*name, "=" * max(cell_width(line) for line in name)]
+    about = description(walkthrough.header, lang)
+    if about:
+        lines += ["", *words(about, width, "")]
+    lines.append("")
+    for fact in header_facts(walkthrough.header, t):
+        lines += words(fact, width, "", INDENT)
+    return lines
 
 
 def reading_lines(walkthrough: Walkthrough, t: Translate, width: int) -> list[str]:
     lines: list[str] = []
     for heading, sentences in reading_sections(walkthrough, t):
-        lines += ["", heading]
+        lines += ["", *words(heading, width, "")]
         for sentence in sentences:
-            lines += wrapped(sentence, width)
+            lines += words(sentence, width, INDENT)
     return lines
 
 
@@ -102,9 +112,11 @@ def pad_right(text: str, width: int) -> str:
 
 
 def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
-                 full: bool = False, heat: bool = False) -> list[str]:
+                 full: bool = False, heat: bool = False,
+                 indent: str = INDENT, caption: bool = True) -> list[str]:
     """The matrix as aligned columns under its caption, split into blocks to fit `width`; a large
-    one elided in the middle unless `full`; with `heat`, each number after its shade."""
+    one elided in the middle unless `full`; with `heat`, each number after its shade; a key the
+    mask hides as `—`."""
     def write(i: int, j: int) -> str:
         text = number.cell(matrix, i, j)
         return shade(matrix.at(i, j)) + " " + text if heat else text
@@ -120,20 +132,20 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
         max(cell_width(columns[j]), *(cell_width(row[j]) for row in cells))
         for j in range(len(columns))
     ]
-    available = width - len(INDENT) - label_width
+    available = width - len(indent) - label_width
     blocks = column_blocks([w + GAP for w in col_widths], available)
-    lines = [INDENT + matrix_caption(matrix)]
+    lines = [indent + matrix_caption(matrix)] if caption else []
     note = elided_note(matrix, full, t)
     if note:
-        lines.append(INDENT + note)
+        lines += words(note, width, indent)
     for block in blocks:
         marker = block_marker(block, len(col_widths), tuple(columns), t,
                               matrix.shape[1])
         if marker:
-            lines.append(INDENT + "[" + marker + "]")
+            lines += words("[" + marker + "]", width, indent)
         head = "".join(" " * GAP + pad_left(columns[j], col_widths[j]) for j in block)
-        lines.append(INDENT + " " * label_width + head)
+        lines.append(indent + " " * label_width + head)
         for label, row in zip(labels, cells, strict=True):
             body = "".join(" " * GAP + pad_left(row[j], col_widths[j]) for j in block)
-            lines.append(INDENT + pad_right(label, label_width) + body)
+            lines.append(indent + pad_right(label, label_width) + body)
     return lines

@@ -177,6 +177,9 @@ def random_values(node: Node, shape: Dims, budget: Budget,
         if not low < high:
             fail(keys["random"], "expected low < high, found low = {low}, high = {high}",
                  low=low, high=high)
+        if not math.isfinite(high - low):  # NumPy draws from low + (high - low)·u
+            fail(keys["random"], "expected high - low to be a finite number, found low = {low}, "
+                 "high = {high}", low=low, high=high)
         return rng.uniform(low, high, size)  # shape `size`
     std = optional(options, "std", number, 1.0)
     if std <= 0:

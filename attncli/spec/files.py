@@ -7,8 +7,10 @@ can hold numbers only, never code.
 
 from __future__ import annotations
 
+import array
 import math
-import warnings
+import os
+import struct
 import zipfile
 from pathlib import Path
 from typing import IO
@@ -16,10 +18,12 @@ from typing import IO
 import numpy as np
 
 from attncli.i18n import Msg
-from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
+from attncli.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME
 
 SUFFIXES = (".npy", ".npz", ".csv")
+END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
+MAX_DIRECTORY = 1 << 20  # bytes of an .npz's zip directory: MAX_MEMBERS entries of long names
 
 
 class FileProblem(Exception):
@@ -36,8 +40,19 @@ def spec_folder(source: str) -> Path:
 
 
 def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
-    """`name` relative to `folder`; the one place that refuses a file outside the spec's folder."""
-    path = (folder / name).resolve()
+    """`name` relative to `folder`; the one place that refuses a file outside the spec's folder
+    (after following links), and a name no system can open (a NUL, too long)."""
+    if "\0" in name:
+        raise FileProblem(Msg.of("{name}: a file name cannot hold the character NUL",
+                                 name=name))
+    if len(name) > MAX_NAME:
+        raise FileProblem(Msg.of("the file name has {length} characters; the limit is {limit}",
+                                 length=len(name), limit=MAX_NAME))
+    try:
+        path = (folder / name).resolve()
+    except (OSError, RuntimeError) as error:  # a name too long for the system, a link loop
+        raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}", name=name,
+                                 reason=getattr(error, "strerror", None) or str(error))) from None
     if not allow_outside and not path.is_relative_to(folder.resolve()):
         raise FileProblem(Msg.of("{name} is outside the spec's folder; only files in that folder "
                                  "or below it are read", name=name))
@@ -56,9 +71,9 @@ def load_array(path: Path, name: str, key: str | None,
         raise FileProblem(Msg.of("{name}: expected a .npy, .npz or .csv file", name=name))
     if key is not None and suffix != ".npz":
         raise FileProblem(Msg.of("{name}: key is only for .npz files", name=name))
-    if not path.is_file():
-        raise FileProblem(Msg.of("{name}: no such file", name=name))
     try:
+        if not path.is_file():
+            raise FileProblem(Msg.of("{name}: no such file", name=name))
         if suffix == ".csv":
             array = _from_csv(path, name, max_cells)
         elif suffix == ".npz":
@@ -69,51 +84,66 @@ def load_array(path: Path, name: str, key: str | None,
             array = np.load(path, allow_pickle=False)
     except FileProblem:
         raise
-    except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile) as exc:
+    except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile,
+            RuntimeError, NotImplementedError) as exc:  # encrypted or compressed unknown-ly
+        reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror  # never a path
+                  else str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
-                                 name=name, reason=str(exc).splitlines()[0] if str(exc) else
-                                 type(exc).__name__)) from None
+                                 name=name, reason=reason)) from None
     return _as_float(array, name)
 
 
 def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
+    """The numbers of a CSV file, read line by line: the file is measured first, and the cells
+    are counted as they are read, so memory never passes 8 bytes per cell of the limit. A byte
+    order mark (Excel's "CSV UTF-8") is skipped."""
     size, limit = path.stat().st_size, max_bytes(max_cells)
     if size > limit:
         raise FileProblem(Msg.of("{name} has {size} bytes; the limit is {limit} bytes, which "
                                  "{option} sets", name=name, size=size, limit=limit,
                                  option=LIMIT_HINT))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # an empty file: found empty below, not warned about
-        try:
-            return np.loadtxt(path, delimiter=",", dtype=np.float64, ndmin=2, encoding="utf-8")
-        except ValueError:
-            _csv_problem(path, name)  # numpy counts rows from 0 in one message, 1 in another
-            raise
-
-
-def _csv_problem(path: Path, name: str) -> None:
-    """The first bad cell or ragged row of a .csv file, its rows and columns counted from 1 as a
-    spreadsheet counts them (lines after `#` and blank lines are skipped, as numpy does)."""
-    width = None
-    with open(path, encoding="utf-8") as file:
-        for row, line in enumerate(file, start=1):
-            cells = line.split("#", 1)[0].strip()
-            if not cells:
+    with open(path, "rb") as raw:  # counted first, at C speed: cells <= commas + line breaks + 1
+        separators = sum(chunk.count(b",") + chunk.count(b"\n")
+                         for chunk in iter(lambda: raw.read(1 << 20), b""))
+    if separators + 1 > max_cells:
+        raise FileProblem(Msg.of("{name} holds more than {limit} numbers, the limit that "
+                                 "{option} sets", name=name, limit=max_cells, option=LIMIT_HINT))
+    cells = array.array("d")
+    width: int | None = None
+    rows = 0
+    with open(path, encoding="utf-8-sig", newline="") as file:
+        for number, line in enumerate(file, start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            fields = cells.split(",")
-            for column, field in enumerate(fields, start=1):
-                try:
-                    float(field)
-                except ValueError:
-                    raise FileProblem(Msg.of(
-                        "{name}: row {row}, column {column}: expected a number, found {found}",
-                        name=name, row=row, column=column, found=field.strip())) from None
-            if width is not None and len(fields) != width:
+            row = _csv_row(line, name, number)
+            if width is None:
+                width = len(row)
+            elif len(row) != width:
                 raise FileProblem(Msg.plural_of(
-                    "{name}: row {row} has {count} number, expected {expected}",
-                    "{name}: row {row} has {count} numbers, expected {expected}",
-                    len(fields), name=name, row=row, expected=width))
-            width = len(fields)
+                    "{name}: line {line} has {count} number, expected {expected}",
+                    "{name}: line {line} has {count} numbers, expected {expected}",
+                    len(row), name=name, line=number, expected=width))
+            if len(cells) + len(row) > max_cells:
+                raise FileProblem(Msg.of("{name} holds more than {limit} numbers, the limit "
+                                         "that {option} sets", name=name, limit=max_cells,
+                                         option=LIMIT_HINT))
+            cells.extend(row)
+            rows += 1
+    return np.frombuffer(cells, dtype=np.float64).reshape(rows, width or 0)  # (rows, width)
+
+
+def _csv_row(line: str, name: str, number: int) -> list[float]:
+    try:
+        return [float(cell) for cell in line.split(",")]
+    except ValueError:
+        for column, cell in enumerate(line.split(","), start=1):
+            try:
+                float(cell)
+            except ValueError:
+                raise FileProblem(Msg.of("{name}: line {line}, column {column}: expected a "
+                                         "number, found {found}", name=name, line=number,
+                                         column=column, found=cell.strip()[:40])) from None
+        raise
 
 
 def _check_header(file: IO[bytes], name: str, max_cells: int) -> None:
@@ -131,25 +161,53 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> None:
     if cells > max_cells:
         raise FileProblem(Msg.of("{name} holds {count} numbers ({shape}); the limit is "
                                  "{limit}, which {option} sets", name=name, count=cells,
-                                 shape="×".join(str(s) for s in shape), limit=max_cells,
+                                 shape="x".join(str(s) for s in shape), limit=max_cells,
                                  option=LIMIT_HINT))
 
 
 def _from_npz(path: Path, name: str, key: str | None, max_cells: int) -> np.ndarray:
+    _check_members(path, name)
     with np.load(path, allow_pickle=False) as archive:
         keys = list(archive.files)
         if key is None:
             if len(keys) != 1:
                 raise FileProblem(Msg.of("{name} holds {count} arrays ({keys}); say which with key",
-                                         name=name, count=len(keys), keys=", ".join(keys)))
+                                         name=name, count=len(keys), keys=_some(keys)))
             key = keys[0]
         if key not in keys:
             raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",
-                                     name=name, key=key, keys=", ".join(keys)))
+                                     name=name, key=key, keys=_some(keys)))
         member = key + ".npy" if key + ".npy" in archive.zip.namelist() else key
         with archive.zip.open(member) as file:
             _check_header(file, f"{name} ({key})", max_cells)
         return np.asarray(archive[key])
+
+
+def _some(keys: list[str], shown: int = 10) -> str:
+    """The first keys of an archive, for a message of one short line."""
+    listed = ", ".join(key[:MAX_NAME] for key in keys[:shown])
+    return listed + (f", … (+{len(keys) - shown})" if len(keys) > shown else "")
+
+
+def _check_members(path: Path, name: str) -> None:
+    """Refuse an .npz whose zip directory lists more than MAX_MEMBERS arrays or is larger than
+    MAX_DIRECTORY bytes, read from its end record before the directory itself is read (reading
+    it builds an object per member: a million members took 772 MB)."""
+    with open(path, "rb") as file:
+        file.seek(0, os.SEEK_END)
+        size = file.tell()
+        file.seek(max(0, size - END_SEARCH))
+        tail = file.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < 22:
+        return  # not a zip: zipfile says so, in one line
+    members, directory = struct.unpack("<xxxxxxxxHI", tail[at + 2: at + 16])[0:2]
+    zip64 = tail.rfind(b"PK\x06\x06", 0, at)
+    if zip64 >= 0 and len(tail) - zip64 >= 56:  # ZIP64: the counts of the 64-bit record
+        members, directory = struct.unpack("<QQ", tail[zip64 + 32: zip64 + 48])
+    if members > MAX_MEMBERS or directory > MAX_DIRECTORY:
+        raise FileProblem(Msg.of("{name} lists {count} arrays; the limit is {limit}",
+                                 name=name, count=members, limit=MAX_MEMBERS))
 
 
 def _check_dtype(dtype: np.dtype, name: str) -> None:
@@ -162,7 +220,8 @@ def _as_float(array: np.ndarray, name: str) -> np.ndarray:
     _check_dtype(array.dtype, name)
     if array.size == 0:
         raise FileProblem(Msg.of("{name} holds no numbers", name=name))
-    values = array.astype(np.float64)  # (same shape)
+    with np.errstate(over="ignore", invalid="ignore"):  # a longdouble past float64: inf, below
+        values = array.astype(np.float64)  # (same shape)
     if not np.isfinite(values).all():
         raise FileProblem(Msg.of("{name}: expected finite numbers, found inf or NaN", name=name))
     return values

@@ -12,6 +12,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from attncli.errors import Location
+
 Array = NDArray[np.float64]
 Convention = Literal["row", "column"]
 MaskedRows = Literal["zeros", "nan", "error"]
@@ -144,9 +146,19 @@ class Block:
 
 @dataclass(frozen=True)
 class Display:
+    """How the spec asks to be shown; a command's options override each choice."""
+
     precision: int = 2
     round_intermediates: bool = False
     decimal: Decimal = "dot"
+    steps: str | None = None  # step ids separated by commas, as --steps takes them
+    expand: tuple[str, ...] = ()  # --expand values
+    head: str | None = None  # as --head takes it
+    reading: bool = True
+    header: bool = True
+    md_flavor: str | None = None
+    # where each key was written, for errors in choices only a walkthrough can check
+    where: dict[str, Location] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

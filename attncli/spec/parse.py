@@ -5,6 +5,7 @@ was expected and what was found, and carries the line:column of the offending va
 from __future__ import annotations
 
 from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec import view_keys
 from attncli.spec.arrays import Budget, Files
 from attncli.spec.block import block_spec
 from attncli.spec.files import spec_folder
@@ -30,7 +31,8 @@ TOP_KEYS = (
     "masked_rows", "display", "title", "description",
     "heads", "context", "positional", "block",
 )
-DISPLAY_KEYS = ("precision", "round_intermediates", "decimal")
+DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
+                "reading", "header", "md_flavor")
 
 
 def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
@@ -116,4 +118,11 @@ def display(node: Node) -> Display:
         round_intermediates=optional(keys, "round_intermediates", boolean, False),
         decimal="comma" if optional(
             keys, "decimal", lambda n: choice(n, ("dot", "comma")), "dot") == "comma" else "dot",
+        steps=optional(keys, "steps", view_keys.steps, None),
+        expand=optional(keys, "expand", view_keys.expand, ()),
+        head=optional(keys, "head", view_keys.head, None),
+        reading=optional(keys, "reading", boolean, True),
+        header=optional(keys, "header", boolean, True),
+        md_flavor=optional(keys, "md_flavor", view_keys.md_flavor, None),
+        where={key: child.where for key, child in keys.items()},
     )

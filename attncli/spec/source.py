@@ -9,20 +9,23 @@ reader means it), and the original text of each scalar is kept, so an error can 
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import gc
 import json
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
-from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, max_bytes
+from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, MAX_TEXT, max_bytes
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -160,7 +163,7 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
         return name, decode(name, data)
     name = path
     try:
-        with open(path, "rb") as file:
+        with _open_unblocked(path) as file:
             size = os.fstat(file.fileno()).st_size
             if size > limit:
                 raise too_large(name, size, limit)
@@ -177,6 +180,24 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
     if len(data) > limit:  # a file that grew, or one whose size the system does not know
         raise too_large(name, None, limit)
     return name, decode(name, data)
+
+
+def _open_unblocked(path: str) -> BinaryIO:
+    """`path` opened for reading without waiting for a writer: a FIFO nobody writes to reads as
+    empty instead of hanging (opened with O_NONBLOCK, which is then cleared, so a pipe that has
+    a writer, such as bash's <(...), is read to its end)."""
+    if "\0" in path:
+        raise OSError(errno.EINVAL, "a file name cannot hold the character NUL")
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if stat.S_ISDIR(os.fstat(handle).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        flags = fcntl.fcntl(handle, fcntl.F_GETFL)
+        fcntl.fcntl(handle, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        return os.fdopen(handle, "rb")
+    except BaseException:
+        os.close(handle)
+        raise
 
 
 def too_large(name: str, size: int | None, limit: int) -> SpecError:
@@ -218,6 +239,11 @@ def parse(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
     """The document in `text` as a Node tree; SpecError with line:column if it is malformed,
     holds more than `max_cells` values (aliases expanded) or is nested too deep."""
     json_mode = is_json(name, text)
+    if json_mode:  # read as JSON, which YAML is not quite (attncli/spec/json_source.py)
+        from attncli.spec.json_source import parse_json
+
+        with _collector_paused():
+            return parse_json(name, text, max_cells)
     loader = _Loader(text, max_cells)
     try:
         with _collector_paused():
@@ -348,7 +374,7 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any, json_mode:
                    option=LIMIT_HINT),
             _at(name, root.start_mark),
         )
-    return _Builder(name, loader, json_mode).build(root, "")
+    return _Builder(name, loader, json_mode, max_cells).build(root, "")
 
 
 class _Measure:
@@ -485,11 +511,35 @@ def _plain_numbers(items: list[yaml.Node]) -> tuple[float, ...] | None:
     return tuple(numbers)
 
 
+class TextBudget:
+    """Text in a spec is bounded before it is kept: each key or text value to MAX_TEXT
+    characters, and all of them together, counted once per use of an alias, to the byte limit
+    of the spec file (limits.max_bytes), so a long title aliased as thousands of tokens is
+    refused as it is read."""
+
+    def __init__(self, max_cells: int) -> None:
+        self.limit = self.left = max_bytes(max_cells)
+
+    def charge(self, text: str, where: Location) -> None:
+        if len(text) > MAX_TEXT:
+            problem = Msg.of("expected a text of at most {limit} characters, found {length}",
+                             length=len(text), limit=MAX_TEXT)
+            raise SpecError(Msg.of("{path}: {problem}", path=where.path, problem=problem)
+                            if where.path else problem, where)
+        self.left -= len(text)
+        if self.left < 0:
+            raise SpecError(Msg.of("the spec's texts, with aliases expanded, are longer than "
+                                   "the limit of {limit} characters that {option} sets",
+                                   limit=self.limit, option=LIMIT_HINT), where)
+
+
 class _Builder:
-    def __init__(self, name: str, loader: Any, json_mode: bool) -> None:
+    def __init__(self, name: str, loader: Any, json_mode: bool,
+                 max_cells: int = DEFAULT_MAX_CELLS) -> None:
         self.name = name
         self.loader = loader
         self.json_mode = json_mode
+        self.texts = TextBudget(max_cells)
 
     def where(self, node: yaml.Node, path: str) -> Location:
         mark = node.start_mark
@@ -505,6 +555,7 @@ class _Builder:
                                         self.where(node, path))
             return Node(self._items(node, path), self.where(node, path))
         assert isinstance(node, yaml.ScalarNode)
+        self.texts.charge(node.value, self.where(node, path))
         return Node(self._scalar(node, path), self.where(node, path), node.value,
                     node.style in ("'", '"'))
 
@@ -521,6 +572,7 @@ class _Builder:
                     self.where(key_node, path),
                 )
             key = key_node.value
+            self.texts.charge(key, self.where(key_node, path))
             child_path = f"{path}.{key}" if path else key
             if key in children:
                 raise SpecError(

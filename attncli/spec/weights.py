@@ -6,6 +6,7 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
+from attncli.limits import MAX_HEADS
 from attncli.spec.arrays import Files, is_random, matrix_at, vector_at
 from attncli.spec.model import Array, Convention, Head
 from attncli.spec.source import Node
@@ -22,6 +23,12 @@ def projections(top: dict[str, Node], root: Node, d_model: int, convention: Conv
     """The heads (from `weights`, split by `heads: h`, or one per entry of a `heads` list),
     and the output projection W_O, b_O from `weights`."""
     heads_node = top.get("heads")
+    if heads_node is not None:
+        many = heads_node.value if isinstance(heads_node.value, int) else (
+            len(heads_node.value) if isinstance(heads_node.value, list) else 0)
+        if many > MAX_HEADS:  # a walkthrough shows every head: bounded before any is read
+            fail(heads_node, "expected at most {limit} heads, found {count}", limit=MAX_HEADS,
+                 count=many)
     given = check_keys(top["weights"], WEIGHT_KEYS) if "weights" in top else {}
     if heads_node is None or is_count(heads_node):
         full = head_weights(given, root, d_model, convention, files, None)

@@ -10,6 +10,7 @@ from attncli.steps.block import describe_block
 from attncli.steps.masks import describe_masks
 from attncli.steps.positions import positional_kind
 from attncli.steps.scores import divisor
+from attncli.visible import visible, visible_lines
 
 
 def header(b: Build) -> Header:
@@ -27,7 +28,8 @@ def header(b: Build) -> Header:
         scale_msg = Msg.of("none")
     shapes = [(h.d_k(spec.convention), h.d_v(spec.convention)) for h in spec.heads]
     return Header(
-        title=spec.title, description=spec.description,
+        title={lang: visible(text) for lang, text in spec.title.items()},
+        description={lang: visible_lines(text) for lang, text in spec.description.items()},
         n_queries=spec.queries.n, n_keys=spec.keys_source.n, d_model=spec.queries.d_model,
         d_k=head.d_k(spec.convention), d_v=head.d_v(spec.convention),
         n_heads=len(spec.heads), convention=spec.convention,

@@ -32,3 +32,19 @@ with open("ragged.csv", "w") as out:
     out.write("1,2\n3\n")
 with open("empty.csv", "w") as out:
     out.write("")
+with zipfile.ZipFile("many_members.npz", "w") as archive:  # one more array than attn reads
+    for i in range(1025):
+        archive.writestr(f"a{i}.npy", b"")
+# An archive whose one member says it is encrypted (flag bit 0), as `zip -P` writes it.
+with zipfile.ZipFile("encrypted.npz", "w") as archive, archive.open("W.npy", "w") as member:
+    np.save(member, np.eye(1))
+with open("encrypted.npz", "r+b") as out:
+    data = bytearray(out.read())
+    for signature, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        data[at + flags_at] |= 1
+    out.seek(0)
+    out.write(data)
+np.save("longdouble.npy", np.array([[np.longdouble("1e4000")]]))
+with open("bom.csv", "w", encoding="utf-8-sig") as out:  # Excel's "CSV UTF-8": read, not refused
+    out.write("1,two\n")

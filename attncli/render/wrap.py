@@ -1,0 +1,67 @@
+"""Lines that fit a width in terminal columns (attncli.render.common.cell_width: a CJK character
+takes two): prose broken between words, a written-out calculation broken after `=` or `+` with
+a hanging indent. A piece that fits nowhere (a long vector, a long token) is broken after a
+comma, then after `·`, and a word longer than a whole line is cut where the line ends."""
+
+from __future__ import annotations
+
+import re
+
+from attncli.render.common import cell_width
+
+HANGING = "    "  # a written-out line's continuation lines go this much further in
+
+# Where a calculation may break, best first: (pattern, the break is after this many characters
+# of the match; the rest of the match, a space, is dropped).
+FORMULA_BREAKS = (
+    (re.compile(r" [=≈+] "), 2),  # `a = b`, `a ≈ b`, `a + b`: the line ends with the sign
+    (re.compile(r"[,;] "), 1),  # inside a vector [0.10, 0.20, …]
+    (re.compile(r" / "), 2),
+    (re.compile(r"·"), 1),
+)
+WORD_BREAKS = ((re.compile(r" +"), 0),)
+
+
+def words(text: str, width: int, indent: str, rest: str | None = None) -> list[str]:
+    """`text` as lines of at most `width` columns, broken between words: the first line starts
+    with `indent`, the others with `rest` (default: the same)."""
+    return fill(text, width, indent, indent if rest is None else rest, WORD_BREAKS)
+
+
+def formula(text: str, width: int, indent: str) -> list[str]:
+    """A written-out calculation in lines of at most `width` columns, broken after `=` or `+`
+    where it can; continuation lines are indented by HANGING more."""
+    return fill(text, width, indent, indent + HANGING, FORMULA_BREAKS)
+
+
+def fill(text: str, width: int, first: str, rest: str,
+         breaks: tuple[tuple[re.Pattern[str], int], ...]) -> list[str]:
+    lines: list[str] = []
+    prefix = first
+    while cell_width(prefix + text) > width:
+        room = max(1, width - cell_width(prefix))
+        head, tail = cut(text, room, breaks)
+        lines.append(prefix + head)
+        text, prefix = tail, rest
+    lines.append(prefix + text)
+    return lines
+
+
+def cut(text: str, room: int, breaks: tuple[tuple[re.Pattern[str], int], ...]) -> tuple[str, str]:
+    """`text` split into a head of at most `room` columns and the rest, at the best break."""
+    for pattern, keep in breaks:
+        best = None
+        for match in pattern.finditer(text):
+            end = match.start() + keep
+            if end > 0 and cell_width(text[:end].rstrip()) <= room:
+                best = (end, match.end())
+            elif end > 0:
+                break
+        if best is not None and text[best[1]:].strip():
+            return text[:best[0]].rstrip(), text[best[1]:].lstrip()
+    end, used = 0, 0  # no break fits: cut the word where the line ends
+    while end < len(text) and used + cell_width(text[end]) <= room:
+        used += cell_width(text[end])
+        end += 1
+    end = max(end, 1)
+    return text[:end], text[end:].lstrip()

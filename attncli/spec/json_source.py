@@ -1,0 +1,190 @@
+"""Reading a JSON spec as JSON, into the same tree of `Node`s the YAML reader makes.
+
+The YAML parser refuses JSON that is valid (an emoji written as `"\\ud83d\\ude00"`, a raw U+007F,
+U+0085 or U+FFFE in a string) and cannot place a nested duplicate key or `NaN`. This reader
+follows RFC 8259, uses the json module's own string scanner, and keeps the offset of every value,
+which it maps to line:column, so every error is located as a YAML one is: duplicate keys, `NaN`
+and `Infinity`, nesting past MAX_DEPTH, more than `max_cells` values, a lone surrogate.
+
+A list of plain numbers (a row of a matrix) is matched and converted at once; the Nodes of its
+items are made only if an error needs them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
+from attncli.spec.source import LIMIT_HINT, Node, TextBudget
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_NUM = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+_ROW = re.compile(rf"\[[ \t\n\r]*{_NUM}(?:[ \t\n\r]*,[ \t\n\r]*{_NUM})*[ \t\n\r]*\]")
+_ROW_NUMBERS = re.compile(_NUM)
+_CONSTANTS = {"true": True, "false": False, "null": None}
+_NON_FINITE = ("NaN", "Infinity", "-Infinity")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Reader:
+    def __init__(self, name: str, text: str, max_cells: float) -> None:
+        self.name = name
+        self.text = text
+        self.max_cells = max_cells
+        self.values = 0
+        self.texts = TextBudget(int(max_cells))
+        self.newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def where(self, offset: int, path: str) -> Location:
+        line = bisect.bisect_left(self.newlines, offset)
+        start = self.newlines[line - 1] + 1 if line else 0
+        return Location(self.name, path, line + 1, offset - start + 1)
+
+    def fail(self, offset: int, message: Msg, path: str = "") -> SpecError:
+        return SpecError(message, self.where(offset, path))
+
+    def malformed(self, offset: int, problem: str) -> SpecError:
+        return self.fail(offset, Msg.of("malformed JSON: {problem}", problem=problem))
+
+    def skip(self, at: int) -> int:
+        found = _WS.match(self.text, at)
+        assert found is not None  # matches the empty string
+        return found.end()
+
+    def count(self, at: int, values: int = 1) -> None:
+        self.values += values
+        if self.values > self.max_cells:
+            raise self.fail(at, Msg.of("the spec holds more than {limit} values, the limit that "
+                                       "{option} sets", limit=self.max_cells, option=LIMIT_HINT))
+
+    def document(self) -> Node:
+        at = self.skip(0)
+        node, end = self.value(at, "", 1)
+        end = self.skip(end)
+        if end != len(self.text):
+            raise self.malformed(end, "Extra data")
+        return node
+
+    def value(self, at: int, path: str, depth: int) -> tuple[Node, int]:
+        text = self.text
+        char = text[at:at + 1]
+        if char in ("{", "["):
+            if depth > MAX_DEPTH:
+                raise self.fail(at, Msg.of("the spec nests lists and mappings more than {depth} "
+                                           "levels deep", depth=MAX_DEPTH))
+            return self.mapping(at, path, depth) if char == "{" else self.sequence(at, path, depth)
+        self.count(at)
+        where = self.where(at, path)
+        if char == '"':
+            value, end = self.string(at)
+            return Node(value, where, value, quoted=True), end
+        for word in _NON_FINITE:
+            if text.startswith(word, at):
+                problem = Msg.of("expected a finite number, found {found}", found=word)
+                raise SpecError(Msg.of("{path}: {problem}", path=path, problem=problem)
+                                if path else problem, where)
+        number = _NUMBER.match(text, at)
+        if number is not None and number.end() > at:
+            written = number.group()
+            return Node(_number(written, number), where, written), number.end()
+        for word, constant in _CONSTANTS.items():
+            if text.startswith(word, at):
+                return Node(constant, where, word), at + len(word)
+        raise self.malformed(at, "Expecting value")
+
+    def string(self, at: int) -> tuple[str, int]:
+        try:
+            value, end = scanstring(self.text, at + 1, True)
+        except ValueError as error:  # json.JSONDecodeError: its offset is exact
+            pos: int = getattr(error, "pos", at)
+            problem: str = getattr(error, "msg", str(error))
+            if problem.endswith(" at") and pos < len(self.text):  # "Invalid control character at"
+                problem = f"{problem[:-3]} U+{ord(self.text[pos]):04X}"
+            raise self.malformed(pos, problem) from None
+        self.texts.charge(value, self.where(at, ""))
+        lone = _SURROGATE.search(value)
+        if lone is not None:
+            raise self.fail(at, Msg.of("expected text, found half of a UTF-16 surrogate pair "
+                                       "(U+{code})", code=f"{ord(lone.group()):04X}"))
+        return value, end
+
+    def mapping(self, start: int, path: str, depth: int) -> tuple[Node, int]:
+        self.count(start)
+        children: dict[str, Node] = {}
+        at = self.skip(start + 1)
+        if self.text.startswith("}", at):
+            return Node(children, self.where(start, path)), at + 1
+        while True:
+            if not self.text.startswith('"', at):
+                raise self.malformed(at, "Expecting property name enclosed in double quotes")
+            key, after = self.string(at)
+            child_path = f"{path}.{key}" if path else key
+            if key in children:
+                raise self.fail(at, Msg.of("the key {key} is given twice", key=key), child_path)
+            at = self.skip(after)
+            if not self.text.startswith(":", at):
+                raise self.malformed(at, "Expecting ':' delimiter")
+            at = self.skip(at + 1)
+            children[key], at = self.value(at, child_path, depth + 1)
+            at = self.skip(at)
+            if self.text.startswith("}", at):
+                return Node(children, self.where(start, path)), at + 1
+            if not self.text.startswith(",", at):
+                raise self.malformed(at, "Expecting ',' delimiter")
+            at = self.skip(at + 1)
+
+    def sequence(self, start: int, path: str, depth: int) -> tuple[Node, int]:
+        row = _ROW.match(self.text, start)
+        if row is not None:
+            numbers = tuple(map(float, _ROW_NUMBERS.findall(row.group())))
+            if all(map(math.isfinite, numbers)):
+                self.count(start, 1 + len(numbers))
+                return Node.number_list(numbers, lambda: self.uncounted(start, path, depth),
+                                        self.where(start, path)), row.end()
+        self.count(start)
+        items, end = self.items(start, path, depth)
+        return Node(items, self.where(start, path)), end
+
+    def uncounted(self, start: int, path: str, depth: int) -> list[Node]:
+        """The Nodes of a row read at once, made later (for an error): counted already."""
+        self.max_cells = math.inf
+        return self.items(start, path, depth)[0]
+
+    def items(self, start: int, path: str, depth: int) -> tuple[list[Node], int]:
+        items: list[Node] = []
+        at = self.skip(start + 1)
+        if self.text.startswith("]", at):
+            return items, at + 1
+        while True:
+            item, at = self.value(at, f"{path}[{len(items)}]", depth + 1)
+            items.append(item)
+            at = self.skip(at)
+            if self.text.startswith("]", at):
+                return items, at + 1
+            if not self.text.startswith(",", at):
+                raise self.malformed(at, "Expecting ',' delimiter")
+            at = self.skip(at + 1)
+
+
+def _number(written: str, parts: re.Match[str]) -> Any:
+    """An integer as written (one past Python's 4300 digits, or past float range, as inf, for
+    the spec's checks to refuse with its line:column), else a float."""
+    if parts.group(2) is None and parts.group(3) is None:
+        try:
+            return int(written)
+        except ValueError:
+            return float(written)
+    return float(written)
+
+
+def parse_json(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
+    """The JSON document `text` as a Node tree; SpecError at the line:column of its first
+    problem."""
+    return _Reader(name, text, max_cells).document()

@@ -1,0 +1,48 @@
+"""The keys that choose what a walkthrough shows, as a spec's `display` and a snippets manifest
+entry write them; each is read into the text its command-line option takes (attncli/view.py),
+so one parser (attncli/show.py) reads all three."""
+
+from __future__ import annotations
+
+from attncli.i18n import Msg
+from attncli.spec.source import Node
+from attncli.spec.values import choice, expect, fail, integer, items, text
+from attncli.view import ALL, MD_FLAVORS, STEP_IDS
+
+
+def words(node: Node, what: Msg) -> list[Node]:
+    """A list of texts, or one text: `[scores, weights]` or `scores`."""
+    return [node] if isinstance(node.value, str) else items(node, what)
+
+
+def steps(node: Node) -> str:
+    """`steps: [scores, weights]` (or `all`) as --steps takes it: `scores,weights`."""
+    if node.value == ALL:
+        return ALL
+    return ",".join(choice(child, STEP_IDS) for child in words(node, Msg.of("a list of step ids")))
+
+
+def expand(node: Node) -> tuple[str, ...]:
+    """`expand: none`, `expand: [weights:chases, scores:chases,mouse]`: --expand's values."""
+    return tuple(text(child) for child in words(node, Msg.of("a list of cells to write out")))
+
+
+def head(node: Node) -> str:
+    """`head: 2` (1-based) or `head: all`."""
+    if node.value == ALL:
+        return ALL
+    if isinstance(node.value, str):
+        expect(node, Msg.of("a head number or all"))
+    return str(integer(node, 1))
+
+
+def md_flavor(node: Node) -> str:
+    return choice(node, MD_FLAVORS)
+
+
+def matrix(node: Node) -> str:
+    """`matrix: A`, `matrix: "A:2"`: one matrix by its symbol (checked against the spec later)."""
+    written = text(node)
+    if not written.strip():
+        fail(node, "expected a matrix symbol such as A or A:2, found nothing")
+    return written

@@ -1,0 +1,111 @@
+"""Where attn writes: a full or closed stdout, `-o` onto what is not a regular file, two outputs
+that are one file, SIGTERM and SIGHUP in the middle of a write, and click's usage errors: one
+line and exit 2 (or the signal's exit code), no traceback, nothing left behind.
+
+Root bypasses file permissions, so these use what it cannot: /dev/full, closed descriptors,
+character devices, FIFOs, folders and signals.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from attncli import files
+from tests.conftest import attn_executable, run
+
+
+def shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["sh", "-c", command], cwd=cwd, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "ATTN": attn_executable()})
+
+
+def test_a_full_stdout_is_one_line(tmp_path: Path) -> None:
+    result = shell('"$ATTN" explain > /dev/full', tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2, "attn: cannot write to standard output: No space left on device\n")
+
+
+def test_a_closed_stdout_is_one_line(tmp_path: Path) -> None:
+    result = shell('"$ATTN" explain >&-', tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2, "attn: cannot write to standard output: Bad file descriptor\n")
+
+
+def test_a_closed_pipe_is_one_line(tmp_path: Path) -> None:
+    result = shell('"$ATTN" export --json | head -c 1 > /dev/null', tmp_path)
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") <= 1
+
+
+@pytest.mark.parametrize("args", [["explain", "--bogus", "\x1b[2J"], ["explain", "a", "b"],
+                                  ["export", "-f"]])
+def test_usage_errors_are_one_line_with_the_input_visible(args: list[str]) -> None:
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "\x1b" not in result.stderr
+    assert result.stderr.startswith(f"attn {args[0]}: ")
+    assert result.stderr.endswith(f" (see attn {args[0]} --help)\n")
+
+
+def test_output_onto_a_device_is_refused(tmp_path: Path) -> None:
+    result = run("export", "--latex", "-o", "/dev/null")
+    assert (result.exit_code, result.stderr) == (
+        2, "attn: cannot write /dev/null: this is a device, expected a regular file\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)  # still the device
+
+
+def test_output_onto_a_fifo_a_folder_or_a_name_ending_in_a_slash_is_refused(
+        tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "folder").mkdir()
+    for target, reason in [("pipe", "this is a named pipe (FIFO), expected a regular file"),
+                           ("folder", "this is a folder, expected a regular file"),
+                           ("newdir/", "expected a file name, found a folder")]:
+        path = f"{tmp_path}/{target}"
+        result = run("export", "--latex", "-o", path)
+        assert (result.exit_code, result.stderr) == (2, f"attn: cannot write {path}: {reason}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "pipe"]
+    assert (tmp_path / "pipe").is_fifo()
+
+
+def test_two_outputs_that_are_one_file_are_refused(tmp_path: Path) -> None:
+    out = tmp_path / "x.svg"
+    result = run("export", "--svg", "-o", str(out), "--heatmap", str(tmp_path / "." / "x.svg"))
+    assert (result.exit_code, result.stderr) == (
+        2, f"attn: --output and --heatmap name the same file {out}; choose two files\n")
+    assert not out.exists()
+
+
+def test_output_through_a_link_writes_the_file_it_points_to(tmp_path: Path) -> None:
+    (tmp_path / "real.tex").write_text("old\n")
+    (tmp_path / "link.tex").symlink_to("real.tex")
+    assert run("export", "--latex", "-o", str(tmp_path / "link.tex")).exit_code == 0
+    assert (tmp_path / "link.tex").is_symlink()  # the link kept, deliberately written through
+    assert (tmp_path / "real.tex").read_text().startswith("%")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.tex", "real.tex"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_mid_write_leaves_no_temporary_file(signum: int, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "out.tex"
+    target.write_text("old\n")
+    real_fsync = os.fsync
+
+    def interrupted(fd: int) -> None:  # the temporary file is written: now the signal comes
+        assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+        os.kill(os.getpid(), signum)
+        real_fsync(fd)
+
+    monkeypatch.setattr(files.os, "fsync", interrupted)
+    result = run("export", "--latex", "-o", str(target))
+    assert result.exit_code == 128 + signum
+    assert [p.name for p in tmp_path.iterdir()] == ["out.tex"]
+    assert target.read_text() == "old\n"
+    assert signal.getsignal(signum) in (signal.SIG_DFL, signal.default_int_handler)

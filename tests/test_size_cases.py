@@ -1,0 +1,118 @@
+"""Every size a spec or an option can ask for is bounded before it is paid (attncli/budget.py,
+attncli/limits.py): each case below is refused in one line, exit 2, within PEAK_MB of memory,
+measured as tests/test_limits.py measures it (the child's own VmHWM). Times are in the README's
+Robustness section, never asserted here.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.test_limits import PEAK_MB, peak_rss_mb
+
+
+def tokens(n: int, d: int) -> str:
+    return ("tokens: [" + ", ".join(f"t{i}" for i in range(n)) + "]\n"
+            f"embeddings: {{random: {{}}, dim: {d}}}\n")
+
+
+def alias_title(folder: Path) -> None:
+    title = "x" * 1_000_000
+    (folder / "spec.yaml").write_text(f"title: &t {title}\ntokens: [" + ", ".join(["*t"] * 3000)
+                                      + "]\nembeddings: {random: {}, dim: 2}\n")
+
+
+def long_token(folder: Path) -> None:
+    (folder / "spec.yaml").write_text("tokens: [" + "y" * 10_000_000 + "]\nembeddings: [[1]]\n")
+
+
+def many_heads(folder: Path) -> None:
+    (folder / "spec.yaml").write_text("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nheads: ["
+                                      + ", ".join(["{}"] * 20_000) + "]\n")
+
+
+def many_members(folder: Path) -> None:
+    # 70,000 members: more than the 16-bit count of a plain zip end record, so the ZIP64 record
+    # is read too; the refusal must come from the count, before the directory is read
+    with zipfile.ZipFile(folder / "W.npz", "w") as archive:
+        for i in range(70_000):
+            archive.writestr(f"a{i}.npy", b"")
+    (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: W.npz}\n")
+
+
+def big_csv(folder: Path) -> None:
+    with open(folder / "E.csv", "w") as out:  # 40 MB, 20 million cells: twice the limit
+        row = ",".join(["0"] * 1000) + "\n"
+        out.writelines(row for _ in range(20_000))
+    (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: E.csv}\n")
+
+
+def shape(n: int, d: int) -> Callable[[Path], None]:
+    def write(folder: Path) -> None:
+        (folder / "spec.yaml").write_text(tokens(n, d))
+
+    return write
+
+
+# n x m weights of one head = n²; walkthrough_cells for one head: n·d_k + m·(d_k + d_v) + 4nm +
+# n·d_v, then n·d_v + n·d: with d = d_k = d_v that is 4n² + 6nd.
+CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
+    "title of 1 MB aliased as 3000 tokens": (
+        alias_title, ["explain", "spec.yaml"],
+        "spec.yaml:1:8: title: expected a text of at most 1000 characters, found 1000000"),
+    "a token of 10 MB": (
+        long_token, ["explain", "spec.yaml"],
+        "spec.yaml:1:10: tokens[0]: expected a text of at most 1000 characters, found 10000000"),
+    "20,000 heads": (
+        many_heads, ["explain", "spec.yaml"],
+        "spec.yaml:3:8: heads: expected at most 256 heads, found 20000"),
+    "-x all on 300 x 16": (
+        shape(300, 16), ["explain", "spec.yaml", "-x", "all"],
+        # 1 head · 300 rows · (300 + 16)² terms at most
+        "attn: --expand all: writing out every cell of this spec takes up to 29956800 terms; "
+        "the limit is 50000, which --max-cells sets; choose cells with STEP:ROW"),
+    "--full on 3000 x 4": (
+        shape(3000, 4), ["explain", "spec.yaml", "--full", "-f", "text"],
+        "attn: --full: this document would print about 36072000 numbers; the limit is 500000, "
+        "which --max-cells sets"),  # 4·3000² + 6·3000·4
+    "--latex on 2000 x 8": (
+        shape(2000, 8), ["export", "spec.yaml", "--latex"],
+        "attn: --latex: this document would print about 16096000 numbers; the limit is 500000, "
+        "which --max-cells sets"),  # 4·2000² + 6·2000·8
+    "--json on 2000 x 8": (
+        shape(2000, 8), ["explain", "spec.yaml", "-f", "json"],
+        "attn: --format json: this document would print about 16096000 numbers; the limit is "
+        "500000, which --max-cells sets"),
+    "--round-intermediates on 480 x 8": (
+        shape(480, 8), ["explain", "spec.yaml", "--round-intermediates", "-f", "text"],
+        "attn: --round-intermediates: hand calculation of this spec works 230400 weights; the "
+        "limit is 20000, which --max-cells sets"),  # 480²
+    ".npz of 70,000 members": (
+        many_members, ["explain", "spec.yaml"],
+        "spec.yaml:2:20: embeddings.file: W.npz lists 70000 arrays; the limit is 1024"),
+    "CSV of 40 MB": (
+        big_csv, ["explain", "spec.yaml"],
+        "spec.yaml:2:20: embeddings.file: E.csv holds more than 10000000 numbers, the limit "
+        "that --max-cells sets"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_size_is_refused_before_it_is_paid(case: str, tmp_path: Path) -> None:
+    make, args, expected = CASES[case]
+    make(tmp_path)
+    code, stderr, peak = peak_rss_mb(*args, cwd=tmp_path)
+    assert (code, stderr) == (2, expected + "\n")
+    assert peak < PEAK_MB
+
+
+def test_just_under_the_limits_the_work_is_done(tmp_path: Path) -> None:
+    # 340 tokens, d = 8: 4·340² + 6·340·8 = 478,720 numbers, under 500,000
+    (tmp_path / "spec.yaml").write_text(tokens(340, 8))
+    code, stderr, peak = peak_rss_mb("export", "spec.yaml", "--latex", cwd=tmp_path)
+    assert (code, stderr) == (0, "")
+    assert peak < PEAK_MB

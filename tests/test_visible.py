@@ -1,0 +1,113 @@
+"""Hostile text is inert (attncli/visible.py): no control, format or noncharacter reaches a
+terminal or a file raw, in any format or error; SVG stays well-formed XML; Markdown link syntax
+in a token never becomes a link; labels that would look alike look different."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import unicodedata
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+
+from attncli.render import render
+from attncli.spec import loads_spec
+from attncli.visible import escape_char, inert_json, inert_markdown_math, visible
+from attncli.walkthrough import build
+from tests.conftest import run
+
+# Every character visible() must escape, found independently of its table: Unicode's own
+# categories (control, format, surrogate, line and paragraph separator) and noncharacters.
+HIDDEN = [chr(c) for c in range(sys.maxunicode + 1)
+          if unicodedata.category(chr(c)) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+          or (c & 0xFFFE) == 0xFFFE or 0xFDD0 <= c <= 0xFDEF]
+RAW = re.compile("[" + "".join(re.escape(c) for c in HIDDEN if c != "\n") + "]")
+
+TOKENS = ["\x1b]52;c;SGVsbG8=\x07", "row\rX", "a", "a\u200b", "\u202eevil", "\ufffe\x00",
+          "bs\x08\x7f\x85", "\U000e0041tag"]
+TITLE = "T\x1b]0;pwned\x07 \x7f end"
+
+
+def hostile():  # type: ignore[no-untyped-def]
+    spec = yaml.safe_dump({"title": TITLE, "tokens": TOKENS,
+                           "embeddings": [[float(i % 3), 1.0] for i in range(len(TOKENS))]},
+                          allow_unicode=True)
+    return build(loads_spec(spec))
+
+
+def test_visible_escapes_every_hidden_character_and_nothing_else() -> None:
+    assert all(visible(c) != c for c in HIDDEN)
+    assert visible("\x1b[2J") == "\\x1b[2J"
+    assert visible("a\rb\nc\td") == "a\\rb\\nc\\td"
+    assert visible("\u200b\u202e\ufffe") == "\\u200b\\u202e\\ufffe"
+    assert visible("\U000e0041\U0010fffe") == "\\U000e0041\\U0010fffe"
+    assert escape_char("\x85") == "\\x85"
+    plain = "cat, кот, kot, 猫, 😀, $x$, <b>"
+    assert visible(plain) is plain
+
+
+@pytest.mark.parametrize("fmt", ["text", "rich", "markdown", "latex", "svg", "heatmap", "json"])
+def test_no_format_writes_a_hidden_character_raw(fmt: str) -> None:
+    text = render(hostile(), fmt, "en", color=False) if fmt == "rich" else render(
+        hostile(), fmt, "en")
+    found = RAW.search(text)
+    assert found is None, (fmt, hex(ord(found.group())) if found else None)
+
+
+def test_svg_and_heatmap_are_well_formed_xml_and_show_the_escapes() -> None:
+    for fmt in ("svg", "heatmap"):
+        root = ET.fromstring(render(hostile(), fmt, "en"))
+        shown = "".join(root.itertext())
+        assert "\\x1b]52;c;SGVsbG8=\\x07" in shown.replace("\xa0", " "), fmt
+
+
+def test_labels_that_would_look_alike_look_different() -> None:
+    rows = hostile().output.rows
+    assert rows[2:4] == ("a", "a\\u200b")
+    assert rows[0] == "\\x1b]52;c;SGVsbG8=\\x07"
+    assert rows[4] == "\\u202eevil"
+
+
+def test_json_keeps_the_shown_labels_as_data() -> None:
+    document = json.loads(render(hostile(), "json", "en"))
+    assert document["title"] == visible(TITLE)
+    embeddings = next(s for s in document["steps"] if s["id"] == "embeddings")
+    assert embeddings["matrices"][0]["rows"] == [visible(t) for t in TOKENS]
+
+
+@pytest.mark.parametrize("text", ["\x7f\x85\u2028\u200b\ufffe", "\U000e0041 and \U0001f600",
+                                  "\ud800 lone"])
+def test_inert_json_is_the_same_data(text: str) -> None:
+    written = inert_json(json.dumps({"t": text}, ensure_ascii=False))
+    assert RAW.search(written) is None
+    assert json.loads(written) == {"t": text}
+
+
+def test_markdown_link_and_image_syntax_never_links() -> None:
+    spec = yaml.safe_dump({"tokens": ["![i](http://evil/x.png)", "[x](javascript:alert(1))"],
+                           "embeddings": [[1.0, 0.0], [0.0, 1.0]]})
+    walkthrough = build(loads_spec(spec))
+    for flavor in ("github", "katex", "plain"):
+        text = render(walkthrough, "markdown", "en", md_flavor=flavor)
+        assert re.search(r"(?<!\\)\](\(|\[)(http|javascript)", text) is None, flavor
+    assert inert_markdown_math(r"\text{[x](y)} \\[2pt] a][b") == r"\text{[x]{}(y)} \\[2pt] a]{}[b"
+
+
+def test_errors_show_terminal_escapes_visible(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text('tokens: [a]\nembeddings: [[1]]\nmask: "\\e[2J\\e]0;x\\a\\r\\nnext"\n')
+    result = run("explain", str(spec))
+    assert result.exit_code == 2
+    assert result.stderr == (f"{spec}:3:7: mask: expected none, causal, {{window: w}}, "
+                             "{padding: [...]} or a 0/1 matrix, found the text "
+                             '"\\x1b[2J\\x1b]0;x\\x07\\r\\nnext"\n')
+
+
+def test_a_dangerous_front_matter_title_reads_back() -> None:
+    text = render(hostile(), "markdown", "en", front_matter=True)
+    front = text.split("---\n", 2)[1]
+    assert RAW.search(front) is None
+    assert yaml.safe_load(front)["title_en"] == visible(TITLE)
