@@ -161,7 +161,7 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> None:
     if cells > max_cells:
         raise FileProblem(Msg.of("{name} holds {count} numbers ({shape}); the limit is "
                                  "{limit}, which {option} sets", name=name, count=cells,
-                                 shape="x".join(str(s) for s in shape), limit=max_cells,
+                                 shape="×".join(str(s) for s in shape), limit=max_cells,
                                  option=LIMIT_HINT))
 
 
