@@ -29,6 +29,7 @@ from attncli.limits import max_hand, max_shown, max_terms
 if TYPE_CHECKING:
     from attncli.expand import Selection
     from attncli.spec.model import Spec
+    from attncli.view import View
 
 
 def written_terms(spec: Spec) -> int:
@@ -39,7 +40,7 @@ def written_terms(spec: Spec) -> int:
     return len(spec.heads) * n * width * width
 
 
-def check_hand(spec: Spec, max_cells: int) -> None:
+def check_hand(spec: Spec, max_cells: int, option: str = "--round-intermediates") -> None:
     """Refuse hand calculation of more weights than the limit allows, before any is worked."""
     if not spec.display.round_intermediates:
         return
@@ -48,11 +49,12 @@ def check_hand(spec: Spec, max_cells: int) -> None:
     if weights > limit:
         raise UsageError(Msg.of(
             "{option}: hand calculation of this spec works {count} weights; the limit is "
-            "{limit}, which {limit_option} sets", option="--round-intermediates", count=weights,
+            "{limit}, which {limit_option} sets", option=option, count=weights,
             limit=limit, limit_option="--max-cells"))
 
 
-def check_expansion(spec: Spec, selection: Selection, max_cells: int) -> None:
+def check_expansion(spec: Spec, selection: Selection, max_cells: int,
+                    option: str = "--expand all") -> None:
     if selection.mode != "all":
         return
     terms, limit = written_terms(spec), max_terms(max_cells)
@@ -60,7 +62,7 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int) -> None:
         raise UsageError(Msg.of(
             "{option}: writing out every cell of this spec takes up to {count} terms; the limit "
             "is {limit}, which {limit_option} sets; choose cells with STEP:ROW",
-            option="--expand all", count=terms, limit=limit, limit_option="--max-cells"))
+            option=option, count=terms, limit=limit, limit_option="--max-cells"))
 
 
 def check_shown(spec: Spec, max_cells: int, option: str) -> None:
@@ -74,3 +76,22 @@ def check_shown(spec: Spec, max_cells: int, option: str) -> None:
             "{option}: this document would print about {count} numbers; the limit is {limit}, "
             "which {limit_option} sets", option=option, count=count, limit=limit,
             limit_option="--max-cells"))
+
+
+def check_view(spec: Spec, view: View, max_cells: int, shows: str) -> None:
+    """Every bound above for `spec` shown as `view` asks over the spec's own display (its
+    `expand` and `round_intermediates` count: a spec from a pull request may ask for them);
+    `shows` names the option that asks for every number, when the view does not elide."""
+    from dataclasses import replace
+
+    from attncli.narrow import selection
+    from attncli.show import over
+
+    display = over(spec.display, view)
+    check_expansion(spec, selection(display), max_cells,
+                    "--expand all" if view.expand else "display.expand")
+    check_hand(replace(spec, display=display), max_cells,
+               "--round-intermediates" if view.round_intermediates is not None
+               else "display.round_intermediates")
+    if not view.summary:
+        check_shown(spec, max_cells, shows)

@@ -25,7 +25,7 @@ from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages, transl
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.render import ELIDING
 from attncli.view import STEP_IDS, Inline, Loading, View
-from attncli.visible import visible
+from attncli.visible import visible, visible_document
 
 if TYPE_CHECKING:
     from attncli.show import Shown
@@ -404,18 +404,9 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
         loaded = inline_spec(inline, reading.max_cells)
     else:
         loaded = load_spec(spec_path(spec), **vars(reading))
-    from dataclasses import replace
+    from attncli.budget import check_view
 
-    from attncli.budget import check_expansion, check_hand, check_shown
-    from attncli.expand import Selection
-
-    check_expansion(loaded, Selection.parse(view.expand), reading.max_cells)
-    if view.round_intermediates is not None:
-        loaded = replace(loaded, display=replace(loaded.display,
-                                                 round_intermediates=view.round_intermediates))
-    check_hand(loaded, reading.max_cells)
-    if not view.summary:
-        check_shown(loaded, reading.max_cells, shows)
+    check_view(loaded, view, reading.max_cells, shows)
     return prepare(loaded, view)
 
 
@@ -552,7 +543,8 @@ def snippets(
             else:
                 say(Msg.of("{path} is missing; run: {command}", path=where, command=fix), lang)
         if diff:  # before the summary, which may end the command with an exit code
-            write_stdout("".join(unified_diff(outcome) for outcome in stale))
+            # the old files are the tree's (a pull request's): what they hold is shown inert
+            write_stdout(visible_document("".join(unified_diff(outcome) for outcome in stale)))
         finish(report, writing, check, lang)
         return ""
 

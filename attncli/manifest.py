@@ -235,6 +235,9 @@ def patterns(node: Node) -> tuple[Pattern, ...]:
         if PurePosixPath(pattern).is_absolute():
             fail(child, "expected a path relative to the manifest's folder, found {found}",
                  found=pattern)
+        if ".." in PurePosixPath(pattern).parts:  # never a search, or a name, outside the tree
+            fail(child, "expected a path inside the manifest's folder, found {found}",
+                 found=pattern)
         found.append(Pattern(pattern, child.where))
     return tuple(found)
 

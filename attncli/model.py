@@ -146,9 +146,9 @@ class Expansion:
 class Step:
     """One step of the computation: what it is called, its formula, what it produced."""
 
-    # stable: embeddings, positional, context, parameters, projections, scores, scaled, masked,
-    # weights, output (per head); concat, out_projection; residual_1, norm_1, ffn, residual_2,
-    # norm_2 (the rest of the layer)
+    # stable: embeddings, positional, context, parameters, projections, rope, scores, scaled,
+    # bias, masked, weights, output (per head); concat, out_projection; residual_1, norm_1, ffn,
+    # residual_2, norm_2 (the rest of the layer)
     id: str
     title: Msg
     formula: Formula | None

@@ -36,7 +36,10 @@ def selection(display: Display) -> Selection:
         where = display.where.get("expand")
         if where is None:
             raise
-        refuse("expand", error.message, where)
+        # the message names --expand; written in a file, it names the key where it stands
+        params = tuple((name, where.path if name == "option" else value)
+                       for name, value in error.message.params)
+        raise SpecError(replace(error.message, params=params), where) from None
 
 
 def narrow(walkthrough: Walkthrough, display: Display) -> Walkthrough:

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 Array = NDArray[np.float64]
 Bools = NDArray[np.bool_]
+Ints = NDArray[np.int64]
 
 
 def project(x: Array, w: Array, b: Array | None, convention: Literal["row", "column"]) -> Array:
@@ -156,3 +157,61 @@ def gelu(x: Array) -> Array:
     """x·Φ(x) with the exact normal CDF, as PyTorch's default GELU."""
     erf = np.vectorize(math.erf, otypes=[np.float64])
     return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))  # (n, d_ff)
+
+
+def rope_angles(positions: int, d_k: int, base: float = 10000.0) -> Array:
+    """RoPE's rotation angles p·θᵢ, θᵢ = base^(−2i/d_k), for p = 0 .. positions-1 (Su et al.)."""
+    theta = base ** (-2.0 * np.arange(d_k // 2) / d_k)  # (d_k/2,)
+    p = np.arange(positions, dtype=np.float64)[:, None]  # (p, 1)
+    return p * theta  # (p, 1) * (d_k/2,) -> (p, d_k/2)
+
+
+def rope_pairs(d_k: int, layout: Literal["half", "interleaved"]) -> tuple[Ints, Ints]:
+    """Which features RoPE rotates together: (i, i + d_k/2) in the `half` layout (GPT-NeoX,
+    Llama), (2i, 2i+1) in the `interleaved` one (GPT-J, RoFormer); pair i turns by p·θᵢ."""
+    i = np.arange(d_k // 2)  # (d_k/2,)
+    if layout == "half":
+        return i, i + d_k // 2
+    return 2 * i, 2 * i + 1
+
+
+def rope(x: Array, angles: Array, layout: Literal["half", "interleaved"]) -> Array:
+    """Each row p of x with every pair of features (a, b) turned by angles[p]:
+    (a, b) -> (a·cos − b·sin, a·sin + b·cos)."""
+    first, second = rope_pairs(x.shape[1], layout)  # (d_k/2,), (d_k/2,)
+    cos, sin = np.cos(angles), np.sin(angles)  # (n, d_k/2)
+    a, b = x[:, first], x[:, second]  # (n, d_k/2)
+    out = np.empty_like(x)  # (n, d_k)
+    out[:, first] = a * cos - b * sin
+    out[:, second] = a * sin + b * cos
+    return out
+
+
+def alibi_slopes(h: int) -> Array:
+    """ALiBi's head slopes (Press et al.): 2^(−8i/h) for i = 1 .. h when h is a power of 2; else
+    those of the power of 2 below h, then every other slope of twice that, as the paper's code."""
+    def powers(count: int) -> list[float]:
+        return [2.0 ** (-8.0 * i / count) for i in range(1, count + 1)]
+
+    below = 1 << (h.bit_length() - 1)  # the largest power of 2 <= h
+    slopes = powers(below) + powers(2 * below)[0::2][: h - below]
+    return np.array(slopes, dtype=np.float64)  # (h,)
+
+
+def alibi(n: int, m: int, slope: float) -> Array:
+    """B[i, j] = −slope·|i − j|: a key further from the query gets a lower score (for j <= i,
+    the paper's −slope·(i − j))."""
+    distance = np.abs(np.arange(n)[:, None] - np.arange(m)[None, :])  # (n, 1) - (1, m) -> (n, m)
+    return -slope * distance  # (n, m)
+
+
+def rms_norm(x: Array, gain: Array | None, eps: float) -> Array:
+    """gain·x / √(mean(x²) + eps) over the features of each row (Zhang and Sennrich)."""
+    rms = np.sqrt((x**2).mean(axis=1, keepdims=True) + eps)  # (n, 1)
+    y = x / rms  # (n, d)
+    return y if gain is None else y * gain  # (n, d) * (d,)
+
+
+def silu(x: Array) -> Array:
+    """x·σ(x), written so that a large negative x gives 0 without overflow."""
+    return x * 0.5 * (1.0 + np.tanh(0.5 * x))  # (n, d_ff): σ(x) = (1 + tanh(x/2)) / 2

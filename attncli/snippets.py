@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from attncli.budget import check_hand, check_shown
+from attncli.budget import check_view
 from attncli.errors import AttnError, Location, SpecError
 from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.i18n import Msg
@@ -97,9 +97,7 @@ def generate(targets: Iterable[Target], write: bool,
         if key not in built:
             try:
                 if not isinstance(spec, AttnError):
-                    check_hand(spec, (loading or Loading()).max_cells)
-                    if not summary:
-                        check_shown(spec, (loading or Loading()).max_cells, target.format)
+                    check_view(spec, key[1], (loading or Loading()).max_cells, target.format)
                 built[key] = spec if isinstance(spec, AttnError) else prepare(spec, key[1])
             except AttnError as error:
                 built[key] = error

@@ -16,15 +16,27 @@ from attncli.labels import token_labels
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.reading import read
 from attncli.spec.model import Spec
-from attncli.steps import block, heads, masks, positions, projections, scores, softmax
+from attncli.steps import (
+    biases,
+    block,
+    heads,
+    masks,
+    positions,
+    projections,
+    rope,
+    scores,
+    softmax,
+)
 from attncli.steps.base import Build, Family, HeadState, Made, S, State
 from attncli.steps.header import header
 
 # The steps of one head, in order.
 HEAD: tuple[Family[HeadState], ...] = (
     Family("projections", projections.projections),
+    Family("rope", rope.rope, rope.rotary),
     Family("scores", scores.scores),
     Family("scaled", scores.scaled, scores.scales),
+    Family("bias", biases.biased, biases.has_bias),
     Family("masked", masks.masked, masks.has_masks),
     Family("weights", softmax.weights),
     Family("output", heads.output),

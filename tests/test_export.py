@@ -25,7 +25,7 @@ from attncli.spec import load_spec
 from attncli.walkthrough import build
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+CAT = ROOT / "configs" / "cat_chases_mouse.yaml"  # the bundled example: 3 tokens, d_model = 2
 TRICKY = ROOT / "tests" / "data" / "tricky_tokens.yaml"
 TOKENS = ["\\input{x}", "50%", "a_b", "|", "<b>", "[bold]"]
 runner = CliRunner()
@@ -98,10 +98,10 @@ def test_labelled_matrix_has_every_row_on_its_own_line() -> None:
 
 
 def test_latex_fragment_and_standalone() -> None:
-    fragment = export(str(CONFIGS[0]), "--latex")
+    fragment = export(str(CAT), "--latex")
     assert fragment.startswith("% attn export --latex: a fragment for \\input; engine: pdflatex")
     assert r"\documentclass" not in fragment and r"\begin{bmatrix}" in fragment
-    whole = export(str(CONFIGS[0]), "--latex", "--standalone")
+    whole = export(str(CAT), "--latex", "--standalone")
     assert whole.splitlines()[0].startswith("% engine: pdflatex")
     assert whole.rstrip().endswith(r"\end{document}")
     assert r"\usepackage[T1]{fontenc}" in whole and r"\usepackage[english]{babel}" in whole
@@ -173,9 +173,9 @@ def test_markdown_math_blocks_and_front_matter() -> None:
 
 
 def test_markdown_flavors_differ_in_inline_math_only_plain_has_no_math() -> None:
-    github = export(str(CONFIGS[0]), "--markdown")
-    katex = export(str(CONFIGS[0]), "--markdown", "--md-flavor", "katex")
-    plain = export(str(CONFIGS[0]), "--markdown", "--md-flavor", "plain")
+    github = export(str(CAT), "--markdown")
+    katex = export(str(CAT), "--markdown", "--md-flavor", "katex")
+    plain = export(str(CAT), "--markdown", "--md-flavor", "plain")
     assert "$`X`$ (3 × 2)" in github and "$X$ (3 × 2)" in katex
     assert math_blocks(github) == math_blocks(katex)
     assert "$" not in plain and "```text" in plain and "|---|" in plain
@@ -200,7 +200,7 @@ def test_markdown_sections_per_language() -> None:
     from attncli.render import RenderOptions
     from attncli.render.markdown import document
 
-    walkthrough = build(load_spec(str(CONFIGS[0])))
+    walkthrough = build(load_spec(str(CAT)))
     text = document(walkthrough, RenderOptions(front_matter=True), ["en", "en"])
     assert text.count("## EN\n") == 2 and "### " in text and "\n# " not in text
 
@@ -234,7 +234,7 @@ def test_heatmap_has_a_cell_per_weight_labels_and_numbers() -> None:
 
 
 def test_json_export_is_explains_json() -> None:
-    spec = str(CONFIGS[0])
+    spec = str(CAT)
     exported = json.loads(export(spec, "--json"))
     explained = runner.invoke(app, ["explain", spec, "--format", "json"]).stdout
     assert exported == json.loads(explained)
@@ -260,9 +260,9 @@ def test_two_exports_are_byte_identical(flags: list[str], tmp_path: Path) -> Non
 
 def test_heatmap_file_is_written_and_stable(tmp_path: Path) -> None:
     target = tmp_path / "weights.svg"
-    assert runner.invoke(app, ["export", str(CONFIGS[0]), "--heatmap", str(target)]).exit_code == 0
+    assert runner.invoke(app, ["export", str(CAT), "--heatmap", str(target)]).exit_code == 0
     before = target.read_bytes()
-    assert runner.invoke(app, ["export", str(CONFIGS[0]), "--heatmap", str(target)]).exit_code == 0
+    assert runner.invoke(app, ["export", str(CAT), "--heatmap", str(target)]).exit_code == 0
     assert target.read_bytes() == before and before.startswith(b"<svg ")
 
 
@@ -307,16 +307,16 @@ def test_write_atomic_replaces_and_keeps_permissions(tmp_path: Path) -> None:
 
 
 def test_unwritable_folder_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["export", str(CONFIGS[0]), "--json", "-o",
+    result = runner.invoke(app, ["export", str(CAT), "--json", "-o",
                                  str(tmp_path / "missing" / "x.json")])
     assert result.exit_code == 2
     assert result.stderr.startswith("attn: cannot write ") and "Traceback" not in result.stderr
 
 
 def test_one_format_at_a_time() -> None:
-    result = runner.invoke(app, ["export", str(CONFIGS[0]), "--latex", "--json"])
+    result = runner.invoke(app, ["export", str(CAT), "--latex", "--json"])
     assert result.exit_code == 2
-    assert runner.invoke(app, ["export", str(CONFIGS[0])]).exit_code == 2
+    assert runner.invoke(app, ["export", str(CAT)]).exit_code == 2
 
 
 def test_export_through_the_real_entry_point(tmp_path: Path) -> None:

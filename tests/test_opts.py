@@ -241,7 +241,7 @@ def test_display_chooses_what_the_spec_shows(write) -> None:  # type: ignore[no-
                             "md_flavor?"),
     ("  steps: [scaled]\n  head: 2", "spec.yaml:6:9: display.head: expected a head from 1 to 1, "
                                      "found 2"),
-    ("  expand: [weights]", "spec.yaml:5:11: display.expand: --expand: expected auto, all, none "
+    ("  expand: [weights]", "spec.yaml:5:11: display.expand: expected auto, all, none "
                             "or STEP:ROW[,COLUMN], found weights"),
 ])
 def test_a_bad_display_choice_is_located(write, display: str,  # type: ignore[no-untyped-def]
@@ -318,6 +318,8 @@ def test_a_manifest_entry_writes_what_the_options_print(repo: Path) -> None:
                           "plain, found the text \"gfm\""),
     ('matrix = "B"', "attn.toml: snippets[0].matrix: no matrix B here; this walkthrough has X, "),
     ("head = 2", "attn.toml: snippets[0].head: expected a head from 1 to 1, found 2"),
+    ('expand = ["weights"]', "attn.toml: snippets[0].expand: expected auto, all, none or "
+                             "STEP:ROW[,COLUMN], found weights"),
 ])
 def test_a_bad_entry_choice_is_located(repo: Path, entry: str, message: str) -> None:
     (repo / "attn.toml").write_text('[[snippets]]\nspecs = "cat.attn.yaml"\nformats = ["text"]\n'

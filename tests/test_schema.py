@@ -13,13 +13,22 @@ from typer.testing import CliRunner
 from attncli.cli import app
 from attncli.i18n import LANGUAGES
 from attncli.schema import SCHEMA_PATH, schema
-from attncli.spec.arrays import RANDOM_KEYS
-from attncli.spec.block import BLOCK_KEYS, FFN_KEYS
+from attncli.spec.arrays import EMBEDDINGS_RANDOM_KEYS, FILE_KEYS, RANDOM_KEYS, RANDOM_SHAPE_KEYS
+from attncli.spec.block import BLOCK_KEYS, FFN_KEYS, LAYER_NORM_KEYS, RMS_NORM_KEYS
 from attncli.spec.masks import MASK_KEYS
+from attncli.spec.model import ACTIVATIONS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
 from attncli.spec.scores import SCORE_KEYS
+from attncli.spec.sequences import (
+    CONTEXT_KEYS,
+    POSITIONAL_KINDS,
+    ROPE_KEYS,
+    ROPE_LAYOUTS,
+    SINUSOIDAL_KEYS,
+)
 from attncli.spec.source import Node, parse
 from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
+from attncli.view import STEP_IDS
 from tests.conftest import EXAMPLES
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
@@ -59,6 +68,11 @@ GOOD = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
     "heads: [{W_Q: [[1], [0]], W_K: {file: w.npz, key: K}}, {}]\n",
     "context: {tokens: [c], embeddings: {random: {}, dim: 2}, positional: sinusoidal}\n",
     "positional: {sinusoidal: {base: 100}}\n", "positional: [[0, 1], [1, 0]]\n",
+    "positional: rope\n", "positional: {rope: {base: 500, layout: interleaved}}\n",
+    "heads: 2\nkv_heads: 1\n", "bias: alibi\n", "bias: [[0, -1], [-1, 0]]\n",
+    "bias: [[[0, -1], [-1, 0]], {file: b.npy}]\n",
+    "block: {rms_norm: {eps: 1e-6, gain: [1, 2]}, norm: pre, ffn: {W_1: [[1], [0]],"
+    " W_3: [[0], [1]], W_2: [[1, 1]], activation: swiglu}}\n",
     "block: {residual: true, layer_norm: [{eps: 1e-6}, {gain: [1, 1]}], norm: pre,"
     " ffn: {W_1: {random: {seed: 1, distribution: uniform, low: -1}, shape: [2, 4]},"
     " W_2: {random: {seed: 2}}, activation: gelu}}\n",
@@ -85,32 +99,71 @@ def test_specs_attn_accepts_are_valid(extra: str) -> None:
     (GOOD + "heads: 0\n", "0 is not valid under any of the given schemas"),
     (GOOD + "positional: cosine\n", "'cosine' is not valid under any of the given schemas"),
     (GOOD + "block: {ffn: {W_1: [[1]]}}\n", "'W_2' is a required property"),
+    (GOOD + "positional: {rope: {layout: split}}\n",
+     "{'rope': {'layout': 'split'}} is not valid under any of the given schemas"),
+    (GOOD + "kv_heads: 0\n", "0 is less than the minimum of 1"),
+    (GOOD + "bias: sliding\n", "'sliding' is not valid under any of the given schemas"),
+    (GOOD + "block: {rms_norm: {bias: [0, 0]}}\n",
+     "{'bias': [0, 0]} is not valid under any of the given schemas"),
 ])
 def test_a_broken_spec_fails(spec: str, problem: str) -> None:
     assert problem in errors(spec)
 
 
-def properties(*path: str) -> set[str]:
-    node = schema()
-    for key in path:
-        node = node[key]
-    return set(node["properties"])
+# Every object of the schema that lists properties, by its place in the schema, and the keys
+# the loader's section module declares for it: the schema is derived from nothing and the loader
+# from nothing, so this table is what ties them; a `properties` object missing here fails.
+DECLARED: dict[str, tuple[str, ...]] = {
+    "": TOP_KEYS,
+    "properties/weights": WEIGHT_KEYS,
+    "properties/score/oneOf/1": SCORE_KEYS,
+    "properties/display": DISPLAY_KEYS,
+    "properties/context": CONTEXT_KEYS,
+    "properties/block": BLOCK_KEYS,
+    "properties/block/properties/ffn": FFN_KEYS,
+    "$defs/localized/oneOf/1": LANGUAGES,
+    "$defs/file": FILE_KEYS,
+    "$defs/randomOptions": RANDOM_KEYS,
+    "$defs/random": RANDOM_SHAPE_KEYS,
+    "$defs/embeddings/else/oneOf/1": (*RANDOM_SHAPE_KEYS, *EMBEDDINGS_RANDOM_KEYS),
+    "$defs/head": PROJECTION_KEYS,
+    "$defs/positional/oneOf/1": ("sinusoidal",),
+    "$defs/positional/oneOf/1/properties/sinusoidal": SINUSOIDAL_KEYS,
+    "$defs/positional/oneOf/2": ("rope",),
+    "$defs/positional/oneOf/2/properties/rope": ROPE_KEYS,
+    "$defs/layerNorm": LAYER_NORM_KEYS,
+    "$defs/rmsNorm": RMS_NORM_KEYS,
+}
+
+
+def objects(node: Any, path: str = "") -> dict[str, set[str]]:
+    """Every `properties` object under `node`, by its path, with its keys (the mask's options
+    are one union: the loader reads them as one mapping)."""
+    found: dict[str, set[str]] = {}
+    if isinstance(node, dict):
+        if isinstance(node.get("properties"), dict) and not path.startswith("$defs/mask/"):
+            found[path] = set(node["properties"])
+        for key, child in node.items():
+            found.update(objects(child, f"{path}/{key}".lstrip("/")))
+    elif isinstance(node, list):
+        for index, child in enumerate(node):
+            found.update(objects(child, f"{path}/{index}"))
+    return found
 
 
 def test_the_schema_names_exactly_the_keys_the_loader_accepts() -> None:
-    assert properties() == set(TOP_KEYS)
-    assert properties("properties", "weights") == set(WEIGHT_KEYS)
-    assert properties("properties", "display") == set(DISPLAY_KEYS)
-    assert properties("properties", "score", "oneOf", 1) == set(SCORE_KEYS)
+    assert objects(schema()) == {path: set(keys) for path, keys in DECLARED.items()}
     mask_keys = set().union(*(set(option.get("properties", {}))
                               for option in schema()["$defs"]["mask"]["oneOf"]))
     assert mask_keys == set(MASK_KEYS)
-    assert properties("$defs", "localized", "oneOf", 1) == set(LANGUAGES)
-    assert properties("$defs", "head") == set(PROJECTION_KEYS)
-    assert properties("properties", "block") == set(BLOCK_KEYS)
-    assert properties("properties", "block", "properties", "ffn") == set(FFN_KEYS)
-    assert properties("$defs", "randomOptions") == set(RANDOM_KEYS)
-    assert properties("properties", "context") == {"tokens", "embeddings", "positional"}
+    positional = schema()["$defs"]["positional"]["oneOf"]
+    assert positional[0]["enum"] == ["none", *POSITIONAL_KINDS]
+    assert positional[2]["properties"]["rope"]["properties"]["layout"]["enum"] == list(
+        ROPE_LAYOUTS)
+    ffn = schema()["properties"]["block"]["properties"]["ffn"]["properties"]
+    assert tuple(ffn["activation"]["enum"]) == ACTIVATIONS
+    steps = schema()["properties"]["display"]["properties"]["steps"]["oneOf"]
+    assert tuple(steps[1]["enum"]) == tuple(steps[2]["items"]["enum"]) == STEP_IDS
 
 
 def test_every_key_has_a_description() -> None:

@@ -109,7 +109,8 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], stderr: str) -> None:
 
 
 def oracle(config: Path) -> np.ndarray:
-    """softmax(QKᵀ/√d_k + M)V in one shot, from the YAML as written (row or column convention)."""
+    """softmax(QKᵀ/√d_k + B + M)V in one shot, from the YAML as written (row or column
+    convention; B a bias matrix, when given)."""
     doc = yaml.safe_load(config.read_text(encoding="utf-8"))
     x = np.array(doc["embeddings"], dtype=float)
     weights = doc.get("weights", {})
@@ -122,6 +123,8 @@ def oracle(config: Path) -> np.ndarray:
 
     q, k, v = x @ w("W_Q"), x @ w("W_K"), x @ w("W_V")
     s = q @ k.T / (1.0 if doc.get("scale") == "none" else np.sqrt(q.shape[1]))
+    if isinstance(doc.get("bias"), list):
+        s = s + np.array(doc["bias"], dtype=float)
     if doc.get("mask") == "causal":
         s = np.where(np.tri(*s.shape, dtype=bool), s, -np.inf)
     elif isinstance(doc.get("mask"), dict) and "padding" in doc["mask"]:

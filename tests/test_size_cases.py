@@ -91,6 +91,18 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
         shape(480, 8), ["explain", "spec.yaml", "--round-intermediates", "-f", "text"],
         "attn: --round-intermediates: hand calculation of this spec works 230400 weights; the "
         "limit is 20000, which --max-cells sets"),  # 480²
+    "display: {expand: all} on 300 x 16 (a spec's own choice counts too)": (
+        lambda folder: (folder / "spec.yaml").write_text(tokens(300, 16)
+                                                         + "display: {expand: all}\n"),
+        ["explain", "spec.yaml"],
+        "attn: display.expand: writing out every cell of this spec takes up to 29956800 terms; "
+        "the limit is 50000, which --max-cells sets; choose cells with STEP:ROW"),
+    "display: {round_intermediates: true} on 480 x 8": (
+        lambda folder: (folder / "spec.yaml").write_text(
+            tokens(480, 8) + "display: {round_intermediates: true}\n"),
+        ["explain", "spec.yaml"],
+        "attn: display.round_intermediates: hand calculation of this spec works 230400 weights; "
+        "the limit is 20000, which --max-cells sets"),
     ".npz of 70,000 members": (
         many_members, ["explain", "spec.yaml"],
         "spec.yaml:2:20: embeddings.file: W.npz lists 70000 arrays; the limit is 1024"),

@@ -165,8 +165,9 @@ def test_positional_kinds(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("extra", "expected"), [
-    ("positional: cosine\n", "spec.yaml:6:13: positional: expected none, sinusoidal, "
-     '{sinusoidal: {base: n}} or a tokens × d_model matrix, found the text "cosine"'),
+    ("positional: cosine\n", "spec.yaml:6:13: positional: expected none, sinusoidal, rope, "
+     "{sinusoidal: {base: n}}, {rope: {base: n, layout: half}} or a tokens × d_model matrix, "
+     'found the text "cosine"'),
     ("positional: {sinusoidal: {base: 1}}\n",
      "spec.yaml:6:33: positional.sinusoidal.base: expected a base greater than 1, found 1"),
     ("positional: {sinusoidal: {bass: 10}}\n",
@@ -291,7 +292,7 @@ def test_random_errors(tmp_path: Path, extra: str, expected: str) -> None:
 
 @pytest.mark.parametrize(("extra", "expected"), [
     ("block: {residual: false}\n",
-     "spec.yaml:6:8: block: expected at least one of residual: true, layer_norm and ffn"),
+     "spec.yaml:6:8: block: expected at least one of residual: true, layer_norm, rms_norm and ffn"),
     ("block: {layer_norm: {eps: 0}}\n",
      "spec.yaml:6:27: block.layer_norm.eps: expected a positive eps, found 0"),
     ("block: {layer_norm: [{}, {}, {}]}\n", "spec.yaml:6:21: block.layer_norm: expected one "
@@ -304,7 +305,8 @@ def test_random_errors(tmp_path: Path, extra: str, expected: str) -> None:
     (f"block: {{ffn: {{W_1: {matrix(4, 8)}, W_2: {matrix(4, 8)}}}}}\n",
      "spec.yaml:6:187: block.ffn.W_2 is 4×8, expected d_ff × d_model = 8×4"),
     (f"block: {{ffn: {{W_1: {matrix(4, 2)}, W_2: {matrix(2, 4)}, activation: tanh}}}}\n",
-     "spec.yaml:6:129: block.ffn.activation: expected one of relu, gelu, found the text \"tanh\""),
+     "spec.yaml:6:129: block.ffn.activation: expected one of relu, gelu, silu, swiglu, geglu, "
+     'found the text "tanh"'),
     (f"heads: [{{W_V: {matrix(4, 3)}}}]\nblock: {{}}\n",
      "spec.yaml:7:8: block: the layer needs the attention output to have d_model = 4 columns, "
      "found 3; add W_O to weights"),

@@ -181,3 +181,22 @@ def test_a_well_behaved_tree_still_works(tree: Path) -> None:
     written = (tree / "snippets/cat.en.txt").read_text()
     assert "cat" in written and "mouse" in written
     assert run("snippets", "--check").exit_code == 0
+
+
+def test_a_diff_shows_what_an_old_snippet_holds_inert(tree: Path) -> None:
+    (tree / "snippets").mkdir()
+    (tree / "snippets/cat.en.txt").write_text("\x1b]52;c;SGVsbG8=\x07\x1b[2J\n")
+    result = run("snippets", "--check", "--diff")
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "-\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J\n" in result.stdout
+
+
+@pytest.mark.parametrize("pattern", ["../*.yaml", "posts/../../*"])
+def test_a_spec_pattern_never_searches_outside_the_tree(tree: Path, pattern: str) -> None:
+    (tree.parent / "secret-name.yaml").write_text("x: 1\n")
+    manifest(tree, specs=pattern)
+    result = run("snippets", "--check")
+    assert (result.exit_code, result.stderr) == (
+        2, "attn.toml: snippets[0].specs: expected a path inside the manifest's folder, found "
+        f"{pattern}\n")

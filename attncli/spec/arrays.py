@@ -31,6 +31,9 @@ from attncli.spec.values import (
 )
 
 RANDOM_KEYS = ("seed", "distribution", "low", "high", "mean", "std")
+FILE_KEYS = ("file", "key")
+RANDOM_SHAPE_KEYS = ("random", "shape")
+EMBEDDINGS_RANDOM_KEYS = ("dim",)
 
 
 class Budget:
@@ -114,13 +117,13 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
     if is_random(node):
         dim_node = node.get("dim")
         dim = integer(dim_node, 1) if dim_node is not None else None
-        return random_values(node, (n, dim), files.budget, ("dim",))
+        return random_values(node, (n, dim), files.budget, EMBEDDINGS_RANDOM_KEYS)
     return matrix_at(node, "embeddings", files, (n, None))
 
 
 def file_values(node: Node, files: Files, ndim: int) -> Array:
     """{file: name.npy | name.csv} or {file: name.npz, key: W_Q}, relative to the spec."""
-    keys = check_keys(node, ("file", "key"))
+    keys = check_keys(node, FILE_KEYS)
     name_node = keys["file"]  # present: that is how the caller told a file from a matrix
     name = text(name_node)
     key = optional(keys, "key", text, None)
@@ -147,7 +150,7 @@ def random_values(node: Node, shape: Dims, budget: Budget,
 
     NumPy's Generator (PCG64) gives the same numbers for the same seed on every machine.
     """
-    keys = check_keys(node, ("random", "shape", *extra))
+    keys = check_keys(node, (*RANDOM_SHAPE_KEYS, *extra))
     if "shape" in keys:
         written = items(keys["shape"], Msg.of("a list of sizes"))
         given = tuple(integer(size, 1) for size in written)

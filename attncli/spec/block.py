@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from attncli.i18n import Msg
 from attncli.spec.arrays import Dims, Files, matrix_at, vector_at
-from attncli.spec.model import Array, Block, Convention, FeedForward, LayerNorm
+from attncli.spec.model import (
+    ACTIVATIONS,
+    GATED,
+    Array,
+    Block,
+    Convention,
+    FeedForward,
+    LayerNorm,
+    Norm,
+    RMSNorm,
+)
 from attncli.spec.source import Node
 from attncli.spec.values import (
     boolean,
@@ -17,52 +27,67 @@ from attncli.spec.values import (
     optional,
 )
 
-BLOCK_KEYS = ("residual", "layer_norm", "ffn", "norm")
-FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "activation")
+BLOCK_KEYS = ("residual", "layer_norm", "rms_norm", "ffn", "norm")
+FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "W_3", "b_3", "activation")
+LAYER_NORM_KEYS = ("gain", "bias", "eps")
+RMS_NORM_KEYS = ("gain", "eps")
 
 
 def block_spec(node: Node, d_model: int, convention: Convention, files: Files) -> Block:
     """block: {residual, layer_norm, ffn, norm: post|pre}: the rest of the layer."""
     keys = check_keys(node, BLOCK_KEYS)
     residual = optional(keys, "residual", boolean, True)
-    norms = optional(keys, "layer_norm", lambda n: layer_norms(n, d_model, files), None)
+    if "layer_norm" in keys and "rms_norm" in keys:
+        fail(keys["rms_norm"], "expected layer_norm or rms_norm, found both")
+    norms: tuple[Norm, Norm] | None = optional(
+        keys, "layer_norm", lambda n: layer_norms(n, d_model, files), None)
+    if "rms_norm" in keys:
+        norms = layer_norms(keys["rms_norm"], d_model, files, rms=True)
     ffn = optional(keys, "ffn", lambda n: feed_forward(n, d_model, convention, files), None)
     norm = optional(keys, "norm", lambda n: choice(n, ("post", "pre")), "post")
     if not residual and norms is None and ffn is None:
-        fail(node, "expected at least one of residual: true, layer_norm and ffn")
+        fail(node, "expected at least one of residual: true, layer_norm, rms_norm and ffn")
     return Block(residual, norms, ffn, "pre" if norm == "pre" else "post")
 
 
-def layer_norms(node: Node, d_model: int, files: Files) -> tuple[LayerNorm, LayerNorm] | None:
-    """true, one {gain, bias, eps} for both LayerNorms, or a list of two (first, second)."""
+def layer_norms(node: Node, d_model: int, files: Files,
+                rms: bool = False) -> tuple[Norm, Norm] | None:
+    """true, one {gain, bias, eps} for both LayerNorms, or a list of two (first, second); with
+    `rms`, the same of RMSNorms ({gain, eps})."""
     if isinstance(node.value, bool):
-        return (LayerNorm(), LayerNorm()) if node.value else None
+        if not node.value:
+            return None
+        return (RMSNorm(), RMSNorm()) if rms else (LayerNorm(), LayerNorm())
     if isinstance(node.value, list):
         entries = items(node, Msg.of("a list of two LayerNorms"))
         if len(entries) != 2:
             fail(node, "expected one LayerNorm for both places or a list of two, found {found}",
                  found=len(entries))
-        return layer_norm(entries[0], d_model, files), layer_norm(entries[1], d_model, files)
-    one = layer_norm(node, d_model, files)
+        return layer_norm(entries[0], d_model, files, rms), layer_norm(entries[1], d_model,
+                                                                       files, rms)
+    one = layer_norm(node, d_model, files, rms)
     return one, one
 
 
-def layer_norm(node: Node, d_model: int, files: Files) -> LayerNorm:
-    keys = check_keys(node, ("gain", "bias", "eps"))
+def layer_norm(node: Node, d_model: int, files: Files, rms: bool = False) -> Norm:
+    keys = check_keys(node, RMS_NORM_KEYS if rms else LAYER_NORM_KEYS)
     found: dict[str, Array | None] = {}
     for key in ("gain", "bias"):
         found[key] = None
         if key in keys:
             found[key] = vector_at(keys[key], files, d_model)
             check_shape(keys[key], found[key], (d_model,), "d_model")  # type: ignore[arg-type]
-    eps = optional(keys, "eps", number, 1e-5)
+    eps = optional(keys, "eps", number, RMSNorm.eps if rms else LayerNorm.eps)
     if eps <= 0:
         fail(keys["eps"], "expected a positive eps, found {value}", value=eps)
+    if rms:
+        return RMSNorm(found["gain"], eps)
     return LayerNorm(found["gain"], found["bias"], eps)
 
 
 def feed_forward(node: Node, d_model: int, convention: Convention, files: Files) -> FeedForward:
-    """ffn: {W_1, b_1, W_2, b_2, activation: relu|gelu}, shapes checked against d_model."""
+    """ffn: {W_1, b_1, W_2, b_2, activation, and W_3, b_3 for swiglu or geglu}, shapes checked
+    against d_model."""
     keys = check_keys(node, FFN_KEYS)
     for key in ("W_1", "W_2"):
         if key not in keys:
@@ -78,13 +103,25 @@ def feed_forward(node: Node, d_model: int, convention: Convention, files: Files)
     check_shape(keys["W_1"], W_1, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
     W_2 = matrix_at(keys["W_2"], "W_2", files, shape(d_ff, d_model))
     check_shape(keys["W_2"], W_2, shape(d_ff, d_model), names[1])  # type: ignore[arg-type]
+    activation = optional(keys, "activation", lambda n: choice(n, ACTIVATIONS), "relu")
+    gated = activation in GATED
+    W_3 = None
+    if gated:
+        if "W_3" not in keys:
+            fail(node, "the key {key} is missing", key="W_3")
+        W_3 = matrix_at(keys["W_3"], "W_3", files, shape(d_model, d_ff))
+        check_shape(keys["W_3"], W_3, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
+    for key in ("W_3", "b_3"):
+        if key in keys and not gated:
+            fail(keys[key], "{key} is the up projection of swiglu and geglu; the activation "
+                 "is {activation}", key=key, activation=activation)
     biases: dict[str, Array | None] = {}
-    for key, dim, dim_name in (("b_1", d_ff, "d_ff"), ("b_2", d_model, "d_model")):
+    for key, dim, dim_name in (("b_1", d_ff, "d_ff"), ("b_2", d_model, "d_model"),
+                               ("b_3", d_ff, "d_ff")):
         biases[key] = None
         if key in keys:
             bias = vector_at(keys[key], files, dim)
             check_shape(keys[key], bias, (dim,), dim_name)
             biases[key] = bias
-    activation = optional(keys, "activation", lambda n: choice(n, ("relu", "gelu")), "relu")
     return FeedForward(W_1, W_2, biases["b_1"], biases["b_2"],
-                       "gelu" if activation == "gelu" else "relu")
+                       next(a for a in ACTIVATIONS if a == activation), W_3, biases["b_3"])

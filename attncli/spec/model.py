@@ -18,15 +18,21 @@ Array = NDArray[np.float64]
 Convention = Literal["row", "column"]
 MaskedRows = Literal["zeros", "nan", "error"]
 Decimal = Literal["dot", "comma"]
+Activation = Literal["relu", "gelu", "silu", "swiglu", "geglu"]
+ACTIVATIONS: tuple[Activation, ...] = ("relu", "gelu", "silu", "swiglu", "geglu")
+GATED = ("swiglu", "geglu")
 
 
 @dataclass(frozen=True)
 class Positional:
-    """What is added to the embeddings: P = sinusoidal(n, d_model, base), or a given matrix."""
+    """What is added to the embeddings: P = sinusoidal(n, d_model, base), or a given matrix;
+    or `rope`: rotary embeddings, applied to each head's queries and keys instead."""
 
-    kind: Literal["sinusoidal", "matrix"]
-    base: float = 10000.0  # the n of sin(k / n^(2i/d)), for `sinusoidal`
+    kind: Literal["sinusoidal", "matrix", "rope"]
+    base: float = 10000.0  # the n of sin(k / n^(2i/d)), for `sinusoidal`; of θᵢ, for `rope`
     values: Array | None = None  # (n, d_model), for `matrix`
+    # for `rope` (nothing is added to E: each head's q and k are rotated): which features pair up
+    layout: Literal["half", "interleaved"] = "half"
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,11 @@ class Head:
     # For `heads: h`: which columns (row convention) or rows (column convention) of the full
     # W_Q, W_K and W_V this head's blocks are, as 0-based (start, stop) for d_k and for d_v.
     split: tuple[tuple[int, int], tuple[int, int]] | None = None
+    # With kv_heads (grouped-query attention): the 0-based group whose K and V this head uses,
+    # the (start, stop) of that group's block of W_K and of W_V, and the 1-based heads sharing it.
+    group: int | None = None
+    kv_split: tuple[tuple[int, int], tuple[int, int]] | None = None
+    sharing: tuple[int, ...] = ()
 
     def d_k(self, convention: Convention) -> int:
         return int(self.W_Q.shape[1] if convention == "row" else self.W_Q.shape[0])
@@ -115,6 +126,19 @@ Mask = CausalMask | WindowMask | PaddingMask | MatrixMask
 
 
 @dataclass(frozen=True)
+class ScoreBias:
+    """What is added to the scaled scores before the mask: ALiBi's −m·|i − j| with each head's
+    slope m, or given n x m matrices (one for every head, or one per head)."""
+
+    kind: Literal["alibi", "matrix"]
+    matrices: tuple[Array, ...] = ()  # (n, m) each; one, or one per head
+
+    def for_head(self, index: int) -> Array:
+        """The matrix of head `index` (0-based), for `matrix`."""
+        return self.matrices[index if len(self.matrices) > 1 else 0]
+
+
+@dataclass(frozen=True)
 class LayerNorm:
     """LayerNorm over the features of each row: gain·(x - μ)/√(σ² + eps) + bias."""
 
@@ -124,14 +148,32 @@ class LayerNorm:
 
 
 @dataclass(frozen=True)
+class RMSNorm:
+    """RMSNorm over the features of each row: gain·x/√(mean(x²) + eps), no centring, no bias."""
+
+    gain: Array | None = None  # (d_model,); None: all ones
+    eps: float = 1e-6
+
+
+Norm = LayerNorm | RMSNorm
+
+
+@dataclass(frozen=True)
 class FeedForward:
-    """The position-wise feed-forward network: activation(X·W_1 + b_1)·W_2 + b_2."""
+    """The position-wise feed-forward network: activation(X·W_1 + b_1)·W_2 + b_2, or gated
+    (swiglu, geglu): (act(X·W_1 + b_1) ⊙ (X·W_3 + b_3))·W_2 + b_2, W_1 the gate, W_3 the up."""
 
     W_1: Array  # row: (d_model, d_ff); column: (d_ff, d_model)
     W_2: Array  # row: (d_ff, d_model); column: (d_model, d_ff)
     b_1: Array | None = None  # (d_ff,)
     b_2: Array | None = None  # (d_model,)
-    activation: Literal["relu", "gelu"] = "relu"
+    activation: Activation = "relu"
+    W_3: Array | None = None  # like W_1; for swiglu and geglu
+    b_3: Array | None = None  # (d_ff,)
+
+    @property
+    def gated(self) -> bool:
+        return self.activation in GATED
 
 
 @dataclass(frozen=True)
@@ -139,7 +181,7 @@ class Block:
     """The rest of the layer around attention: residual adds, LayerNorms and the FFN."""
 
     residual: bool = True
-    norms: tuple[LayerNorm, LayerNorm] | None = None  # before/after the FFN; None: no LayerNorm
+    norms: tuple[Norm, Norm] | None = None  # before/after the FFN; None: no normalization
     ffn: FeedForward | None = None
     norm: Literal["post", "pre"] = "post"
 
@@ -176,6 +218,8 @@ class Spec:
     score: Score = field(default_factory=Score)
     scale: Scale = field(default_factory=Scale)
     masks: tuple[Mask, ...] = ()
+    bias: ScoreBias | None = None
+    kv_heads: int | None = None  # grouped-query attention: the K/V heads the heads share
     masked_rows: MaskedRows = "zeros"
     display: Display = field(default_factory=Display)
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language

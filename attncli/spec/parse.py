@@ -7,10 +7,11 @@ from __future__ import annotations
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.spec import view_keys
 from attncli.spec.arrays import Budget, Files
+from attncli.spec.biases import score_bias
 from attncli.spec.block import block_spec
 from attncli.spec.files import spec_folder
 from attncli.spec.masks import masked_rows, masks
-from attncli.spec.model import Convention, Display, Scale, Score, Spec
+from attncli.spec.model import Convention, Display, Head, Scale, Score, Sequence, Spec
 from attncli.spec.scores import scale_spec, score_spec
 from attncli.spec.sequences import context_sequence, sequence
 from attncli.spec.source import Node
@@ -29,7 +30,7 @@ from attncli.spec.weights import projections
 TOP_KEYS = (
     "tokens", "embeddings", "convention", "weights", "score", "scale", "mask",
     "masked_rows", "display", "title", "description",
-    "heads", "context", "positional", "block",
+    "heads", "context", "positional", "block", "bias", "kv_heads",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -63,6 +64,9 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
                 fail(top["score"], "the general score needs one d_k for every head; head "
                      "{index} has d_k = {found}, head 1 has {expected}",
                      index=index, found=head.d_k(convention), expected=d_k)
+    rotary(queries, top.get("positional"), heads, convention)
+    if context is not None:
+        rotary(context, top["context"].get("positional"), heads, convention)
     default_scale = Scale("sqrt_dk") if kind == "scaled_dot" else Scale("none")
     block = optional(top, "block", lambda n: block_spec(n, queries.d_model, convention, files),
                      None)
@@ -84,6 +88,9 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         score=score_model,
         scale=optional(top, "scale", scale_spec, default_scale),
         masks=optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), ()),
+        bias=optional(top, "bias",
+                      lambda n: score_bias(n, queries.n, keys_n, len(heads), files), None),
+        kv_heads=len({h.group for h in heads}) if heads[0].group is not None else None,
         masked_rows=optional(top, "masked_rows", masked_rows, "zeros"),
         display=optional(top, "display", display, Display()),
         title=optional(top, "title", localized, {}),
@@ -91,6 +98,20 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     )
     files.budget.charge_walkthrough(root, walkthrough_cells(spec))
     return spec
+
+
+def rotary(sequence: Sequence | None, node: Node | None, heads: tuple[Head, ...],
+           convention: Convention) -> None:
+    """RoPE turns pairs of features: every head needs an even d_k."""
+    if sequence is None or node is None or sequence.positional is None:
+        return
+    if sequence.positional.kind != "rope":
+        return
+    for index, head in enumerate(heads, start=1):
+        d_k = head.d_k(convention)
+        if d_k % 2:
+            fail(node, "rope turns pairs of features and needs an even d_k; head {index} has "
+                 "d_k = {d_k}", index=index, d_k=d_k)
 
 
 def walkthrough_cells(spec: Spec) -> int:
@@ -104,6 +125,10 @@ def walkthrough_cells(spec: Spec) -> int:
     for head in spec.heads:
         d_k, d_v = head.d_k(conv), head.d_v(conv)
         total += n * d_k + m * (d_k + d_v) + 4 * n * m + n * d_v
+        total += 2 * n * m if spec.bias is not None else 0  # B and S′ + B
+        if any(seq.positional and seq.positional.kind == "rope" for seq in (spec.queries,
+                                                                            spec.context) if seq):
+            total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
     total += n * sum(head.d_v(conv) for head in spec.heads) + n * d
     if spec.block is not None:
         d_ff = 0 if spec.block.ffn is None else int(spec.block.ffn.W_1.size) // d

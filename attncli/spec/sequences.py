@@ -7,9 +7,22 @@ from attncli.i18n import Msg
 from attncli.spec.arrays import Files, embeddings_at, matrix_at
 from attncli.spec.model import Positional, Sequence
 from attncli.spec.source import Node
-from attncli.spec.values import check_keys, check_shape, expect, fail, number, optional, tokens
+from attncli.spec.values import (
+    check_keys,
+    check_shape,
+    choice,
+    expect,
+    fail,
+    number,
+    optional,
+    tokens,
+)
 
 CONTEXT_KEYS = ("tokens", "embeddings", "positional")
+POSITIONAL_KINDS = ("sinusoidal", "rope")
+SINUSOIDAL_KEYS = ("base",)
+ROPE_KEYS = ("base", "layout")
+ROPE_LAYOUTS = ("half", "interleaved")
 
 
 def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | None,
@@ -39,21 +52,28 @@ def context_sequence(node: Node, d_model: int, files: Files) -> Sequence:
 
 
 def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | None:
-    """none, sinusoidal, {sinusoidal: {base: n}}, or a learned n x d_model matrix."""
-    expected = Msg.of("none, sinusoidal, {{sinusoidal: {{base: n}}}} or a tokens × d_model "
-                      "matrix")
+    """none, sinusoidal, {sinusoidal: {base: n}}, rope, {rope: {base, layout}}, or a learned
+    n × d_model matrix."""
+    expected = Msg.of("none, sinusoidal, rope, {{sinusoidal: {{base: n}}}}, {{rope: {{base: n, "
+                      "layout: half}}}} or a tokens × d_model matrix")
     if node.value == "none":
         return None
-    if node.value == "sinusoidal":
-        return Positional("sinusoidal")
+    if node.value in POSITIONAL_KINDS:
+        return Positional("rope" if node.value == "rope" else "sinusoidal")
     if isinstance(node.value, str):
         expect(node, expected)
-    if isinstance(node.value, dict) and "sinusoidal" in node.value:
-        options = check_keys(check_keys(node, ("sinusoidal",))["sinusoidal"], ("base",))
+    if isinstance(node.value, dict) and any(kind in node.value for kind in POSITIONAL_KINDS):
+        kind, options_node = next(iter(check_keys(node, POSITIONAL_KINDS).items()))
+        if len(node.value) > 1:
+            fail(node, "expected one of sinusoidal and rope, found both")
+        options = check_keys(options_node, ROPE_KEYS if kind == "rope" else SINUSOIDAL_KEYS)
         base = optional(options, "base", number, 10000.0)
         if base <= 1.0:
             fail(options["base"], "expected a base greater than 1, found {value}", value=base)
-        return Positional("sinusoidal", base=base)
+        if kind == "sinusoidal":
+            return Positional("sinusoidal", base=base)
+        layout = optional(options, "layout", lambda n: choice(n, ROPE_LAYOUTS), "half")
+        return Positional("rope", base=base, layout="half" if layout == "half" else "interleaved")
     values = matrix_at(node, "positional", files, (n, d_model))
     check_shape(node, values, (n, d_model), Msg.of("tokens × d_model"))
     return Positional("matrix", values=values)

@@ -31,9 +31,13 @@ def projections(top: dict[str, Node], root: Node, d_model: int, convention: Conv
                  count=many)
     given = check_keys(top["weights"], WEIGHT_KEYS) if "weights" in top else {}
     if heads_node is None or is_count(heads_node):
-        full = head_weights(given, root, d_model, convention, files, None)
-        heads = (full,) if heads_node is None else split(full, heads_node, convention)
+        h = 1 if heads_node is None else integer(heads_node, 1)
+        g = kv_heads(top.get("kv_heads"), h, given)
+        full = head_weights(given, root, d_model, convention, files, None, (g, h))
+        heads = (full,) if heads_node is None else split(full, heads_node, convention, g)
     else:
+        if "kv_heads" in top:
+            fail(top["kv_heads"], "kv_heads needs heads: h (a number of heads), not a list")
         entries = items(heads_node, Msg.of("a number of heads or a list of heads"))
         for key, child in given.items():
             if key not in OUTPUT_KEYS:
@@ -49,16 +53,33 @@ def projections(top: dict[str, Node], root: Node, d_model: int, convention: Conv
     return heads, W_O, b_O
 
 
+def kv_heads(node: Node | None, h: int, given: dict[str, Node]) -> int:
+    """kv_heads: g, the key/value heads that the h query heads share in groups of h/g (g = h
+    when absent: every head has its own)."""
+    if node is None:
+        return h
+    g = integer(node, 1)
+    if h % g != 0:
+        fail(node, "expected a number of key/value heads that divides heads = {h}, found {g}",
+             h=h, g=g)
+    for key in ("W_K", "W_V"):
+        if g < h and (key not in given or given[key].value == "identity"):
+            fail(node, "with kv_heads, weights needs {key} of kv_heads·d_k columns", key=key)
+    return g
+
+
 def is_count(node: Node) -> bool:
     return isinstance(node.value, int) and not isinstance(node.value, bool)
 
 
 def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: Convention,
-                 files: Files, index: int | None) -> Head:
+                 files: Files, index: int | None, groups: tuple[int, int] = (1, 1)) -> Head:
     """W_Q, W_K, W_V (identity when absent) and optional biases of one head, shapes checked.
 
     `index` is the head's number in a `heads` list (None for `weights`), for the messages.
+    With `groups` (g, h), g < h: W_K and W_V hold g blocks where W_Q holds h (grouped-query).
     """
+    g, h = groups
     identity = frozenset(
         key for key in PROJECTIONS if key not in given or given[key].value == "identity"
     )
@@ -85,13 +106,23 @@ def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: 
             expect(node, Msg.of("a matrix or identity"))
         dim_name = "d_v" if key == "W_V" else "d_k"
         known = dims[dim_name]
+        if key == "W_K" and known is not None:
+            known = known * g // h  # W_K: g blocks of the d_k of W_Q's h
         if known is None and shapeless(key):
-            known = d_model  # nothing else tells: square, as PyTorch's in_proj blocks are
+            known = d_model if key == "W_Q" or g == h else None
+            known = known or (dims["d_k"] or d_model) * g // h  # W_V like W_K
         arrays[key] = matrix_at(node, key, files, (d_model, known) if row else (known, d_model))
         size = known if known is not None else int(arrays[key].shape[1 if row else 0])
-        dims[dim_name] = size
+        if g < h and key != "W_Q":
+            dim_name = f"kv_heads·{dim_name}"
         shape = (d_model, size) if row else (size, d_model)
         check_head_shape(node, arrays[key], shape, names.format(dim=dim_name), index)
+        if key == "W_K":
+            if size % g != 0:
+                fail(node, "cannot split {name} = {total} of the weights into {count} equal heads",
+                     name="d_k", total=size, count=g)
+            size = size * h // g
+        dims["d_v" if key == "W_V" else "d_k"] = size
     d_k, d_v = dims["d_k"], dims["d_v"]
     assert d_k is not None and d_v is not None
     if "W_K" in identity and d_k != d_model:
@@ -99,7 +130,7 @@ def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: 
             fail(where, "weights.W_K is missing, so it is the identity, which needs d_k = d_model")
         fail(where, "W_K is missing, so it is the identity, which needs d_k = d_model")
     biases: dict[str, Array | None] = {}
-    for key, dim in (("b_Q", d_k), ("b_K", d_k), ("b_V", d_v)):
+    for key, dim in (("b_Q", d_k), ("b_K", d_k * g // h), ("b_V", d_v)):
         bias_node = given.get(key)
         biases[key] = None
         if bias_node is not None:
@@ -125,10 +156,15 @@ def check_head_shape(node: Node, array: Array, expected: tuple[int, ...], names:
         )
 
 
-def split(full: Head, node: Node, convention: Convention) -> tuple[Head, ...]:
+def split(full: Head, node: Node, convention: Convention, g: int | None = None) -> tuple[Head, ...]:
     """`heads: h`: head i takes the i-th block of d_k = d/h columns of W_Q, W_K, W_V (rows in
-    the column convention) and of the biases, as PyTorch's nn.MultiheadAttention does."""
+    the column convention) and of the biases, as PyTorch's nn.MultiheadAttention does.
+
+    With kv_heads g < h, W_K and W_V hold g blocks: head i takes block ⌊i / (h/g)⌋ of them, as
+    PyTorch's scaled_dot_product_attention(..., enable_gqa=True)."""
     h = integer(node, 1)
+    if g is not None and g < h:
+        return grouped(full, h, g, node, convention)
     total_k, total_v = full.d_k(convention), full.d_v(convention)
     for name, total in (("d_k", total_k), ("d_v", total_v)):
         if total % h != 0:
@@ -170,3 +206,34 @@ def output_projection(given: dict[str, Node], d_model: int, width: int, conventi
         b_O = vector_at(given["b_O"], files, d_model)
         check_shape(given["b_O"], b_O, (d_model,), "d_model")
     return W_O, b_O
+
+
+def grouped(full: Head, h: int, g: int, node: Node, convention: Convention) -> tuple[Head, ...]:
+    """Grouped-query heads: W_Q split into h blocks, W_K and W_V into g, shared by h/g heads."""
+    total_q, total_v = full.d_k(convention), full.d_v(convention)
+    for name, total, count in (("d_k", total_q, h), ("d_v", total_v, g)):
+        if total % count != 0:
+            fail(node, "cannot split {name} = {total} of the weights into {count} equal heads",
+                 name=name, total=total, count=count)
+    d_k, d_v = total_q // h, total_v // g
+    axis = 1 if convention == "row" else 0
+    per_group = h // g
+
+    def part(w: Array, cols: tuple[int, int]) -> Array:
+        return np.take(w, range(*cols), axis=axis)  # row: (d_model, d); column: (d, d_model)
+
+    def bias(b: Array | None, cols: tuple[int, int]) -> Array | None:
+        return None if b is None else b[cols[0]:cols[1]]  # (d,)
+
+    heads = []
+    for i in range(h):
+        group = i // per_group
+        q_cols = (i * d_k, (i + 1) * d_k)
+        k_cols, v_cols = (group * d_k, (group + 1) * d_k), (group * d_v, (group + 1) * d_v)
+        heads.append(Head(
+            W_Q=part(full.W_Q, q_cols), W_K=part(full.W_K, k_cols), W_V=part(full.W_V, v_cols),
+            b_Q=bias(full.b_Q, q_cols), b_K=bias(full.b_K, k_cols), b_V=bias(full.b_V, v_cols),
+            split=(q_cols, v_cols), group=group, kv_split=(k_cols, v_cols),
+            sharing=tuple(range(group * per_group + 1, (group + 1) * per_group + 1)),
+        ))
+    return tuple(heads)

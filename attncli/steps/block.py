@@ -10,7 +10,7 @@ import numpy as np
 from attncli import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Matrix, Step
-from attncli.spec.model import FeedForward, LayerNorm, Spec
+from attncli.spec.model import FeedForward, Norm, RMSNorm, Spec
 from attncli.steps.base import Build, Made, State, feature_labels
 
 
@@ -78,9 +78,10 @@ def residual(b: Build, step_id: str, x: Matrix, y: Matrix,
     return step, result
 
 
-def norm(b: Build, step_id: str, ln: LayerNorm, h: Matrix,
-         symbol: Formula) -> tuple[Step, Matrix]:
+def norm(b: Build, step_id: str, ln: Norm, h: Matrix, symbol: Formula) -> tuple[Step, Matrix]:
     """LayerNorm of each row, with the row's mean and spread shown beside it."""
+    if isinstance(ln, RMSNorm):
+        return rms_norm(b, step_id, ln, h, symbol)
     mu = h.values.mean(axis=1)  # (n,)
     sigma = np.sqrt(((h.values - mu[:, None]) ** 2).mean(axis=1) + ln.eps)  # (n,)
     b.finite(sigma[:, None], "σ", h.rows, ("σ",))
@@ -102,15 +103,49 @@ def norm(b: Build, step_id: str, ln: LayerNorm, h: Matrix,
     return step, matrices[-1]
 
 
+def rms_norm(b: Build, step_id: str, rms: RMSNorm, h: Matrix,
+             symbol: Formula) -> tuple[Step, Matrix]:
+    """RMSNorm of each row, with the row's root mean square shown beside it."""
+    root = np.sqrt((h.values**2).mean(axis=1) + rms.eps)  # (n,)
+    b.finite(root[:, None], "RMS", h.rows, ("RMS",))
+    y = ops.rms_norm(h.values, rms.gain, rms.eps)  # (n, d_model)
+    b.finite(y, symbol.text, h.rows, h.columns)
+    matrices = [Matrix(Formula("RMS", r"\operatorname{RMS}"), b.calc.rounded(root[:, None]),
+                       h.rows, ("RMS",))]
+    if rms.gain is not None:
+        matrices.append(b.matrix(Formula("gain", "gain"), rms.gain[None, :], ("",)))
+    matrices.append(Matrix(symbol, b.calc.rounded(y), h.rows, h.columns))
+    text = f"{symbol.text} = RMSNorm({h.symbol.text})"
+    latex = rf"{symbol.latex} = \operatorname{{RMSNorm}}({h.symbol.latex})"
+    step = Step(step_id, Msg.of("RMS normalization"), Formula(text, latex), tuple(matrices),
+                None, (Msg.of("Each row is divided by its RMS = √(mean of x² + {eps}), then "
+                              "times the gain; unlike LayerNorm, no mean is subtracted and no "
+                              "bias added.", eps=f"{rms.eps:g}"),))
+    return step, matrices[-1]
+
+
+ACTIVATION = {"relu": ops.relu, "gelu": ops.gelu, "silu": ops.silu, "swiglu": ops.silu,
+              "geglu": ops.gelu}
+
+
 def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
-    """F = activation(H·W_1 + b_1)·W_2 + b_2, applied to each row on its own."""
+    """F = activation(H·W_1 + b_1)·W_2 + b_2, applied to each row on its own; gated (swiglu,
+    geglu): F = (activation(H·W_1 + b_1) ⊙ (H·W_3 + b_3))·W_2 + b_2."""
     conv = b.spec.convention
-    act = ops.gelu if ffn.activation == "gelu" else ops.relu
-    hidden = b.calc.rounded(act(b.calc.project(h.values, ffn.W_1, ffn.b_1, conv)))
+    act = ACTIVATION[ffn.activation]
+    gate = b.calc.rounded(act(b.calc.project(h.values, ffn.W_1, ffn.b_1, conv)))  # (n, d_ff)
+    hidden = gate
+    shown: list[Matrix] = []
+    if ffn.W_3 is not None:
+        up = b.calc.rounded(b.calc.project(h.values, ffn.W_3, ffn.b_3, conv))  # (n, d_ff)
+        hidden = b.calc.rounded(gate * up)  # (n, d_ff) ⊙ (n, d_ff)
+        shown = [b.matrix(Formula("G", "G"), gate, h.rows), b.matrix(Formula("U", "U"), up,
+                                                                       h.rows)]
     f = b.calc.project(hidden, ffn.W_2, ffn.b_2, conv)  # (n, d_ff) -> (n, d_model)
     b.finite(f, "F", h.rows, h.columns)
     matrices = []
-    for name, w in (("W_1", ffn.W_1), ("b_1", ffn.b_1), ("W_2", ffn.W_2), ("b_2", ffn.b_2)):
+    for name, w in (("W_1", ffn.W_1), ("b_1", ffn.b_1), ("W_3", ffn.W_3), ("b_3", ffn.b_3),
+                    ("W_2", ffn.W_2), ("b_2", ffn.b_2)):
         if w is None:
             continue
         latex = name.replace("_", "_{") + "}"
@@ -118,6 +153,7 @@ def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
             matrices.append(b.matrix(Formula(name, latex), w[None, :], ("",)))
         else:
             matrices.append(b.matrix(Formula(name, latex), w, feature_labels(int(w.shape[0]))))
+    matrices += shown
     matrices.append(b.matrix(Formula("H", "H"), hidden, h.rows))
     result = Matrix(Formula("F", "F"), f, h.rows, h.columns)
     matrices.append(result)
@@ -131,6 +167,8 @@ def ffn_formula(b: Build, ffn: FeedForward, given: Formula) -> Formula:
     b1 = (" + b_1", " + b_{1}") if ffn.b_1 is not None else ("", "")
     b2 = (" + b_2", " + b_{2}") if ffn.b_2 is not None else ("", "")
     act = ffn.activation
+    if ffn.gated:
+        return gated_formula(b, ffn, given, b1, b2)
     if b.row:
         return Formula(f"H = {act}({given.text}·W_1{b1[0]}),  F = H·W_2{b2[0]}",
                        rf"H = \operatorname{{{act}}}({given.latex} W_{{1}}{b1[1]}),"
@@ -140,13 +178,33 @@ def ffn_formula(b: Build, ffn: FeedForward, given: Formula) -> Formula:
                    rf"\quad f_i = W_{{2}} h_i{b2[1]}")
 
 
+def gated_formula(b: Build, ffn: FeedForward, given: Formula, b1: tuple[str, str],
+                  b2: tuple[str, str]) -> Formula:
+    """G = act(X·W_1), U = X·W_3, H = G ⊙ U, F = H·W_2 (Llama's w1, w3, w2)."""
+    b3 = (" + b_3", " + b_{3}") if ffn.b_3 is not None else ("", "")
+    act = "silu" if ffn.activation == "swiglu" else "gelu"
+    if b.row:
+        return Formula(f"G = {act}({given.text}·W_1{b1[0]}),  U = {given.text}·W_3{b3[0]},  "
+                       f"H = G ⊙ U,  F = H·W_2{b2[0]}",
+                       rf"G = \operatorname{{{act}}}({given.latex} W_{{1}}{b1[1]}),"
+                       rf"\quad U = {given.latex} W_{{3}}{b3[1]},\quad H = G \odot U,"
+                       rf"\quad F = H W_{{2}}{b2[1]}")
+    return Formula(f"gᵢ = {act}(W_1·xᵢ{b1[0]}),  uᵢ = W_3·xᵢ{b3[0]},  hᵢ = gᵢ ⊙ uᵢ,  "
+                   f"fᵢ = W_2·hᵢ{b2[0]}",
+                   rf"g_i = \operatorname{{{act}}}(W_{{1}} x_i{b1[1]}),\quad u_i = W_{{3}} x_i"
+                   rf"{b3[1]},\quad h_i = g_i \odot u_i,\quad f_i = W_{{2}} h_i{b2[1]}")
+
+
 def describe_block(spec: Spec) -> Msg:
     block = spec.block
     assert block is not None
     parts = []
     if block.residual:
         parts.append(Msg.of("residual add"))
-    if block.norms is not None:
+    if block.norms is not None and isinstance(block.norms[0], RMSNorm):
+        parts.append(Msg.of("RMSNorm (pre-norm)") if block.norm == "pre"
+                     else Msg.of("RMSNorm (post-norm)"))
+    elif block.norms is not None:
         parts.append(Msg.of("LayerNorm (pre-norm)") if block.norm == "pre"
                      else Msg.of("LayerNorm (post-norm)"))
     if block.ffn is not None:

@@ -3,7 +3,9 @@ example beyond them (heads' shapes, cross-attention, positions, W_O, the rest of
 
 from __future__ import annotations
 
+from attncli import ops
 from attncli.i18n import Msg
+from attncli.labels import subscript
 from attncli.model import Header
 from attncli.steps.base import Build
 from attncli.steps.block import describe_block
@@ -53,6 +55,12 @@ def facts(b: Build, shapes: list[tuple[int, int]]) -> tuple[Msg, ...]:
         if sequence is not None and sequence.positional is not None:
             found.append(Msg.of("positional encoding: {kind}", kind=positional_kind(sequence)))
             break
+    found += grouped(b)
+    if spec.bias is not None and spec.bias.kind == "alibi":
+        slopes = ", ".join(f"{s:.6g}" for s in ops.alibi_slopes(len(spec.heads)))
+        found.append(Msg.of("score bias: ALiBi, slopes {slopes}", slopes=slopes))
+    elif spec.bias is not None:
+        found.append(Msg.of("score bias: a matrix added to the scaled scores"))
     if spec.W_O is not None:
         rows, columns = (int(d) for d in spec.W_O.shape)
         found.append(Msg.of("output projection W_O: {rows} × {columns}", rows=rows,
@@ -60,3 +68,25 @@ def facts(b: Build, shapes: list[tuple[int, int]]) -> tuple[Msg, ...]:
     if spec.block is not None:
         found.append(Msg.of("the rest of the layer: {parts}", parts=describe_block(spec)))
     return tuple(found)
+
+
+def grouped(b: Build) -> list[Msg]:
+    """Grouped-query (or multi-query) attention: which heads share which K and V, and what that
+    saves against multi-head attention, where every head has its own."""
+    spec = b.spec
+    g, h = spec.kv_heads, len(spec.heads)
+    if g is None:
+        return []
+    conv = spec.convention
+    kv = sum(head.d_k(conv) + head.d_v(conv) for head in spec.heads[:: h // g])
+    full = sum(head.d_k(conv) + head.d_v(conv) for head in spec.heads)
+    found = [Msg.of("multi-query attention: kv_heads = 1, every head shares one K and V")
+             if g == 1 else
+             Msg.of("grouped-query attention: kv_heads = {groups}, heads = {count}",
+                    count=h, groups=g)]
+    found += [Msg.of("heads {heads} use K{group} and V{group}", group=subscript(i),
+                     heads=", ".join(map(str, head.sharing)))
+              for i, head in enumerate(spec.heads[:: h // g], start=1)] if g > 1 else []
+    found.append(Msg.of("size of K and V per token: {kv}, against {full} with a K and V for "
+                        "every head", kv=kv, full=full))
+    return found

@@ -16,9 +16,10 @@ def embeddings(b: Build, state: State) -> Made[State]:
     """X = E, or E and then X = E + P."""
     queries = b.spec.queries
     x = queries.embeddings  # (n, d_model)
-    if queries.positional is None:
+    if queries.positional is None or queries.positional.kind == "rope":
         step = Step("embeddings", Msg.of("Token embeddings"), Formula("X = E", "X = E"),
-                    (b.matrix(Formula("X", "X"), x, b.query_labels),))
+                    (b.matrix(Formula("X", "X"), x, b.query_labels),), None,
+                    rope_note(queries))
         return (step,), replace(state, x=x, x_in=x)
     first = Step("embeddings", Msg.of("Token embeddings"), None,
                  (b.matrix(Formula("E", "E"), x, b.query_labels),))
@@ -36,14 +37,22 @@ def context(b: Build, state: State) -> Made[State]:
     assert sequence is not None
     c = sequence.embeddings  # (m, d_model)
     note = Msg.of("Queries come from the tokens above; keys and values from these.")
-    if sequence.positional is None:
+    if sequence.positional is None or sequence.positional.kind == "rope":
         step = Step("context", Msg.of("Context embeddings"), Formula("C = E_c", "C = E_c"),
-                    (b.matrix(Formula("C", "C"), c, b.key_labels),), None, (note,))
+                    (b.matrix(Formula("C", "C"), c, b.key_labels),), None,
+                    (note, *rope_note(sequence)))
         return (step,), replace(state, context=c)
     first = Step("context", Msg.of("Context embeddings"), None,
                  (b.matrix(Formula("E_c", "E_c"), c, b.key_labels),), None, (note,))
     added, c = positional(b, sequence, "context_positional", Formula("C", "C"), b.key_labels)
     return (first, added), replace(state, context=c)
+
+
+def rope_note(sequence: Sequence) -> tuple[Msg, ...]:
+    if sequence.positional is None:
+        return ()
+    return (Msg.of("Nothing is added to E: with RoPE the positions turn each head's queries and "
+                   "keys after the projections."),)
 
 
 def positional(b: Build, sequence: Sequence, step_id: str, symbol: Formula,
@@ -75,4 +84,8 @@ def positional_kind(sequence: Sequence) -> Msg:
     assert added is not None
     if added.kind == "sinusoidal":
         return Msg.of("sinusoidal, base {base}", base=f"{added.base:g}")
+    if added.kind == "rope" and added.layout == "half":
+        return Msg.of("rotary (RoPE), base {base}, pairs (i, i + d_k/2)", base=f"{added.base:g}")
+    if added.kind == "rope":
+        return Msg.of("rotary (RoPE), base {base}, pairs (2i, 2i+1)", base=f"{added.base:g}")
     return Msg.of("a learned matrix")

@@ -24,25 +24,41 @@ def projections(b: Build, hs: HeadState) -> Made[HeadState]:
     V = b.matrix(Formula("V", "V"), v, b.key_labels)
     for mat, name in ((Q, "Q"), (K, "K"), (V, "V")):
         b.finite(mat.values, name, mat.rows, mat.columns)
+    letters = ("Q", "K", "V") if shows_kv(hs) else ("Q",)
+    notes: tuple[Msg, ...] = ()
+    if not shows_kv(hs):
+        notes = (Msg.of("K and V are those of head {first}, which this head shares.",
+                        first=head.sharing[0]),)
     step = Step("projections", Msg.of("Queries, keys and values"),
-                projection_formula(b, head, hs.pre_normed), (Q, K, V), hs.index)
-    return (parameters(b, hs.index, head), step), replace(hs, q=q, k=k, v=v, Q=Q, K=K, V=V)
+                projection_formula(b, head, hs.pre_normed, letters),
+                (Q, K, V)[:len(letters)], hs.index, notes)
+    return ((parameters(b, hs.index, head, letters), step),
+            replace(hs, q=q, k=k, v=v, Q=Q, K=K, V=V))
 
 
-def parameters(b: Build, index: int | None, head: Head) -> Step:
+def shows_kv(hs: HeadState) -> bool:
+    """Whether this head shows its K and V: a head that shares them with an earlier head (in
+    grouped-query attention) does not repeat them."""
+    return not hs.head.sharing or hs.head.sharing[0] == hs.index
+
+
+def parameters(b: Build, index: int | None, head: Head,
+               letters: tuple[str, ...] = ("Q", "K", "V")) -> Step:
     matrices = []
-    for name in ("W_Q", "W_K", "W_V"):
+    for name in (f"W_{letter}" for letter in letters):
         w = getattr(head, name)
         rows = feature_labels(int(w.shape[0]))
         matrix = b.matrix(Formula(name, name.replace("_", "_{") + "}"), w, rows)
         matrices.append(replace(matrix, identity=ops.is_identity(w)))
-    for name in ("b_Q", "b_K", "b_V"):
+    for name in (f"b_{letter}" for letter in letters):
         bias = getattr(head, name)
         if bias is not None:
             matrices.append(b.matrix(Formula(name, name.replace("_", "_{") + "}"),
                                      bias[None, :], ("",)))
     notes: tuple[Msg, ...] = ()
-    if head.split is not None:
+    if head.kv_split is not None and head.split is not None:
+        notes = (grouped_note(b, head),)
+    elif head.split is not None:
         (k0, k1), (v0, v1) = head.split
         blocks = {"k_first": k0 + 1, "k_last": k1, "v_first": v0 + 1, "v_last": v1}
         if b.row:
@@ -54,9 +70,27 @@ def parameters(b: Build, index: int | None, head: Head) -> Step:
     return Step("parameters", Msg.of("Projection weights"), None, tuple(matrices), index, notes)
 
 
-def projection_formula(b: Build, head: Head, pre_normed: bool) -> Formula:
+def grouped_note(b: Build, head: Head) -> Msg:
+    """Which blocks of the full weights a grouped-query head takes, and who shares its K, V."""
+    assert head.kv_split is not None and head.split is not None
+    (q0, q1), _ = head.split
+    (k0, k1), (v0, v1) = head.kv_split
+    blocks: dict[str, str | int] = {
+        "q_first": q0 + 1, "q_last": q1, "k_first": k0 + 1, "k_last": k1, "v_first": v0 + 1,
+        "v_last": v1, "heads": ", ".join(map(str, head.sharing))}
+    if b.row:
+        return Msg.of("This head's part of the full weights: columns {q_first}–{q_last} of W_Q; "
+                      "columns {k_first}–{k_last} of W_K and {v_first}–{v_last} of W_V, shared "
+                      "by heads {heads}.", **blocks)
+    return Msg.of("This head's part of the full weights: rows {q_first}–{q_last} of W_Q; rows "
+                  "{k_first}–{k_last} of W_K and {v_first}–{v_last} of W_V, shared by heads "
+                  "{heads}.", **blocks)
+
+
+def projection_formula(b: Build, head: Head, pre_normed: bool,
+                       letters: tuple[str, ...] = ("Q", "K", "V")) -> Formula:
     texts, latexes = [], []
-    for letter in ("Q", "K", "V"):
+    for letter in letters:
         bias = getattr(head, f"b_{letter}") is not None
         source = "C" if letter != "Q" and b.spec.context is not None else "X"
         tilde = pre_normed and source == "X"

@@ -14,15 +14,16 @@ from attncli.steps.base import Build, HeadState, Made
 def scores(b: Build, hs: HeadState) -> Made[HeadState]:
     """S = Q·Kᵀ (or Q·W·Kᵀ for the `general` score)."""
     spec = b.spec
-    assert hs.q is not None and hs.k is not None
+    assert hs.q is not None and hs.k is not None and hs.Q is not None and hs.K is not None
+    Q, K = hs.Q.symbol, hs.K.symbol  # Q and K, or Q̂ and K̂ after RoPE
     if spec.score.kind == "general":
         assert spec.score.W is not None
         s = b.calc.general_scores(hs.q, spec.score.W, hs.k)  # (n, m)
-        formula = Formula("S = Q·W·Kᵀ", r"S = Q W K^{\top}")
+        formula = Formula(f"S = {Q.text}·W·{K.text}ᵀ", rf"S = {Q.latex} W {K.latex}^{{\top}}")
         note = Msg.of("Each score compares a query with a key through W: qᵢ·W·kⱼ.")
     else:
         s = b.calc.dot_scores(hs.q, hs.k)  # (n, m)
-        formula = Formula("S = Q·Kᵀ", r"S = Q K^{\top}")
+        formula = Formula(f"S = {Q.text}·{K.text}ᵀ", rf"S = {Q.latex} {K.latex}^{{\top}}")
         note = Msg.of("Each score is the dot product of a query and a key: qᵢ·kⱼ.")
     b.finite(s, "S", b.query_labels, b.key_labels)
     S = b.attention(Formula("S", "S"), s)
