@@ -28,7 +28,7 @@ EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
 DATA = ROOT / "tests" / "data"
 TRICKY = DATA / "tricky_tokens.yaml"
 TOKENS = ["\\input{x}", "50%", "a_b", "|", "<b>", "[bold]"]
-KATEX_DIR = ROOT / "tests" / "katex"
+KATEX_DIR = ROOT / "tests" / "render"
 
 
 def need(tool: str, how: str) -> None:
@@ -157,7 +157,7 @@ def test_more_than_ten_columns_in_one_bmatrix_compile(tmp_path: Path) -> None:
 def katex_errors(items: list[tuple[str, bool]]) -> list[str]:
     """Parse each (tex, display) with KaTeX in strict mode; return one message per failure."""
     if shutil.which("node") is None or not (KATEX_DIR / "node_modules" / "katex").is_dir():
-        need("node with KaTeX", "cd tests/katex && npm ci")
+        need("node with KaTeX", "cd tests/render && npm ci")
     done = subprocess.run(["node", str(KATEX_DIR / "check.js")],
                           input=json.dumps([{"tex": t, "display": d} for t, d in items]),
                           capture_output=True, text=True, timeout=120, check=True)
@@ -168,9 +168,10 @@ def katex_errors(items: list[tuple[str, bool]]) -> list[str]:
 
 
 def math_of(markdown: str, flavor: str) -> list[tuple[str, bool]]:
-    display = re.findall(r"^\$\$\n(.*?)\n\$\$$", markdown, flags=re.S | re.M)
-    inline = re.findall(r"\$`(.+?)`\$" if flavor == "github" else r"(?<![$`])\$([^$\n]+)\$",
-                        re.sub(r"^\$\$\n.*?\n\$\$$", "", markdown, flags=re.S | re.M))
+    fence = r"^```math\n(.*?)\n```$" if flavor == "github" else r"^\$\$\n(.*?)\n\$\$$"
+    display = re.findall(fence, markdown, flags=re.S | re.M)
+    inline = re.findall(r"\$`(.+?)`\$" if flavor == "github" else r"(?<![$`\\])\$([^$\n]+)\$",
+                        re.sub(fence, "", markdown, flags=re.S | re.M))
     return [(tex, True) for tex in display] + [(tex, False) for tex in inline]
 
 

@@ -1,14 +1,15 @@
 """Markdown for blog posts and READMEs, in three flavours.
 
-- github (default): `$$` display blocks with one matrix row per line (GitHub drops a `\\\\` in the
-  middle of a line), inline math as $`...`$, GitHub's own form.
-- katex: the same display blocks, inline math as `$...$`, for KaTeX auto-render and
-  markdown-it-katex sites.
+- github (default): display math in ```` ```math ```` fences and inline math as $`...`$, GitHub's
+  own forms (GitLab and markdown-it-texmath's `gitlab` delimiters read them too).
+- katex: display math between `$$` lines and inline math as `$...$`, for markdown-it-texmath,
+  pandoc, and KaTeX or MathJax auto-render run on the HTML a CommonMark renderer made.
 - plain: no math at all: formulas in code blocks, matrices as tables.
 
-Every `$$` block parses in KaTeX's strict mode (the tests check it). Words inside math are in
-\\text{} and escaped by tex.escape_text; words in prose and tables are escaped here, so a token
-name can neither break a table nor inject HTML.
+Both math flavours carry the same math, built by md_math so that GitHub, KaTeX and MathJax 3's
+default bundle draw it alike (tests/test_markdown_render.py renders every example in a browser).
+The notation in prose (`d_model`, `√d_k`) is typeset as math too; every other word in prose and
+tables is escaped here, so a token name can neither break a table nor inject HTML.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
-from attncli.render import RenderOptions
+from attncli.render import RenderOptions, md_math
 from attncli.render.common import (
     Translate,
     block_marker,
@@ -34,18 +35,15 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.render.latex import matrix_blocks
+from attncli.render.md_prose import Marked, inline_math, numbered, prose
+from attncli.render.md_prose import escape as escape  # what other renderers escape prose with
 from attncli.render.numbers import NumberFormat
-from attncli.render.tex import labelled_matrix
+from attncli.render.tex import expansion_rows, text_math
 from attncli.render.tex import number_format as tex_numbers
 from attncli.visible import inert_markdown_math
 
 FLAVORS = ("github", "katex", "plain")
 
-# Characters that start Markdown syntax anywhere in a line; a backslash makes them literal.
-MARKDOWN_SPECIALS = frozenset("\\`*_[]#|~$<>!")
-# Characters that start a block at the beginning of a line (a list, a quote, a heading).
-LINE_START = frozenset("-+>=")
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
@@ -86,33 +84,11 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
     return "\n".join(lines) + "\n"
 
 
-def escape(text: str) -> str:
-    """A line of prose or a table cell that Markdown prints as written: no HTML, no emphasis, no
-    link, no table border."""
-    out = []
-    for ch in " ".join(text.split()):
-        if ch == "&":
-            out.append("&amp;")
-        elif ch in MARKDOWN_SPECIALS:
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    line = "".join(out)
-    if line[:1] in LINE_START or _numbered(line):
-        line = "\\" + line
-    return line
-
-
-def _numbered(line: str) -> bool:
-    """`1. word` or `1) word` at the start of a line would begin a numbered list."""
-    digits = len(line) - len(line.lstrip("0123456789"))
-    return 0 < digits < len(line) and line[digits] in ".)"
-
-
 def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) -> str:
     number = number_format(walkthrough, options)
     t = translator(RenderOptions(lang=lang, precision=options.precision), number)
     header = walkthrough.header
+    flavor = options.md_flavor
     lines: list[str] = []
     if options.header:
         lines += [top + " " + escape(title(header, lang, t)), ""]
@@ -120,18 +96,19 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
         if about:
             lines += [escape(about), ""]
         facts = header_facts(header, t)
-        lines += [escape(fact) + ("  " if i < len(facts) - 1 else "")
+        lines += [prose(fact, flavor) + ("  " if i < len(facts) - 1 else "")
                   for i, fact in enumerate(facts)]
         lines.append("")
     for step in walkthrough.steps:
-        index = step.number
-        lines += step_lines(index, step, top + "#", t, number, options.md_flavor, lang,
+        lines += step_lines(step.number, step, top + "#", t, number, flavor, lang,
                             options.full)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
-            lines += [escape(t(Msg.of("Written out:"))), "", *bullets(
-                [expansion_text(e, number, t, options.full) for e in step.expansions]), ""]
-    for heading, sentences in reading_sections(walkthrough, t):
-        lines += [top + "# " + escape(heading), "", *(escape(s) + "\n" for s in sentences)]
+            lines += [escape(t(Msg.of("Written out:"))), "",
+                      *written_out(step, number, t, flavor, options.full), ""]
+    marked = Marked(t)
+    for heading, sentences in reading_sections(walkthrough, marked):
+        lines += [top + "# " + escape(marked.unmark(heading)), "",
+                  *(prose(s, flavor, marked.words) + "\n" for s in sentences)]
     drift = drift_lines(walkthrough, number, lang)
     if drift:
         lines += [top + "# " + escape(t(Msg.of("Hand calculation"))), "",
@@ -151,9 +128,10 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
         if flavor == "plain":
             lines += ["```text", step.formula.text, "```", ""]
         else:
-            lines += ["$$", inert_markdown_math(step.formula.latex), "$$", ""]
+            lines += display([md_math.formula(step.formula.latex)], flavor)
     for note in step.notes:
-        lines += [escape(t(note)), ""]
+        marked = Marked(t)
+        lines += [prose(marked(note), flavor, marked.words), ""]
     matrices, identities = shown_matrices(step, full)
     if identities:
         lines += [escape(t(identities)), ""]
@@ -167,33 +145,47 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
 
 def escape_heading(text: str) -> str:
     # a heading's `1.` is no list, so only the inline escapes apply
-    return escape(text).lstrip("\\") if _numbered(text) else escape(text)
+    return escape(text).lstrip("\\") if numbered(text) else escape(text)
 
 
-def inline_math(tex: str, flavor: str) -> str:
-    tex = inert_markdown_math(tex)
-    return "$`" + tex + "`$" if flavor == "github" else "$" + tex + "$"
+def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
+                full: bool) -> list[str]:
+    """The written-out cells, one list item each: text in `plain`, else inline math."""
+    if flavor == "plain":
+        return bullets([expansion_text(e, number, t, full) for e in step.expansions])
+
+    def terms(count: int) -> str:
+        return t(Msg.of("({terms})", terms=Msg.plural_of("{count} term", "{count} terms", count)))
+
+    rows = expansion_rows(step.expansions, tex_numbers(number), text_math, terms, full)
+    return ["- " + inline_math(row, flavor) for row in md_math.written_out(rows)]
+
+
+def display(lines: list[str], flavor: str) -> list[str]:
+    """Display math: a ```math fence on GitHub, `$$` lines for KaTeX; then a blank line."""
+    fence = ("```math", "```") if flavor == "github" else ("$$", "$$")
+    return [fence[0], *map(inert_markdown_math, lines), fence[1], ""]
 
 
 def caption(matrix: Matrix, flavor: str) -> str:
     rows, columns = matrix.shape
-    symbol = inline_math(matrix.symbol.latex, flavor) if flavor != "plain" else (
+    symbol = inline_math(md_math.formula(matrix.symbol.latex), flavor) if flavor != "plain" else (
         "**" + escape(matrix.symbol.text) + "**")
     return f"{symbol} ({rows} × {columns})"
 
 
-def math_lines(matrix: Matrix, prose: NumberFormat, t: Translate, flavor: str) -> list[str]:
-    cells = tex_numbers(prose).cells(matrix)
+def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str) -> list[str]:
+    cells = number.cells(matrix)  # a hidden key's weight: —
     lines = [caption(matrix, flavor), ""]
-    for block in matrix_blocks(matrix, cells):
+    symbol = md_math.formula(matrix.symbol.latex)
+    for block in md_math.blocks(matrix.columns, [[md_math.number(c) for c in row]
+                                                 for row in cells], matrix.rows):
         marker = block_marker(block, len(matrix.columns), matrix.columns, t)
         if marker:
             lines += ["*" + escape(marker) + "*", ""]
-        lines.append("$$")
-        lines += map(inert_markdown_math, labelled_matrix(
-            matrix.symbol.latex, [[row[j] for j in block] for row in cells], matrix.rows,
-            [matrix.columns[j] for j in block], "katex"))
-        lines += ["$$", ""]
+        lines += display(md_math.labelled_matrix(
+            symbol, [[row[j] for j in block] for row in cells], matrix.rows,
+            [matrix.columns[j] for j in block]), flavor)
     return lines
 
 

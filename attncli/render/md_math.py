@@ -1,0 +1,267 @@
+"""Math for Markdown that GitHub, KaTeX and MathJax 3's default bundle all draw the same way.
+
+What every one of them accepts, and what survives the Markdown around it:
+- No macro GitHub refuses (\\def, \\newcommand, \\operatorname, the \\phantom family,
+  \\mathllap/\\mathrlap ...): `\\operatorname{softmax}` is written `\\mathop{\\mathrm{softmax}}`.
+- No backslash before ASCII punctuation (`\\\\`, `\\,`, `\\{`, `\\_` ...): a CommonMark pass before
+  KaTeX auto-render turns `\\\\` into `\\` and `\\_` into `_`. Rows end with `\\cr`, spaces are
+  `\\thinspace`, braces `\\lbrace`.
+- No `$` and no backtick anywhere (markdown-it-texmath ends the math there, GitHub's $`...`$ too),
+  and nothing CommonMark reads as emphasis, a link, HTML or an entity: `*`, `_`, `[`, `<`, `&`.
+- Inside \\text{} only letters, digits and punctuation that KaTeX, MathJax with and without its
+  textmacros extension (GitHub loads it; the default bundle does not) print as typed.
+
+A token name becomes \\text{} runs of such characters, and math symbols for the rest (`<` is
+`{\\lt}`, `_` an underline of a space), so `\\input{x}` or `[x](javascript:...)` stays text.
+
+A labelled matrix is one outer `array`: the column labels in its first row, the row labels in its
+first column, and the numbers in their own `array` inside `\\left[ \\right]`. The two inner arrays
+line up because every one of their columns has the same width: the numbers are padded to it with
+\\hspace (their glyphs have the same widths in KaTeX's and MathJax's fonts), the labels sit under an
+\\hspace of it. A zero-width \\rule in every row gives both the same row height.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from attncli.render.common import column_blocks
+from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
+
+# ASCII that every engine prints as typed inside \text{} and that Markdown leaves alone there.
+TEXT_SAFE = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;?!()/@+=\"'")
+# ASCII with a meaning to TeX or Markdown, written as a math symbol (braced: an ordinary symbol,
+# with no spacing around it).
+ASCII_SYMBOLS = {
+    "\\": r"{\backslash}", "{": r"{\lbrace}", "}": r"{\rbrace}", "<": r"{\lt}", ">": r"{\gt}",
+    "|": r"{\vert}", "*": r"{\ast}", "[": r"{\lbrack}", "]": r"{\rbrack}", "~": r"{\sim}",
+    "-": r"\text{-}",  # alone: KaTeX makes -- a dash
+    "_": r"\underline{\hspace{0.5em}}", "^": r"\hat{\hspace{0.5em}}",
+    # no macro prints these in every engine without a backslash before punctuation
+    "#": r"\verb|#|", "%": r"\verb|%|", "&": r"\verb|&|",
+}
+# `$` and the backtick cannot appear at all and no macro prints them in every engine: they are
+# written as their code points, like any character the engines have no glyph for.
+
+
+def code_point(ch: str) -> str:
+    return r"\mathtt{U{+}" + f"{ord(ch):04X}" + "}"
+
+
+def _is_text(ch: str) -> bool:
+    if ch in TEXT_SAFE:
+        return True
+    if ch.isascii() or ch in MATH_SYMBOLS or ch in NOT_IN_KATEX:
+        return False
+    code = ord(ch)
+    return (0x400 <= code <= 0x45F or ch in "Ґґ" or (0xC0 <= code <= 0x17F and ch not in "×÷")
+            or ch in PUNCTUATION)
+
+
+def token(text: str) -> str:
+    """A user's word (a token name) as math that prints exactly these characters."""
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            out.append(r"\text{" + "".join(run) + "}")
+            run.clear()
+
+    for ch in " ".join(text.split()):
+        if _is_text(ch):
+            run.append(ch)
+            if ch == ":":  # `javascript:` or `http://` never stands whole for a linkifier
+                flush()
+            continue
+        flush()
+        if ch in ASCII_SYMBOLS:
+            out.append(ASCII_SYMBOLS[ch])
+        elif ch in MATH_SYMBOLS:
+            out.append("{" + MATH_SYMBOLS[ch] + "}")
+        else:
+            out.append(code_point(ch))
+    flush()
+    return "".join(out) or r"\text{}"
+
+
+# --- formulas written for LaTeX, made safe for Markdown ---
+
+# Backslash + ASCII punctuation -> the same in letters (CommonMark would drop the backslash).
+SPACING = {r"\,": r"\thinspace", r"\;": r"\thickspace", r"\:": r"\medspace",
+           r"\!": r"\negthinspace", r"\{": r"\lbrace", r"\}": r"\rbrace", r"\|": r"\Vert",
+           "\\\\": r"\cr"}
+_LATEX_TEXT = {value: key for key, value in LATEX_SPECIALS.items()}
+_SYMBOL_TEXT = {value: key for key, value in MATH_SYMBOLS.items()}
+
+
+def formula(latex: str) -> str:
+    """Formula.latex (written for pdflatex) in the math every Markdown engine draws: words in
+    \\text{} re-escaped as tokens, \\operatorname{f} as \\mathop{\\mathrm{f}}, no backslash
+    before punctuation."""
+    out: list[str] = []
+    i = 0
+    while i < len(latex):
+        if latex.startswith(r"\text{", i):
+            end = _group_end(latex, i + len(r"\text"))
+            out.append(token(latex_text(latex[i + len(r"\text{"):end])))
+            i = end + 1
+        elif latex.startswith(r"\operatorname{", i):
+            end = _group_end(latex, i + len(r"\operatorname"))
+            out.append(r"\mathop{\mathrm{" + latex[i + len(r"\operatorname{"):end] + "}}")
+            i = end + 1
+        elif latex[i] == "\\" and latex[i:i + 2] in SPACING:
+            out.append(SPACING[latex[i:i + 2]])
+            i += 2
+            if latex[i:i + 1].isalpha():  # \thinspace v, not \thinspacev
+                out.append(" ")
+        elif latex[i] == "\\" and i + 1 < len(latex) and latex[i + 1].isalpha():
+            name = re.match(r"\\[A-Za-z]+", latex[i:])
+            assert name is not None
+            out.append(name.group())
+            i += len(name.group())
+        else:
+            out.append(latex[i])
+            i += 1
+    return "".join(out)
+
+
+def _group_end(text: str, start: int) -> int:
+    """Index of the `}` closing the group that opens at text[start] == `{`."""
+    depth = 0
+    i = start
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+        i += 1
+    raise ValueError(f"unbalanced group in {text!r}")
+
+
+def latex_text(escaped: str) -> str:
+    """The characters that tex.escape_text (dialect "latex") wrote as `escaped`."""
+    out: list[str] = []
+    i = 0
+    specials = sorted(_LATEX_TEXT, key=len, reverse=True)
+    while i < len(escaped):
+        rest = escaped[i:]
+        special = next((s for s in specials if rest.startswith(s)), None)
+        switch = re.match(r"\{\\fontencoding\{\w+\}\\selectfont ", rest)
+        if special is not None:
+            out.append(_LATEX_TEXT[special])
+            i += len(special)
+        elif switch is not None:
+            end = _group_end(escaped, i)
+            out.append(latex_text(escaped[i + len(switch.group()):end]))
+            i = end + 1
+        elif rest.startswith(r"\ensuremath{"):
+            end = _group_end(escaped, i + len(r"\ensuremath"))
+            out.append(_SYMBOL_TEXT[escaped[i + len(r"\ensuremath{"):end]])
+            i = end + 1
+        elif rest.startswith(r"\texttt{U+"):
+            end = _group_end(escaped, i + len(r"\texttt"))
+            out.append(chr(int(escaped[i + len(r"\texttt{U+"):end], 16)))
+            i = end + 1
+        else:
+            out.append(escaped[i])
+            i += 1
+    return "".join(out)
+
+
+# --- numbers ---
+
+# Widths in em of the glyphs a number is made of: the same in KaTeX's and MathJax's TeX fonts.
+NUMBER_GLYPHS = {**{d: (d, 0.5) for d in "0123456789"}, ".": (".", 0.278), ",": ("{,}", 0.278),
+                 "-": ("{-}", 0.778), "−": ("{-}", 0.778), "∞": (r"\infty", 1.0),
+                 "—": (r"\text{—}", 1.0), "N": (r"\text{N}", 0.75), "a": (r"\text{a}", 0.5)}
+
+
+def number(text: str) -> tuple[str, float]:
+    """A printed number (`0.35`, `−0.35`, `0,35`, `−∞`, `NaN`) as math, and its width in em."""
+    parts = [NUMBER_GLYPHS.get(ch, (token(ch), 1.0)) for ch in text]
+    return "".join(p for p, _ in parts), sum(w for _, w in parts)
+
+
+# --- labelled matrices ---
+
+# Widths in em of Computer Modern roman (KaTeX's and MathJax's text font); too wide is harmless
+# (a little more room), so a character not in the table counts as wide.
+CMR = {**dict(zip("abcdefghijklmnopqrstuvwxyz", (
+    .5, .556, .444, .556, .444, .306, .5, .556, .278, .306, .528, .278, .833, .556, .5, .556,
+    .528, .392, .394, .389, .556, .528, .722, .528, .528, .444), strict=True)),
+    **dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", (
+        .75, .708, .722, .764, .681, .653, .785, .75, .361, .514, .778, .625, .917, .75, .778,
+        .681, .778, .736, .556, .722, .75, .75, 1.028, .75, .75, .611), strict=True)),
+    **{d: .5 for d in "0123456789"}, " ": .333, ".": .278, ",": .278, ":": .278, ";": .278,
+    "(": .389, ")": .389, "'": .278, "!": .278, "?": .472, "/": .5, "-": .333}
+STRUT = r"\rule[-0.35em]{0pt}{1.3em}"  # taller and deeper than any letter: equal rows
+# What a display may take, in math em: GitHub's column is ~830 px of 16 px text and KaTeX draws
+# math 1.21 times larger (43 em); blog and pandoc columns are narrower (36 em of 20 px text).
+PAGE_EM = 30.0
+BESIDE_EM = 4.5  # the symbol, `=`, the brackets and the gaps
+
+
+def text_width(text: str) -> float:
+    """A label's width in em, at least: other fonts (Cyrillic falls back to the browser's) get
+    a wide guess."""
+    return sum(CMR.get(ch, 0.8 if ch.islower() else 1.0) for ch in text) + 0.3
+
+
+def _em(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".") + "em"
+
+
+def column_width(label: str, cells: Sequence[tuple[str, float]]) -> float:
+    return max(text_width(label), *(w for _, w in cells))
+
+
+def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
+           rows: Sequence[str]) -> list[range]:
+    """Column blocks that each fit a page beside the row labels (wider matrices are shown in
+    parts)."""
+    widths = [column_width(c, [row[j] for row in cells]) + 1.0 for j, c in enumerate(columns)]
+    labels = max((text_width(r) for r in rows), default=0.0)
+    available = max(PAGE_EM - BESIDE_EM - labels, 8.0)
+    return column_blocks([round(w * 10) for w in widths], round(available * 10))
+
+
+def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
+                    columns: Sequence[str]) -> list[str]:
+    """`symbol =` a bracketed matrix, its column labels above and its row labels on the left;
+    one line of math per row, each ending in \\cr."""
+    numbers = [[number(c) for c in row] for row in cells]
+    widths = [column_width(c, [row[j] for row in numbers]) for j, c in enumerate(columns)]
+    digits = [max(row[j][1] for row in numbers) for j in range(len(columns))]
+    spec = "c" * len(columns)
+    lines = [r"\begin{array}{rrc}",
+             r"& & \begin{array}{" + spec + "}",
+             " & ".join(r"\hspace{" + _em(w) + "}" for w in widths) + r" \cr",
+             " & ".join(token(c) for c in columns),
+             r"\end{array} \cr",
+             symbol + r" = & \begin{array}{r}",
+             *(STRUT + token(r) + (r" \cr" if i < len(rows) - 1 else "")
+               for i, r in enumerate(rows)),
+             r"\end{array} & \left[\hspace{0.2em}\begin{array}{" + spec + "}"]
+    for i, row in enumerate(numbers):
+        out = []
+        for j, (tex, w) in enumerate(row):
+            margin = (widths[j] - digits[j]) / 2
+            left, right = margin + digits[j] - w, margin
+            out.append((STRUT if j == 0 else "") + _pad(left) + tex + _pad(right))
+        lines.append(" & ".join(out) + (r" \cr" if i < len(numbers) - 1 else ""))
+    lines += [r"\end{array}\hspace{0.2em}\right]", r"\end{array}"]
+    return lines
+
+
+def _pad(width: float) -> str:
+    return r"\hspace{" + _em(width) + "}" if width > 0.0005 else ""
+
+
+def written_out(rows: Sequence[str]) -> list[str]:
+    """align* rows (`S[a, b] &= q_a \\cdot k_b = ...`) as lines of math, one each."""
+    return [formula(re.sub(r"(?<!\\)&", "", row, count=1)) for row in rows]

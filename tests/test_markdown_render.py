@@ -1,0 +1,386 @@
+"""The Markdown export as readers see it: rendered in headless Chromium by the engines blogs and
+GitHub use, and read back from the page.
+
+Every example in configs/, in every language, in both math flavours, goes through
+- markdown-it + markdown-it-texmath + KaTeX (github flavour with GitLab/GitHub delimiters),
+- CommonMark first, then KaTeX auto-render on the HTML (katex flavour: a `\\\\` that collapsed to
+  `\\` would show here),
+- pandoc --mathjax with MathJax 3's default bundle, tex-mml-chtml.js (both flavours),
+all pages in one browser launch (tests/render/render.js). The tests then ask the page: no error
+node, the TeX each engine read is the TeX attn wrote, and every matrix is a grid of its numbers
+inside its brackets with its labels outside, by the glyphs' boxes.
+
+.ci/run installs Chromium, pandoc and the npm packages; elsewhere the tests skip with the reason
+(and fail under CI=true).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import unicodedata
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from attncli.i18n import LANGUAGES
+from attncli.render import RenderOptions, md_math, render
+from attncli.render.common import number_format
+from attncli.spec import load_spec
+from attncli.walkthrough import build
+from tests.test_export_renderers import need
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
+RENDER_DIR = ROOT / "tests" / "render"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+PIPELINES = {"katex": ("texmath-dollars", "autorender", "pandoc-mathjax"),
+             "github": ("texmath-gitlab", "pandoc-mathjax")}
+# Token names that mean something to TeX, Markdown or HTML: each must print as written.
+HOSTILE = ["\\input{x}", "50%", "a_b", "|", "<b>", "$", "*x*", "[x](javascript:alert(1))",
+           "![i](http://e/x.png)", "R&D #1 ^2 ~"]
+
+# Macros GitHub's math renderer refuses, with where that is said:
+# - "The following macros are not allowed: operatorname" (GitHub's message, quoted in
+#   tensor4all/tenferro-rs#75); GitHub Support: "we just removed support for some potentially
+#   harmful LaTeX macros that allow for either overriding other macros or operators, or would
+#   potentially allow for invisible text. Among these is \\operatorname" (LASY-org/lasy#134);
+# - \\phantom and \\mbox fail on GitHub (Programmiermethoden-CampusMinden/Prog2-Lecture#1039);
+# - GitHub loads MathJax 3.2 without the newcommand, require, html, bbox, action and
+#   setoptions extensions, and refuses \\DeclareMathOperator, \\operatorname, \\colorbox,
+#   \\fcolorbox, \\definecolor, \\DeclarePairedDelimiter(X)(XPP) (the measured list in
+#   qiita.com/Yarakashi_Kikohshi/items/8aad73b8f78184bf9b90).
+# The overlapping boxes (\\llap, \\rlap, \\mathllap, \\mathrlap, \\mathclap, \\smash) are refused
+# here too: they draw differently across engines and hide text just as \\phantom does.
+GITHUB_REFUSED = (
+    "def", "gdef", "edef", "xdef", "let", "newcommand", "renewcommand", "newenvironment",
+    "renewenvironment", "DeclareMathOperator", "operatorname", "colorbox", "fcolorbox",
+    "definecolor", "DeclarePairedDelimiter", "DeclarePairedDelimiterX",
+    "DeclarePairedDelimiterXPP", "require", "href", "class", "cssId", "style", "data", "bbox",
+    "mathtip", "texttip", "toggle", "phantom", "hphantom", "vphantom", "mbox", "llap", "rlap",
+    "mathllap", "mathrlap", "mathclap", "smash", "setOptions",
+)
+
+
+def tools() -> None:
+    node_modules = RENDER_DIR / "node_modules"
+    for tool, ok in (("chromium", Path(CHROMIUM).exists()), ("pandoc", shutil.which("pandoc")),
+                     ("node", shutil.which("node")),
+                     ("tests/render/node_modules", (node_modules / "puppeteer-core").is_dir())):
+        if not ok:
+            need(tool, "apt-get install chromium pandoc nodejs npm; cd tests/render && npm ci")
+
+
+def markdown(spec: Path | str, lang: str, flavor: str) -> str:
+    return render(build(load_spec(str(spec))), "markdown", lang, md_flavor=flavor)
+
+
+def run_pages(jobs: list[dict[str, str]], folder: Path,
+              screenshots: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Render every job in one browser; the measurements of each page by its name."""
+    tools()
+    folder.mkdir(parents=True, exist_ok=True)
+    request = folder / "jobs.json"
+    request.write_text(json.dumps({"outdir": str(folder), "jobs": jobs,
+                                   "screenshots": screenshots or {}}), encoding="utf-8")
+    done = subprocess.run(["node", str(RENDER_DIR / "render.js"), str(request)],
+                          capture_output=True, text=True, timeout=2400, check=False,
+                          env={"PATH": "/usr/bin:/bin:/usr/local/bin", "CHROMIUM": CHROMIUM,
+                               "HOME": str(folder)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    results: dict[str, Any] = json.loads(done.stdout)
+    return results
+
+
+ALL = ",".join(LANGUAGES)  # one document with every language, as `attn export --lang en,pl,ru`
+
+
+def jobs_for(spec: Path | str, name: str, langs: str = ALL) -> list[dict[str, str]]:
+    return [{"name": f"{name}/{flavor}/{pipeline}", "markdown": markdown(spec, langs, flavor),
+             "pipeline": pipeline, "flavor": flavor}
+            for flavor, pipelines in PIPELINES.items() for pipeline in pipelines]
+
+
+@cache
+def _examples_rendered(folder: str) -> dict[str, Any]:
+    jobs = [job for spec in EXAMPLES for job in jobs_for(spec, spec.stem)]
+    return run_pages(jobs, Path(folder))
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _examples_rendered(str(tmp_path_factory.mktemp("pages")))
+
+
+# --- what the page says ---------------------------------------------------------------------
+
+
+def test_every_page_renders_without_an_error(pages: dict[str, Any]) -> None:
+    assert len(pages) == len(EXAMPLES) * 5
+    failures = {name: page["errors"][:2] for name, page in pages.items() if page["errors"]}
+    assert not failures, json.dumps(failures, ensure_ascii=False, indent=1)[:4000]
+
+
+def source_math(text: str, flavor: str) -> list[tuple[str, bool]]:
+    """(tex, display) of every formula in an export, in the order of the page."""
+    fence = r"^```math\n(.*?)\n```$" if flavor == "github" else r"^\$\$\n(.*?)\n\$\$$"
+    inline = r"\$`(.+?)`\$" if flavor == "github" else r"(?<![\\$])\$([^$\n]+)\$"
+    found = []
+    for match in re.finditer(f"(?ms){fence}|{inline}", text):
+        display = match.group(1) is not None
+        found.append(((match.group(1) if display else match.group(2)).strip(), display))
+    return found
+
+
+def test_every_engine_reads_the_math_attn_wrote(pages: dict[str, Any]) -> None:
+    """KaTeX's annotation (or MathJax's source) of every formula is the TeX in the file: nothing
+    lost to Markdown on the way (`\\\\` collapsing to `\\`, `_` read as emphasis ...)."""
+    for spec in EXAMPLES:
+        for flavor, pipelines in PIPELINES.items():
+            expected = source_math(markdown(spec, ALL, flavor), flavor)
+            assert sum(display for _, display in expected) >= 9
+            for pipeline in pipelines:
+                page = pages[f"{spec.stem}/{flavor}/{pipeline}"]
+                read = [(" ".join(m["tex"].split()), m["display"]) for m in page["tex"]]
+                want = [(" ".join(tex.split()), display) for tex, display in expected]
+                if pipeline == "pandoc-mathjax":  # MathJax reads displays, then inlines
+                    read, want = sorted(read), sorted(want)
+                assert read == want, f"{spec.stem}/{flavor}/{pipeline}"
+
+
+def expected_matrices(spec: Path | str, lang: str) -> list[tuple[list[list[str]], list[str],
+                                                                 list[str]]]:
+    """(cells, row labels, column labels) of every matrix display, in order, from the
+    walkthrough's own numbers."""
+    walkthrough = build(load_spec(str(spec)))
+    number = number_format(walkthrough, RenderOptions(lang=lang))
+    out = []
+    for step in walkthrough.steps:
+        for matrix in step.matrices:
+            cells = [[number(float(x)) for x in row] for row in matrix.whole()]
+            for block in md_math.blocks(matrix.columns, [[md_math.number(c) for c in row]
+                                                        for row in cells], matrix.rows):
+                out.append(([[row[j] for j in block] for row in cells], list(matrix.rows),
+                            [matrix.columns[j] for j in block]))
+    return out
+
+
+def _same(text: str) -> str:
+    return text.replace("-", "−")
+
+
+def check_grid(display: dict[str, Any], cells: list[list[str]], rows: list[str],
+               columns: list[str], em: float) -> list[str]:
+    """The numbers in rows (one y) and columns (one right edge), between the brackets, the
+    column labels above the brackets over their columns, the row labels left of them.
+    Returns the text of each row label as drawn."""
+    page = display["box"]
+    assert max(w["r"] for w in display["words"]) <= page["r"] + 1, "wider than the page"
+    tall = sorted(display["delims"], key=lambda d: d["b"] - d["t"], reverse=True)[:2]
+    assert len(tall) == 2, "no brackets"
+    left, right = sorted(tall, key=lambda d: d["l"])
+    inside = [w for w in display["words"]
+              if w["l"] >= left["r"] - 1 and w["r"] <= right["l"] + 1
+              and min(left["t"], right["t"]) < w["mid"] < max(left["b"], right["b"])]
+    lines: list[list[dict[str, Any]]] = []
+    for word in sorted(inside, key=lambda w: w["mid"]):
+        if lines and abs(word["mid"] - lines[-1][0]["mid"]) < 0.3 * em:
+            lines[-1].append(word)
+        else:
+            lines.append([word])
+    got = [[w["text"] for w in sorted(line, key=lambda w: w["l"])] for line in lines]
+    assert got == [[_same(c) for c in row] for row in cells], (got, cells)
+    for line in lines:
+        assert max(w["mid"] for w in line) - min(w["mid"] for w in line) < 0.15 * em
+    by_column = [[sorted(line, key=lambda w: w["l"])[j] for line in lines]
+                 for j in range(len(columns))]
+    for column in by_column:
+        assert max(w["r"] for w in column) - min(w["r"] for w in column) < 1.5, column
+    top = min(left["t"], right["t"])
+    above = [w for w in display["words"] if w["b"] <= top + 1]
+    for label, column in zip(columns, by_column, strict=True):
+        if not label.strip():
+            continue
+        middle = (min(w["l"] for w in column) + max(w["r"] for w in column)) / 2
+        mine = [w for w in above if abs((w["l"] + w["r"]) / 2 - middle) < 1.2 * em
+                or w["l"] - 1 <= middle <= w["r"] + 1]
+        assert mine, f"no label above column {label!r}"
+        span = (min(w["l"] for w in mine) + max(w["r"] for w in mine)) / 2
+        assert abs(span - middle) < 0.35 * em, (label, span, middle)
+    equals = max((w["r"] for w in display["words"] if w["text"].endswith("=")
+                  and w["r"] <= left["l"]), default=0.0)
+    drawn = []
+    for label, line in zip(rows, lines, strict=True):
+        mid = sum(w["mid"] for w in line) / len(line)
+        beside = sorted((w for w in display["words"] if equals <= w["l"]
+                         and w["r"] <= left["l"] + 1 and abs(w["mid"] - mid) < 0.3 * em),
+                        key=lambda w: w["l"])
+        assert beside or not label.strip(), f"no label left of row {label!r}"
+        drawn.append("".join(w["text"] for w in beside))
+    return drawn
+
+
+def matrix_displays(page: dict[str, Any], text: str, flavor: str) -> list[dict[str, Any]]:
+    displays = [tex for tex, display in source_math(text, flavor) if display]
+    assert len(displays) == len(page["displays"])
+    return [d for d, tex in zip(page["displays"], displays, strict=True)
+            if tex.startswith(r"\begin{array}{rrc}")]
+
+
+def test_every_matrix_is_a_grid_in_its_brackets_with_its_labels_outside(
+        pages: dict[str, Any]) -> None:
+    checked = 0
+    for spec in EXAMPLES:
+        expected = [m for lang in LANGUAGES for m in expected_matrices(spec, lang)]
+        for flavor, pipelines in PIPELINES.items():
+            text = markdown(spec, ALL, flavor)
+            for pipeline in pipelines:
+                name = f"{spec.stem}/{flavor}/{pipeline}"
+                page = pages[name]
+                found = matrix_displays(page, text, flavor)
+                assert len(found) == len(expected), name
+                for display, (cells, rows, columns) in zip(found, expected, strict=True):
+                    try:
+                        check_grid(display, cells, rows, columns, page["em"])
+                    except AssertionError as error:
+                        raise AssertionError(f"{name}: {error}") from None
+                    checked += 1
+    assert checked > 1000
+
+
+def test_the_checker_sees_a_broken_grid(tmp_path: Path) -> None:
+    """The grid check itself: the rows run together (what a `\\\\` collapsed by Markdown does)
+    fails it, and labels inside the brackets fail it."""
+    cells = [["1.00", "0.00"], ["0.36", "0.64"]]
+    good = md_math.labelled_matrix("A", cells, ["cat", "dog"], ["cat", "dog"])
+    merged = "\n".join(md_math.labelled_matrix(  # the two rows of numbers on one line
+        "A", [["1.00", "0.00", "0.36", "0.64"]], ["cat"], ["cat", "dog", "", ""]))
+    inside = ("A = \\left[\\begin{array}{rr} \\text{cat} & \\text{dog} \\cr 1.00 & 0.00 \\cr "
+              "0.36 & 0.64 \\end{array}\\right]")
+    jobs = [{"name": name, "markdown": "$$\n" + tex + "\n$$\n", "pipeline": "texmath-dollars",
+             "flavor": "katex"} for name, tex in (("good", "\n".join(good)), ("merged", merged),
+                                                   ("inside", inside))]
+    pages = run_pages(jobs, tmp_path)
+    em = pages["good"]["em"]
+    check_grid(pages["good"]["displays"][0], cells, ["cat", "dog"], ["cat", "dog"], em)
+    for bad in ("merged", "inside"):
+        with pytest.raises(AssertionError):
+            check_grid(pages[bad]["displays"][0], cells, ["cat", "dog"], ["cat", "dog"], em)
+
+
+# --- hostile token names --------------------------------------------------------------------
+
+
+def hostile_spec(folder: Path) -> Path:
+    tokens = json.dumps(HOSTILE)
+    spec = folder / "hostile.yaml"
+    rows = ",\n  ".join(f"[{(i % 3) / 2}, {(i % 2) / 2}]" for i in range(len(HOSTILE)))
+    spec.write_text(f"title: hostile tokens\ntokens: {tokens}\nembeddings: [\n  {rows}\n]\n"
+                    "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                    encoding="utf-8")
+    return spec
+
+
+def test_hostile_token_names_stay_text_in_every_engine(tmp_path: Path) -> None:
+    spec = hostile_spec(tmp_path)
+    for flavor in PIPELINES:
+        text = markdown(spec, "en", flavor)
+        for tex, _ in source_math(text, flavor):
+            assert "$" not in tex and "`" not in tex
+            assert re.search(r"\\[!-/:-@\[-`{-~]", tex) is None, tex  # no \\ \_ \{ ...
+    jobs = jobs_for(spec, "hostile", "en")
+    pages = run_pages(jobs, tmp_path / "pages")
+    for name, page in pages.items():
+        assert not page["errors"], (name, page["errors"][:2])
+        assert not page["injected"], (name, page["injected"])
+        flavor = name.split("/")[1]
+        embeddings = matrix_displays(page, markdown(spec, "en", flavor), flavor)[0]
+        drawn = check_grid(embeddings, *expected_matrices(spec, "en")[0], page["em"])
+        assert [as_drawn(d) for d in drawn] == [as_drawn(t) for t in HOSTILE], (name, drawn)
+
+
+# How the engines draw what the token's characters became: `*` as ∗, `~` as ∼, `\` as ∖ (in
+# MathJax), `$` as its code point; `_` and `^` are lines and accents, not glyphs, in KaTeX.
+DRAWN = str.maketrans({"∗": "*", "∣": "|", "∼": "~", "∖": "\\", "$": "U+0024", "_": None, "^": None,
+                       "ˆ": None, "―": None, "‾": None, " ": None})
+
+
+def as_drawn(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).translate(DRAWN)  # MathJax's \mathtt: 𝚄 is U
+
+
+def test_wide_matrices_and_long_or_cyrillic_labels_stay_in_their_grid(tmp_path: Path) -> None:
+    """Specs not in configs/: 12 tokens (matrices split into column blocks) and labels whose
+    widths attn can only guess (Cyrillic in the browser's fallback font, very wide and very
+    narrow words) still sit over and beside their own columns and rows."""
+    spec = tmp_path / "labels.yaml"
+    tokens = ["кошка", "ЖЖЖЖЖЖ", "źdźbło", "WWWWMMMM", "i", "ёж"]
+    rows = ",\n  ".join(f"[{(i % 3) / 2}, {(i % 2) / 2}, {-i / 4}]" for i in range(len(tokens)))
+    spec.write_text(f"tokens: {json.dumps(tokens)}\nembeddings: [\n  {rows}\n]\n"
+                    "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                    encoding="utf-8")
+    jobs = [*jobs_for(spec, "labels"), *jobs_for(ROOT / "tests" / "data" / "wide.yaml", "wide")]
+    pages = run_pages(jobs, tmp_path / "pages")
+    checked = 0
+    for name, page in pages.items():
+        assert not page["errors"], (name, page["errors"][:2])
+        source, flavor = (spec if name.startswith("labels") else
+                          ROOT / "tests" / "data" / "wide.yaml"), name.split("/")[1]
+        expected = [m for lang in LANGUAGES for m in expected_matrices(source, lang)]
+        text = markdown(source, ALL, flavor)
+        assert not re.search("[\ue000-\uf8ff]", text)  # no private-use mark left in prose
+        found = matrix_displays(page, text, flavor)
+        for display, matrix in zip(found, expected, strict=True):
+            check_grid(display, *matrix, page["em"])
+            checked += 1
+    assert checked > 100
+
+
+# --- GitHub's rules, read from the text -----------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
+def test_github_flavour_uses_no_macro_github_refuses(spec: Path) -> None:
+    for lang in LANGUAGES:
+        text = markdown(spec, lang, "github")
+        used = set(re.findall(r"\\([A-Za-z]+)", "\n".join(t for t, _ in source_math(text,
+                                                                                   "github"))))
+        assert not used & set(GITHUB_REFUSED), used & set(GITHUB_REFUSED)
+        assert "$$" not in text  # display math only in ```math fences
+        assert not re.search("[\ue000-\uf8ff]", text)  # no private-use mark left in prose
+
+
+def test_the_refused_list_catches_the_old_export() -> None:
+    old = r"\def\attncell#1{\hphantom{0.00}\mathllap{#1}} A = \operatorname{softmax}(S)"
+    used = set(re.findall(r"\\([A-Za-z]+)", old))
+    assert used & set(GITHUB_REFUSED) == {"def", "hphantom", "mathllap", "operatorname"}
+
+
+# --- the building blocks, without a browser ----------------------------------------------
+
+
+@pytest.mark.parametrize("word", [*HOSTILE, "кот", "Zażółć", "a--b", "α→β", "😀", "x{,}y"])
+def test_latex_text_reads_back_what_escape_text_wrote(word: str) -> None:
+    """Written-out formulas carry token names escaped for pdflatex; the Markdown export reads
+    them back before writing them for the browser engines."""
+    from attncli.render.tex import escape_text
+
+    assert md_math.latex_text(escape_text(word)) == word
+
+
+def test_formulas_lose_what_github_and_commonmark_would_break() -> None:
+    assert md_math.formula(r"A = \operatorname{softmax}\left(S' + M\right)") == (
+        r"A = \mathop{\mathrm{softmax}}\left(S' + M\right)")
+    assert md_math.formula(r"|q| \, |k| \\ x") == r"|q| \thinspace |k| \cr x"
+    assert md_math.formula(r"q_{\text{a\_b}}") == r"q_{\text{a}\underline{\hspace{0.5em}}\text{b}}"
+
+
+def test_numbers_have_the_widths_of_their_glyphs() -> None:
+    """Computer Modern: digits 0.5 em, the point 0.278 em, the minus 0.778 em, ∞ 1 em."""
+    assert md_math.number("0.35") == ("0.35", 1.778)
+    assert md_math.number("−0,35") == ("{-}0{,}35", 2.556)
+    assert md_math.number("−∞") == (r"{-}\infty", 1.778)
