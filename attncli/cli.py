@@ -326,7 +326,8 @@ EmbeddingsOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--embeddings", show_default=False,
                  help=N_('The embeddings, one row per token, in calculator notation: '
-                         '"1 0; 0.2 1" (rows separated by ;).')),
+                         '"1 0; 0.2 1" (numbers separated by spaces, rows by ;); a decimal '
+                         'comma works too: "1 0; 0,2 1".')),
 ]
 MaskOpt = Annotated[
     Optional[str],  # noqa: UP045

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attncli.i18n import Msg
+from attncli.i18n import Msg, translate
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -40,6 +40,12 @@ class AttnError(Exception):
         super().__init__(message.msgid)
         self.message = message
         self.where = where
+
+    def __str__(self) -> str:
+        """The finished sentence in English, after where it is: what `attn` prints, for a
+        library user who prints the error (`spec.yaml:2:13: embeddings: has 2 rows, …`)."""
+        sentence = translate(self.message)
+        return f"{self.where.prefix()}: {sentence}" if self.where is not None else sentence
 
 
 class SpecError(AttnError):

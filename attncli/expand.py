@@ -18,12 +18,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, localcontext
 
 import numpy as np
 
 from attncli.errors import UsageError
-from attncli.handcalc import _CONTEXT, Arithmetic, arithmetic, written
+from attncli.exactness import line
+from attncli.handcalc import Arithmetic, arithmetic, written
 from attncli.i18n import Msg
 from attncli.model import (
     Array,
@@ -117,69 +117,6 @@ def joined(*parts: Formula | str) -> Formula:
     latex = "".join({"·": r" \cdot ", " / ": " / ", " + ": " + "}.get(p, p) if isinstance(p, str)
                     else p.latex for p in parts)
     return Formula(text, latex)
-
-
-# --- checking a line against its printed operands ---
-
-def _as_decimals(value: Value) -> tuple[Decimal, ...]:
-    values = value if isinstance(value, tuple) else (value,)
-    return tuple(Decimal(repr(float(x))) for x in values)
-
-
-def evaluate(expr: Expr, precision: int) -> tuple[Decimal, ...]:
-    """The expression on its operands rounded to `precision` (as printed), in decimal."""
-    if isinstance(expr, Num):
-        return _as_decimals(written(expr.value, precision))
-    if isinstance(expr, Vec):
-        return tuple(_as_decimals(tuple(written(x, precision) for x in expr.values)))
-    if isinstance(expr, Exp):
-        return tuple(x.exp() for x in evaluate(expr.argument, precision))
-    parts = [evaluate(e, precision) for e in _operands(expr)]
-    result = parts[0]
-    for part in parts[1:]:
-        result = _combine(expr, result, part)
-    return result
-
-
-def _operands(expr: Expr) -> tuple[Expr, ...]:
-    if isinstance(expr, Sum):
-        return expr.terms
-    if isinstance(expr, Product):
-        return expr.factors
-    if isinstance(expr, Quotient):
-        return (expr.numerator, expr.denominator)
-    assert isinstance(expr, Difference)
-    return (expr.left, expr.right)
-
-
-def _combine(expr: Expr, a: tuple[Decimal, ...], b: tuple[Decimal, ...]) -> tuple[Decimal, ...]:
-    if len(a) == 1 and len(b) > 1:
-        a = a * len(b)
-    if len(b) == 1 and len(a) > 1:
-        b = b * len(a)
-    if isinstance(expr, Sum):
-        return tuple(x + y for x, y in zip(a, b, strict=True))
-    if isinstance(expr, Product):
-        return tuple(x * y for x, y in zip(a, b, strict=True))
-    if isinstance(expr, Quotient):
-        return tuple(x / y for x, y in zip(a, b, strict=True))
-    return tuple(x - y for x, y in zip(a, b, strict=True))
-
-
-def line(target: Formula | None, symbolic: Formula | None, expr: Expr, result: Value,
-         precision: int) -> Expansion:
-    """An Expansion, marked exact when its printed operands give its printed result."""
-    with localcontext(_CONTEXT):
-        try:
-            recomputed = evaluate(expr, precision)
-        except (ArithmeticError, ValueError):  # a divisor printed as 0.00: not recomputable
-            return Expansion(target, symbolic, expr, result, False)
-        printed = _as_decimals(result)
-        exact = len(recomputed) == len(printed) and all(
-            written(float(x), precision) == written(float(y), precision)
-            for x, y in zip(recomputed, printed, strict=False)
-        )
-    return Expansion(target, symbolic, expr, result, exact)
 
 
 # --- the expansions of each step ---
@@ -283,10 +220,11 @@ def score_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
 
 def angle(ctx: Context, row: str, column: str, q: Array, k: Array,
           score: float) -> list[Expansion]:
-    """cos θ = q·k / (|q|·|k|), the angle between a query and a key; none for a zero vector."""
+    """cos θ = q·k / (|q|·|k|), the angle between a query and a key; none when a length prints
+    as 0, which no one divides by (the reading says the angle is undefined for a zero vector)."""
     q_norm = ctx.carry(float(np.linalg.norm(q)))
     k_norm = ctx.carry(float(np.linalg.norm(k)))
-    if q_norm == 0.0 or k_norm == 0.0:
+    if written(q_norm, ctx.precision) == 0.0 or written(k_norm, ctx.precision) == 0.0:
         return []
     cos = ctx.carry(score / (q_norm * k_norm))
     symbolic = Formula(f"q_{row}·k_{column} / (|q_{row}|·|k_{column}|)",
@@ -330,8 +268,10 @@ def weight_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
         peak = float(shift[0])
         for j in range(len(matrix.columns)):
             x = float(logits[j])
-            argument: Expr = Num(x) if peak == 0.0 or not math.isfinite(x) else Difference(
-                Num(x), Num(peak))
+            argument: Expr = Num(x)
+            if peak != 0.0 and math.isfinite(x):  # e^(12.00 − 16.00), e^(−3.00 + 2.00)
+                argument = Difference(Num(x), Num(peak)) if peak > 0 else Sum(
+                    (Num(x), Num(-peak)))
             out.append(ctx.line(None, None, Exp(argument), float(e[0, j])))
         visible = [j for j in range(len(matrix.columns)) if math.isfinite(logits[j])]
         out.append(ctx.line(Formula("Σ", r"\Sigma"), None,

@@ -5,15 +5,16 @@ does: every intermediate (Q, K, V, the scores, √d_k, each e^x, each weight, th
 down rounded to the display precision and carried forward rounded. One calculator entry (a dot
 product, a quotient, an e^x) is exact; only its result is rounded.
 
-Rounding is a person's: half up on the decimal number as it is written (0.125 -> 0.13, and 2.675
--> 2.68, although the binary float nearest 2.675 lies below it and numpy's round gives 2.67). The
-arithmetic is done in decimal, so a tie is a real tie and never a binary accident.
+Rounding is the one rule of render/numbers.py, a person's: half up on the decimal number as it
+is written (0.125 -> 0.13, and 2.675 -> 2.68, although the binary float nearest 2.675 lies below
+it and numpy's round gives 2.67). The arithmetic is done in decimal, so a tie is a real tie and
+never a binary accident.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Context, Decimal
+from decimal import localcontext
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -21,27 +22,10 @@ from numpy.typing import NDArray
 
 from attncli import ops
 from attncli.model import Array, Drift, Matrix, Walkthrough
+from attncli.render.numbers import CONTEXT, as_decimal, half_up, rounded
 
 Objects = NDArray[np.object_]  # an array of Decimal
-# Enough digits that a dot product of display-precision numbers is exact, and e^x far beyond need.
-_CONTEXT = Context(prec=80, Emax=999_999, Emin=-999_999)
-
-
-def _decimal(x: float) -> Decimal:
-    return Decimal(repr(float(x)))  # the shortest decimal that reads back as x: what was written
-
-
-def written(x: float, precision: int) -> float:
-    """`x` rounded half up to `precision` decimals, as a person rounds; ±inf and NaN unchanged."""
-    if not np.isfinite(x):
-        return float(x)
-    return float(_half_up(_decimal(x), precision))
-
-
-def _half_up(d: Decimal, precision: int) -> Decimal:
-    if not d.is_finite() or d.as_tuple().exponent >= -precision:  # type: ignore[operator]
-        return d  # no more decimals than asked for (1e300 among them): nothing to round
-    return d.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP, context=_CONTEXT)
+written = rounded  # the one rounding rule (render/numbers.py): what a person writes down
 
 
 class Arithmetic(Protocol):
@@ -102,9 +86,9 @@ class HandCalculation:
 
     def __init__(self, precision: int) -> None:
         self.precision = precision
-        self._to_decimal: Callable[[Any], Any] = np.frompyfunc(_decimal, 1, 1)
+        self._to_decimal: Callable[[Any], Any] = np.frompyfunc(as_decimal, 1, 1)
         self._round: Callable[[Any], Any] = np.frompyfunc(
-            lambda d: float(_half_up(d, precision)) if d.is_finite() else float(d), 1, 1)
+            lambda d: float(half_up(d, precision)) if d.is_finite() else float(d), 1, 1)
 
     def decimals(self, a: Array) -> Objects:
         return np.asarray(self._to_decimal(a), dtype=object)
@@ -118,9 +102,7 @@ class HandCalculation:
         return self.carry(self.decimals(a))
 
     def _dot(self, a: Objects, b: Objects) -> Objects:
-        from decimal import localcontext
-
-        with localcontext(_CONTEXT):
+        with localcontext(CONTEXT):
             return np.asarray(np.dot(a, b), dtype=object)
 
     def project(self, x: Array, w: Array, b: Array | None,
@@ -142,10 +124,8 @@ class HandCalculation:
         return written(value, self.precision)  # √2 is written 1.41 and divided by as such
 
     def scale(self, scores: Array, divisor: float, out: Array | None = None) -> Array:
-        from decimal import localcontext
-
-        with localcontext(_CONTEXT):
-            return self.carry(self.decimals(scores) / _decimal(divisor))
+        with localcontext(CONTEXT):
+            return self.carry(self.decimals(scores) / as_decimal(divisor))
 
     def softmax(self, logits: Array, out: Array | None = None) -> tuple[Array, ops.Bools]:
         _, _, total, weights = self.softmax_parts(logits)
@@ -153,11 +133,9 @@ class HandCalculation:
 
     def softmax_parts(self, logits: Array) -> tuple[Array, Array, Array, Array]:
         """(shift, e, row sums, weights) of softmax by hand: each e^x and each weight rounded."""
-        from decimal import localcontext
-
         shift = ops.written_shift(logits)  # (n,): 0 or the row's largest score, already rounded
         finite = np.isfinite(logits)  # (n, m)
-        with localcontext(_CONTEXT):
+        with localcontext(CONTEXT):
             shifted = self.decimals(np.where(finite, logits, 0.0)) - self.decimals(shift)[:, None]
             e = np.where(finite, self.carry(np.frompyfunc(lambda d: d.exp(), 1, 1)(shifted)),
                          0.0)  # (n, m)

@@ -37,6 +37,9 @@ class Matrix:
     kept: tuple[int, ...] | None = None  # a summary: which rows `values` holds, ascending
     # a worksheet: the (row, column) cells printed as boxes to fill in (attncli/worksheet.py)
     blank: frozenset[tuple[int, int]] = frozenset()
+    # attention weights under a mask: the masked scores, −∞ where a key is hidden from a query
+    hidden_by: Matrix | None = None
+    identity: bool = False  # a projection that is the identity: shown as `W_Q = I` unless --full
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -48,6 +51,10 @@ class Matrix:
 
     def at(self, i: int, j: int) -> float:
         return float(self.row(i)[j])
+
+    def hidden(self, i: int, j: int) -> bool:
+        """Whether the mask hides key j from query i (its weight is 0 by the mask, not earned)."""
+        return self.hidden_by is not None and self.hidden_by.at(i, j) == -np.inf
 
     def row_indices(self) -> tuple[int, ...] | range:
         """The rows this matrix holds: all of them, or a summary's."""

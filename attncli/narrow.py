@@ -18,7 +18,7 @@ from attncli.expand import Selection
 from attncli.i18n import Msg
 from attncli.model import Drift, Reading, Step, Walkthrough
 from attncli.spec.model import Display
-from attncli.view import ALL
+from attncli.view import ALL, STEP_IDS
 
 
 def refuse(key: str, problem: Msg, where: Location | None) -> NoReturn:
@@ -76,6 +76,9 @@ def select(walkthrough: Walkthrough, steps: Sequence[str] | None, head: int | No
     where = where or {}
     known = list(dict.fromkeys(step.id for step in walkthrough.steps))
     for step_id in steps or ():
+        if step_id in STEP_IDS and step_id not in known:  # a step of another kind of spec
+            refuse("steps", Msg.of("{found} is not in this spec, whose steps are {known}",
+                                   found=step_id, known=", ".join(known)), where.get("steps"))
         if step_id not in known:
             refuse("steps", Msg.of("unknown step {found}; expected one of {known}",
                                    found=step_id, known=", ".join(known)), where.get("steps"))

@@ -102,11 +102,11 @@ READABLE_EXP = math.log(1e4)
 
 def written_shift(logits: Array) -> Array:
     """What a person subtracts from each row before e^x: nothing while the largest visible score
-    lies in [0, ln 10^4], so e^x of it reads between 1 and 10^4; else that largest score, so the
-    largest e^x is exactly 1. Either way the weights are the same."""
+    lies in [-1, ln 10^4], so e^x of it reads between 1/e ≈ 0.37 and 10^4; else that largest
+    score, so the largest e^x is exactly 1. Either way the weights are the same."""
     finite = np.isfinite(logits)  # (n, m)
     peak = np.max(logits, axis=1, initial=-np.inf, where=finite)  # (n,)
-    keep = ~np.isfinite(peak) | ((peak >= 0.0) & (peak <= READABLE_EXP))  # (n,)
+    keep = ~np.isfinite(peak) | ((peak >= -1.0) & (peak <= READABLE_EXP))  # (n,)
     return np.where(keep, 0.0, peak)  # (n,)
 
 

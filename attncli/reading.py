@@ -1,10 +1,15 @@
 """The weights in words, generated from the numbers: whom each query attends to most and least.
 
-Keys whose weights print the same at the display precision are one group ("cat and mouse (0.30
-each)"), so a sentence never ranks two numbers a reader sees as equal. A query that sees only
-itself, one that sees a single other key and one that sees nothing are each said as such. With
-several heads, each head gets its own reading and one more says where the heads disagree about
-which key a query attends to most. Expanded score cells also get the angle between query and key.
+Keys whose weights are equal at full precision (within `TOLERANCE`) are one group ("cat and mouse
+(0.30 each)"); "most" names the group with the largest weight. A weight that would print the
+same as its neighbour's though it differs, or print as 0 though it is not, is given with as many
+more decimals as tell them apart (`cat (0.352), then dog (0.348)`), so a sentence never ranks two
+numbers that read the same; a row whose weights all print the same but differ is said to be
+almost equal, with its range (`0.247–0.252`) (at `-p 0` or `-p 1`: those that print the same
+with 2 decimals). A query that sees only itself, one that sees a
+single other key and one that sees nothing are each said as such. With several heads, each head
+gets its own reading and one more says where the heads disagree about which keys a query attends
+to most. Expanded score cells also get the angle between query and key.
 """
 
 from __future__ import annotations
@@ -14,56 +19,75 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attncli.handcalc import written
-from attncli.i18n import Msg
-from attncli.model import Array, HeadResult, Reading, Walkthrough
+from attncli.i18n import Finer, Msg, Param
+from attncli.model import HeadResult, Reading, Walkthrough
+from attncli.render.numbers import rounded
 
 MOST_LISTED = 4  # groups named between "most" and "least" before the rest is counted
 NAMED_KEYS = 5  # keys named in a group of equal weights before the rest is counted
+TOLERANCE = 1e-12  # weights closer than this are equal: float64 sums in another order differ less
+ALMOST_DECIMALS = 2  # weights that print alike at 2 decimals (or finer) are almost equal
+LAST_DECIMAL = 12  # two weights further apart than TOLERANCE print differently with 12 decimals
 
-Group = tuple[tuple[str, ...], float]  # keys with the same printed weight, and that weight
+Group = tuple[tuple[str, ...], float]  # keys with the same weight, and that weight
 
 
-def groups(head: HeadResult, i: int, precision: int) -> list[Group]:
-    """The keys query i sees, grouped by printed weight, largest weight first."""
+def groups(head: HeadResult, i: int) -> list[Group]:
+    """The keys query i sees, grouped by weight (equal within TOLERANCE), largest first."""
     weights = head.weights.row(i)  # (m,)
     visible = np.isfinite(head.scores.row(i))  # (m,)
     order = np.argsort(-weights, kind="stable")  # (m,)
     order = order[visible[order]]  # (seen,): the keys it sees, largest weight first
-    ranked = weights[order]  # (seen,), descending
+    falling = -weights[order]  # (seen,), ascending
     found: list[Group] = []
     start = 0
     while start < len(order):
-        printed = written(float(ranked[start]), precision)
-        end = _run_end(ranked, start, printed, precision)
-        found.append((tuple(head.weights.columns[j] for j in order[start:end]), printed))
+        end = int(np.searchsorted(falling, falling[start] + TOLERANCE, side="right"))
+        found.append((tuple(head.weights.columns[j] for j in order[start:end]),
+                      float(-falling[start])))
         start = end
     return found
 
 
-def _run_end(ranked: Array, start: int, printed: float, precision: int) -> int:
-    """Where the run of weights that print as `printed` ends, from `start` on. Rounding keeps
-    the order of the descending weights, so the run is contiguous: found by doubling the step
-    then halving it, with a few roundings even in a row of thousands of keys."""
-    def same(index: int) -> bool:
-        return written(float(ranked[index]), precision) == printed
+def decimals(weight: float, others: Sequence[float], precision: int,
+             significant: bool = False) -> int:
+    """The fewest decimals, from `precision` on, at which `weight` prints as something other
+    than each of `others` and, if `significant` and it is not 0, as something other than 0."""
+    places = precision
+    while places < LAST_DECIMAL and (
+            (significant and weight != 0.0 and rounded(weight, places) == 0.0)
+            or any(rounded(weight, places) == rounded(o, places) for o in others)):
+        places += 1
+    return places
 
-    low, step = start, 1  # ranked[low] prints as `printed`
-    while start + step < len(ranked) and same(start + step):
-        low, step = start + step, step * 2
-    high = min(start + step, len(ranked))  # the first index known to differ, or the end
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if same(middle) else (low, middle)
-    return high
+
+def shown(found: Sequence[Group], k: int, precision: int, significant: bool = False) -> Param:
+    """The weight of group k as a sentence prints it: with more decimals where needed."""
+    weight = found[k][1]
+    neighbours = [found[n][1] for n in (k - 1, k + 1) if 0 <= n < len(found)]
+    more = decimals(weight, neighbours, precision, significant) - precision
+    return Finer(weight, more) if more else weight
+
+
+def negligible_tail(found: list[Group], precision: int) -> list[Group]:
+    """The groups after the last weight that prints as more than 0, as one group: what the table
+    shows as 0 is said as 0, not told apart with twelve decimals."""
+    tail = len(found)
+    while tail > 1 and rounded(found[tail - 1][1], precision) == 0.0:
+        tail -= 1
+    if len(found) - tail < 2 or rounded(found[tail - 1][1], precision) == 0.0:
+        return found
+    keys = tuple(key for group in found[tail:] for key in group[0])
+    return [*found[:tail], (keys, found[tail][1])]
 
 
 def key_name(query: str, key: str) -> Msg | str:
     return Msg.of("itself") if key == query else key
 
 
-def group_msg(query: str, group: Group) -> Msg:
-    keys, weight = group
+def group_msg(query: str, found: Sequence[Group], k: int, precision: int) -> Msg:
+    keys, _ = found[k]
+    weight = shown(found, k, precision)
     if len(keys) == 1:
         return Msg.of("{token} ({weight})", token=key_name(query, keys[0]), weight=weight)
     return Msg.of("{tokens} ({weight} each)", tokens=key_listing(query, keys),
@@ -96,7 +120,7 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
     query = head.weights.rows[i]
     if np.isnan(head.weights.row(i)).any():
         return Msg.of("{query} sees no key, so its weights are undefined (NaN).", query=query)
-    found = groups(head, i, precision)
+    found = groups(head, i)
     if not found:
         return Msg.of("{query} sees no key, so it attends to nothing: its weights are all 0.",
                       query=query)
@@ -107,24 +131,39 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
                           query=query, weight=weight)
         return Msg.of("{query} sees only {key}, so all its weight ({weight}) goes there.",
                       query=query, key=key, weight=weight)
+    seen = sum(len(keys) for keys, _ in found)
     if len(found) == 1:
-        keys, weight = found[0]
         return Msg.plural_of("{query} attends equally to the {count} key it sees ({weight} each).",
                              "{query} attends equally to the {count} keys it sees "
-                             "({weight} each).", len(keys), query=query, weight=weight)
-    first, last = group_msg(query, found[0]), group_msg(query, found[-1])
+                             "({weight} each).", seen, query=query,
+                             weight=shown(found, 0, precision, significant=True))
+    high, low = found[0][1], found[-1][1]
+    almost = max(precision, ALMOST_DECIMALS)
+    if rounded(high, almost) == rounded(low, almost):  # they all print the same
+        places = max(decimals(low, [high], precision, significant=True),
+                     decimals(high, [], precision, significant=True))
+        return Msg.plural_of(
+            "{query} attends almost equally to the {count} key it sees ({low}–{high}).",
+            "{query} attends almost equally to the {count} keys it sees ({low}–{high}).",
+            seen, query=query, low=Finer(low, places - precision),
+            high=Finer(high, places - precision))
+    found = negligible_tail(found, precision)
+    first = group_msg(query, found, 0, precision)
+    last = group_msg(query, found, len(found) - 1, precision)
     if len(found) == 2:
         return Msg.of("{query} attends more to {first} than to {last}.",
                       query=query, first=first, last=last)
     return Msg.of("{query} attends most to {first}, then to {middle}, least to {last}.",
-                  query=query, first=first, last=last, middle=middle(query, found[1:-1]))
+                  query=query, first=first, last=last, middle=middle(query, found, precision))
 
 
-def middle(query: str, found: list[Group]) -> Msg:
-    shown = [group_msg(query, g) for g in found[:MOST_LISTED]]
-    rest = sum(len(keys) for keys, _ in found[MOST_LISTED:])
-    result = shown[0]
-    for part in shown[1:]:
+def middle(query: str, found: list[Group], precision: int) -> Msg:
+    """The groups between the first and the last, the first few named."""
+    inner = range(1, len(found) - 1)
+    shown_groups = [group_msg(query, found, k, precision) for k in inner[:MOST_LISTED]]
+    rest = sum(len(found[k][0]) for k in inner[MOST_LISTED:])
+    result = shown_groups[0]
+    for part in shown_groups[1:]:
         result = Msg.of("{first}, then to {second}", first=result, second=part)
     if rest:
         result = Msg.plural_of("{first}, then {count} more key", "{first}, then {count} more keys",
@@ -155,9 +194,9 @@ def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
         query = heads[0].weights.rows[i]
         tops = []
         for head in heads:
-            found = groups(head, i, precision)
+            found = groups(head, i)
             tops.append(found[0][0] if found else ())
-        if len(set(tops)) > 1:
+        if len({frozenset(top) for top in tops}) > 1:
             parts: Msg | str = ""
             for head, top in zip(heads, tops, strict=True):
                 part = (Msg.of("to {keys} in head {index}", index=head.index,
@@ -175,15 +214,20 @@ def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
     return Reading(None, (*sentences, *left))
 
 
-def angle_sentence(head: HeadResult, i: int, j: int) -> Msg | None:
-    q, k = head.queries.values[i], head.keys.values[j]  # (d_k,), (d_k,)
-    norms = float(np.linalg.norm(q) * np.linalg.norm(k))
-    if norms == 0.0:
-        return None
-    cos = min(1.0, max(-1.0, float(q @ k) / norms))
+def angle_sentence(head: HeadResult, i: int, j: int, precision: int) -> Msg:
+    q, k = head.queries.row(i), head.keys.row(j)  # (d_k,), (d_k,)
+    query, key = head.queries.rows[i], head.keys.rows[j]
+    for letter, token, vector in (("q", query, q), ("k", key, k)):
+        if not vector.any():
+            return Msg.of("q_{query} and k_{key}: the angle is undefined, since {vector} has "
+                          "length 0.", query=query, key=key, vector=f"{letter}_{token}")
+    q, k = q / np.abs(q).max(), k / np.abs(k).max()  # (d_k,): no norm underflows to 0
+    unit_q, unit_k = q / np.linalg.norm(q), k / np.linalg.norm(k)  # (d_k,)
+    cos = min(1.0, max(-1.0, float(unit_q @ unit_k)))
     return Msg.of("q_{query} and k_{key} are {angle}° apart (cos θ = {cos}).",
                   query=head.queries.rows[i], key=head.keys.rows[j],
-                  angle=math.degrees(math.acos(cos)), cos=cos)
+                  angle=math.degrees(math.acos(cos)),
+                  cos=Finer(cos, decimals(cos, [], precision) - precision))
 
 
 def read(walkthrough: Walkthrough, angles: Sequence[tuple[int, int, int]] = ()) -> tuple[
@@ -195,8 +239,8 @@ def read(walkthrough: Walkthrough, angles: Sequence[tuple[int, int, int]] = ()) 
     readings = []
     for head in heads:
         reading = head_reading(head, head.index if several else None, walkthrough.precision)
-        found = [angle_sentence(head, i, j) for index, i, j in angles if index == head.index]
-        said = tuple(s for s in found if s is not None)
+        said = tuple(angle_sentence(head, i, j, walkthrough.precision)
+                     for index, i, j in angles if index == head.index)
         if said:
             said = (Msg.of("q·k = |q|·|k|·cos θ: the smaller the angle between a query and a "
                            "key, the larger their score."), *said)

@@ -12,6 +12,7 @@ import numpy as np
 from attncli import elision, narrow
 from attncli.expand import Selection, attach
 from attncli.handcalc import Arithmetic, drift
+from attncli.labels import token_labels
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.reading import read
 from attncli.spec.model import Spec
@@ -28,7 +29,7 @@ from attncli.steps import (
     scores,
     softmax,
 )
-from attncli.steps.base import Build, Family, HeadState, Made, S, State, token_labels
+from attncli.steps.base import Build, Family, HeadState, Made, S, State
 from attncli.steps.header import header
 
 # The steps of one head, in order.

@@ -1,12 +1,15 @@
 """An independent reader of the written-out lines attn prints: it parses a line such as
 `A[mouse, cat] = 1.77 / 4.46 = 0.40` back into numbers and recomputes it in exact fractions,
-so a test can check that every printed sum gives its printed result."""
+so a test can check that every printed sum gives its printed result. It reads what attn prints:
+`−` (U+2212) as the minus sign, a decimal comma (`0,35`, lists `[0,35; 0,65]`) and the heading
+`Written out:` in any language."""
 
 from __future__ import annotations
 
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 NUMBER = re.compile(r"(?<![\w\]])-?\d+\.\d+|-?\d+(?![\w.])")
@@ -26,9 +29,13 @@ class Row(tuple):  # type: ignore[type-arg]
 
 
 def exp(x: Fraction) -> Fraction:
+    """e^x to 60 digits (Python's decimal exp is correctly rounded): no display precision
+    can round it differently from the true value, which is never a tie."""
     if x == -math.inf:
         return Fraction(0)
-    return Fraction(math.exp(x))
+    with localcontext() as context:
+        context.prec = 60
+        return Fraction((Decimal(x.numerator) / Decimal(x.denominator)).exp())
 
 
 def half_up(x: Fraction, precision: int) -> Fraction:
@@ -51,8 +58,9 @@ class Line:
 
     def recompute(self) -> Fraction | Row:
         python = self.expression.replace("·", "*").replace("−∞", "-inf").replace("−", "-")
+        python = plain_decimals(python)
         python = python.replace("e^(", "exp(")
-        python = re.sub(r"e\^(-?\d+\.\d+|-inf)", r"exp(\1)", python)
+        python = re.sub(r"e\^(-?\d+(?:\.\d+)?|-inf)", r"exp(\1)", python)
         python = re.sub(r"\[([^\]]*)\]", r"Row((\1,))", python)
         python = NUMBER.sub(lambda m: f"Fraction('{m.group(0)}')", python)
         value = eval(python, {"Fraction": Fraction, "Row": Row, "exp": exp,
@@ -60,18 +68,31 @@ class Line:
         return value  # type: ignore[no-any-return]
 
     def printed(self) -> Fraction | Row:
-        if self.result.startswith("["):
-            return Row(Fraction(x) for x in self.result.strip("[]").split(", "))
-        return Fraction(self.result)
+        result = plain_decimals(self.result.replace("−", "-"))
+        if result.startswith("["):
+            return Row(Fraction(x) for x in result.strip("[]").split(", "))
+        return Fraction(result)
+
+    def numbers(self) -> list[str]:
+        """Every number printed on the line's right-hand side, as printed."""
+        return PRINTED.findall(self.expression + " " + self.result)
 
 
-def written_out(output: str) -> list[Line]:
-    """Every line under a `Written out:` heading of the plain-text output."""
+PRINTED = re.compile(r"−?\d+(?:[.,]\d+)?")
+
+
+def plain_decimals(text: str) -> str:
+    """`0,35` as `0.35` and a list `[0.35; 0.65]` as `[0.35, 0.65]`: the dot form."""
+    return re.sub(r"(\d),(\d)", r"\1.\2", text).replace("; ", ", ")
+
+
+def written_out(output: str, heading: str = "Written out:") -> list[Line]:
+    """Every line under a `Written out:` heading (or its translation) of the plain-text output."""
     lines = []
     inside = False
     for raw in joined(output.splitlines()):
         text = raw.strip()
-        if text == "Written out:":
+        if text == heading:
             inside = True
             continue
         if not text or not raw.startswith("   "):
@@ -99,8 +120,13 @@ def joined(raw: list[str]) -> list[str]:
 
 
 def agrees(line: Line, precision: int) -> bool:
-    """The printed result is what the printed numbers give, rounded to the display precision."""
-    got, printed = line.recompute(), line.printed()
+    """The printed result is what the printed numbers give, rounded to the display precision
+    (never, when the line divides by a number printed as 0)."""
+    try:
+        got = line.recompute()
+    except ZeroDivisionError:
+        return False
+    printed = line.printed()
     if isinstance(printed, Row):
         assert isinstance(got, Row)
         return all(half_up(g, precision) == p for g, p in zip(got, printed, strict=True))

@@ -23,7 +23,7 @@ def test_default_example_is_cat_chases_mouse() -> None:
     weights = result.stdout.split("7. Attention weights")[1].split("Heatmap: a fuller block")[0]
     rows = {line.split()[0]: line.split()[1:] for line in weights.splitlines()
             if line.strip().startswith(("cat", "chases", "mouse"))}
-    assert rows == {"cat": ["1.00", "0.00", "0.00"], "chases": ["0.36", "0.64", "0.00"],
+    assert rows == {"cat": ["1.00", "—", "—"], "chases": ["0.36", "0.64", "—"],
                     "mouse": ["0.40", "0.25", "0.35"]}
     output = result.stdout.split("8. Output")[1]
     assert "chases  0.48  0.64" in output and "mouse   0.73  0.25" in output
@@ -31,7 +31,7 @@ def test_default_example_is_cat_chases_mouse() -> None:
 
 def test_precision_option_overrides_the_spec() -> None:
     result = run("explain", "--format", "text", "--precision", "4")
-    assert "chases  0.3557  0.6443  0.0000" in result.stdout  # e^0.1414/(e^0.1414+e^0.7354)
+    assert "chases  0.3557  0.6443       —" in result.stdout  # e^0.1414/(e^0.1414+e^0.7354)
 
 
 def test_json_is_strict_and_complete() -> None:
@@ -93,7 +93,7 @@ def test_wide_matrix_is_split_into_blocks_at_80_columns(write: Callable[[str], P
     out = run("explain", str(path), "--format", "text").stdout
     embeddings = out.split("2. ")[0]
     printed = [v for line in re.findall(r"^   alpha(.*)$", embeddings, re.M) for v in line.split()]
-    assert printed == [f"{i % 7 - 3:.2f}" for i in range(d)]
+    assert printed == [f"{i % 7 - 3:.2f}".replace("-", "−") for i in range(d)]  # U+2212
 
 
 def test_rich_output_without_a_terminal_has_no_escape_codes() -> None:
@@ -139,7 +139,7 @@ def test_real_entry_point_error_has_no_traceback(tmp_path: Path) -> None:
                             text=True)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == f"{spec}:3:16: weights.W_Q is 3x1, expected d_model x d_k = 2x1\n"
+    assert result.stderr == f"{spec}:3:16: weights.W_Q is 3×1, expected d_model × d_k = 2×1\n"
 
 
 def test_rich_in_a_terminal_uses_colour_unless_no_color() -> None:

@@ -121,9 +121,10 @@ def test_latex_weights_match_the_classic_example() -> None:
     """cat chases mouse: weights [1, 0, 0], [0.36, 0.64, 0], [0.40, 0.25, 0.35]."""
     text = export(str(ROOT / "configs" / "cat_chases_mouse.yaml"), "--latex")
     weights = text.split("A = {}")[1].split(r"\end{bmatrix}")[0]
-    rows = [re.findall(r"\\attncell\{\d+\}\{([-0-9.]+)\}", line)
+    rows = [re.findall(r"\\attncell\{\d+\}\{([-0-9.]+|\\text\{—\})\}", line)
             for line in weights.splitlines()]
-    assert [r for r in rows if len(r) == 3] == [["1.00", "0.00", "0.00"], ["0.36", "0.64", "0.00"],
+    hidden = r"\text{—}"  # a key the causal mask hides: no weight to print
+    assert [r for r in rows if len(r) == 3] == [["1.00", hidden, hidden], ["0.36", "0.64", hidden],
                                                 ["0.40", "0.25", "0.35"]]
 
 
@@ -333,7 +334,7 @@ def test_export_through_the_real_entry_point(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
-    assert "| chases | 0.36 | 0.64 | 0.00 |" in target.read_text(encoding="utf-8")
+    assert "| chases | 0.36 | 0.64 | — |" in target.read_text(encoding="utf-8")
 
 
 def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() -> None:

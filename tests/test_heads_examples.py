@@ -75,7 +75,7 @@ def test_two_heads_steps_are_named_by_head() -> None:
     text = render(result, "text")
     assert "6. Attention weights — head 1" in text and "12. Attention weights — head 2" in text
     assert "3 tokens, d_model = 4, d_k = 2, d_v = 2, 2 heads" in text
-    assert "output projection W_O: 4 x 4" in text
+    assert "output projection W_O: 4 × 4" in text
 
 
 def test_seed_001_positional_table() -> None:
@@ -202,5 +202,5 @@ def test_written_out_projections_start_from_x_with_positions() -> None:
                                       "--steps", "projections", "--head", "1",
                                       "-x", "projections:mouse,d1", "--width", "120"])
     assert result.exit_code == 0, result.output
-    assert ("Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (-0.42)·0.00 + 0.32·0.00 + "
+    assert ("Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (−0.42)·0.00 + 0.32·0.00 + "
             "1.50·0.00 = 1.71") in result.stdout  # whole at 120 columns

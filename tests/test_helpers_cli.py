@@ -34,9 +34,9 @@ def test_validate_lists_every_broken_file(tmp_path: Path, monkeypatch: pytest.Mo
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "rows.yaml:2:13: embeddings: has 2 rows, expected one per token (3)",
-        "key.yaml:4:8: scael: unknown key; did you mean scale?",
+        "key.yaml:4:1: scael: unknown key; did you mean scale?",
         "missing.yaml: no such file",
-        "shape.yaml:3:33: weights.W_K is 2x2, expected d_model x d_k = 2x1",
+        "shape.yaml:3:33: weights.W_K is 2×2, expected d_model × d_k = 2×1",
         "attn: 4 specs of 5 have errors",
     ]
     assert result.stdout == ""

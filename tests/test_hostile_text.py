@@ -9,6 +9,8 @@ import re
 import xml.etree.ElementTree as ET
 
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attncli.render import render
 from attncli.spec import loads_spec
@@ -59,11 +61,34 @@ def test_latex_leaves_no_command_of_the_user() -> None:
 
 
 def test_repeated_tokens_get_labels_that_no_other_token_has() -> None:
-    from attncli.walkthrough import token_labels
+    from attncli.labels import token_labels
 
-    # a repeated token is numbered by occurrence; a number already taken by a token is skipped
-    assert token_labels(("the", "cat", "the")) == ("the#1", "cat", "the#2")
-    assert token_labels(("a", "a", "a#2")) == ("a#1", "a#3", "a#2")
-    spec = loads_spec("tokens: [a, a, 'a#2']\nembeddings: [[1], [2], [3]]\n")
+    # a repeated token is numbered by occurrence, as a subscript
+    assert token_labels(("the", "cat", "the")) == ("the₁", "cat", "the₂")
+    # a token already shaped like a label: brackets instead, so the₁ is only ever the token
+    assert token_labels(("the", "the₁", "the")) == ("the (1)", "the₁", "the (2)")
+    assert token_labels(("the", "the#1", "the")) == ("the₁", "the#1", "the₂")
+    # ... and deeper brackets when a token is shaped like those too
+    assert token_labels(("a", "a₂", "a (1)", "a")) == ("a ((1))", "a₂", "a (1)", "a ((2))")
+    spec = loads_spec("tokens: [a, a, 'a₂']\nembeddings: [[1], [2], [3]]\n")
     weights = build(spec).heads[0].weights
-    assert weights.rows == weights.columns == ("a#1", "a#3", "a#2")
+    assert weights.rows == weights.columns == ("a (1)", "a (2)", "a₂")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "a₁", "a₂", "a (1)", "a (2)", "a ((1))", "b", "b₁", "a b",
+                                 "a b₁", "b (1)"]), min_size=1, max_size=8))
+def test_no_label_is_another_token_or_shaped_like_its_label(tokens: list[str]) -> None:
+    from attncli.labels import _forms, token_labels
+
+    labels = token_labels(tokens)
+    assert len(set(labels)) == len(labels)  # every row and column label different
+    for token, label in zip(tokens, labels, strict=True):
+        if tokens.count(token) == 1:
+            assert label == token
+            continue
+        assert label not in tokens  # never another token ...
+        # ... and no token of the spec reads as a label of this repeated token
+        form = next(f for f in _forms(len(tokens)) if any(
+            f[0](token, k) == label for k in range(1, len(tokens) + 1)))
+        assert not any(re.fullmatch(form[1](token), other) for other in tokens)

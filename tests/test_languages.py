@@ -140,8 +140,8 @@ BAD_MASK = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmask: causl\n"
      'logiczna true; ujmij to w\u00a0cudzysłów: "on"'),
     (["-", "--lang", "ru"], {},
      "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights:\n  W_Q: [[1, 0], [0, 1], [1, 1]]\n",
-     "<stdin>:4:8: weights.W_Q имеет размер 3x2, а\u00a0ожидается d_model x "
-     "d_k\u00a0=\u00a02x2"),
+     "<stdin>:4:8: weights.W_Q имеет размер 3×2, а\u00a0ожидается d_model × "
+     "d_k\u00a0=\u00a02×2"),
     (["-", "--lang", "pl"], {}, "- 1\n- 2\n- 3\n- 4\n- 5\n",
      "<stdin>:1:1: oczekiwano mapowania, otrzymano: lista z\u00a05 elementami"),
     (["-", "--lang", "ru"], {}, "- 1\n",
@@ -163,7 +163,7 @@ def test_english_errors_are_unchanged() -> None:
 def test_decimal_comma_option_changes_numbers_in_tables_and_prose() -> None:
     out = text("--lang", "pl", "--decimal-comma")
     # full precision weights of "cat chases mouse": 0.36 / 0.64, and √2 = 1.41
-    assert "   chases  0,36    0,64   0,00\n" in out
+    assert "   chases  0,36    0,64      —\n" in out
     assert "maska: przyczynowa · skalowanie: ÷ √d_k\u00a0=\u00a01,41\n" in out
     assert "Dzielenie przez √d_k\u00a0=\u00a01,41 sprawia" in out
     assert "0.36" not in out and "1.41" not in out
@@ -173,9 +173,9 @@ def test_decimal_comma_option_changes_numbers_in_tables_and_prose() -> None:
 def test_spec_decimal_comma_and_the_option_that_overrides_it() -> None:
     # Ala: scores [1.25, 0.5, 0.9] / √2, softmax -> 0.422, 0.248, 0.330; <pad> hidden
     spec_default = text_of(PADDING, "--lang", "en")
-    assert "   Ala    0,422  0,248  0,330  0,000\n" in spec_default
+    assert "   Ala    0,422  0,248  0,330      —\n" in spec_default
     dot = text_of(PADDING, "--lang", "en", "--decimal-dot")
-    assert "   Ala    0.422  0.248  0.330  0.000\n" in dot and "0,422" not in dot
+    assert "   Ala    0.422  0.248  0.330      —\n" in dot and "0,422" not in dot
 
 
 def test_softmax_of_the_padding_example_by_hand() -> None:
@@ -189,7 +189,7 @@ def test_number_format_prose_and_math_forms() -> None:
     dot = NumberFormat.with_mark(2, "dot")
     assert (comma(0.35), comma.math()(0.35), dot(0.35), dot.math()(0.35)) == \
         ("0,35", "0{,}35", "0.35", "0.35")
-    assert (comma(-0.001), comma(-12.345), comma(float("-inf"))) == ("0,00", "-12,35", "−∞")
+    assert (comma(-0.001), comma(-12.345), comma(float("-inf"))) == ("0,00", "−12,35", "−∞")
     assert (comma.math()(float("-inf")), comma.math()(float("nan"))) == \
         (r"-\infty", r"\text{NaN}")
     assert (comma.list_separator, dot.list_separator) == ("; ", ", ")

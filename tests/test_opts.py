@@ -40,7 +40,10 @@ def two_heads_weights(head: int) -> np.ndarray:
 
 
 def printed(matrix: np.ndarray) -> list[str]:
-    return [" & ".join(f"{v:.2f}" for v in row) for row in matrix]
+    """Rows as LaTeX prints them; a key the causal mask hides (weight exactly 0 above the
+    diagonal) as \\text{—}."""
+    return [" & ".join(r"\text{—}" if j > i and v == 0 else f"{v:.2f}"
+                       for j, v in enumerate(row)) for i, row in enumerate(matrix)]
 
 
 def ok(*args: str) -> str:
@@ -143,14 +146,14 @@ def test_matrix_in_markdown_follows_the_flavor() -> None:
     katex = ok("export", CAT, "--markdown", "--md-flavor", "katex", "--matrix", "A").splitlines()
     assert katex[0] == katex[-1] == "$$"
     plain = ok("export", CAT, "--markdown", "--md-flavor", "plain", "--matrix", "A")
-    assert plain.splitlines()[3] == "| chases | 0.36 | 0.64 | 0.00 |"
+    assert plain.splitlines()[3] == "| chases | 0.36 | 0.64 | — |"  # mouse: hidden
 
 
 def test_matrix_in_text_and_json() -> None:
     text = ok("explain", CAT, "-f", "text", "--matrix", "A").splitlines()
     assert text == ["         cat  chases  mouse",
-                    "cat     1.00    0.00   0.00",
-                    "chases  0.36    0.64   0.00",
+                    "cat     1.00       —      —",
+                    "chases  0.36    0.64      —",
                     "mouse   0.40    0.25   0.35"]
     doc = json.loads(ok("explain", CAT, "-f", "json", "--matrix", "A"))
     assert doc["name"] == "A" and doc["rows"] == ["cat", "chases", "mouse"]
@@ -237,7 +240,7 @@ def test_display_chooses_what_the_spec_shows(write) -> None:  # type: ignore[no-
     ("  steps: [wieghts]", "spec.yaml:5:11: display.steps[0]: expected one of embeddings, "),
     ("  head: 0", "spec.yaml:5:9: display.head: expected a whole number of at least 1, found 0"),
     ("  header: maybe", "spec.yaml:5:11: display.header: expected true or false, found "),
-    ("  md_flavour: katex", "spec.yaml:5:15: display.md_flavour: unknown key; did you mean "
+    ("  md_flavour: katex", "spec.yaml:5:3: display.md_flavour: unknown key; did you mean "
                             "md_flavor?"),
     ("  steps: [scaled]\n  head: 2", "spec.yaml:6:9: display.head: expected a head from 1 to 1, "
                                      "found 2"),
@@ -259,7 +262,7 @@ def test_a_display_step_the_spec_lacks_is_located(write) -> None:  # type: ignor
     result = run("explain", str(spec), "-f", "text")
     assert result.exit_code == 2
     assert result.stderr.replace(str(spec.parent) + "/", "") == (
-        "spec.yaml:3:18: display.steps: unknown step masked; expected one of embeddings, "
+        "spec.yaml:3:18: display.steps: masked is not in this spec, whose steps are embeddings, "
         "parameters, projections, scores, scaled, weights, output\n")
 
 

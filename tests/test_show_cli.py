@@ -82,7 +82,7 @@ def test_large_matrices_are_elided_unless_full() -> None:
 def test_no_color_loses_nothing_the_heatmap_prints_every_number() -> None:
     out = explain(SEED_000, "--steps", "weights")
     heat = out.split("Heatmap: a fuller block")[1].splitlines()
-    assert heat[4].split() == ["chases", "░░", "0.36", "▓▓", "0.64", "0.00"]
+    assert heat[4].split() == ["chases", "░░", "0.36", "▓▓", "0.64", "—"]  # mouse: hidden
 
 
 @pytest.mark.parametrize(("args", "stderr"), [
@@ -90,7 +90,7 @@ def test_no_color_loses_nothing_the_heatmap_prints_every_number() -> None:
      "--embeddings: row 2 has 3 numbers, expected 2\n"),
     (["--tokens", "a b", "--embeddings", "1 0; x 1"], "--embeddings: expected a number, found x\n"),
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--wq", "1 0 0; 0 1 0; 0 0 1"],
-     "--wq: weights.W_Q is 3x3, expected d_model x d_k = 2x3\n"),
+     "--wq: is 3×3, expected d_model × d_k = 2×3\n"),
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--mask", "sideways"],
      '--mask: expected causal or none or a matrix like "1 0; 0 1", found sideways\n'),
     (["--tokens", "a b"], "attn: --embeddings is needed to describe a spec without a file\n"),

@@ -55,4 +55,4 @@ def test_mask_lists_and_forms() -> None:
 def test_quoted_yaml_words_are_tokens_and_repeats_are_labelled() -> None:
     spec = loads_spec('tokens: ["on", "3", the, the]\nembeddings: [[1], [2], [3], [4]]\n', "s")
     assert spec.queries.tokens == ("on", "3", "the", "the")
-    assert build(spec).heads[0].weights.rows == ("on", "3", "the#1", "the#2")
+    assert build(spec).heads[0].weights.rows == ("on", "3", "the₁", "the₂")

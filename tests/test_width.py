@@ -62,7 +62,7 @@ def test_a_written_out_line_breaks_after_a_sign_with_a_hanging_indent() -> None:
     out = run("explain", "configs/decoder_layer.yaml", "-f", "text", "--steps", "projections",
               "--head", "1").stdout
     lines = out.splitlines()
-    first = lines.index("   Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (-0.42)·0.00 + "
+    first = lines.index("   Q[mouse, d1] = x_mouse·W_Q[:, d1] = 1.71·1.00 + (−0.42)·0.00 + "
                         "0.32·0.00 +")
     assert lines[first + 1] == "       1.50·0.00 = 1.71"
 

@@ -24,8 +24,17 @@ DEFAULT_LANG = "en"
 DOMAIN = "attn"
 LOCALE_DIR = Path(__file__).parent / "locale"
 
+@dataclass(frozen=True)
+class Finer:
+    """A number to be printed with `more` decimals than the others (a weight that would
+    otherwise read the same as its neighbour's)."""
+
+    value: float
+    more: int
+
+
 # A str parameter is shown as written (a token name, a file name); a Msg is translated too.
-Param = Union[str, int, float, "Msg"]
+Param = Union[str, int, float, Finer, "Msg"]
 
 
 @dataclass(frozen=True)
@@ -134,4 +143,7 @@ def _param(value: Param, lang: str, number: Callable[[float], str]) -> str:
         return str(value)
     if isinstance(value, float):
         return number(value)
+    if isinstance(value, Finer):
+        finer = getattr(number, "finer", None)  # a NumberFormat; a bare function as it is
+        return finer(value.more)(value.value) if finer else number(value.value)
     return value

@@ -22,7 +22,7 @@ MAX_MATRIX_COLUMNS = 10  # amsmath's MaxMatrixCols: a wider bmatrix does not com
 def latex_matrix(matrix: Matrix, number: NumberFormat) -> list[str]:
     """`\\begin{bmatrix}` one row per line `\\end{bmatrix}`: every number, as math."""
     math = number.math()
-    rows = [" & ".join(math(float(x)) for x in row) for row in matrix.whole()]
+    rows = [" & ".join(row) for row in math.cells(matrix)]  # a hidden key's weight: —
     body = [row + (r" \\" if i < len(rows) - 1 else "") for i, row in enumerate(rows)]
     if len(matrix.columns) <= MAX_MATRIX_COLUMNS:
         return [r"\begin{bmatrix}", *body, r"\end{bmatrix}"]
@@ -34,8 +34,8 @@ def markdown_table(matrix: Matrix, number: NumberFormat) -> list[str]:
     """A GFM table: the row labels in the first column, the column labels as the header."""
     lines = ["| " + " | ".join(["", *(escape(c) for c in matrix.columns)]) + " |",
              "|" + "|".join(["---", *("---:" for _ in matrix.columns)]) + "|"]
-    for label, row in zip(matrix.rows, matrix.whole(), strict=True):
-        lines.append("| " + " | ".join([escape(label) or " ", *(number(float(x)) for x in row)])
+    for label, row in zip(matrix.rows, number.cells(matrix), strict=True):
+        lines.append("| " + " | ".join([escape(label) or " ", *row])
                      + " |")
     return lines
 

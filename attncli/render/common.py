@@ -87,6 +87,25 @@ def matrix_caption(matrix: Matrix) -> str:
     return f"{matrix.symbol.text}  ({rows} × {columns})"
 
 
+def shown_matrices(step: Step, full: bool) -> tuple[tuple[Matrix, ...], Msg | None]:
+    """The step's matrices to show as tables, and a sentence for the identity projections left
+    out (`W_Q, W_K and W_V are the 2 × 2 identity matrix I`), unless `full` shows every one."""
+    identities = [m for m in step.matrices if m.identity and not full]
+    if not identities:
+        return step.matrices, None
+    names = [m.symbol.text for m in identities]
+    listed: Msg | str = names[0]
+    for name in names[1:-1]:
+        listed = Msg.of("{first}, {second}", first=listed, second=name)
+    if len(names) > 1:
+        listed = Msg.of("{first} and {last}", first=listed, last=names[-1])
+    sentence = Msg.plural_of(
+        "{names} is the {size} × {size} identity matrix I (--full shows it).",
+        "{names} are the {size} × {size} identity matrix I (--full shows them).",
+        len(names), names=listed, size=identities[0].shape[0])
+    return tuple(m for m in step.matrices if not m.identity), sentence
+
+
 def language_heading(lang: str) -> str:
     """The heading of one language's part of a bilingual document: `## PL`."""
     return f"## {lang.upper()}"
@@ -164,40 +183,44 @@ def elide(parts: list[str], full: bool, keep_head: int, keep_tail: int,
     return [*parts[:keep_head], marker, *parts[-keep_tail:]]
 
 
-def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False) -> str:
-    """The numbers of a calculation: `0.20·0.20 + 1.00·1.00`, `e^(0.14 − 0.74)`."""
-    def num(x: float) -> str:
-        text = number(x)
-        return f"({text})" if text.startswith("-") else text
+def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False,
+              lead: bool = True) -> str:
+    """The numbers of a calculation: `0.20·0.20 + 1.00·(−0.50)`, `e^−0.34`, `e^(12.00 − 16.00)`.
+    A negative number is bracketed unless it leads (`lead`): it starts the expression, a sum, a
+    product or an exponent, where its sign cannot be read as an operator."""
+    def sub(e: Expr, first: bool) -> str:
+        return expr_text(e, number, t, full, lead and first)
 
-    def wrapped(e: Expr, around: tuple[type, ...]) -> str:
-        text = expr_text(e, number, t, full)
-        return f"({text})" if isinstance(e, around) else text
+    def wrapped(e: Expr, around: tuple[type, ...], first: bool = False) -> str:
+        if isinstance(e, around):
+            return "(" + expr_text(e, number, t, full) + ")"
+        return sub(e, first)
 
     if isinstance(expr, Num):
-        return num(expr.value)
+        text = number(expr.value)
+        return f"({text})" if not lead and text.startswith(number.minus) else text
     if isinstance(expr, Vec):
         values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2)
         return "[" + number.list_separator.join(values) + "]"
     if isinstance(expr, Product):
-        return "·".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
+        return "·".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
+                        for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum):
-        terms = elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2)
+        terms = elide([wrapped(e, (Sum, Difference), k == 0) for k, e in enumerate(expr.terms)],
+                      full, 3, 2)
         text = " + ".join(terms)
         if ELLIPSIS in terms:
             text += " " + t(Msg.of("({terms})", terms=Msg.plural_of(
                 "{count} term", "{count} terms", len(expr.terms))))
         return text
     if isinstance(expr, Quotient):
-        return (wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " +
+        return (wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " +
                 wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
     if isinstance(expr, Exp):
-        argument = expr_text(expr.argument, number, t, full)
-        plain = isinstance(expr.argument, Num) and not argument.startswith("(")
-        return "e^" + (argument if plain else f"({argument})")
+        argument = expr_text(expr.argument, number, t, full)  # an exponent leads
+        return "e^" + (argument if isinstance(expr.argument, Num) else f"({argument})")
     assert isinstance(expr, Difference)
-    return (expr_text(expr.left, number, t, full) + " − " +
-            wrapped(expr.right, (Sum, Difference)))
+    return sub(expr.left, True) + " − " + wrapped(expr.right, (Sum, Difference))
 
 
 # --- worksheets (attncli/worksheet.py): a blank cell or result is printed as a box ---
@@ -213,8 +236,14 @@ def box_math(number: Callable[[float], str]) -> str:
 
 
 def cell_texts(matrix: Matrix, number: Callable[[float], str], box: str) -> list[list[str]]:
-    """Every cell of `matrix` as text: its number, or `box` where a worksheet left it blank."""
-    return [[box if (i, j) in matrix.blank else number(float(x)) for j, x in enumerate(row)]
+    """Every cell of `matrix` as text: its number (`—` for a hidden key's weight, when `number`
+    is a NumberFormat), or `box` where a worksheet left it blank."""
+    def text(i: int, j: int, x: float) -> str:
+        if (i, j) in matrix.blank:
+            return box
+        return number.cell(matrix, i, j) if isinstance(number, NumberFormat) else number(x)
+
+    return [[text(i, j, float(x)) for j, x in enumerate(row)]
             for i, row in enumerate(matrix.whole())]
 
 
@@ -258,7 +287,7 @@ def drift_lines(walkthrough: Walkthrough, number: NumberFormat, lang: str) -> li
     full-precision value with two more decimals so the size of the drift shows."""
     if walkthrough.drift is None:
         return []
-    finer = NumberFormat(precision=number.precision + 2, decimal=number.decimal)
+    finer = number.finer(2)
     if not walkthrough.drift:
         return [translate(Msg.of("Carrying rounded numbers changed no printed weight or output: "
                                  "they are the same as at full precision."), lang, number)]

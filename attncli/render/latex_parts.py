@@ -24,6 +24,7 @@ from attncli.render.common import (
     header_facts,
     number_format,
     reading_sections,
+    shown_matrices,
     step_heading,
     title,
     translator,
@@ -110,7 +111,10 @@ def step_part(walkthrough: Walkthrough, index: int, step: Step, options: RenderO
     if step.formula is not None:
         part.chunks.append([r"\begin{equation*}", step.formula.latex, r"\end{equation*}"])
     part.chunks += [[w.say(note)] for note in step.notes]
-    for matrix in step.matrices:
+    matrices, identities = shown_matrices(step, options.full)
+    if identities is not None:
+        part.chunks += [[w.say(identities)]]
+    for matrix in matrices:
         part.chunks += matrix_chunks(matrix, w)
     if step.id == "weights" and options.heatmap and step.matrices:
         part.chunks += heatmap_chunks(step.matrices[0], hidden_cells(walkthrough, step), w)

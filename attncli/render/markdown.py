@@ -32,6 +32,7 @@ from attncli.render.common import (
     header_facts,
     number_format,
     reading_sections,
+    shown_matrices,
     step_heading,
     title,
     translator,
@@ -101,7 +102,8 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) 
                   for i, fact in enumerate(facts)]
         lines.append("")
     for step in walkthrough.steps:
-        lines += step_lines(step.number, step, top + "#", t, number, flavor, lang)
+        lines += step_lines(step.number, step, top + "#", t, number, flavor, lang,
+                            options.full)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
             lines += [escape(t(Msg.of("Written out:"))), "",
                       *written_out(step, number, t, flavor, options.full), ""]
@@ -122,7 +124,7 @@ def bullets(lines: list[str]) -> list[str]:
 
 
 def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberFormat,
-               flavor: str, lang: str) -> list[str]:
+               flavor: str, lang: str, full: bool = False) -> list[str]:
     lines = [level + " " + escape_heading(step_heading(index, step, t)), ""]
     if step.formula is not None:
         if flavor == "plain":
@@ -132,7 +134,10 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
     for note in step.notes:
         marked = Marked(t)
         lines += [prose(marked(note), flavor, marked.words), ""]
-    for matrix in step.matrices:
+    matrices, identities = shown_matrices(step, full)
+    if identities:
+        lines += [escape(t(identities)), ""]
+    for matrix in matrices:
         if flavor == "plain":
             lines += table_lines(matrix, number, t)
         else:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from string import Formatter
 
-from attncli.i18n import Msg, Param, catalog
+from attncli.i18n import Finer, Msg, Param, catalog
 
 # One piece of notation in a sentence of the catalog, in the order they are tried.
 _NOTATION = re.compile(
@@ -135,7 +135,11 @@ def _param(value: Param, lang: str, escape: TextFn, number: Callable[[float], st
         return str(value).lower()
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, float):
-        text = number(value)
+    if isinstance(value, float | Finer):
+        if isinstance(value, Finer):  # a weight shown with more decimals than its neighbours
+            finer = getattr(number, "finer", None)
+            text = finer(value.more)(value.value) if finer else number(value.value)
+        else:
+            text = number(value)
         return "$-$" + escape(text[1:]) if text[:1] in "-−" else escape(text)
     return spaced(value, escape)

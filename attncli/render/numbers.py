@@ -1,21 +1,74 @@
-"""How every renderer writes a number: fixed precision, no `-0.00`, −∞ for a hidden score, and
-the decimal mark the reader asked for (0.35, or 0,35 with a decimal comma)."""
+"""How every number is rounded and written: the one rule, and the one format every renderer and
+the hand calculation use.
+
+The rule is a person's: a float is read as the shortest decimal that reads back as it (`repr`:
+0.125, 2.675, 0.2845), and that decimal is rounded half up (away from zero) to the precision:
+0.125 -> 0.13, 2.675 -> 2.68, 0.2845 -> 0.285 at 3, -0.125 -> -0.13. Binary formatting
+(`f"{x:.2f}"`) rounds the float's exact binary value instead and gives 0.12, 2.67, 0.284.
+
+The format writes the rounded decimal with the reader's decimal mark (0.35 or 0,35), one minus
+sign (U+2212, `−0.34`; in LaTeX math the `-` that TeX sets as a minus), never `−0.00`, `−∞` for a
+hidden score and `—` for the weight of a hidden key.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from decimal import ROUND_HALF_UP, Context, Decimal
+from typing import Protocol
 
 DECIMAL_MARKS = {"dot": ".", "comma": ","}
+MINUS = "\u2212"  # −, the minus sign, as printed mathematics writes it
+# Enough digits for any float64's shortest decimal, and e^x of it, to stay exact.
+CONTEXT = Context(prec=80, Emax=999_999, Emin=-999_999)
+
+
+def as_decimal(x: float) -> Decimal:
+    """The shortest decimal that reads back as `x`, as written: 0.1, not 0.1000000000000000055."""
+    return Decimal(repr(float(x)))
+
+
+def half_up(d: Decimal, precision: int) -> Decimal:
+    """`d` rounded half up (away from zero) to `precision` decimals; a decimal with no more
+    decimals than that (1e300 among them), an infinity or NaN, as it is."""
+    if not d.is_finite() or d.as_tuple().exponent >= -precision:  # type: ignore[operator]
+        return d
+    return d.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP, context=CONTEXT)
+
+
+def rounded(x: float, precision: int) -> float:
+    """`x` as printed at `precision` decimals, as a float: `rounded(0.125, 2) == 0.13`."""
+    if not math.isfinite(x):
+        return float(x)
+    return float(half_up(as_decimal(x), precision))
+
+
+def fixed(x: float, precision: int) -> str:
+    """`x` rounded half up and written with exactly `precision` decimals, a dot and a plain `-`
+    (`fixed(0.125, 2) == "0.13"`, `fixed(-0.001, 2) == "0.00"`); finite `x` only."""
+    text = f"{half_up(as_decimal(x), precision):.{precision}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+class Cells(Protocol):
+    """What `NumberFormat.cell` reads of a model.Matrix."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    def at(self, i: int, j: int) -> float: ...
+    def hidden(self, i: int, j: int) -> bool: ...
 
 
 @dataclass(frozen=True)
 class NumberFormat:
     precision: int = 2
     decimal: str = "."
-    minus_infinity: str = "−∞"
+    minus: str = MINUS
+    minus_infinity: str = MINUS + "∞"
     infinity: str = "∞"
     nan: str = "NaN"
+    hidden: str = "—"  # the weight of a key the mask hides, in place of its 0
 
     @classmethod
     def with_mark(cls, precision: int, decimal: str = "dot") -> NumberFormat:
@@ -27,16 +80,32 @@ class NumberFormat:
             return self.nan
         if math.isinf(value):
             return self.minus_infinity if value < 0 else self.infinity
-        text = f"{value:.{self.precision}f}"
-        if text.startswith("-") and float(text) == 0.0:
-            text = text[1:]  # -0.00 is 0.00 to a reader
-        return text.replace(".", self.decimal) if self.decimal != "." else text
+        text = fixed(value, self.precision)
+        if self.decimal != ".":
+            text = text.replace(".", self.decimal)
+        return self.minus + text[1:] if text.startswith("-") else text
+
+    def cell(self, matrix: Cells, i: int, j: int) -> str:
+        """Cell (i, j) of a matrix: its number, or `—` where the mask hides the key."""
+        value = matrix.at(i, j)
+        return self.hidden if value == 0.0 and matrix.hidden(i, j) else self(value)
+
+    def cells(self, matrix: Cells) -> list[list[str]]:
+        """Every cell of a whole matrix, row by row (for the formats that show every number)."""
+        rows, columns = matrix.shape
+        return [[self.cell(matrix, i, j) for j in range(columns)] for i in range(rows)]
 
     def math(self) -> NumberFormat:
         """The same format inside LaTeX math: `0{,}35`, since a bare comma there is
-        punctuation and TeX would put a space after it; `-\\infty` for a hidden score."""
-        return replace(self, decimal="{,}" if self.decimal == "," else self.decimal,
-                       minus_infinity=r"-\infty", infinity=r"\infty", nan=r"\text{NaN}")
+        punctuation and TeX would put a space after it; `-`, which TeX sets as a minus sign;
+        `-\\infty` for a hidden score."""
+        return replace(self, decimal="{,}" if self.decimal == "," else self.decimal, minus="-",
+                       minus_infinity=r"-\infty", infinity=r"\infty", nan=r"\text{NaN}",
+                       hidden=r"\text{—}")
+
+    def finer(self, more: int) -> NumberFormat:
+        """The same format with `more` decimals (how far a hand result drifts)."""
+        return replace(self, precision=self.precision + more)
 
     @property
     def list_separator(self) -> str:

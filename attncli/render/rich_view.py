@@ -35,6 +35,7 @@ from attncli.render.common import (
     number_format,
     reading_sections,
     shade,
+    shown_matrices,
     step_heading,
     title,
     translator,
@@ -106,7 +107,11 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
             say(formula(step.formula.text, width, "  "), "bold")
         for note in step.notes:
             say(words(t(note), width, "  "), "italic")
-        for matrix in step.matrices:
+        matrices, identities = shown_matrices(step, options.full)
+        if identities:
+            console.print()
+            say(words(t(identities), width, "  "))
+        for matrix in matrices:
             for table in tables(matrix, number, t, width, options.full):
                 console.print()
                 console.print(table)
@@ -158,10 +163,10 @@ def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full:
             return Text(ELLIPSIS)
         x = float(matrix.at(i, j))
         if heat is None:
-            return Text(number(x))
+            return Text(number.cell(matrix, i, j))
         if (i, j) in heat:
             return Text("   " + HIDDEN_MARK.rjust(len(number(x))), style=heat_style(x, True))
-        return Text(shade(x) + " " + number(x), style=heat_style(x, False))
+        return Text(shade(x) + " " + number.cell(matrix, i, j), style=heat_style(x, False))
 
     cells = [[write(i, j) for j in column_at] for i in row_at]
     label_width = max((cell_width(label) for label in labels), default=0)

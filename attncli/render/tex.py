@@ -222,38 +222,41 @@ def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[
 # --- written-out cells (model.Expansion) as aligned math ---
 
 def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
-               terms: Callable[[int], str], full: bool = False) -> str:
-    """The numbers of a calculation as math: `0.20 \\cdot 0.20 + 1.00 \\cdot 1.00`. A long sum is
-    elided in the middle like the text view; `terms(n)` names its length, `words` makes text."""
-    def num(x: float) -> str:
-        text = number(x)
-        return f"({text})" if text.startswith("-") else text
+               terms: Callable[[int], str], full: bool = False, lead: bool = True) -> str:
+    """The numbers of a calculation as math: `0.20 \\cdot 0.20 + 1.00 \\cdot (-0.50)`,
+    `e^{-0.34}`. A long sum is elided in the middle like the text view; `terms(n)` names its
+    length, `words` makes text. A negative number is bracketed unless it leads, as in the text."""
+    def sub(e: Expr, first: bool) -> str:
+        return expr_latex(e, number, words, terms, full, lead and first)
 
-    def wrapped(e: Expr, around: tuple[type, ...]) -> str:
-        text = expr_latex(e, number, words, terms, full)
-        return rf"\left({text}\right)" if isinstance(e, around) else text
+    def wrapped(e: Expr, around: tuple[type, ...], first: bool = False) -> str:
+        if isinstance(e, around):
+            return rf"\left({expr_latex(e, number, words, terms, full)}\right)"
+        return sub(e, first)
 
     if isinstance(expr, Num):
-        return num(expr.value)
+        text = number(expr.value)
+        return f"({text})" if not lead and text.startswith(number.minus) else text
     if isinstance(expr, Vec):
         values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2,
                        r"\dots")
         separator = ";\\ " if number.list_separator.startswith(";") else ",\\ "
         return r"\left[" + separator.join(values) + r"\right]"
     if isinstance(expr, Product):
-        return r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
+        return r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
+                               for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum):
-        parts = elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2, r"\dots")
+        parts = elide([wrapped(e, (Sum, Difference), k == 0) for k, e in enumerate(expr.terms)],
+                      full, 3, 2, r"\dots")
         text = " + ".join(parts)
         return text + r"\ " + words(terms(len(expr.terms))) if r"\dots" in parts else text
     if isinstance(expr, Quotient):
-        return (wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " +
+        return (wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " +
                 wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
     if isinstance(expr, Exp):
         return "e^{" + expr_latex(expr.argument, number, words, terms, full) + "}"
     assert isinstance(expr, Difference)
-    return (expr_latex(expr.left, number, words, terms, full) + " - " +
-            wrapped(expr.right, (Sum, Difference)))
+    return sub(expr.left, True) + " - " + wrapped(expr.right, (Sum, Difference))
 
 
 def expansion_rows(expansions: Sequence[Expansion], number: NumberFormat,

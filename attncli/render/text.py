@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from attncli.elision import shown
 from attncli.i18n import Msg
@@ -27,6 +27,7 @@ from attncli.render.common import (
     number_format,
     reading_sections,
     shade,
+    shown_matrices,
     step_heading,
     title,
     translator,
@@ -51,12 +52,15 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
             lines += formula(step.formula.text, width, INDENT)
         for note in step.notes:
             lines += words(t(note), width, INDENT)
-        for matrix in step.matrices:
+        matrices, identities = shown_matrices(step, options.full)
+        if identities:
+            lines += ["", *words(t(identities), width, INDENT)]
+        for matrix in matrices:
             lines += ["", *matrix_lines(matrix, number, t, width, options.full)]
         if step.id == "weights" and options.heatmap:
             lines += ["", *words(heatmap_caption(t), width, INDENT),
                       *matrix_lines(step.matrices[0], number, t, width, options.full,
-                                    lambda x: shade(x) + " " + number(x))]
+                                    heat=True)]
         if step.expansions:
             lines += ["", *words(t(Msg.of("Written out:")), width, INDENT)]
             for expansion in step.expansions:
@@ -108,16 +112,20 @@ def pad_right(text: str, width: int) -> str:
 
 
 def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
-                 full: bool = False, cell: Callable[[float], str] | None = None,
+                 full: bool = False, heat: bool = False,
                  indent: str = INDENT, caption: bool = True) -> list[str]:
     """The matrix as aligned columns under its caption, split into blocks to fit `width`; a large
-    one elided in the middle unless `full`. `cell` writes one value (default: the number)."""
-    write = cell or number
+    one elided in the middle unless `full`; with `heat`, each number after its shade; a key the
+    mask hides as `—`."""
+    def write(i: int, j: int) -> str:
+        text = number.cell(matrix, i, j)
+        return shade(matrix.at(i, j)) + " " + text if heat else text
+
     elide = is_elided(matrix, full)
     row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
     columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
-    cells = [[ELLIPSIS if i is None or j is None else write(float(matrix.at(i, j)))
+    cells = [[ELLIPSIS if i is None or j is None else write(i, j)
               for j in column_at] for i in row_at]
     label_width = max((cell_width(label) for label in labels), default=0)
     col_widths = [

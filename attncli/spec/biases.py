@@ -19,7 +19,7 @@ def score_bias(node: Node, n: int, m: int, h: int, files: Files) -> ScoreBias | 
     if node.value == "alibi":
         return ScoreBias("alibi")
     if isinstance(node.value, str):
-        expect(node, Msg.of("none, alibi, a queries x keys matrix or a list of one per head"))
+        expect(node, Msg.of("none, alibi, a queries × keys matrix or a list of one per head"))
     if isinstance(node.value, list) and node.value and not is_matrix(node):
         entries = items(node, Msg.of("a list of matrices, one per head"))
         if len(entries) != h:
@@ -31,7 +31,7 @@ def score_bias(node: Node, n: int, m: int, h: int, files: Files) -> ScoreBias | 
 
 def one_matrix(node: Node, n: int, m: int, files: Files) -> Array:
     if isinstance(node.value, dict) and not is_random(node) and "file" not in node.value:
-        expect(node, Msg.of("a queries x keys matrix, {{file: ...}} or {{random: ...}}"))
+        expect(node, Msg.of("a queries × keys matrix, {{file: ...}} or {{random: ...}}"))
     values = matrix_at(node, "bias", files, (n, m))
-    check_shape(node, values, (n, m), Msg.of("queries x keys"))
+    check_shape(node, values, (n, m), Msg.of("queries × keys"))
     return values

@@ -99,7 +99,7 @@ def feed_forward(node: Node, d_model: int, convention: Convention, files: Files)
 
     W_1 = matrix_at(keys["W_1"], "W_1", files, shape(d_model, None))
     d_ff = int(W_1.shape[1 if row else 0])
-    names = ("d_model x d_ff", "d_ff x d_model") if row else ("d_ff x d_model", "d_model x d_ff")
+    names = ("d_model × d_ff", "d_ff × d_model") if row else ("d_ff × d_model", "d_model × d_ff")
     check_shape(keys["W_1"], W_1, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
     W_2 = matrix_at(keys["W_2"], "W_2", files, shape(d_ff, d_model))
     check_shape(keys["W_2"], W_2, shape(d_ff, d_model), names[1])  # type: ignore[arg-type]

@@ -1,15 +1,18 @@
 """A spec from command-line options, for using attn as a calculator without a file.
 
 Matrices are written the way people type them into calculators: numbers separated by spaces (or
-commas), rows by semicolons: `"1 0; 0.2 1; 0.8 0"`. The notation is checked here, so an error
-names the option (`--embeddings: row 2 has 3 numbers, expected 2`); the result is the same Node
-tree a spec file gives, so every other check, and every other error, is the spec file's own, with
-the option in place of the file name.
+commas), rows by semicolons: `"1 0; 0.2 1; 0.8 0"`. With spaces between the numbers, a comma
+inside a number is a decimal comma, as Polish and Russian users type: `"0,5 1; 1 0,25"` is 2 × 2.
+A form that could be read either way (`"1,5; 2,5"`, `"1, 0,5"`) is an error. The notation is
+checked here, so an error names the option (`--embeddings: row 2 has 3 numbers, expected 2`); the
+result is the same Node tree a spec file gives, so every other check, and every other error, is
+the spec file's own, with the option in place of the file name.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 from attncli.errors import Location, SpecError, UsageError
 from attncli.i18n import Msg
@@ -30,9 +33,12 @@ def _fail(option: str, msgid: str, **params: str | int) -> SpecError:
     return SpecError(Msg.of(msgid, **params), Location(option))
 
 
+DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+(?:[eE][+-]?\d+)?")
+
+
 def number(text: str, option: str, path: str) -> Node:
     try:
-        value = float(text)
+        value = float(text.replace(",", ".") if DECIMAL_COMMA.fullmatch(text) else text)
     except ValueError:
         raise _fail(option, "expected a number, found {found}", found=text) from None
     if not math.isfinite(value):
@@ -45,10 +51,11 @@ def matrix(text: str, option: str, path: str) -> Node:
     parts = text.split(";")
     if len(parts) > 1 and not parts[-1].strip():
         parts = parts[:-1]  # a trailing semicolon
+    decimal_comma = comma_is_decimal(parts, option)
     rows: list[Node] = []
     width: int | None = None
     for r, part in enumerate(parts, start=1):
-        entries = part.replace(",", " ").split()
+        entries = part.split() if decimal_comma else part.replace(",", " ").split()
         if not entries:
             raise _fail(option, "row {row} is empty; write numbers separated by spaces and rows "
                         'separated by ";", like "1 0; 0 1"', row=r)
@@ -63,6 +70,22 @@ def matrix(text: str, option: str, path: str) -> Node:
         rows.append(Node([number(e, option, f"{row_path}[{c}]") for c, e in enumerate(entries)],
                          Location(option, row_path)))
     return Node(rows, Location(option, path))
+
+
+def comma_is_decimal(rows: list[str], option: str) -> bool:
+    """Whether the commas of a matrix are decimal commas (`0,5 1; 1 0,25`) or separate numbers
+    (`1,0; 0,1`, `1, 0`); SpecError when it could be either."""
+    entries = [row.split() for row in rows]
+    with_comma = [e for row in entries for e in row if "," in e]
+    if not with_comma:
+        return False
+    decimals = [e for e in with_comma if DECIMAL_COMMA.fullmatch(e)]
+    spaced = any(len(row) > 1 for row in entries)
+    if decimals and (not spaced or len(decimals) < len(with_comma)):
+        raise _fail(option, "{found} could be read with a decimal comma or with commas between "
+                    'numbers; separate numbers by spaces and rows by ";", like "0,5 1; 1 0,25" '
+                    'or "0.5 1; 1 0.25"', found=decimals[0])
+    return bool(decimals)
 
 
 def tokens(text: str) -> Node:
@@ -108,4 +131,22 @@ def inline_spec(given: Inline, max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
         top["mask"] = word_or_matrix(given.mask, "--mask", "mask", ("causal", "none"))
     if given.scale is not None:
         top["scale"] = word_or_number(given.scale, "--scale", "scale", ("sqrt_dk", "none"))
-    return load(Node(top, Location(SOURCE)), max_cells=max_cells)
+    try:
+        return load(Node(top, Location(SOURCE)), max_cells=max_cells)
+    except SpecError as error:
+        raise unrepeated(error) from None
+
+
+def unrepeated(error: SpecError) -> SpecError:
+    """`--embeddings: has 2 rows, …` rather than `--embeddings: embeddings: has 2 rows, …`: the
+    option already names the key its value stands for."""
+    message, where = error.message, error.where
+    params = dict(message.params)
+    if where is None or OPTIONS.get(str(params.get("path")).rpartition(".")[2]) != where.source:
+        return error
+    if message.msgid == "{path}: {problem}" and isinstance(params["problem"], Msg):
+        return SpecError(params["problem"], where)
+    if message.msgid == "{path} is {found}, expected {names} = {expected}":
+        del params["path"]
+        return SpecError(Msg.of("is {found}, expected {names} = {expected}", **params), where)
+    return error

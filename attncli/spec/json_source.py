@@ -123,12 +123,14 @@ class _Reader:
     def mapping(self, start: int, path: str, depth: int) -> tuple[Node, int]:
         self.count(start)
         children: dict[str, Node] = {}
+        keys: dict[str, Location] = {}  # where each key itself is written
         at = self.skip(start + 1)
         if self.text.startswith("}", at):
             return Node(children, self.where(start, path)), at + 1
         while True:
             if not self.text.startswith('"', at):
                 raise self.malformed(at, "Expecting property name enclosed in double quotes")
+            key_at = at
             key, after = self.string(at)
             child_path = f"{path}.{key}" if path else key
             if key in children:
@@ -137,10 +139,13 @@ class _Reader:
             if not self.text.startswith(":", at):
                 raise self.malformed(at, "Expecting ':' delimiter")
             at = self.skip(at + 1)
+            keys[key] = self.where(key_at, child_path)
             children[key], at = self.value(at, child_path, depth + 1)
             at = self.skip(at)
             if self.text.startswith("}", at):
-                return Node(children, self.where(start, path)), at + 1
+                mapping = Node(children, self.where(start, path))
+                mapping.keys = keys
+                return mapping, at + 1
             if not self.text.startswith(",", at):
                 raise self.malformed(at, "Expecting ',' delimiter")
             at = self.skip(at + 1)

@@ -34,6 +34,14 @@ from attncli.spec.values import (
 MASK_KEYS = ("window", "causal", "padding")
 
 
+def visible_flag(node: Node) -> bool:
+    """A key's entry in a padding mask: true/false, or 1/0 as in a 0/1 mask matrix."""
+    if isinstance(node.value, bool):
+        return node.value
+    if isinstance(node.value, (int, float)) and node.value in (0, 1):
+        return node.value == 1
+    expect(node, Msg.of("true, false, 1 or 0"))
+
 def masks(node: Node, n: int, m: int, files: Files | None = None) -> tuple[Mask, ...]:
     """One mask, or a list of masks that all have to allow a key for it to be visible.
 
@@ -61,7 +69,7 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
     if isinstance(node.value, str):
         if node.value == "causal":
             if n != m:
-                fail(node, "a causal mask needs as many queries as keys, found {n} x {m}",
+                fail(node, "a causal mask needs as many queries as keys, found {n} × {m}",
                      n=n, m=m)
             return CausalMask()
         expect(node, expected)
@@ -73,7 +81,8 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
     if "padding" in keys:
         if len(keys) > 1:
             fail(node, "expected padding alone, found other keys beside it")
-        keep = tuple(boolean(flag) for flag in items(keys["padding"], Msg.of("a list of booleans")))
+        keep = tuple(visible_flag(flag) for flag in items(
+            keys["padding"], Msg.of("a list of true/false or 1/0")))
         if len(keep) != m:
             fail_at(keys["padding"], Msg.plural_of(
                 "has {count} entry, expected one per key ({expected})",
@@ -86,12 +95,12 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
         fail(node, "expected window, causal or padding")
     causal = optional(keys, "causal", boolean, False)
     if causal and n != m:
-        fail(node, "a causal mask needs as many queries as keys, found {n} x {m}", n=n, m=m)
+        fail(node, "a causal mask needs as many queries as keys, found {n} × {m}", n=n, m=m)
     return WindowMask(integer(keys["window"], 0), causal)
 
 
 def matrix_mask(node: Node, visible: Array, n: int, m: int) -> MatrixMask:
-    check_shape(node, visible, (n, m), Msg.of("queries x keys"))
+    check_shape(node, visible, (n, m), Msg.of("queries × keys"))
     if not np.isin(visible, (0.0, 1.0)).all():
         fail(node, "expected only 1 (visible) and 0 (hidden) in a mask matrix")
     return MatrixMask(visible.astype(bool))

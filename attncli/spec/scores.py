@@ -16,7 +16,7 @@ def score_spec(node: Node, files: Files, d_k: int) -> tuple[str, Score]:
         if "general" not in general:
             fail(node, "expected scaled_dot, dot or {{general: W}}, found an empty mapping")
         w = matrix_at(general["general"], "general", files, (d_k, d_k))
-        check_shape(general["general"], w, (d_k, d_k), "d_k x d_k")
+        check_shape(general["general"], w, (d_k, d_k), "d_k × d_k")
         return "general", Score("general", w)
     kind = choice(node, ("scaled_dot", "dot"))
     return kind, Score("dot")

@@ -65,9 +65,9 @@ def context_sequence(node: Node, d_model: int, files: Files) -> Sequence:
 
 def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | None:
     """none, sinusoidal, {sinusoidal: {base: n}}, rope, {rope: {base, layout}}, or a learned
-    n x d_model matrix."""
+    n × d_model matrix."""
     expected = Msg.of("none, sinusoidal, rope, {{sinusoidal: {{base: n}}}}, {{rope: {{base: n, "
-                      "layout: half}}}} or a tokens x d_model matrix")
+                      "layout: half}}}} or a tokens × d_model matrix")
     if node.value == "none":
         return None
     if node.value in POSITIONAL_KINDS:
@@ -87,5 +87,5 @@ def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | N
         layout = optional(options, "layout", lambda n: choice(n, ROPE_LAYOUTS), "half")
         return Positional("rope", base=base, layout="half" if layout == "half" else "interleaved")
     values = matrix_at(node, "positional", files, (n, d_model))
-    check_shape(node, values, (n, d_model), Msg.of("tokens x d_model"))
+    check_shape(node, values, (n, d_model), Msg.of("tokens × d_model"))
     return Positional("matrix", values=values)

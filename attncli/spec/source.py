@@ -105,7 +105,7 @@ class Node:
     say), so a large matrix costs no object per number.
     """
 
-    __slots__ = ("_items", "_value", "numbers", "quoted", "text", "where")
+    __slots__ = ("_items", "_value", "keys", "numbers", "quoted", "text", "where")
 
     def __init__(self, value: Any, where: Location, text: str | None = None,
                  quoted: bool = False) -> None:
@@ -115,6 +115,7 @@ class Node:
         self.text = text  # a scalar as written
         self.quoted = quoted
         self.numbers: tuple[float, ...] | None = None
+        self.keys: dict[str, Location] = {}  # a mapping: where each key itself was written
 
     @classmethod
     def number_list(cls, numbers: tuple[float, ...], items: Callable[[], list[Node]],
@@ -598,6 +599,7 @@ class _Builder:
 
     def _mapping(self, node: yaml.MappingNode, path: str) -> Node:
         children: dict[str, Node] = {}
+        keys: dict[str, Location] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise SpecError(
@@ -613,7 +615,10 @@ class _Builder:
                     self.where(key_node, child_path),
                 )
             children[key] = self.build(value_node, child_path)
-        return Node(children, self.where(node, path))
+            keys[key] = self.where(key_node, child_path)
+        mapping = Node(children, self.where(node, path))
+        mapping.keys = keys
+        return mapping
 
     def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
         if not node.style:  # plain: None, or "" from libyaml

@@ -76,10 +76,11 @@ def check_keys(node: Node, allowed: Iterable[str]) -> dict[str, Node]:
     allowed = tuple(allowed)
     for key, child in node.value.items():
         if key not in allowed:
+            written = Node(key, node.keys.get(key, child.where))  # at the key, not its value
             suggestion = did_you_mean(key, allowed)
             if suggestion:
-                fail(child, "unknown key; did you mean {suggestion}?", suggestion=suggestion)
-            fail(child, "unknown key; expected one of {allowed}", allowed=", ".join(allowed))
+                fail(written, "unknown key; did you mean {suggestion}?", suggestion=suggestion)
+            fail(written, "unknown key; expected one of {allowed}", allowed=", ".join(allowed))
     return dict(node.value)
 
 
@@ -178,7 +179,7 @@ def vector(node: Node) -> Array:
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
-    return "x".join(str(s) for s in shape)
+    return "×".join(str(s) for s in shape)  # 3×2, as the tables write it
 
 
 def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str | Msg) -> None:

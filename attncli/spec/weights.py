@@ -103,7 +103,7 @@ def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: 
         "d_k": d_model if "W_Q" in identity else None,
         "d_v": d_model if "W_V" in identity else None,
     }
-    names = ("d_model x {dim}" if row else "{dim} x d_model")
+    names = ("d_model × {dim}" if row else "{dim} × d_model")
     # matrices whose shape is known first (written out, from files, random with a shape), in
     # the order W_Q, W_K, W_V: a random one without a shape takes its shape from them
     def shapeless(key: str) -> bool:
@@ -212,7 +212,7 @@ def output_projection(given: dict[str, Node], d_model: int, width: int, conventi
     row = convention == "row"
     shape = (width, d_model) if row else (d_model, width)
     W_O = matrix_at(given["W_O"], "W_O", files, shape)
-    check_shape(given["W_O"], W_O, shape, "h·d_v x d_model" if row else "d_model x h·d_v")
+    check_shape(given["W_O"], W_O, shape, "h·d_v × d_model" if row else "d_model × h·d_v")
     b_O = None
     if "b_O" in given:
         b_O = vector_at(given["b_O"], files, d_model)

@@ -4,7 +4,8 @@ one row of dV and one cell of dQ written out."""
 
 from __future__ import annotations
 
-from attncli.expand import cell, line, representative
+from attncli.exactness import line
+from attncli.expand import cell, representative
 from attncli.gradients import Gradients, HeadGradients, finite_difference, gradients
 from attncli.gradients_block import BlockGradients
 from attncli.i18n import Msg

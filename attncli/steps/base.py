@@ -9,7 +9,6 @@ spec turns on.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -19,36 +18,11 @@ import numpy as np
 from attncli.errors import Location, SpecError
 from attncli.handcalc import Arithmetic, arithmetic
 from attncli.i18n import Msg
+from attncli.labels import token_labels
 from attncli.model import Array, Formula, HeadResult, Matrix, Step
 from attncli.spec.model import Head, Spec
-from attncli.visible import visible
 
 COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
-
-
-def token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """Tokens as row/column labels, every one different: a repeated token gets its occurrence
-    number (`the#2`), skipping a number whose label is already another token (`the#3` when the
-    tokens are the, the, the#2). A token is shown `visible`: a control or invisible character in
-    it is written as its escape (`a\\x1b`, `a\\u200b`), so no label acts on a terminal or looks
-    like another."""
-    tokens = tuple(map(visible, tokens))
-    counts = Counter(tokens)
-    taken = {token for token in tokens if counts[token] == 1}
-    seen: Counter[str] = Counter()
-    labels = []
-    for token in tokens:
-        label = token
-        while counts[token] > 1 and (label == token or label in taken):
-            seen[token] += 1
-            label = f"{token}#{seen[token]}"
-        taken.add(label)
-        labels.append(label)
-    return tuple(labels)
-
-
-def subscript(number: int) -> str:
-    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 def feature_labels(d: int) -> tuple[str, ...]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from attncli import ops
 from attncli.i18n import Msg
+from attncli.labels import subscript
 from attncli.model import Header
-from attncli.steps.base import Build, subscript
+from attncli.steps.base import Build
 from attncli.steps.block import describe_block
 from attncli.steps.masks import describe_masks
 from attncli.steps.positions import positional_kind
@@ -62,7 +63,7 @@ def facts(b: Build, shapes: list[tuple[int, int]]) -> tuple[Msg, ...]:
         found.append(Msg.of("score bias: a matrix added to the scaled scores"))
     if spec.W_O is not None:
         rows, columns = (int(d) for d in spec.W_O.shape)
-        found.append(Msg.of("output projection W_O: {rows} x {columns}", rows=rows,
+        found.append(Msg.of("output projection W_O: {rows} × {columns}", rows=rows,
                             columns=columns))
     if spec.block is not None:
         found.append(Msg.of("the rest of the layer: {parts}", parts=describe_block(spec)))

@@ -6,8 +6,9 @@ from dataclasses import replace
 
 from attncli import ops
 from attncli.i18n import Msg
+from attncli.labels import subscript
 from attncli.model import Formula, HeadResult, Matrix, Step
-from attncli.steps.base import Build, HeadState, Made, State, feature_labels, subscript
+from attncli.steps.base import Build, HeadState, Made, State, feature_labels
 
 
 def output(b: Build, hs: HeadState) -> Made[HeadState]:

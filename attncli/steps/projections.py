@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from attncli import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Step
 from attncli.spec.model import Head
@@ -47,7 +48,8 @@ def parameters(b: Build, index: int | None, head: Head,
     for name in (f"W_{letter}" for letter in letters):
         w = getattr(head, name)
         rows = feature_labels(int(w.shape[0]))
-        matrices.append(b.matrix(Formula(name, name.replace("_", "_{") + "}"), w, rows))
+        matrix = b.matrix(Formula(name, name.replace("_", "_{") + "}"), w, rows)
+        matrices.append(replace(matrix, identity=ops.is_identity(w)))
     for name in (f"b_{letter}" for letter in letters):
         bias = getattr(head, name)
         if bias is not None:

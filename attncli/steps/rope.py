@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from attncli import ops
-from attncli.expand import dot, line, named
+from attncli.exactness import line
+from attncli.expand import dot, named
 from attncli.i18n import Msg
+from attncli.labels import subscript
 from attncli.model import Array, Expansion, Formula, Matrix, Step
 from attncli.spec.model import Positional, Spec
-from attncli.steps.base import Build, HeadState, Made, subscript
+from attncli.steps.base import Build, HeadState, Made
 from attncli.steps.projections import shows_kv
 
 HAT = "\u0302"  # Q̂: the queries after RoPE

@@ -22,6 +22,8 @@ def weights(b: Build, hs: HeadState) -> Made[HeadState]:
     if empty.any():
         a = empty_rows(b, a, empty, notes)
     A = b.attention(Formula("A", "A"), a)
+    if b.spec.masks:  # a hidden key's weight prints as —, not as a 0 it could have earned
+        A = replace(A, hidden_by=hs.scores)
     step = Step("weights", Msg.of("Attention weights"),
                 Formula(f"A = softmax({symbol.text})",
                         rf"A = \operatorname{{softmax}}\left({symbol.latex}\right)"),
