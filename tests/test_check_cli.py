@@ -47,7 +47,7 @@ def test_softmax_over_columns_in_polish_and_russian() -> None:
         "wierszach." in pl.stdout
     assert "Ваши числа получаются при такой ошибке: softmax по столбцам вместо строк." in ru.stdout
     assert "6 z\u00a09 liczb się nie zgadza:" in pl.stdout  # 5 and more: singular verb
-    assert "6 из\u00a09 чисел не совпадают:" in ru.stdout
+    assert "6 из 9 чисел не совпадают:" in ru.stdout
 
 
 def test_answer_file_with_several_steps(tmp_path: Path) -> None:
