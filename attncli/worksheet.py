@@ -65,8 +65,8 @@ def choose(walkthrough: Walkthrough, steps: Sequence[str] | None, count: int | N
     if count is None:
         return pool
     if not 1 <= count <= len(pool):
-        raise UsageError(Msg.of("--blank-cells: expected a number from 1 to {count}, found "
-                                "{found}", count=len(pool), found=count))
+        raise UsageError(Msg.of("--blank-cells: expected a number from 1 to {last}, found "
+                                "{found}", last=len(pool), found=count))
     picked = np.random.default_rng(seed).choice(len(pool), size=count, replace=False)
     return [pool[int(p)] for p in sorted(picked)]
 

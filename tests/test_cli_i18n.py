@@ -101,7 +101,7 @@ def test_english_help_is_unchanged() -> None:
      "attn: nieznane polecenie explian; czy chodziło o\u00a0explain? (zob. attn --help)"),
     (["frobnicate"], {"ATTN_LANG": "ru"},
      "attn: неизвестная команда frobnicate; доступные команды: explain, snippets, validate, "
-     "schema, examples, export (см. attn --help)"),
+     "schema, examples, check, export (см. attn --help)"),
     (["schema", "extra", "more", "--lang", "ru"], {},
      "attn: лишние аргументы extra more (см. attn schema --help)"),
     (["explain", "--lang"], {"ATTN_LANG": "pl"}, "attn: --lang wymaga wartości"),

@@ -228,13 +228,14 @@ def test_terminal_heatmap_cells_have_their_own_background() -> None:
     """Whatever the terminal's theme, a cell's background is the weight's colour: DEEP for 1,
     white for 0, the hidden grey with — for a masked key; the glyph legend says fuller is more."""
     from attncli.render.common import heatmap_caption
+    from attncli.render.numbers import NumberFormat
     from attncli.render.rich_view import tables
 
     walkthrough = build(load_spec(str(ROOT / "configs" / "cat_chases_mouse.yaml")))
     step = next(s for s in walkthrough.steps if s.id == "weights")
     hidden = hidden_cells(walkthrough, step)
     assert hidden == {(0, 1), (0, 2), (1, 2)}
-    table = tables(step.matrices[0], lambda x: f"{x:.2f}", lambda m: m.msgid, 80,
+    table = tables(step.matrices[0], NumberFormat(precision=2), lambda m: m.msgid, 80,
                    heat=hidden)[0]
     cells = [list(column.cells) for column in table.columns[1:]]  # by column, rows in order
     cat_cat, cat_chases = cells[0][0], cells[1][0]

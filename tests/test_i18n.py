@@ -202,6 +202,9 @@ def test_translations_use_the_glossary_terms(lang: str) -> None:
     found = []
     for entry in entries(lang):
         for text in entry.msgstr if entry.msgid else []:
+            # the glossary's own term for a score bias (B, a whole matrix) is "przesunięcie
+            # wyników"; "przesunięcie" alone, for a bias b_Q, stays avoided
+            text = re.sub(r"przesunię\w+ wyników", " ", text, flags=re.IGNORECASE)
             hits = avoid & prose_words(text)
             if hits:
                 found.append((entry.msgid, sorted(hits)))

@@ -13,13 +13,15 @@ from typer.testing import CliRunner
 from attncli.cli import app
 from attncli.i18n import LANGUAGES
 from attncli.schema import SCHEMA_PATH, schema
-from attncli.spec.arrays import EMBEDDINGS_RANDOM_KEYS, FILE_KEYS, RANDOM_KEYS, RANDOM_SHAPE_KEYS
+from attncli.spec.arrays import EMBEDDINGS_RANDOM_KEYS, RANDOM_KEYS, RANDOM_SHAPE_KEYS
+from attncli.spec.backward import BACKWARD_KEYS
 from attncli.spec.block import BLOCK_KEYS, FFN_KEYS, LAYER_NORM_KEYS, RMS_NORM_KEYS
 from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
 from attncli.spec.scores import SCORE_KEYS
+from attncli.spec.selection import CHECKPOINT_KEYS
 from attncli.spec.sequences import (
     CONTEXT_KEYS,
     POSITIONAL_KINDS,
@@ -28,6 +30,7 @@ from attncli.spec.sequences import (
     SINUSOIDAL_KEYS,
 )
 from attncli.spec.source import Node, parse
+from attncli.spec.tokenizer import TOKENIZER_KEYS
 from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
 from attncli.view import STEP_IDS
 from tests.conftest import EXAMPLES
@@ -125,7 +128,9 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/block/properties/ffn": FFN_KEYS,
     "properties/decode": DECODE_KEYS,
     "$defs/localized/oneOf/1": LANGUAGES,
-    "$defs/file": FILE_KEYS,
+    "$defs/file": CHECKPOINT_KEYS,  # .npy/.npz/.csv take file and key; a checkpoint rows, columns
+    "properties/backward": BACKWARD_KEYS,
+    "properties/tokens": TOKENIZER_KEYS,
     "$defs/randomOptions": RANDOM_KEYS,
     "$defs/random": RANDOM_SHAPE_KEYS,
     "$defs/embeddings/else/oneOf/1": (*RANDOM_SHAPE_KEYS, *EMBEDDINGS_RANDOM_KEYS),

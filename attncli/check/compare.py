@@ -83,14 +83,14 @@ def which_head(spec: Spec, answer: Answer, head: int | None) -> int | None:
     chosen = answer.head if answer.head is not None else head
     if count == 1:
         if chosen not in (None, 1):
-            raise UsageError(Msg.of("--head: expected a head from 1 to {count}, found {found}",
-                                    count=count, found=chosen or 0))
+            raise UsageError(Msg.of("--head: expected a head from 1 to {last}, found {found}",
+                                    last=count, found=chosen or 0))
         return None
     if chosen is None:
         return None  # a step of the whole layer (concat, out_projection) needs none
     if not 1 <= chosen <= count:
-        raise UsageError(Msg.of("--head: expected a head from 1 to {count}, found {found}",
-                                count=count, found=chosen))
+        raise UsageError(Msg.of("--head: expected a head from 1 to {last}, found {found}",
+                                last=count, found=chosen))
     return chosen
 
 
@@ -100,9 +100,11 @@ def target(walkthrough: Walkthrough, answer: Answer, head: int | None) -> tuple[
         known = checkable(walkthrough)
         base = answer.step in known
         if base and len(walkthrough.heads) > 1 and head is None:
-            raise SpecError(Msg.of("{step} belongs to one head; the spec has {count}: say which "
-                                   "with --head or head: in the answer file", step=answer.step,
-                                   count=len(walkthrough.heads)), answer.where)
+            raise SpecError(Msg.plural_of(
+                "{step} belongs to one head; the spec has {count}: say which with --head or head: "
+                "in the answer file",
+                "{step} belongs to one head; the spec has {count}: say which with --head or head: "
+                "in the answer file", len(walkthrough.heads), step=answer.step), answer.where)
         raise UsageError(Msg.of("--step: unknown step {found}; expected one of {known}",
                                 found=answer.step, known=", ".join(known)))
     index, matrix = found

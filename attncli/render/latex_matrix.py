@@ -103,13 +103,17 @@ def balanced(count: int, most: int) -> list[range]:
 
 
 def matrix_latex(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
-                 columns: Sequence[str], cyrillic_base: bool = False) -> list[str]:
-    """The lines of one labelled matrix (one block) as an equation*; `cells` are math."""
+                 columns: Sequence[str], cyrillic_base: bool = False,
+                 widths: Sequence[Sequence[str]] | None = None) -> list[str]:
+    """The lines of one labelled matrix (one block) as an equation*; `cells` are math. Columns
+    are sized from `widths` (the cells with a number in place of a worksheet's blank, as
+    `blocks` measured them; default: `cells`), so a sheet and its key size them alike."""
+    sizing = cells if widths is None else widths
     row_labels = [text_math(r, "latex", cyrillic_base) for r in rows]
     labels = [text_math(c, "latex", cyrillic_base) for c in columns]
     height = r"\vphantom{\begin{matrix}" + r"\\".join("0" for _ in cells) + r"\end{matrix}}"
     lines = [r"\attncolumn{" + str(j) + "}{" + r"\\".join(
-        sorted({label} | {row[j] for row in cells})) + "}" for j, label in enumerate(labels)]
+        sorted({label} | {row[j] for row in sizing})) + "}" for j, label in enumerate(labels)]
     if len(columns) > MAX_MATRIX_COLS:
         lines.append(r"\setcounter{MaxMatrixCols}{" + str(len(columns)) + "}")
     lines += [

@@ -143,6 +143,7 @@ def matrix_chunks(matrix: Matrix, w: Writer,
         lines += matrix_latex(matrix.symbol.latex,
                               [[cells[i][j] for j in block.columns] for i in block.rows],
                               [matrix.rows[i] for i in block.rows],
-                              [matrix.columns[j] for j in block.columns], w.cyrillic)
+                              [matrix.columns[j] for j in block.columns], w.cyrillic,
+                              [[widths[i][j] for j in block.columns] for i in block.rows])
         chunks.append(lines)
     return chunks

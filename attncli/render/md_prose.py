@@ -88,7 +88,7 @@ _SPAN = re.compile(rf"(?<!\w)(?:{_ATOM})(?: ?= ?(?:{_ATOM}|{_NUMBER}))*(?![\w])"
 def prose(text: str, flavor: str, words: Sequence[str] = ()) -> str:
     """A sentence escaped like `escape`, its notation (`d_k = 2`, `÷ √d_k`, `q_mouse`) as inline
     math; `words` are the marked word parameters (see Marked)."""
-    text = " ".join(text.split())
+    text = " ".join(re.split(r"[^\S\u00a0]+", text.strip()))  # keeps no-break spaces
     if flavor == "plain":
         return escape(unmark(text, words))
 

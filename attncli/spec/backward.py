@@ -78,7 +78,7 @@ def backward_spec(node: Node, spec: Spec, files: Files) -> Backward:
     if given is None or given.value == "ones":
         return Backward(np.ones(shape))  # (n, d_out)
     values = matrix_at(given, "dO", files, shape)
-    check_shape(given, values, shape, "n x d_out")
+    check_shape(given, values, shape, "n × d_out")
     return Backward(values)
 
 

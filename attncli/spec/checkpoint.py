@@ -47,10 +47,11 @@ class Tensor:
         chosen = list(rows) if rows is not None else list(range(self.shape[0] if self.shape
                                                                 else 1))
         if len(chosen) * width > max_cells:
-            raise FileProblem(Msg.of("{name}: the selection holds {count} numbers; the limit is "
-                                     "{limit}, which {option} sets", name=self.name,
-                                     count=len(chosen) * width, limit=max_cells,
-                                     option=LIMIT_HINT))
+            raise FileProblem(Msg.plural_of(
+                "{name}: the selection holds {count} number; the limit is {limit}, which {option} "
+                "sets",
+                "{name}: the selection holds {count} numbers; the limit is {limit}, which {option} "
+                "sets", len(chosen) * width, name=self.name, limit=max_cells, option=LIMIT_HINT))
         item = np.dtype(DTYPES[self.dtype])
         row_bytes = width * item.itemsize
         parts = []
@@ -95,9 +96,10 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
 
 def _read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
     if size > limit:
-        raise FileProblem(Msg.of("{name}: the header has {size} bytes; the limit is {limit} "
-                                 "bytes, which {option} sets", name=name, size=size, limit=limit,
-                                 option=LIMIT_HINT))
+        raise FileProblem(Msg.plural_of(
+            "{name}: the header has {count} byte; the limit is {limit} bytes, which {option} sets",
+            "{name}: the header has {count} bytes; the limit is {limit} bytes, which {option} sets",
+            size, name=name, limit=limit, option=LIMIT_HINT))
     with open(path, "rb") as file:
         return _parse_object(file.read(size), name)
 
@@ -138,13 +140,16 @@ def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], i
         raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
     length = struct.unpack("<Q", first)[0]
     if length > size - 8:
-        raise FileProblem(Msg.of("{name}: the header says {size} bytes, but the file has only "
-                                 "{found}", name=name, size=length, found=size - 8))
+        raise FileProblem(Msg.plural_of(
+            "{name}: the header says {count} byte, but the file has only {found}",
+            "{name}: the header says {count} bytes, but the file has only {found}", length,
+            name=name, found=size - 8))
     limit = max_bytes(max_cells)
     if length > limit:
-        raise FileProblem(Msg.of("{name}: the header has {size} bytes; the limit is {limit} "
-                                 "bytes, which {option} sets", name=name, size=length,
-                                 limit=limit, option=LIMIT_HINT))
+        raise FileProblem(Msg.plural_of(
+            "{name}: the header has {count} byte; the limit is {limit} bytes, which {option} sets",
+            "{name}: the header has {count} bytes; the limit is {limit} bytes, which {option} sets",
+            length, name=name, limit=limit, option=LIMIT_HINT))
     with open(path, "rb") as file:
         file.seek(8)
         header = _parse_object(file.read(length), name)
@@ -170,8 +175,10 @@ def _tensor(entry: object, name: str, path: Path, start: int) -> Tensor:
                                  name=name, found=str(offsets)[:40]))
     wanted = math.prod(shape) * np.dtype(DTYPES[dtype]).itemsize
     if offsets[1] - offsets[0] != wanted:
-        raise FileProblem(Msg.of("{name}: data_offsets hold {size} bytes, expected {expected}",
-                                 name=name, size=offsets[1] - offsets[0], expected=wanted))
+        raise FileProblem(Msg.plural_of(
+            "{name}: data_offsets hold {count} byte, expected {expected}",
+            "{name}: data_offsets hold {count} bytes, expected {expected}",
+            offsets[1] - offsets[0], name=name, expected=wanted))
     if start + offsets[1] > path.stat().st_size:
         raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
     return Tensor(name, path, start + offsets[0], tuple(shape), dtype)

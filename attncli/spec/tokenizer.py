@@ -11,7 +11,7 @@ from attncli.i18n import Msg
 from attncli.limits import max_bytes
 from attncli.spec.files import FileProblem, resolve
 from attncli.spec.source import LIMIT_HINT, Node
-from attncli.spec.values import check_keys, fail, text
+from attncli.spec.values import check_keys, fail, fail_at, text
 
 TOKENIZER_KEYS = ("tokenizer", "text")
 MAX_TOKENS = 4096
@@ -33,9 +33,10 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
             raise FileProblem(Msg.of("{name}: no such file", name=name))
         size, limit = path.stat().st_size, max_bytes(max_cells)
         if size > limit:
-            raise FileProblem(Msg.of("{name} has {size} bytes; the limit is {limit} bytes, which "
-                                     "{option} sets", name=name, size=size, limit=limit,
-                                     option=LIMIT_HINT))
+            raise FileProblem(Msg.plural_of(
+                "{name} has {count} byte; the limit is {limit} bytes, which {option} sets",
+                "{name} has {count} bytes; the limit is {limit} bytes, which {option} sets",
+                size, name=name, limit=limit, option=LIMIT_HINT))
         try:
             from tokenizers import Tokenizer
         except ImportError:
@@ -54,6 +55,8 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
     if not encoding.ids:
         fail(keys["text"], "the tokenizer gives no tokens for this text")
     if len(encoding.ids) > MAX_TOKENS:
-        fail(keys["text"], "the tokenizer gives {count} tokens; the limit is {limit}",
-             count=len(encoding.ids), limit=MAX_TOKENS)
+        fail_at(keys["text"], Msg.plural_of(
+            "the tokenizer gives {count} token; the limit is {limit}",
+            "the tokenizer gives {count} tokens; the limit is {limit}", len(encoding.ids),
+            limit=MAX_TOKENS))
     return tuple(encoding.tokens), list(encoding.ids)

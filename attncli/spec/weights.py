@@ -129,8 +129,10 @@ def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: 
         check_head_shape(node, arrays[key], shape, names.format(dim=dim_name), index)
         if key == "W_K":
             if size % g != 0:
-                fail(node, "cannot split {name} = {total} of the weights into {count} equal heads",
-                     name="d_k", total=size, count=g)
+                fail_at(node, Msg.plural_of(
+                    "cannot split {name} = {total} of the weights into {count} equal head",
+                    "cannot split {name} = {total} of the weights into {count} equal heads", g,
+                    name="d_k", total=size))
             size = size * h // g
         dims["d_v" if key == "W_V" else "d_k"] = size
     d_k, d_v = dims["d_k"], dims["d_v"]
@@ -225,8 +227,10 @@ def grouped(full: Head, h: int, g: int, node: Node, convention: Convention) -> t
     total_q, total_v = full.d_k(convention), full.d_v(convention)
     for name, total, count in (("d_k", total_q, h), ("d_v", total_v, g)):
         if total % count != 0:
-            fail(node, "cannot split {name} = {total} of the weights into {count} equal heads",
-                 name=name, total=total, count=count)
+            fail_at(node, Msg.plural_of(
+                "cannot split {name} = {total} of the weights into {count} equal head",
+                "cannot split {name} = {total} of the weights into {count} equal heads", count,
+                name=name, total=total))
     d_k, d_v = total_q // h, total_v // g
     axis = 1 if convention == "row" else 0
     per_group = h // g

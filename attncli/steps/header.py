@@ -82,8 +82,8 @@ def grouped(b: Build) -> list[Msg]:
     full = sum(head.d_k(conv) + head.d_v(conv) for head in spec.heads)
     found = [Msg.of("multi-query attention: kv_heads = 1, every head shares one K and V")
              if g == 1 else
-             Msg.of("grouped-query attention: kv_heads = {groups}, heads = {count}",
-                    count=h, groups=g)]
+             Msg.of("grouped-query attention: kv_heads = {groups}, heads = {heads}",
+                    heads=h, groups=g)]
     found += [Msg.of("heads {heads} use K{group} and V{group}", group=subscript(i),
                      heads=", ".join(map(str, head.sharing)))
               for i, head in enumerate(spec.heads[:: h // g], start=1)] if g > 1 else []
