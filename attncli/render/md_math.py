@@ -210,7 +210,7 @@ STRUT = r"\rule[-0.35em]{0pt}{1.3em}"  # taller and deeper than any letter: equa
 # What a display may take, in math em: GitHub's column is ~830 px of 16 px text and KaTeX draws
 # math 1.21 times larger (43 em); blog and pandoc columns are narrower (36 em of 20 px text).
 PAGE_EM = 30.0
-BESIDE_EM = 4.5  # the symbol, `=`, the brackets and the gaps
+BESIDE_EM = 5.5  # the symbol, `=`, the brackets and the gaps, with room for a misjudged glyph
 
 
 def text_width(text: str) -> float:
@@ -253,7 +253,8 @@ def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[
              symbol + r" = & \begin{array}{r}",
              *(STRUT + token(r) + (r" \cr" if i < len(rows) - 1 else "")
                for i, r in enumerate(rows)),
-             r"\end{array} & \left[\hspace{0.2em}\begin{array}{" + spec + "}"]
+             # right-aligned: a glyph whose width the table misjudges still ends where the others do
+             r"\end{array} & \left[\hspace{0.2em}\begin{array}{" + "r" * len(columns) + "}"]
     for i, row in enumerate(numbers):
         out = []
         for j, (tex, w) in enumerate(row):
