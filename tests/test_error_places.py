@@ -32,7 +32,8 @@ def test_a_tab_says_yaml_indents_with_spaces(write: Callable[[str, str], Path]) 
     path = write("tokens: [a]\nembeddings:\n\t- [1]\n", "tab.yaml")
     result = run("validate", str(path))
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[0] == f"{path}:3:1: malformed YAML: a tab: YAML indents with spaces"
+    assert result.stderr.splitlines()[0] == (
+        f"{path}:3:1: malformed YAML: a tab: YAML indents with spaces")
     polish = run("validate", str(path), env={"ATTN_LANG": "pl"}).stderr.splitlines()[0]
     assert polish == f"{path}:3:1: błędny YAML: tabulator: YAML wcina tylko spacjami"
 
