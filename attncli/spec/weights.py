@@ -178,12 +178,7 @@ def split(full: Head, node: Node, convention: Convention, g: int | None = None) 
     if g is not None and g < h:
         return grouped(full, h, g, node, convention)
     total_k, total_v = full.d_k(convention), full.d_v(convention)
-    for name, total in (("d_k", total_k), ("d_v", total_v)):
-        if total % h != 0:
-            fail_at(node, Msg.plural_of(
-                "cannot split {name} = {total} of the weights into {count} equal head",
-                "cannot split {name} = {total} of the weights into {count} equal heads", h,
-                name=name, total=total))
+    check_split(node, (("d_k", total_k, h), ("d_v", total_v, h)))
     d_k, d_v = total_k // h, total_v // h
     axis = 1 if convention == "row" else 0
     heads = []
@@ -222,15 +217,21 @@ def output_projection(given: dict[str, Node], d_model: int, width: int, conventi
     return W_O, b_O
 
 
-def grouped(full: Head, h: int, g: int, node: Node, convention: Convention) -> tuple[Head, ...]:
-    """Grouped-query heads: W_Q split into h blocks, W_K and W_V into g, shared by h/g heads."""
-    total_q, total_v = full.d_k(convention), full.d_v(convention)
-    for name, total, count in (("d_k", total_q, h), ("d_v", total_v, g)):
+def check_split(node: Node, splits: tuple[tuple[str, int, int], ...]) -> None:
+    """Each (name, total, count): `total` columns of the weights split into `count` equal heads,
+    else one located error."""
+    for name, total, count in splits:
         if total % count != 0:
             fail_at(node, Msg.plural_of(
                 "cannot split {name} = {total} of the weights into {count} equal head",
                 "cannot split {name} = {total} of the weights into {count} equal heads", count,
                 name=name, total=total))
+
+
+def grouped(full: Head, h: int, g: int, node: Node, convention: Convention) -> tuple[Head, ...]:
+    """Grouped-query heads: W_Q split into h blocks, W_K and W_V into g, shared by h/g heads."""
+    total_q, total_v = full.d_k(convention), full.d_v(convention)
+    check_split(node, (("d_k", total_q, h), ("d_v", total_v, g)))
     d_k, d_v = total_q // h, total_v // g
     axis = 1 if convention == "row" else 0
     per_group = h // g
