@@ -94,12 +94,17 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
     return _tensor(entry, f"{name} ({key})", path, start)
 
 
-def _read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
+def _check_header_size(name: str, size: int, limit: int) -> None:
+    """A JSON header (an index, or a safetensors header) is read only within the byte limit."""
     if size > limit:
         raise FileProblem(Msg.plural_of(
             "{name}: the header has {count} byte; the limit is {limit} bytes, which {option} sets",
             "{name}: the header has {count} bytes; the limit is {limit} bytes, which {option} sets",
             size, name=name, limit=limit, option=LIMIT_HINT))
+
+
+def _read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
+    _check_header_size(name, size, limit)
     with open(path, "rb") as file:
         return _parse_object(file.read(size), name)
 
@@ -145,11 +150,7 @@ def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], i
             "{name}: the header says {count} bytes, but the file has only {found}", length,
             name=name, found=size - 8))
     limit = max_bytes(max_cells)
-    if length > limit:
-        raise FileProblem(Msg.plural_of(
-            "{name}: the header has {count} byte; the limit is {limit} bytes, which {option} sets",
-            "{name}: the header has {count} bytes; the limit is {limit} bytes, which {option} sets",
-            length, name=name, limit=limit, option=LIMIT_HINT))
+    _check_header_size(name, length, limit)
     with open(path, "rb") as file:
         file.seek(8)
         header = _parse_object(file.read(length), name)
