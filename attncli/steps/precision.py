@@ -51,9 +51,10 @@ def step_notes(d: Digits, lows: tuple[Matrix, ...], exacts: tuple[Matrix, ...],
         for i in low.row_indices():
             a, b = low.row(i), exact.row(i)  # (columns,): in dtype, in float64
             both = np.isfinite(a) & np.isfinite(b)  # (columns,)
-            error = np.where(both, np.abs(a - b), -1.0)  # (columns,)
-            relative = np.where(both & (b != 0.0), error / np.where(b == 0.0, 1.0, np.abs(b)),
-                                -1.0)  # (columns,)
+            with np.errstate(invalid="ignore", over="ignore"):
+                error = np.where(both, np.abs(a - b), -1.0)  # (columns,)
+                relative = np.where(both & (b != 0.0),
+                                    error / np.where(b == 0.0, 1.0, np.abs(b)), -1.0)
             j = int(np.argmax(error))
             if error[j] >= 0.0 and (worst is None or error[j] > worst[0]):
                 worst = (float(error[j]), cell(low, i, j))

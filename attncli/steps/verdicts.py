@@ -67,7 +67,7 @@ def verdict(d: Digits, scores: Matrix, without: Msg, hidden: Matrix | None = Non
     empty_row: tuple[float, int] | None = None
     for i in scores.row_indices():
         x = scores.row(i)  # (m,)
-        seen = np.isfinite(x) & ~np.isneginf(mask.row(i))  # (m,)
+        seen = ~np.isnan(x) & ~np.isneginf(x) & ~np.isneginf(mask.row(i))  # (m,): inf is seen
         if not seen.any():
             continue
         with np.errstate(over="ignore", under="ignore"):
