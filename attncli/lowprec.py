@@ -57,16 +57,19 @@ SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 def largest(dtype: Dtype) -> str:
     """The format's largest number as people write it: float16's 65504; 3.4·10³⁸."""
-    if dtype == "float16":
-        return "65504"
-    mantissa, exponent = f"{float(finfo(dtype).max):.1e}".split("e")
+    return "65504" if dtype == "float16" else power(float(finfo(dtype).max))
+
+
+def power(x: float) -> str:
+    """A number far from 1 as people write it, to 2 significant digits: 6.1·10⁻⁵."""
+    mantissa, exponent = f"{x:.1e}".split("e")
     return f"{mantissa}·10{str(int(exponent)).translate(SUPERSCRIPT)}"
 
 
 def rounded_spec(spec: Spec) -> Spec:
     """`spec` with every number it holds (embeddings, weights, biases, a positional matrix, W of
     the general score) rounded to its dtype: the inputs as the format stores them."""
-    return _rounded(spec, spec.dtype)  # type: ignore[no-any-return]
+    return _rounded(spec, spec.dtype)
 
 
 def _rounded(value: Any, dtype: Dtype) -> Any:

@@ -22,7 +22,6 @@ import numpy as np
 import pytest
 
 from attncli import build, loads_spec
-from attncli.i18n import translate
 from attncli.lowprec import LowPrecision, finfo, to_format
 from attncli.model import Step, Walkthrough
 from tests.conftest import run

@@ -12,10 +12,10 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.i18n import Msg
-from attncli.lowprec import finfo, largest
+from attncli.lowprec import finfo, largest, power
 from attncli.model import Formula, Matrix, Step
 from attncli.spec.model import Dtype
-from attncli.steps.verdicts import Digits, verdicts
+from attncli.steps.verdicts import Digits, cell, verdicts
 
 LISTED = 5  # overflows, underflows and NaNs named per step; the rest are counted
 
@@ -34,10 +34,6 @@ def compared(dtype: Dtype, precision: int, steps: list[Step], full: list[Step]) 
         out.append(replace(low, notes=low.notes + tuple(notes)))
     out.append(summary(Digits(dtype, precision), steps, counts))
     return out
-
-
-def cell(matrix: Matrix, i: int, j: int) -> str:
-    return f"{matrix.symbol.text}[{matrix.rows[i]}, {matrix.columns[j]}]"
 
 
 def step_notes(d: Digits, lows: tuple[Matrix, ...], exacts: tuple[Matrix, ...],
@@ -112,8 +108,7 @@ def facts(d: Digits) -> Msg:
         "largest number is {largest}, its smallest normal one {tiny}, its smallest of all "
         "{smallest}; beyond them a result is inf or 0.", dtype=dtype, bits=int(info.nmant) + 1,
         eps=d.significant(float(info.eps)), largest=largest(dtype),
-        tiny=d.significant(float(info.tiny)),
-        smallest=d.significant(float(info.smallest_subnormal)))
+        tiny=power(float(info.tiny)), smallest=power(float(info.smallest_subnormal)))
 
 
 def summary(d: Digits, steps: list[Step], counts: list[int]) -> Step:

@@ -37,6 +37,12 @@ class Digits:
         return Finer(x, max(0, places - self.precision))
 
 
+def cell(matrix: Matrix, i: int, j: int) -> str:
+    """`S′[cat, mouse]`; `(S′ + M)[cat, mouse]` for a symbol of several terms."""
+    name = matrix.symbol.text
+    return f"{f'({name})' if ' ' in name else name}[{matrix.rows[i]}, {matrix.columns[j]}]"
+
+
 def verdicts(d: Digits, steps: list[Step]) -> list[Msg]:
     """For each head: softmax without the max subtraction, then without the scale."""
     heads = sorted({s.head for s in steps if s.id == "weights"}, key=lambda h: h or 0)
@@ -66,22 +72,22 @@ def verdict(d: Digits, scores: Matrix, without: Msg, hidden: Matrix | None = Non
     over = 0
     empty_row: tuple[float, int] | None = None
     for i in scores.row_indices():
-        x = scores.row(i)  # (m,)
-        seen = ~np.isnan(x) & ~np.isneginf(x) & ~np.isneginf(mask.row(i))  # (m,): inf is seen
+        row = scores.row(i)  # (m,)
+        seen = ~np.isnan(row) & ~np.isneginf(row) & ~np.isneginf(mask.row(i))  # (m,)
         if not seen.any():
             continue
         with np.errstate(over="ignore", under="ignore"):
-            e = to_format(np.exp(np.where(seen, x, 0.0)), d.dtype)  # (m,)
+            e = to_format(np.exp(np.where(seen, row, 0.0)), d.dtype)  # (m,)
         over += int((np.isinf(e) & seen).sum())
-        j = int(np.argmax(np.where(seen, x, -np.inf)))
-        if best is None or x[j] > best[0]:
-            best = (float(x[j]), i, j)
+        j = int(np.argmax(np.where(seen, row, -np.inf)))
+        if best is None or row[j] > best[0]:
+            best = (float(row[j]), i, j)
         if empty_row is None and not (e[seen] > 0.0).any():
-            empty_row = (float(x[j]), i)
+            empty_row = (float(row[j]), i)
     if best is None:
         return Msg.of("{without}, no score is left to take e^x of.", without=without)
     x, i, j = best
-    where = f"{scores.symbol.text}[{scores.rows[i]}, {scores.columns[j]}]"
+    where = cell(scores, i, j)
     if over:
         return Msg.plural_of(
             "{without}, e^x overflows at {cell} = {value} > ln {largest} ≈ {ln} ({count} "
