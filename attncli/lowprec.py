@@ -49,7 +49,8 @@ def to_format(a: Array, dtype: Dtype) -> Array:
 
 def finfo(dtype: Dtype) -> ml_dtypes.finfo:
     """The format's bits, gap after 1, largest and smallest numbers."""
-    return ml_dtypes.finfo(ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype))
+    return ml_dtypes.finfo(  # type: ignore[no-untyped-call]
+        ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype))
 
 
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
