@@ -26,16 +26,19 @@ def check_dtype(spec: Spec, top: dict[str, Node]) -> None:
              "backward": spec.backward is not None}
     for key, present in found.items():
         if present:
-            fail(top[key], "{key} is worked out in float64 only; remove it or use dtype: "
-                 "float64 (found dtype: {dtype})", key=key, dtype=spec.dtype)
+            refuse(top[key], key, spec.dtype)
     for sequence, node in ((spec.queries, top.get("positional")),
                            (spec.context, top["context"].get("positional")
                             if spec.context is not None else None)):
         if sequence is not None and node is not None and sequence.positional is not None \
                 and sequence.positional.kind == "rope":
-            fail(node, "{key} is worked out in float64 only; remove it or use dtype: float64 "
-                 "(found dtype: {dtype})", key="rope", dtype=spec.dtype)
+            refuse(node, "rope", spec.dtype)
     if spec.display.round_intermediates:
         display = top["display"]
         fail(display.get("round_intermediates") or display, "hand calculation works on "
              "decimals as written; it cannot be combined with dtype: {dtype}", dtype=spec.dtype)
+
+
+def refuse(node: Node, key: str, dtype: Dtype) -> None:
+    fail(node, "expected no {key} with dtype: {dtype} (low precision is worked out without "
+         "it), found one; remove it or use dtype: float64", key=key, dtype=dtype)

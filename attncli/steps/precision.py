@@ -103,10 +103,13 @@ def facts(d: Digits) -> Msg:
     smallest positive ones."""
     dtype = d.dtype
     info = finfo(dtype)
-    return Msg.of(
-        "{dtype} keeps {bits} significant bits: the next number after 1 is 1 + {eps}. Its "
+    return Msg.plural_of(
+        "{dtype} keeps {count} significant bit: the next number after 1 is 1 + {eps}. Its "
         "largest number is {largest}, its smallest normal one {tiny}, its smallest of all "
-        "{smallest}; beyond them a result is inf or 0.", dtype=dtype, bits=int(info.nmant) + 1,
+        "{smallest}; beyond them a result is inf or 0.",
+        "{dtype} keeps {count} significant bits: the next number after 1 is 1 + {eps}. Its "
+        "largest number is {largest}, its smallest normal one {tiny}, its smallest of all "
+        "{smallest}; beyond them a result is inf or 0.", int(info.nmant) + 1, dtype=dtype,
         eps=d.significant(float(info.eps)), largest=largest(dtype),
         tiny=power(float(info.tiny)), smallest=power(float(info.smallest_subnormal)))
 
