@@ -235,3 +235,28 @@ def test_float64_is_the_default(tmp_path: Path) -> None:
     spec = random_spec(3, "float64")
     plain = {key: value for key, value in spec.items() if key != "dtype"}
     assert explained(spec, tmp_path) == explained(plain, tmp_path)
+
+
+@pytest.mark.parametrize(("extra", "lang", "message"), [
+    ("dtype: float8\n", "en",
+     "spec.yaml:4:8: dtype: expected one of float16, bfloat16, float32, float64, found the text "
+     '"float8"'),
+    ("dtype: float16\nblock: {residual: true}\n", "en",
+     "spec.yaml:5:8: block: expected no block with dtype: float16 (low precision is worked out "
+     "without it), found one; remove it or use dtype: float64"),
+    ("dtype: bfloat16\npositional: rope\n", "pl",
+     "spec.yaml:5:13: positional: oczekiwano braku klucza rope przy dtype: bfloat16 (niska "
+     "precyzja jest liczona bez niego), znaleziono go; usuń go albo użyj dtype: float64"),
+    ("dtype: float16\ndisplay: {round_intermediates: true}\n", "ru",
+     "spec.yaml:5:32: display.round_intermediates: ручной счёт ведётся с десятичными числами в "
+     "том виде, как они записаны; его нельзя сочетать с dtype: float16"),
+])
+def test_what_low_precision_does_not_cover_is_refused(tmp_path: Path, extra: str, lang: str,
+                                                      message: str) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_text("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights: {W_Q: identity, "
+                    "W_K: identity, W_V: identity}\n" + extra, encoding="utf-8")
+    result = run("explain", str(path), "--lang", lang)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.replace("\xa0", " ").endswith(f"/{message}\n")  # one line
