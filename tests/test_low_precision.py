@@ -180,7 +180,7 @@ def test_e_to_the_x_overflows_just_past_ln_65504(tmp_path: Path) -> None:
     e^x = 65263.9, which float16 holds as 65248 (numbers there are 32 apart)."""
     text = explained(spec_with_scores([[11.0859375, 1.0], [2.0, 11.09375]], scale=1.0),
                      tmp_path, "--precision", "4")
-    assert ("Without the max subtraction, e^x overflows at S′[t1, t1] = 11.0938 > ln 65504 ≈ "
+    assert ("Without the max subtraction, e^x overflows at S′[t1, t1]: 11.0938 > ln 65504 ≈ "
             "11.0899 (1 cell in all): softmax gives inf / inf = NaN.") in text
 
 
@@ -198,7 +198,7 @@ def test_without_the_scale_the_unscaled_scores_overflow(tmp_path: Path) -> None:
     text = explained(spec_with_scores([[1.0, 12.5], [0.5, 2.0]], scale="sqrt_dk"), tmp_path)
     assert ("Without the max subtraction, e^x stays finite: the largest is e^8.84 = 6876.00, "
             "at S′[t0, t1], below 65504.") in text
-    assert ("Without the scale and the max subtraction, e^x overflows at S[t0, t1] = 12.50 > "
+    assert ("Without the scale and the max subtraction, e^x overflows at S[t0, t1]: 12.50 > "
             "ln 65504 ≈ 11.09 (1 cell in all): softmax gives inf / inf = NaN.") in text
 
 

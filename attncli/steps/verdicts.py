@@ -90,9 +90,9 @@ def verdict(d: Digits, scores: Matrix, without: Msg, hidden: Matrix | None = Non
     where = cell(scores, i, j)
     if over:
         return Msg.plural_of(
-            "{without}, e^x overflows at {cell} = {value} > ln {largest} ≈ {ln} ({count} "
+            "{without}, e^x overflows at {cell}: {value} > ln {largest} ≈ {ln} ({count} "
             "cell in all): softmax gives inf / inf = NaN.",
-            "{without}, e^x overflows at {cell} = {value} > ln {largest} ≈ {ln} ({count} "
+            "{without}, e^x overflows at {cell}: {value} > ln {largest} ≈ {ln} ({count} "
             "cells in all): softmax gives inf / inf = NaN.", over, without=without, cell=where,
             value=d.decimals(x), largest=largest(d.dtype), ln=d.decimals(ln_max))
     if empty_row is not None:
