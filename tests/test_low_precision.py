@@ -61,13 +61,16 @@ def head_steps(w: Walkthrough, head: int) -> dict[str, Step]:
     return {s.id: s for s in w.steps if (s.head or 1) == head}
 
 
+def ulp(x: np.ndarray, dtype: str) -> np.ndarray:
+    """The gap between the format's numbers at |x| (its smallest gap below the normal range)."""
+    info = finfo(dtype)  # type: ignore[arg-type]
+    exponent = np.floor(np.log2(np.where(np.abs(x) > 0, np.abs(x), 1.0)))
+    return 2.0 ** (np.maximum(exponent, int(info.minexp)) - int(info.nmant))  # type: ignore[no-any-return]
+
+
 def ulps(a: np.ndarray, b: np.ndarray, dtype: str) -> np.ndarray:
     """|a − b| in units of the last place of the format at max(|a|, |b|)."""
-    info = finfo(dtype)  # type: ignore[arg-type]
-    size = np.maximum(np.abs(a), np.abs(b))
-    exponent = np.floor(np.log2(np.where(size > 0, size, 1.0)))
-    exponent = np.maximum(exponent, int(info.minexp))
-    return np.abs(a - b) / 2.0 ** (exponent - int(info.nmant))  # type: ignore[no-any-return]
+    return np.abs(a - b) / ulp(np.maximum(np.abs(a), np.abs(b)), dtype)  # type: ignore[no-any-return]
 
 
 def matmul_agrees(ours: np.ndarray, a: np.ndarray, b: np.ndarray, dtype: str,
@@ -241,9 +244,9 @@ def test_float64_is_the_default(tmp_path: Path) -> None:
     ("dtype: float8\n", "en",
      "spec.yaml:4:8: dtype: expected one of float16, bfloat16, float32, float64, found the text "
      '"float8"'),
-    ("dtype: float16\nblock: {residual: true}\n", "en",
-     "spec.yaml:5:8: block: expected no block with dtype: float16 (low precision is worked out "
-     "without it), found one; remove it or use dtype: float64"),
+    ("dtype: float16\nbackward: {}\n", "en",
+     "spec.yaml:5:11: backward: expected no backward with dtype: float16 (low precision is "
+     "worked out without it), found one; remove it or use dtype: float64"),
     ("dtype: bfloat16\npositional: rope\n", "pl",
      "spec.yaml:5:13: positional: oczekiwano braku klucza rope przy dtype: bfloat16 (niska "
      "precyzja jest liczona bez niego), znaleziono go; usuń go albo użyj dtype: float64"),
