@@ -263,3 +263,9 @@ def test_what_low_precision_does_not_cover_is_refused(tmp_path: Path, extra: str
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.replace("\xa0", " ").endswith(f"/{message}\n")  # one line
+
+
+def test_the_reading_says_an_overflow_made_the_nan(tmp_path: Path) -> None:
+    spec = spec_with_scores([[1.0, 0.0], [0.0, 1.0]], scale=1.0)
+    spec["embeddings"] = [[300.0, 0.0], [0.0, 1.0]]
+    assert "t0: its weights are NaN, from a score that overflowed." in explained(spec, tmp_path)
