@@ -101,6 +101,6 @@ def verdict(d: Digits, scores: Matrix, without: Msg, hidden: Matrix | None = Non
                       row=scores.rows[empty_row[1]], value=d.decimals(empty_row[0]))
     with np.errstate(over="ignore"):
         top = float(to_format(np.exp(np.array([x])), d.dtype)[0])
-    return Msg.of("{without}, e^x stays finite: the largest is e^{value} = {exp}, at {cell}, "
-                  "below {largest}.", without=without, value=d.decimals(x),
+    return Msg.of("{without}, e^x stays finite: its largest value is {exp}, for x = {value} at "
+                  "{cell}, below {largest}.", without=without, value=d.decimals(x),
                   exp=d.significant(top, 4), cell=where, largest=largest(d.dtype))
