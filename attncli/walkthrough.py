@@ -144,9 +144,10 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None,
 
         b, steps, state = layer(rounded_spec(spec), kept, None)
         full = layer(replace(spec, dtype="float64"), kept, None)[1]
-        steps = compared(spec.dtype, spec.display.precision, steps, full)
+        steps, report = compared(spec.dtype, spec.display.precision, steps, full)
     else:
         b, steps, state = layer(spec, kept, calc)
+        report = None
     output = state.output if state.output is not None else state.attention
     assert output is not None
     return Walkthrough(
@@ -160,4 +161,5 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None,
         decimal=spec.display.decimal,
         header_shown=spec.display.header,
         md_flavor=spec.display.md_flavor or "github",
+        low_precision=report,
     )

@@ -269,3 +269,22 @@ def test_the_reading_says_an_overflow_made_the_nan(tmp_path: Path) -> None:
     spec = spec_with_scores([[1.0, 0.0], [0.0, 1.0]], scale=1.0)
     spec["embeddings"] = [[300.0, 0.0], [0.0, 1.0]]
     assert "t0: its weights are NaN, from a score that overflowed." in explained(spec, tmp_path)
+
+
+def test_the_json_export_keeps_the_report_as_data() -> None:
+    """configs/low_precision_float16.yaml: S (step 4) in float16 is off by at most
+    |13.6640625 − 13.67| = 0.0059375 (float64's S[sat, sat] = 2.1² + 1.3² + 2.6² + 0.9²), and
+    the unscaled S[sat, sat] = 13.6640625 overflows e^x (steps: 1 embeddings, 2 parameters,
+    3 projections, 4 scores, 5 scaled, 6 masked)."""
+    result = run("export", "configs/low_precision_float16.yaml", "--json")
+    report = json.loads(result.stdout)["low_precision"]
+    assert report["dtype"] == "float16" and report["findings"] == []
+    scores = next(e for e in report["errors"] if e["step"] == 4)
+    assert scores["at"] == {"step": 4, "matrix": "S", "row": "sat", "column": "sat"}
+    assert scores["largest"] == pytest.approx(13.67 - 13.6640625, abs=1e-12)
+    assert report["verdicts"][1] == {
+        "head": None, "without": "scale_and_max_subtraction", "outcome": "overflow",
+        "at": {"step": 4, "matrix": "S", "row": "sat", "column": "sat"},
+        "x": 13.6640625, "exp": None, "cells": 1}
+    assert json.loads(run("export", "configs/cat_chases_mouse.yaml",
+                          "--json").stdout)["low_precision"] is None
