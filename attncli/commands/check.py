@@ -3,7 +3,6 @@ known slip that explains the numbers that differ."""
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
@@ -18,6 +17,7 @@ from attncli.commands.options import (
     SpecArg,
 )
 from attncli.commands.running import run
+from attncli.commands.streams import write_stdout
 from attncli.errors import CheckFailed
 from attncli.i18n import N_
 from attncli.limits import DEFAULT_MAX_CELLS
@@ -68,9 +68,8 @@ def check(
         answers = answers_of(answer, step, reading.max_cells)
         verdicts = check_answers(load_spec(spec_path(spec), **vars(reading)), answers, head,
                                  round_intermediates)
-        sys.stdout.write(report(verdicts, chosen))
+        write_stdout(report(verdicts, chosen))
         if not all(v.ok for v in verdicts):
-            sys.stdout.flush()
             raise CheckFailed(summary(verdicts))
         return ""
 

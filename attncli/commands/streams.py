@@ -1,7 +1,8 @@
 """Standard output and signals: what the world outside does to a running command.
 
-A full disk or a closed descriptor on stdout is one line and exit 2; SIGTERM and SIGHUP end the
-command like Ctrl-C.
+A full disk or a closed descriptor on stdout is one line and exit 2; a reader that went away
+(`attn explain | head -1`) ends the command quietly with 141; SIGTERM and SIGHUP end it like
+Ctrl-C.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.visible import visible
 
+# What a shell reports for a program that SIGPIPE ended (128 + 13, e.g. `yes | head -1` under
+# `set -o pipefail`), like the 128 + n of SIGTERM and SIGHUP below. Python's docs suggest exit 1
+# after a BrokenPipeError, but 1 is `attn check`'s "a number is wrong".
+EXIT_BROKEN_PIPE = 141
 
 def echo_error(text: str) -> None:
     """`text` on stderr as one line: what it quotes from the input (a token, a key, a file name)
@@ -58,7 +63,8 @@ def terminable() -> Iterator[None]:
 
 
 def write_stdout(text: str) -> None:
-    """Write `text` to stdout; a full disk or a closed stdout is one line and exit 2."""
+    """Write `text` to stdout; a full disk or a closed stdout is one line and exit 2; a pipe
+    whose reader has gone is not bad input: no message, exit 141."""
     try:
         if sys.stdout is None:
             raise OSError(9, os.strerror(9))
@@ -69,6 +75,8 @@ def write_stdout(text: str) -> None:
         with suppress(OSError, ValueError, AttributeError):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
+        if isinstance(error, BrokenPipeError):
+            raise typer.Exit(EXIT_BROKEN_PIPE) from None
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         raise UsageError(Msg.of("cannot write to standard output: {reason}",
                                 reason=reason)) from None
