@@ -18,6 +18,8 @@ from attncli.spec.yaml_loader import plain_numbers, scalar_number
 
 
 class TreeBuilder:
+    """Builds the Nodes of one document, `path` naming each value by its keys (`heads[1].W_Q`)."""
+
     def __init__(self, name: str, loader: Any, max_cells: int = DEFAULT_MAX_CELLS) -> None:
         self.name = name
         self.loader = loader
