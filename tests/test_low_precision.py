@@ -288,3 +288,19 @@ def test_the_json_export_keeps_the_report_as_data() -> None:
         "x": 13.6640625, "exp": None, "cells": 1}
     assert json.loads(run("export", "configs/cat_chases_mouse.yaml",
                           "--json").stdout)["low_precision"] is None
+
+
+def test_a_summary_says_its_counts_are_of_the_rows_shown(tmp_path: Path) -> None:
+    """300 tokens: the text view keeps some rows of the 300 × 300 matrices, and counts in them;
+    JSON (no summary) counts every row, so finds more."""
+    rng = np.random.default_rng(1)
+    spec = spec_with_scores([[1.0]], scale=1.0)
+    spec.update(tokens=[f"t{i}" for i in range(300)],
+                embeddings=(rng.normal(size=(300, 4)) * 3).tolist(), mask="causal",
+                weights={"W_Q": "identity", "W_K": "identity", "W_V": "identity"})
+    text = explained(spec, tmp_path)
+    assert "The queries × keys matrices are summaries here" in text
+    shown = int(text.split("In all: 0 overflows, ")[1].split(" underflow")[0])
+    whole = walkthrough(spec).low_precision
+    assert whole is not None
+    assert 0 < shown < sum(f.kind == "underflow" for f in whole.findings)

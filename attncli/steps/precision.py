@@ -48,7 +48,8 @@ def compared(dtype: Dtype, precision: int, steps: list[Step],
         out.append(replace(low, notes=low.notes + tuple(notes)))
     judged = verdicts(d, steps)
     heads = sorted({s.head for s in steps if s.id == "weights"}, key=lambda h: h or 0)
-    out.append(summary(d, findings, verdict_notes(d, judged, heads)))
+    partial = any(m.kept is not None for step in steps for m in step.matrices)
+    out.append(summary(d, findings, verdict_notes(d, judged, heads), partial))
     return out, LowPrecisionReport(dtype, tuple(errors), tuple(findings), tuple(judged))
 
 
@@ -131,7 +132,7 @@ def facts(d: Digits) -> Msg:
         tiny=power(float(info.tiny)), smallest=power(float(info.smallest_subnormal)))
 
 
-def summary(d: Digits, findings: list[Finding], judged: list[Msg]) -> Step:
+def summary(d: Digits, findings: list[Finding], judged: list[Msg], partial: bool) -> Step:
     counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in KINDS}
     dtype = d.dtype
     p = int(finfo(dtype).nmant) + 1  # the unit roundoff is 2^−p, half the gap after 1
@@ -149,6 +150,10 @@ def summary(d: Digits, findings: list[Finding], judged: list[Msg]) -> Step:
                nans=Msg.plural_of("{count} NaN", "{count} NaNs", counts["nan"])),
         *judged,
     ]
+    if partial:  # a summary of a large spec (attncli/elision.py) keeps some rows of n x m
+        notes.insert(3, Msg.of("The queries × keys matrices are summaries here: their errors, "
+                               "overflows and underflows are those of the rows shown (--full "
+                               "counts every row)."))
     return Step("precision", Msg.of("Low precision: {dtype}", dtype=dtype),
                 Formula(f"fl(x) = x·(1 + δ), |δ| ≤ 2^−{p}",
                         rf"\operatorname{{fl}}(x) = x\,(1 + \delta),\ "
