@@ -10,6 +10,8 @@ texmath-dollars pipeline in tests/test_markdown_render.py.
 
 from __future__ import annotations
 
+import os
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from tests.test_markdown_render import (
 )
 
 ALL = ",".join(LANGUAGES)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def shown(spec: Path, lang: str) -> str:
@@ -76,6 +79,32 @@ def test_every_matrix_is_a_grid_in_jupyterlab(pages: dict[str, Any]) -> None:
                 raise AssertionError(f"{spec.stem}: {error}") from None
             checked += 1
     assert checked > 1000
+
+
+def test_the_example_notebooks_outputs_render_in_jupyterlab(tmp_path: Path) -> None:
+    """The Markdown outputs committed in examples/attention.ipynb (tests/test_notebook.py keeps
+    them current) draw without an error; the first is configs/cat_chases_mouse.yaml's
+    walkthrough (from arrays, without its title), matrix by matrix."""
+    import json
+
+    notebook = json.loads((ROOT / "examples" / "attention.ipynb").read_text(encoding="utf-8"))
+    shown = ["".join(output["data"]["text/markdown"]) for cell in notebook["cells"]
+             for output in cell.get("outputs", ()) if "text/markdown" in output.get("data", {})]
+    assert len(shown) == 2
+    jobs = [{"name": f"out{i}", "markdown": text, "pipeline": "jupyterlab", "flavor": "katex"}
+            for i, text in enumerate(shown)]
+    pages = run_pages(jobs, tmp_path, {"out1": {"path": str(tmp_path / "out1.png")}})
+    for name, page in pages.items():
+        assert not page["errors"], (name, page["errors"][:2])
+        assert len(page["tex"]) == len(source_math(shown[int(name[-1])], "katex"))
+    expected = expected_matrices(ROOT / "configs" / "cat_chases_mouse.yaml", "en")
+    found = matrix_displays(pages["out0"], shown[0], "katex")
+    assert len(found) == len(expected) == 9  # X, Q, K, V, S, S′, S′ + M, A, Z
+    for display, matrix in zip(found, expected, strict=True):
+        check_grid(display, *matrix, pages["out0"]["em"])
+    assert (tmp_path / "out1.png").stat().st_size > 10_000
+    if os.environ.get("ATTN_SCREENSHOTS"):  # to look at: ATTN_SCREENSHOTS=folder
+        shutil.copy(tmp_path / "out1.png", Path(os.environ["ATTN_SCREENSHOTS"]) / "notebook.png")
 
 
 def test_hostile_token_names_stay_text_in_jupyterlab(tmp_path: Path) -> None:

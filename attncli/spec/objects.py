@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import Location, SpecError, UsageError
+from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
@@ -51,8 +51,8 @@ def tree(value: Any, source: str, path: str) -> Node:
     if isinstance(value, Mapping):
         for key in value:
             if not isinstance(key, str):
-                raise UsageError(Msg.of("{path}: expected text keys, found the key {found}",
-                                        path=path, found=repr(key)))
+                raise SpecError(Msg.of("{path}: expected text keys, found the key {found}",
+                                       path=path, found=repr(key)), where)
         return Node({key: tree(child, source, f"{path}.{key}" if path else key)
                      for key, child in value.items()}, where)
     if isinstance(value, (list, tuple)):
@@ -69,17 +69,17 @@ def as_array(value: Any, path: str, where: Location) -> np.ndarray[Any, Any]:
     try:
         array = np.asarray(value)
     except (TypeError, ValueError, RuntimeError):
-        if not callable(getattr(value, "double", None)):
-            raise not_numbers(path, where, type(value).__name__) from None
-        array = np.asarray(value.double())
+        try:
+            array = np.asarray(value.double())
+        except Exception:  # whatever a foreign type raises: it is not an array of numbers
+            raise SpecError(Msg.of("{path}: expected an array that NumPy can read, found {found}",
+                                   path=path, found=type(value).__name__), where) from None
     if array.dtype.kind not in "biuf" or array.ndim > 2:
-        raise not_numbers(path, where, f"{shape_text(array.shape) or '0'} {array.dtype}")
+        raise SpecError(Msg.of("{path}: expected a matrix or a vector of real numbers (at most 2 "
+                               "dimensions), found an array of shape {shape} and type {dtype}",
+                               path=path, shape=shape_text(array.shape) or "()",
+                               dtype=str(array.dtype)), where)
     return array
-
-
-def not_numbers(path: str, where: Location, found: str) -> SpecError:
-    return SpecError(Msg.of("{path}: expected a matrix or a vector of real numbers (at most 2 "
-                            "dimensions), found {found}", path=path, found=found), where)
 
 
 def array_node(array: np.ndarray[Any, Any], source: str, path: str) -> Node:
