@@ -16,7 +16,6 @@ IPython in a terminal, and text/plain beside the Markdown, get the text format.
 
 from __future__ import annotations
 
-from attncli.i18n import Msg, translate
 from attncli.model import Walkthrough
 from attncli.render import render
 
@@ -38,7 +37,9 @@ def summary(walkthrough: Walkthrough) -> str:
     """repr(): what it is, in one line, in English as Python's reprs are
     (`<Walkthrough: 3 tokens, 1 head, 8 steps>`)."""
     header = walkthrough.header
-    parts = [Msg.plural_of("{count} token", "{count} tokens", header.n_queries),
-             Msg.plural_of("{count} head", "{count} heads", header.n_heads),
-             Msg.plural_of("{count} step", "{count} steps", len(walkthrough.steps))]
-    return "<Walkthrough: " + ", ".join(translate(p) for p in parts) + ">"
+
+    def count(n: int, word: str) -> str:
+        return f"{n} {word}" + ("" if n == 1 else "s")
+
+    return (f"<Walkthrough: {count(header.n_queries, 'token')}, {count(header.n_heads, 'head')}"
+            f", {count(len(walkthrough.steps), 'step')}>")
