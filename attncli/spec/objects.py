@@ -10,9 +10,8 @@ the CPU through their own methods, then read by `numpy.asarray`.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -84,8 +83,8 @@ def as_array(value: Any, path: str, where: Location) -> np.ndarray[Any, Any]:
 
 def array_node(array: np.ndarray[Any, Any], source: str, path: str) -> Node:
     """A 0-d array as its number, a vector as a list of numbers, a matrix as a list of rows.
-    A row of finite floats carries them converted (Node.numbers), like a row of a YAML file; a
-    row with NaN or ±inf is made of one Node per number, which the checks then name."""
+    A row of finite numbers carries them (Node.numbers), like a row of a YAML file; a row with
+    NaN or ±inf is made of one Node per number, which the checks then name."""
     if array.ndim == 0:
         return Node(array.item(), Location(source, path))
     if array.ndim == 1:
@@ -95,12 +94,13 @@ def array_node(array: np.ndarray[Any, Any], source: str, path: str) -> Node:
 
 
 def row_node(row: np.ndarray[Any, Any], source: str, path: str) -> Node:
-    numbers = row.tolist()  # Python ints, floats and bools, exactly
     where = Location(source, path)
 
     def items() -> list[Node]:
-        return [Node(x, Location(source, f"{path}[{j}]")) for j, x in enumerate(numbers)]
+        return [Node(x, Location(source, f"{path}[{j}]")) for j, x in enumerate(row.tolist())]
 
-    if row.dtype.kind == "b" or not all(math.isfinite(x) for x in numbers):
+    if row.dtype.kind == "b" or not np.isfinite(row).all():
         return Node(items(), where)
-    return Node.number_list(tuple(float(x) for x in numbers), items, where)
+    # the row itself, as float64: sized and indexed like a YAML row's tuple, and read by
+    # np.array without a Python float per number
+    return Node.number_list(cast("Sequence[float]", row.astype(np.float64)), items, where)

@@ -17,7 +17,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, BinaryIO
 
@@ -114,11 +114,11 @@ class Node:
         self.where = where
         self.text = text  # a scalar as written
         self.quoted = quoted
-        self.numbers: tuple[float, ...] | None = None
+        self.numbers: Sequence[float] | None = None  # a tuple; a NumPy row (spec/objects.py)
         self.keys: dict[str, Location] = {}  # a mapping: where each key itself was written
 
     @classmethod
-    def number_list(cls, numbers: tuple[float, ...], items: Callable[[], list[Node]],
+    def number_list(cls, numbers: Sequence[float], items: Callable[[], list[Node]],
                     where: Location) -> Node:
         """A list of plain numbers; `items` makes the Nodes of its items when they are asked for."""
         node = cls(None, where)
