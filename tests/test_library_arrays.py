@@ -151,6 +151,16 @@ def test_an_array_of_three_dimensions_or_of_complex_numbers_is_refused() -> None
         walkthrough_of(tokens=TOKENS, X=E + 0j)
 
 
+def test_a_value_numpy_cannot_read_and_a_key_that_is_no_text_are_named() -> None:
+    with pytest.raises(SpecError) as caught:
+        walkthrough_of(tokens=TOKENS, X=E, heads=[{"W_Q": object()}])
+    assert str(caught.value) == ("walkthrough_of: heads[0].W_Q: expected an array that NumPy "
+                                 "can read, found object")
+    with pytest.raises(SpecError) as caught:
+        walkthrough_of(tokens=TOKENS, X=E, positional={1: "sinusoidal"})
+    assert str(caught.value) == "walkthrough_of: positional: expected text keys, found the key 1"
+
+
 def test_errors_and_the_display_speak_the_language_asked_for() -> None:
     with pytest.raises(SpecError) as caught:
         walkthrough_of(tokens=TOKENS, X=E[:2], lang="ru")

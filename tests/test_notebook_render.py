@@ -25,6 +25,7 @@ from tests.test_markdown_render import (
     HOSTILE,
     as_drawn,
     check_grid,
+    check_grids,
     expected_matrices,
     hostile_spec,
     matrix_displays,
@@ -68,16 +69,8 @@ def test_jupyterlab_reads_every_formula_as_written(pages: dict[str, Any]) -> Non
 def test_every_matrix_is_a_grid_in_jupyterlab(pages: dict[str, Any]) -> None:
     checked = 0
     for spec in EXAMPLES:
-        page = pages[spec.stem]
         expected = [m for lang in LANGUAGES for m in expected_matrices(spec, lang)]
-        found = matrix_displays(page, shown(spec, ALL), "katex")
-        assert len(found) == len(expected), spec.stem
-        for display, (cells, rows, columns) in zip(found, expected, strict=True):
-            try:
-                check_grid(display, cells, rows, columns, page["em"])
-            except AssertionError as error:
-                raise AssertionError(f"{spec.stem}: {error}") from None
-            checked += 1
+        checked += check_grids(pages[spec.stem], shown(spec, ALL), "katex", expected, spec.stem)
     assert checked > 1000
 
 
@@ -98,10 +91,8 @@ def test_the_example_notebooks_outputs_render_in_jupyterlab(tmp_path: Path) -> N
         assert not page["errors"], (name, page["errors"][:2])
         assert len(page["tex"]) == len(source_math(shown[int(name[-1])], "katex"))
     expected = expected_matrices(ROOT / "configs" / "cat_chases_mouse.yaml", "en")
-    found = matrix_displays(pages["out0"], shown[0], "katex")
-    assert len(found) == len(expected) == 9  # X, Q, K, V, S, S′, S′ + M, A, Z
-    for display, matrix in zip(found, expected, strict=True):
-        check_grid(display, *matrix, pages["out0"]["em"])
+    # X, Q, K, V, S, S′, S′ + M, A, Z
+    assert check_grids(pages["out0"], shown[0], "katex", expected, "out0") == 9
     assert (tmp_path / "out1.png").stat().st_size > 10_000
     if os.environ.get("ATTN_SCREENSHOTS"):  # to look at: ATTN_SCREENSHOTS=folder
         shutil.copy(tmp_path / "out1.png", Path(os.environ["ATTN_SCREENSHOTS"]) / "notebook.png")

@@ -62,6 +62,8 @@ def tree(value: Any, source: str, path: str) -> Node:
 def as_array(value: Any, path: str, where: Location) -> np.ndarray[Any, Any]:
     """`value` read by NumPy: a tensor detached from autograd and on the CPU first (`.detach()`,
     `.cpu()`), and, if NumPy cannot read its dtype (bfloat16), converted with `.double()`."""
+    if not isinstance(value, np.ndarray) and not hasattr(value, "__array__"):
+        raise unreadable(path, where, value)
     for method in ("detach", "cpu"):
         if callable(getattr(value, method, None)):
             value = getattr(value, method)()
@@ -71,14 +73,18 @@ def as_array(value: Any, path: str, where: Location) -> np.ndarray[Any, Any]:
         try:
             array = np.asarray(value.double())
         except Exception:  # whatever a foreign type raises: it is not an array of numbers
-            raise SpecError(Msg.of("{path}: expected an array that NumPy can read, found {found}",
-                                   path=path, found=type(value).__name__), where) from None
+            raise unreadable(path, where, value) from None
     if array.dtype.kind not in "biuf" or array.ndim > 2:
         raise SpecError(Msg.of("{path}: expected a matrix or a vector of real numbers (at most 2 "
                                "dimensions), found an array of shape {shape} and type {dtype}",
                                path=path, shape=shape_text(array.shape) or "()",
                                dtype=str(array.dtype)), where)
     return array
+
+
+def unreadable(path: str, where: Location, value: Any) -> SpecError:
+    return SpecError(Msg.of("{path}: expected an array that NumPy can read, found {found}",
+                            path=path, found=type(value).__name__), where)
 
 
 def array_node(array: np.ndarray[Any, Any], source: str, path: str) -> Node:
