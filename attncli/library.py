@@ -97,7 +97,7 @@ def _spec(tokens: Sequence[str], X: Any, weights: dict[str, Any], heads: Any, ma
 
 def merged(written: Any, named: dict[str, Any], section: str) -> Any:
     """The `weights` (or `display`) mapping: the keywords' entries over a mapping given whole."""
-    from attncli.spec.source import Node
+    from attncli.spec.node import Node
 
     entries = dict(written.value) if written is not None and isinstance(written.value, dict) \
         else {}

@@ -19,8 +19,8 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
+from attncli.spec.node import Node
 from attncli.spec.parse import load
-from attncli.spec.source import Node
 from attncli.spec.values import shape_text
 
 SCALARS = (str, bool, int, float, type(None))
