@@ -22,9 +22,10 @@ from attncli.errors import AttnError, Location, UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages
 from attncli.limits import DEFAULT_MAX_CELLS
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # NumPy-backed: imported on the first call, so that `import attncli` is light
     from attncli.model import Walkthrough
     from attncli.spec.model import Spec
+    from attncli.spec.node import Node
 
 SOURCE = "walkthrough_of"
 
@@ -63,7 +64,9 @@ def walkthrough_of(*, tokens: Sequence[str], X: Any = None,
         display = {"precision": precision, "decimal": decimal, "steps": steps,
                    "expand": expand, "head": head, "round_intermediates": round_intermediates,
                    "reading": reading}
-        built = _build(_spec(tokens, X, weights, heads, mask, display, spec, max_cells))
+        from attncli.walkthrough import build
+
+        built = build(_spec(tokens, X, weights, heads, mask, display, spec, max_cells))
     except AttnError as error:
         raise error.in_language(first_known(lang)) from None
     return replace(built, lang=langs)
@@ -80,14 +83,17 @@ def spec_of(*, max_cells: int = DEFAULT_MAX_CELLS, **keys: Any) -> Spec:
 
 def _spec(tokens: Sequence[str], X: Any, weights: dict[str, Any], heads: Any, mask: Any,
           display: dict[str, Any], spec: dict[str, Any], max_cells: int) -> Spec:
+    """The spec of walkthrough_of's arguments; each value is named in errors by its keyword
+    (`X`, `W_Q`, `precision`), or by its key path inside a mapping given whole."""
     from attncli.spec.objects import load_tree, tree
 
     if X is not None and spec.get("embeddings") is not None:
         raise UsageError(Msg.of("give X or embeddings, not both"))
     top = {key: tree(value, SOURCE, key) for key, value in spec.items() if value is not None}
-    for key, value in (("tokens", tokens), ("embeddings", X), ("heads", heads), ("mask", mask)):
+    for key, name, value in (("tokens", "tokens", tokens), ("embeddings", "X", X),
+                             ("heads", "heads", heads), ("mask", "mask", mask)):
         if value is not None:
-            top[key] = tree(value, SOURCE, "X" if key == "embeddings" and X is not None else key)
+            top[key] = tree(value, SOURCE, name)
     for section, given in (("weights", weights), ("display", display)):
         named = {key: tree(value, SOURCE, key) for key, value in given.items() if value is not None}
         if named:
@@ -95,18 +101,12 @@ def _spec(tokens: Sequence[str], X: Any, weights: dict[str, Any], heads: Any, ma
     return load_tree(top, SOURCE, max_cells)
 
 
-def merged(written: Any, named: dict[str, Any], section: str) -> Any:
-    """The `weights` (or `display`) mapping: the keywords' entries over a mapping given whole."""
+def merged(written: Node | None, named: dict[str, Node], section: str) -> Node:
+    """The `weights` (or `display`) mapping: the keywords' entries over a mapping given whole
+    (one that is not a mapping is left for the spec's check to refuse)."""
     from attncli.spec.node import Node
 
-    entries = dict(written.value) if written is not None and isinstance(written.value, dict) \
-        else {}
     if written is not None and not isinstance(written.value, dict):
-        return written  # not a mapping: the spec's check says so
+        return written
+    entries = {} if written is None else dict(written.value)
     return Node({**entries, **named}, Location(SOURCE, section))
-
-
-def _build(spec: Spec) -> Walkthrough:
-    from attncli.walkthrough import build
-
-    return build(spec)

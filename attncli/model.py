@@ -1,4 +1,6 @@
-"""The Walkthrough: what `build` produces and every renderer reads. Data only."""
+"""The Walkthrough: what `build` produces and every renderer reads. Data only, but for the few
+methods by which it lends its matrices to NumPy code and shows itself in a notebook
+(attncli/notebook.py)."""
 
 from __future__ import annotations
 
