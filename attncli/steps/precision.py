@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.i18n import Msg
-from attncli.lowprec import finfo, largest, power
+from attncli.lowprec import SUPERSCRIPT, finfo, largest, power
 from attncli.model import Cell, Finding, Formula, LowPrecisionReport, Matrix, Step, StepError
 from attncli.spec.model import Dtype
 from attncli.steps.verdicts import Digits, cell_text, verdict_notes, verdicts
@@ -155,7 +155,7 @@ def summary(d: Digits, findings: list[Finding], judged: list[Msg], partial: bool
                                "overflows and underflows are those of the rows shown (--full "
                                "counts every row)."))
     return Step("precision", Msg.of("Low precision: {dtype}", dtype=dtype),
-                Formula(f"fl(x) = x·(1 + δ), |δ| ≤ 2^−{p}",
+                Formula(f"fl(x) = x·(1 + δ), |δ| ≤ 2{str(-p).translate(SUPERSCRIPT)}",
                         rf"\operatorname{{fl}}(x) = x\,(1 + \delta),\ "
                         rf"|\delta| \le 2^{{-{p}}}"),
                 (), None, tuple(notes))
