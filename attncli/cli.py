@@ -13,6 +13,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
@@ -775,6 +776,9 @@ def export(
                                            "see --md-flavor."))] = False,
     json: Annotated[bool, typer.Option("--json", help=N_("Strict JSON, full precision."))] = False,
     svg: Annotated[bool, typer.Option("--svg", help=N_("The terminal view as an SVG."))] = False,
+    xlsx: Annotated[bool, typer.Option("--xlsx", help=N_(
+        "A live spreadsheet (.xlsx, needs -o FILE): every computed cell a formula, so an edited "
+        "embedding changes every later step."))] = False,
     beamer: Annotated[bool, typer.Option("--beamer", help=N_("Beamer slides for pdflatex: one "
                                          "frame per step; see --frames-only, --aspect."))] = False,
     frames_only: Annotated[bool, typer.Option(
@@ -844,6 +848,23 @@ def export(
         from attncli.files import write_atomic
         from attncli.render import render
 
+        if xlsx:
+            chosen = languages(lang)
+            check_spreadsheet(output, steps, head, matrix, bool(latex or beamer or markdown or json
+                                                                or svg or heatmap or worksheet))
+            assert output is not None
+            check_precision(precision)
+            check_outputs(output, None)
+            shown = load_walkthrough(spec, Inline(), replace(view, steps="all", head="all"),
+                                     loading(allow_outside, max_cells), "--xlsx")
+            from attncli.render import RenderOptions
+            from attncli.render.xlsx import workbook
+
+            assert shown.spec is not None
+            book = workbook(shown.spec, shown.walkthrough, RenderOptions(
+                lang=chosen[0], precision=precision, decimal=decimal_option(decimal_comma)))
+            write_atomic(output, book.data, protect=[spec_path(spec)] if spec != "-" else [])
+            return ""
         fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg)
         if fmt is None and heatmap is None:
             raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg "
@@ -888,6 +909,16 @@ def export(
         return ""
 
     run(action, language(lang), debug)
+
+
+def check_spreadsheet(output: str | None, steps: str | None, head: str | None,
+                      matrix: str | None, other: bool) -> None:
+    """--xlsx writes one binary file of every step and head, and nothing else."""
+    if output is None or output == "-":
+        raise UsageError(Msg.of("--xlsx writes a binary file: name it with -o FILE.xlsx"))
+    if other or steps is not None or head is not None or matrix is not None:
+        raise UsageError(Msg.of("--xlsx writes every step of every head on its own; it takes "
+                                "no other format, --steps, --head, --matrix or --worksheet"))
 
 
 def check_outputs(output: str | None, heatmap: str | None) -> None:
