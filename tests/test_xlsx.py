@@ -136,3 +136,88 @@ def test_every_computed_cell_is_a_formula(spec: Path, tmp_path: Path) -> None:
                 formula = isinstance(cell.value, ArrayFormula) or (
                     isinstance(cell.value, str) and cell.value.startswith("="))
                 assert formula == block.computed, f"{block.sheet}!{cell.coordinate} {block.name}"
+
+
+def test_an_edited_embedding_flows_through_every_step(tmp_path: Path) -> None:
+    """X[chases, d2] of the decoder layer (positions, two heads, W_O, LayerNorm, FFN) changed
+    in the file, recalculated: every cell equals attn's JSON of the spec with that number."""
+    need_soffice()
+    source = next(p for p in EXAMPLES if p.stem == "decoder_layer")
+    book = openpyxl.load_workbook(export(source, tmp_path / "layer.xlsx"))
+    blocks = layout(source)
+    e = next(b for b in blocks.blocks if b.name == "E")
+    book[e.sheet].cell(e.row + 1 + 1, e.col + 1 + 1).value = -2.5  # row chases, column d2
+    book.save(tmp_path / "edited.xlsx")
+    spec = yaml.safe_load(source.read_text(encoding="utf-8"))
+    before = spec["embeddings"][1][1]
+    spec["embeddings"][1][1] = -2.5
+    edited = tmp_path / "decoder_layer.yaml"
+    edited.write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
+    (out,) = recalculated([tmp_path / "edited.xlsx"], tmp_path / "out")
+    doc = the_json(edited)
+    assert doc["output"] != the_json(source)["output"] and before != -2.5  # the edit matters
+    assert compare(openpyxl.load_workbook(out, data_only=True), blocks, doc) > 300
+
+
+HOSTILE = """\
+tokens: ["=1+1", "+SUM(A1)", "-2", "@cmd", "=HYPERLINK(\\"http://x\\")"]
+embeddings: [[1, 0], [0, 1], [1, 1], [0.5, 0], [0, 0.5]]
+mask: causal
+"""
+
+
+def test_a_token_that_looks_like_a_formula_is_a_string(write: Any, tmp_path: Path) -> None:
+    out = export(write(HOSTILE), tmp_path / "hostile.xlsx")
+    book = openpyxl.load_workbook(out)
+    labels = set()
+    for sheet in book:
+        for row in sheet.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and not cell.value.startswith("="):
+                    labels.add(cell.value)
+                if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                    text = cell.value.text if isinstance(cell.value, ArrayFormula) else cell.value
+                    assert "HYPERLINK" not in text and "cmd" not in text and "SUM(A1)" not in text
+    # the labels are there, as text cells (openpyxl reads a string cell that starts with = as
+    # data type "s", a formula as "f")
+    found = {c.value: c.data_type for s in book for r in s.iter_rows() for c in r
+             if c.value in ("=1+1", "+SUM(A1)", "-2", "@cmd", '=HYPERLINK("http://x")')}
+    assert set(found) == {"=1+1", "+SUM(A1)", "-2", "@cmd", '=HYPERLINK("http://x")'}
+    assert set(found.values()) == {"s"}
+
+
+def test_the_same_spec_gives_the_same_bytes(tmp_path: Path) -> None:
+    spec = next(p for p in EXAMPLES if p.stem == "two_heads")
+    first = export(spec, tmp_path / "a.xlsx").read_bytes()
+    os.environ["TZ"] = "Asia/Tokyo"
+    try:
+        second = export(spec, tmp_path / "b.xlsx").read_bytes()
+    finally:
+        del os.environ["TZ"]
+    assert first == second
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((), "--xlsx writes a binary file: name it with -o FILE.xlsx"),
+    (("-o", "-"), "--xlsx writes a binary file: name it with -o FILE.xlsx"),
+    (("-o", "x.xlsx", "--json"), "--xlsx writes every step of every head on its own"),
+    (("-o", "x.xlsx", "--steps", "weights"), "--xlsx writes every step of every head on its own"),
+])
+def test_xlsx_usage(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
+    spec = next(p for p in EXAMPLES if p.stem == "two_heads")
+    os.chdir(tmp_path)
+    result = run("export", str(spec), "--xlsx", *args)
+    assert result.exit_code == 2 and result.stderr.startswith("attn: " + message)
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_too_large_and_hand_calculation_are_refused(write: Any, tmp_path: Path) -> None:
+    tokens = ", ".join(f"t{i}" for i in range(200))
+    big = write(f"tokens: [{tokens}]\nembeddings: {{random: {{seed: 1}}, shape: [200, 64]}}\n",
+                "big.yaml")
+    result = run("export", str(big), "--xlsx", "-o", str(tmp_path / "big.xlsx"))
+    assert result.exit_code == 2 and "more than 200000" in result.stderr.replace(",", "")
+    hand = next(p for p in EXAMPLES if p.stem == "cat_chases_mouse_by_hand")
+    result = run("export", str(hand), "--xlsx", "-o", str(tmp_path / "hand.xlsx"))
+    assert result.exit_code == 2 and "round_intermediates" in result.stderr
+    assert not list(tmp_path.glob("*.xlsx"))
