@@ -125,10 +125,10 @@ def output_target(path: str | Path, follow: bool = True) -> Path:
 
 def write_atomic(path: str | Path, text: str | bytes, protect: Iterable[str | Path] = (),
                  follow: bool = True) -> None:
-    """Write `text` (UTF-8, as given; bytes as they are) to `path` through a temporary file in the same folder that
-    is then renamed over it, so a reader sees the old file or the new one, never a part; if
-    anything fails (or the command is interrupted), the old file is left as it was and the
-    temporary file removed. Only a regular file is written (see `output_target` and the
+    """Write `text` (UTF-8, as given; bytes as they are) to `path` through a temporary file in
+    the same folder that is then renamed over it, so a reader sees the old file or the new one,
+    never a part; if anything fails (or the command is interrupted), the old file is left as it
+    was and the temporary file removed. Only a regular file is written (see `output_target` and the
     module's two policies for links). Refuses to write over any `protect` path (the input spec)
     with a UsageError (exit 2)."""
     for guarded in protect:

@@ -49,16 +49,16 @@ def rope(ctx: Context, step: Step) -> list[Piece]:
     pieces = [computed(step, 0, "θ", lambda i, j: Formula(
         f"={literal(setting.base)}^(-2*{j}/{d_k})"))]
     angle_indices = [i for i, m in enumerate(step.matrices) if m.symbol.text.startswith("p·θ")]
-    for n, index in enumerate(angle_indices):
-        pieces.append(computed(step, index, "angles_q" if n == 0 else "angles_k", lambda i, j: (
+    for n, at in enumerate(angle_indices):
+        pieces.append(computed(step, at, "angles_q" if n == 0 else "angles_k", lambda i, j: (
             Formula(f"={i}*{ctx.at('θ', 0, j)}")), *(("angles_k",) if n == 0 else ())))
     if setting.layout == "half":
         first, second = list(range(pairs)), [i + pairs for i in range(pairs)]
     else:
         first, second = [2 * i for i in range(pairs)], [2 * i + 1 for i in range(pairs)]
     for letter in "QK":
-        index = find(step, letter + "\u0302")
-        if index is None:
+        turned = find(step, letter + "\u0302")
+        if turned is None:
             continue
         source, angles = letter, "angles_" + letter.lower()
 
@@ -70,7 +70,7 @@ def rope(ctx: Context, step: Step) -> list[Piece]:
                 return Formula(f"={a}*COS({angle})-{b}*SIN({angle})")
             return Formula(f"={a}*SIN({angle})+{b}*COS({angle})")
 
-        pieces.append(computed(step, index, letter + "_turned", fill, letter.lower() + "_rows"))
+        pieces.append(computed(step, turned, letter + "_turned", fill, letter.lower() + "_rows"))
     return pieces
 
 
@@ -113,7 +113,7 @@ def bias(ctx: Context, step: Step) -> list[Piece]:
         s, b = before.cell(i, j, ctx.sheet), ctx.at("B", i, j)
         return Formula(f'=IF(AND(ISNUMBER({s}),ISNUMBER({b})),{s}+{b},"{HIDDEN}")')
 
-    return pieces + [computed(step, 1, "logits", fill)]
+    return [*pieces, computed(step, 1, "logits", fill)]
 
 
 def masked(ctx: Context, step: Step) -> list[Piece]:
@@ -167,7 +167,9 @@ def weights(ctx: Context, step: Step) -> list[Piece]:
 def output(ctx: Context, step: Step) -> list[Piece]:
     """Z = A·V: row i of A times column j of V."""
     a, v, on = ctx.places["A"], ctx.places["v_rows"], ctx.sheet
-    fill = (lambda i, j: Formula(f"=MMULT({a.row_range(i, on)},{v.column_range(j, on)})",
-                                 array=True))
+
+    def fill(i: int, j: int) -> Content:
+        return Formula(f"=MMULT({a.row_range(i, on)},{v.column_range(j, on)})", array=True)
+
     keys = ("attention", "h") if ctx.heads == 1 else ()
     return [computed(step, 0, "Z", fill, f"Z@{step.head or 1}", *keys)]

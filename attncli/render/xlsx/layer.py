@@ -78,7 +78,7 @@ def norm(ctx: Context, step: Step) -> list[Piece]:
             return Formula("=" + scaled + (f"*{ctx.at('gain', 0, j)}" if gain is not None
                                            else ""))
 
-        return pieces + [computed(step, last, gives[0], rms_out, *gives[1:])]
+        return [*pieces, computed(step, last, gives[0], rms_out, *gives[1:])]
 
     def stats(i: int, j: int) -> Content:
         if j == 0:
@@ -94,7 +94,8 @@ def norm(ctx: Context, step: Step) -> list[Piece]:
             text += f"+{ctx.at('bias', 0, j)}"
         return Formula("=" + text)
 
-    return [computed(step, 0, "stats", stats)] + pieces + [computed(step, last, gives[0], normed, *gives[1:])]
+    return [computed(step, 0, "stats", stats), *pieces,
+            computed(step, last, gives[0], normed, *gives[1:])]
 
 
 def concat(ctx: Context, step: Step) -> list[Piece]:
@@ -122,7 +123,7 @@ def out_projection(ctx: Context, step: Step) -> list[Piece]:
         bias = ctx.places[b] if b is not None else None
         return projected(ctx, x, ctx.places["W_O"], bias)(i, j)
 
-    return pieces + [computed(step, len(step.matrices) - 1, "O", fill, "attention", "h")]
+    return [*pieces, computed(step, len(step.matrices) - 1, "O", fill, "attention", "h")]
 
 
 def residual(ctx: Context, step: Step) -> list[Piece]:
@@ -185,4 +186,4 @@ def ffn(ctx: Context, step: Step) -> list[Piece]:
         plus = "" if b is None else "+" + b.cell(0, j, on)
         return Formula(f"={product(ctx, h, i, w, j)}{plus}", array=ctx.row)
 
-    return pieces + [computed(step, find(step, "F") or 0, "F", out, "out")]
+    return [*pieces, computed(step, find(step, "F") or 0, "F", out, "out")]
