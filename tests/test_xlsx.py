@@ -217,6 +217,12 @@ def test_too_large_and_hand_calculation_are_refused(write: Any, tmp_path: Path) 
                 "big.yaml")
     result = run("export", str(big), "--xlsx", "-o", str(tmp_path / "big.xlsx"))
     assert result.exit_code == 2 and "more than 200000" in result.stderr.replace(",", "")
+    narrow = "{random: {seed: 2}, shape: [9000, 1]}"
+    wide = write("tokens: [one]\nembeddings: {random: {seed: 1}, shape: [1, 9000]}\n"
+                 f"weights: {{W_Q: {narrow}, W_K: {narrow}, W_V: {narrow}}}\n", "wide.yaml")
+    result = run("export", str(wide), "--xlsx", "-o", str(tmp_path / "wide.xlsx"))
+    assert result.exit_code == 2 and "more than the 16384 of Excel" in result.stderr.replace(
+        ",", "").replace("\u202f", "").replace("\xa0", "")
     hand = next(p for p in EXAMPLES if p.stem == "cat_chases_mouse_by_hand")
     result = run("export", str(hand), "--xlsx", "-o", str(tmp_path / "hand.xlsx"))
     assert result.exit_code == 2 and "round_intermediates" in result.stderr

@@ -55,6 +55,9 @@ WRITERS: dict[str, Writer] = {
 # A spreadsheet program slows to a crawl long before Excel's 17 billion cells: at most this
 # many cells (numbers, formulas, labels) in one workbook.
 MAX_CELLS = 200_000
+# Excel's columns (XFD); a step's blocks stand side by side, the softmax's and the FFN's beside
+# the ones attn shows (each counted twice again)
+MAX_COLUMNS = 16_384
 # The creation date written into the file, fixed so that the same spec gives the same bytes.
 CREATED = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
@@ -70,12 +73,18 @@ class Workbook:
 def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
     """Refuse a walkthrough whose spreadsheet would be too large to open, before writing it.
     Each matrix counts twice: the softmax, the mask and the feed-forward add blocks of their
-    own beside the ones attn shows."""
+    own beside the ones attn shows. A step wider than Excel's 16,384 columns is refused too."""
     if walkthrough.round_intermediates:
         raise UsageError(Msg.of("--xlsx computes at full precision, as a spreadsheet does; "
                                 "turn round_intermediates off for it"))
     cells = sum(2 * (m.shape[0] + 1) * (m.shape[1] + 1)
                 for step in walkthrough.steps for m in step.matrices)
+    widest = max((sum(2 * (m.shape[1] + 2) for m in step.matrices)
+                  for step in walkthrough.steps), default=0)
+    if widest > MAX_COLUMNS:
+        raise UsageError(Msg.of("a step of the spreadsheet would be about {count} columns wide, "
+                                "more than the {limit} of Excel; choose a smaller example",
+                                count=widest, limit=MAX_COLUMNS))
     if cells > MAX_CELLS:
         raise UsageError(Msg.of("the spreadsheet would hold about {count} cells, more than "
                                 "{limit} that a spreadsheet program opens at ease; choose a "
@@ -101,6 +110,10 @@ def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Wo
     sheets.note(layer_sheet, t(Msg.of(
         "Yellow cells are the numbers attn was given: change one, and every cell computed "
         "from it follows. Every other number is a formula of the cells before it.")))
+    if spec.masks:
+        sheets.note(layer_sheet, t(Msg.of(
+            "A mask M holds 0 where a query sees a key and −∞ where it does not: type any text "
+            "into a cell of M to hide that key, or 0 to show it.")))
     for name in head_sheets.values():
         sheets.add(name)
     ctx = Context(spec, Places(), t, heads=walkthrough.header.n_heads)

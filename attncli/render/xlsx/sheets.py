@@ -86,7 +86,7 @@ class Sheets:
                     if content.array:
                         sheet.write_array_formula(row, col, row, col, content.text, style)
                     else:
-                        sheet.write_formula(row, col, content.text, style)
+                        sheet.write_formula(row, col, content.text, style, "")
                 elif isinstance(content, str):
                     sheet.write_string(row, col, content, style)
                 else:
