@@ -16,6 +16,8 @@ from attncli.visible import visible
 
 LABEL_WIDTH = 14  # characters of column A, where the row labels stand
 CELL_WIDTH = 10
+# Blocks side by side up to about this many columns, so a step fits a screen and a printed page
+WRAP_COLUMNS = 24
 
 
 class Sheets:
@@ -27,11 +29,15 @@ class Sheets:
                                               "strings_to_urls": False})
         self.book.set_properties({"created": created})
         digits = "0." + "0" * precision if precision > 0 else "0"
-        self.number = self.book.add_format({"num_format": digits})
-        self.given = self.book.add_format({"num_format": digits, "bg_color": "#FFF2CC",
-                                           "border": 1, "border_color": "#D6B656"})
+        # numbers and −∞ alike right-aligned under their column labels
+        self.number = self.book.add_format({"num_format": digits, "align": "right"})
+        self.given = self.book.add_format({"num_format": digits, "align": "right",
+                                           "bg_color": "#FFF2CC", "border": 1,
+                                           "border_color": "#D6B656"})
         self.bold = self.book.add_format({"bold": True})
         self.label = self.book.add_format({"italic": True, "font_color": "#555555"})
+        self.column_label = self.book.add_format({"italic": True, "font_color": "#555555",
+                                                  "align": "right"})
         self.sheets: dict[str, Worksheet] = {}
         self.cursor: dict[str, int] = {}
 
@@ -39,6 +45,8 @@ class Sheets:
         sheet = self.book.add_worksheet(name)
         sheet.set_column(0, 0, LABEL_WIDTH)
         sheet.set_column(1, 200, CELL_WIDTH)
+        sheet.set_landscape()
+        sheet.fit_to_pages(1, 0)  # printed: every block of a step on the page, as many pages down
         self.sheets[name] = sheet
         self.cursor[name] = 0
 
@@ -57,21 +65,24 @@ class Sheets:
         self.cursor[name] += 1
 
     def place(self, name: str, pieces: list[Piece], step: int) -> list[Block]:
-        """The blocks of one step side by side under the cursor, their names and labels
-        written; the cursor then stands below the tallest."""
-        top, col = self.cursor[name] + 1, 0
+        """The blocks of one step side by side under the cursor (a block that would end past
+        WRAP_COLUMNS starts a new row of blocks), their names and labels written; the cursor
+        then stands below the tallest."""
+        top, col, tallest = self.cursor[name] + 1, 0, 0
         blocks = []
         for piece in pieces:
+            if col and col + len(piece.columns) + 1 > WRAP_COLUMNS:
+                top, col, tallest = top + 3 + tallest, 0, 0
+            tallest = max(tallest, len(piece.rows))
             self.text(name, top, col, piece.title, self.bold)
             for j, label in enumerate(piece.columns):
-                self.text(name, top + 1, col + 1 + j, label, self.label)
+                self.text(name, top + 1, col + 1 + j, label, self.column_label)
             for i, label in enumerate(piece.rows):
                 self.text(name, top + 2 + i, col, label, self.label)
             shape = (len(piece.rows), len(piece.columns))
             blocks.append(Block(name, top + 2, col + 1, shape, piece.title, step, piece.matrix,
                                 piece.computed))
             col += len(piece.columns) + 2
-        tallest = max((len(p.rows) for p in pieces), default=0)
         self.cursor[name] = top + 2 + tallest
         return blocks
 
