@@ -82,13 +82,13 @@ def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
     widest = max((sum(2 * (m.shape[1] + 2) for m in step.matrices)
                   for step in walkthrough.steps), default=0)
     if widest > MAX_COLUMNS:
-        raise UsageError(Msg.of("a step of the spreadsheet would be about {count} columns wide, "
-                                "more than the {limit} of Excel; choose a smaller example",
+        raise UsageError(Msg.of("a step of the spreadsheet needs more columns than Excel has "
+                                "(about {count}, at most {limit}); choose a smaller example",
                                 count=widest, limit=MAX_COLUMNS))
     if cells > MAX_CELLS:
-        raise UsageError(Msg.of("the spreadsheet would hold about {count} cells, more than "
-                                "{limit} that a spreadsheet program opens at ease; choose a "
-                                "smaller example", count=cells, limit=MAX_CELLS))
+        raise UsageError(Msg.of("the spreadsheet would be too large to open at ease (cells: "
+                                "about {count}, at most {limit}); choose a smaller example",
+                                count=cells, limit=MAX_CELLS))
 
 
 def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Workbook:
@@ -120,7 +120,7 @@ def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Wo
     for index, step in enumerate(walkthrough.steps):
         ctx.sheet = head_sheets[step.head or 1] if is_head_step(step) else layer_sheet
         place(ctx, sheets, index, step)
-    written_out(sheets, sheet_name(t(Msg.of("Written out")), taken), walkthrough, number, t)
+    written_out(sheets, sheet_name(t(Msg.of("Cells written out")), taken), walkthrough, number, t)
     sheets.close()
     return Workbook(out.getvalue(), tuple(ctx.places.blocks))
 
