@@ -2,8 +2,9 @@
 the cells it comes from, so that a student who edits one embedding sees every later step follow.
 
 One sheet for the layer (embeddings, positions, the heads side by side, W_O, the rest of the
-block), one per head, and one of the cells written out as text. A step that has no formula here
-(the gradients, the KV-cache replay) holds attn's numbers as values, and says so in a note.
+block, the gradients), one per head (its forward steps, its KV-cache replay, its gradients), and
+one of the cells written out as text. A step that has no formula here (the gradient through a
+block's LayerNorm and FFN) holds attn's numbers as values, and says so in a note.
 
 The writer reads the walkthrough (the numbers given, the labels, the words) and the spec (its
 constants: the convention, eps, the scale, the activation), and never computes a number itself:
@@ -22,9 +23,9 @@ from attncli.i18n import Msg
 from attncli.model import Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import number_format, step_heading, title, translator
-from attncli.render.xlsx import head, layer
+from attncli.render.xlsx import backward, decode, head, layer
 from attncli.render.xlsx.cells import Context, Writer, as_given
-from attncli.render.xlsx.grid import Block, Piece, Places, sheet_name
+from attncli.render.xlsx.grid import Block, Places, sheet_name
 from attncli.render.xlsx.sheets import Sheets
 from attncli.render.xlsx.written import written_out
 from attncli.spec.model import Spec
@@ -50,6 +51,16 @@ WRITERS: dict[str, Writer] = {
     "residual_1": layer.residual,
     "residual_2": layer.residual,
     "ffn": layer.ffn,
+    "prefill": decode.prefill,
+    "decode": decode.decode,
+    "grad_output": backward.grad_output,
+    "grad_out_projection": backward.grad_out_projection,
+    "grad_values": backward.grad_values,
+    "grad_softmax": backward.grad_softmax,
+    "grad_scores": backward.grad_scores,
+    "grad_projections": backward.grad_projections,
+    "grad_weights": backward.grad_weights,
+    "grad_input": backward.grad_input,
 }
 
 # A spreadsheet program slows to a crawl long before Excel's 17 billion cells: at most this
@@ -126,7 +137,12 @@ def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Wo
 
 
 HEAD_STEPS = frozenset({"parameters", "projections", "rope", "scores", "scaled", "bias",
-                        "masked", "weights", "output", "prefill", "decode"})
+                        "masked", "weights", "output", "prefill", "decode", "grad_values",
+                        "grad_softmax", "grad_scores", "grad_projections", "grad_weights"})
+# What the backward pass reads of each head, kept as `key@head` when the head's step is placed:
+# the latest of a key is another head's by the time the gradients are written.
+PER_HEAD = ("A", "q_rows", "k_rows", "v_rows", "x_in", "keys_from", "W_Q", "W_K", "W_V",
+            "dQ", "dK", "dV")
 
 
 def is_head_step(step: Step) -> bool:
@@ -138,8 +154,9 @@ def place(ctx: Context, sheets: Sheets, index: int, step: Step) -> None:
     t = ctx.t
     writer = WRITERS.get(step.id)
     notes = [t(note) for note in step.notes]
-    if writer is None:
-        writer = as_given
+    pieces = writer(ctx, step) if writer is not None else None
+    if pieces is None:
+        pieces = as_given(ctx, step)
         notes.append(t(Msg.of("The spreadsheet holds attn's numbers of this step as values, "
                               "not formulas: they do not follow an edit.")))
     heading = step_heading(step.number, step, t)
@@ -148,9 +165,16 @@ def place(ctx: Context, sheets: Sheets, index: int, step: Step) -> None:
     sheets.heading(ctx.sheet, heading)
     for note in notes:
         sheets.note(ctx.sheet, note)
-    pieces: list[Piece] = writer(ctx, step)
     blocks = sheets.place(ctx.sheet, pieces, index)
     for piece, block in zip(pieces, blocks, strict=True):
         ctx.places.add((piece.key, *piece.also), block)
     for piece, block in zip(pieces, blocks, strict=True):
         sheets.fill(block, piece)
+    if is_head_step(step):
+        # a forward step: what the head reads so far, shared K and V included; a gradient step
+        # (after every head's forward steps): only what it made
+        own = {key for piece in pieces for key in (piece.key, *piece.also)}
+        for key in PER_HEAD:
+            latest = ctx.places.get(key)
+            if latest is not None and (not step.id.startswith("grad_") or key in own):
+                ctx.places.latest[f"{key}@{step.head or 1}"] = latest

@@ -33,7 +33,8 @@ class Context:
         return self.places[key].cell(i, j, self.sheet)
 
 
-Writer = Callable[[Context, Step], list[Piece]]
+# a step's blocks, or None: this step keeps attn's numbers as values here
+Writer = Callable[[Context, Step], list[Piece] | None]
 
 
 def number(x: float) -> Content:

@@ -11,9 +11,13 @@ import xlsxwriter
 from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
 
+from attncli.errors import UsageError
+from attncli.i18n import Msg
 from attncli.render.xlsx.grid import Block, Formula, Piece
 from attncli.visible import visible
 
+# Excel's longest formula
+MAX_FORMULA = 8192
 LABEL_WIDTH = 14  # characters of column A, where the row labels stand
 CELL_WIDTH = 10
 # Blocks side by side up to about this many columns, so a step fits a screen and a printed page
@@ -94,6 +98,7 @@ class Sheets:
                 row, col = block.row + i, block.col + j
                 content = piece.fill(i, j)
                 if isinstance(content, Formula):
+                    check_length(content.text)
                     if content.array:
                         sheet.write_array_formula(row, col, row, col, content.text, style)
                     else:
@@ -105,3 +110,11 @@ class Sheets:
 
     def close(self) -> None:
         self.book.close()
+
+
+def check_length(formula: str) -> None:
+    """Refuse a formula Excel would not open (dX sums a term per head: 256 heads are too many)."""
+    if len(formula) > MAX_FORMULA:
+        raise UsageError(Msg.of("a formula of the spreadsheet would be too long for Excel "
+                                "(length: {length}, at most {limit}); choose a smaller example",
+                                length=len(formula), limit=MAX_FORMULA))
