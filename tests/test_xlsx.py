@@ -187,6 +187,29 @@ def test_an_edited_embedding_flows_through_every_step(tmp_path: Path) -> None:
     assert compare(openpyxl.load_workbook(out, data_only=True), blocks, doc) > 300
 
 
+GENERAL = """\
+tokens: [cat, chases, mouse, now]
+embeddings: [[1, 0, 0.5], [0.2, 1, -1], [0.8, 0, 0.3], [0, 0.4, 1]]
+weights: {W_Q: {random: {seed: 1}, shape: [3, 2]}, W_K: {random: {seed: 2}, shape: [3, 2]}}
+score: {general: [[1.5, -0.5], [0.25, 2]]}
+mask: causal
+decode: {prefill: 2}
+"""
+
+
+def test_the_general_score_and_decoding(write: Any, tmp_path: Path) -> None:
+    """S = Q·W·Kᵀ as SUMPRODUCT(MMULT(qᵢ, W), kⱼ); its decode steps keep attn's values."""
+    need_soffice()
+    spec = write(GENERAL)
+    (out,) = recalculated([export(spec, tmp_path / "general.xlsx")], tmp_path / "out")
+    blocks = layout(spec)
+    doc = the_json(spec)
+    assert compare(openpyxl.load_workbook(out, data_only=True), blocks, doc) > 40
+    scores = [b for b in blocks.blocks if doc["steps"][b.step]["id"] == "scores"]
+    assert [b.computed for b in scores] == [False, True]  # W given, S a formula
+    assert all(not b.computed for b in blocks.blocks if doc["steps"][b.step]["id"] == "decode")
+
+
 HOSTILE = """\
 tokens: ["=1+1", "+SUM(A1)", "-2", "@cmd", "=HYPERLINK(\\"http://x\\")"]
 embeddings: [[1, 0], [0, 1], [1, 1], [0.5, 0], [0, 0.5]]
