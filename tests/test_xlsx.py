@@ -210,6 +210,24 @@ def test_the_general_score_and_decoding(write: Any, tmp_path: Path) -> None:
     assert all(not b.computed for b in blocks.blocks if doc["steps"][b.step]["id"] == "decode")
 
 
+BIASED_HEAD = """\
+tokens: [a, b, c]
+embeddings: [[1, 0, 0.5, 0], [0.2, 1, -1, 0.5], [0.8, 0, 0.3, -0.2]]
+heads:
+  - {W_Q: [[1, 0], [0, 1], [1, 1], [0, 0]], b_Q: [0.5, -0.25], W_K: &k [[1, 0], [0, 1], [0, 0],
+     [1, 0]], W_V: &v [[0.5, 0], [0, 0.5], [1, 0], [0, 1]]}
+  - {W_Q: [[0, 1], [1, 0], [0, 0], [1, 1]], W_K: *k, W_V: *v}
+"""
+
+
+def test_a_bias_of_one_head_is_not_read_by_the_next(write: Any, tmp_path: Path) -> None:
+    need_soffice()
+    spec = write(BIASED_HEAD)
+    (out,) = recalculated([export(spec, tmp_path / "biased.xlsx")], tmp_path / "out")
+    assert compare(openpyxl.load_workbook(out, data_only=True), layout(spec),
+                   the_json(spec)) > 50
+
+
 HOSTILE = """\
 tokens: ["=1+1", "+SUM(A1)", "-2", "@cmd", "=HYPERLINK(\\"http://x\\")"]
 embeddings: [[1, 0], [0, 1], [1, 1], [0.5, 0], [0, 0.5]]

@@ -21,6 +21,11 @@ from attncli.render.xlsx.grid import HIDDEN, Content, Formula, Piece
 
 
 def parameters(ctx: Context, step: Step) -> list[Piece]:
+    """W_Q, W_K, W_V and the biases this head has: given. A bias this head has not must not be
+    read from the head before it."""
+    for letter in "QKV":
+        if find(step, "b_" + letter) is None:
+            ctx.places.latest.pop("b_" + letter, None)
     return [given_piece(m, index, m.symbol.text) for index, m in enumerate(step.matrices)]
 
 
@@ -34,16 +39,15 @@ def projections(ctx: Context, step: Step) -> list[Piece]:
         if index is None:
             continue
         x = ctx.places["x_in"] if letter == "Q" else ctx.places["keys_from"]
-        fill = projected(ctx, x, ctx.places["W_" + letter], ctx.places.get("b_" + letter)
-                         if ctx.places.get("b_" + letter) is not None else None)
+        fill = projected(ctx, x, ctx.places["W_" + letter], ctx.places.get("b_" + letter))
         pieces.append(computed(step, index, letter, fill, letter.lower() + "_rows"))
     return pieces
 
 
 def rope(ctx: Context, step: Step) -> list[Piece]:
     """θᵢ = base^(−2i/d_k), the angles p·θᵢ, and Q̂, K̂: each pair of features turned."""
-    setting = ctx.spec.queries.positional or ctx.spec.keys_source.positional
-    assert setting is not None
+    settings = (ctx.spec.queries.positional, ctx.spec.keys_source.positional)
+    setting = next(p for p in settings if p is not None and p.kind == "rope")
     pairs = step.matrices[0].shape[1]
     d_k = 2 * pairs
     pieces = [computed(step, 0, "θ", lambda i, j: Formula(
@@ -135,7 +139,6 @@ def masked(ctx: Context, step: Step) -> list[Piece]:
 def weights(ctx: Context, step: Step) -> list[Piece]:
     """max of each row, e^(s − max), their row sum Σ, and A = e / Σ."""
     s, on = ctx.places["logits"], ctx.sheet
-    rows, columns = s.shape
     labels = step.matrices[0].rows
     t = ctx.t
     empty = '"NaN"' if ctx.spec.masked_rows == "nan" else "0"
@@ -161,7 +164,7 @@ def weights(ctx: Context, step: Step) -> list[Piece]:
         Piece("exp", "e^(x − max)", labels, columns_of, exp, None),
         Piece("sum", "Σ", labels, (sum_name,), total, None),
         computed(step, 0, "A", weight),
-    ] if rows and columns else []
+    ]
 
 
 def output(ctx: Context, step: Step) -> list[Piece]:
