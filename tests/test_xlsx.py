@@ -322,3 +322,13 @@ def test_sheet_names_keep_to_excels_rules() -> None:
     assert long == "x" * 31
     assert sheet_name("X" * 40, taken) == "X" * 27 + " (2)"  # Excel compares names caselessly
     assert sheet_name("'quoted'", taken) == "quoted"
+
+
+def test_no_control_character_reaches_a_cell(write: Any, tmp_path: Path) -> None:
+    """A bell or a right-to-left override in a token is written as its escape, as in every
+    other format (attncli/visible.py)."""
+    spec = write('tokens: ["a\\u0007b", "c\\u202ed"]\nembeddings: [[1, 0], [0, 1]]\n')
+    book = openpyxl.load_workbook(export(spec, tmp_path / "c.xlsx"))
+    texts = {c.value for s in book for r in s.iter_rows() for c in r if isinstance(c.value, str)}
+    assert {"a\\x07b", "c\\u202ed"} <= texts
+    assert not any(ch in text for text in texts for ch in "\u0007\u202e")
