@@ -94,12 +94,12 @@ def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
                   for step in walkthrough.steps), default=0)
     if widest > MAX_COLUMNS:
         raise UsageError(Msg.of("a step of the spreadsheet needs more columns than Excel has "
-                                "(about {count}, at most {limit}); choose a smaller example",
-                                count=widest, limit=MAX_COLUMNS))
+                                "(about {needed}, at most {limit}); choose a smaller example",
+                                needed=widest, limit=MAX_COLUMNS))
     if cells > MAX_CELLS:
         raise UsageError(Msg.of("the spreadsheet would be too large to open at ease (cells: "
-                                "about {count}, at most {limit}); choose a smaller example",
-                                count=cells, limit=MAX_CELLS))
+                                "about {needed}, at most {limit}); choose a smaller example",
+                                needed=cells, limit=MAX_CELLS))
 
 
 def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Workbook:
