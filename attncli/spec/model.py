@@ -90,6 +90,14 @@ class Decode:
 
 
 @dataclass(frozen=True)
+class Tiling:
+    """Online softmax in tiles: keys read `keys` at a time, queries `queries` at a time."""
+
+    keys: int
+    queries: int
+
+
+@dataclass(frozen=True)
 class Score:
     """How a query is compared with a key: q·k, or q·W·k (`general`)."""
 
@@ -232,6 +240,7 @@ class Spec:
     kv_heads: int | None = None  # grouped-query attention: the K/V heads the heads share
     masked_rows: MaskedRows = "zeros"
     decode: Decode | None = None
+    tiling: Tiling | None = None
     display: Display = field(default_factory=Display)
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language
     description: dict[str, str] = field(default_factory=dict)
