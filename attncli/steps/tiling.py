@@ -103,9 +103,10 @@ def tile_formula(ij: Formula, j: int) -> Formula:
     return Formula(
         f"{p_text} = e^(S{ij.text} − m),  ℓ = {factor_text}·ℓ_old + rowsum({p_text}),  "
         f"Õ = {factor_text}·Õ_old + {p_text}·V{subscript(j)}",
-        rf"{p_latex} = e^{{S_{{{ij.latex}}} - m}},\ \ \ell = {factor_latex} \ell{OLD} + "
-        rf"\operatorname{{rowsum}}({p_latex}),\ \ \tilde{{O}} = {factor_latex} \tilde{{O}}{OLD}"
-        rf" + {p_latex} V_{{{j}}}")
+        # two lines: one is wider than a 4:3 Beamer frame
+        rf"\begin{{gathered}}{p_latex} = e^{{S_{{{ij.latex}}} - m}} \\ \ell = {factor_latex} "
+        rf"\ell{OLD} + \operatorname{{rowsum}}({p_latex}),\quad \tilde{{O}} = {factor_latex} "
+        rf"\tilde{{O}}{OLD} + {p_latex} V_{{{j}}}\end{{gathered}}")
 
 
 def output_step(b: Build, hs: HeadState, tiles: list[Tile]) -> Step:
