@@ -28,7 +28,7 @@ def tiling_spec(node: Node, n: int, m: int, decode: Decode | None) -> Tiling:
         fail(node, "tiling and decode each work attention through another way; use one of them")
     tiles = math.ceil(n / query_block) * math.ceil(m / key_block)
     if tiles > MAX_TILES:
-        fail(node, "blocks of {queries} queries and {keys} keys make {tiles} tiles per head, "
-             "at most {most} can be worked through; choose larger blocks",
+        fail(node, "query blocks of {queries} and key blocks of {keys} make {tiles} tiles per "
+             "head, at most {most} can be worked through; choose larger blocks",
              queries=query_block, keys=key_block, tiles=tiles, most=MAX_TILES)
     return Tiling(key_block, query_block)
