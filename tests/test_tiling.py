@@ -246,3 +246,13 @@ def test_a_causal_tile_above_the_diagonal_is_skipped() -> None:
     skipped = [translate(s.title, "en").split(":")[0] for s in w.steps
                if s.id == "tile" and not s.matrices]
     assert skipped == ["Tile 1, 2", "Tile 1, 3", "Tile 2, 3"]
+
+
+def test_the_samples_in_the_docs_are_what_attn_prints() -> None:
+    """docs/online_softmax.md shows the last query block and the check by hand as printed."""
+    doc = Path("docs/online_softmax.md").read_text("utf-8")
+    tiles, by_hand = (block.split("```", 1)[0] for block in doc.split("```text\n")[1:3])
+    command = ["explain", "configs/online_softmax_tiling.yaml", "--format", "text",
+               "--no-header", "--no-reading", "--steps", "tile,tiled_output"]
+    assert tiles in run(*command).stdout
+    assert by_hand in run(*command, "--round-intermediates").stdout
