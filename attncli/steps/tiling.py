@@ -42,7 +42,8 @@ def tiled(b: Build, hs: HeadState) -> Made[HeadState]:
     tiling = b.spec.tiling
     tiles = online_softmax.run(hs.scores.whole(), hs.v, tiling.queries, tiling.keys,
                                b.calc.rounded)
-    steps = [tile_step(b, hs, t, first=k == 0) for k, t in enumerate(tiles)]
+    first = next((k for k, t in enumerate(tiles) if not t.skipped), None)  # notation said here
+    steps = [tile_step(b, hs, t, first=k == first) for k, t in enumerate(tiles)]
     steps.append(output_step(b, hs, tiles))
     return tuple(steps), hs
 
