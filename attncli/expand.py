@@ -10,7 +10,8 @@ shape of one line). What is written out is a `Selection`, read from `--expand` o
 
 Steps that can be written out: projections, scores (with the angle cos θ = q·k / |q||k|), scaled,
 weights (softmax of a row: each e^x, the row sum, each quotient), output (a row as the
-weighted sum of value rows) and out_projection (a cell of O = Z·W_O + b_O).
+weighted sum of value rows), out_projection (a cell of O = Z·W_O + b_O), and the online
+softmax's tile and tiled_output (attncli/expand_tiles.py).
 """
 
 from __future__ import annotations

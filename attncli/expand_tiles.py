@@ -63,7 +63,7 @@ def tile_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
         seen = math.isfinite(float(t.m_old[a]))
         factor = float(t.factor[a])
         if seen:
-            out.append(ctx.line(at(Formula("e^(m_old − m)", r"e^{m_{\text{old}} - m}"), row),
+            out.append(ctx.line(at(Formula("α", r"\alpha"), row),
                                 None, Exp(minus(float(t.m_old[a]), float(t.m[a]))), factor))
         for b in visible:
             out.append(ctx.line(cell(P.symbol, row, S.columns[b]), None,
@@ -77,7 +77,7 @@ def tile_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
             Product((Num(factor), Vec(tuple(float(x) for x in t.o_old[a])))),) if seen else ()
         terms = tuple(Product((Num(float(t.p[a, b])), Vec(tuple(float(x) for x in v[b]))))
                       for b in visible)
-        out.append(ctx.line(at(Formula("Õ", r"\tilde{O}"), row), None, Sum(old + terms),
+        out.append(ctx.line(at(Formula("Õ", r"\tilde O"), row), None, Sum(old + terms),
                             tuple(float(x) for x in t.o[a])))
     return out
 

@@ -94,7 +94,7 @@ def final_statistics(w: Walkthrough, head: int) -> dict[str, tuple[float, float]
         if not step.matrices:
             continue  # a skipped tile
         statistics = step.matrices[2]
-        assert statistics.columns == ("m_old", "m", "e^(m_old − m)", "ℓ_old", "ℓ")
+        assert statistics.columns == ("m_old", "m", "α", "ℓ_old", "ℓ")
         for r, row in enumerate(statistics.rows):
             found[row] = (statistics.at(r, 1), statistics.at(r, 4))
     return found
@@ -206,10 +206,10 @@ def tiny(*options: str) -> str:
 def test_the_tiny_case_worked_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     out = tiny()
-    assert "q1     −∞  1.0000         0.0000  0.0000  1.3679" in out
-    assert "q1  1.0000  2.0000         0.3679  1.3679  1.5032" in out
-    assert "q2  1.0000  1.0000         1.0000  1.3679  1.7358" in out
-    assert "e^(m_old − m)[q1] = e^(1.0000 − 2.0000) = 0.3679" in out
+    assert "q1     −∞  1.0000  0.0000  0.0000  1.3679" in out
+    assert "q1  1.0000  2.0000  0.3679  1.3679  1.5032" in out
+    assert "q2  1.0000  1.0000  1.0000  1.3679  1.7358" in out
+    assert "α[q1] = e^(1.0000 − 2.0000) = 0.3679" in out
     assert "P̃₁₁[q1, k2] = e^(0.0000 − 1.0000) = 0.3679" in out
     assert "ℓ[q1] = 0.3679·1.3679 + 1.0000 ≈ 1.5032" in out
     assert "Õ[q1] = 0.3679·[1.0000, 0.3679] + 1.0000·[2.0000, 0.0000] ≈ [2.3679, 0.1353]" in out

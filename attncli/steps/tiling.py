@@ -19,7 +19,7 @@ from attncli.spec.model import Spec
 from attncli.steps.base import Build, HeadState, Made
 
 # the columns of the running statistics of a tile, one row per query of the block
-STATISTICS = ("m_old", "m", "e^(m_old − m)", "ℓ_old", "ℓ")
+STATISTICS = ("m_old", "m", "α", "ℓ_old", "ℓ")  # α = e^(m_old − m), the rescale
 TOLERANCE = 1e-12  # how close O must come to Z to be called equal (float64 adds in another order)
 OLD = r"_{\text{old}}"
 
@@ -61,7 +61,7 @@ def tile_step(b: Build, hs: HeadState, t: Tile, first: bool) -> Step:
         return Step("tile", title, None, (), hs.index, (note,))
     ij = pair(i, j)
     S = Matrix(Formula(f"S{ij.text}", f"S_{{{ij.latex}}}"), t.s, queries, keys)
-    P = Matrix(Formula(f"P̃{ij.text}", rf"\tilde{{P}}_{{{ij.latex}}}"), t.p, queries, keys,
+    P = Matrix(Formula(f"P̃{ij.text}", rf"\tilde P_{{{ij.latex}}}"), t.p, queries, keys,
                hidden_by=S if b.spec.masks else None)
     statistics = np.column_stack([t.m_old, t.m, t.factor, t.ell_old, t.ell])  # (b_q, 5)
     matrices = (
@@ -69,12 +69,13 @@ def tile_step(b: Build, hs: HeadState, t: Tile, first: bool) -> Step:
         Matrix(Formula("m, ℓ", r"m,\ \ell"), statistics, queries, STATISTICS),
         b.matrix(Formula(f"V{subscript(j)}", f"V_{{{j}}}"), hs.v[t.columns.start:t.columns.stop],
                  keys),
-        b.matrix(Formula("Õ", r"\tilde{O}"), t.o, queries),
+        b.matrix(Formula("Õ", r"\tilde O"), t.o, queries),
     )
     notes = []
     if first:
         notes.append(Msg.of("S{ij} is the tile of {scores} for query block {i} and key block "
-                            "{j}; m = max(m_old, the row's largest score in the tile).",
+                            "{j}; m = max(m_old, the row's largest score in the tile), and "
+                            "α = e^(m_old − m) rescales what ℓ and Õ kept.",
                             ij=ij.text, scores=hs.scores.symbol.text, i=i, j=j))
     notes.append(rescale_note(t, queries))
     return Step("tile", title, tile_formula(ij, j), matrices, hs.index, tuple(notes))
@@ -99,15 +100,14 @@ def rescale_note(t: Tile, queries: tuple[str, ...]) -> Msg:
 
 
 def tile_formula(ij: Formula, j: int) -> Formula:
-    factor_text, factor_latex = "e^(m_old − m)", rf"e^{{m{OLD} - m}}"
-    p_text, p_latex = f"P̃{ij.text}", rf"\tilde{{P}}_{{{ij.latex}}}"
+    p_text, p_latex = f"P̃{ij.text}", rf"\tilde P_{{{ij.latex}}}"
     return Formula(
-        f"{p_text} = e^(S{ij.text} − m),  ℓ = {factor_text}·ℓ_old + rowsum({p_text}),  "
-        f"Õ = {factor_text}·Õ_old + {p_text}·V{subscript(j)}",
+        f"{p_text} = e^(S{ij.text} − m),  α = e^(m_old − m),  ℓ = α·ℓ_old + rowsum({p_text}),  "
+        f"Õ = α·Õ_old + {p_text}·V{subscript(j)}",
         # two lines: one is wider than a 4:3 Beamer frame
-        rf"\begin{{gathered}}{p_latex} = e^{{S_{{{ij.latex}}} - m}} \\ \ell = {factor_latex} "
-        rf"\ell{OLD} + \operatorname{{rowsum}}({p_latex}),\quad \tilde{{O}} = {factor_latex} "
-        rf"\tilde{{O}}{OLD} + {p_latex} V_{{{j}}}\end{{gathered}}")
+        rf"\begin{{gathered}}{p_latex} = e^{{S_{{{ij.latex}}} - m}},\quad \alpha = e^{{m{OLD} - m}}"
+        rf" \\ \ell = \alpha \, \ell{OLD} + \operatorname{{rowsum}}({p_latex}),\quad "
+        rf"\tilde O = \alpha \, \tilde O{OLD} + {p_latex} V_{{{j}}}\end{{gathered}}")
 
 
 def output_step(b: Build, hs: HeadState, tiles: list[Tile]) -> Step:
@@ -119,13 +119,13 @@ def output_step(b: Build, hs: HeadState, tiles: list[Tile]) -> Step:
     out = online_softmax.normalise(o, ell, b.calc.rounded, empty)  # (n, d_v)
     matrices = (
         Matrix(Formula("ℓ", r"\ell"), ell[:, None], b.query_labels, ("ℓ",)),
-        b.matrix(Formula("Õ", r"\tilde{O}"), o, b.query_labels),
+        b.matrix(Formula("Õ", r"\tilde O"), o, b.query_labels),
         b.matrix(Formula("O", "O"), out, b.query_labels),
     )
     notes = (Msg.of("Each row of Õ is divided once, at the end, by its ℓ."),
              *check(b, out, hs.Z))
     return Step("tiled_output", Msg.of("Online softmax: the output"),
-                Formula("O = Õ / ℓ", r"O = \tilde{O} / \ell"), matrices, hs.index, notes)
+                Formula("O = Õ / ℓ", r"O = \tilde O / \ell"), matrices, hs.index, notes)
 
 
 def check(b: Build, out: Array, Z: Matrix) -> tuple[Msg, ...]:
