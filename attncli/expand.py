@@ -10,7 +10,8 @@ shape of one line). What is written out is a `Selection`, read from `--expand` o
 
 Steps that can be written out: projections, scores (with the angle cos θ = q·k / |q||k|), scaled,
 weights (softmax of a row: each e^x, the row sum, each quotient), output (a row as the
-weighted sum of value rows) and out_projection (a cell of O = Z·W_O + b_O).
+weighted sum of value rows), out_projection (a cell of O = Z·W_O + b_O), and the online
+softmax's tile and tiled_output (attncli/expand_tiles.py).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from attncli.render.tex import text_math
 from attncli.spec.model import Spec
 
 CELL_STEPS = ("projections", "scores", "scaled", "out_projection")  # one line per cell
-ROW_STEPS = ("weights", "output")  # a row is written out at once
+ROW_STEPS = ("weights", "output", "tile", "tiled_output")  # a row is written out at once
 EXPANDABLE = CELL_STEPS + ROW_STEPS
 SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
 OPTION = "--expand"
@@ -321,6 +322,7 @@ WRITERS: dict[str, Writer] = {
 }
 
 
+
 def _cells(rows: tuple[str, ...], columns: tuple[str, ...],
            cells: list[Cell]) -> list[tuple[int, int]]:
     """(row, column) indices of the chosen cells that exist in this matrix, in request order."""
@@ -373,7 +375,7 @@ def check(selection: Selection, walkthrough: Walkthrough) -> None:
         if not steps:
             raise UsageError(Msg.of("{option}: this walkthrough has no step {step}",
                                     option=OPTION, step=step_id))
-        rows = _all_rows(steps[0])
+        rows = list(dict.fromkeys(r for s in steps for r in _all_rows(s)))  # tiles: all blocks
         if row not in rows:
             raise UsageError(Msg.of("{option}: {step} has no row {row}; its rows are {rows}",
                                     option=OPTION, step=step_id, row=row, rows=", ".join(rows)))
@@ -428,3 +430,12 @@ def shift_notes(ctx: Context, step: Step, cells: list[Cell]) -> tuple[Msg, ...]:
                                 "score before e^x, which keeps e^x readable and leaves the "
                                 "weights as they are.", row=matrix.rows[i], peak=peak))
     return tuple(notes)
+
+
+def _tile_writers() -> dict[str, Writer]:
+    from attncli import expand_tiles  # it writes with the helpers of this module
+
+    return {"tile": expand_tiles.tile_rows, "tiled_output": expand_tiles.output_rows}
+
+
+WRITERS.update(_tile_writers())

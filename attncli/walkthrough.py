@@ -28,6 +28,7 @@ from attncli.steps import (
     rope,
     scores,
     softmax,
+    tiling,
 )
 from attncli.steps.base import Build, Family, HeadState, Made, S, State
 from attncli.steps.header import header
@@ -42,6 +43,7 @@ HEAD: tuple[Family[HeadState], ...] = (
     Family("masked", masks.masked, masks.has_masks),
     Family("weights", softmax.weights),
     Family("output", heads.output),
+    Family("tiles", tiling.tiled, tiling.tiles_on),
     Family("decode", decode.prefill, decode.decodes),
 )
 
@@ -112,7 +114,7 @@ def summarizes(spec: Spec) -> bool:
 
 def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
     """The query rows a summary keeps: the shown ones and those written out; None for all."""
-    if selection.mode == "all":
+    if selection.mode == "all" or spec.tiling is not None:  # tiles read every row
         return None
     labels = token_labels(spec.queries.tokens)
     where = {label: i for i, label in enumerate(labels)}

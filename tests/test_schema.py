@@ -30,6 +30,7 @@ from attncli.spec.sequences import (
     SINUSOIDAL_KEYS,
 )
 from attncli.spec.source import Node, parse
+from attncli.spec.tiling import TILING_KEYS
 from attncli.spec.tokenizer import TOKENIZER_KEYS
 from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
 from attncli.view import STEP_IDS
@@ -67,7 +68,7 @@ GOOD = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
     "", "mask: causal\n", "mask: [causal, {window: 1}]\n", "mask: [[1, 0], [1, 1]]\n",
     "mask: {padding: [true, false]}\n", "mask: {causal: true}\n", "scale: 2.5\n",
     "score: {general: [[1, 0], [0, 1]]}\n", "title: {en: A, pl: B}\n",
-    "mask: causal\ndecode: {prefill: 1}\n",
+    "mask: causal\ndecode: {prefill: 1}\n", "tiling: {keys: 1, queries: 2}\n",
     "weights: {W_Q: identity, b_V: [1e-3, 2]}\n", "display: {precision: 3, decimal: comma}\n",
     "heads: 2\nweights: {W_O: {random: {seed: 1}}, b_O: {file: b.csv}}\n",
     "heads: [{W_Q: [[1], [0]], W_K: {file: w.npz, key: K}}, {}]\n",
@@ -127,6 +128,7 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/block": BLOCK_KEYS,
     "properties/block/properties/ffn": FFN_KEYS,
     "properties/decode": DECODE_KEYS,
+    "properties/tiling": TILING_KEYS,
     "$defs/localized/oneOf/1": LANGUAGES,
     "$defs/file": CHECKPOINT_KEYS,  # .npy/.npz/.csv take file and key; a checkpoint rows, columns
     "properties/backward": BACKWARD_KEYS,

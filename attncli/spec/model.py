@@ -91,6 +91,14 @@ class Decode:
 
 
 @dataclass(frozen=True)
+class Tiling:
+    """Online softmax in tiles: keys read `keys` at a time, queries `queries` at a time."""
+
+    keys: int
+    queries: int
+
+
+@dataclass(frozen=True)
 class Score:
     """How a query is compared with a key: q·k, or q·W·k (`general`)."""
 
@@ -234,6 +242,7 @@ class Spec:
     masked_rows: MaskedRows = "zeros"
     decode: Decode | None = None
     dtype: Dtype = "float64"  # what every step is computed in (attncli/lowprec.py)
+    tiling: Tiling | None = None
     display: Display = field(default_factory=Display)
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language
     description: dict[str, str] = field(default_factory=dict)

@@ -18,6 +18,7 @@ from attncli.spec.precision import check_dtype, dtype_spec
 from attncli.spec.scores import scale_spec, score_spec
 from attncli.spec.sequences import context_sequence, sequence
 from attncli.spec.source import Node
+from attncli.spec.tiling import tiling_spec
 from attncli.spec.values import (
     MAX_PRECISION,
     boolean,
@@ -36,6 +37,7 @@ TOP_KEYS = (
     "masked_rows", "display", "title", "description",
     "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
     "dtype",
+    "tiling",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -85,6 +87,8 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
                 width=width))
     no_mask: tuple[Mask, ...] = ()
     mask = optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), no_mask)
+    decoding = optional(top, "decode", lambda n: decode_spec(n, queries.n, mask, context,
+                                                             "bias" in top), None)
     spec = Spec(
         source=root.where.source,
         queries=queries,
@@ -97,8 +101,9 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         score=score_model,
         scale=optional(top, "scale", scale_spec, default_scale),
         masks=mask,
-        decode=optional(top, "decode", lambda n: decode_spec(n, queries.n, mask, context,
-                                                             "bias" in top), None),
+        decode=decoding,
+        tiling=optional(top, "tiling", lambda n: tiling_spec(n, queries.n, keys_n, decoding),
+                        None),
         bias=optional(top, "bias",
                       lambda n: score_bias(n, queries.n, keys_n, len(heads), files), None),
         kv_heads=len({h.group for h in heads}) if heads[0].group is not None else None,
@@ -143,6 +148,9 @@ def walkthrough_cells(spec: Spec) -> int:
     for head in spec.heads:
         d_k, d_v = head.d_k(conv), head.d_v(conv)
         total += n * d_k + m * (d_k + d_v) + 4 * n * m + n * d_v
+        if spec.tiling is not None:  # the tiles of S and P̃, then m, ℓ and Õ after each key block
+            passes = -(-m // spec.tiling.keys)
+            total += 2 * n * m + passes * n * (4 + d_v)
         total += 2 * n * m if spec.bias is not None else 0  # B and S′ + B
         if any(seq.positional and seq.positional.kind == "rope" for seq in (spec.queries,
                                                                             spec.context) if seq):
