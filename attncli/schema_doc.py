@@ -85,9 +85,10 @@ def keys(node: Node, path: str) -> Iterator[tuple[str, Node]]:
         here = f"{path}.{name}" if path else name
         yield here, child
         yield from keys(child, here)
-    for key in ("oneOf", "anyOf"):
-        for alternative in node.get(key, []):
-            yield from keys(alternative, path)
+    alternatives = [*node.get("oneOf", []), *node.get("anyOf", [])]
+    alternatives += [node[key] for key in ("then", "else") if key in node]
+    for alternative in alternatives:
+        yield from keys(alternative, path)
     if isinstance(node.get("items"), dict):
         yield from keys(node["items"], f"{path}[]")
 
@@ -113,7 +114,8 @@ def reference() -> str:
         if "description" in node:
             out += [prose(node["description"]), ""]
         out += [f"A value: {prose(kind(node))}.", ""]
-        described = [a for a in node.get("oneOf", []) if "description" in a]
+        described = [a for a in node.get("oneOf", node.get("else", {}).get("oneOf", []))
+                     if "description" in a]
         out += [f"- {prose(kind(a))}: {prose(a['description'])}" for a in described]
         out += [""] if described else []
         if any(True for _ in keys(node, "")):

@@ -7,6 +7,7 @@
 //   autorender       CommonMark (markdown-it) first, then KaTeX auto-render    (katex flavour)
 //   pandoc-mathjax   pandoc --mathjax with MathJax 3's tex-mml-chtml.js        (both flavours;
 //                    for github, a Lua filter reads ```math and $`..`$ as GitHub does)
+// A job with "file" instead of "markdown" loads a page already built (the MkDocs site).
 // Every page is loaded in one headless Chromium (puppeteer-core, Debian's /usr/bin/chromium).
 // Output on stdout: {name: {errors: [...], tex: [...], displays: [{words, delims}], em}} where
 // words are the rendered glyphs grouped into words with their boxes, and delims the boxes of
@@ -162,9 +163,9 @@ function measure() {
 }
 
 async function load(tab, job, i, input) {
-  const file = path.join(input.outdir, `page-${i}.html`);
+  const file = job.file || path.join(input.outdir, `page-${i}.html`);
   const t0 = Date.now();
-  fs.writeFileSync(file, html(job));
+  if (!job.file) fs.writeFileSync(file, html(job));
   const t1 = Date.now();
   await tab.goto("file://" + file, { waitUntil: "load", timeout: 600000 });
   if (job.pipeline === "pandoc-mathjax") {
