@@ -32,7 +32,7 @@ from attncli.i18n import LANGUAGES
 from attncli.schema import schema
 from tests.conftest import ROOT, attn_executable
 from tests.test_export_renderers import need
-from tests.test_markdown_render import check_grid, expected_matrices, run_pages, source_math
+from tests.test_markdown_render import check_grids, expected_matrices, run_pages, source_math
 
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
 GALLERY = ROOT / "docs" / "gallery"
@@ -214,21 +214,9 @@ def test_every_gallery_matrix_is_a_grid_in_its_brackets(gallery: dict[str, Any])
     checked = 0
     for spec in EXAMPLES:
         for lang in LANGUAGES:
-            name = f"{spec.stem}/{lang}"
-            page = gallery[name]
             text = gallery_page(spec, lang).read_text("utf-8")
-            displays = [tex for tex, display in source_math(text, "katex") if display]
-            assert len(displays) == len(page["displays"]), name
-            found = [d for d, tex in zip(page["displays"], displays, strict=True)
-                     if tex.startswith(r"\begin{array}{rrc}")]
-            expected = expected_matrices(spec, lang)
-            assert len(found) == len(expected), name
-            for display, (cells, rows, columns) in zip(found, expected, strict=True):
-                try:
-                    check_grid(display, cells, rows, columns, page["em"])
-                except AssertionError as error:
-                    raise AssertionError(f"{name}: {error}") from None
-                checked += 1
+            checked += check_grids(f"{spec.stem}/{lang}", gallery[f"{spec.stem}/{lang}"], text,
+                                   "katex", expected_matrices(spec, lang))
     assert checked > 1000
 
 
