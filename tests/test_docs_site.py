@@ -99,6 +99,23 @@ def test_schema_doc_check_says_when_the_page_is_stale(tmp_path: Path,
     assert schema_doc.main(["--check"]) == 0
 
 
+COMMANDS = ("explain", "export", "snippets", "check", "validate", "schema", "examples")
+# an option as `attn CMD --help` lists it: "  -o, --output <str>", "  --reading / --no-reading"
+OPTION = re.compile(r"^ {2}(?:-\w, )?(--[a-z][a-z-]*)(?:(?:, -\w)? / (--[a-z][a-z-]*))?", re.M)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_option_in_help_is_documented(command: str) -> None:
+    env = {"PATH": "/usr/bin:/bin", "COLUMNS": "200", "TERM": "dumb", "NO_COLOR": "1"}
+    done = subprocess.run([attn_executable(), command, "--help"], capture_output=True, text=True,
+                          check=True, env=env)
+    options = {o for pair in OPTION.findall(done.stdout) for o in pair if o}
+    assert {"--help", "--debug"} <= options
+    docs = "".join(page.read_text("utf-8") for page in (ROOT / "docs").glob("*.md"))
+    missing = sorted(o for o in options if not re.search(re.escape(o) + r"(?![a-z-])", docs))
+    assert not missing, f"attn {command}: options no page of docs/ explains: {missing}"
+
+
 def html_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
