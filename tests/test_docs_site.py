@@ -232,8 +232,8 @@ def test_every_gallery_matrix_is_a_grid_in_its_brackets(gallery: dict[str, Any])
     for spec in EXAMPLES:
         for lang in LANGUAGES:
             text = gallery_page(spec, lang).read_text("utf-8")
-            checked += check_grids(f"{spec.stem}/{lang}", gallery[f"{spec.stem}/{lang}"], text,
-                                   "katex", expected_matrices(spec, lang))
+            checked += check_grids(gallery[f"{spec.stem}/{lang}"], text, "katex",
+                                   expected_matrices(spec, lang), f"{spec.stem}/{lang}")
     assert checked > 1000
 
 

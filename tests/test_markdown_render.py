@@ -237,19 +237,6 @@ def matrix_displays(page: dict[str, Any], text: str, flavor: str) -> list[dict[s
             if tex.startswith(r"\begin{array}{rrc}")]
 
 
-def check_grids(name: str, page: dict[str, Any], text: str, flavor: str,
-                expected: list[tuple[list[list[str]], list[str], list[str]]]) -> int:
-    """check_grid on every matrix of a rendered page, in order; how many were checked."""
-    found = matrix_displays(page, text, flavor)
-    assert len(found) == len(expected), name
-    for display, (cells, rows, columns) in zip(found, expected, strict=True):
-        try:
-            check_grid(display, cells, rows, columns, page["em"])
-        except AssertionError as error:
-            raise AssertionError(f"{name}: {error}") from None
-    return len(found)
-
-
 def test_every_matrix_is_a_grid_in_its_brackets_with_its_labels_outside(
         pages: dict[str, Any]) -> None:
     checked = 0
@@ -259,8 +246,21 @@ def test_every_matrix_is_a_grid_in_its_brackets_with_its_labels_outside(
             text = markdown(spec, ALL, flavor)
             for pipeline in pipelines:
                 name = f"{spec.stem}/{flavor}/{pipeline}"
-                checked += check_grids(name, pages[name], text, flavor, expected)
+                checked += check_grids(pages[name], text, flavor, expected, name)
     assert checked > 1000
+
+
+def check_grids(page: dict[str, Any], text: str, flavor: str,
+                expected: list[tuple[list[list[str]], list[str], list[str]]], name: str) -> int:
+    """check_grid on every matrix display of the page of `text`; how many were checked."""
+    found = matrix_displays(page, text, flavor)
+    assert len(found) == len(expected), name
+    for display, (cells, rows, columns) in zip(found, expected, strict=True):
+        try:
+            check_grid(display, cells, rows, columns, page["em"])
+        except AssertionError as error:
+            raise AssertionError(f"{name}: {error}") from None
+    return len(found)
 
 
 def test_the_checker_sees_a_broken_grid(tmp_path: Path) -> None:

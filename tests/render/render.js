@@ -7,7 +7,6 @@
 //   autorender       CommonMark (markdown-it) first, then KaTeX auto-render    (katex flavour)
 //   pandoc-mathjax   pandoc --mathjax with MathJax 3's tex-mml-chtml.js        (both flavours;
 //                    for github, a Lua filter reads ```math and $`..`$ as GitHub does)
-// A job with "file" instead of "markdown" loads a page already built (the MkDocs site).
 // Every page is loaded in one headless Chromium (puppeteer-core, Debian's /usr/bin/chromium).
 // Output on stdout: {name: {errors: [...], tex: [...], displays: [{words, delims}], em}} where
 // words are the rendered glyphs grouped into words with their boxes, and delims the boxes of
@@ -162,6 +161,7 @@ function measure() {
   return { errors, tex, displays, em, injected };
 }
 
+// A job with "file" instead of "markdown" loads a page already built (the MkDocs site).
 async function load(tab, job, i, input) {
   const file = job.file || path.join(input.outdir, `page-${i}.html`);
   const t0 = Date.now();
