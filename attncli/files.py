@@ -123,12 +123,12 @@ def output_target(path: str | Path, follow: bool = True) -> Path:
     return target
 
 
-def write_atomic(path: str | Path, text: str, protect: Iterable[str | Path] = (),
+def write_atomic(path: str | Path, text: str | bytes, protect: Iterable[str | Path] = (),
                  follow: bool = True) -> None:
-    """Write `text` (UTF-8, as given) to `path` through a temporary file in the same folder that
-    is then renamed over it, so a reader sees the old file or the new one, never a part; if
-    anything fails (or the command is interrupted), the old file is left as it was and the
-    temporary file removed. Only a regular file is written (see `output_target` and the
+    """Write `text` (UTF-8, as given; bytes as they are) to `path` through a temporary file in
+    the same folder that is then renamed over it, so a reader sees the old file or the new one,
+    never a part; if anything fails (or the command is interrupted), the old file is left as it
+    was and the temporary file removed. Only a regular file is written (see `output_target` and the
     module's two policies for links). Refuses to write over any `protect` path (the input spec)
     with a UsageError (exit 2)."""
     for guarded in protect:
@@ -142,10 +142,16 @@ def write_atomic(path: str | Path, text: str, protect: Iterable[str | Path] = ()
     except OSError as error:
         raise cannot_write(path, os_problem(error)) from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
+        if isinstance(text, bytes):
+            with os.fdopen(handle, "wb") as binary:
+                binary.write(text)
+                binary.flush()
+                os.fsync(binary.fileno())
+        else:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
         if check_regular(target, follow=False):
             # keep the permissions the user gave the file being replaced
             os.chmod(temporary, target.stat().st_mode & 0o7777)

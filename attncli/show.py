@@ -28,6 +28,7 @@ class Shown:
 
     walkthrough: Walkthrough
     matrix: Matrix | None = None
+    spec: Spec | None = None  # the spec as built (the spreadsheet reads its constants)
 
 
 def over(display: Display, view: View) -> Display:
@@ -48,11 +49,12 @@ def prepare(spec: Spec, view: View) -> Shown:
         from attncli.spec.backward import with_ones
 
         spec = with_ones(spec)
-    walkthrough = build(replace(spec, display=over(spec.display, view)), summary=view.summary)
+    spec = replace(spec, display=over(spec.display, view))
+    walkthrough = build(spec, summary=view.summary)
     matrix = None
     if view.matrix is not None:
         try:
             matrix = pick(walkthrough, view.matrix)
         except UsageError as error:
             refuse("matrix", error.message, view.where.get("matrix"))
-    return Shown(walkthrough, matrix)
+    return Shown(walkthrough, matrix, spec)

@@ -24,6 +24,8 @@ Cases (A vs B, target A/B):
     arrays     attncli.walkthrough_of on a BERT-base-size layer of 512 tokens loaded as
                NumPy arrays vs build(load_spec()) of the same .npy files (from_arrays.py)
                                                                      1.1 (time), 1.1 (memory)
+    xlsx       attn export --xlsx of 48 tokens, d_model 32, 4 causal heads, W_O (about
+               56,000 formula cells) vs XlsxWriter alone writing as many formulas          2.0
 The .npy files are drawn with a fixed seed into a temporary folder at the start. Every case
 runs with attn's default limits (a BERT-size layer computes about 215 million numbers, within
 the default --max-cells of 10 million given numbers, 32 times that computed).
@@ -218,7 +220,8 @@ def help_imports_nothing_heavy() -> str:
     return out.stdout.splitlines()[-1]
 
 
-CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml", "import", "arrays")
+CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml", "import", "arrays",
+         "xlsx")
 
 
 def imports_numpy() -> str:
@@ -232,6 +235,27 @@ def from_arrays(mode: str, work: Path, n: int = 512) -> list[str]:
     if not folder.exists():
         write_layer(work, n)
     return [PYTHON, str(HERE / "from_arrays.py"), mode, str(folder), str(HEADS)]
+
+
+def write_xlsx_case(folder: Path, n: int = 48, d: int = 32, heads: int = 4) -> tuple[Path, int]:
+    """A spec for the xlsx case, and the number of formula cells its spreadsheet holds."""
+    from attncli.render import RenderOptions
+    from attncli.render.xlsx import workbook
+    from attncli.show import prepare
+    from attncli.spec import load_spec
+    from attncli.view import View
+
+    spec = folder / "xlsx.yaml"
+    tokens = ", ".join(f"t{i}" for i in range(n))
+    spec.write_text(f"tokens: [{tokens}]\n"
+                    f"embeddings: {{random: {{seed: 1}}, shape: [{n}, {d}]}}\n"
+                    f"heads: {heads}\n"
+                    f"weights: {{W_O: {{random: {{seed: 2}}, shape: [{d}, {d}]}}}}\n"
+                    "mask: causal\n", encoding="utf-8")
+    shown = prepare(load_spec(str(spec)), View(steps="all", head="all"))
+    assert shown.spec is not None
+    blocks = workbook(shown.spec, shown.walkthrough, RenderOptions()).blocks
+    return spec, sum(b.shape[0] * b.shape[1] for b in blocks if b.computed)
 
 
 def cases(work: Path) -> dict[str, Callable[[], Case]]:
@@ -270,7 +294,16 @@ def cases(work: Path) -> dict[str, Callable[[], Case]]:
             reset=lambda: shutil.rmtree(work / "batch" / "snippets", ignore_errors=True),
             note="attn snippets writing 20 specs x 3 languages x 3 formats (180 files) vs one "
             "explain"),
+        "xlsx": lambda: xlsx_case(attn, work),
     }
+
+
+def xlsx_case(attn: list[str], work: Path) -> Case:
+    spec, formulas = write_xlsx_case(work)
+    return Case("xlsx", [*attn, "export", str(spec), "--xlsx", "-o", str(work / "a.xlsx")],
+                [PYTHON, str(HERE / "xlsx_floor.py"), str(work / "b.xlsx"), str(formulas)], 2.0,
+                note=f"export --xlsx, {formulas} formula cells, vs XlsxWriter alone writing as "
+                "many")
 
 
 HEADING = (f"{'case':<12}{'A s':>9}{'B s':>9}{'A/B':>7}{'target':>8}"

@@ -88,6 +88,9 @@ def export(
                                            "see --md-flavor."))] = False,
     json: Annotated[bool, typer.Option("--json", help=N_("Strict JSON, full precision."))] = False,
     svg: Annotated[bool, typer.Option("--svg", help=N_("The terminal view as an SVG."))] = False,
+    xlsx: Annotated[bool, typer.Option("--xlsx", help=N_(
+        "A live spreadsheet (.xlsx, needs -o FILE): every computed cell a formula, so an edited "
+        "embedding changes every later step."))] = False,
     beamer: Annotated[bool, typer.Option("--beamer", help=N_("Beamer slides for pdflatex: one "
                                          "frame per step; see --frames-only, --aspect."))] = False,
     frames_only: Annotated[bool, typer.Option(
@@ -157,6 +160,12 @@ def export(
         from attncli.files import write_atomic
         from attncli.render import render
 
+        if xlsx:
+            from attncli.commands.spreadsheet import write_spreadsheet
+
+            other = bool(latex or beamer or markdown or json or svg or heatmap or worksheet)
+            return write_spreadsheet(spec, output, view, other, lang, decimal_comma,
+                                     allow_outside, max_cells)
         fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg)
         if fmt is None and heatmap is None:
             raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg "

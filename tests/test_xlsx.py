@@ -1,0 +1,334 @@
+"""attn export --xlsx: the spreadsheet LibreOffice recalculates equals attn's JSON to 1e-9, in
+every example; every computed cell is a formula; a hostile token is a string; an edited
+embedding flows through every later step."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import openpyxl
+import pytest
+import yaml
+from openpyxl.worksheet.formula import ArrayFormula
+
+from attncli.render import RenderOptions
+from attncli.render.xlsx import Workbook, workbook
+from attncli.render.xlsx.grid import sheet_name
+from attncli.show import prepare
+from attncli.spec import load_spec
+from attncli.view import View
+from tests.conftest import EXAMPLES, run
+from tests.spreadsheet import recalculated, soffice
+
+# The example that asks for hand calculation (rounded intermediates), which --xlsx refuses.
+REFUSED = {"cat_chases_mouse_by_hand"}
+SUPPORTED = [path for path in EXAMPLES if path.stem not in REFUSED]
+# The examples whose backward pass attn does not work out (RoPE, shared K/V, RMSNorm).
+NO_BACKWARD = {"llama_style", "multi_query", "rms_norm_geglu", "rope_half", "rope_interleaved"}
+WITH_BACKWARD = [path for path in SUPPORTED if path.stem not in NO_BACKWARD]
+HIDDEN = "−∞"
+
+
+def need_soffice() -> None:
+    if soffice() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("soffice is missing under CI; .ci/run installs libreoffice-calc-nogui")
+        pytest.skip("LibreOffice is not installed (apt-get install libreoffice-calc-nogui)")
+
+
+def export(spec: Path, out: Path, *more: str) -> Path:
+    result = run("export", str(spec), "--xlsx", "-o", str(out), *more)
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+def the_json(spec: Path, *more: str) -> Any:
+    result = run("export", str(spec), "--json", "--steps", "all", "--head", "all", *more)
+    assert result.exit_code == 0, result.stderr
+    return result.json()
+
+
+def layout(spec: Path, backward: bool = False) -> Workbook:
+    """The blocks of the file `attn export --xlsx` writes, from the library."""
+    shown = prepare(load_spec(str(spec)), View(steps="all", head="all", backward=backward))
+    assert shown.spec is not None
+    return workbook(shown.spec, shown.walkthrough, RenderOptions())
+
+
+@pytest.fixture(scope="module")
+def recalculated_examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every supported example written by the CLI, alone and with --backward (where attn works
+    the backward pass out), then recalculated by LibreOffice at once."""
+    need_soffice()
+    folder = tmp_path_factory.mktemp("xlsx")
+    files = [export(spec, folder / f"{spec.stem}.xlsx") for spec in SUPPORTED]
+    files += [export(spec, folder / f"{spec.stem}+backward.xlsx", "--backward")
+              for spec in WITH_BACKWARD]
+    out = folder / "recalculated"
+    return {f.stem: f for f in recalculated(files, out)}
+
+
+def close(got: Any, expected: float | None, where: str) -> None:
+    if expected is None:  # a hidden score, an undefined weight
+        assert got in (HIDDEN, "NaN"), f"{where}: expected −∞ or NaN, found {got!r}"
+        return
+    assert isinstance(got, (int, float)), f"{where}: expected {expected}, found {got!r}"
+    assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9), \
+        f"{where}: LibreOffice {got!r}, attn {expected!r}"
+
+
+def compare(book: openpyxl.Workbook, blocks: Workbook, doc: Any) -> int:
+    """Every computed cell against the JSON (or, for a block only the sheet has, against NumPy
+    on the JSON's numbers); the number of cells compared."""
+    compared = 0
+    for block in blocks.blocks:
+        if not block.computed:
+            continue
+        sheet = book[block.sheet]
+        got = np.empty(block.shape, dtype=object)
+        for i in range(block.shape[0]):
+            for j in range(block.shape[1]):
+                got[i, j] = sheet.cell(block.row + i + 1, block.col + j + 1).value
+        step = doc["steps"][block.step]
+        if block.matrix is not None:
+            expected = step["matrices"][block.matrix]["values"]
+        else:
+            expected = helper(block.name, step, doc)
+        for i in range(block.shape[0]):
+            for j in range(block.shape[1]):
+                close(got[i, j], expected[i][j],
+                      f"{block.sheet}!{block.name}[{i}, {j}] (step {step['id']})")
+                compared += 1
+    return compared
+
+
+def helper(name: str, step: dict[str, Any], doc: Any) -> list[list[float]]:
+    """A block the spreadsheet adds, worked from the JSON: the softmax's row maximum, e^(x −
+    max) and row sum, or the feed-forward's pre-activation."""
+    if step["id"] == "weights":
+        scores = doc["heads"][(step["head"] or 1) - 1]["scores"]
+        s = np.array([[-np.inf if x is None else x for x in row] for row in scores])
+        finite = np.isfinite(s)
+        peak = np.where(finite.any(axis=1), np.max(np.where(finite, s, -np.inf), axis=1), 0.0)
+        e = np.where(finite, np.exp(np.where(finite, s, 0.0) - peak[:, None]), 0.0)
+        return {"max": peak[:, None], "e^(x − max)": e, "Σ": e.sum(axis=1)[:, None]}[name]
+    assert step["id"] == "ffn", f"no oracle for {name} of {step['id']}"
+    before = doc["steps"][step["number"] - 2]["matrices"][-1]["values"]  # what the FFN reads
+    matrices = {m["name"]: np.array(m["values"]) for m in step["matrices"]}
+    w = matrices["W_1"] if doc["shape"]["convention"] == "row" else matrices["W_1"].T
+    pre = np.array(before) @ w  # (n, d_model) @ (d_model, d_ff) -> (n, d_ff)
+    return pre + matrices["b_1"][0] if "b_1" in matrices else pre
+
+
+@pytest.mark.parametrize("spec", SUPPORTED, ids=lambda p: p.stem)
+def test_libreoffice_recalculates_the_json(spec: Path,
+                                           recalculated_examples: dict[str, Path]) -> None:
+    book = openpyxl.load_workbook(recalculated_examples[spec.stem], data_only=True)
+    assert compare(book, layout(spec), the_json(spec)) > 0
+
+
+@pytest.mark.parametrize("spec", WITH_BACKWARD, ids=lambda p: p.stem)
+def test_the_backward_pass_recalculates_the_json(
+        spec: Path, recalculated_examples: dict[str, Path]) -> None:
+    """The gradients too, each a formula (but those through a block's LayerNorm and FFN)."""
+    book = openpyxl.load_workbook(recalculated_examples[spec.stem + "+backward"],
+                                  data_only=True)
+    blocks = layout(spec, backward=True)
+    assert compare(book, blocks, the_json(spec, "--backward")) > 0
+    doc = the_json(spec, "--backward")
+    gradient_formulas = [b for b in blocks.blocks if b.computed
+                         and doc["steps"][b.step]["id"].startswith("grad_")]
+    assert gradient_formulas
+
+
+def test_what_has_no_backward_pass_is_refused(tmp_path: Path) -> None:
+    for spec in EXAMPLES:
+        if spec.stem in NO_BACKWARD:
+            result = run("export", str(spec), "--xlsx", "--backward", "-o", str(tmp_path / "b"))
+            assert result.exit_code == 2 and "backward" in result.stderr
+
+
+@pytest.mark.parametrize("spec", SUPPORTED, ids=lambda p: p.stem)
+def test_every_computed_cell_is_a_formula(spec: Path, tmp_path: Path) -> None:
+    book = openpyxl.load_workbook(export(spec, tmp_path / "a.xlsx"))
+    blocks = layout(spec)
+    assert (tmp_path / "a.xlsx").read_bytes() == blocks.data  # the CLI writes what the library does
+    for block in blocks.blocks:
+        for i in range(block.shape[0]):
+            for j in range(block.shape[1]):
+                cell = book[block.sheet].cell(block.row + i + 1, block.col + j + 1)
+                formula = isinstance(cell.value, ArrayFormula) or (
+                    isinstance(cell.value, str) and cell.value.startswith("="))
+                assert formula == block.computed, f"{block.sheet}!{cell.coordinate} {block.name}"
+
+
+def test_an_edited_embedding_flows_through_every_step(tmp_path: Path) -> None:
+    """X[chases, d2] of the decoder layer (positions, two heads, W_O, LayerNorm, FFN) changed
+    in the file, recalculated: every cell equals attn's JSON of the spec with that number."""
+    need_soffice()
+    source = next(p for p in EXAMPLES if p.stem == "decoder_layer")
+    book = openpyxl.load_workbook(export(source, tmp_path / "layer.xlsx"))
+    blocks = layout(source)
+    e = next(b for b in blocks.blocks if b.name == "E")
+    book[e.sheet].cell(e.row + 1 + 1, e.col + 1 + 1).value = -2.5  # row chases, column d2
+    book.save(tmp_path / "edited.xlsx")
+    spec = yaml.safe_load(source.read_text(encoding="utf-8"))
+    before = spec["embeddings"][1][1]
+    spec["embeddings"][1][1] = -2.5
+    edited = tmp_path / "decoder_layer.yaml"
+    edited.write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
+    (out,) = recalculated([tmp_path / "edited.xlsx"], tmp_path / "out")
+    doc = the_json(edited)
+    assert doc["output"] != the_json(source)["output"] and before != -2.5  # the edit matters
+    assert compare(openpyxl.load_workbook(out, data_only=True), blocks, doc) > 300
+
+
+GENERAL = """\
+tokens: [cat, chases, mouse, now]
+embeddings: [[1, 0, 0.5], [0.2, 1, -1], [0.8, 0, 0.3], [0, 0.4, 1]]
+weights: {W_Q: {random: {seed: 1}, shape: [3, 2]}, W_K: {random: {seed: 2}, shape: [3, 2]}}
+score: {general: [[1.5, -0.5], [0.25, 2]]}
+mask: causal
+decode: {prefill: 2}
+"""
+
+
+def test_the_general_score_and_decoding(write: Any, tmp_path: Path) -> None:
+    """S = Q·W·Kᵀ as SUMPRODUCT(MMULT(qᵢ, W), kⱼ); its decode steps keep attn's values."""
+    need_soffice()
+    spec = write(GENERAL)
+    (out,) = recalculated([export(spec, tmp_path / "general.xlsx")], tmp_path / "out")
+    blocks = layout(spec)
+    doc = the_json(spec)
+    assert compare(openpyxl.load_workbook(out, data_only=True), blocks, doc) > 40
+    scores = [b for b in blocks.blocks if doc["steps"][b.step]["id"] == "scores"]
+    assert [b.computed for b in scores] == [False, True]  # W given, S a formula
+    assert all(not b.computed for b in blocks.blocks if doc["steps"][b.step]["id"] == "decode")
+
+
+BIASED_HEAD = """\
+tokens: [a, b, c]
+embeddings: [[1, 0, 0.5, 0], [0.2, 1, -1, 0.5], [0.8, 0, 0.3, -0.2]]
+heads:
+  - {W_Q: [[1, 0], [0, 1], [1, 1], [0, 0]], b_Q: [0.5, -0.25], W_K: &k [[1, 0], [0, 1], [0, 0],
+     [1, 0]], W_V: &v [[0.5, 0], [0, 0.5], [1, 0], [0, 1]]}
+  - {W_Q: [[0, 1], [1, 0], [0, 0], [1, 1]], W_K: *k, W_V: *v}
+"""
+
+
+def test_a_bias_of_one_head_is_not_read_by_the_next(write: Any, tmp_path: Path) -> None:
+    need_soffice()
+    spec = write(BIASED_HEAD)
+    (out,) = recalculated([export(spec, tmp_path / "biased.xlsx")], tmp_path / "out")
+    assert compare(openpyxl.load_workbook(out, data_only=True), layout(spec),
+                   the_json(spec)) > 50
+
+
+HOSTILE = """\
+tokens: ["=1+1", "+SUM(A1)", "-2", "@cmd", "=HYPERLINK(\\"http://x\\")"]
+embeddings: [[1, 0], [0, 1], [1, 1], [0.5, 0], [0, 0.5]]
+mask: causal
+"""
+
+
+def test_a_token_that_looks_like_a_formula_is_a_string(write: Any, tmp_path: Path) -> None:
+    out = export(write(HOSTILE), tmp_path / "hostile.xlsx")
+    book = openpyxl.load_workbook(out)
+    labels = set()
+    for sheet in book:
+        for row in sheet.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and not cell.value.startswith("="):
+                    labels.add(cell.value)
+                if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                    text = cell.value.text if isinstance(cell.value, ArrayFormula) else cell.value
+                    assert "HYPERLINK" not in text and "cmd" not in text and "SUM(A1)" not in text
+    # the labels are there, as text cells (openpyxl reads a string cell that starts with = as
+    # data type "s", a formula as "f")
+    found = {c.value: c.data_type for s in book for r in s.iter_rows() for c in r
+             if c.value in ("=1+1", "+SUM(A1)", "-2", "@cmd", '=HYPERLINK("http://x")')}
+    assert set(found) == {"=1+1", "+SUM(A1)", "-2", "@cmd", '=HYPERLINK("http://x")'}
+    assert set(found.values()) == {"s"}
+
+
+def test_the_same_spec_gives_the_same_bytes(tmp_path: Path) -> None:
+    spec = next(p for p in EXAMPLES if p.stem == "two_heads")
+    first = export(spec, tmp_path / "a.xlsx").read_bytes()
+    os.environ["TZ"] = "Asia/Tokyo"
+    try:
+        second = export(spec, tmp_path / "b.xlsx").read_bytes()
+    finally:
+        del os.environ["TZ"]
+    assert first == second
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((), "--xlsx writes a binary file: name it with -o FILE.xlsx"),
+    (("-o", "-"), "--xlsx writes a binary file: name it with -o FILE.xlsx"),
+    (("-o", "x.xlsx", "--json"), "--xlsx writes every step of every head on its own"),
+    (("-o", "x.xlsx", "--steps", "weights"), "--xlsx writes every step of every head on its own"),
+])
+def test_xlsx_usage(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
+    spec = next(p for p in EXAMPLES if p.stem == "two_heads")
+    os.chdir(tmp_path)
+    result = run("export", str(spec), "--xlsx", *args)
+    assert result.exit_code == 2 and result.stderr.startswith("attn: " + message)
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_too_large_and_hand_calculation_are_refused(write: Any, tmp_path: Path) -> None:
+    tokens = ", ".join(f"t{i}" for i in range(200))
+    big = write(f"tokens: [{tokens}]\nembeddings: {{random: {{seed: 1}}, shape: [200, 64]}}\n",
+                "big.yaml")
+    result = run("export", str(big), "--xlsx", "-o", str(tmp_path / "big.xlsx"))
+    assert result.exit_code == 2 and "at most 200000)" in result.stderr
+    narrow = "{random: {seed: 2}, shape: [9000, 1]}"
+    wide = write("tokens: [one]\nembeddings: {random: {seed: 1}, shape: [1, 9000]}\n"
+                 f"weights: {{W_Q: {narrow}, W_K: {narrow}, W_V: {narrow}}}\n", "wide.yaml")
+    result = run("export", str(wide), "--xlsx", "-o", str(tmp_path / "wide.xlsx"))
+    assert result.exit_code == 2 and "at most 16384)" in result.stderr
+    # dX sums three terms a head: with 64 heads its formula outgrows Excel's 8192 characters
+    weights = ", ".join(f"W_{x}: {{random: {{seed: {i}}}, shape: [64, 64]}}"
+                        for i, x in enumerate("QKV"))
+    many = write("tokens: [a, b]\nembeddings: {random: {seed: 1}, shape: [2, 64]}\n"
+                 f"heads: 64\nweights: {{{weights}}}\n", "many.yaml")
+    result = run("export", str(many), "--xlsx", "--backward", "-o", str(tmp_path / "m.xlsx"))
+    assert result.exit_code == 2 and "at most 8192)" in result.stderr
+    hand = next(p for p in EXAMPLES if p.stem == "cat_chases_mouse_by_hand")
+    result = run("export", str(hand), "--xlsx", "-o", str(tmp_path / "hand.xlsx"))
+    assert result.exit_code == 2 and "round_intermediates" in result.stderr
+    assert not list(tmp_path.glob("*.xlsx"))
+
+
+@pytest.mark.parametrize(("lang", "names"), [
+    ("en", ["Layer", "Head 1", "Head 2", "Cells written out"]),
+    ("pl", ["Warstwa", "Głowica 1", "Głowica 2", "Rozpisane komórki"]),
+    ("ru", ["Слой", "Голова 1", "Голова 2", "Расписанные ячейки"]),
+])
+def test_sheets_are_named_in_the_language(lang: str, names: list[str], tmp_path: Path) -> None:
+    spec = next(p for p in EXAMPLES if p.stem == "two_heads")
+    book = openpyxl.load_workbook(export(spec, tmp_path / "a.xlsx", "--lang", lang))
+    assert book.sheetnames == names
+
+
+def test_sheet_names_keep_to_excels_rules() -> None:
+    taken: set[str] = set()
+    assert sheet_name("a/b:c*d?e[f]g\\h", taken) == "a_b_c_d_e_f_g_h"
+    long = sheet_name("x" * 40, taken)
+    assert long == "x" * 31
+    assert sheet_name("X" * 40, taken) == "X" * 27 + " (2)"  # Excel compares names caselessly
+    assert sheet_name("'quoted'", taken) == "quoted"
+
+
+def test_no_control_character_reaches_a_cell(write: Any, tmp_path: Path) -> None:
+    """A bell or a right-to-left override in a token is written as its escape, as in every
+    other format (attncli/visible.py)."""
+    spec = write('tokens: ["a\\u0007b", "c\\u202ed"]\nembeddings: [[1, 0], [0, 1]]\n')
+    book = openpyxl.load_workbook(export(spec, tmp_path / "c.xlsx"))
+    texts = {c.value for s in book for r in s.iter_rows() for c in r if isinstance(c.value, str)}
+    assert {"a\\x07b", "c\\u202ed"} <= texts
+    assert not any(ch in text for text in texts for ch in "\u0007\u202e")
