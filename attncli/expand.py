@@ -390,7 +390,7 @@ def attach(walkthrough: Walkthrough, spec: Spec,
     check(selection, walkthrough)
     precision = walkthrough.precision
     hand = walkthrough.round_intermediates
-    calc = arithmetic(hand, precision)
+    calc = arithmetic(hand, precision, spec.dtype)
     carry: Callable[[float], float] = (lambda x: written(x, precision)) if hand else _same
     heads = {head.index: head for head in walkthrough.heads}
     by_head: dict[int | None, dict[str, Step]] = {}  # once, not once per step: linear in heads

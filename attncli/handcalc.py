@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from attncli import ops
 from attncli.model import Array, Drift, Matrix, Walkthrough
 from attncli.render.numbers import CONTEXT, as_decimal, half_up, rounded
+from attncli.spec.model import Dtype
 
 Objects = NDArray[np.object_]  # an array of Decimal
 written = rounded  # the one rounding rule (render/numbers.py): what a person writes down
@@ -151,7 +152,11 @@ class HandCalculation:
         return self.matmul(weights, v)  # (n, m) @ (m, d_v) -> (n, d_v)
 
 
-def arithmetic(round_intermediates: bool, precision: int) -> Arithmetic:
+def arithmetic(round_intermediates: bool, precision: int, dtype: Dtype = "float64") -> Arithmetic:
+    if dtype != "float64":
+        from attncli.lowprec import LowPrecision  # imports ml_dtypes: only when it is needed
+
+        return LowPrecision(dtype)
     return HandCalculation(precision) if round_intermediates else FullPrecision()
 
 

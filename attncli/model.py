@@ -222,6 +222,60 @@ class Drift:
 
 
 @dataclass(frozen=True)
+class Cell:
+    """One number of a step's matrix, by the step's number and the matrix's symbol."""
+
+    step: int  # Step.number
+    matrix: str
+    row: str
+    column: str
+
+
+@dataclass(frozen=True)
+class StepError:
+    """How far a step computed in a low precision lands from the same step in float64."""
+
+    step: int
+    largest: float  # the largest absolute error
+    at: Cell
+    relative: float | None = None  # the largest relative error, where float64's number is not 0
+    relative_at: Cell | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A cell that overflowed (inf), underflowed (0) or became NaN where float64 did not."""
+
+    kind: Literal["overflow", "underflow", "nan"]
+    at: Cell
+    full: float  # float64's value
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Softmax without a safeguard, for one head: where e^x overflows, a row where every e^x
+    underflows to 0, or the largest e^x, which stays finite."""
+
+    head: int | None
+    without: Literal["max_subtraction", "scale_and_max_subtraction"]
+    outcome: Literal["overflow", "underflow", "finite"]
+    at: Cell  # the largest score the query sees (for underflow: of the row that underflows)
+    x: float
+    exp: float  # e^x in the format: inf, 0 or finite
+    count: int = 0  # overflow: how many cells overflow
+
+
+@dataclass(frozen=True)
+class LowPrecisionReport:
+    """What a dtype below float64 did: the errors of each step, every finding, the verdicts."""
+
+    dtype: str
+    errors: tuple[StepError, ...]
+    findings: tuple[Finding, ...]
+    verdicts: tuple[Verdict, ...]
+
+
+@dataclass(frozen=True)
 class Walkthrough:
     header: Header
     steps: tuple[Step, ...]
@@ -233,6 +287,7 @@ class Walkthrough:
     round_intermediates: bool = False  # every intermediate was carried rounded to `precision`
     reading: tuple[Reading, ...] = ()
     drift: tuple[Drift, ...] | None = None  # hand calculation only: where it differs from full
+    low_precision: LowPrecisionReport | None = None  # a dtype below float64 only
     # how the spec asks to be written (display.header, display.md_flavor); render's options win
     header_shown: bool = True
     md_flavor: str = "github"

@@ -119,6 +119,10 @@ def listing(items: Sequence[Msg | str]) -> Msg | str:
 def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
     query = head.weights.rows[i]
     if np.isnan(head.weights.row(i)).any():
+        if not np.isneginf(head.scores.row(i)).all():
+            # in a low precision, a score that overflowed to inf: inf − inf is NaN
+            return Msg.of("{query}: its weights are NaN, from a score that overflowed.",
+                          query=query)
         return Msg.of("{query} sees no key, so its weights are undefined (NaN).", query=query)
     found = groups(head, i)
     if not found:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from attncli.errors import UsageError
+from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.narrow import refuse
 from attncli.pick import pick
@@ -45,6 +46,8 @@ def over(display: Display, view: View) -> Display:
 def prepare(spec: Spec, view: View) -> Shown:
     """The walkthrough of `spec` as `view` (over the spec's display) asks; an error naming the
     option, or the key where it was written, otherwise."""
+    if spec.dtype != "float64":
+        low_precision(spec, view)
     if view.backward and spec.backward is None:
         from attncli.spec.backward import with_ones
 
@@ -58,3 +61,15 @@ def prepare(spec: Spec, view: View) -> Shown:
         except UsageError as error:
             refuse("matrix", error.message, view.where.get("matrix"))
     return Shown(walkthrough, matrix, spec)
+
+
+def low_precision(spec: Spec, view: View) -> None:
+    """What a spec's dtype below float64 leaves out, asked for by an option (or a manifest)."""
+    if view.backward:
+        refuse("backward", Msg.of("expected no {key} with dtype: {dtype} (low precision is worked "
+                                  "out without it), found one; remove it or use dtype: float64",
+                                  key="--backward", dtype=spec.dtype), view.where.get("backward"))
+    if view.round_intermediates:
+        refuse("round_intermediates", Msg.of(
+            "hand calculation works on decimals as written; it cannot be combined with dtype: "
+            "{dtype}", dtype=spec.dtype), view.where.get("round_intermediates"))

@@ -12,7 +12,7 @@ from attncli.limits import DEFAULT_MAX_CELLS
 STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
             "projections", "rope", "scores", "scaled", "bias", "masked", "weights", "output",
             "prefill", "decode", "concat", "out_projection", "residual_1", "norm_1", "ffn",
-            "residual_2", "norm_2", "kv_cache")
+            "residual_2", "norm_2", "kv_cache", "precision")
 MD_FLAVORS = ("github", "katex", "plain")
 ALL = "all"  # --steps all, --head all: undo a spec's display choice
 

@@ -120,16 +120,34 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
     return elision.summary_rows(spec.queries.n, spec.keys_source.n, wanted)
 
 
+def layer(spec: Spec, kept: tuple[int, ...] | None,
+          calc: Arithmetic | None) -> tuple[Build, list[Step], State]:
+    """The LAYER families on `spec`: the build, its steps and the final state."""
+    b = Build(spec, kept, calc)
+    steps: list[Step] = []
+    # An overflow becomes inf here and is reported by Build.finite as a SpecError (in float64;
+    # in a lower precision, by the precision step).
+    with np.errstate(over="ignore", invalid="ignore"):
+        state = run(b, State(), LAYER, steps)
+    return b, steps, state
+
+
 def compute(spec: Spec, kept: tuple[int, ...] | None = None,
             calc: Arithmetic | None = None) -> Walkthrough:
     """The steps alone: every matrix of attention on `spec`, in order; the n x m ones of the
     heads only in the rows `kept`, when given; computed with `calc` when given (attn check's
-    slips), else as the spec's display asks."""
-    b = Build(spec, kept, calc)
-    steps: list[Step] = []
-    # An overflow becomes inf here and is reported by Build.finite as a SpecError.
-    with np.errstate(over="ignore", invalid="ignore"):
-        state = run(b, State(), LAYER, steps)
+    slips), else as the spec's display and dtype ask: in a dtype below float64, each step is
+    compared with the same step in float64 (attncli/steps/precision.py)."""
+    if spec.dtype != "float64" and calc is None:
+        from attncli.lowprec import rounded_spec  # imports ml_dtypes: only when it is needed
+        from attncli.steps.precision import compared
+
+        b, steps, state = layer(rounded_spec(spec), kept, None)
+        full = layer(replace(spec, dtype="float64"), kept, None)[1]
+        steps, report = compared(spec.dtype, spec.display.precision, steps, full)
+    else:
+        b, steps, state = layer(spec, kept, calc)
+        report = None
     output = state.output if state.output is not None else state.attention
     assert output is not None
     return Walkthrough(
@@ -143,4 +161,5 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None,
         decimal=spec.display.decimal,
         header_shown=spec.display.header,
         md_flavor=spec.display.md_flavor or "github",
+        low_precision=report,
     )

@@ -32,8 +32,10 @@ def too_wide(text: str, width: int) -> list[str]:
 @pytest.mark.parametrize("lang", ["en", "pl", "ru"])
 @pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
 def test_no_text_line_is_wider_than_asked(spec: Path, lang: str, width: int) -> None:
+    # a spec in a low precision refuses hand calculation (tests/test_low_precision_layer.py)
+    hand = [] if "\ndtype: " in spec.read_text(encoding="utf-8") else ["--round-intermediates"]
     result = run("explain", str(spec), "-f", "text", "--lang", lang, "--width", str(width),
-                 "-x", "all", "--round-intermediates")
+                 "-x", "all", *hand)
     assert result.exit_code == 0, result.stderr
     assert too_wide(result.stdout, width) == []
 

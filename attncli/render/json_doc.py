@@ -7,10 +7,12 @@ import math
 from typing import Any
 
 from attncli.model import (
+    Cell,
     Difference,
     Exp,
     Expansion,
     Expr,
+    LowPrecisionReport,
     Matrix,
     Num,
     Product,
@@ -83,6 +85,29 @@ def expansion_doc(expansion: Expansion, number: NumberFormat, t: Translate) -> d
     }
 
 
+def cell_doc(at: Cell) -> dict[str, Any]:
+    return {"step": at.step, "matrix": at.matrix, "row": at.row, "column": at.column}
+
+
+def low_precision_doc(report: LowPrecisionReport | None) -> dict[str, Any] | None:
+    """A dtype below float64: each step's largest errors, every overflow, underflow and NaN,
+    and the verdicts on softmax without its safeguards; null in float64."""
+    if report is None:
+        return None
+    return {
+        "dtype": report.dtype,
+        "errors": [{"step": e.step, "largest": e.largest, "at": cell_doc(e.at),
+                    "relative": e.relative,
+                    "relative_at": None if e.relative_at is None else cell_doc(e.relative_at)}
+                   for e in report.errors],
+        "findings": [{"kind": f.kind, "at": cell_doc(f.at), "float64": f.full}
+                     for f in report.findings],
+        "verdicts": [{"head": v.head, "without": v.without, "outcome": v.outcome,
+                      "at": cell_doc(v.at), "x": _number(v.x), "exp": _number(v.exp),
+                      "cells": v.count} for v in report.verdicts],
+    }
+
+
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
     number = number_format(walkthrough, options)
     t = translator(options, number)
@@ -133,5 +158,6 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
              "rounded": d.rounded, "full": d.full}
             for d in walkthrough.drift
         ],
+        "low_precision": low_precision_doc(walkthrough.low_precision),
     }
     return json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n"

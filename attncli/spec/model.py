@@ -21,6 +21,7 @@ Array = NDArray[np.float64]
 Convention = Literal["row", "column"]
 MaskedRows = Literal["zeros", "nan", "error"]
 Decimal = Literal["dot", "comma"]
+Dtype = Literal["float16", "bfloat16", "float32", "float64"]  # the `dtype` key (spec/precision.py)
 Activation = Literal["relu", "gelu", "silu", "swiglu", "geglu"]
 ACTIVATIONS: tuple[Activation, ...] = ("relu", "gelu", "silu", "swiglu", "geglu")
 GATED = ("swiglu", "geglu")
@@ -232,6 +233,7 @@ class Spec:
     kv_heads: int | None = None  # grouped-query attention: the K/V heads the heads share
     masked_rows: MaskedRows = "zeros"
     decode: Decode | None = None
+    dtype: Dtype = "float64"  # what every step is computed in (attncli/lowprec.py)
     display: Display = field(default_factory=Display)
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language
     description: dict[str, str] = field(default_factory=dict)

@@ -14,6 +14,7 @@ from attncli.spec.decode import decode_spec
 from attncli.spec.files import spec_folder
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
+from attncli.spec.precision import check_dtype, dtype_spec
 from attncli.spec.scores import scale_spec, score_spec
 from attncli.spec.sequences import context_sequence, sequence
 from attncli.spec.source import Node
@@ -34,6 +35,7 @@ TOP_KEYS = (
     "tokens", "embeddings", "convention", "weights", "score", "scale", "mask",
     "masked_rows", "display", "title", "description",
     "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
+    "dtype",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -101,6 +103,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
                       lambda n: score_bias(n, queries.n, keys_n, len(heads), files), None),
         kv_heads=len({h.group for h in heads}) if heads[0].group is not None else None,
         masked_rows=optional(top, "masked_rows", masked_rows, "zeros"),
+        dtype=optional(top, "dtype", dtype_spec, "float64"),
         display=optional(top, "display", display, Display()),
         title=optional(top, "title", localized, {}),
         description=optional(top, "description", localized, {}),
@@ -110,6 +113,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
 
         from attncli.spec.backward import backward_spec
         spec = replace(spec, backward=backward_spec(top["backward"], spec, files))
+    check_dtype(spec, top)
     files.budget.charge_walkthrough(root, walkthrough_cells(spec))
     return spec
 

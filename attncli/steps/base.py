@@ -41,7 +41,7 @@ class Build:
         self.query_labels = token_labels(spec.queries.tokens)
         self.key_labels = token_labels(spec.keys_source.tokens)
         self.calc: Arithmetic = calc or arithmetic(spec.display.round_intermediates,
-                                                   spec.display.precision)
+                                                   spec.display.precision, spec.dtype)
 
     def matrix(self, symbol: Formula, values: Array, rows: tuple[str, ...],
                columns: tuple[str, ...] | None = None) -> Matrix:
@@ -64,7 +64,10 @@ class Build:
 
     def finite(self, values: Array, name: str, rows: tuple[str, ...],
                columns: tuple[str, ...]) -> None:
-        """Refuse a result that overflowed float64: no silent inf or NaN downstream."""
+        """Refuse a result that overflowed float64: no silent inf or NaN downstream. In a low
+        precision an overflow is a finding, reported by attncli/steps/precision.py."""
+        if self.spec.dtype != "float64":
+            return
         bad = ~np.isfinite(values)
         if bad.any():
             i, j = (int(x) for x in np.argwhere(bad)[0])

@@ -36,6 +36,8 @@ def biased(b: Build, hs: HeadState) -> Made[HeadState]:
     """S′ + B."""
     assert hs.logits is not None and hs.scores is not None
     values, note = head_bias(b, hs.index)  # (n, m)
+    if b.spec.dtype != "float64":
+        values = b.calc.rounded(values)  # ALiBi's −m·|i − j| as the format stores it
     logits = b.calc.rounded(hs.logits + values)  # (n, m) + (n, m)
     b.finite(logits, "S′ + B", b.query_labels, b.key_labels)
     given = hs.scores.symbol

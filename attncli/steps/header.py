@@ -67,6 +67,9 @@ def facts(b: Build, shapes: list[tuple[int, int]]) -> tuple[Msg, ...]:
                             columns=columns))
     if spec.block is not None:
         found.append(Msg.of("the rest of the layer: {parts}", parts=describe_block(spec)))
+    if spec.dtype != "float64":
+        found.append(Msg.of("computed in {dtype}: every number below is a {dtype} number",
+                            dtype=spec.dtype))
     return tuple(found)
 
 

@@ -88,6 +88,10 @@ def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
     if walkthrough.round_intermediates:
         raise UsageError(Msg.of("--xlsx computes at full precision, as a spreadsheet does; "
                                 "turn round_intermediates off for it"))
+    if walkthrough.low_precision is not None:
+        raise UsageError(Msg.of("--xlsx computes at full precision, as a spreadsheet does; "
+                                "remove dtype: {dtype} for it",
+                                dtype=walkthrough.low_precision.dtype))
     cells = sum(2 * (m.shape[0] + 1) * (m.shape[1] + 1)
                 for step in walkthrough.steps for m in step.matrices)
     widest = max((sum(2 * (m.shape[1] + 2) for m in step.matrices)
