@@ -3,7 +3,7 @@ moves the limit, --allow-outside lifts the folder rule, on every command that re
 
 The memory tests run the real `attn` script in a child process and read its own peak resident
 size (VmHWM) as it exits; a refusal that happened after allocating would show hundreds of MB
-(10^8 numbers are 800 MB). Time is not asserted (the README's Robustness section has
+(10^8 numbers are 800 MB). Time is not asserted (docs/limits.md's Robustness section has
 measured times).
 """
 

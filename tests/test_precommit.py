@@ -50,15 +50,15 @@ def test_the_hooks_entry_passes_fails_and_refuses_as_the_check_does(tmp_path: Pa
     assert broken.stderr.startswith("posts/column.attn.yaml:2:1: malformed YAML: ")
 
 
-def test_the_readme_sample_config_uses_the_hook() -> None:
-    readme = (ROOT / "README.md").read_text("utf-8")
+def test_the_documented_sample_config_uses_the_hook() -> None:
+    readme = (ROOT / "docs" / "snippets.md").read_text("utf-8")
     sample = readme.split("```yaml\n# .pre-commit-config.yaml", 1)[1].split("```", 1)[0]
     sample = sample.split("\n", 1)[1]  # past the comment line that names the file
     config = yaml.safe_load(sample)
     hooks = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
     shipped = {h["id"]: h for h in yaml.safe_load(
         (ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))}
-    # the local hook in the README runs what the shipped hook runs
+    # the local hook in docs/snippets.md runs what the shipped hook runs
     assert hooks["attn-snippets"]["entry"] == shipped["attn-snippets"]["entry"]
     assert hooks["attn-snippets"]["pass_filenames"] is shipped["attn-snippets"][
         "pass_filenames"] is False

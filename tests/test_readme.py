@@ -1,6 +1,6 @@
 """The README's Quickstart is what CI runs: the test command in .ci/run is the README's, word for
-word; and the sample output in the README is real. (Its other examples are run by
-test_readme_examples.py.)"""
+word; and the sample output in the README is real. (The examples of the documentation, docs/,
+are run by test_readme_examples.py; test_docs_site.py checks the README's length and links.)"""
 
 from __future__ import annotations
 

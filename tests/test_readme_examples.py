@@ -1,8 +1,9 @@
-"""The README's examples, run against the real `attn`: a block preceded by `<!-- check -->` is
-a console transcript (`$ command` lines, each followed by the output it must print, stdout and
-stderr together) or a Python program followed by a ```text block with its stdout; a block
-preceded by `<!-- check: file NAME -->` is written to NAME first. All run in order, in one
-temporary folder holding a copy of configs/, so the README cannot drift from what attn does."""
+"""The examples of the README and of the documentation (docs/*.md), run against the real `attn`:
+a block preceded by `<!-- check -->` is a console transcript (`$ command` lines, each followed by
+the output it must print, stdout and stderr together) or a Python program followed by a ```text
+block with its stdout; a block preceded by `<!-- check: file NAME -->` is written to NAME first.
+A page's blocks run in order, in one temporary folder holding a copy of configs/, so the
+documentation cannot drift from what attn does."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import CONFIGS, ROOT, attn_executable
 
@@ -30,13 +33,13 @@ class Block:
 def fence(lines: list[str], start: int) -> tuple[str, str, int]:
     """(language, body, index after the closing fence) of the fenced block at `start`."""
     opening = lines[start]
-    assert opening.startswith("```"), f"README.md:{start + 1}: expected a fenced block"
+    assert opening.startswith("```"), f"line {start + 1}: expected a fenced block"
     end = lines.index("```", start + 1)
     return opening[3:].strip(), "".join(line + "\n" for line in lines[start + 1:end]), end + 1
 
 
-def blocks(readme: str) -> list[Block]:
-    lines = readme.splitlines()
+def blocks(page: str) -> list[Block]:
+    lines = page.splitlines()
     found = []
     for i, line in enumerate(lines):
         mark = MARK.fullmatch(line.strip())
@@ -48,11 +51,11 @@ def blocks(readme: str) -> list[Block]:
         elif language == "console":
             found.append(Block(i + 2, "console", body))
         else:
-            assert language == "python", f"README.md:{i + 2}: cannot check a {language} block"
+            assert language == "python", f"line {i + 2}: cannot check a {language} block"
             while not lines[after].strip():
                 after += 1
             output_language, expected, _ = fence(lines, after)
-            assert output_language == "text", f"README.md:{after + 1}: expected a text block"
+            assert output_language == "text", f"line {after + 1}: expected a text block"
             found.append(Block(i + 2, "python", body, expected))
     return found
 
@@ -81,22 +84,36 @@ def run(command: list[str], folder: Path) -> str:
     return result.stdout
 
 
-README = (ROOT / "README.md").read_text("utf-8")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def test_the_readme_has_checked_examples_in_every_section_of_this_feature() -> None:
-    found = blocks(README)
-    starts = {title: README[: README.index(title)].count("\n") + 1 for title in (
-        "## Snippets in CI", "## Library API", "## Validate, schema, examples")}
+def text(name: str) -> str:
+    return (ROOT / name).read_text("utf-8")
+
+
+def test_every_page_that_shows_commands_checks_them() -> None:
+    """The pages whose examples were checked when they were README sections still are, under
+    every section that had them."""
+    found = {page.relative_to(ROOT).as_posix(): blocks(page.read_text("utf-8")) for page in PAGES}
+    for name in ("docs/explain.md", "docs/spec-modern.md", "docs/languages.md", "docs/check.md",
+                 "docs/gradients.md", "docs/snippets.md", "docs/validate.md", "docs/library.md",
+                 "docs/limits.md"):
+        assert found[name], f"no checked example in {name}"
+    page = text("docs/validate.md")
+    starts = {title: page[: page.index(title)].count("\n") + 1 for title in (
+        "`attn validate SPEC...`", "`attn schema` prints", "`attn examples` lists")}
     for title, line in starts.items():
-        assert any(block.line > line for block in found), f"no checked example under {title}"
-    assert {block.kind for block in found} == {"console", "python", "file"}
+        assert any(block.line > line for block in found["docs/validate.md"]), title
+    kinds = {block.kind for page_blocks in found.values() for block in page_blocks}
+    assert kinds == {"console", "python", "file"}
 
 
-def test_every_checked_readme_example_prints_what_it_shows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_checked_example_prints_what_it_shows(page: Path, tmp_path: Path) -> None:
     shutil.copytree(CONFIGS, tmp_path / "configs")
-    for block in blocks(README):
-        where = f"README.md:{block.line}"
+    name = page.relative_to(ROOT).as_posix()
+    for block in blocks(page.read_text("utf-8")):
+        where = f"{name}:{block.line}"
         if block.kind == "file":
             (tmp_path / block.file).write_text(block.body, "utf-8")
         elif block.kind == "python":

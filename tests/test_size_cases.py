@@ -1,7 +1,7 @@
 """Every size a spec or an option can ask for is bounded before it is paid (attncli/budget.py,
 attncli/limits.py): each case below is refused in one line, exit 2, within PEAK_MB of memory,
-measured as tests/test_limits.py measures it (the child's own VmHWM). Times are in the README's
-Robustness section, never asserted here.
+measured as tests/test_limits.py measures it (the child's own VmHWM). Times are in the Robustness
+section of docs/limits.md, never asserted here.
 """
 
 from __future__ import annotations

@@ -170,10 +170,11 @@ function measure() {
   return { errors, tex, displays, em, injected };
 }
 
+// A job with "file" instead of "markdown" loads a page already built (the MkDocs site).
 async function load(tab, job, i, input) {
-  const file = path.join(input.outdir, `page-${i}.html`);
+  const file = job.file || path.join(input.outdir, `page-${i}.html`);
   const t0 = Date.now();
-  fs.writeFileSync(file, html(job));
+  if (!job.file) fs.writeFileSync(file, html(job));
   const t1 = Date.now();
   await tab.goto("file://" + file, { waitUntil: "load", timeout: 600000 });
   if (job.pipeline === "pandoc-mathjax" || job.pipeline === "jupyterlab") {

@@ -1,4 +1,4 @@
-"""Writes the Markdown screenshots the README shows (docs/img/markdown-*.png): the export of a
+"""Writes the Markdown screenshots docs/formats.md shows (docs/img/markdown-*.png): the export of a
 bundled example rendered as readers see it, by the same harness as the tests.
 
     .venv/bin/python -m tests.render.screenshots
