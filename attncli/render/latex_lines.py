@@ -8,7 +8,7 @@ hangs: its continuation is indented under its start.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 
 from attncli.i18n import Msg
 from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
@@ -35,8 +35,8 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
         text = number(expr.value)
         return f"({text})" if is_negative(text) else text
     if isinstance(expr, Vec):
-        values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2,
-                       r"\dots")
+        values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
+                       MAX_TERMS // 2, r"\dots")
         separator = ";\\allowbreak\\ " if number.decimal == "{,}" else COMMA
         return "[" + separator.join(values) + "]"
     if isinstance(expr, Product):
@@ -44,7 +44,8 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
         # a group cannot break; a product with a row of numbers must, after its commas
         return text if any(isinstance(f, Vec) for f in expr.factors) else "{" + text + "}"
     if isinstance(expr, Sum):
-        parts = elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2, r"\dots")
+        parts = elide(expr.terms, lambda _, e: wrapped(e, (Sum, Difference)), full, 3, 2,
+                      r"\dots")
         text = " + ".join(parts)
         return text + r"\ " + words(len(expr.terms)) if r"\dots" in parts else text
     if isinstance(expr, Quotient):
@@ -72,7 +73,7 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
     return " = ".join(parts) + relation + value
 
 
-def written_out(expansions: Sequence[Expansion], number: NumberFormat,
+def written_out(expansions: Iterable[Expansion], number: NumberFormat,
                 t: Callable[[Msg], str], esc: Callable[[str], str],
                 full: bool) -> list[list[str]]:
     """One chunk: every written-out line of a step as a hanging paragraph."""

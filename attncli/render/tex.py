@@ -238,15 +238,15 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
         text = number(expr.value)
         return f"({text})" if not lead and text.startswith(number.minus) else text
     if isinstance(expr, Vec):
-        values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2,
-                       r"\dots")
+        values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
+                       MAX_TERMS // 2, r"\dots")
         separator = ";\\ " if number.list_separator.startswith(";") else ",\\ "
         return r"\left[" + separator.join(values) + r"\right]"
     if isinstance(expr, Product):
         return r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
                                for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum):
-        parts = elide([wrapped(e, (Sum, Difference), k == 0) for k, e in enumerate(expr.terms)],
+        parts = elide(expr.terms, lambda k, e: wrapped(e, (Sum, Difference), k == 0),
                       full, 3, 2, r"\dots")
         text = " + ".join(parts)
         return text + r"\ " + words(terms(len(expr.terms))) if r"\dots" in parts else text
@@ -259,7 +259,7 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
     return sub(expr.left, True) + " - " + wrapped(expr.right, (Sum, Difference))
 
 
-def expansion_rows(expansions: Sequence[Expansion], number: NumberFormat,
+def expansion_rows(expansions: Iterable[Expansion], number: NumberFormat,
                    words: Callable[[str], str], terms: Callable[[int], str],
                    full: bool = False, box: Callable[[str], str] | None = None) -> list[str]:
     """Rows of an align* block, aligned at the first relation: `S[a, b] &= q_a \\cdot k_b = …`;
