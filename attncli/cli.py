@@ -11,7 +11,7 @@ import shlex
 import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Literal, Optional
@@ -119,12 +119,14 @@ def terminable() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def write_stdout(text: str) -> None:
-    """Write `text` to stdout; a full disk or a closed stdout is one line and exit 2."""
+def write_stdout(text: str | Iterable[str]) -> None:
+    """Write `text` (or its pieces, each as it is made) to stdout; a full disk or a closed
+    stdout is one line and exit 2."""
     try:
         if sys.stdout is None:
             raise OSError(9, os.strerror(9))
-        sys.stdout.write(text)
+        for piece in (text,) if isinstance(text, str) else text:
+            sys.stdout.write(piece)
         sys.stdout.flush()
     except (OSError, ValueError) as error:
         # nothing more may reach the broken stdout, not even Python's flush on exit
@@ -136,7 +138,7 @@ def write_stdout(text: str) -> None:
                                 reason=reason)) from None
 
 
-def run(action: Callable[[], str], lang: str, debug: bool) -> None:
+def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> None:
     """Run `action` and write what it returns; the one place errors become exit codes."""
     try:
         with terminable():
@@ -457,8 +459,8 @@ def explain(
                 reading=reading, header=header, matrix=matrix,
                 summary=format.value in ELIDING and not full, backward=backward)
 
-    def action() -> str:
-        from attncli.render import render
+    def action() -> str | Iterable[str]:
+        from attncli.render import stream
 
         chosen = languages(lang)
         check_precision(precision)
@@ -473,7 +475,7 @@ def explain(
             from attncli.render.bare import render_matrix
 
             return render_matrix(shown.walkthrough, shown.matrix, format.value, **options)
-        return render(shown.walkthrough, format.value, chosen, **options)
+        return stream(shown.walkthrough, format.value, chosen, **options)
 
     run(action, language(lang), debug)
 
@@ -840,9 +842,9 @@ def export(
                 md_flavor=md_flavor.value if md_flavor is not None else None,
                 summary=svg and not full and heatmap is None, backward=backward)
 
-    def action() -> str:
+    def action() -> str | Iterable[str]:
         from attncli.files import write_atomic
-        from attncli.render import render
+        from attncli.render import render, stream
 
         fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg)
         if fmt is None and heatmap is None:
@@ -872,13 +874,14 @@ def export(
         if shown.matrix is not None:
             from attncli.render.bare import render_matrix
 
-            text = render_matrix(walkthrough, shown.matrix, fmt.value, **options)
+            text: str | Iterable[str] = render_matrix(walkthrough, shown.matrix, fmt.value,
+                                                      **options)
         else:
-            text = render(walkthrough, fmt.value, chosen, standalone=standalone,
+            text = stream(walkthrough, fmt.value, chosen, standalone=standalone,
                           front_matter=front_matter, frames_only=frames_only,
                           aspect=aspect.value, **options)
             if answers is not None:
-                write_atomic(answers, render(key, fmt.value, chosen, standalone=standalone,
+                write_atomic(answers, stream(key, fmt.value, chosen, standalone=standalone,
                                              front_matter=front_matter, frames_only=frames_only,
                                              aspect=aspect.value, **options),
                              protect=protect + ([output] if output else []))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
@@ -115,11 +115,12 @@ def language_heading(lang: str) -> str:
 
 
 def language_sections(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str],
-                      render: Callable[[Walkthrough, RenderOptions], str],
-                      heading: Callable[[str], str]) -> str:
+                      stream: Callable[[Walkthrough, RenderOptions], Iterable[str]],
+                      heading: Callable[[str], str]) -> Iterator[str]:
     """The walkthrough once per language, each under its heading, a blank line between them."""
-    return "\n".join(f"{heading(lang)}\n\n{render(walkthrough, replace(options, lang=lang))}"
-                     for lang in langs)
+    for k, lang in enumerate(langs):
+        yield ("\n" if k else "") + f"{heading(lang)}\n\n"
+        yield from stream(walkthrough, replace(options, lang=lang))
 
 
 # Characters one column wide each, by the rule of cell_width (Latin, Greek, Cyrillic, punctuation,
@@ -322,9 +323,9 @@ def drift_lines(walkthrough: Walkthrough, number: NumberFormat, lang: str) -> li
     return lines
 
 
-def reading_sections(walkthrough: Walkthrough, t: Translate) -> list[tuple[str, list[str]]]:
-    """(heading, sentences) of every reading, translated."""
-    sections = []
+def reading_sections(walkthrough: Walkthrough,
+                     t: Translate) -> Iterator[tuple[str, Iterator[str]]]:
+    """(heading, sentences) of every reading, translated as they are read."""
     for reading in walkthrough.reading:
         if reading.head is not None:
             heading = t(Msg.of("What the weights say — head {index}", index=reading.head))
@@ -332,5 +333,4 @@ def reading_sections(walkthrough: Walkthrough, t: Translate) -> list[tuple[str, 
             heading = t(Msg.of("What the heads say together"))
         else:
             heading = t(Msg.of("What the weights say"))
-        sections.append((heading, [t(sentence) for sentence in reading.sentences]))
-    return sections
+        yield heading, map(t, reading.sentences)

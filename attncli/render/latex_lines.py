@@ -8,10 +8,21 @@ hangs: its continuation is indented under its start.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator, Sequence
 
 from attncli.i18n import Msg
-from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
+from attncli.model import (
+    Difference,
+    Exp,
+    Expansion,
+    Expr,
+    Lazy,
+    Num,
+    Product,
+    Quotient,
+    Sum,
+    Vec,
+)
 from attncli.render.common import MAX_TERMS, box_math, elide
 from attncli.render.numbers import NumberFormat
 
@@ -73,17 +84,21 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
     return " = ".join(parts) + relation + value
 
 
-def written_out(expansions: Iterable[Expansion], number: NumberFormat,
+def written_out(expansions: Sequence[Expansion], number: NumberFormat,
                 t: Callable[[Msg], str], esc: Callable[[str], str],
-                full: bool) -> list[list[str]]:
-    """One chunk: every written-out line of a step as a hanging paragraph."""
+                full: bool) -> list[Sequence[str]]:
+    """One chunk: every written-out line of a step as a hanging paragraph, each line made as it
+    is written (`-x all` writes millions)."""
     def words(count: int) -> str:
         return r"\text{" + esc(t(Msg.of("({terms})", terms=Msg.plural_of(
             "{count} term", "{count} terms", count)))) + "}"
 
     math_number = number.math()
-    lines = [r"\begin{flushleft}"]
-    lines += [HANG + "$" + expansion_math(e, math_number, words, full) + r"$\par"
-              for e in expansions]
-    lines.append(r"\end{flushleft}")
-    return [lines]
+
+    def lines() -> Iterator[str]:
+        yield r"\begin{flushleft}"
+        yield from (HANG + "$" + expansion_math(e, math_number, words, full) + r"$\par"
+                    for e in expansions)
+        yield r"\end{flushleft}"
+
+    return [Lazy(lines)]

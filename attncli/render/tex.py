@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Literal
 
 from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
@@ -261,11 +261,11 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
 
 def expansion_rows(expansions: Iterable[Expansion], number: NumberFormat,
                    words: Callable[[str], str], terms: Callable[[int], str],
-                   full: bool = False, box: Callable[[str], str] | None = None) -> list[str]:
+                   full: bool = False,
+                   box: Callable[[str], str] | None = None) -> Iterator[str]:
     """Rows of an align* block, aligned at the first relation: `S[a, b] &= q_a \\cdot k_b = …`;
     `\\approx` before a result that the printed operands do not give exactly. A worksheet's
     blank result is `box(a number's text)`: a line as wide as that number."""
-    rows = []
     for expansion in expansions:
         parts = [f.latex for f in (expansion.target, expansion.symbolic) if f is not None]
         parts.append(expr_latex(expansion.expression, number, words, terms, full))
@@ -277,7 +277,6 @@ def expansion_rows(expansions: Iterable[Expansion], number: NumberFormat,
             relation = "="
             value = box(number(0.0)) if box else r"\underline{\hphantom{0" + number(0.0) + "}}"
         if len(parts) == 1:  # e^x ≈ 1.76: nothing to the left of a first `=`
-            rows.append(f"{parts[0]} &{relation} {value}")
+            yield f"{parts[0]} &{relation} {value}"
         else:
-            rows.append(f"{parts[0]} &= " + " = ".join(parts[1:]) + f" {relation} {value}")
-    return rows
+            yield f"{parts[0]} &= " + " = ".join(parts[1:]) + f" {relation} {value}"
