@@ -1,4 +1,5 @@
-"""Typed errors raised by the library and turned into exit codes in one place (cli.py).
+"""Typed errors raised by the library and turned into exit codes in one place
+(attncli/commands/running.py `run`).
 
 Lower layers never call sys.exit: they raise one of these. Each carries a message that is
 translated when it is printed, and, for spec errors, where in the input the problem is.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attncli.i18n import Msg, translate
+from attncli.i18n import DEFAULT_LANG, Msg, translate
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -40,11 +41,18 @@ class AttnError(Exception):
         super().__init__(message.msgid)
         self.message = message
         self.where = where
+        self.lang = DEFAULT_LANG  # what str() writes it in
+
+    def in_language(self, lang: str) -> AttnError:
+        """This error, written in `lang` by str() (a library call that was asked for it)."""
+        self.lang = lang
+        return self
 
     def __str__(self) -> str:
-        """The finished sentence in English, after where it is: what `attn` prints, for a
-        library user who prints the error (`spec.yaml:2:13: embeddings: has 2 rows, …`)."""
-        sentence = translate(self.message)
+        """The finished sentence (in English unless `in_language`), after where it is: what
+        `attn` prints, for a library user who prints the error (`spec.yaml:2:13: embeddings:
+        has 2 rows, …`)."""
+        sentence = translate(self.message, self.lang)
         return f"{self.where.prefix()}: {sentence}" if self.where is not None else sentence
 
 
