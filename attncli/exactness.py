@@ -5,6 +5,7 @@ printed. Otherwise the line says `≈`."""
 from __future__ import annotations
 
 from decimal import Decimal, localcontext
+from functools import lru_cache
 
 from attncli.model import (
     Difference,
@@ -19,7 +20,7 @@ from attncli.model import (
     Value,
     Vec,
 )
-from attncli.render.numbers import CONTEXT, as_decimal, rounded
+from attncli.render.numbers import CACHED, CONTEXT, as_decimal, rounded
 
 
 def _as_decimals(value: Value) -> tuple[Decimal, ...]:
@@ -27,12 +28,43 @@ def _as_decimals(value: Value) -> tuple[Decimal, ...]:
     return tuple(as_decimal(x) for x in values)
 
 
+@lru_cache(maxsize=CACHED)
+def _printed(x: float, precision: int) -> Decimal:
+    return as_decimal(rounded(x, precision))
+
+
+def printed(x: float, precision: int) -> Decimal:
+    """`x` as printed at `precision` decimals, as the Decimal a reader would recompute with."""
+    return _printed(x, precision) if x else as_decimal(rounded(x, precision))
+
+
+def dot(expr: Sum, precision: int) -> Decimal | None:
+    """A sum of numbers and products of numbers (a dot product, a bias), in one loop; None for
+    any other sum. Decimal's 80 digits hold every such sum exactly, in any order."""
+    total = Decimal(0)
+    for term in expr.terms:
+        if isinstance(term, Num):
+            total += printed(term.value, precision)
+        elif isinstance(term, Product) and all(isinstance(f, Num) for f in term.factors):
+            value = Decimal(1)
+            for factor in term.factors:
+                value *= printed(factor.value, precision)  # type: ignore[union-attr]
+            total += value
+        else:
+            return None
+    return total
+
+
 def evaluate(expr: Expr, precision: int) -> tuple[Decimal, ...]:
     """The expression on its operands rounded to `precision` (as printed), in decimal."""
     if isinstance(expr, Num):
-        return _as_decimals(rounded(expr.value, precision))
+        return (printed(expr.value, precision),)
     if isinstance(expr, Vec):
-        return tuple(_as_decimals(tuple(rounded(x, precision) for x in expr.values)))
+        return tuple(printed(x, precision) for x in expr.values)
+    if isinstance(expr, Sum) and expr.terms:
+        total = dot(expr, precision)
+        if total is not None:
+            return (total,)
     if isinstance(expr, Exp):
         return tuple(x.exp() for x in evaluate(expr.argument, precision))
     parts = [evaluate(e, precision) for e in _operands(expr)]

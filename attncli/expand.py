@@ -1,12 +1,9 @@
 """Cells written out: the sum, quotient or e^x that made a number, with the numbers substituted.
 
 `attach(walkthrough, spec, selection)` fills `Step.expansions` (see model.Expansion for the
-shape of one line). What is written out is a `Selection`, read from `--expand` options:
-
-    auto                    one representative row per step on a small spec, nothing on a large one
-    all | none              every cell of every step, or nothing
-    STEP:ROW                every cell of ROW in STEP (scores:chases), or its softmax / weighted sum
-    STEP:ROW,COLUMN         one cell (scores:chases,mouse; projections:cat,d1)
+shape of one line) with the cells a `Selection` (attncli/selection.py, read from `--expand`)
+chooses. They are made lazily, cell by cell as a renderer writes them, and made again for
+another pass (a second language): `-x all` holds one line at a time, never the list of all.
 
 Steps that can be written out: projections, scores (with the angle cos θ = q·k / |q||k|), scaled,
 weights (softmax of a row: each e^x, the row sum, each quotient), output (a row as the
@@ -17,12 +14,11 @@ softmax's tile and tiled_output (attncli/expand_tiles.py).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attncli.errors import UsageError
 from attncli.exactness import line
 from attncli.handcalc import Arithmetic, arithmetic, written
 from attncli.i18n import Msg
@@ -34,6 +30,7 @@ from attncli.model import (
     Expr,
     Formula,
     HeadResult,
+    Lazy,
     Num,
     Product,
     Quotient,
@@ -44,53 +41,14 @@ from attncli.model import (
     Walkthrough,
 )
 from attncli.render.tex import text_math
+from attncli.selection import Cell, Selection, check, chosen, representative
+from attncli.selection import cells as chosen_cells
+from attncli.selection import rows as chosen_rows
 from attncli.spec.model import Spec
 
-CELL_STEPS = ("projections", "scores", "scaled", "out_projection")  # one line per cell
-ROW_STEPS = ("weights", "output", "tile", "tiled_output")  # a row is written out at once
-EXPANDABLE = CELL_STEPS + ROW_STEPS
-SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
-OPTION = "--expand"
+__all__ = ["Selection", "attach", "cell", "dot", "named", "representative"]
 
-Cell = tuple[str, str | None]  # (row, column); column None: the whole row
 Angle = tuple[int, int, int]  # (head index, query row, key column) of an expanded score
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which cells to write out: mode auto/all/none, or explicit cells per step id."""
-
-    mode: str = "auto"
-    cells: tuple[tuple[str, Cell], ...] = field(default=())
-
-    @classmethod
-    def parse(cls, options: Sequence[str]) -> Selection:
-        """From `--expand` values; UsageError naming the option for a malformed one."""
-        if not options:
-            return cls()
-        modes = [o for o in options if o in ("auto", "all", "none")]
-        if modes and len(options) > 1:
-            raise UsageError(Msg.of("{option}: {mode} cannot be combined with other values",
-                                    option=OPTION, mode=modes[0]))
-        if modes:
-            return cls(modes[0])
-        return cls("cells", tuple(parse_cell(option) for option in options))
-
-
-def parse_cell(option: str) -> tuple[str, Cell]:
-    step, colon, where = option.partition(":")
-    step = step.strip()
-    if not colon or not where.strip():
-        raise UsageError(Msg.of("{option}: expected auto, all, none or STEP:ROW[,COLUMN], "
-                                "found {found}", option=OPTION, found=option))
-    if step not in EXPANDABLE:
-        raise UsageError(Msg.of("{option}: cannot write out {found}; expected one of {known}",
-                                option=OPTION, found=step, known=", ".join(EXPANDABLE)))
-    row, comma, column = (part.strip() for part in where.partition(","))
-    if comma and not column:
-        raise UsageError(Msg.of("{option}: expected a column after the comma in {found}",
-                                option=OPTION, found=option))
-    return step, (row, column if comma else None)
 
 
 # --- formulas with token names, as text and LaTeX ---
@@ -160,63 +118,58 @@ def linear_cell(ctx: Context, result: Formula, x_name: Formula, x: Array, w: Arr
     return ctx.line(result, symbolic, expr, value)
 
 
-def projection_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+def projection_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     spec = ctx.spec
     weights = spec.heads[ctx.head.index - 1]
     x = ctx.head.query_inputs if ctx.head.query_inputs is not None else spec.queries.embeddings
     x_kv = (ctx.head.key_inputs if ctx.head.key_inputs is not None
             else spec.keys_source.embeddings)
     sources = {"Q": x, "K": x_kv, "V": x_kv}  # (n, d_model), (m, d_model)
-    out = []
     for matrix in step.matrices:
         letter = matrix.symbol.text
-        for i, a in _cells(matrix.rows, matrix.columns, cells):
-            out.append(linear_cell(
-                ctx, cell(matrix.symbol, matrix.rows[i], matrix.columns[a]),
-                named("x", matrix.rows[i]), sources[letter][i],
-                getattr(weights, f"W_{letter}"), Formula(f"W_{letter}", f"W_{{{letter}}}"),
-                getattr(weights, f"b_{letter}"), Formula(f"b_{letter}", f"b_{{{letter}}}"),
-                matrix.columns[a], a, matrix.at(i, a)))
-    return out
+        for i, a in chosen_cells(matrix.rows, matrix.columns, cells):
+            yield linear_cell(
+           ctx, cell(matrix.symbol, matrix.rows[i], matrix.columns[a]),
+           named("x", matrix.rows[i]), sources[letter][i],
+           getattr(weights, f"W_{letter}"), Formula(f"W_{letter}", f"W_{{{letter}}}"),
+           getattr(weights, f"b_{letter}"), Formula(f"b_{letter}", f"b_{{{letter}}}"),
+           matrix.columns[a], a, matrix.at(i, a))
 
 
-def out_projection_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+def out_projection_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     """O[i, a] from the row of Z (the heads side by side) and W_O."""
     spec = ctx.spec
     assert spec.W_O is not None
     result = step.matrices[-1]  # (n, d_model); W_O (and b_O) come before it
     z = ctx.steps["concat"].matrices[0].values if "concat" in ctx.steps else \
         ctx.head.context.values  # (n, h·d_v)
-    out = []
-    for i, a in _cells(result.rows, result.columns, cells):
-        out.append(linear_cell(
-            ctx, cell(result.symbol, result.rows[i], result.columns[a]),
-            named("z", result.rows[i]), z[i], spec.W_O, Formula("W_O", "W_{O}"), spec.b_O,
-            Formula("b_O", "b_{O}"), result.columns[a], a, float(result.values[i, a])))
-    return out
+    for i, a in chosen_cells(result.rows, result.columns, cells):
+        yield linear_cell(
+       ctx, cell(result.symbol, result.rows[i], result.columns[a]),
+       named("z", result.rows[i]), z[i], spec.W_O, Formula("W_O", "W_{O}"), spec.b_O,
+       Formula("b_O", "b_{O}"), result.columns[a], a, float(result.values[i, a]))
 
 
-def score_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+def score_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     matrix = step.matrices[0]
     q, k = ctx.head.queries, ctx.head.keys
     general = ctx.spec.score.W
-    out = []
-    for i, j in _cells(matrix.rows, matrix.columns, cells):
+    for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
         q_i, k_j = named("q", matrix.rows[i]), named("k", matrix.columns[j])
         score = matrix.at(i, j)
         if general is None:
-            out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
-                                joined(q_i, "·", k_j), dot(q.values[i], k.values[j]), score))
-            out += angle(ctx, matrix.rows[i], matrix.columns[j], q.values[i], k.values[j], score)
+            yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                           joined(q_i, "·", k_j), dot(q.values[i], k.values[j]), score)
+            yield from angle(ctx, matrix.rows[i], matrix.columns[j], q.values[i], k.values[j],
+                             score)
         else:
             terms = tuple(
                 Product((Num(float(q.values[i, a])), Num(float(general[a, b])),
                          Num(float(k.values[j, b]))))
                 for a in range(general.shape[0]) for b in range(general.shape[1])
             )
-            out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
-                                joined(q_i, "·", Formula("W", "W"), "·", k_j), Sum(terms), score))
-    return out
+            yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                           joined(q_i, "·", Formula("W", "W"), "·", k_j), Sum(terms), score)
 
 
 def angle(ctx: Context, row: str, column: str, q: Array, k: Array,
@@ -237,7 +190,7 @@ def angle(ctx: Context, row: str, column: str, q: Array, k: Array,
                      Quotient(Num(score), Product((Num(q_norm), Num(k_norm)))), cos)]
 
 
-def scaled_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+def scaled_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     matrix = step.matrices[0]
     divisor = ctx.head.divisor
     scale = ctx.spec.scale
@@ -247,21 +200,18 @@ def scaled_cells(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]
     else:
         by = Formula(f"{divisor:g}", f"{divisor:g}")
     scores = ctx.steps["scores"].matrices[0]  # (n, m), as computed: S′·divisor may differ
-    out = []
-    for i, j in _cells(matrix.rows, matrix.columns, cells):
+    for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
         s = cell(Formula("S", "S"), matrix.rows[i], matrix.columns[j])
-        out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
-                            joined(s, " / ", by),
-                            Quotient(Num(scores.at(i, j)), Num(divisor)),
-                            matrix.at(i, j)))
-    return out
+        yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                       joined(s, " / ", by),
+                       Quotient(Num(scores.at(i, j)), Num(divisor)),
+                       matrix.at(i, j))
 
 
-def weight_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+def weight_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     """Softmax of each chosen row, written out: e^x of every score, the sum, every quotient."""
     matrix = step.matrices[0]
-    out = []
-    for i in _rows(matrix.rows, cells):
+    for i in chosen_rows(matrix.rows, cells):
         logits = ctx.head.scores.row(i)  # (m,), -inf where hidden
         shift, e, total, _ = ctx.calc.softmax_parts(logits[None, :])
         if total[0] == 0.0 or not np.isfinite(matrix.row(i)).all():
@@ -273,23 +223,21 @@ def weight_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
             if peak != 0.0 and math.isfinite(x):  # e^(12.00 − 16.00), e^(−3.00 + 2.00)
                 argument = Difference(Num(x), Num(peak)) if peak > 0 else Sum(
                     (Num(x), Num(-peak)))
-            out.append(ctx.line(None, None, Exp(argument), float(e[0, j])))
+            yield ctx.line(None, None, Exp(argument), float(e[0, j]))
         visible = [j for j in range(len(matrix.columns)) if math.isfinite(logits[j])]
-        out.append(ctx.line(Formula("Σ", r"\Sigma"), None,
-                            Sum(tuple(Num(float(e[0, j])) for j in visible)), float(total[0])))
+        yield ctx.line(Formula("Σ", r"\Sigma"), None,
+                       Sum(tuple(Num(float(e[0, j])) for j in visible)), float(total[0]))
         for j in range(len(matrix.columns)):
-            out.append(ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), None,
-                                Quotient(Num(float(e[0, j])), Num(float(total[0]))),
-                                matrix.at(i, j)))
-    return out
+            yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), None,
+                           Quotient(Num(float(e[0, j])), Num(float(total[0]))),
+                           matrix.at(i, j))
 
 
-def output_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+def output_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     """Each chosen output row as the weighted sum of the value rows its query sees."""
     matrix = step.matrices[0]
     v = ctx.head.values.values  # (m, d_v)
-    out = []
-    for i in _rows(matrix.rows, cells):
+    for i in chosen_rows(matrix.rows, cells):
         weights = ctx.head.weights.row(i)  # (m,)
         visible = np.isfinite(ctx.head.scores.row(i))  # (m,)
         keys = [j for j in range(v.shape[0]) if visible[j]]
@@ -301,16 +249,15 @@ def output_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
         symbolic = Formula(f"Σⱼ A[{label}, j]·v_j", rf"\sum_j A[{_latex_text(label)}, j] \, v_j")
         target = Formula(f"{matrix.symbol.text}[{label}]",
                          f"{matrix.symbol.latex}[{_latex_text(label)}]")
-        out.append(ctx.line(target, symbolic, Sum(terms),
-                            tuple(float(x) for x in matrix.row(i))))
-    return out
+        yield ctx.line(target, symbolic, Sum(terms),
+                       tuple(float(x) for x in matrix.row(i)))
 
 
 def _same(x: float) -> float:
     return x
 
 
-Writer = Callable[[Context, Step, list[Cell]], list[Expansion]]
+Writer = Callable[[Context, Step, Sequence[Cell]], Iterator[Expansion]]
 # step id -> what writes its cells out; a new step that computes cells adds one entry here
 WRITERS: dict[str, Writer] = {
     "projections": projection_cells,
@@ -322,73 +269,10 @@ WRITERS: dict[str, Writer] = {
 }
 
 
-
-def _cells(rows: tuple[str, ...], columns: tuple[str, ...],
-           cells: list[Cell]) -> list[tuple[int, int]]:
-    """(row, column) indices of the chosen cells that exist in this matrix, in request order."""
-    found: list[tuple[int, int]] = []
-    for row, column in cells:
-        if row not in rows or (column is not None and column not in columns):
-            continue
-        i = rows.index(row)
-        for j in ([columns.index(column)] if column is not None else range(len(columns))):
-            if (i, j) not in found:
-                found.append((i, j))
-    return found
-
-
-def _rows(rows: tuple[str, ...], cells: list[Cell]) -> list[int]:
-    return list(dict.fromkeys(rows.index(row) for row, _ in cells if row in rows))
-
-
-# --- choosing cells and attaching them ---
-
-def is_small(walkthrough: Walkthrough) -> bool:
-    h = walkthrough.header
-    return max(h.n_queries, h.n_keys, h.d_model, h.d_k, h.d_v) <= SMALL
-
-
-def representative(head: HeadResult) -> str:
-    """The first query that sees the most keys: its row shows the most arithmetic."""
-    seen = np.isfinite(head.scores.whole()).sum(axis=1)  # (n,)
-    return head.weights.rows[int(np.argmax(seen))]
-
-
-def chosen(selection: Selection, walkthrough: Walkthrough, step: Step) -> list[Cell]:
-    if step.id not in WRITERS or selection.mode == "none":
-        return []
-    if selection.mode == "all":
-        return [(row, None) for row in _all_rows(step)]
-    if selection.mode == "auto":
-        return [(representative(walkthrough.heads[0]), None)] if is_small(walkthrough) else []
-    return [c for step_id, c in selection.cells if step_id == step.id]
-
-
-def _all_rows(step: Step) -> list[str]:
-    return list(dict.fromkeys(row for matrix in step.matrices for row in matrix.rows))
-
-
-def check(selection: Selection, walkthrough: Walkthrough) -> None:
-    """Refuse a requested row or column that no step of that id has."""
-    for step_id, (row, column) in selection.cells:
-        steps = [s for s in walkthrough.steps if s.id == step_id]
-        if not steps:
-            raise UsageError(Msg.of("{option}: this walkthrough has no step {step}",
-                                    option=OPTION, step=step_id))
-        rows = list(dict.fromkeys(r for s in steps for r in _all_rows(s)))  # tiles: all blocks
-        if row not in rows:
-            raise UsageError(Msg.of("{option}: {step} has no row {row}; its rows are {rows}",
-                                    option=OPTION, step=step_id, row=row, rows=", ".join(rows)))
-        columns = list(dict.fromkeys(c for m in steps[0].matrices for c in m.columns))
-        if column is not None and step_id in CELL_STEPS and column not in columns:
-            raise UsageError(Msg.of(
-                "{option}: {step} has no column {column}; its columns are {columns}",
-                option=OPTION, step=step_id, column=column, columns=", ".join(columns)))
-
-
 def attach(walkthrough: Walkthrough, spec: Spec,
-           selection: Selection) -> tuple[Walkthrough, list[Angle]]:
-    """The walkthrough with the chosen cells written out, and the score cells expanded."""
+           selection: Selection) -> tuple[Walkthrough, Lazy[Angle]]:
+    """The walkthrough with the chosen cells to be written out, and the score cells expanded
+    (head, row, column), both made as they are read."""
     check(selection, walkthrough)
     precision = walkthrough.precision
     hand = walkthrough.round_intermediates
@@ -399,22 +283,29 @@ def attach(walkthrough: Walkthrough, spec: Spec,
     for s in walkthrough.steps:
         by_head.setdefault(s.head, {})[s.id] = s
     steps = []
-    angles: list[Angle] = []
+    expanded: list[tuple[int, Step, list[Cell]]] = []  # the score steps written out
     for step in walkthrough.steps:
-        cells = chosen(selection, walkthrough, step)
+        cells = chosen(selection, walkthrough, step, tuple(WRITERS))
         if not cells:
             steps.append(step)
             continue
         head = heads[step.head or 1]
-        siblings = by_head[step.head]
-        ctx = Context(spec, head, siblings, precision, calc, carry)
-        expansions = WRITERS[step.id](ctx, step, cells)
+        ctx = Context(spec, head, by_head[step.head], precision, calc, carry)
         notes = step.notes + shift_notes(ctx, step, cells)
         if step.id == "scores" and spec.score.W is None:
-            m = step.matrices[0]
-            angles += [(head.index, i, j) for i, j in _cells(m.rows, m.columns, cells)]
-        steps.append(replace(step, expansions=tuple(expansions), notes=notes))
-    return replace(walkthrough, steps=tuple(steps)), angles
+            expanded.append((head.index, step, cells))
+        steps.append(replace(step, expansions=writer(ctx, step, cells), notes=notes))
+    return replace(walkthrough, steps=tuple(steps)), Lazy(lambda: angles(expanded))
+
+
+def writer(ctx: Context, step: Step, cells: list[Cell]) -> Lazy[Expansion]:
+    return Lazy(lambda: WRITERS[step.id](ctx, step, cells))
+
+
+def angles(expanded: list[tuple[int, Step, list[Cell]]]) -> Iterator[Angle]:
+    for index, step, cells in expanded:
+        m = step.matrices[0]
+        yield from ((index, i, j) for i, j in chosen_cells(m.rows, m.columns, cells))
 
 
 def shift_notes(ctx: Context, step: Step, cells: list[Cell]) -> tuple[Msg, ...]:
@@ -423,7 +314,7 @@ def shift_notes(ctx: Context, step: Step, cells: list[Cell]) -> tuple[Msg, ...]:
         return ()
     matrix = step.matrices[0]
     notes = []
-    for i in _rows(matrix.rows, cells):
+    for i in chosen_rows(matrix.rows, cells):
         peak = float(ctx.calc.softmax_parts(ctx.head.scores.row(i)[None, :])[0][0])
         if peak != 0.0:
             notes.append(Msg.of("Row {row}: its largest score, {peak}, is subtracted from each "

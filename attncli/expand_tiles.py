@@ -5,9 +5,10 @@ O = Õ / ℓ. The loop is run again (attncli/online_softmax.py) to find what the
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 
 from attncli import online_softmax
-from attncli.expand import Cell, Context, _latex_text, _rows, cell
+from attncli.expand import Context, _latex_text, cell
 from attncli.model import (
     Difference,
     Exp,
@@ -22,6 +23,8 @@ from attncli.model import (
     Vec,
 )
 from attncli.online_softmax import Tile
+from attncli.selection import Cell
+from attncli.selection import rows as chosen_rows
 
 
 def minus(x: float, y: float) -> Expr:
@@ -48,14 +51,14 @@ def find(ctx: Context, step: Step) -> Tile:
                 and keys[t.columns.start:t.columns.stop] == S.columns)
 
 
-def tile_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+def tile_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     if not step.matrices:  # a skipped tile
-        return []
+        return iter(())
     S, P = step.matrices[0], step.matrices[1]
     t = find(ctx, step)
     v = ctx.head.values.values[t.columns.start:t.columns.stop]  # (b_k, d_v)
     out = []
-    for a in _rows(S.rows, cells):
+    for a in chosen_rows(S.rows, cells):
         row = S.rows[a]
         visible = [b for b in range(len(S.columns)) if math.isfinite(S.at(a, b))]
         if not visible:
@@ -79,17 +82,17 @@ def tile_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
                       for b in visible)
         out.append(ctx.line(at(Formula("Õ", r"\tilde O"), row), None, Sum(old + terms),
                             tuple(float(x) for x in t.o[a])))
-    return out
+    return iter(out)
 
 
-def output_rows(ctx: Context, step: Step, cells: list[Cell]) -> list[Expansion]:
+def output_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     """O[row, c] = Õ[row, c] / ℓ[row] for every column of each chosen row."""
     ell, tilde, result = step.matrices  # ℓ (n, 1), Õ (n, d_v), O (n, d_v)
     out = []
-    for i in _rows(result.rows, cells):
+    for i in chosen_rows(result.rows, cells):
         if ell.at(i, 0) == 0.0:
             continue  # a query that sees no key: nothing is divided
         for c, column in enumerate(result.columns):
             out.append(ctx.line(cell(result.symbol, result.rows[i], column), None,
                                 Quotient(Num(tilde.at(i, c)), Num(ell.at(i, 0))), result.at(i, c)))
-    return out
+    return iter(out)

@@ -123,12 +123,13 @@ def output_target(path: str | Path, follow: bool = True) -> Path:
     return target
 
 
-def write_atomic(path: str | Path, text: str | bytes, protect: Iterable[str | Path] = (),
-                 follow: bool = True) -> None:
-    """Write `text` (UTF-8, as given; bytes as they are) to `path` through a temporary file in
-    the same folder that is then renamed over it, so a reader sees the old file or the new one,
-    never a part; if anything fails (or the command is interrupted), the old file is left as it
-    was and the temporary file removed. Only a regular file is written (see `output_target` and the
+def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
+                 protect: Iterable[str | Path] = (), follow: bool = True) -> None:
+    """Write `text` (UTF-8, as given; bytes as they are; or its pieces, each as it is made, so a
+    large document is never held whole) to `path` through a temporary file in the same folder that
+    is then renamed over it, so a reader sees the old file or the new one, never a part; if
+    anything fails (or the command is interrupted), the old file is left as it was and the
+    temporary file removed. Only a regular file is written (see `output_target` and the
     module's two policies for links). Refuses to write over any `protect` path (the input spec)
     with a UsageError (exit 2)."""
     for guarded in protect:
@@ -149,7 +150,8 @@ def write_atomic(path: str | Path, text: str | bytes, protect: Iterable[str | Pa
                 os.fsync(binary.fileno())
         else:
             with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                out.write(text)
+                for piece in (text,) if isinstance(text, str) else text:
+                    out.write(piece)
                 out.flush()
                 os.fsync(out.fileno())
         if check_regular(target, follow=False):

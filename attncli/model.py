@@ -4,8 +4,10 @@ methods by which it lends its matrices to NumPy code and shows itself in a noteb
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from itertools import islice
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -13,6 +15,42 @@ from numpy.typing import NDArray
 from attncli.i18n import Msg
 
 Array = NDArray[np.float64]
+T = TypeVar("T")
+
+
+class Lazy(Sequence[T]):
+    """Items made on demand, again on every pass: `-x all` writes out millions of cells, each
+    made as it is written and dropped after, so memory holds none of them (attncli/expand.py)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Iterator[T]]) -> None:
+        self.make = make
+
+    def __iter__(self) -> Iterator[T]:
+        return self.make()
+
+    def __bool__(self) -> bool:
+        return any(True for _ in self.make())
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.make())
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        """By position, making the items up to it (a reader's check, not a renderer's path)."""
+        if isinstance(index, slice) or index < 0:
+            return tuple(self.make())[index]
+        for item in islice(self.make(), index, None):
+            return item
+        raise IndexError(index)
+
+    def __repr__(self) -> str:
+        return "Lazy(...)"
 
 
 @dataclass(frozen=True)
@@ -160,7 +198,8 @@ class Step:
     matrices: tuple[Matrix, ...]
     head: int | None = None  # 1-based, for steps that belong to one head
     notes: tuple[Msg, ...] = ()
-    expansions: tuple[Expansion, ...] = ()  # cells of this step written out (attncli/expand.py)
+    # cells of this step written out (attncli/expand.py): a Lazy when many may be
+    expansions: Sequence[Expansion] = ()
     # 1-based place in the whole walkthrough, kept when only some steps are shown, so that
     # "step 7" on a slide is step 7 of the full example
     number: int = 0
@@ -206,7 +245,7 @@ class Reading:
     """Sentences that say in words what the numbers of one head show (attncli/reading.py)."""
 
     head: int | None  # None: the only head, or a comparison of all heads
-    sentences: tuple[Msg, ...]
+    sentences: Sequence[Msg]  # a Lazy when many: an angle for every written-out score
 
 
 @dataclass(frozen=True)

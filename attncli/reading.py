@@ -15,12 +15,14 @@ to most. Expanded score cells also get the angle between query and key.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
+from itertools import chain
 
 import numpy as np
 
 from attncli.i18n import Finer, Msg, Param
-from attncli.model import HeadResult, Reading, Walkthrough
+from attncli.model import HeadResult, Lazy, Reading, Walkthrough
 from attncli.render.numbers import rounded
 
 MOST_LISTED = 4  # groups named between "most" and "least" before the rest is counted
@@ -234,21 +236,34 @@ def angle_sentence(head: HeadResult, i: int, j: int, precision: int) -> Msg:
                   cos=Finer(cos, decimals(cos, [], precision) - precision))
 
 
-def read(walkthrough: Walkthrough, angles: Sequence[tuple[int, int, int]] = ()) -> tuple[
+def angle_sentences(head: HeadResult, angles: Iterable[tuple[int, int, int]],
+                    precision: int) -> Iterator[Msg]:
+    """The angle of every expanded score cell of `head`, after one sentence saying what it is."""
+    cells = ((i, j) for index, i, j in angles if index == head.index)
+    first = next(cells, None)
+    if first is None:
+        return
+    yield Msg.of("q·k = |q|·|k|·cos θ: the smaller the angle between a query and a key, the "
+                 "larger their score.")
+    for i, j in chain((first,), cells):
+        yield angle_sentence(head, i, j, precision)
+
+
+def read(walkthrough: Walkthrough, angles: Iterable[tuple[int, int, int]] = ()) -> tuple[
         Reading, ...]:
     """Per head, a sentence for every query; with several heads, where they disagree; and the
-    angle between query and key for every expanded score cell (head, query row, key column)."""
+    angle between query and key for every expanded score cell (head, query row, key column),
+    made as they are read (`-x all` expands every score cell)."""
     heads = walkthrough.heads
     several = len(heads) > 1
     readings = []
     for head in heads:
         reading = head_reading(head, head.index if several else None, walkthrough.precision)
-        said = tuple(angle_sentence(head, i, j, walkthrough.precision)
-                     for index, i, j in angles if index == head.index)
+        said = Lazy(partial(angle_sentences, head, angles, walkthrough.precision))
+        sentences: Sequence[Msg] = reading.sentences
         if said:
-            said = (Msg.of("q·k = |q|·|k|·cos θ: the smaller the angle between a query and a "
-                           "key, the larger their score."), *said)
-        readings.append(Reading(reading.head, reading.sentences + said))
+            sentences = Lazy(partial(chain, reading.sentences, said))
+        readings.append(Reading(reading.head, sentences))
     if several:
         readings.append(comparison(heads, walkthrough.precision))
     return tuple(readings)

@@ -17,7 +17,15 @@ Cases (A vs B, target A/B):
     scaling    the real-size case at 256, 512, 1024, 2048 tokens: the exponent k of
                time ~ n^k fitted on log time against log n                                 2.0
     batch      attn snippets writing 20 specs x 3 languages x 3 formats (180 files) vs
-               one attn explain                                                            10
+               one attn explain                                                             5
+    expand_all explain -x all (text) of a 64-token, d_model 64, 4-head causal spec with W_O vs
+               explain --format json --full of it, compared per byte written: 3 (time per
+               byte, i.e. at least a third of JSON's bytes/s), 2.0 (memory)
+    export_large  export --latex and --markdown of the 256-token version vs explain --format
+               text of it                                                                  3
+    json_full  explain --format json --full of the 64-token spec vs json.dumps (indent 2) of
+               the same document in a plain script (which parses it from a file first)    1.5
+The large specs come from benchmarks/large_spec.py (fixed seed).
     big_yaml   explain of a spec whose embeddings are a 400 x 250 YAML matrix vs
                yaml.load with the C loader                                                 1.3
     import     `import attncli` vs `import numpy`: the library must not load NumPy         0.6
@@ -94,6 +102,7 @@ class Case:
     target_memory: float | None = None
     note: str = ""
     reset: Callable[[], None] | None = None  # before every run of A, untimed
+    per_byte: bool = False  # compare time per byte of output: A's and B's sizes differ
     a_samples: list[Sample] = field(default_factory=list)
     b_samples: list[Sample] = field(default_factory=list)
 
@@ -221,7 +230,8 @@ def help_imports_nothing_heavy() -> str:
 
 
 CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml", "import", "arrays",
-         "xlsx")
+         "xlsx", "expand_all", "export_large", "json_full")
+BIG = ("--max-cells", "100000000000")  # the large specs' documents are past the default budget
 
 
 def imports_numpy() -> str:
@@ -261,6 +271,14 @@ def write_xlsx_case(folder: Path, n: int = 48, d: int = 32, heads: int = 4) -> t
 def cases(work: Path) -> dict[str, Callable[[], Case]]:
     attn = attn_command()
     big = write_big_yaml(work)
+    sys.path.insert(0, str(HERE))
+    from large_spec import write_large_spec
+
+    spec64, spec256 = write_large_spec(work, 64), write_large_spec(work, 256)
+    json64 = work / "large64.json"
+    json64.write_bytes(subprocess.run([*attn, "explain", str(spec64), "--format", "json",
+                                       "--full", *BIG], capture_output=True,
+                                      check=True).stdout)
     return {
         "start": lambda: Case(
             "start", [*attn, "explain", "--format", "text"],
@@ -288,9 +306,23 @@ def cases(work: Path) -> dict[str, Callable[[], Case]]:
             target_memory=1.1,
             note=f"walkthrough_of on 512 tokens, d_model {D_MODEL}, {HEADS} heads, from arrays "
             "vs from the same .npy files"),
+        "expand_all": lambda: Case(
+            "expand_all", [*attn, "explain", str(spec64), "--format", "text", "-x", "all", *BIG],
+            [*attn, "explain", str(spec64), "--format", "json", "--full", *BIG], 3.0,
+            target_memory=2.0, per_byte=True,
+            note="-x all vs json --full, 64 tokens, d_model 64, 4 heads"),
+        "export_large": lambda: Case(
+            "export_large", [PYTHON, "-c", EXPORTS, *attn, str(spec256)],
+            [*attn, "explain", str(spec256), "--format", "text"], 3.0,
+            note="export --latex then --markdown of 256 tokens vs explain --format text"),
+        "json_full": lambda: Case(
+            "json_full", [*attn, "explain", str(spec64), "--format", "json", "--full", *BIG],
+            [PYTHON, "-c", "import json, sys; doc = json.load(open(sys.argv[1])); "
+             "sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2))", str(json64)],
+            1.5, note="json --full of 64 tokens vs json.dumps of the same document"),
         "batch": lambda: Case(
             "batch", [*attn, "snippets", str(write_manifest(work))],
-            [*attn, "explain", "--format", "text"], 10.0,
+            [*attn, "explain", "--format", "text"], 5.0,
             reset=lambda: shutil.rmtree(work / "batch" / "snippets", ignore_errors=True),
             note="attn snippets writing 20 specs x 3 languages x 3 formats (180 files) vs one "
             "explain"),
@@ -306,14 +338,30 @@ def xlsx_case(attn: list[str], work: Path) -> Case:
                 "many")
 
 
+# Both exports of export_large, one after the other, as one command to time.
+EXPORTS = ("import subprocess, sys\n*attn, spec = sys.argv[1:]\n"
+           "for flag in ('--latex', '--markdown'):\n"
+           "    subprocess.run([*attn, 'export', spec, flag, '--max-cells', '1000000000'], "
+           "check=True, stdout=subprocess.DEVNULL)\n")
+
+
 HEADING = (f"{'case':<12}{'A s':>9}{'B s':>9}{'A/B':>7}{'target':>8}"
            f"{'A MiB':>8}{'B MiB':>8}{'mem A/B':>9}  verdict")
 
 
-def report(case: Case) -> bool:
+def output_size(command: list[str], cwd: Path) -> int:
+    out = subprocess.run(command, cwd=cwd, capture_output=True, check=True)
+    return len(out.stdout)
+
+
+def report(case: Case, cwd: Path) -> bool:
     """Print the case's row; True when it meets its targets."""
     a, b, ma, mb = case.medians()
     ratio, mem_ratio = a / b, ma / mb
+    if case.per_byte:
+        size_a, size_b = output_size(case.a, cwd), output_size(case.b, cwd)
+        ratio *= size_b / size_a
+        case.note += f" ({size_a / 1e6:.1f} MB vs {size_b / 1e6:.1f} MB; the ratio is per byte)"
     ok = ratio <= case.target_time and (
         case.target_memory is None or mem_ratio <= case.target_memory)
     memory = f"{mem_ratio:>9.2f}" if case.target_memory is None else \
@@ -353,7 +401,7 @@ def main() -> None:
                 continue
             case = table[name]()
             case.run(args.rounds, work)
-            failed |= not report(case)
+            failed |= not report(case, work)
         sys.exit(1 if failed else 0)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from enum import Enum
 from typing import Annotated
 
@@ -128,8 +129,8 @@ def explain(
                 reading=reading, header=header, matrix=matrix,
                 summary=format.value in ELIDING and not full, backward=backward)
 
-    def action() -> str:
-        from attncli.render import render
+    def action() -> str | Iterable[str]:
+        from attncli.render import stream
 
         chosen = languages(lang)
         check_precision(precision)
@@ -144,6 +145,6 @@ def explain(
             from attncli.render.bare import render_matrix
 
             return render_matrix(shown.walkthrough, shown.matrix, format.value, **options)
-        return render(shown.walkthrough, format.value, chosen, **options)
+        return stream(shown.walkthrough, format.value, chosen, **options)
 
     run(action, language(lang), debug)

@@ -3,6 +3,7 @@ stdout or written safely to a file, optionally as a worksheet with its answer ke
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 from typing import Annotated, Optional
 
@@ -156,9 +157,9 @@ def export(
                 md_flavor=md_flavor.value if md_flavor is not None else None,
                 summary=svg and not full and heatmap is None, backward=backward)
 
-    def action() -> str:
+    def action() -> str | Iterable[str]:
         from attncli.files import write_atomic
-        from attncli.render import render
+        from attncli.render import render, stream
 
         if xlsx:
             from attncli.commands.spreadsheet import write_spreadsheet
@@ -194,13 +195,14 @@ def export(
         if shown.matrix is not None:
             from attncli.render.bare import render_matrix
 
-            text = render_matrix(walkthrough, shown.matrix, fmt.value, **options)
+            text: str | Iterable[str] = render_matrix(walkthrough, shown.matrix, fmt.value,
+                                                      **options)
         else:
-            text = render(walkthrough, fmt.value, chosen, standalone=standalone,
+            text = stream(walkthrough, fmt.value, chosen, standalone=standalone,
                           front_matter=front_matter, frames_only=frames_only,
                           aspect=aspect.value, **options)
             if answers is not None:
-                write_atomic(answers, render(key, fmt.value, chosen, standalone=standalone,
+                write_atomic(answers, stream(key, fmt.value, chosen, standalone=standalone,
                                              front_matter=front_matter, frames_only=frames_only,
                                              aspect=aspect.value, **options),
                              protect=protect + ([output] if output else []))

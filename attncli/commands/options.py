@@ -114,7 +114,8 @@ WidthOpt = Annotated[
 MIN_WIDTH = 40
 FullOpt = Annotated[
     bool, typer.Option("--full", help=N_("Show every row and column of a large matrix and every "
-                       "term of a long sum, instead of eliding the middle.")),
+                       "term of a long sum, instead of eliding the middle; on a large spec the "
+                       "output can be large.")),
 ]
 BackwardOpt = Annotated[
     bool, typer.Option("--backward", help=N_("Add the backward pass after the forward steps, with "

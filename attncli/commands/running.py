@@ -4,7 +4,7 @@ code (0 ok, 1 check failed, 2 bad input or usage, 3 a bug in attn)."""
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import typer
 
@@ -26,7 +26,7 @@ def say(message: Msg, lang: str) -> None:
     echo_error("attn: " + translate(message, lang))
 
 
-def run(action: Callable[[], str], lang: str, debug: bool) -> None:
+def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> None:
     """Run `action` and write what it returns; the one place errors become exit codes."""
     try:
         with terminable():

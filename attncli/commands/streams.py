@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 
 import typer
@@ -62,13 +62,15 @@ def terminable() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def write_stdout(text: str) -> None:
-    """Write `text` to stdout; a full disk or a closed stdout is one line and exit 2; a pipe
-    whose reader has gone is not bad input: no message, exit 141."""
+def write_stdout(text: str | Iterable[str]) -> None:
+    """Write `text` (or its pieces, each as it is made) to stdout; a full disk or a closed
+    stdout is one line and exit 2; a pipe whose reader has gone is not bad input: no message,
+    exit 141."""
     try:
         if sys.stdout is None:
             raise OSError(9, os.strerror(9))
-        sys.stdout.write(text)
+        for piece in (text,) if isinstance(text, str) else text:
+            sys.stdout.write(piece)
         sys.stdout.flush()
     except (OSError, ValueError) as error:
         # nothing more may reach the broken stdout, not even Python's flush on exit

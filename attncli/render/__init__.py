@@ -3,7 +3,7 @@ compute; every word they print comes from the message catalog."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
@@ -33,12 +33,15 @@ class RenderOptions:
     aspect: str = "169"  # beamer: the frame's aspect ratio, "169" or "43"
 
 
-Renderer = Callable[["Walkthrough", RenderOptions], str]
+# (walkthrough, options) -> the document in pieces
+Streamer = Callable[["Walkthrough", RenderOptions], Iterable[str]]
 # (walkthrough, options, languages in the order asked) -> one document holding every language
-Document = Callable[["Walkthrough", RenderOptions, Sequence[str]], str]
+Documents = Callable[["Walkthrough", RenderOptions, Sequence[str]], Iterable[str]]
 
 # format name -> module whose `render(walkthrough, options) -> str` writes it; a module that can
-# hold several languages in one document also has `document(walkthrough, options, langs) -> str`
+# hold several languages in one document also has `document(walkthrough, options, langs) -> str`.
+# A module that writes large documents also has `stream` (and `stream_document`): the same text
+# in pieces, made as they are written.
 FORMATS: dict[str, str] = {
     "text": "attncli.render.text",
     "rich": "attncli.render.rich_view",
@@ -86,21 +89,52 @@ def render(walkthrough: Walkthrough, format: str = "text",
     walkthrough is written once per language, in that order, each under its own heading.
     None: the walkthrough's own `lang` (English, unless walkthrough_of was given another).
     """
+    return "".join(stream(walkthrough, format, lang, **options))
+
+
+def stream(walkthrough: Walkthrough, format: str = "text",
+           lang: str | Sequence[str] | None = None, **options: object) -> Iterator[str]:
+    """`render`'s text in pieces of about CHUNK characters, each made as it is written: a
+    format module with `stream` (and `stream_document`) never holds the whole document."""
     lang = walkthrough.lang if lang is None else lang
     langs = parse_languages(lang if isinstance(lang, str) else ",".join(lang))
     module = _module(format)
     options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor, **options}
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
     if len(langs) == 1:
-        one: Renderer = module.render
-        return _inert(one(walkthrough, base), format, base)
-    document: Document | None = getattr(module, "document", None)
-    if document is None:
-        raise UsageError(Msg.plural_of(
-            "the {format} format holds one language, but {count} was given",
-            "the {format} format holds one language, but {count} were given",
-            len(langs), format=format))
-    return _inert(document(walkthrough, base, langs), format, base)
+        one: Streamer = getattr(module, "stream", None) or _whole(module.render)
+        pieces = one(walkthrough, base)
+    else:
+        many: Documents | None = getattr(module, "stream_document", None) or (
+            _whole(module.document) if hasattr(module, "document") else None)
+        if many is None:
+            raise UsageError(Msg.plural_of(
+                "the {format} format holds one language, but {count} was given",
+                "the {format} format holds one language, but {count} were given",
+                len(langs), format=format))
+        pieces = many(walkthrough, base, langs)
+    return (_inert(piece, format, base) for piece in _chunks(pieces))
+
+
+def _whole(write: Callable[..., str]) -> Callable[..., Iterator[str]]:
+    return lambda *args: iter((write(*args),))
+
+
+CHUNK = 1 << 16
+
+
+def _chunks(pieces: Iterable[str]) -> Iterator[str]:
+    """Small pieces (a line, an encoder's token) gathered into writes of about CHUNK."""
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        held.append(piece)
+        size += len(piece)
+        if size >= CHUNK:
+            yield "".join(held)
+            held, size = [], 0
+    if held:
+        yield "".join(held)
 
 
 def _inert(text: str, format: str, options: RenderOptions) -> str:

@@ -3,9 +3,11 @@ and splitting a wide matrix into column blocks that fit the screen."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from attncli import elision
 from attncli.i18n import Msg, translate
@@ -29,6 +31,7 @@ from attncli.render import RenderOptions
 from attncli.render.numbers import NumberFormat
 
 Translate = Callable[[Msg], str]
+T = TypeVar("T")
 
 
 def number_format(walkthrough: Walkthrough, options: RenderOptions) -> NumberFormat:
@@ -112,16 +115,25 @@ def language_heading(lang: str) -> str:
 
 
 def language_sections(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str],
-                      render: Callable[[Walkthrough, RenderOptions], str],
-                      heading: Callable[[str], str]) -> str:
+                      stream: Callable[[Walkthrough, RenderOptions], Iterable[str]],
+                      heading: Callable[[str], str]) -> Iterator[str]:
     """The walkthrough once per language, each under its heading, a blank line between them."""
-    return "\n".join(f"{heading(lang)}\n\n{render(walkthrough, replace(options, lang=lang))}"
-                     for lang in langs)
+    for k, lang in enumerate(langs):
+        yield ("\n" if k else "") + f"{heading(lang)}\n\n"
+        yield from stream(walkthrough, replace(options, lang=lang))
+
+
+# Characters one column wide each, by the rule of cell_width (Latin, Greek, Cyrillic, punctuation,
+# arrows, mathematical operators, box drawing): a written-out line (`·`, `≈`, `−`, `θ`) is
+# measured at once, not character by character.
+NARROW = re.compile("[\u0020-\u007e\u00a0-\u02ff\u0384-\u038a\u038c\u038e-\u03a1"
+                    "\u03a3-\u0482\u048a-\u052f\u2010-\u205f\u2070-\u2071\u2074-\u208e"
+                    "\u2090-\u209c\u20a0-\u20c0\u2100-\u218b\u2190-\u2319\u2500-\u25fc]*")
 
 
 def cell_width(text: str) -> int:
     """Columns a string takes in a terminal: wide East Asian characters count twice."""
-    if text.isascii():  # every number and most labels: one column a character
+    if text.isascii() or NARROW.fullmatch(text):  # numbers, labels, most formulas
         return len(text)
     return sum(
         0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
@@ -175,12 +187,16 @@ def elided_note(matrix: Matrix, full: bool, t: Translate) -> str | None:
 
 # --- written-out cells (model.Expansion) as one line of text ---
 
-def elide(parts: list[str], full: bool, keep_head: int, keep_tail: int,
-          marker: str = ELLIPSIS) -> list[str]:
-    """The first and last parts with `marker` between, unless `full` or there are few."""
-    if full or len(parts) <= keep_head + keep_tail + 1:
-        return parts
-    return [*parts[:keep_head], marker, *parts[-keep_tail:]]
+def elide(items: Sequence[T], write: Callable[[int, T], str], full: bool, keep_head: int,
+          keep_tail: int, marker: str = ELLIPSIS) -> list[str]:
+    """The first and last items written, with `marker` between, unless `full` or there are few;
+    the items left out are never written (a sum of 768 terms costs five)."""
+    count = len(items)
+    if full or count <= keep_head + keep_tail + 1:
+        return [write(k, item) for k, item in enumerate(items)]
+    tail = range(count - keep_tail, count)
+    return [*(write(k, items[k]) for k in range(keep_head)), marker,
+            *(write(k, items[k]) for k in tail)]
 
 
 def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False,
@@ -200,14 +216,15 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
         text = number(expr.value)
         return f"({text})" if not lead and text.startswith(number.minus) else text
     if isinstance(expr, Vec):
-        values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2)
+        values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
+                       MAX_TERMS // 2)
         return "[" + number.list_separator.join(values) + "]"
     if isinstance(expr, Product):
         return "·".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
                         for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum):
-        terms = elide([wrapped(e, (Sum, Difference), k == 0) for k, e in enumerate(expr.terms)],
-                      full, 3, 2)
+        terms = elide(expr.terms, lambda k, e: wrapped(e, (Sum, Difference), k == 0), full,
+                      3, 2)
         text = " + ".join(terms)
         if ELLIPSIS in terms:
             text += " " + t(Msg.of("({terms})", terms=Msg.plural_of(
@@ -306,9 +323,9 @@ def drift_lines(walkthrough: Walkthrough, number: NumberFormat, lang: str) -> li
     return lines
 
 
-def reading_sections(walkthrough: Walkthrough, t: Translate) -> list[tuple[str, list[str]]]:
-    """(heading, sentences) of every reading, translated."""
-    sections = []
+def reading_sections(walkthrough: Walkthrough,
+                     t: Translate) -> Iterator[tuple[str, Iterator[str]]]:
+    """(heading, sentences) of every reading, translated as they are read."""
     for reading in walkthrough.reading:
         if reading.head is not None:
             heading = t(Msg.of("What the weights say — head {index}", index=reading.head))
@@ -316,5 +333,4 @@ def reading_sections(walkthrough: Walkthrough, t: Translate) -> list[tuple[str, 
             heading = t(Msg.of("What the heads say together"))
         else:
             heading = t(Msg.of("What the weights say"))
-        sections.append((heading, [t(sentence) for sentence in reading.sentences]))
-    return sections
+        yield heading, map(t, reading.sentences)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from attncli.render.latex_matrix import Page
 
-Chunk = list[str]
+Chunk = Sequence[str]
 # Measured in a 16:9 frame at 11 pt: a line of text 13.6 pt, a display formula 24 pt, a matrix
 # of n rows 34.7 + 13.6·(n − 1) pt; each piece is given a little more.
 LINE = 1.24  # baselines per font size

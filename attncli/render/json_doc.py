@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
 from attncli.model import (
@@ -108,11 +110,42 @@ def low_precision_doc(report: LowPrecisionReport | None) -> dict[str, Any] | Non
     }
 
 
+class Streamed(list):  # type: ignore[type-arg]
+    """A JSON array whose items are made as the encoder writes them, once: the steps, their
+    written-out cells and the reading's sentences are never all in memory. The encoder asks a
+    list whether it is empty, then iterates it."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        super().__init__()
+        self.rest = iter(items)
+        self.head = next(self.rest, _END)
+
+    def __bool__(self) -> bool:
+        return self.head is not _END
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(()) if self.head is _END else chain((self.head,), self.rest)
+
+
+_END = object()
+
+
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
+    return "".join(stream(walkthrough, options))
+
+
+def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
+    """The document as the encoder writes it (the same bytes as json.dumps with indent 2)."""
+    encoder = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False)
+    yield from encoder.iterencode(json_document(walkthrough, options))
+    yield "\n"
+
+
+def json_document(walkthrough: Walkthrough, options: RenderOptions) -> dict[str, Any]:
     number = number_format(walkthrough, options)
     t = translator(options, number)
     header = walkthrough.header
-    doc = {
+    return {
         "format_version": FORMAT_VERSION,
         "title": title(header, options.lang, t),
         "shape": {
@@ -123,7 +156,7 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         "precision": number.precision,
         "round_intermediates": walkthrough.round_intermediates,
         "output": values(walkthrough.output),
-        "heads": [
+        "heads": Streamed(
             {
                 "head": head.index,
                 "d_k": head.queries.shape[1],
@@ -136,8 +169,8 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
                 "context": values(head.context),
             }
             for head in walkthrough.heads
-        ],
-        "steps": [
+        ),
+        "steps": Streamed(
             {
                 "id": step.id,
                 "number": step.number,
@@ -145,14 +178,14 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
                 "title": t(step.title),
                 "formula": step.formula.text if step.formula else None,
                 "matrices": [matrix_doc(m) for m in step.matrices],
-                "expansions": [expansion_doc(e, number, t) for e in step.expansions],
+                "expansions": Streamed(expansion_doc(e, number, t) for e in step.expansions),
             }
             for step in walkthrough.steps
-        ],
-        "reading": [
-            {"heading": heading, "sentences": sentences}
+        ),
+        "reading": Streamed(
+            {"heading": heading, "sentences": Streamed(sentences)}
             for heading, sentences in reading_sections(walkthrough, t)
-        ],
+        ),
         "drift": None if walkthrough.drift is None else [
             {"matrix": d.matrix, "head": d.head, "row": d.row, "column": d.column,
              "rounded": d.rounded, "full": d.full}
@@ -160,4 +193,3 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         ],
         "low_precision": low_precision_doc(walkthrough.low_precision),
     }
-    return json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n"

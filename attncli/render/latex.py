@@ -8,14 +8,14 @@ as a coloured heatmap. A fragment's first lines name exactly the packages its pr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from attncli.model import Matrix
+from attncli.model import Lazy, Matrix, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import column_blocks
 from attncli.render.latex_matrix import CELL_MACROS, Page
 from attncli.render.latex_parts import CYRILLIC_LANGS, Part, parts
-from attncli.render.tex import escape_text
+from attncli.render.tex import escape_text, text_math
 
 ENGINE = "pdflatex"
 BABEL_NAMES = {"en": "english", "pl": "polish", "ru": "russian"}
@@ -30,16 +30,43 @@ def render(walkthrough: object, options: RenderOptions) -> str:
 
 def document(walkthrough: object, options: RenderOptions, langs: Sequence[str]) -> str:
     """The walkthrough in each of `langs`; several languages each get a section of their own."""
+    return "".join(stream_document(walkthrough, options, langs))
+
+
+def stream(walkthrough: object, options: RenderOptions) -> Iterator[str]:
+    return stream_document(walkthrough, options, [options.lang])
+
+
+def stream_document(walkthrough: object, options: RenderOptions,
+                    langs: Sequence[str]) -> Iterator[str]:
+    """`document` line by line; the written-out cells made as they are written. The preamble,
+    which comes first, is judged from everything else and the labels the cells quote."""
     from attncli.model import Walkthrough
 
     assert isinstance(walkthrough, Walkthrough)
     sectioned = len(langs) > 1
-    text = "\n".join(body(parts(walkthrough, options, lang, ARTICLE), lang, sectioned)
-                     for lang in langs)
-    needs = packages(langs, text, options.standalone)
+    pieces = [(lang, parts(walkthrough, options, lang, ARTICLE)) for lang in langs]
+    needs = packages(langs, known_text(walkthrough, [p for _, ps in pieces for p in ps]),
+                     options.standalone)
+    yield preamble(needs) if options.standalone else (
+        fragment_comment(needs) + CELL_MACROS + "\n\n")
+    for k, (lang, part) in enumerate(pieces):
+        if k:
+            yield "\n"
+        yield from (line + "\n" for line in body(part, lang, sectioned))
     if options.standalone:
-        return preamble(needs) + text + "\\end{document}\n"
-    return fragment_comment(needs) + CELL_MACROS + "\n\n" + text
+        yield "\\end{document}\n"
+
+
+def known_text(walkthrough: Walkthrough, pieces: list[Part]) -> str:
+    """Every line of `pieces` but the written-out cells (made later, as they are written), and
+    the labels those cells quote, as they are written in LaTeX."""
+    lines = [part.heading for part in pieces]
+    lines += [line for part in pieces for chunk in part.chunks if not isinstance(chunk, Lazy)
+              for line in chunk]
+    lines += [text_math(label) for step in walkthrough.steps if step.expansions
+              for matrix in step.matrices for label in (*matrix.rows, *matrix.columns)]
+    return "\n".join(lines)
 
 
 def uses_cyrillic(text: str) -> bool:
@@ -89,20 +116,22 @@ def preamble(needs: Sequence[str]) -> str:
 LEVELS = {False: (r"\section*", r"\subsection*"), True: (r"\subsection*", r"\subsubsection*")}
 
 
-def body(pieces: list[Part], lang: str, sectioned: bool) -> str:
+def body(pieces: list[Part], lang: str, sectioned: bool) -> Iterator[str]:
+    """The lines of one language's part, without their line breaks."""
     top, step_level = LEVELS[sectioned]
-    lines: list[str] = [r"\begingroup\raggedright  % no stretched words, no overfull line", ""]
+    yield from [r"\begingroup\raggedright  % no stretched words, no overfull line", ""]
     if sectioned:
-        lines += [r"\begin{otherlanguage}{" + BABEL_NAMES[lang] + "}",
-                  r"\section*{" + escape_text(lang.upper()) + "}", ""]
+        yield from [r"\begin{otherlanguage}{" + BABEL_NAMES[lang] + "}",
+                    r"\section*{" + escape_text(lang.upper()) + "}", ""]
     for part in pieces:
         level = top if part.kind == "title" else step_level
-        lines += [level + "{" + part.heading + "}", ""]
+        yield from [level + "{" + part.heading + "}", ""]
         for chunk in part.chunks:
-            lines += [*chunk, ""]
+            yield from chunk
+            yield ""
     if sectioned:
-        lines += [r"\end{otherlanguage}", ""]
-    return "\n".join([*lines, r"\par\endgroup", ""])
+        yield from [r"\end{otherlanguage}", ""]
+    yield r"\par\endgroup"
 
 
 def matrix_blocks(matrix: Matrix, cells: list[list[str]], page: int = PAGE_CHARS) -> list[range]:

@@ -8,10 +8,21 @@ hangs: its continuation is indented under its start.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from attncli.i18n import Msg
-from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
+from attncli.model import (
+    Difference,
+    Exp,
+    Expansion,
+    Expr,
+    Lazy,
+    Num,
+    Product,
+    Quotient,
+    Sum,
+    Vec,
+)
 from attncli.render.common import MAX_TERMS, box_math, elide
 from attncli.render.numbers import NumberFormat
 
@@ -35,8 +46,8 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
         text = number(expr.value)
         return f"({text})" if is_negative(text) else text
     if isinstance(expr, Vec):
-        values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2,
-                       r"\dots")
+        values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
+                       MAX_TERMS // 2, r"\dots")
         separator = ";\\allowbreak\\ " if number.decimal == "{,}" else COMMA
         return "[" + separator.join(values) + "]"
     if isinstance(expr, Product):
@@ -44,7 +55,8 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
         # a group cannot break; a product with a row of numbers must, after its commas
         return text if any(isinstance(f, Vec) for f in expr.factors) else "{" + text + "}"
     if isinstance(expr, Sum):
-        parts = elide([wrapped(e, (Sum, Difference)) for e in expr.terms], full, 3, 2, r"\dots")
+        parts = elide(expr.terms, lambda _, e: wrapped(e, (Sum, Difference)), full, 3, 2,
+                      r"\dots")
         text = " + ".join(parts)
         return text + r"\ " + words(len(expr.terms)) if r"\dots" in parts else text
     if isinstance(expr, Quotient):
@@ -74,15 +86,19 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
 
 def written_out(expansions: Sequence[Expansion], number: NumberFormat,
                 t: Callable[[Msg], str], esc: Callable[[str], str],
-                full: bool) -> list[list[str]]:
-    """One chunk: every written-out line of a step as a hanging paragraph."""
+                full: bool) -> list[Sequence[str]]:
+    """One chunk: every written-out line of a step as a hanging paragraph, each line made as it
+    is written (`-x all` writes millions)."""
     def words(count: int) -> str:
         return r"\text{" + esc(t(Msg.of("({terms})", terms=Msg.plural_of(
             "{count} term", "{count} terms", count)))) + "}"
 
     math_number = number.math()
-    lines = [r"\begin{flushleft}"]
-    lines += [HANG + "$" + expansion_math(e, math_number, words, full) + r"$\par"
-              for e in expansions]
-    lines.append(r"\end{flushleft}")
-    return [lines]
+
+    def lines() -> Iterator[str]:
+        yield r"\begin{flushleft}"
+        yield from (HANG + "$" + expansion_math(e, math_number, words, full) + r"$\par"
+                    for e in expansions)
+        yield r"\end{flushleft}"
+
+    return [Lazy(lines)]

@@ -9,7 +9,7 @@ a paragraph of inline math, so TeX breaks a long sum after a `+` or an `=` and i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from attncli.i18n import Msg
@@ -40,7 +40,7 @@ from attncli.render.tex import escape_text
 
 CYRILLIC_LANGS = frozenset({"ru"})
 
-Chunk = list[str]
+Chunk = Sequence[str]
 
 
 @dataclass
@@ -130,9 +130,9 @@ def matrix_chunks(matrix: Matrix, w: Writer,
     math_number = cell or w.number.math()
     cells = cell_texts(matrix, math_number, box_math(math_number))  # a worksheet's blanks: boxes
     widths = cell_texts(matrix, math_number, math_number(0.0))  # a blank is as wide as a number
-    chunks = []
+    chunks: list[Chunk] = []
     for block in blocks(matrix.symbol.text, widths, matrix.rows, matrix.columns, w.page):
-        lines: Chunk = []
+        lines: list[str] = []
         marker = block_marker(block.columns, len(matrix.columns), matrix.columns, w.t)
         if len(block.rows) < len(matrix.rows):
             rows = w.t(Msg.of("rows {first}–{last} of {total}", first=matrix.rows[block.rows.start],

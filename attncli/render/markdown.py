@@ -15,7 +15,7 @@ tables is escaped here, so a token name can neither break a table nor inject HTM
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
@@ -49,23 +49,36 @@ FLAVORS = ("github", "katex", "plain")
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
-    return document(walkthrough, options, [options.lang])
+    return "".join(stream(walkthrough, options))
 
 
 def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
     """The walkthrough in each of `langs`: several languages get `## EN`, `## PL` sections."""
+    return "".join(stream_document(walkthrough, options, langs))
+
+
+def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
+    return stream_document(walkthrough, options, [options.lang])
+
+
+def stream_document(walkthrough: Walkthrough, options: RenderOptions,
+                    langs: Sequence[str]) -> Iterator[str]:
+    """`document` line by line, each line as it is made."""
     if options.md_flavor not in FLAVORS:
         raise UsageError(Msg.of("unknown Markdown flavor {flavor}; expected one of {known}",
                                 flavor=options.md_flavor, known=", ".join(FLAVORS)))
-    parts: list[str] = []
+    first = True
     if options.front_matter:
-        parts.append(front_matter(walkthrough, options, langs))
+        yield front_matter(walkthrough, options, langs)
+        first = False
     sectioned = len(langs) > 1
     for lang in langs:
         if sectioned:
-            parts.append("## " + lang.upper() + "\n")
-        parts.append(body(walkthrough, options, lang, "###" if sectioned else "#"))
-    return "\n".join(parts)
+            yield ("" if first else "\n") + "## " + lang.upper() + "\n"
+            first = False
+        for k, line in enumerate(body(walkthrough, options, lang, "###" if sectioned else "#")):
+            yield ("\n" if k or not first else "") + line
+        first = False
 
 
 def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
@@ -86,36 +99,37 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
     return "\n".join(lines) + "\n"
 
 
-def body(walkthrough: Walkthrough, options: RenderOptions, lang: str, top: str) -> str:
+def body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
+         top: str) -> Iterator[str]:
+    """The lines of one language's part, without their line breaks."""
     number = number_format(walkthrough, options)
     t = translator(RenderOptions(lang=lang, precision=options.precision), number)
     header = walkthrough.header
     flavor = options.md_flavor
-    lines: list[str] = []
     if options.header:
-        lines += [top + " " + escape(title(header, lang, t)), ""]
+        yield from [top + " " + escape(title(header, lang, t)), ""]
         about = description(header, lang)
         if about:
-            lines += [escape(about), ""]
+            yield from [escape(about), ""]
         facts = header_facts(header, t)
-        lines += [prose(fact, flavor) + ("  " if i < len(facts) - 1 else "")
-                  for i, fact in enumerate(facts)]
-        lines.append("")
+        yield from [prose(fact, flavor) + ("  " if i < len(facts) - 1 else "")
+                    for i, fact in enumerate(facts)]
+        yield ""
     for step in walkthrough.steps:
-        lines += step_lines(step.number, step, top + "#", t, number, flavor, lang,
-                            options.full)
+        yield from step_lines(step.number, step, top + "#", t, number, flavor, lang,
+                              options.full)
         if step.expansions:  # as the lines a learner recomputes, in every flavor
-            lines += [escape(t(Msg.of("Written out:"))), "",
-                      *written_out(step, number, t, flavor, options.full), ""]
+            yield from [escape(t(Msg.of("Written out:"))), ""]
+            yield from written_out(step, number, t, flavor, options.full)
+            yield ""
     marked = Marked(t)
     for heading, sentences in reading_sections(walkthrough, marked):
-        lines += [top + "# " + escape(marked.unmark(heading)), "",
-                  *(prose(s, flavor, marked.words) + "\n" for s in sentences)]
+        yield from [top + "# " + escape(marked.unmark(heading)), ""]
+        yield from (prose(s, flavor, marked.words) + "\n" for s in sentences)
     drift = drift_lines(walkthrough, number, lang)
     if drift:
-        lines += [top + "# " + escape(t(Msg.of("Hand calculation"))), "",
+        yield from [top + "# " + escape(t(Msg.of("Hand calculation"))), "",
                   escape(drift[0]), "", *bullets([line.strip() for line in drift[1:]]), ""]
-    return "\n".join(lines)
 
 
 def bullets(lines: list[str]) -> list[str]:
@@ -151,17 +165,17 @@ def escape_heading(text: str) -> str:
 
 
 def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
-                full: bool) -> list[str]:
+                full: bool) -> Iterator[str]:
     """The written-out cells, one list item each: text in `plain`, else inline math."""
     if flavor == "plain":
-        return bullets([expansion_text(e, number, t, full) for e in step.expansions])
+        return ("- " + escape(expansion_text(e, number, t, full)) for e in step.expansions)
 
     def terms(count: int) -> str:
         return t(Msg.of("({terms})", terms=Msg.plural_of("{count} term", "{count} terms", count)))
 
     rows = expansion_rows(step.expansions, tex_numbers(number), text_math, terms, full,
                           box=lambda text: md_math.number(md_math.BLANK + text)[0])
-    return ["- " + inline_math(row, flavor) for row in md_math.written_out(rows)]
+    return ("- " + inline_math(row, flavor) for row in md_math.written_out(rows))
 
 
 def display(lines: list[str], flavor: str) -> list[str]:

@@ -24,7 +24,7 @@ line up because every one of their columns has the same width: the numbers are p
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from attncli.render.common import column_blocks
 from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
@@ -270,6 +270,6 @@ def _pad(width: float) -> str:
     return r"\hspace{" + _em(width) + "}" if width > 0.0005 else ""
 
 
-def written_out(rows: Sequence[str]) -> list[str]:
-    """align* rows (`S[a, b] &= q_a \\cdot k_b = ...`) as lines of math, one each."""
-    return [formula(re.sub(r"(?<!\\)&", "", row, count=1)) for row in rows]
+def written_out(rows: Iterable[str]) -> Iterator[str]:
+    """align* rows (`S[a, b] &= q_a \\cdot k_b = ...`) as lines of math, one each, as they come."""
+    return (formula(re.sub(r"(?<!\\)&", "", row, count=1)) for row in rows)

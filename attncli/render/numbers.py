@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
+from functools import lru_cache
 from typing import Protocol
 
 DECIMAL_MARKS = {"dot": ".", "comma": ","}
@@ -37,18 +38,39 @@ def half_up(d: Decimal, precision: int) -> Decimal:
     return d.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP, context=CONTEXT)
 
 
+# The same numbers are printed again and again (x_i and W[:, a] in every cell of a projection),
+# so the decimals of the last numbers seen are kept. Zero is never kept: 0.0 and -0.0 are equal
+# keys, but rounded(-0.0) is -0.0.
+CACHED = 1 << 16
+
+
+@lru_cache(maxsize=CACHED)
+def _rounded(x: float, precision: int) -> Decimal:
+    return half_up(as_decimal(x), precision)
+
+
+def rounded_decimal(x: float, precision: int) -> Decimal:
+    """`x` rounded half up to `precision` decimals, as a Decimal; finite `x` only."""
+    return _rounded(x, precision) if x else half_up(as_decimal(x), precision)
+
+
 def rounded(x: float, precision: int) -> float:
     """`x` as printed at `precision` decimals, as a float: `rounded(0.125, 2) == 0.13`."""
     if not math.isfinite(x):
         return float(x)
-    return float(half_up(as_decimal(x), precision))
+    return float(rounded_decimal(x, precision))
+
+
+@lru_cache(maxsize=CACHED)
+def _fixed(x: float, precision: int) -> str:
+    text = f"{half_up(as_decimal(x), precision):.{precision}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
 def fixed(x: float, precision: int) -> str:
     """`x` rounded half up and written with exactly `precision` decimals, a dot and a plain `-`
     (`fixed(0.125, 2) == "0.13"`, `fixed(-0.001, 2) == "0.00"`); finite `x` only."""
-    text = f"{half_up(as_decimal(x), precision):.{precision}f}"
-    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+    return _fixed(x, precision) if x else _fixed(0.0, precision)
 
 
 class Cells(Protocol):

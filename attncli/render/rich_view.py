@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from rich import box
 from rich.console import Console
@@ -64,25 +64,45 @@ def console_for(out: io.StringIO, options: RenderOptions) -> Console:
 
 def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
     """The walkthrough in each of `langs`, each under a bold `## PL` heading."""
+    return "".join(stream_document(walkthrough, options, langs))
+
+
+def stream_document(walkthrough: Walkthrough, options: RenderOptions,
+                    langs: Sequence[str]) -> Iterator[str]:
 
     def heading(lang: str) -> str:
         out = io.StringIO()
         console_for(out, options).print(Text(language_heading(lang), style="bold"), end="")
         return out.getvalue()
 
-    return language_sections(walkthrough, options, langs, render, heading)
+    return language_sections(walkthrough, options, langs, stream, heading)
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
+    return "".join(stream(walkthrough, options))
+
+
+def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
+    """The view piece by piece, as the console draws it: a written-out cell at a time."""
     out = io.StringIO()
     console = console_for(out, options)
-    show(console, walkthrough, options)
-    return out.getvalue()
+    for _ in showing(console, walkthrough, options):
+        yield out.getvalue()
+        out.seek(0)
+        out.truncate()
+    yield out.getvalue()
 
 
 def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> None:
     """Print the walkthrough on `console` (which never reads markup: a token `[bold]` is text).
     Every line is broken to the console's width here, so that a continuation keeps its indent."""
+    for _ in showing(console, walkthrough, options):
+        pass
+
+
+def showing(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> Iterator[None]:
+    """`show`, pausing after every step and every written-out cell: what is printed so far
+    may then be taken away (`stream`)."""
     number = number_format(walkthrough, options)
     t = translator(options, number)
     width = options.width
@@ -128,11 +148,14 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> 
             say(words(t(Msg.of("Written out:")), width, "  "), "bold")
             for expansion in step.expansions:
                 say(formula(expansion_text(expansion, number, t, options.full), width, "  "))
+                yield
+        yield
     for heading, sentences in reading_sections(walkthrough, t):
         console.print()
         say(words(heading, width, ""), "bold cyan")
         for sentence in sentences:
             say(words(sentence, width, "  "))
+            yield
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
         console.print()

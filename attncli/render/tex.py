@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Literal
 
 from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
@@ -238,15 +238,15 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
         text = number(expr.value)
         return f"({text})" if not lead and text.startswith(number.minus) else text
     if isinstance(expr, Vec):
-        values = elide([number(x) for x in expr.values], full, MAX_TERMS // 2, MAX_TERMS // 2,
-                       r"\dots")
+        values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
+                       MAX_TERMS // 2, r"\dots")
         separator = ";\\ " if number.list_separator.startswith(";") else ",\\ "
         return r"\left[" + separator.join(values) + r"\right]"
     if isinstance(expr, Product):
         return r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
                                for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum):
-        parts = elide([wrapped(e, (Sum, Difference), k == 0) for k, e in enumerate(expr.terms)],
+        parts = elide(expr.terms, lambda k, e: wrapped(e, (Sum, Difference), k == 0),
                       full, 3, 2, r"\dots")
         text = " + ".join(parts)
         return text + r"\ " + words(terms(len(expr.terms))) if r"\dots" in parts else text
@@ -259,13 +259,13 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
     return sub(expr.left, True) + " - " + wrapped(expr.right, (Sum, Difference))
 
 
-def expansion_rows(expansions: Sequence[Expansion], number: NumberFormat,
+def expansion_rows(expansions: Iterable[Expansion], number: NumberFormat,
                    words: Callable[[str], str], terms: Callable[[int], str],
-                   full: bool = False, box: Callable[[str], str] | None = None) -> list[str]:
+                   full: bool = False,
+                   box: Callable[[str], str] | None = None) -> Iterator[str]:
     """Rows of an align* block, aligned at the first relation: `S[a, b] &= q_a \\cdot k_b = …`;
     `\\approx` before a result that the printed operands do not give exactly. A worksheet's
     blank result is `box(a number's text)`: a line as wide as that number."""
-    rows = []
     for expansion in expansions:
         parts = [f.latex for f in (expansion.target, expansion.symbolic) if f is not None]
         parts.append(expr_latex(expansion.expression, number, words, terms, full))
@@ -277,7 +277,6 @@ def expansion_rows(expansions: Sequence[Expansion], number: NumberFormat,
             relation = "="
             value = box(number(0.0)) if box else r"\underline{\hphantom{0" + number(0.0) + "}}"
         if len(parts) == 1:  # e^x ≈ 1.76: nothing to the left of a first `=`
-            rows.append(f"{parts[0]} &{relation} {value}")
+            yield f"{parts[0]} &{relation} {value}"
         else:
-            rows.append(f"{parts[0]} &= " + " = ".join(parts[1:]) + f" {relation} {value}")
-    return rows
+            yield f"{parts[0]} &= " + " = ".join(parts[1:]) + f" {relation} {value}"

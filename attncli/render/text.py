@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from attncli.elision import shown
 from attncli.i18n import Msg
@@ -40,40 +40,50 @@ GAP = 2
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
+    return "".join(stream(walkthrough, options))
+
+
+def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
+    """The document line by line, each line as it is made: written-out cells by the million
+    pass through, none held."""
+    started = False
+    for line in lines(walkthrough, options):
+        if started or line:  # no blank line before the first
+            started = True
+            yield line.rstrip() + "\n"
+
+
+def lines(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
     number = number_format(walkthrough, options)
     t = translator(options, number)
     width = options.width
-    lines: list[str] = []
     if options.header:
-        lines += header_lines(walkthrough, options.lang, t, width)
+        yield from header_lines(walkthrough, options.lang, t, width)
     for step in walkthrough.steps:
-        lines += ["", *words(step_heading(step.number, step, t), width, "", INDENT)]
+        yield from ["", *words(step_heading(step.number, step, t), width, "", INDENT)]
         if step.formula is not None:
-            lines += formula(step.formula.text, width, INDENT)
+            yield from formula(step.formula.text, width, INDENT)
         for note in step.notes:
-            lines += words(t(note), width, INDENT)
+            yield from words(t(note), width, INDENT)
         matrices, identities = shown_matrices(step, options.full)
         if identities:
-            lines += ["", *words(t(identities), width, INDENT)]
+            yield from ["", *words(t(identities), width, INDENT)]
         for matrix in matrices:
-            lines += ["", *matrix_lines(matrix, number, t, width, options.full)]
+            yield from ["", *matrix_lines(matrix, number, t, width, options.full)]
         if step.id == "weights" and options.heatmap:
-            lines += ["", *words(heatmap_caption(t), width, INDENT),
-                      *matrix_lines(step.matrices[0], number, t, width, options.full,
-                                    heat=True)]
+            yield from ["", *words(heatmap_caption(t), width, INDENT),
+                        *matrix_lines(step.matrices[0], number, t, width, options.full,
+                                      heat=True)]
         if step.expansions:
-            lines += ["", *words(t(Msg.of("Written out:")), width, INDENT)]
+            yield from ["", *words(t(Msg.of("Written out:")), width, INDENT)]
             for expansion in step.expansions:
-                lines += formula(expansion_text(expansion, number, t, options.full), width,
-                                 INDENT)
-    lines += reading_lines(walkthrough, t, width)
+                yield from formula(expansion_text(expansion, number, t, options.full), width,
+                                   INDENT)
+    yield from reading_lines(walkthrough, t, width)
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
-        lines += ["", *words(t(Msg.of("Hand calculation")), width, ""),
-                  *(wrapped for line in drift for wrapped in words(line, width, INDENT))]
-    while lines and not lines[0]:
-        del lines[0]
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+        yield from ["", *words(t(Msg.of("Hand calculation")), width, ""),
+                    *(wrapped for line in drift for wrapped in words(line, width, INDENT))]
 
 
 def header_lines(walkthrough: Walkthrough, lang: str, t: Translate, width: int) -> list[str]:
@@ -89,18 +99,21 @@ def header_lines(walkthrough: Walkthrough, lang: str, t: Translate, width: int) 
     return lines
 
 
-def reading_lines(walkthrough: Walkthrough, t: Translate, width: int) -> list[str]:
-    lines: list[str] = []
+def reading_lines(walkthrough: Walkthrough, t: Translate, width: int) -> Iterator[str]:
     for heading, sentences in reading_sections(walkthrough, t):
-        lines += ["", *words(heading, width, "")]
+        yield from ["", *words(heading, width, "")]
         for sentence in sentences:
-            lines += words(sentence, width, INDENT)
-    return lines
+            yield from words(sentence, width, INDENT)
 
 
 def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
     """The walkthrough in each of `langs`, each under a `## PL` heading."""
-    return language_sections(walkthrough, options, langs, render, language_heading)
+    return "".join(stream_document(walkthrough, options, langs))
+
+
+def stream_document(walkthrough: Walkthrough, options: RenderOptions,
+                    langs: Sequence[str]) -> Iterator[str]:
+    return language_sections(walkthrough, options, langs, stream, language_heading)
 
 
 def pad_left(text: str, width: int) -> str:

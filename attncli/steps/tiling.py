@@ -11,13 +11,13 @@ import numpy as np
 
 from attncli import online_softmax
 from attncli.handcalc import written
-from attncli.steps.verdicts import Digits
 from attncli.i18n import Msg
 from attncli.labels import subscript
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.online_softmax import Tile
 from attncli.spec.model import Spec
 from attncli.steps.base import Build, HeadState, Made
+from attncli.steps.verdicts import Digits
 
 # the columns of the running statistics of a tile, one row per query of the block
 STATISTICS = ("m_old", "m", "α", "ℓ_old", "ℓ")  # α = e^(m_old − m), the rescale

@@ -1,0 +1,144 @@
+"""Which cells `--expand` writes out, read from its options, and which of a step's cells that is.
+
+    auto                    one representative row per step on a small spec, nothing on a large one
+    all | none              every cell of every step, or nothing
+    STEP:ROW                every cell of ROW in STEP (scores:chases), or its softmax / weighted sum
+    STEP:ROW,COLUMN         one cell (scores:chases,mouse; projections:cat,d1)
+
+The cells are found lazily, row by row (`cells`, `rows`): `-x all` on n tokens names n × m
+cells a head, which are written out as they are found and never listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attncli.errors import UsageError
+from attncli.i18n import Msg
+from attncli.model import HeadResult, Step, Walkthrough
+
+CELL_STEPS = ("projections", "scores", "scaled", "out_projection")  # one line per cell
+ROW_STEPS = ("weights", "output", "tile", "tiled_output")  # a row is written out at once
+EXPANDABLE = CELL_STEPS + ROW_STEPS
+SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
+OPTION = "--expand"
+
+Cell = tuple[str, str | None]  # (row, column); column None: the whole row
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which cells to write out: mode auto/all/none, or explicit cells per step id."""
+
+    mode: str = "auto"
+    cells: tuple[tuple[str, Cell], ...] = field(default=())
+
+    @classmethod
+    def parse(cls, options: Sequence[str]) -> Selection:
+        """From `--expand` values; UsageError naming the option for a malformed one."""
+        if not options:
+            return cls()
+        modes = [o for o in options if o in ("auto", "all", "none")]
+        if modes and len(options) > 1:
+            raise UsageError(Msg.of("{option}: {mode} cannot be combined with other values",
+                                    option=OPTION, mode=modes[0]))
+        if modes:
+            return cls(modes[0])
+        return cls("cells", tuple(parse_cell(option) for option in options))
+
+
+def parse_cell(option: str) -> tuple[str, Cell]:
+    step, colon, where = option.partition(":")
+    step = step.strip()
+    if not colon or not where.strip():
+        raise UsageError(Msg.of("{option}: expected auto, all, none or STEP:ROW[,COLUMN], "
+                                "found {found}", option=OPTION, found=option))
+    if step not in EXPANDABLE:
+        raise UsageError(Msg.of("{option}: cannot write out {found}; expected one of {known}",
+                                option=OPTION, found=step, known=", ".join(EXPANDABLE)))
+    row, comma, column = (part.strip() for part in where.partition(","))
+    if comma and not column:
+        raise UsageError(Msg.of("{option}: expected a column after the comma in {found}",
+                                option=OPTION, found=option))
+    return step, (row, column if comma else None)
+
+
+def cells(rows: tuple[str, ...], columns: tuple[str, ...],
+          chosen: Sequence[Cell]) -> Iterator[tuple[int, int]]:
+    """(row, column) indices of the chosen cells that exist in this matrix, in request order,
+    each once. A whole row asked for (column None) is not remembered cell by cell, so `-x all`
+    holds nothing per cell."""
+    row_at, column_at = first_index(rows), first_index(columns)
+    whole: set[int] = set()
+    single: set[tuple[int, int]] = set()
+    for row, column in chosen:
+        if row not in row_at or (column is not None and column not in column_at):
+            continue
+        i = row_at[row]
+        if i in whole:
+            continue
+        if column is None:
+            whole.add(i)
+            yield from ((i, j) for j in range(len(columns)) if (i, j) not in single)
+        elif (i, column_at[column]) not in single:
+            single.add((i, column_at[column]))
+            yield i, column_at[column]
+
+
+def first_index(labels: tuple[str, ...]) -> dict[str, int]:
+    """Each label's index, the first where labels repeat (as tuple.index finds it)."""
+    return {label: len(labels) - 1 - i for i, label in enumerate(reversed(labels))}
+
+
+def rows(labels: tuple[str, ...], chosen: Sequence[Cell]) -> list[int]:
+    """Indices of the rows the chosen cells are in, in request order, each once."""
+    row_at = first_index(labels)
+    return list(dict.fromkeys(row_at[row] for row, _ in chosen if row in row_at))
+
+
+def is_small(walkthrough: Walkthrough) -> bool:
+    h = walkthrough.header
+    return max(h.n_queries, h.n_keys, h.d_model, h.d_k, h.d_v) <= SMALL
+
+
+def representative(head: HeadResult) -> str:
+    """The first query that sees the most keys: its row shows the most arithmetic."""
+    seen = np.isfinite(head.scores.whole()).sum(axis=1)  # (n,)
+    return head.weights.rows[int(np.argmax(seen))]
+
+
+def chosen(selection: Selection, walkthrough: Walkthrough, step: Step,
+           expandable: Sequence[str]) -> list[Cell]:
+    """The cells of `step` to write out: whole rows (column None) or single cells."""
+    if step.id not in expandable or selection.mode == "none":
+        return []
+    if selection.mode == "all":
+        return [(row, None) for row in all_rows(step)]
+    if selection.mode == "auto":
+        return [(representative(walkthrough.heads[0]), None)] if is_small(walkthrough) else []
+    return [c for step_id, c in selection.cells if step_id == step.id]
+
+
+def all_rows(step: Step) -> list[str]:
+    return list(dict.fromkeys(row for matrix in step.matrices for row in matrix.rows))
+
+
+def check(selection: Selection, walkthrough: Walkthrough) -> None:
+    """Refuse a requested row or column that no step of that id has."""
+    for step_id, (row, column) in selection.cells:
+        steps = [s for s in walkthrough.steps if s.id == step_id]
+        if not steps:
+            raise UsageError(Msg.of("{option}: this walkthrough has no step {step}",
+                                    option=OPTION, step=step_id))
+        labels = list(dict.fromkeys(r for s in steps for r in all_rows(s)))  # tiles: all blocks
+        if row not in labels:
+            raise UsageError(Msg.of("{option}: {step} has no row {row}; its rows are {rows}",
+                                    option=OPTION, step=step_id, row=row, rows=", ".join(labels)))
+        columns = list(dict.fromkeys(c for m in steps[0].matrices for c in m.columns))
+        if column is not None and step_id in CELL_STEPS and column not in columns:
+            raise UsageError(Msg.of(
+                "{option}: {step} has no column {column}; its columns are {columns}",
+                option=OPTION, step=step_id, column=column, columns=", ".join(columns)))

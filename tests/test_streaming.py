@@ -1,0 +1,78 @@
+"""Large output streamed: the pieces are the document, cells are found as the old list found
+them, a failed stream writes no file, and the fast width rule agrees with the slow one."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from attncli import build, loads_spec
+from attncli.examples import example_path
+from attncli.expand import Selection
+from attncli.files import write_atomic
+from attncli.render import render, stream
+from attncli.render.common import NARROW, cell_width
+from attncli.selection import cells
+
+
+def test_every_character_the_fast_width_rule_counts_once_is_one_column_by_the_slow_rule() -> None:
+    for code in range(0x20, 0x3000):
+        char = chr(code)
+        if NARROW.fullmatch(char):
+            width = 0 if unicodedata.combining(char) else (
+                2 if unicodedata.east_asian_width(char) in "WF" else 1)
+            assert width == 1, hex(code)
+    assert cell_width("S[猫, 猫] = 1") == 13  # a wide character still counts twice
+    assert cell_width("e\u0301") == 1  # a combining accent takes no column
+
+
+@pytest.mark.parametrize("fmt", ["text", "rich", "json", "markdown", "latex"])
+def test_the_streamed_pieces_are_the_rendered_document(fmt: str) -> None:
+    walkthrough = build(loads_spec(example_path().read_text()), Selection("all"))
+    langs = "en" if fmt == "json" else "pl,ru"
+    pieces = list(stream(walkthrough, fmt, langs))
+    assert "".join(pieces) == render(walkthrough, fmt, langs)
+    sigma = "\\Sigma" if fmt in ("markdown", "latex") else "Σ"
+    assert "".join(pieces).count(sigma) > 3  # the written-out cells are there
+
+
+def _old_cells(rows: tuple[str, ...], columns: tuple[str, ...],
+               chosen: list[tuple[str, str | None]]) -> list[tuple[int, int]]:
+    """The list the written-out cells were once found with (quadratic, but plainly right)."""
+    found: list[tuple[int, int]] = []
+    for row, column in chosen:
+        if row not in rows or (column is not None and column not in columns):
+            continue
+        i = rows.index(row)
+        for j in ([columns.index(column)] if column is not None else range(len(columns))):
+            if (i, j) not in found:
+                found.append((i, j))
+    return found
+
+
+@pytest.mark.parametrize("chosen", [
+    [("b", "y"), ("b", None), ("a", None), ("b", "x"), ("zz", None), ("a", "q")],
+    [("a", None), ("a", None), ("c", "z"), ("c", "z")],
+    [],
+])
+def test_cells_are_found_in_request_order_each_once(
+        chosen: list[tuple[str, str | None]]) -> None:
+    rows, columns = ("a", "b", "c"), ("x", "y", "z")
+    assert list(cells(rows, columns, chosen)) == _old_cells(rows, columns, chosen)
+
+
+def test_a_stream_that_fails_midway_writes_no_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.tex"
+
+    def pieces() -> Iterator[str]:
+        yield "\\section*{A}\n"
+        raise RuntimeError("the renderer failed")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(target, pieces())
+    assert list(tmp_path.iterdir()) == []
+    write_atomic(target, iter(["a", "b\n"]))
+    assert target.read_text() == "ab\n"
