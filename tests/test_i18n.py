@@ -345,3 +345,22 @@ def test_po_reader_names_the_line_of_a_malformed_file(text: str, line: int) -> N
     with pytest.raises(PoError) as caught:
         read_po(text)
     assert caught.value.line == line
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_example_titles_and_descriptions_use_the_glossary_terms(lang: str) -> None:
+    """What a student reads first, the example's title and description, holds to the glossary
+    like the catalogues do."""
+    import yaml
+
+    avoid = avoided_words()[lang]
+    found = []
+    for path in sorted((Path(__file__).parent.parent / "configs").glob("*.yaml")):
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for key in ("title", "description"):
+            text = spec.get(key, {}).get(lang, "") if isinstance(spec.get(key), dict) else ""
+            text = re.sub(r"przesunię\w+ wyników", " ", text, flags=re.IGNORECASE)
+            hits = avoid & prose_words(text)
+            if hits:
+                found.append((path.name, key, sorted(hits)))
+    assert found == []

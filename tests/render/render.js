@@ -75,7 +75,10 @@ function html(job) {
 // Runs in the page: errors, the TeX each engine read, and the rendered glyphs of each display.
 function measure() {
   const errors = [...(window.attnErrors || [])];
-  const em = parseFloat(getComputedStyle(document.body).fontSize);
+  // the em of the text the math stands in (a site's content may be set smaller or larger than
+  // its body: Material's body is 0.5rem, its articles 0.8rem)
+  const host = document.querySelector(".katex-display, .katex, mjx-container");
+  const em = parseFloat(getComputedStyle(host ? host.parentElement : document.body).fontSize);
   const glyphsOf = (root) => {
     const out = [];
     const push = (ch, r) => { if (r.width > 0 || r.height > 0) out.push({ ch, l: r.left, r: r.right, t: r.top, b: r.bottom }); };
