@@ -106,7 +106,7 @@ def targets(expansion: Expansion, names: set[str]) -> bool:
     return expansion.target is not None and expansion.target.text in names
 
 
-WORKSHEET_FORMATS = ("latex", "markdown")
+WORKSHEET_FORMATS = ("latex", "markdown", "beamer")
 DEFAULT_BLANK = ("weights", "output")
 
 
@@ -117,7 +117,7 @@ def worksheet_of(walkthrough: Walkthrough, asked: bool, fmt: str | None, steps: 
         raise UsageError(Msg.of("--blank, --blank-cells and --answers make a worksheet; add "
                                 "--worksheet"))
     if fmt not in WORKSHEET_FORMATS:
-        raise UsageError(Msg.of("--worksheet: choose --latex or --markdown"))
+        raise UsageError(Msg.of("--worksheet: choose --latex, --beamer or --markdown"))
     if steps is not None and count is None:
         chosen: tuple[str, ...] | None = tuple(p.strip() for p in steps.split(",") if p.strip())
     elif steps is None and count is None:

@@ -137,7 +137,7 @@ def test_cli_worksheet_refuses_what_it_cannot_do() -> None:
         2, "attn: --blank, --blank-cells and --answers make a worksheet; add --worksheet\n")
     as_json = run("export", str(CAT), "--json", "--worksheet")
     assert (as_json.exit_code, as_json.stderr) == (
-        2, "attn: --worksheet: choose --latex or --markdown\n")
+        2, "attn: --worksheet: choose --latex, --beamer or --markdown\n")
     unknown = run("export", str(CAT), "--latex", "--worksheet", "--blank", "wieghts")
     assert unknown.exit_code == 2 and "unknown step wieghts" in unknown.stderr
     too_many = run("export", str(CAT), "--latex", "--worksheet", "--blank-cells", "999")
