@@ -93,17 +93,16 @@ def shared_step(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]) -
             else:
                 matrices.append(Matrix(symbol, values, feature_labels(values.shape[0]),
                                        feature_labels(values.shape[1])))
-    formula = (Formula("dK = Σ_h dK_h,  dV = Σ_h dV_h,  dW_K = Xᵀ·dK,  dW_V = Xᵀ·dV",
-                       r"dK = \sum_h dK_h,\quad dV = \sum_h dV_h,\quad dW_{K} = X^{\top} dK,"
-                       r"\quad dW_{V} = X^{\top} dV") if spec.convention == "row" else
-               Formula("dK = Σ_h dK_h,  dV = Σ_h dV_h,  dW_K = dKᵀ·X,  dW_V = dVᵀ·X",
-                       r"dK = \sum_h dK_h,\quad dV = \sum_h dV_h,\quad dW_{K} = dK^{\top} X,"
-                       r"\quad dW_{V} = dV^{\top} X"))
-    notes = tuple(Msg.of("Heads {heads} read the same K and V (group {group}): what each sends "
-                         "back adds up.", heads=", ".join(map(str, group.sharing)),
-                         group=group.group) for group in grads.groups)
+    formula = Formula("dK = Σ_h dK_h,  dV = Σ_h dV_h",
+                      r"dK = \sum_h dK_h,\quad dV = \sum_h dV_h")
+    notes = [Msg.of("Heads {heads} read the same K and V (group {group}): what each sends back "
+                    "adds up.", heads=", ".join(map(str, group.sharing)), group=group.group)
+             for group in grads.groups]
+    notes.append(Msg.of("Then dW_K = Xᵀ·dK and dW_V = Xᵀ·dV, once for each shared pair.")
+                 if spec.convention == "row" else
+                 Msg.of("Then dW_K = dKᵀ·X and dW_V = dVᵀ·X, once for each shared pair."))
     return Step("grad_shared", Msg.of("Gradient of the shared keys and values"), formula,
-                tuple(matrices), None, notes, shared_cell(spec, grads, forward))
+                tuple(matrices), None, tuple(notes), shared_cell(spec, grads, forward))
 
 
 def shared_cell(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]
