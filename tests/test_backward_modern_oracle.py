@@ -52,7 +52,7 @@ def autograd(case: Case, d_o: np.ndarray) -> dict[str, np.ndarray]:
     """dL/d(every weight) and dL/dX for L = Σ dO ⊙ layer(X), by PyTorch."""
     torch = torch_module()
     F = torch.nn.functional
-    n, d = case.x.shape
+    n = case.x.shape[0]
     leaf = lambda a: torch.tensor(np.ascontiguousarray(a), dtype=torch.float64,  # noqa: E731
                                   requires_grad=True)
     p = {"dX": leaf(case.x), "W_Q": leaf(case.w_q), "W_K": leaf(case.w_k),

@@ -66,13 +66,27 @@ def test_beamer_sheet_and_key_fit_their_frames_and_agree(spec: str, aspect: str,
     assert sum(cells.values()) <= sum(missing.values()) <= sum(cells.values()) + 4 * lines
 
 
-def test_beamer_worksheet_with_chosen_steps_blanks_the_weights() -> None:
-    sheet = run("export", str(CONFIGS / "cat_chases_mouse.yaml"), "--beamer", "--worksheet",
-                "--blank", "weights")
+@pytest.mark.parametrize("fmt", ["beamer", "latex"])
+def test_blank_weights_are_blank_in_the_heatmap_too(fmt: str, tmp_path: Path) -> None:
+    """The heatmap beside A would give the blanked weights away, by number and by colour."""
+    path = str(CONFIGS / "cat_chases_mouse.yaml")
+    extra = ["--standalone"] if fmt == "latex" else []
+    sheet = run("export", path, f"--{fmt}", *extra, "--worksheet", "--blank", "weights")
     assert sheet.exit_code == 0, sheet.stderr
-    # the 9 cells of A (the 3 the causal mask hides are 0, to be written too) and the 3
-    # written-out quotients A[mouse, ·]
-    assert sheet.stdout.count(r"\underline{\hphantom{00.00}}") == 12
-    again = run("export", str(CONFIGS / "cat_chases_mouse.yaml"), "--beamer", "--worksheet",
-                "--blank", "weights")
-    assert again.stdout == sheet.stdout
+    # the 9 cells of A (the 3 the causal mask hides are 0, to be written too), the 3 written-out
+    # quotients A[mouse, ·], and the 6 visible cells of the heatmap
+    assert sheet.stdout.count(r"\underline{\hphantom{00.00}}") == 9 + 3 + 6
+    assert sheet.stdout == run("export", path, f"--{fmt}", *extra, "--worksheet", "--blank",
+                               "weights").stdout
+    key = run("export", path, f"--{fmt}", *extra).stdout
+    texts = []
+    for name, source in (("sheet", sheet.stdout), ("key", key)):
+        pdflatex(source, tmp_path / name, name)
+        texts.append(" ".join(page for title, page in pages(tmp_path / name / f"{name}.pdf")
+                              .items() if "Attention weights" in title) if fmt == "beamer"
+                     else subprocess.run(["pdftotext", f"{name}.pdf", "-"], cwd=tmp_path / name,
+                                         capture_output=True, text=True, check=True).stdout)
+    weights = ["0.36", "0.64", "0.40", "0.25", "0.35"]  # A's visible cells but the 1.00
+    assert all(w in texts[1] for w in weights)
+    if fmt == "beamer":  # the frames of A: the matrix, the heatmap, the written-out lines
+        assert not any(w in texts[0] for w in weights), texts[0]
