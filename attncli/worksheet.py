@@ -25,15 +25,20 @@ from attncli.model import Expansion, Matrix, Step, Walkthrough
 
 GIVEN = ("embeddings", "context", "parameters", "grad_output")  # the inputs: nothing to compute
 PROJECTED = ("Q", "K", "V")
+# steps whose every matrix is computed side by side from the step before: dQ and dK, each dW
+ALL_COMPUTED = ("grad_projections", "grad_rope", "grad_weights", "grad_shared")
 
 
 def results(step: Step) -> tuple[int, ...]:
-    """The matrices of a step a student computes: Q, K and V of the projections, the last
-    (the result) of any other step; none of a step of given inputs."""
+    """The matrices of a step a student computes: Q, K and V of the projections, every matrix
+    of the gradient steps that make several side by side, the last (the result) of any other
+    step; none of a step of given inputs."""
     if step.id in GIVEN or step.id in ("positional", "context_positional"):
         return ()
     if step.id == "projections":
         return tuple(i for i, m in enumerate(step.matrices) if m.symbol.text in PROJECTED)
+    if step.id in ALL_COMPUTED:
+        return tuple(range(len(step.matrices)))
     return (len(step.matrices) - 1,)
 
 

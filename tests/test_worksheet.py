@@ -143,3 +143,18 @@ def test_cli_worksheet_refuses_what_it_cannot_do() -> None:
     too_many = run("export", str(CAT), "--latex", "--worksheet", "--blank-cells", "999")
     assert too_many.exit_code == 2 and "--blank-cells: expected a number from 1 to" \
         in too_many.stderr
+
+
+def test_gradient_steps_blank_every_matrix_they_make_and_their_written_out_results() -> None:
+    """grad_rope makes dQ and dK, grad_shared each group's dK, dV, dW_K, dW_V: all are the
+    student's to compute, and so are the results of the lines that write their cells out."""
+    walkthrough = build(load_spec(str(CONFIGS / "backward_llama_style.yaml")))
+    sheet = blank(walkthrough, ("grad_rope", "grad_shared"))
+    chosen = [s for s in sheet.steps if s.id in ("grad_rope", "grad_shared")]
+    assert [s.id for s in chosen] == ["grad_rope"] * 4 + ["grad_shared"]
+    for step in chosen:
+        assert all(m.blank == {(i, j) for i in range(m.values.shape[0])
+                               for j in range(m.values.shape[1])} for m in step.matrices)
+        assert step.expansions and all(e.blank for e in step.expansions)
+    assert [m.symbol.text for m in chosen[-1].matrices][:4] == ["dK (g1)", "dV (g1)",
+                                                               "dW_K (g1)", "dW_V (g1)"]

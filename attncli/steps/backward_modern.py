@@ -77,16 +77,13 @@ def shared_step(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]) -
     keys = forward[0].weights.columns
     matrices = []
     for group in grads.groups:
-        suffix = f" (g{group.group})" if len(grads.groups) > 1 else ""
-        tex = rf"\ (g{group.group})" if suffix else ""
         first = forward[group.sharing[0] - 1]
-        matrices += [Matrix(Formula(f"dK{suffix}", f"dK{tex}"), group.dK, keys,
+        matrices += [Matrix(of_group("dK", group.group, grads), group.dK, keys,
                             first.keys.columns),
-                     Matrix(Formula(f"dV{suffix}", f"dV{tex}"), group.dV, keys,
+                     Matrix(of_group("dV", group.group, grads), group.dV, keys,
                             first.values.columns)]
         for name, values in group.dW.items():
-            base, sub = name.split("_", 1)
-            symbol = Formula(name + suffix, f"{base}_{{{sub}}}{tex}")
+            symbol = of_group(name, group.group, grads)
             if values.ndim == 1:
                 matrices.append(Matrix(symbol, values[None, :], ("",),
                                        feature_labels(values.shape[0])))
@@ -105,6 +102,14 @@ def shared_step(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]) -
                 tuple(matrices), None, tuple(notes), shared_cell(spec, grads, forward))
 
 
+def of_group(name: str, group: int, grads: Gradients) -> Formula:
+    """`dK`, `dW_V` ...; `dK (g2)` when there are several groups."""
+    latex = name if "_" not in name else "{}_{{{}}}".format(*name.split("_", 1))
+    if len(grads.groups) == 1:
+        return Formula(name, latex)
+    return Formula(f"{name} (g{group})", rf"{latex}\ (g{group})")
+
+
 def shared_cell(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]
                 ) -> tuple[Expansion, ...]:
     """dK of the first group, first key, first feature: the sum over the heads sharing it."""
@@ -115,7 +120,7 @@ def shared_cell(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]
     names = [f"dK_h{h}[{key}, {column}]" for h in group.sharing]
     symbolic = Formula(" + ".join(names), " + ".join(
         f"dK_{{h{h}}}[{key}, {column}]" for h in group.sharing))
-    target = cell(Formula("dK", "dK"), key, column)
+    target = cell(of_group("dK", group.group, grads), key, column)
     return (line(target, symbolic, Sum(tuple(Num(x) for x in parts)), float(group.dK[0, 0]),
                  spec.display.precision),)
 
