@@ -122,9 +122,9 @@ def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = Non
         heads.append(grads)
         dx += grads.dQ @ used(head.W_Q, spec).T  # (n, d_k) @ (d_k, d_model)
         dc += grads.dK @ used(head.W_K, spec).T + grads.dV @ used(head.W_V, spec).T  # (m, d_model)
-    grouped = spec.heads[0].group is not None  # kv_heads < heads
-    groups = () if not grouped else shared(spec, forward, [g.dK for g in heads],
-                                                     [g.dV for g in heads])
+    groups: tuple[GroupGradients, ...] = ()
+    if spec.heads[0].group is not None:  # kv_heads < heads: K and V shared in groups
+        groups = shared(spec, forward, [g.dK for g in heads], [g.dV for g in heads])
     if spec.context is None:
         dx, dc_out = dx + dc, None
     else:
