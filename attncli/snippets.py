@@ -2,7 +2,8 @@
 
 Each spec is loaded and built once, then rendered in every format and language asked for. A
 file is rewritten only when its bytes would change. Nothing here prints: `generate` returns an
-Outcome per snippet and the command decides what to say (cli.py).
+Outcome per snippet and the command decides what to say
+(attncli/commands/snippets.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""What a command asks to see, as plain data: light enough for cli.py to build before NumPy is
-imported. attncli.show.prepare and attncli.spec.inline.inline_spec read them."""
+"""What a command asks to see, as plain data: light enough for the commands to build before
+NumPy is imported. attncli.show.prepare and attncli.spec.inline.inline_spec read them."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ would act on, or that a reader could not see, is written as an escape a reader c
 
 A spec, a file name or a manifest comes from whoever wrote it (in CI, a contributor's pull
 request). `visible` is the one function that makes such text safe to show; every renderer (through
-`render.render`) and every error message (cli.py) calls it, so
+`render.render`) and every error message (attncli/commands/) calls it, so
 
 - no control character reaches a terminal or a file raw: ESC, BEL, CR, BS, DEL and the C1
   controls (U+0080-U+009F, which some terminals read as ESC [) become `\\x1b`, `\\r` ...;

@@ -28,10 +28,12 @@ def commands() -> list[str]:
 
 
 def help_msgids() -> list[str]:
-    """The help texts of the options and the commands (msgids found in cli.py)."""
+    """The help texts of the options and the commands (msgids found only in cli.py and
+    attncli/commands/)."""
     return [m.msgid for m in extract().messages.values()
-            if m.references == ["attncli/cli.py"] and m.plural is None
-            and not m.msgid[:1].islower()]
+            if all(r == "attncli/cli.py" or r.startswith("attncli/commands/")
+                   for r in m.references)
+            and m.plural is None and not m.msgid[:1].islower()]
 
 
 def test_every_command_takes_lang() -> None:

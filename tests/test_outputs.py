@@ -43,6 +43,26 @@ def test_a_closed_pipe_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.count("\n") <= 1
 
 
+@pytest.mark.parametrize("args", [
+    ["explain", "configs/cat_chases_mouse.yaml", "-x", "all"],
+    ["export", "--json"],
+    ["check", "--step", "weights", "--answer", "1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"],
+])
+def test_a_pipe_whose_reader_is_gone_ends_quietly_with_141(args: list[str]) -> None:
+    """`attn explain | head -1`: the reader closing its end is not bad input. Here the read end
+    is closed before attn writes, so the write fails every time (with `head`, only when the
+    output outlasts the pipe's buffer)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run([attn_executable(), *args], stdout=write_end,
+                                capture_output=False, stderr=subprocess.PIPE, text=True,
+                                timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    finally:
+        os.close(write_end)
+    assert (result.returncode, result.stderr) == (128 + signal.SIGPIPE, "")
+
+
 @pytest.mark.parametrize("args", [["explain", "--bogus", "\x1b[2J"], ["explain", "a", "b"],
                                   ["export", "-f"]])
 def test_usage_errors_are_one_line_with_the_input_visible(args: list[str]) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from attncli.cli import PROGRESS_MIN, app, progress_bar
+from attncli.cli import app
+from attncli.commands.snippets import PROGRESS_MIN, progress_bar
 from attncli.files import write_atomic
 from tests.conftest import CONFIGS, attn_executable
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from attncli.errors import SpecError
 from attncli.i18n import translate
 from attncli.spec import loads_spec
-from attncli.spec.source import Node, _BaseLoader, _Loader, parse
+from attncli.spec.source import Node, parse
+from attncli.spec.yaml_loader import BaseLoader, Loader
 
 MIXED = "[[1, -2.5, 0.125, +3, -0], [1_000, 017, 0x1f, 1.5e+3, .5]]"
 
@@ -67,10 +68,10 @@ def test_a_bad_cell_in_a_matrix_is_named_at_its_line_and_column(cells: str, mess
 
 @given(st.text(alphabet="0123456789.-+_eE:x", min_size=1, max_size=8))
 def test_the_quick_resolver_agrees_with_pyyaml(value: str) -> None:
-    loader = _Loader("")
+    loader = Loader("")
     try:
         quick = loader.resolve(yaml.ScalarNode, value, (True, False))
-        full = _BaseLoader.resolve(loader, yaml.ScalarNode, value, (True, False))
+        full = BaseLoader.resolve(loader, yaml.ScalarNode, value, (True, False))
     finally:
         loader.dispose()
     assert quick == full

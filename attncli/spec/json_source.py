@@ -22,7 +22,9 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import json_problem
 from attncli.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
-from attncli.spec.source import LIMIT_HINT, Node, TextBudget
+from attncli.spec.bounds import TextBudget
+from attncli.spec.node import Node
+from attncli.spec.spec_text import LIMIT_HINT
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")

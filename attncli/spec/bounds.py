@@ -1,0 +1,119 @@
+"""The limits of a spec checked as it is read: how many values (aliases expanded), how deep it
+nests, and how much text it holds, each refused with the place it is passed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+from attncli.limits import MAX_DEPTH, MAX_TEXT, max_bytes
+from attncli.spec.spec_text import LIMIT_HINT
+
+
+def prescan(name: str, loader: Any, max_cells: int) -> None:
+    """Walk the parser's events, which take no memory, before a node is built: refuse a
+    document that writes more than `max_cells` values or nests deeper than MAX_DEPTH."""
+    depth = count = 0
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(name, event.start_mark)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+                continue
+            elif not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                continue
+            count += 1
+            if count > max_cells:
+                raise SpecError(Msg.plural_of("the spec holds more than {count} value, the "
+                                              "limit that {option} sets", "the spec holds more "
+                                              "than {count} values, the limit that {option} "
+                                              "sets", max_cells, option=LIMIT_HINT),
+                                at_mark(name, event.start_mark))
+    finally:
+        loader.dispose()
+
+
+def at_mark(name: str, mark: Any) -> Location:
+    return Location(name, line=mark.line + 1, column=mark.column + 1)
+
+
+def _too_deep(name: str, mark: Any) -> SpecError:
+    return SpecError(too_deep(), at_mark(name, mark))
+
+
+def too_deep() -> Msg:
+    return Msg.plural_of("the spec nests lists and mappings more than {count} level deep",
+                         "the spec nests lists and mappings more than {count} levels deep",
+                         MAX_DEPTH)
+
+
+class Measure:
+    """How many values the document has with every alias expanded, and how deep it nests,
+    counted without expanding: a shared node (an alias) is counted once per use but measured
+    once. An alias inside the value it names (a loop) is refused."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.memo: dict[int, tuple[int, int] | None] = {}  # id -> (size, height); None: open
+
+    def measure(self, node: yaml.Node, depth: int) -> tuple[int, int]:
+        if depth > MAX_DEPTH:
+            raise _too_deep(self.name, node.start_mark)
+        key = id(node)
+        if key in self.memo:
+            known = self.memo[key]
+            if known is None:
+                raise SpecError(Msg.of("an alias refers to the value it is part of"),
+                                at_mark(self.name, node.start_mark))
+            if depth + known[1] - 1 > MAX_DEPTH:
+                raise _too_deep(self.name, node.start_mark)
+            return known
+        self.memo[key] = None
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [value for _, value in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        size, height = 1, 1
+        if depth + 1 <= MAX_DEPTH:  # a scalar counts one and adds one level: no need to recurse
+            scalars = [c for c in children if c.__class__ is yaml.ScalarNode]
+            if scalars:
+                size, height = 1 + len(scalars), 2
+                children = [c for c in children if c.__class__ is not yaml.ScalarNode]
+        for child in children:
+            child_size, child_height = self.measure(child, depth + 1)
+            size += child_size
+            height = max(height, child_height + 1)
+        self.memo[key] = (size, height)
+        return size, height
+
+
+class TextBudget:
+    """Text in a spec is bounded before it is kept: each key or text value to MAX_TEXT
+    characters, and all of them together, counted once per use of an alias, to the byte limit
+    of the spec file (limits.max_bytes), so a long title aliased as thousands of tokens is
+    refused as it is read."""
+
+    def __init__(self, max_cells: int) -> None:
+        self.limit = self.left = max_bytes(max_cells)
+
+    def charge(self, text: str, where: Location) -> None:
+        if len(text) > MAX_TEXT:
+            problem = Msg.plural_of("expected a text of at most {count} character, found "
+                                    "{length}", "expected a text of at most {count} characters, "
+                                    "found {length}", MAX_TEXT, length=len(text))
+            raise SpecError(Msg.of("{path}: {problem}", path=where.path, problem=problem)
+                            if where.path else problem, where)
+        self.left -= len(text)
+        if self.left < 0:
+            raise SpecError(Msg.plural_of(
+                "the spec's texts, with aliases expanded, are longer than the limit of {count} "
+                "character that {option} sets", "the spec's texts, with aliases expanded, are "
+                "longer than the limit of {count} characters that {option} sets", self.limit,
+                option=LIMIT_HINT), where)

@@ -1,0 +1,102 @@
+"""A spec's text: read from a file or standard input, bounded by the byte limit before it is
+read, and decoded as UTF-8, with the file name as every later error's prefix."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+from typing import BinaryIO
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
+from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+LIMIT_HINT = "--max-cells"
+
+
+def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
+    """(display name, text) of a spec file, or of standard input for `-`; a file larger than
+    the byte limit of `max_cells` is refused before it is read."""
+    limit = max_bytes(max_cells)
+    if path == STDIN:
+        import sys
+
+        name = STDIN_NAME
+        data = sys.stdin.buffer.read(limit + 1)
+        if len(data) > limit:
+            raise too_large(name, None, limit)
+        return name, decode(name, data)
+    name = path
+    try:
+        with _open_unblocked(path) as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > limit:
+                raise too_large(name, size, limit)
+            data = file.read(limit + 1)
+    except FileNotFoundError:
+        raise SpecError(Msg.of("no such file"), Location(name)) from None
+    except IsADirectoryError:
+        raise SpecError(Msg.of("this is a folder, expected a spec file"), Location(name)) from None
+    except OSError as exc:
+        raise SpecError(Msg.of("cannot read the file: {reason}", reason=os_problem(exc)),
+                        Location(name)) from None
+    if len(data) > limit:  # a file that grew, or one whose size the system does not know
+        raise too_large(name, None, limit)
+    return name, decode(name, data)
+
+
+def _open_unblocked(path: str) -> BinaryIO:
+    """`path` opened for reading without waiting for a writer: a FIFO nobody writes to reads as
+    empty instead of hanging (opened with O_NONBLOCK, which is then cleared, so a pipe that has
+    a writer, such as bash's <(...), is read to its end)."""
+    if "\0" in path:
+        raise OSError(errno.EINVAL, "a file name cannot hold the character NUL")
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if stat.S_ISDIR(os.fstat(handle).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        flags = fcntl.fcntl(handle, fcntl.F_GETFL)
+        fcntl.fcntl(handle, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        return os.fdopen(handle, "rb")
+    except BaseException:
+        os.close(handle)
+        raise
+
+
+def too_large(name: str, size: int | None, limit: int) -> SpecError:
+    if size is None:
+        return SpecError(Msg.plural_of("the spec is larger than {count} byte, the limit that "
+                                       "{option} sets", "the spec is larger than {count} bytes, "
+                                       "the limit that {option} sets", limit, option=LIMIT_HINT),
+                         Location(name))
+    return SpecError(Msg.plural_of("the spec has {count} byte; the limit is {limit}, which "
+                                   "{option} sets", "the spec has {count} bytes; the limit is "
+                                   "{limit}, which {option} sets", size, limit=byte_count(limit),
+                                   option=LIMIT_HINT), Location(name))
+
+
+def byte_count(count: int) -> Msg:
+    return Msg.plural_of("{count} byte", "{count} bytes", count)
+
+
+def decode(name: str, data: bytes) -> str:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SpecError(
+            Msg.of(
+                "expected UTF-8 text, found the byte 0x{byte}",
+                byte=f"{data[exc.start]:02x}",
+            ),
+            Location(name, line=line, column=column),
+        ) from None
+    if not text.strip():
+        raise SpecError(Msg.of("the spec is empty, expected a mapping of keys"), Location(name))
+    return text

@@ -1,0 +1,121 @@
+"""The YAML loader of specs: PyYAML's (C) SafeLoader, with YAML 1.2's floats (`1e-3`), a fast
+path for plain numbers, and the cell and depth limits checked while a document is composed; and
+the numbers of plain scalars as YAML 1.1 reads them, converted without the constructor."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+
+from attncli.limits import MAX_DEPTH
+
+BaseLoader: type[yaml.SafeLoader]
+try:  # the C parser is several times faster on large matrices; marks are the same
+    BaseLoader = yaml.CSafeLoader  # type: ignore[assignment]
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    BaseLoader = yaml.SafeLoader
+
+
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_INT_TAG = "tag:yaml.org,2002:int"
+# The shapes of nearly every number in a matrix, which YAML 1.1 resolves as below: checked first,
+# they spare the resolver's walk through every implicit type for each of a large matrix's cells.
+_PLAIN_NUMBER = re.compile(r"-?(?:[0-9]+(\.[0-9]+)|0|[1-9][0-9]*)").fullmatch  # 1.5 | 12
+
+
+class Overrun(Exception):
+    """The document goes past the cell limit or MAX_DEPTH while it is composed."""
+
+
+class Loader(BaseLoader):  # type: ignore[misc, valid-type]
+    """SafeLoader that also reads `1e-3`, `2E5` and `+.5` as floats, as YAML 1.2 does (1.1 reads
+    them as text). Integers still resolve first, since their resolver was added first.
+
+    With `max_cells`, composing stops (raising Overrun) at the first value past that many (a
+    list and a mapping count as one, as in prescan) or the first list or mapping nested deeper
+    than MAX_DEPTH, before it is built."""
+
+    def __init__(self, stream: str, max_cells: int | None = None) -> None:
+        super().__init__(stream)
+        self.max_cells = max_cells
+        self.depth = 0
+        self.values = 0
+
+    # PyYAML's C composer calls these on the way into and out of every node (for path
+    # resolvers, which attn has none of): they track the depth instead.
+    def descend_resolver(self, parent: Any, index: Any) -> None:
+        self.depth += 1
+
+    def ascend_resolver(self) -> None:
+        self.depth -= 1
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        self.values += 1  # called once for every node as it is composed (an alias makes none)
+        if self.max_cells is not None and (self.values > self.max_cells or (
+                kind is not yaml.ScalarNode and self.depth > MAX_DEPTH)):
+            raise Overrun
+        if kind is yaml.ScalarNode and implicit[0]:
+            plain = _PLAIN_NUMBER(value)
+            if plain is not None:
+                return _INT_TAG if plain.group(1) is None else _FLOAT_TAG
+        return super().resolve(kind, value, implicit)
+
+
+Loader.add_implicit_resolver(
+    _FLOAT_TAG,
+    re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"),  # YAML 1.2
+    list("-+0123456789."),
+)
+
+
+def _whole(text: str) -> int | float:
+    """A whole number as written; one with more digits than Python converts (4300) is read as a
+    float, which is inf, so the spec's checks say it is too large instead of failing here."""
+    try:
+        return int(text)
+    except ValueError:
+        if text.lstrip("+-").isdigit():
+            return float(text)
+        raise
+
+
+_DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)").fullmatch
+_LARGEST_INT = 2**1023  # parse.number refuses a larger whole number, with its line:column
+
+
+def scalar_number(tag: str, text: str) -> int | float | None:
+    """A plain scalar's number, when Python reads its text as YAML 1.1 does: a float but .inf,
+    .nan and 1:30.5; a decimal int (not 017, octal in YAML, or 0x1f, or 1:30). None otherwise:
+    the YAML constructor reads it."""
+    try:
+        if tag == _FLOAT_TAG:
+            return float(text)
+        if tag == _INT_TAG and _DECIMAL_INT(text):
+            return _whole(text)
+    except ValueError:  # 1__0, 1.5_ ...
+        pass
+    return None
+
+
+def plain_numbers(items: list[yaml.Node]) -> tuple[float, ...] | None:
+    """The numbers of a non-empty list whose items are all plain (unquoted) numbers that
+    `scalar_number` reads, finite and of float size; None for any other list, whose items then
+    become Nodes of their own, so that a bad one is reported at its line and column."""
+    if not items or any(item.__class__ is not yaml.ScalarNode or item.style for item in items):
+        return None
+    if all(item.tag == _FLOAT_TAG for item in items):  # a row of a matrix, mostly: at once
+        try:
+            numbers = list(map(float, [item.value for item in items]))
+        except ValueError:
+            return None
+    else:
+        read = [scalar_number(item.tag, item.value) for item in items]
+        if any(x is None or abs(x) > _LARGEST_INT for x in read):
+            return None
+        numbers = [float(x) for x in read if x is not None]
+    if not all(map(math.isfinite, numbers)):
+        return None
+    return tuple(numbers)

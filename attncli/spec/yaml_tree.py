@@ -1,0 +1,90 @@
+"""A composed YAML document turned into the `Node` tree: keys checked (plain, given once), text
+charged to the spec's budget, rows of plain numbers converted at once, and every other scalar
+constructed as YAML 1.1 reads it, a value it cannot read reported at its line:column."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+from attncli.i18n.library_messages import yaml_value_problem
+from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.bounds import TextBudget
+from attncli.spec.node import Node
+from attncli.spec.yaml_loader import plain_numbers, scalar_number
+
+
+class TreeBuilder:
+    """Builds the Nodes of one document, `path` naming each value by its keys (`heads[1].W_Q`)."""
+
+    def __init__(self, name: str, loader: Any, max_cells: int = DEFAULT_MAX_CELLS) -> None:
+        self.name = name
+        self.loader = loader
+        self.texts = TextBudget(max_cells)
+
+    def where(self, node: yaml.Node, path: str) -> Location:
+        mark = node.start_mark
+        return Location(self.name, path, mark.line + 1, mark.column + 1)
+
+    def build(self, node: yaml.Node, path: str) -> Node:
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            numbers = plain_numbers(node.value)
+            if numbers is not None:
+                return Node.number_list(numbers, lambda: self._items(node, path),
+                                        self.where(node, path))
+            return Node(self._items(node, path), self.where(node, path))
+        assert isinstance(node, yaml.ScalarNode)
+        self.texts.charge(node.value, self.where(node, path))
+        return Node(self._scalar(node, path), self.where(node, path), node.value,
+                    node.style in ("'", '"'))
+
+    def _items(self, node: yaml.SequenceNode, path: str) -> list[Node]:
+        return [self.build(child, f"{path}[{i}]") for i, child in enumerate(node.value)]
+
+    def _mapping(self, node: yaml.MappingNode, path: str) -> Node:
+        children: dict[str, Node] = {}
+        keys: dict[str, Location] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise SpecError(
+                    Msg.of("expected a plain key, found a nested value"),
+                    self.where(key_node, path),
+                )
+            key = key_node.value
+            self.texts.charge(key, self.where(key_node, path))
+            child_path = f"{path}.{key}" if path else key
+            if key in children:
+                raise SpecError(
+                    Msg.of("the key {key} is given twice", key=key),
+                    self.where(key_node, child_path),
+                )
+            children[key] = self.build(value_node, child_path)
+            keys[key] = self.where(key_node, child_path)
+        mapping = Node(children, self.where(node, path))
+        mapping.keys = keys
+        return mapping
+
+    def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
+        if not node.style:  # plain: None, or "" from libyaml
+            # The composer has already resolved the tag; the common decimal forms convert
+            # directly, the rest (.inf, 0x1f, 017, 1:30) below.
+            number = scalar_number(node.tag, node.value)
+            if number is not None:
+                return number
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except yaml.constructor.ConstructorError as exc:
+            raise SpecError(
+                Msg.of("cannot read this value: {problem}",
+                       problem=yaml_value_problem(str(exc.problem))),
+                self.where(node, path),
+            ) from None
+        except (ValueError, OverflowError) as exc:  # e.g. a date such as 2024-02-30
+            problem = Msg.of("cannot read this value: {problem}", problem=str(exc))
+            raise SpecError(Msg.of("{path}: {problem}", path=path, problem=problem) if path
+                            else problem, self.where(node, path)) from None
