@@ -22,6 +22,9 @@ BOX = r"\underline{\hphantom{00.00}}"  # a blank in LaTeX math
 # Markdown's math has no \hphantom on GitHub: a blank there is a line of a number's width
 MD_BOX = re.compile(r"\\underline\{\\hspace\{[0-9.]+em\}\}")
 TEXT_BOX = r"\_\_\_\_"  # a blank result of a written-out line in Markdown prose
+# a blank cell of the LaTeX heatmap, and the key's coloured cell with its number there
+HEAT_BOX = "$" + BOX + "$"
+HEAT_CELL = r"\\cellcolor\[RGB\]\{[0-9,]+\}\\textcolor\[RGB\]\{[0-9,]+\}\{\$(-?[0-9.]+)\$\}"
 
 
 def test_blank_steps_blank_every_computed_cell_and_their_written_out_results() -> None:
@@ -89,9 +92,10 @@ def test_sheet_and_key_agree_but_for_the_blanks(fmt: str) -> None:
             mine_entries, their_entries = (set(m.group(2).split("\\\\")) for m in sized)
             assert mine_entries <= their_entries | {"0.00"}, (mine, theirs)  # 0.00: a blank
             continue
-        pattern = "".join("(-?[0-9.]+)" if part in (BOX, TEXT_BOX) else re.escape(part)
-                          for part in re.split(f"({re.escape(BOX)}|{re.escape(TEXT_BOX)})",
-                                               mine))
+        pattern = "".join(HEAT_CELL if part == HEAT_BOX else "(-?[0-9.]+)"
+                          if part in (BOX, TEXT_BOX) else re.escape(part)
+                          for part in re.split(f"({re.escape(HEAT_BOX)}|{re.escape(BOX)}|"
+                                               f"{re.escape(TEXT_BOX)})", mine))
         found = re.fullmatch(pattern, theirs)
         assert found, (mine, theirs)
         filled += found.groups()
@@ -102,6 +106,9 @@ def test_sheet_and_key_agree_but_for_the_blanks(fmt: str) -> None:
     assert numbers <= set(filled)
     boxes = sum(len(m.blank) for s in sheet.steps for m in s.matrices) + sum(
         e.blank for s in sheet.steps for e in s.expansions)
+    if fmt == "latex":  # the heatmap of A blanks its blank cells a key does not hide
+        boxes += sum(float(m.whole()[i, j]) > 0.0 for s in sheet.steps if s.id == "weights"
+                     for m in s.matrices[:1] for i, j in m.blank)
     assert "\n".join(lines).count(BOX) + "\n".join(lines).count(TEXT_BOX) == boxes
 
 
