@@ -3,7 +3,12 @@
     from attncli import load_spec, build, render
     print(render(build(load_spec("spec.yaml")), format="text", lang="en"))
 
-`load_spec` and `build` are imported on first use, so that `attn --help` never loads NumPy.
+    import attncli  # from arrays, in a notebook (docs/jupyter.md)
+    w = attncli.walkthrough_of(tokens=["cat", "chases", "mouse"], X=E, mask="causal")
+    w["A"]  # the attention weights as a NumPy array
+
+Everything but `render` and the errors is imported on first use, so that `import attncli` and
+`attn --help` never load NumPy.
 """
 
 from __future__ import annotations
@@ -13,18 +18,25 @@ from typing import TYPE_CHECKING, Any
 # `render` is both a subpackage and the API function: binding the function here, after the
 # subpackage is imported, makes `attncli.render` the function (the subpackage stays importable
 # as `attncli.render.text` etc. through sys.modules). attncli.render imports nothing heavy.
+from attncli.errors import AttnError, SpecError, UsageError
 from attncli.render import render
 
 if TYPE_CHECKING:
+    from attncli.library import spec_of, walkthrough_of
+    from attncli.model import Walkthrough
     from attncli.spec import load_spec, loads_spec
     from attncli.walkthrough import build
 
-__all__ = ["build", "load_spec", "loads_spec", "render"]
+__all__ = ["AttnError", "SpecError", "UsageError", "Walkthrough", "build", "load_spec",
+           "loads_spec", "render", "spec_of", "walkthrough_of"]
 
 _HOMES = {
     "load_spec": "attncli.spec",
     "loads_spec": "attncli.spec",
     "build": "attncli.walkthrough",
+    "walkthrough_of": "attncli.library",
+    "spec_of": "attncli.library",
+    "Walkthrough": "attncli.model",
 }
 
 

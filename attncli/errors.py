@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attncli.i18n import Msg, translate
+from attncli.i18n import DEFAULT_LANG, Msg, translate
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -41,11 +41,18 @@ class AttnError(Exception):
         super().__init__(message.msgid)
         self.message = message
         self.where = where
+        self.lang = DEFAULT_LANG  # what str() writes it in
+
+    def in_language(self, lang: str) -> AttnError:
+        """This error, written in `lang` by str() (a library call that was asked for it)."""
+        self.lang = lang
+        return self
 
     def __str__(self) -> str:
-        """The finished sentence in English, after where it is: what `attn` prints, for a
-        library user who prints the error (`spec.yaml:2:13: embeddings: has 2 rows, …`)."""
-        sentence = translate(self.message)
+        """The finished sentence (in English unless `in_language`), after where it is: what
+        `attn` prints, for a library user who prints the error (`spec.yaml:2:13: embeddings:
+        has 2 rows, …`)."""
+        sentence = translate(self.message, self.lang)
         return f"{self.where.prefix()}: {sentence}" if self.where is not None else sentence
 
 

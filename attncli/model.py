@@ -1,9 +1,11 @@
-"""The Walkthrough: what `build` produces and every renderer reads. Data only."""
+"""The Walkthrough: what `build` produces and every renderer reads. Data only, but for the few
+methods by which it lends its matrices to NumPy code and shows itself in a notebook
+(attncli/notebook.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -234,3 +236,34 @@ class Walkthrough:
     # how the spec asks to be written (display.header, display.md_flavor); render's options win
     header_shown: bool = True
     md_flavor: str = "github"
+    # the language(s) `render` writes when none is given, and a notebook shows ("pl", "pl,en")
+    lang: str = "en"
+
+    # --- for notebooks and NumPy users (attncli/notebook.py) ---
+
+    def matrix(self, name: str) -> Matrix:
+        """The matrix shown as `name`: `"A"` (the weights), `"S′ + M"` or `"S' + M"`, `"W_Q"`,
+        `"A:2"` for head 2's; UsageError naming the ones there are when there is none."""
+        from attncli.pick import pick
+
+        return pick(self, name)
+
+    def __getitem__(self, name: str) -> Array:
+        """The numbers of `matrix(name)` as a new float64 array (rows, columns): `w["A"]`.
+        A key the mask hides is -inf in the scores and 0 in the weights."""
+        return self.matrix(name).whole().copy()
+
+    def __repr__(self) -> str:
+        from attncli.notebook import summary
+
+        return summary(self)
+
+    def _repr_markdown_(self) -> str:
+        from attncli.notebook import markdown
+
+        return markdown(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        from attncli.notebook import text
+
+        printer.text(text(self))

@@ -20,6 +20,10 @@ Cases (A vs B, target A/B):
                one attn explain                                                            10
     big_yaml   explain of a spec whose embeddings are a 400 x 250 YAML matrix vs
                yaml.load with the C loader                                                 1.3
+    import     `import attncli` vs `import numpy`: the library must not load NumPy         0.6
+    arrays     attncli.walkthrough_of on a BERT-base-size layer of 512 tokens loaded as
+               NumPy arrays vs build(load_spec()) of the same .npy files (from_arrays.py)
+                                                                     1.1 (time), 1.1 (memory)
 The .npy files are drawn with a fixed seed into a temporary folder at the start. Every case
 runs with attn's default limits (a BERT-size layer computes about 215 million numbers, within
 the default --max-cells of 10 million given numbers, 32 times that computed).
@@ -214,7 +218,20 @@ def help_imports_nothing_heavy() -> str:
     return out.stdout.splitlines()[-1]
 
 
-CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml")
+CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml", "import", "arrays")
+
+
+def imports_numpy() -> str:
+    probe = "import sys, attncli\nprint('numpy' in sys.modules)\n"
+    out = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def from_arrays(mode: str, work: Path, n: int = 512) -> list[str]:
+    folder = work / f"layer{n}"
+    if not folder.exists():
+        write_layer(work, n)
+    return [PYTHON, str(HERE / "from_arrays.py"), mode, str(folder), str(HEADS)]
 
 
 def cases(work: Path) -> dict[str, Callable[[], Case]]:
@@ -239,6 +256,14 @@ def cases(work: Path) -> dict[str, Callable[[], Case]]:
             target_memory=2.0,
             note=f"explain of 2048 tokens, d_model {D_MODEL}, {HEADS} heads, causal, W_O vs "
             "the same math in plain NumPy"),
+        "import": lambda: Case(
+            "import", [PYTHON, "-c", "import attncli"], [PYTHON, "-c", "import numpy"], 0.6,
+            note=f"import attncli vs import numpy; numpy loaded by it: {imports_numpy()}"),
+        "arrays": lambda: Case(
+            "arrays", from_arrays("arrays", work), from_arrays("file", work), 1.1,
+            target_memory=1.1,
+            note=f"walkthrough_of on 512 tokens, d_model {D_MODEL}, {HEADS} heads, from arrays "
+            "vs from the same .npy files"),
         "batch": lambda: Case(
             "batch", [*attn, "snippets", str(write_manifest(work))],
             [*attn, "explain", "--format", "text"], 10.0,

@@ -246,16 +246,21 @@ def test_every_matrix_is_a_grid_in_its_brackets_with_its_labels_outside(
             text = markdown(spec, ALL, flavor)
             for pipeline in pipelines:
                 name = f"{spec.stem}/{flavor}/{pipeline}"
-                page = pages[name]
-                found = matrix_displays(page, text, flavor)
-                assert len(found) == len(expected), name
-                for display, (cells, rows, columns) in zip(found, expected, strict=True):
-                    try:
-                        check_grid(display, cells, rows, columns, page["em"])
-                    except AssertionError as error:
-                        raise AssertionError(f"{name}: {error}") from None
-                    checked += 1
+                checked += check_grids(pages[name], text, flavor, expected, name)
     assert checked > 1000
+
+
+def check_grids(page: dict[str, Any], text: str, flavor: str,
+                expected: list[tuple[list[list[str]], list[str], list[str]]], name: str) -> int:
+    """check_grid on every matrix display of the page of `text`; how many were checked."""
+    found = matrix_displays(page, text, flavor)
+    assert len(found) == len(expected), name
+    for display, (cells, rows, columns) in zip(found, expected, strict=True):
+        try:
+            check_grid(display, cells, rows, columns, page["em"])
+        except AssertionError as error:
+            raise AssertionError(f"{name}: {error}") from None
+    return len(found)
 
 
 def test_the_checker_sees_a_broken_grid(tmp_path: Path) -> None:

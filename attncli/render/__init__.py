@@ -79,12 +79,14 @@ def _module(fmt: str) -> ModuleType:
 
 
 def render(walkthrough: Walkthrough, format: str = "text",
-           lang: str | Sequence[str] = DEFAULT_LANG, **options: object) -> str:
+           lang: str | Sequence[str] | None = None, **options: object) -> str:
     """The walkthrough written in `format`, exactly as the CLI prints it.
 
     `lang` is one language (`"pl"`) or several (`"pl,en"` or `["pl", "en"]`): then the same
     walkthrough is written once per language, in that order, each under its own heading.
+    None: the walkthrough's own `lang` (English, unless walkthrough_of was given another).
     """
+    lang = walkthrough.lang if lang is None else lang
     langs = parse_languages(lang if isinstance(lang, str) else ",".join(lang))
     module = _module(format)
     options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor, **options}

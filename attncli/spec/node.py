@@ -6,7 +6,7 @@ of these, and the spec layer reads only them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from attncli.errors import Location
@@ -29,11 +29,11 @@ class Node:
         self.where = where
         self.text = text  # a scalar as written
         self.quoted = quoted
-        self.numbers: tuple[float, ...] | None = None
+        self.numbers: Sequence[float] | None = None  # a tuple; a NumPy row (spec/objects.py)
         self.keys: dict[str, Location] = {}  # a mapping: where each key itself was written
 
     @classmethod
-    def number_list(cls, numbers: tuple[float, ...], items: Callable[[], list[Node]],
+    def number_list(cls, numbers: Sequence[float], items: Callable[[], list[Node]],
                     where: Location) -> Node:
         """A list of plain numbers; `items` makes the Nodes of its items when they are asked for."""
         node = cls(None, where)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn, TypeVar
 
 import numpy as np
@@ -154,20 +154,21 @@ def matrix(node: Node, name: str) -> Array:
     """A non-empty rectangular matrix of finite numbers, as float64."""
     rows = items(node, Msg.of("a matrix (a list of rows of numbers)"))
     width: int | None = None
-    cells: list[list[float] | tuple[float, ...]] = []
+    cells: list[Sequence[float]] = []
     for row in rows:
         # a row of plain numbers comes converted (source.Node.numbers); any other is read cell by
         # cell, so that a bad cell is named with its line and column
         numbers = row.numbers
         entries = items(row, Msg.of("a row of numbers")) if numbers is None else None
-        found = len(entries) if entries is not None else len(numbers or ())
+        found = len(entries) if entries is not None else len(() if numbers is None else numbers)
         if width is None:
             width = found
         elif found != width:
             fail_at(row, Msg.plural_of("expected a row of {count} number like the first row, "
                                        "found {found}", "expected a row of {count} numbers like "
                                        "the first row, found {found}", width, found=found))
-        cells.append([number(cell) for cell in entries] if entries is not None else numbers or ())
+        cells.append([number(cell) for cell in entries] if entries is not None else
+                     () if numbers is None else numbers)
     return np.array(cells, dtype=np.float64)  # (rows, width)
 
 

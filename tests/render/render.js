@@ -7,6 +7,8 @@
 //   autorender       CommonMark (markdown-it) first, then KaTeX auto-render    (katex flavour)
 //   pandoc-mathjax   pandoc --mathjax with MathJax 3's tex-mml-chtml.js        (both flavours;
 //                    for github, a Lua filter reads ```math and $`..`$ as GitHub does)
+//   jupyterlab       a notebook's Markdown output as JupyterLab draws it: math taken out,
+//                    markdown-it, math put back, MathJax 3 (jupyter-math.js) (katex flavour)
 // Every page is loaded in one headless Chromium (puppeteer-core, Debian's /usr/bin/chromium).
 // Output on stdout: {name: {errors: [...], tex: [...], displays: [{words, delims}], em}} where
 // words are the rendered glyphs grouped into words with their boxes, and delims the boxes of
@@ -19,6 +21,7 @@ const puppeteer = require("puppeteer-core");
 const katex = require("katex");
 const MarkdownIt = require("markdown-it");
 const texmath = require("markdown-it-texmath");
+const jupyter = require("./jupyter-math");
 
 const HERE = __dirname;
 const KATEX = path.join(HERE, "node_modules", "katex", "dist");
@@ -59,6 +62,12 @@ function html(job) {
     return execFileSync("pandoc", [...from, "-t", "html5", "-s", "--metadata", "title=attn",
                                    `--mathjax=file://${MATHJAX}`],
                         { input: job.markdown, encoding: "utf8", maxBuffer: 1 << 28 });
+  }
+  if (job.pipeline === "jupyterlab") {
+    const { text, math } = jupyter.takeMath(job.markdown);
+    const body = jupyter.putMath(new MarkdownIt().render(text), math);
+    const config = `<script>window.MathJax = ${JSON.stringify(jupyter.MATHJAX_CONFIG)};</script>`;
+    return page(job.name, config + `<script src="file://${MATHJAX}"></script>`, body);
   }
   throw new Error(`unknown pipeline ${job.pipeline}`);
 }
@@ -167,7 +176,7 @@ async function load(tab, job, i, input) {
   fs.writeFileSync(file, html(job));
   const t1 = Date.now();
   await tab.goto("file://" + file, { waitUntil: "load", timeout: 600000 });
-  if (job.pipeline === "pandoc-mathjax") {
+  if (job.pipeline === "pandoc-mathjax" || job.pipeline === "jupyterlab") {
     await tab.waitForFunction("!!(window.MathJax && MathJax.startup && MathJax.startup.promise)", { timeout: 600000 });
     await tab.evaluate("MathJax.startup.promise.then(() => true)");
   }

@@ -1,0 +1,112 @@
+"""attn for NumPy and PyTorch users: a walkthrough from arrays, without a spec file.
+
+    import attncli
+    w = attncli.walkthrough_of(tokens=["cat", "chases", "mouse"], X=E, W_Q=W_Q, W_K=W_K,
+                               W_V=W_V, mask="causal", lang="pl", precision=3)
+    w            # in a notebook: every step, its formula and its matrices, typeset
+    w["A"]       # the attention weights as a NumPy array (head 2's: w["A:2"])
+
+The keywords are the keys of a spec file (docs/jupyter.md), with the papers' names for the
+matrices: `X` for the embeddings, `W_Q` ... `b_O` for the weights. The display options are the
+spec's `display` keys. A wrong value raises the SpecError a spec file would (naming the keyword,
+what was expected and what was found), in the language asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from attncli.errors import AttnError, Location, UsageError
+from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages
+from attncli.limits import DEFAULT_MAX_CELLS
+
+if TYPE_CHECKING:  # NumPy-backed: imported on the first call, so that `import attncli` is light
+    from attncli.model import Walkthrough
+    from attncli.spec.model import Spec
+    from attncli.spec.node import Node
+
+SOURCE = "walkthrough_of"
+
+
+def walkthrough_of(*, tokens: Sequence[str], X: Any = None,
+                   W_Q: Any = None, W_K: Any = None, W_V: Any = None, W_O: Any = None,
+                   b_Q: Any = None, b_K: Any = None, b_V: Any = None, b_O: Any = None,
+                   heads: int | Sequence[Any] | None = None, mask: Any = None,
+                   lang: str = DEFAULT_LANG, precision: int | None = None,
+                   decimal: str | None = None, steps: Sequence[str] | str | None = None,
+                   expand: Sequence[str] | str | None = None, head: int | str | None = None,
+                   round_intermediates: bool | None = None, reading: bool | None = None,
+                   max_cells: int = DEFAULT_MAX_CELLS, **spec: Any) -> Walkthrough:
+    """Every step of attention on these arrays, as `attn explain` works out a spec file.
+
+    tokens:  the token strings, one per row of X.
+    X:       the embeddings (n, d_model): a NumPy array, a list of rows, or anything with
+             `__array__` (a PyTorch tensor, requires_grad or not; a JAX array).
+    W_Q, W_K, W_V, W_O, b_Q ...: the weights, (d_model, d_k) in the row convention
+             (Q = X·W_Q); `"identity"` for an identity; a PyTorch nn.Linear's `.weight` is
+             (d_k, d_model): pass `convention="column"` or `.weight.T`.
+    heads:   h splits the weights into h heads of d_k/h columns, as nn.MultiheadAttention does.
+    mask:    "causal", "none", or a 0/1 matrix (1 = may attend).
+    lang:    the language it shows itself in: "en", "pl", "ru" (or several: "pl,en").
+    precision, decimal ("dot"/"comma"), steps (step ids), expand (cells to write out),
+    head, round_intermediates, reading: the spec's display keys.
+    **spec:  any other key of a spec file, as it is written there (scale, convention,
+             positional, context, block, bias, kv_heads, score, masked_rows, title ...).
+
+    Raises SpecError (bad values) or UsageError (bad options), both AttnError.
+    """
+    try:
+        langs = ",".join(parse_languages(lang))
+        weights = {"W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O, "b_Q": b_Q, "b_K": b_K,
+                   "b_V": b_V, "b_O": b_O}
+        display = {"precision": precision, "decimal": decimal, "steps": steps,
+                   "expand": expand, "head": head, "round_intermediates": round_intermediates,
+                   "reading": reading}
+        from attncli.walkthrough import build
+
+        built = build(_spec(tokens, X, weights, heads, mask, display, spec, max_cells))
+    except AttnError as error:
+        raise error.in_language(first_known(lang)) from None
+    return replace(built, lang=langs)
+
+
+def spec_of(*, max_cells: int = DEFAULT_MAX_CELLS, **keys: Any) -> Spec:
+    """The validated Spec of these keys, as a spec file's top level writes them (`tokens`,
+    `embeddings`, `weights` ...), with arrays in place of written-out matrices; for
+    `attncli.build(spec, ...)` and the other library functions that take a Spec."""
+    from attncli.spec.objects import spec_from
+
+    return spec_from(keys, "spec_of", max_cells)
+
+
+def _spec(tokens: Sequence[str], X: Any, weights: dict[str, Any], heads: Any, mask: Any,
+          display: dict[str, Any], spec: dict[str, Any], max_cells: int) -> Spec:
+    """The spec of walkthrough_of's arguments; each value is named in errors by its keyword
+    (`X`, `W_Q`, `precision`), or by its key path inside a mapping given whole."""
+    from attncli.spec.objects import load_tree, tree
+
+    if X is not None and spec.get("embeddings") is not None:
+        raise UsageError(Msg.of("give X or embeddings, not both"))
+    top = {key: tree(value, SOURCE, key) for key, value in spec.items() if value is not None}
+    for key, name, value in (("tokens", "tokens", tokens), ("embeddings", "X", X),
+                             ("heads", "heads", heads), ("mask", "mask", mask)):
+        if value is not None:
+            top[key] = tree(value, SOURCE, name)
+    for section, given in (("weights", weights), ("display", display)):
+        named = {key: tree(value, SOURCE, key) for key, value in given.items() if value is not None}
+        if named:
+            top[section] = merged(top.get(section), named, section)
+    return load_tree(top, SOURCE, max_cells)
+
+
+def merged(written: Node | None, named: dict[str, Node], section: str) -> Node:
+    """The `weights` (or `display`) mapping: the keywords' entries over a mapping given whole
+    (one that is not a mapping is left for the spec's check to refuse)."""
+    from attncli.spec.node import Node
+
+    if written is not None and not isinstance(written.value, dict):
+        return written
+    entries = {} if written is None else dict(written.value)
+    return Node({**entries, **named}, Location(SOURCE, section))

@@ -1,0 +1,45 @@
+"""How a Walkthrough shows itself in Jupyter (JupyterLab, Notebook 7 and classic, VS Code) and
+in IPython.
+
+A notebook front end shows the richest type a value offers, by its own order: JupyterLab and VS
+Code both put text/html (and application/json, text/latex in VS Code) before text/markdown. So a
+walkthrough offers only text/markdown, the one type whose math every one of them typesets:
+- JupyterLab and Notebook take the math out of Markdown before parsing it (`$...$`, `$$...$$`)
+  and typeset it with MathJax; VS Code renders Markdown output with markdown-it and KaTeX's
+  `$`/`$$` rule. Both read the katex flavour of the Markdown export (attncli/render/markdown.py),
+  whose math survives even a CommonMark pass before the math engine and draws alike in KaTeX
+  and MathJax 3 (tests/test_notebook_render.py renders it as JupyterLab does).
+- HTML output is typeset in JupyterLab but not in VS Code, and JSON or LaTeX would be chosen
+  over the Markdown by VS Code: none is offered (`render(w, "json")` gives the JSON).
+IPython in a terminal, and text/plain beside the Markdown, get the text format.
+"""
+
+from __future__ import annotations
+
+from attncli.model import Walkthrough
+from attncli.render import render
+
+FLAVOR = "katex"  # `$$` displays and `$...$` inline: what Jupyter's and VS Code's Markdown read
+
+
+def markdown(walkthrough: Walkthrough) -> str:
+    """text/markdown: the Markdown export in the katex flavour, in the walkthrough's language."""
+    flavor = "plain" if walkthrough.md_flavor == "plain" else FLAVOR
+    return render(walkthrough, "markdown", md_flavor=flavor)
+
+
+def text(walkthrough: Walkthrough) -> str:
+    """text/plain: the text format, as `attn explain --format text` prints it."""
+    return render(walkthrough, "text")
+
+
+def summary(walkthrough: Walkthrough) -> str:
+    """repr(): what it is, in one line, in English as Python's reprs are
+    (`<Walkthrough: 3 tokens, 1 head, 8 steps>`)."""
+    header = walkthrough.header
+
+    def count(n: int, word: str) -> str:
+        return f"{n} {word}" + ("" if n == 1 else "s")
+
+    return (f"<Walkthrough: {count(header.n_queries, 'token')}, {count(header.n_heads, 'head')}"
+            f", {count(len(walkthrough.steps), 'step')}>")

@@ -1,0 +1,112 @@
+"""A spec from Python values: NumPy arrays, anything with `__array__` (a PyTorch or JAX tensor),
+lists, numbers and texts, laid out as a spec file lays them out.
+
+The values become the same Node tree a YAML file gives, each marked with its key path
+(`weights.W_Q[1][0]`), so every check of a spec file, and every error it raises, is the file's
+own: a wrong shape or a NaN is a SpecError naming the key path, what was expected and what was
+found. Tensors are read without importing their library: detached from autograd and moved to
+the CPU through their own methods, then read by `numpy.asarray`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import numpy as np
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.model import Spec
+from attncli.spec.node import Node
+from attncli.spec.parse import load
+from attncli.spec.values import shape_text
+
+SCALARS = (str, bool, int, float, type(None))
+
+
+def spec_from(keys: Mapping[str, Any], source: str = "spec_from",
+              max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
+    """The Spec that `keys` describe, as the top level of a spec file would (`tokens`,
+    `embeddings`, `weights`, `mask` ...), arrays in place of written-out matrices; SpecError
+    naming the key path at the first problem. `source` names the values in errors."""
+    top = {key: tree(value, source, key) for key, value in keys.items() if value is not None}
+    return load_tree(top, source, max_cells)
+
+
+def load_tree(top: dict[str, Node], source: str, max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
+    """The Spec of a spec's top-level keys made by `tree`."""
+    return load(Node(top, Location(source)), max_cells=max_cells)
+
+
+def tree(value: Any, source: str, path: str) -> Node:
+    """`value` as a Node marked with `path`: mappings and lists item by item, arrays row by row."""
+    where = Location(source, path)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, SCALARS):
+        return Node(value, where, quoted=isinstance(value, str))
+    if isinstance(value, Mapping):
+        for key in value:
+            if not isinstance(key, str):
+                raise SpecError(Msg.of("{path}: expected text keys, found the key {found}",
+                                       path=path, found=repr(key)), where)
+        return Node({key: tree(child, source, f"{path}.{key}" if path else key)
+                     for key, child in value.items()}, where)
+    if isinstance(value, (list, tuple)):
+        return Node([tree(item, source, f"{path}[{i}]") for i, item in enumerate(value)], where)
+    return array_node(as_array(value, path, where), source, path)
+
+
+def as_array(value: Any, path: str, where: Location) -> np.ndarray[Any, Any]:
+    """`value` read by NumPy: a tensor detached from autograd and on the CPU first (`.detach()`,
+    `.cpu()`), and, if NumPy cannot read its dtype (bfloat16), converted with `.double()`."""
+    if not isinstance(value, np.ndarray) and not hasattr(value, "__array__"):
+        raise unreadable(path, where, value)
+    for method in ("detach", "cpu"):
+        if callable(getattr(value, method, None)):
+            value = getattr(value, method)()
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError, RuntimeError):
+        try:
+            array = np.asarray(value.double())
+        except Exception:  # whatever a foreign type raises: it is not an array of numbers
+            raise unreadable(path, where, value) from None
+    if array.dtype.kind not in "biuf" or array.ndim > 2:
+        raise SpecError(Msg.of("{path}: expected a matrix or a vector of real numbers (at most 2 "
+                               "dimensions), found an array of shape {shape} and type {dtype}",
+                               path=path, shape=shape_text(array.shape) or "()",
+                               dtype=str(array.dtype)), where)
+    return array
+
+
+def unreadable(path: str, where: Location, value: Any) -> SpecError:
+    return SpecError(Msg.of("{path}: expected an array that NumPy can read, found {found}",
+                            path=path, found=type(value).__name__), where)
+
+
+def array_node(array: np.ndarray[Any, Any], source: str, path: str) -> Node:
+    """A 0-d array as its number, a vector as a list of numbers, a matrix as a list of rows.
+    A row of finite numbers carries them (Node.numbers), like a row of a YAML file; a row with
+    NaN or ±inf is made of one Node per number, which the checks then name."""
+    if array.ndim == 0:
+        return Node(array.item(), Location(source, path))
+    if array.ndim == 1:
+        return row_node(array, source, path)
+    return Node([row_node(row, source, f"{path}[{i}]") for i, row in enumerate(array)],
+                Location(source, path))
+
+
+def row_node(row: np.ndarray[Any, Any], source: str, path: str) -> Node:
+    where = Location(source, path)
+
+    def items() -> list[Node]:
+        return [Node(x, Location(source, f"{path}[{j}]")) for j, x in enumerate(row.tolist())]
+
+    if row.dtype.kind == "b" or not np.isfinite(row).all():
+        return Node(items(), where)
+    # the row itself, as float64: sized and indexed like a YAML row's tuple, and read by
+    # np.array without a Python float per number
+    return Node.number_list(cast("Sequence[float]", row.astype(np.float64)), items, where)
