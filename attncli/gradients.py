@@ -10,7 +10,9 @@ outputs). Read backwards through the forward results of walkthrough.compute, row
     dS = dS′ / √d_k                                    (a hidden key has A = 0, so dS = 0)
     dQ = dS·K,  dK = dSᵀ·Q                             (general score: dS·K·Wᵀ, dSᵀ·Q·W)
     dW_Q = Xᵀ·dQ,  dW_K = Xᵀ·dK,  dW_V = Xᵀ·dV,  db = the column sums
-    dX = Σ_heads dQ·W_Qᵀ + dK·W_Kᵀ + dV·W_Vᵀ
+    dX = Σ_h dQ·W_Qᵀ + dK·W_Kᵀ + dV·W_Vᵀ
+
+RoPE, shared K/V heads, score biases, RMSNorm and gated feed-forwards: attncli/gradients_modern.py.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attncli.gradients_block import BlockGradients, block_gradients, layer_norm_backward
+from attncli.gradients_modern import GroupGradients, shared, turned_back
 from attncli.model import Array, HeadResult
 from attncli.spec.model import Head, Spec
 
@@ -36,6 +39,9 @@ class HeadGradients:
     dQ: Array  # (n, d_k)
     dK: Array  # (m, d_k)
     dW: dict[str, Array]  # dW_Q, dW_K, dW_V as the spec writes W; db_Q ... when biased
+    # with RoPE, dQ and dK above are turned back (Rᵀ·dQ̂); these are dL/dQ̂, dL/dK̂
+    dQ_hat: Array | None = None  # (n, d_k)
+    dK_hat: Array | None = None  # (m, d_k)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ class Gradients:
     dW_O: Array | None = None
     db_O: Array | None = None
     block: BlockGradients | None = None  # the rest of the layer, when the spec has one
+    groups: tuple[GroupGradients, ...] = ()  # the shared K/V heads (kv_heads)
 
 
 def used(w: Array, spec: Spec) -> Array:
@@ -68,15 +75,21 @@ def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array) -> Hea
     else:
         dq = ds @ k @ spec.score.W.T  # (n, m) @ (m, d_k) @ (d_k, d_k) -> (n, d_k)
         dk = ds.T @ q @ spec.score.W  # (m, n) @ (n, d_k) @ (d_k, d_k) -> (m, d_k)
+    dq_hat, dk_hat = turned_back(spec, "q", dq), turned_back(spec, "k", dk)
+    if dq_hat is not None:  # the scores read Q̂ = RoPE(Q): dq was dL/dQ̂
+        dq, dq_hat = dq_hat, dq
+    if dk_hat is not None:
+        dk, dk_hat = dk_hat, dk
     x = result.query_inputs if result.query_inputs is not None else spec.queries.embeddings
     xk = result.key_inputs if result.key_inputs is not None else spec.keys_source.embeddings
     dw: dict[str, Array] = {}
-    for letter, inputs, grad in (("Q", x, dq), ("K", xk, dk), ("V", xk, dv)):
+    own = (("Q", x, dq), ("K", xk, dk), ("V", xk, dv))
+    for letter, inputs, grad in own if head.group is None else own[:1]:  # shared: gradients.shared
         dw_used = inputs.T @ grad  # (d_model, rows) @ (rows, d) -> (d_model, d)
         dw[f"dW_{letter}"] = used(dw_used, spec)
         if getattr(head, f"b_{letter}") is not None:
             dw[f"db_{letter}"] = grad.sum(axis=0)  # (d,)
-    return HeadGradients(dz, dv, da, ds_scaled, ds, dq, dk, dw)
+    return HeadGradients(dz, dv, da, ds_scaled, ds, dq, dk, dw, dq_hat, dk_hat)
 
 
 def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = None,
@@ -109,6 +122,9 @@ def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = Non
         heads.append(grads)
         dx += grads.dQ @ used(head.W_Q, spec).T  # (n, d_k) @ (d_k, d_model)
         dc += grads.dK @ used(head.W_K, spec).T + grads.dV @ used(head.W_V, spec).T  # (m, d_model)
+    groups: tuple[GroupGradients, ...] = ()
+    if spec.heads[0].group is not None:  # kv_heads < heads: K and V shared in groups
+        groups = shared(spec, forward, [g.dK for g in heads], [g.dV for g in heads])
     if spec.context is None:
         dx, dc_out = dx + dc, None
     else:
@@ -117,7 +133,7 @@ def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = Non
         if block.pre_norm is not None:  # the heads read LayerNorm(X)
             dx = layer_norm_backward(dx, block.pre_norm, "1", block.named)
         dx = dx + block.d_x  # (n, d_model): the residual add's share
-    return Gradients(d_out, dz, tuple(heads), dx, dc_out, dw_o, db_o, block)
+    return Gradients(d_out, dz, tuple(heads), dx, dc_out, dw_o, db_o, block, groups)
 
 
 def finite_difference(spec: Spec, w_name: str = "W_Q") -> float:

@@ -5,34 +5,40 @@ The forward pass is recomputed from X and O with ops.py (full precision), then r
 
     LayerNorm y = g ⊙ x̂ + b, x̂ = (x − μ)/σ:  dx = (dx̂ − mean(dx̂) − x̂ ⊙ mean(dx̂ ⊙ x̂)) / σ,
                                                dx̂ = dy ⊙ g,  dg = Σ rows dy ⊙ x̂,  db = Σ rows dy
+    RMSNorm   y = g ⊙ x̂, x̂ = x / RMS:         the same without the mean (nothing was centred)
     F = act(H·W_1 + b_1)·W_2 + b_2:           dW_2 = actᵀ·dF,  dA₁ = dF·W_2ᵀ ⊙ act′,  dW_1 = Hᵀ·dA₁
+    gated: F = (act(A₁) ⊙ U)·W_2, U = H·W_3:  dU = dM ⊙ act(A₁),  dA₁ = dM ⊙ U ⊙ act′,  dM = dF·W_2ᵀ
     R = X + O:                                 dX = dO = dR
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from attncli import ops
+from attncli.gradients_modern import rms_parts, slope
 from attncli.model import Array
 from attncli.spec.model import FeedForward, LayerNorm, RMSNorm, Spec
+from attncli.steps.block import ACTIVATION
 
 
 @dataclass(frozen=True)
 class Normed:
-    """What a LayerNorm's backward needs of its forward: x̂ (n, d), σ (n, 1) and the gain."""
+    """What a LayerNorm's backward needs of its forward: x̂ (n, d), σ (n, 1) and the gain; for
+    RMSNorm x̂ = x / RMS, σ = RMS, and nothing centred (no mean, no bias)."""
 
     x_hat: Array
     sigma: Array
     gain: Array | None
+    centred: bool = True
 
 
 def layer_norm(x: Array, ln: LayerNorm | RMSNorm) -> tuple[Array, Normed]:
-    # spec/backward.py refuses RMSNorm before any gradient is taken
-    assert isinstance(ln, LayerNorm), "the backward pass of RMSNorm is not worked out"
+    if isinstance(ln, RMSNorm):
+        x_hat, rms = rms_parts(x, ln.eps)  # (n, d), (n, 1)
+        return ops.rms_norm(x, ln.gain, ln.eps), Normed(x_hat, rms, ln.gain, centred=False)
     mu = x.mean(axis=1, keepdims=True)  # (n, 1)
     sigma = np.sqrt(((x - mu) ** 2).mean(axis=1, keepdims=True) + ln.eps)  # (n, 1)
     return ops.layer_norm(x, ln.gain, ln.bias, ln.eps), Normed((x - mu) / sigma, sigma, ln.gain)
@@ -43,19 +49,11 @@ def layer_norm_backward(dy: Array, normed: Normed, name: str,
     """dL/dx of a LayerNorm from dL/dy; the gain's and bias's gradients into `named`."""
     x_hat = normed.x_hat  # (n, d)
     named[f"dgain_{name}"] = (dy * x_hat).sum(axis=0)  # (d,)
-    named[f"dbias_{name}"] = dy.sum(axis=0)  # (d,)
+    if normed.centred:  # RMSNorm has no bias
+        named[f"dbias_{name}"] = dy.sum(axis=0)  # (d,)
     dx_hat = dy if normed.gain is None else dy * normed.gain  # (n, d)
-    centred = dx_hat - dx_hat.mean(axis=1, keepdims=True)  # (n, d)
+    centred = dx_hat - dx_hat.mean(axis=1, keepdims=True) if normed.centred else dx_hat  # (n, d)
     return (centred - x_hat * (dx_hat * x_hat).mean(axis=1, keepdims=True)) / normed.sigma
-
-
-def activation_slope(a: Array, activation: str) -> Array:
-    """act′(a): 1 where ReLU passes, else 0; for GELU Φ(a) + a·φ(a)."""
-    if activation == "relu":
-        return (a > 0.0).astype(np.float64)  # (n, d_ff)
-    erf = np.vectorize(math.erf, otypes=[np.float64])
-    cdf = 0.5 * (1.0 + erf(a / math.sqrt(2.0)))  # (n, d_ff)
-    return cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)  # (n, d_ff)
 
 
 @dataclass(frozen=True)
@@ -99,20 +97,30 @@ def ffn_backward(spec: Spec, ffn: FeedForward, y1: Array, dy: Array, named: dict
         ffn_in, second = layer_norm(y1, block.norms[1])
     w1, w2 = used(ffn.W_1, spec), used(ffn.W_2, spec)  # (d_model, d_ff), (d_ff, d_model)
     a1 = ops.project(ffn_in, ffn.W_1, ffn.b_1, spec.convention)  # (n, d_ff)
-    act = ops.gelu(a1) if ffn.activation == "gelu" else ops.relu(a1)  # (n, d_ff)
-    f = ops.project(act, ffn.W_2, ffn.b_2, spec.convention)  # (n, d_model)
+    act = ACTIVATION[ffn.activation](a1)  # (n, d_ff)
+    up = None if ffn.W_3 is None else ops.project(ffn_in, ffn.W_3, ffn.b_3, spec.convention)
+    hidden = act if up is None else act * up  # (n, d_ff): M, what W_2 reads
+    f = ops.project(hidden, ffn.W_2, ffn.b_2, spec.convention)  # (n, d_model)
     d_r2 = dy
     if post and block.norms is not None:
         r2 = y1 + f if block.residual else f  # (n, d_model)
         d_r2 = layer_norm_backward(dy, layer_norm(r2, block.norms[1])[1], "2", named)
-    named["dW_2"] = used(act.T @ d_r2, spec)  # (d_ff, n) @ (n, d_model)
+    named["dW_2"] = used(hidden.T @ d_r2, spec)  # (d_ff, n) @ (n, d_model)
     if ffn.b_2 is not None:
         named["db_2"] = d_r2.sum(axis=0)  # (d_model,)
-    d_a1 = (d_r2 @ w2.T) * activation_slope(a1, ffn.activation)  # (n, d_ff)
+    d_hidden = d_r2 @ w2.T  # (n, d_model) @ (d_model, d_ff) -> (n, d_ff)
+    d_act = d_hidden if up is None else d_hidden * up  # (n, d_ff): the gate's share
+    d_a1 = d_act * slope(a1, ffn.activation)  # (n, d_ff)
     named["dW_1"] = used(ffn_in.T @ d_a1, spec)  # (d_model, n) @ (n, d_ff)
     if ffn.b_1 is not None:
         named["db_1"] = d_a1.sum(axis=0)  # (d_ff,)
     d_in = d_a1 @ w1.T  # (n, d_ff) @ (d_ff, d_model)
+    if up is not None and ffn.W_3 is not None:
+        d_up = d_hidden * act  # (n, d_ff)
+        named["dW_3"] = used(ffn_in.T @ d_up, spec)  # (d_model, n) @ (n, d_ff)
+        if ffn.b_3 is not None:
+            named["db_3"] = d_up.sum(axis=0)  # (d_ff,)
+        d_in = d_in + d_up @ used(ffn.W_3, spec).T  # (n, d_ff) @ (d_ff, d_model)
     if second is not None:
         d_in = layer_norm_backward(d_in, second, "2", named)
     return d_in + d_r2 if block.residual else d_in

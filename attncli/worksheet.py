@@ -25,15 +25,20 @@ from attncli.model import Expansion, Matrix, Step, Walkthrough
 
 GIVEN = ("embeddings", "context", "parameters", "grad_output")  # the inputs: nothing to compute
 PROJECTED = ("Q", "K", "V")
+# steps whose every matrix is computed side by side from the step before: dQ and dK, each dW
+ALL_COMPUTED = ("grad_projections", "grad_rope", "grad_weights", "grad_shared")
 
 
 def results(step: Step) -> tuple[int, ...]:
-    """The matrices of a step a student computes: Q, K and V of the projections, the last
-    (the result) of any other step; none of a step of given inputs."""
+    """The matrices of a step a student computes: Q, K and V of the projections, every matrix
+    of the gradient steps that make several side by side, the last (the result) of any other
+    step; none of a step of given inputs."""
     if step.id in GIVEN or step.id in ("positional", "context_positional"):
         return ()
     if step.id == "projections":
         return tuple(i for i, m in enumerate(step.matrices) if m.symbol.text in PROJECTED)
+    if step.id in ALL_COMPUTED:
+        return tuple(range(len(step.matrices)))
     return (len(step.matrices) - 1,)
 
 
@@ -106,7 +111,7 @@ def targets(expansion: Expansion, names: set[str]) -> bool:
     return expansion.target is not None and expansion.target.text in names
 
 
-WORKSHEET_FORMATS = ("latex", "markdown")
+WORKSHEET_FORMATS = ("latex", "markdown", "beamer")
 DEFAULT_BLANK = ("weights", "output")
 
 
@@ -117,7 +122,7 @@ def worksheet_of(walkthrough: Walkthrough, asked: bool, fmt: str | None, steps: 
         raise UsageError(Msg.of("--blank, --blank-cells and --answers make a worksheet; add "
                                 "--worksheet"))
     if fmt not in WORKSHEET_FORMATS:
-        raise UsageError(Msg.of("--worksheet: choose --latex or --markdown"))
+        raise UsageError(Msg.of("--worksheet: choose --latex, --beamer or --markdown"))
     if steps is not None and count is None:
         chosen: tuple[str, ...] | None = tuple(p.strip() for p in steps.split(",") if p.strip())
     elif steps is None and count is None:

@@ -22,6 +22,9 @@ BOX = r"\underline{\hphantom{00.00}}"  # a blank in LaTeX math
 # Markdown's math has no \hphantom on GitHub: a blank there is a line of a number's width
 MD_BOX = re.compile(r"\\underline\{\\hspace\{[0-9.]+em\}\}")
 TEXT_BOX = r"\_\_\_\_"  # a blank result of a written-out line in Markdown prose
+# a blank cell of the LaTeX heatmap, and the key's coloured cell with its number there
+HEAT_BOX = "$" + BOX + "$"
+HEAT_CELL = r"\\cellcolor\[RGB\]\{[0-9,]+\}\\textcolor\[RGB\]\{[0-9,]+\}\{\$(-?[0-9.]+)\$\}"
 
 
 def test_blank_steps_blank_every_computed_cell_and_their_written_out_results() -> None:
@@ -89,9 +92,10 @@ def test_sheet_and_key_agree_but_for_the_blanks(fmt: str) -> None:
             mine_entries, their_entries = (set(m.group(2).split("\\\\")) for m in sized)
             assert mine_entries <= their_entries | {"0.00"}, (mine, theirs)  # 0.00: a blank
             continue
-        pattern = "".join("(-?[0-9.]+)" if part in (BOX, TEXT_BOX) else re.escape(part)
-                          for part in re.split(f"({re.escape(BOX)}|{re.escape(TEXT_BOX)})",
-                                               mine))
+        pattern = "".join(HEAT_CELL if part == HEAT_BOX else "(-?[0-9.]+)"
+                          if part in (BOX, TEXT_BOX) else re.escape(part)
+                          for part in re.split(f"({re.escape(HEAT_BOX)}|{re.escape(BOX)}|"
+                                               f"{re.escape(TEXT_BOX)})", mine))
         found = re.fullmatch(pattern, theirs)
         assert found, (mine, theirs)
         filled += found.groups()
@@ -102,6 +106,9 @@ def test_sheet_and_key_agree_but_for_the_blanks(fmt: str) -> None:
     assert numbers <= set(filled)
     boxes = sum(len(m.blank) for s in sheet.steps for m in s.matrices) + sum(
         e.blank for s in sheet.steps for e in s.expansions)
+    if fmt == "latex":  # the heatmap of A blanks its blank cells a key does not hide
+        boxes += sum(float(m.whole()[i, j]) > 0.0 for s in sheet.steps if s.id == "weights"
+                     for m in s.matrices[:1] for i, j in m.blank)
     assert "\n".join(lines).count(BOX) + "\n".join(lines).count(TEXT_BOX) == boxes
 
 
@@ -137,9 +144,24 @@ def test_cli_worksheet_refuses_what_it_cannot_do() -> None:
         2, "attn: --blank, --blank-cells and --answers make a worksheet; add --worksheet\n")
     as_json = run("export", str(CAT), "--json", "--worksheet")
     assert (as_json.exit_code, as_json.stderr) == (
-        2, "attn: --worksheet: choose --latex or --markdown\n")
+        2, "attn: --worksheet: choose --latex, --beamer or --markdown\n")
     unknown = run("export", str(CAT), "--latex", "--worksheet", "--blank", "wieghts")
     assert unknown.exit_code == 2 and "unknown step wieghts" in unknown.stderr
     too_many = run("export", str(CAT), "--latex", "--worksheet", "--blank-cells", "999")
     assert too_many.exit_code == 2 and "--blank-cells: expected a number from 1 to" \
         in too_many.stderr
+
+
+def test_gradient_steps_blank_every_matrix_they_make_and_their_written_out_results() -> None:
+    """grad_rope makes dQ and dK, grad_shared each group's dK, dV, dW_K, dW_V: all are the
+    student's to compute, and so are the results of the lines that write their cells out."""
+    walkthrough = build(load_spec(str(CONFIGS / "backward_llama_style.yaml")))
+    sheet = blank(walkthrough, ("grad_rope", "grad_shared"))
+    chosen = [s for s in sheet.steps if s.id in ("grad_rope", "grad_shared")]
+    assert [s.id for s in chosen] == ["grad_rope"] * 4 + ["grad_shared"]
+    for step in chosen:
+        assert all(m.blank == {(i, j) for i in range(m.values.shape[0])
+                               for j in range(m.values.shape[1])} for m in step.matrices)
+        assert step.expansions and all(e.blank for e in step.expansions)
+    assert [m.symbol.text for m in chosen[-1].matrices][:4] == ["dK (g1)", "dV (g1)",
+                                                               "dW_K (g1)", "dW_V (g1)"]

@@ -170,8 +170,8 @@ ScaleOpt = Annotated[
 
 # --- worksheets (export) ---
 WorksheetOpt = Annotated[bool, typer.Option(
-    "--worksheet", help=N_("Leave chosen cells as boxes to fill in (LaTeX, Markdown); the cells of "
-    "weights and output unless --blank or --blank-cells says otherwise."))]
+    "--worksheet", help=N_("Leave chosen cells as boxes to fill in (LaTeX, Beamer, Markdown); the "
+    "cells of weights and output unless --blank or --blank-cells says otherwise."))]
 BlankOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--blank", show_default=False, help=N_("Worksheet: blank every computed cell of "

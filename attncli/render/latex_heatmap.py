@@ -1,6 +1,7 @@
 """The attention weights as a LaTeX heatmap: a table of coloured cells (xcolor's \\cellcolor,
 through colortbl: `\\usepackage[table]{xcolor}`), the number printed in each, hidden keys grey
-and marked — (attncli/render/heat.py has the colours). Wide ones are split into balanced column
+and marked — (attncli/render/heat.py has the colours); a worksheet's blank cell is white, with the
+line to write on. Wide ones are split into balanced column
 blocks like the matrices.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.model import Matrix
+from attncli.render.common import box_math
 from attncli.render.heat import HIDDEN_MARK, LEGEND, ink, rgb
 from attncli.render.latex_matrix import balanced
 from attncli.render.tex_metrics import number_width, text_width
@@ -42,8 +44,10 @@ def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> 
                 cells = ["{}" + w.esc(weights.rows[i])]  # {}: a label "[x]" is not \\[x]
                 for j in columns:
                     x = float(values[i, j])
-                    if (i, j) in hidden:
+                    if (i, j) in hidden:  # the mask step shows it hidden: no answer given away
                         cells.append(r"\cellcolor" + colour(rgb(float("nan"))) + w.esc(HIDDEN_MARK))
+                    elif (i, j) in weights.blank:  # a worksheet: neither colour nor number
+                        cells.append("$" + box_math(number) + "$")
                     else:
                         cells.append(r"\cellcolor" + colour(rgb(x)) + r"\textcolor"
                                      + colour(ink(x)) + "{$" + number(x) + "$}")

@@ -11,10 +11,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attncli.errors import SpecError
-from attncli.i18n import Msg
 from attncli.spec.arrays import Files, matrix_at
-from attncli.spec.model import Array, RMSNorm, Spec
+from attncli.spec.model import Array, Spec
 from attncli.spec.source import Node
 from attncli.spec.values import check_keys, check_shape
 
@@ -38,41 +36,9 @@ def output_width(spec: Spec) -> int:
     return sum(h.d_v(spec.convention) for h in spec.heads)
 
 
-def not_differentiated(spec: Spec) -> str | None:
-    """The first part of `spec` whose gradient the backward steps do not work out yet (rotary
-    positions, K/V shared by several heads, RMSNorm, a gated or SiLU feed-forward), else None."""
-    rotary = [s.positional for s in (spec.queries, spec.context) if s is not None]
-    if any(p is not None and p.kind == "rope" for p in rotary):
-        return "rope"
-    if spec.kv_heads is not None:
-        return "kv_heads"
-    block = spec.block
-    if block is not None and block.norms is not None and any(
-            isinstance(norm, RMSNorm) for norm in block.norms):
-        return "rms_norm"
-    if block is not None and block.ffn is not None and block.ffn.activation not in (
-            "relu", "gelu"):
-        return "ffn.activation: " + block.ffn.activation
-    return None
-
-
-def check_differentiated(spec: Spec, where: str) -> None:
-    """SpecError when `spec` has a part the backward steps do not differentiate."""
-    part = not_differentiated(spec)
-    if part is not None:
-        raise SpecError(Msg.of("{where}: the backward pass is worked out for the 2017 layer "
-                               "(LayerNorm, ReLU or GELU, no rotary positions, no shared K/V); "
-                               "this spec has {part}", where=where, part=part))
-
-
 def backward_spec(node: Node, spec: Spec, files: Files) -> Backward:
     """`backward: {dO: ones | matrix | {random: ...}}`, its shape checked against the output."""
     keys = check_keys(node, BACKWARD_KEYS)
-    if not_differentiated(spec) is not None:
-        try:
-            check_differentiated(spec, "backward")
-        except SpecError as error:
-            raise SpecError(error.message, node.where) from None
     shape = (spec.queries.n, output_width(spec))
     given = keys.get("dO")
     if given is None or given.value == "ones":
@@ -84,5 +50,4 @@ def backward_spec(node: Node, spec: Spec, files: Files) -> Backward:
 
 def with_ones(spec: Spec) -> Spec:
     """`spec` with `backward: {dO: ones}` (the --backward option)."""
-    check_differentiated(spec, "--backward")
     return replace(spec, backward=Backward(np.ones((spec.queries.n, output_width(spec)))))

@@ -24,6 +24,14 @@ from attncli.model import (
 )
 from attncli.render.numbers import NumberFormat
 from attncli.spec.model import Spec
+from attncli.steps.backward_modern import (
+    D_K_HAT,
+    D_Q_HAT,
+    bias_note,
+    block_notes,
+    rope_step,
+    shared_step,
+)
 from attncli.steps.base import Build, Made, State, feature_labels
 
 CHECK_DECIMALS = 6
@@ -70,7 +78,7 @@ def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
     rows = output.rows
     loss = Msg.of("L = Σ dO ⊙ O stands for the rest of the network: dO is the gradient that "
                   "arrives at the output; all ones makes L the sum of the outputs.")
-    steps = [] if grads.block is None else [block_step(grads.block, rows, output.columns)]
+    steps = [] if grads.block is None else [block_step(spec, grads.block, rows, output.columns)]
     steps += [Step("grad_output", Msg.of("Gradient of the output"),
                   Formula("dO = ∂L/∂O", r"dO = \partial L / \partial O"),
                   (labelled("dO", grads.dO, rows, output.columns),), None, (loss,))]
@@ -91,6 +99,8 @@ def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
     several = len(forward) > 1
     for head, result in zip(grads.heads, forward, strict=True):
         steps += head_steps(spec, head, result, result.index if several else None)
+    if grads.groups:
+        steps.append(shared_step(spec, grads, forward))
     steps.append(input_step(grads, rows, forward[0].keys.rows))
     return tuple(steps)
 
@@ -107,7 +117,8 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
                       Formula("dS′ = A ⊙ (dA − rowsum(dA ⊙ A))",
                               r"dS' = A \odot \left(dA - \operatorname{rowsum}(dA \odot A)\right)"),
                       (labelled("dS′", g.dS_scaled, queries, keys),), index,
-                      (Msg.of("A weight that is 0 (a hidden key) passes no gradient back."),),
+                      (Msg.of("A weight that is 0 (a hidden key) passes no gradient back."),
+                       *bias_note(spec)),
                       jacobian_row(spec, g, r)))
     if r.divisor != 1.0:
         steps.append(Step("grad_scores", Msg.of("Gradient of the scores"),
@@ -115,14 +126,15 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
                           if spec.scale.kind == "sqrt_dk" else
                           Formula(f"dS = dS′ / {r.divisor:g}", rf"dS = dS' / {r.divisor:g}"),
                           (labelled("dS", g.dS, queries, keys),), index))
-    projections = ((Formula("dQ = dS·K,  dK = dSᵀ·Q", r"dQ = dS\, K,\quad dK = dS^{\top} Q"))
-                   if spec.score.W is None else
-                   Formula("dQ = dS·K·Wᵀ,  dK = dSᵀ·Q·W",
-                           r"dQ = dS\, K W^{\top},\quad dK = dS^{\top} Q W"))
-    steps.append(Step("grad_projections", Msg.of("Gradient of Q and K"), projections,
-                      (labelled("dQ", g.dQ, queries, r.queries.columns),
-                       labelled("dK", g.dK, keys, r.keys.columns)), index, (),
-                      query_cell(spec, g, r) if spec.score.W is None else ()))
+    steps.append(Step("grad_projections", Msg.of("Gradient of Q and K"),
+                      projection_formula(spec, g),
+                      (Matrix(D_Q_HAT if g.dQ_hat is not None else symbol("dQ"),
+                              g.dQ if g.dQ_hat is None else g.dQ_hat, queries, r.queries.columns),
+                       Matrix(D_K_HAT if g.dK_hat is not None else symbol("dK"),
+                              g.dK if g.dK_hat is None else g.dK_hat, keys, r.keys.columns)),
+                      index, (), query_cell(spec, g, r) if spec.score.W is None else ()))
+    if g.dQ_hat is not None or g.dK_hat is not None:
+        steps.append(rope_step(spec, g, r, index))
     formula = (Formula("dW_Q = Xᵀ·dQ,  dW_K = Xᵀ·dK,  dW_V = Xᵀ·dV",
                        r"dW_{Q} = X^{\top} dQ,\quad dW_{K} = X^{\top} dK,\quad dW_{V} = "
                        r"X^{\top} dV") if spec.convention == "row" else
@@ -136,6 +148,9 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
                         "{exact}.",
                         estimate=fine(finite_difference(spec), spec),
                         exact=fine(float(g.dW["dW_Q"][0, 0]), spec)),)
+    if "dW_K" not in g.dW:  # K and V shared by several heads: in the step grad_shared
+        formula = (Formula("dW_Q = Xᵀ·dQ", r"dW_{Q} = X^{\top} dQ") if spec.convention == "row"
+                   else Formula("dW_Q = dQᵀ·X", r"dW_{Q} = dQ^{\top} X"))
     steps.append(Step("grad_weights", Msg.of("Gradient of the projection weights"), formula,
                       tuple(labelled(name, values, feature_labels(values.shape[0])
                                      if values.ndim == 2 else ("",))
@@ -143,7 +158,19 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
     return steps
 
 
-def block_step(g: BlockGradients, rows: tuple[str, ...], columns: tuple[str, ...]) -> Step:
+def projection_formula(spec: Spec, g: HeadGradients) -> Formula:
+    """dQ = dS·K, dK = dSᵀ·Q (with the general score's W); with RoPE, of Q̂ and K̂."""
+    q, k = ("Q̂", "K̂") if g.dQ_hat is not None else ("Q", "K")
+    lq, lk = (r"\hat{Q}", r"\hat{K}") if g.dQ_hat is not None else ("Q", "K")
+    if spec.score.W is None:
+        return Formula(f"d{q} = dS·{k},  d{k} = dSᵀ·{q}",
+                       rf"d{lq} = dS\, {lk},\quad d{lk} = dS^{{\top}} {lq}")
+    return Formula(f"d{q} = dS·{k}·Wᵀ,  d{k} = dSᵀ·{q}·W",
+                   rf"d{lq} = dS\, {lk} W^{{\top}},\quad d{lk} = dS^{{\top}} {lq} W")
+
+
+def block_step(spec: Spec, g: BlockGradients, rows: tuple[str, ...],
+               columns: tuple[str, ...]) -> Step:
     """The rest of the layer read backwards: from dY at its output to dO at attention's."""
     mats = []
     for name, values in g.named.items():
@@ -154,9 +181,8 @@ def block_step(g: BlockGradients, rows: tuple[str, ...], columns: tuple[str, ...
         else:
             mats.append(labelled(name, values, feature_labels(values.shape[0])))
     return Step("grad_block", Msg.of("Gradient through the rest of the layer"),
-                Formula("dY → dO", r"dY 	o dO"), tuple(mats), None,
-                (Msg.of("From the layer's output back through LayerNorm, the feed-forward network "
-                        "and the residual adds, to the attention output O."),))
+                Formula("dY → dO", r"dY \to dO"), tuple(mats), None,
+                block_notes(spec))
 
 
 def fine(x: float, spec: Spec) -> str:
@@ -205,10 +231,13 @@ def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, 
     k = r.keys.whole()  # (m, d_k)
     seen = [j for j in range(k.shape[0]) if r.weights.at(i, j) > 0.0]
     column = r.queries.columns[0]
-    target = cell(symbol("dQ"), row, column)
-    symbolic = Formula(f"Σⱼ dS[{row}, j]·K[j, {column}]", rf"\sum_j dS[{row}, j]\, K[j, {column}]")
+    dq = g.dQ if g.dQ_hat is None else g.dQ_hat  # the scores read Q̂ under RoPE
+    target = cell(D_Q_HAT if g.dQ_hat is not None else symbol("dQ"), row, column)
+    k_name = ("K̂", r"\hat{K}") if g.dQ_hat is not None else ("K", "K")
+    symbolic = Formula(f"Σⱼ dS[{row}, j]·{k_name[0]}[j, {column}]",
+                       rf"\sum_j dS[{row}, j]\, {k_name[1]}[j, {column}]")
     expr = Sum(tuple(Product((Num(float(g.dS[i, j])), Num(float(k[j, 0])))) for j in seen))
-    return (line(target, symbolic, expr, float(g.dQ[i, 0]), spec.display.precision),)
+    return (line(target, symbolic, expr, float(dq[i, 0]), spec.display.precision),)
 
 
 def input_step(grads: Gradients, rows: tuple[str, ...], keys: tuple[str, ...]) -> Step:
@@ -216,8 +245,8 @@ def input_step(grads: Gradients, rows: tuple[str, ...], keys: tuple[str, ...]) -
     if grads.dC is not None:
         mats.append(labelled("dC", grads.dC, keys))
     return Step("grad_input", Msg.of("Gradient of the input"),
-                Formula("dX = Σ_heads dQ·W_Qᵀ + dK·W_Kᵀ + dV·W_Vᵀ",
-                        r"dX = \sum_{\text{heads}} dQ\, W_{Q}^{\top} + dK\, W_{K}^{\top} + "
+                Formula("dX = Σ_h dQ·W_Qᵀ + dK·W_Kᵀ + dV·W_Vᵀ",
+                        r"dX = \sum_h dQ\, W_{Q}^{\top} + dK\, W_{K}^{\top} + "
                         r"dV\, W_{V}^{\top}"), tuple(mats), None,
                 (Msg.of("Each input row gets gradient from its query and, through the keys and "
                         "values, from every query that sees it."),))
