@@ -248,11 +248,11 @@ def test_float64_is_the_default(tmp_path: Path) -> None:
      "spec.yaml:5:11: backward: expected no backward with dtype: float16 (low precision is "
      "worked out without it), found one; remove it or use dtype: float64"),
     ("dtype: bfloat16\npositional: rope\n", "pl",
-     "spec.yaml:5:13: positional: oczekiwano braku klucza rope przy dtype: bfloat16 (niska "
-     "precyzja jest liczona bez niego), znaleziono go; usuń go albo użyj dtype: float64"),
+     "spec.yaml:5:13: positional: klucz rope nie może występować przy dtype: bfloat16 "
+     "(obliczenia w niskiej precyzji go nie obejmują); usuń go albo użyj dtype: float64"),
     ("dtype: float16\ndisplay: {round_intermediates: true}\n", "ru",
-     "spec.yaml:5:32: display.round_intermediates: ручной счёт ведётся с десятичными числами в "
-     "том виде, как они записаны; его нельзя сочетать с dtype: float16"),
+     "spec.yaml:5:32: display.round_intermediates: ручной расчёт ведётся с десятичными числами "
+     "в том виде, в каком они записаны; его нельзя сочетать с dtype: float16"),
 ])
 def test_what_low_precision_does_not_cover_is_refused(tmp_path: Path, extra: str, lang: str,
                                                       message: str) -> None:
