@@ -81,6 +81,16 @@ class Workbook:
     blocks: tuple[Block, ...]
 
 
+def check_backward(spec: Spec, walkthrough: Walkthrough) -> None:
+    """The spreadsheet's backward formulas take dQ and dK straight to dW_Q and dW_K: with rotary
+    positions they would have to turn them back by Rᵀ first, so that is refused."""
+    rotary = [s.positional for s in (spec.queries, spec.context) if s is not None]
+    if any(p is not None and p.kind == "rope" for p in rotary) and any(
+            step.id.startswith("grad_") for step in walkthrough.steps):
+        raise UsageError(Msg.of("--xlsx writes no backward pass through rotary positions "
+                                "(RoPE); leave out backward for the spreadsheet"))
+
+
 def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
     """Refuse a walkthrough whose spreadsheet would be too large to open, before writing it.
     Each matrix counts twice: the softmax, the mask and the feed-forward add blocks of their
@@ -109,6 +119,7 @@ def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
 def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Workbook:
     """The walkthrough of `spec` (built with every step and head) as an .xlsx file."""
     check_size(spec, walkthrough)
+    check_backward(spec, walkthrough)
     number = number_format(walkthrough, options)
     t = translator(options, number)
     out = io.BytesIO()
