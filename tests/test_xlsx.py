@@ -276,9 +276,10 @@ def test_the_same_spec_gives_the_same_bytes(tmp_path: Path) -> None:
     (("-o", "x.xlsx", "--json"), "--xlsx writes every step of every head on its own"),
     (("-o", "x.xlsx", "--steps", "weights"), "--xlsx writes every step of every head on its own"),
 ])
-def test_xlsx_usage(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
+def test_xlsx_usage(args: tuple[str, ...], message: str, tmp_path: Path,
+                    monkeypatch: pytest.MonkeyPatch) -> None:
     spec = next(p for p in EXAMPLES if p.stem == "two_heads")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # undone after the test: later tests read configs/ relatively
     result = run("export", str(spec), "--xlsx", *args)
     assert result.exit_code == 2 and result.stderr.startswith("attn: " + message)
     assert not (tmp_path / "x.xlsx").exists()
