@@ -18,18 +18,12 @@ import numpy as np
 
 from attncli import ops
 from attncli.model import Array, HeadResult
-from attncli.spec.model import Positional, Spec
-
-
-def rotary(spec: Spec, which: str) -> Positional | None:
-    """The RoPE of the queries (`q`) or of the keys' sequence (`k`), or None."""
-    seq = spec.queries if which == "q" else spec.keys_source
-    return seq.positional if seq.positional is not None and seq.positional.kind == "rope" else None
+from attncli.spec.model import Spec
 
 
 def turned_back(spec: Spec, which: str, d_hat: Array) -> Array | None:
     """Rᵀ·dQ̂ (or dK̂) row by row: the gradient before RoPE; None when `which` is not turned."""
-    setting = rotary(spec, which)
+    setting = spec.rope(which)
     if setting is None:
         return None
     angles = ops.rope_angles(d_hat.shape[0], d_hat.shape[1], setting.base)  # (n, d_k/2)

@@ -251,3 +251,14 @@ class Spec:
     @property
     def keys_source(self) -> Sequence:
         return self.context if self.context is not None else self.queries
+
+    def rope(self, which: str) -> Positional | None:
+        """The RoPE of the queries (`q`) or of the keys' sequence (`k`), or None."""
+        seq = self.queries if which == "q" else self.keys_source
+        return seq.positional if seq.positional is not None and seq.positional.kind == "rope" \
+            else None
+
+    @property
+    def rotary(self) -> bool:
+        """Whether RoPE turns the queries or the keys."""
+        return self.rope("q") is not None or self.rope("k") is not None

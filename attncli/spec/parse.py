@@ -152,8 +152,7 @@ def walkthrough_cells(spec: Spec) -> int:
             passes = -(-m // spec.tiling.keys)
             total += 2 * n * m + passes * n * (4 + d_v)
         total += 2 * n * m if spec.bias is not None else 0  # B and S′ + B
-        if any(seq.positional and seq.positional.kind == "rope" for seq in (spec.queries,
-                                                                            spec.context) if seq):
+        if spec.rotary:
             total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
     total += n * sum(head.d_v(conv) for head in spec.heads) + n * d
     if spec.block is not None:

@@ -11,7 +11,6 @@ from attncli import ops
 from attncli.exactness import line
 from attncli.expand import cell
 from attncli.gradients import Gradients, HeadGradients
-from attncli.gradients_modern import rotary
 from attncli.i18n import Msg
 from attncli.model import Expansion, Formula, HeadResult, Matrix, Num, Product, Step, Sum
 from attncli.reading import listing
@@ -43,7 +42,7 @@ def rope_step(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) ->
 def turned_pair(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
     """The first pair of dQ at position 1 (position 0 is not turned) written out:
     (a, b) -> (a·cos + b·sin, −a·sin + b·cos)."""
-    setting = rotary(spec, "q")
+    setting = spec.rope("q")
     if g.dQ_hat is None or setting is None:
         return ()
     i = min(1, g.dQ.shape[0] - 1)

@@ -19,14 +19,12 @@ HAT = "\u0302"  # Q̂: the queries after RoPE
 
 
 def rotary(spec: Spec) -> bool:
-    return any(seq is not None and seq.positional is not None and seq.positional.kind == "rope"
-               for seq in (spec.queries, spec.context))
+    return spec.rotary
 
 
 def turned(b: Build, which: str) -> Positional | None:
     """The RoPE of the queries (`q`) or of the keys' sequence (`k`), or None."""
-    seq = b.spec.queries if which == "q" else b.spec.keys_source
-    return seq.positional if seq.positional is not None and seq.positional.kind == "rope" else None
+    return b.spec.rope(which)
 
 
 def rope(b: Build, hs: HeadState) -> Made[HeadState]:

@@ -84,9 +84,7 @@ class Workbook:
 def check_backward(spec: Spec, walkthrough: Walkthrough) -> None:
     """The spreadsheet's backward formulas take dQ and dK straight to dW_Q and dW_K: with rotary
     positions they would have to turn them back by Rᵀ first, so that is refused."""
-    rotary = [s.positional for s in (spec.queries, spec.context) if s is not None]
-    if any(p is not None and p.kind == "rope" for p in rotary) and any(
-            step.id.startswith("grad_") for step in walkthrough.steps):
+    if spec.rotary and any(step.id.startswith("grad_") for step in walkthrough.steps):
         raise UsageError(Msg.of("--xlsx writes no backward pass through rotary positions "
                                 "(RoPE); leave out backward for the spreadsheet"))
 
