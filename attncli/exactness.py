@@ -38,20 +38,43 @@ def printed(x: float, precision: int) -> Decimal:
     return _printed(x, precision) if x else as_decimal(rounded(x, precision))
 
 
+@lru_cache(maxsize=CACHED)
+def _units(x: float, precision: int) -> int:
+    """Finite `x` as printed, in units of the last printed decimal: 0.125 at 2 -> 13."""
+    return int(printed(x, precision).scaleb(precision))
+
+
 def dot(expr: Sum, precision: int) -> Decimal | None:
     """A sum of numbers and products of numbers (a dot product, a bias), in one loop; None for
-    any other sum. Decimal's 80 digits hold every such sum exactly, in any order."""
+    any other sum. Worked in whole units of the last printed decimal (a product of k printed
+    numbers is a whole number of 10^-k·precision), so it is exact in any order; then as the
+    Decimal of that value."""
+    totals: dict[int, int] = {}  # decimals of a term -> the sum of such terms, in units
+    for term in expr.terms:
+        factors = term.factors if isinstance(term, Product) else (term,)
+        value = 1
+        for factor in factors:
+            if not isinstance(factor, Num):
+                return None
+            x = factor.value
+            if x - x != 0.0:  # ±inf or NaN: worked in Decimal, which knows them
+                return _dot_decimal(expr, precision)
+            value *= _units(x, precision) if x else 0
+        decimals = len(factors) * precision
+        totals[decimals] = totals.get(decimals, 0) + value
+    return sum((Decimal(units).scaleb(-decimals) for decimals, units in totals.items()),
+               Decimal(0))
+
+
+def _dot_decimal(expr: Sum, precision: int) -> Decimal:
+    """dot, with an infinite or undefined number among the terms."""
     total = Decimal(0)
     for term in expr.terms:
-        if isinstance(term, Num):
-            total += printed(term.value, precision)
-        elif isinstance(term, Product) and all(isinstance(f, Num) for f in term.factors):
-            value = Decimal(1)
-            for factor in term.factors:
-                value *= printed(factor.value, precision)  # type: ignore[union-attr]
-            total += value
-        else:
-            return None
+        factors = term.factors if isinstance(term, Product) else (term,)
+        value = Decimal(1)
+        for factor in factors:
+            value *= printed(factor.value, precision)  # type: ignore[union-attr]
+        total += value
     return total
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -53,6 +54,7 @@ Angle = tuple[int, int, int]  # (head index, query row, key column) of an expand
 
 # --- formulas with token names, as text and LaTeX ---
 
+@lru_cache(maxsize=1 << 14)  # every written-out cell names two tokens
 def _latex_text(token: str) -> str:
     """A token name inside math, escaped by the one LaTeX escaping table (render/tex.py), so a
     token such as `\\input{x}` stays text."""
@@ -97,7 +99,13 @@ class Context:
 
 
 def dot(a: Iterable[float], b: Iterable[float]) -> Sum:
-    return Sum(tuple(Product((Num(float(x)), Num(float(y)))) for x, y in zip(a, b, strict=True)))
+    pairs = zip(_floats(a), _floats(b), strict=True)
+    return Sum(tuple(Product((Num(x), Num(y))) for x, y in pairs))
+
+
+def _floats(values: Iterable[float]) -> list[float]:
+    """Python floats of a row (an array's tolist, which converts them all at once)."""
+    return values.tolist() if isinstance(values, np.ndarray) else [float(x) for x in values]
 
 
 def linear_cell(ctx: Context, result: Formula, x_name: Formula, x: Array, w: Array,

@@ -20,6 +20,7 @@ import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
@@ -90,7 +91,7 @@ def read_regular(path: Path, limit: int) -> bytes | None:
                 "the file has {count} bytes; the limit is {limit}, which {option} sets",
                 info.st_size, limit=Msg.plural_of("{count} byte", "{count} bytes", limit),
                 option="--max-cells"))
-        data = file.read(limit + 1)
+        data = read_at_most(file, limit + 1)
     if len(data) > limit:  # grew while it was read
         raise NotRegular(Msg.plural_of("the file is larger than {count} byte, the limit that "
                                        "{option} sets", "the file is larger than {count} bytes, "
@@ -171,3 +172,20 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def read_at_most(stream: BinaryIO, limit: int) -> bytes:
+    """Up to `limit` bytes of `stream`, read in pieces: `read(limit)` would set aside `limit`
+    bytes first, which a large --max-cells makes more memory than there is."""
+    pieces: list[bytes] = []
+    size = 0
+    while size < limit:
+        piece = stream.read(min(PIECE, limit - size))
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces)
+
+
+PIECE = 1 << 20

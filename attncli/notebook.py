@@ -20,17 +20,20 @@ from attncli.model import Walkthrough
 from attncli.render import render
 
 FLAVOR = "katex"  # `$$` displays and `$...$` inline: what Jupyter's and VS Code's Markdown read
+# what a notebook reader types for every number of a large matrix (not the command's --full)
+FULL = "attncli.render(w, \"markdown\", full=True)"
+FULL_TEXT = "attncli.render(w, full=True)"
 
 
 def markdown(walkthrough: Walkthrough) -> str:
     """text/markdown: the Markdown export in the katex flavour, in the walkthrough's language."""
     flavor = "plain" if walkthrough.md_flavor == "plain" else FLAVOR
-    return render(walkthrough, "markdown", md_flavor=flavor)
+    return render(walkthrough, "markdown", md_flavor=flavor, full_switch=FULL)
 
 
 def text(walkthrough: Walkthrough) -> str:
     """text/plain: the text format, as `attn explain --format text` prints it."""
-    return render(walkthrough, "text")
+    return render(walkthrough, "text", full_switch=FULL_TEXT)
 
 
 def summary(walkthrough: Walkthrough) -> str:

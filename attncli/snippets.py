@@ -93,8 +93,10 @@ def generate(targets: Iterable[Target], write: bool,
             except AttnError as error:
                 loaded[target.spec] = error
         spec = loaded[target.spec]
+        # one matrix alone (--matrix) is whole in every format but text's labelled grid
+        alone = target.view.matrix is not None and target.format != "text"
         summary = (not isinstance(spec, AttnError) and target.format in ELIDING
-                   and summarizes(spec))
+                   and not alone and summarizes(spec))
         key = (target.spec, replace(target.view, summary=summary))
         if key not in built:
             try:

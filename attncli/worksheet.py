@@ -19,6 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from attncli import elision
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.model import Expansion, Matrix, Step, Walkthrough
@@ -42,22 +43,26 @@ def results(step: Step) -> tuple[int, ...]:
     return (len(step.matrices) - 1,)
 
 
-def candidates(walkthrough: Walkthrough, steps: Sequence[str] | None) -> list[tuple[int, int, int,
-                                                                                     int]]:
-    """(step, matrix, row, column) of every cell that may be blanked, in walkthrough order."""
+def candidates(walkthrough: Walkthrough, steps: Sequence[str] | None,
+               full: bool = False) -> list[tuple[int, int, int, int]]:
+    """(step, matrix, row, column) of every cell that may be blanked, in walkthrough order: of
+    a large matrix shown elided (unless `full`), only the cells the sheet shows."""
     found = []
     for s, step in enumerate(walkthrough.steps):
         if steps is not None and step.id not in steps:
             continue
         for k in results(step):
-            values = step.matrices[k].whole()
-            found += [(s, k, i, j) for i in range(values.shape[0]) for j in range(values.shape[1])
-                      if math.isfinite(float(values[i, j]))]
+            matrix = step.matrices[k]
+            values = matrix.whole()  # (rows, columns)
+            elide = not full and elision.is_elided(*values.shape)
+            rows, columns = (elision.shown(count, elide) for count in values.shape)
+            found += [(s, k, i, j) for i in rows if i is not None for j in columns
+                      if j is not None and math.isfinite(float(values[i, j]))]
     return found
 
 
 def choose(walkthrough: Walkthrough, steps: Sequence[str] | None, count: int | None,
-           seed: int) -> list[tuple[int, int, int, int]]:
+           seed: int, full: bool = False) -> list[tuple[int, int, int, int]]:
     """The cells to blank: all of the chosen steps', or `count` of them drawn with `seed`."""
     if steps is not None:
         known = {step.id for step in walkthrough.steps}
@@ -66,7 +71,7 @@ def choose(walkthrough: Walkthrough, steps: Sequence[str] | None, count: int | N
                 raise UsageError(Msg.of("--blank: unknown step {found}; expected one of {known}",
                                         found=step_id, known=", ".join(dict.fromkeys(
                                             s.id for s in walkthrough.steps))))
-    pool = candidates(walkthrough, steps)
+    pool = candidates(walkthrough, steps, full)
     if count is None:
         return pool
     if not 1 <= count <= len(pool):
@@ -77,10 +82,10 @@ def choose(walkthrough: Walkthrough, steps: Sequence[str] | None, count: int | N
 
 
 def blank(walkthrough: Walkthrough, steps: Sequence[str] | None = None, count: int | None = None,
-          seed: int = 0) -> Walkthrough:
+          seed: int = 0, full: bool = False) -> Walkthrough:
     """The worksheet: `walkthrough` with the chosen cells and the results of their written-out
     lines blank."""
-    chosen = choose(walkthrough, steps, count, seed)
+    chosen = choose(walkthrough, steps, count, seed, full)
     new_steps = list(walkthrough.steps)
     for s, step in enumerate(walkthrough.steps):
         mine = [(k, i, j) for (t, k, i, j) in chosen if t == s]
@@ -116,7 +121,7 @@ DEFAULT_BLANK = ("weights", "output")
 
 
 def worksheet_of(walkthrough: Walkthrough, asked: bool, fmt: str | None, steps: str | None,
-                 count: int | None, seed: int) -> Walkthrough:
+                 count: int | None, seed: int, full: bool = False) -> Walkthrough:
     """The worksheet `attn export --worksheet` asks for; UsageError for options that clash."""
     if not asked:
         raise UsageError(Msg.of("--blank, --blank-cells and --answers make a worksheet; add "
@@ -130,4 +135,4 @@ def worksheet_of(walkthrough: Walkthrough, asked: bool, fmt: str | None, steps: 
     else:
         chosen = None if steps is None else tuple(p.strip() for p in steps.split(",")
                                                   if p.strip())
-    return blank(walkthrough, chosen, count, seed)
+    return blank(walkthrough, chosen, count, seed, full)

@@ -188,3 +188,18 @@ def test_snippets_take_allow_outside_and_max_cells(tmp_path: Path,
     assert run("snippets", "--allow-outside", "--max-cells", "10").exit_code == 2
     assert run("snippets", "--allow-outside").exit_code == 0
     assert (tmp_path / "posts" / "out" / "spec.en.json").exists()
+
+
+@pytest.mark.parametrize("stdin", [False, True])
+def test_any_max_cells_reads_a_spec_without_setting_aside_its_limit(stdin: bool,
+                                                                   tmp_path: Path) -> None:
+    """--max-cells 10^11 allows a spec of 4·10^12 bytes: the spec is read in pieces, not into a
+    buffer of the limit's size (which was a MemoryError, exit 3)."""
+    spec = Path(__file__).resolve().parent.parent / "configs" / "cat_chases_mouse.yaml"
+    text = spec.read_text(encoding="utf-8")
+    args = [attn_executable(), "explain", "-" if stdin else str(spec), "--format", "text",
+            "--max-cells", "100000000000"]
+    done = subprocess.run(args, input=text if stdin else None, capture_output=True, text=True,
+                          cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "q_mouse and k_chases are 78.69° apart" in done.stdout

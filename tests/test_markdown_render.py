@@ -152,10 +152,19 @@ def test_every_engine_reads_the_math_attn_wrote(pages: dict[str, Any]) -> None:
                 assert read == want, f"{spec.stem}/{flavor}/{pipeline}"
 
 
+def shown(count: int, cells: int) -> list[int | None]:
+    """The rows (or columns) a matrix of `cells` numbers shows along an axis of `count`: all, or,
+    past 150 numbers and 9 along the axis, the first and last 4 around a mark (None)."""
+    if cells <= 150 or count <= 9:
+        return list(range(count))
+    return [0, 1, 2, 3, None, count - 4, count - 3, count - 2, count - 1]
+
+
 def expected_matrices(spec: Path | str, lang: str) -> list[tuple[list[list[str]], list[str],
                                                                  list[str]]]:
     """(cells, row labels, column labels) of every matrix display, in order, from the
-    walkthrough's own numbers."""
+    walkthrough's own numbers; a large matrix elided in the middle (⋮ ⋯ ⋱), and cut at its
+    mark when it needs two blocks."""
     walkthrough = build(load_spec(str(spec)))
     number = number_format(walkthrough, RenderOptions(lang=lang))
     out = []
@@ -163,11 +172,20 @@ def expected_matrices(spec: Path | str, lang: str) -> list[tuple[list[list[str]]
         for matrix in step.matrices:
             if matrix.identity:  # said in a sentence, W_Q = I, not drawn
                 continue
-            cells = number.cells(matrix)  # a key the mask hides: —, as attn prints it
-            for block in md_math.blocks(matrix.columns, [[md_math.number(c) for c in row]
-                                                        for row in cells], matrix.rows):
-                out.append(([[row[j] for j in block] for row in cells], list(matrix.rows),
-                            [matrix.columns[j] for j in block]))
+            whole = number.cells(matrix)  # a key the mask hides: —, as attn prints it
+            n, m = matrix.shape
+            rows, columns = shown(n, n * m), shown(m, n * m)
+            cells = [["⋱" if i is None and j is None else "⋮" if i is None else
+                      "⋯" if j is None else whole[i][j] for j in columns] for i in rows]
+            labels = ["⋮" if i is None else matrix.rows[i] for i in rows]
+            names = ["⋯" if j is None else matrix.columns[j] for j in columns]
+            blocks = md_math.blocks(names, [[md_math.number(c) for c in row] for row in cells],
+                                    labels)
+            if len(blocks) == 2 and None in columns:
+                blocks = [range(5), range(5, 9)]
+            for block in blocks:
+                out.append(([[row[j] for j in block] for row in cells], labels,
+                            [names[j] for j in block]))
     return out
 
 

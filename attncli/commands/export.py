@@ -151,11 +151,14 @@ def export(
     For a slide: attn export SPEC --latex --steps weights --expand none --no-header; a matrix
     to paste into a formula: attn export SPEC --latex --matrix A:2
     """
-    # svg is the one export format that elides the middle of a large matrix (see build's summary)
+    # a format that elides the middle of a large matrix needs only the rows it shows (build's
+    # summary); a worksheet draws its blanks from every cell, --matrix shows one whole
+    eliding = bool(svg or latex or beamer or markdown) and not full and heatmap is None
+    sheet = worksheet or blank is not None or blank_cells is not None or answers is not None
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
                 reading=reading, header=header, matrix=matrix,
                 md_flavor=md_flavor.value if md_flavor is not None else None,
-                summary=svg and not full and heatmap is None, backward=backward)
+                summary=eliding and not sheet and matrix is None, backward=backward)
 
     def action() -> str | Iterable[str]:
         from attncli.files import write_atomic
@@ -180,11 +183,11 @@ def export(
         protect = [spec_path(spec)] if spec != "-" else []
         decimal = decimal_option(decimal_comma)
         key = walkthrough
-        if worksheet or blank is not None or blank_cells is not None or answers is not None:
+        if sheet:
             from attncli.worksheet import worksheet_of
 
             walkthrough = worksheet_of(walkthrough, worksheet, fmt and fmt.value, blank,
-                                       blank_cells, seed)
+                                       blank_cells, seed, full)
         if heatmap is not None:  # a picture: its labels in the first language asked for
             write_atomic(heatmap, render(walkthrough, "heatmap", chosen[0], decimal=decimal),
                          protect=protect)

@@ -24,6 +24,7 @@ class RenderOptions:
     width: int = 80
     color: bool = False
     full: bool = False  # no elision: every row and column of a large matrix, every term of a sum
+    full_switch: str = "--full"  # how the reader asks for `full`, named where something is elided
     heatmap: bool = True  # the weights also as a shaded heatmap
     header: bool = True  # the title, the description and the facts about the example
     standalone: bool = False  # latex: a whole document instead of a fragment for \input
@@ -66,7 +67,7 @@ EXTENSIONS: dict[str, str] = {
 
 # Formats that show a large matrix elided in the middle (unless `full`), so a walkthrough built
 # with summary=True, which keeps only the rows they show, is enough for them.
-ELIDING: frozenset[str] = frozenset({"text", "rich", "svg"})
+ELIDING: frozenset[str] = frozenset({"text", "rich", "svg", "latex", "beamer", "markdown"})
 
 
 def file_formats() -> tuple[str, ...]:

@@ -40,8 +40,19 @@ def number_format(walkthrough: Walkthrough, options: RenderOptions) -> NumberFor
     return NumberFormat.with_mark(precision, decimal)
 
 
+FULL_SWITCH = "--full"  # how a reader asks for every number; the library's is full=True
+
+
 def translator(options: RenderOptions, number: NumberFormat) -> Translate:
-    return lambda msg: translate(msg, options.lang, number)
+    """Messages in the options' language; `{switch}` says how to ask for every number there."""
+    def t(msg: Msg) -> str:
+        if isinstance(msg, Msg) and options.full_switch != FULL_SWITCH and any(
+                name == "switch" for name, _ in msg.params):
+            msg = replace(msg, params=tuple((name, options.full_switch if name == "switch"
+                                             else value) for name, value in msg.params))
+        return translate(msg, options.lang, number)
+
+    return t
 
 
 def title(header: Header, lang: str, t: Translate) -> str:
@@ -103,9 +114,9 @@ def shown_matrices(step: Step, full: bool) -> tuple[tuple[Matrix, ...], Msg | No
     if len(names) > 1:
         listed = Msg.of("{first} and {last}", first=listed, last=names[-1])
     sentence = Msg.plural_of(
-        "{names} is the {size} × {size} identity matrix I (--full shows it).",
-        "{names} are the {size} × {size} identity matrix I (--full shows them).",
-        len(names), names=listed, size=identities[0].shape[0])
+        "{names} is the {size} × {size} identity matrix I ({switch} shows it).",
+        "{names} are the {size} × {size} identity matrix I ({switch} shows them).",
+        len(names), names=listed, size=identities[0].shape[0], switch=FULL_SWITCH)
     return tuple(m for m in step.matrices if not m.identity), sentence
 
 
@@ -160,11 +171,12 @@ def block_marker(block: range, total: int, columns: tuple[str, ...], t: Translat
     shown; `of`, when given, the matrix's own (more, when the middle is elided)."""
     if len(block) == total:
         return None
-    if len(block) == 1:  # never a range of one (d8–d8)
-        return t(Msg.of("column {first} of {total}", first=columns[block.start],
+    named = [j for j in block if columns[j] not in MARKS]  # not the mark of the left-out middle
+    if len(named) == 1:  # never a range of one (d8–d8)
+        return t(Msg.of("column {first} of {total}", first=columns[named[0]],
                         total=total if of is None else of))
-    return t(Msg.of("columns {first}–{last} of {total}", first=columns[block.start],
-                    last=columns[block.stop - 1], total=total if of is None else of))
+    return t(Msg.of("columns {first}–{last} of {total}", first=columns[named[0]],
+                    last=columns[named[-1]], total=total if of is None else of))
 
 
 # --- elision: large matrices like numpy's summary, long sums with their term count ---
@@ -181,8 +193,8 @@ def elided_note(matrix: Matrix, full: bool, t: Translate) -> str | None:
     rows, columns = matrix.shape
     if not is_elided(matrix, full):
         return None
-    return t(Msg.of("[elided in the middle; --full shows all {rows} × {columns}]",
-                    rows=rows, columns=columns))
+    return t(Msg.of("[elided in the middle; {switch} shows all {rows} × {columns}]",
+                    rows=rows, columns=columns, switch=FULL_SWITCH))
 
 
 # --- written-out cells (model.Expansion) as one line of text ---
@@ -199,6 +211,11 @@ def elide(items: Sequence[T], write: Callable[[int, T], str], full: bool, keep_h
             *(write(k, items[k]) for k in tail)]
 
 
+def _signed(text: str, minus: str, lead: bool) -> str:
+    """A number in a calculation: bracketed when negative, unless it leads."""
+    return f"({text})" if not lead and text.startswith(minus) else text
+
+
 def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False,
               lead: bool = True) -> str:
     """The numbers of a calculation: `0.20·0.20 + 1.00·(−0.50)`, `e^−0.34`, `e^(12.00 − 16.00)`.
@@ -213,13 +230,16 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
         return sub(e, first)
 
     if isinstance(expr, Num):
-        text = number(expr.value)
-        return f"({text})" if not lead and text.startswith(number.minus) else text
+        return _signed(number(expr.value), number.minus, lead)
     if isinstance(expr, Vec):
         values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
                        MAX_TERMS // 2)
         return "[" + number.list_separator.join(values) + "]"
     if isinstance(expr, Product):
+        numbers = [f for f in expr.factors if isinstance(f, Num)]
+        if len(numbers) == len(expr.factors):  # a term of a dot product, the most written: as
+            return "·".join(_signed(number(f.value), number.minus, lead and k == 0)  # below,
+                            for k, f in enumerate(numbers))  # without the recursion
         return "·".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
                         for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum):
@@ -252,16 +272,58 @@ def box_math(number: Callable[[float], str]) -> str:
     return r"\underline{\hphantom{0" + number(0.0) + "}}"
 
 
-def cell_texts(matrix: Matrix, number: Callable[[float], str], box: str) -> list[list[str]]:
-    """Every cell of `matrix` as text: its number (`—` for a hidden key's weight, when `number`
-    is a NumberFormat), or `box` where a worksheet left it blank."""
-    def text(i: int, j: int, x: float) -> str:
+# The marks where an elided matrix leaves rows out (in the row-label column and across the
+# numbers), columns out (in the header and down the numbers), and both (where they cross).
+ROWS_LEFT_OUT, COLUMNS_LEFT_OUT, BOTH_LEFT_OUT = "⋮", "⋯", "⋱"
+MARKS = frozenset((ROWS_LEFT_OUT, COLUMNS_LEFT_OUT, BOTH_LEFT_OUT))
+
+
+class Shown:
+    """The part of a matrix a format shows: every row and column, or, for a large one unless
+    `full`, the first and last elision.EDGE of each around a mark (None in `rows`/`columns`)."""
+
+    def __init__(self, matrix: Matrix, full: bool) -> None:
+        elide = is_elided(matrix, full)
+        self.matrix = matrix
+        self.rows = elision.shown(matrix.shape[0], elide)
+        self.columns = elision.shown(matrix.shape[1], elide)
+
+    def row_labels(self) -> list[str]:
+        return [ROWS_LEFT_OUT if i is None else self.matrix.rows[i] for i in self.rows]
+
+    def column_labels(self) -> list[str]:
+        return [COLUMNS_LEFT_OUT if j is None else self.matrix.columns[j] for j in self.columns]
+
+    def cells(self, text: Callable[[int, int], str]) -> list[list[str]]:
+        """text(i, j) of every shown cell, a mark where rows or columns are left out."""
+        def at(i: int | None, j: int | None) -> str:
+            if i is None:
+                return BOTH_LEFT_OUT if j is None else ROWS_LEFT_OUT
+            return COLUMNS_LEFT_OUT if j is None else text(i, j)
+
+        return [[at(i, j) for j in self.columns] for i in self.rows]
+
+    def split(self, blocks: list[range]) -> list[range]:
+        """Column `blocks` that fit a page; when an elided matrix needs two, it is split at its
+        mark (`d1 … d4 ⋯` and `d61 … d64`), so no block's range of labels runs across the gap."""
+        if len(blocks) != 2 or None not in self.columns:
+            return blocks
+        mark = self.columns.index(None)
+        return [range(mark + 1), range(mark + 1, len(self.columns))]
+
+
+def cell_texts(matrix: Matrix, number: Callable[[float], str], box: str,
+               full: bool = True) -> list[list[str]]:
+    """The cells of `matrix` a format shows (every one with `full`, see Shown) as text: its
+    number (`—` for a hidden key's weight, when `number` is a NumberFormat), or `box` where a
+    worksheet left it blank; a mark (ROWS_LEFT_OUT ...) where the middle is left out."""
+    def text(i: int, j: int) -> str:
         if (i, j) in matrix.blank:
             return box
-        return number.cell(matrix, i, j) if isinstance(number, NumberFormat) else number(x)
+        return number.cell(matrix, i, j) if isinstance(number, NumberFormat) else \
+            number(matrix.at(i, j))
 
-    return [[text(i, j, float(x)) for j, x in enumerate(row)]
-            for i, row in enumerate(matrix.whole())]
+    return Shown(matrix, full).cells(text)
 
 
 def value_text(value: Value, number: NumberFormat) -> str:

@@ -16,11 +16,14 @@ from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import (
+    MARKS,
+    Shown,
     block_marker,
     box_math,
     cell_texts,
     description,
     drift_lines,
+    elided_note,
     header_facts,
     number_format,
     reading_sections,
@@ -32,11 +35,11 @@ from attncli.render.common import (
 from attncli.render.heat import hidden_cells
 from attncli.render.latex_heatmap import heatmap_chunks
 from attncli.render.latex_lines import written_out
-from attncli.render.latex_matrix import Page, blocks, matrix_latex
+from attncli.render.latex_matrix import Block, Page, blocks, matrix_latex
 from attncli.render.notation import latex as notation_latex
 from attncli.render.notation import message
 from attncli.render.numbers import NumberFormat
-from attncli.render.tex import escape_text
+from attncli.render.tex import MATH_SYMBOLS, escape_text
 
 CYRILLIC_LANGS = frozenset({"ru"})
 
@@ -126,24 +129,35 @@ def step_part(walkthrough: Walkthrough, index: int, step: Step, options: RenderO
 
 def matrix_chunks(matrix: Matrix, w: Writer,
                   cell: Callable[[float], str] | None = None) -> list[Chunk]:
-    """One chunk per block of the matrix, each under its `columns d1–d4 of 8` marker."""
+    """One chunk per block of the matrix, each under its `columns d1–d4 of 8` marker; a large
+    one elided in the middle (unless --full) under the note that says so."""
     math_number = cell or w.number.math()
-    cells = cell_texts(matrix, math_number, box_math(math_number))  # a worksheet's blanks: boxes
-    widths = cell_texts(matrix, math_number, math_number(0.0))  # a blank is as wide as a number
+    shown = Shown(matrix, w.full)
+    # a worksheet's blanks are boxes, as wide as a number; a mark (⋮ ⋯ ⋱) is \vdots ...
+    cells = [[MATH_SYMBOLS.get(x, x) for x in row]
+             for row in cell_texts(matrix, math_number, box_math(math_number), w.full)]
+    widths = [[x if x not in MARKS else "" for x in row]
+              for row in cell_texts(matrix, math_number, math_number(0.0), w.full)]
+    rows, columns = shown.row_labels(), shown.column_labels()
+    note = elided_note(matrix, w.full, w.t)
     chunks: list[Chunk] = []
-    for block in blocks(matrix.symbol.text, widths, matrix.rows, matrix.columns, w.page):
-        lines: list[str] = []
-        marker = block_marker(block.columns, len(matrix.columns), matrix.columns, w.t)
-        if len(block.rows) < len(matrix.rows):
-            rows = w.t(Msg.of("rows {first}–{last} of {total}", first=matrix.rows[block.rows.start],
-                              last=matrix.rows[block.rows.stop - 1], total=len(matrix.rows)))
-            marker = rows if marker is None else marker + ", " + rows
+    fitted = blocks(matrix.symbol.text, widths, rows, columns, w.page)
+    row_ranges = list(dict.fromkeys(b.rows for b in fitted))
+    column_ranges = shown.split(list(dict.fromkeys(b.columns for b in fitted)))
+    for block in (Block(r, c) for c in column_ranges for r in row_ranges):
+        lines: list[str] = [r"\noindent " + w.esc(note) + r"\par"] if note and not chunks else []
+        marker = block_marker(block.columns, len(columns), tuple(columns), w.t, matrix.shape[1])
+        if len(block.rows) < len(rows):
+            named = [rows[i] for i in block.rows if shown.rows[i] is not None] or rows  # not ⋮
+            span = w.t(Msg.of("rows {first}–{last} of {total}", first=named[0], last=named[-1],
+                              total=matrix.shape[0]))
+            marker = span if marker is None else marker + ", " + span
         if marker:
             lines.append(r"\noindent " + w.esc(marker))
         lines += matrix_latex(matrix.symbol.latex,
                               [[cells[i][j] for j in block.columns] for i in block.rows],
-                              [matrix.rows[i] for i in block.rows],
-                              [matrix.columns[j] for j in block.columns], w.cyrillic,
+                              [rows[i] for i in block.rows],
+                              [columns[j] for j in block.columns], w.cyrillic,
                               [[widths[i][j] for j in block.columns] for i in block.rows])
         chunks.append(lines)
     return chunks

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
@@ -23,11 +24,13 @@ from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions, md_math
 from attncli.render.common import (
     BOX_MARKDOWN,
+    Shown,
     Translate,
     block_marker,
     cell_texts,
     description,
     drift_lines,
+    elided_note,
     expansion_text,
     header_facts,
     number_format,
@@ -103,7 +106,7 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
          top: str) -> Iterator[str]:
     """The lines of one language's part, without their line breaks."""
     number = number_format(walkthrough, options)
-    t = translator(RenderOptions(lang=lang, precision=options.precision), number)
+    t = translator(replace(options, lang=lang), number)
     header = walkthrough.header
     flavor = options.md_flavor
     if options.header:
@@ -153,9 +156,9 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
         lines += [escape(t(identities)), ""]
     for matrix in matrices:
         if flavor == "plain":
-            lines += table_lines(matrix, number, t)
+            lines += table_lines(matrix, number, t, full)
         else:
-            lines += math_lines(matrix, number, t, flavor)
+            lines += math_lines(matrix, number, t, flavor, full)
     return lines
 
 
@@ -191,30 +194,47 @@ def caption(matrix: Matrix, flavor: str) -> str:
     return f"{symbol} ({rows} × {columns})"
 
 
-def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str) -> list[str]:
+def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str,
+               full: bool = True) -> list[str]:
+    """The matrix as display math, in column blocks that fit a page; a large one elided in the
+    middle unless `full`."""
     # a worksheet's blank cell: a line to write on, as wide as a number (md_math.number)
-    cells = cell_texts(matrix, number, md_math.BLANK + number(0.0))
-    lines = [caption(matrix, flavor), ""]
+    cells = cell_texts(matrix, number, md_math.BLANK + number(0.0), full)
+    shown = Shown(matrix, full)
+    rows, columns = shown.row_labels(), shown.column_labels()
+    lines = [caption(matrix, flavor), "", *elided_lines(matrix, full, t)]
     symbol = md_math.formula(matrix.symbol.latex)
-    for block in md_math.blocks(matrix.columns, [[md_math.number(c) for c in row]
-                                                 for row in cells], matrix.rows):
-        marker = block_marker(block, len(matrix.columns), matrix.columns, t)
+    for block in shown.split(md_math.blocks(
+            columns, [[md_math.number(c) for c in row] for row in cells], rows)):
+        marker = block_marker(block, len(columns), tuple(columns), t, matrix.shape[1])
         if marker:
             lines += ["*" + escape(marker) + "*", ""]
         lines += display(md_math.labelled_matrix(
-            symbol, [[row[j] for j in block] for row in cells], matrix.rows,
-            [matrix.columns[j] for j in block]), flavor)
+            symbol, [[row[j] for j in block] for row in cells], rows,
+            [columns[j] for j in block]), flavor)
     return lines
 
 
-def table_lines(matrix: Matrix, number: NumberFormat, t: Translate) -> list[str]:
-    """A GFM table: the row labels in the first column, the column labels as the header."""
-    lines = [caption(matrix, "plain"), ""]
-    head = "| " + " | ".join(["", *(escape(c) for c in matrix.columns)]) + " |"
-    rule = "|" + "|".join(["---", *("---:" for _ in matrix.columns)]) + "|"
+def table_lines(matrix: Matrix, number: NumberFormat, t: Translate,
+                full: bool = True) -> list[str]:
+    """A GFM table: the row labels in the first column, the column labels as the header; a
+    large matrix elided in the middle unless `full`."""
+    shown = Shown(matrix, full)
+    lines = [caption(matrix, "plain"), "", *elided_lines(matrix, full, t)]
+    head = "| " + " | ".join(["", *(escape(c) for c in shown.column_labels())]) + " |"
+    rule = "|" + "|".join(["---", *("---:" for _ in shown.columns)]) + "|"
     lines += [head, rule]
-    for label, row in zip(matrix.rows, cell_texts(matrix, number, BOX_MARKDOWN), strict=True):
+    for label, row in zip(shown.row_labels(), cell_texts(matrix, number, BOX_MARKDOWN, full),
+                          strict=True):
         cells = [escape(label) or " ", *row]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     return lines
+
+
+def elided_lines(matrix: Matrix, full: bool, t: Translate) -> list[str]:
+    """The note under a caption that the middle of the matrix is left out, if it is: in italics
+    like a block's `columns d1–d4 of 64`, without the terminal's brackets (an escaped `\\[`
+    opens display math for a site that typesets `\\[ … \\]`, MkDocs' arithmatex among them)."""
+    note = elided_note(matrix, full, t)
+    return ["*" + escape(note.removeprefix("[").removesuffix("]")) + "*", ""] if note else []

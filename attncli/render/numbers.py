@@ -14,7 +14,7 @@ hidden score and `—` for the weight of a hidden key.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 from typing import Protocol
@@ -97,7 +97,23 @@ class NumberFormat:
         """The format for `display.decimal` (`dot` or `comma`)."""
         return cls(precision=precision, decimal=DECIMAL_MARKS[decimal])
 
+    # the text of the numbers written last (a row of X is printed in every cell of a projection);
+    # not a field: `replace` makes a format of its own with an empty memo
+    _memo: dict[float, str] = field(default_factory=dict, init=False, repr=False,
+                                    compare=False, hash=False)
+
     def __call__(self, value: float) -> str:
+        memo = self._memo
+        text = memo.get(value) if value else None  # 0.0 and -0.0 are one key
+        if text is None:
+            text = self._written(value)
+            if value:
+                if len(memo) >= CACHED:
+                    memo.clear()
+                memo[value] = text
+        return text
+
+    def _written(self, value: float) -> str:
         if math.isnan(value):
             return self.nan
         if math.isinf(value):

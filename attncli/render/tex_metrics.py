@@ -41,4 +41,6 @@ def number_width(cell: str) -> float:
         return INFINITY + (MATH_WIDTHS["-"] if "-" in cell else 0.0)
     if "NaN" in cell:
         return text_width("NaN")
+    if cell.startswith(r"\text{") and cell.endswith("}"):  # a hidden key's weight: \text{—}
+        return text_width(cell[len(r"\text{"):-1])
     return sum(MATH_WIDTHS.get(ch, EM) for ch in cell.replace("{,}", ","))

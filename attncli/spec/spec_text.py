@@ -10,6 +10,7 @@ import stat
 from typing import BinaryIO
 
 from attncli.errors import Location, SpecError
+from attncli.files import read_at_most
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
@@ -27,7 +28,7 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
         import sys
 
         name = STDIN_NAME
-        data = sys.stdin.buffer.read(limit + 1)
+        data = read_at_most(sys.stdin.buffer, limit + 1)
         if len(data) > limit:
             raise too_large(name, None, limit)
         return name, decode(name, data)
@@ -37,7 +38,7 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
             size = os.fstat(file.fileno()).st_size
             if size > limit:
                 raise too_large(name, size, limit)
-            data = file.read(limit + 1)
+            data = read_at_most(file, limit + 1)
     except FileNotFoundError:
         raise SpecError(Msg.of("no such file"), Location(name)) from None
     except IsADirectoryError:
