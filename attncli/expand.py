@@ -14,12 +14,13 @@ softmax's tile and tiled_output (attncli/expand_tiles.py).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 
+from attncli.dot_terms import Terms
 from attncli.exactness import line
 from attncli.handcalc import Arithmetic, arithmetic, written
 from attncli.i18n import Msg
@@ -98,14 +99,9 @@ class Context:
         return line(target, symbolic, expr, result, self.precision)
 
 
-def dot(a: Iterable[float], b: Iterable[float]) -> Sum:
-    pairs = zip(_floats(a), _floats(b), strict=True)
-    return Sum(tuple(Product((Num(x), Num(y))) for x, y in pairs))
-
-
-def _floats(values: Iterable[float]) -> list[float]:
-    """Python floats of a row (an array's tolist, which converts them all at once)."""
-    return values.tolist() if isinstance(values, np.ndarray) else [float(x) for x in values]
+def dot(a: Array, b: Array) -> Sum:
+    """Σₖ aₖ·bₖ, its terms made as they are read (attncli/dot_terms.py)."""
+    return Sum(Terms(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)))
 
 
 def linear_cell(ctx: Context, result: Formula, x_name: Formula, x: Array, w: Array,
@@ -162,13 +158,14 @@ def score_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Exp
     matrix = step.matrices[0]
     q, k = ctx.head.queries, ctx.head.keys
     general = ctx.spec.score.W
+    q_norms, k_norms = Lengths(q.values), Lengths(k.values)
     for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
         q_i, k_j = named("q", matrix.rows[i]), named("k", matrix.columns[j])
         score = matrix.at(i, j)
         if general is None:
             yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
                            joined(q_i, "·", k_j), dot(q.values[i], k.values[j]), score)
-            yield from angle(ctx, matrix.rows[i], matrix.columns[j], q.values[i], k.values[j],
+            yield from angle(ctx, matrix.rows[i], matrix.columns[j], q_norms[i], k_norms[j],
                              score)
         else:
             terms = tuple(
@@ -180,12 +177,25 @@ def score_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Exp
                            joined(q_i, "·", Formula("W", "W"), "·", k_j), Sum(terms), score)
 
 
-def angle(ctx: Context, row: str, column: str, q: Array, k: Array,
+class Lengths:
+    """|x_i| of the rows of a matrix, each worked out once however many cells name it."""
+
+    def __init__(self, rows: Array) -> None:
+        self.rows = rows  # (n, d)
+        self.known: dict[int, float] = {}
+
+    def __getitem__(self, i: int) -> float:
+        if i not in self.known:
+            self.known[i] = float(np.linalg.norm(self.rows[i]))
+        return self.known[i]
+
+
+def angle(ctx: Context, row: str, column: str, q_length: float, k_length: float,
           score: float) -> list[Expansion]:
     """cos θ = q·k / (|q|·|k|), the angle between a query and a key; none when a length prints
     as 0, which no one divides by (the reading says the angle is undefined for a zero vector)."""
-    q_norm = ctx.carry(float(np.linalg.norm(q)))
-    k_norm = ctx.carry(float(np.linalg.norm(k)))
+    q_norm = ctx.carry(q_length)
+    k_norm = ctx.carry(k_length)
     if written(q_norm, ctx.precision) == 0.0 or written(k_norm, ctx.precision) == 0.0:
         return []
     cos = ctx.carry(score / (q_norm * k_norm))

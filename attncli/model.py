@@ -7,12 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import numpy as np
 from numpy.typing import NDArray
 
 from attncli.i18n import Msg
+
+if TYPE_CHECKING:
+    from attncli.dot_terms import Terms
 
 Array = NDArray[np.float64]
 T = TypeVar("T")
@@ -124,9 +127,10 @@ class Vec:
 
 @dataclass(frozen=True)
 class Sum:
-    """`a + b + …`; a renderer may elide the middle of a long sum, saying how many terms."""
+    """`a + b + …`; a renderer may elide the middle of a long sum, saying how many terms. A dot
+    product's terms are Terms: its two rows, made into products as they are read."""
 
-    terms: tuple[Expr, ...]
+    terms: tuple[Expr, ...] | Terms
 
 
 @dataclass(frozen=True)

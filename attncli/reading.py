@@ -41,6 +41,10 @@ def groups(head: HeadResult, i: int) -> list[Group]:
     order = np.argsort(-weights, kind="stable")  # (m,)
     order = order[visible[order]]  # (seen,): the keys it sees, largest weight first
     falling = -weights[order]  # (seen,), ascending
+    if (np.diff(falling) > TOLERANCE).all():  # no two alike (a large random layer): one each
+        columns = head.weights.columns
+        return [((columns[j],), w) for j, w in zip(order.tolist(), (-falling).tolist(),
+                                                     strict=True)]
     found: list[Group] = []
     start = 0
     while start < len(order):

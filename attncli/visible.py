@@ -33,9 +33,20 @@ _HIDDEN_RANGES = (
 )
 _ASTRAL_NONCHARACTERS = "".join(f"{chr(plane * 0x10000 + 0xFFFE)}-{chr(plane * 0x10000 + 0xFFFF)}"
                                 for plane in range(1, 17))
-HIDDEN = re.compile(f"[{_HIDDEN_RANGES}{_ASTRAL_NONCHARACTERS}"
-                    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-                    "\U000e0001-\U000e007f]")
+_OTHER_HIDDEN = (f"{_ASTRAL_NONCHARACTERS}\U000110bd\U000110cd\U00013430-\U0001343f"
+                 "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001-\U000e007f")
+HIDDEN = re.compile(f"[{_HIDDEN_RANGES}{_OTHER_HIDDEN}]")
+# The same but the line break, which a document keeps: one pass over a whole document.
+_BUT_LINE_BREAK = _HIDDEN_RANGES.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f", 1)
+HIDDEN_IN_LINES = re.compile(f"[{_BUT_LINE_BREAK}{_OTHER_HIDDEN}]")
+_ASCII_HIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # the same, in ASCII text: far quicker
+
+
+def _has_hidden(text: str) -> bool:
+    """Whether `text` has a hidden character other than a line break."""
+    if text.isascii():
+        return _ASCII_HIDDEN.search(text) is not None
+    return HIDDEN_IN_LINES.search("".join(set(text))) is not None  # its few distinct characters
 
 
 @cache
@@ -73,9 +84,9 @@ def visible_document(text: str) -> str:
     """A whole rendered document (text, Markdown, LaTeX, SVG) with no hidden character raw but
     its line breaks. Labels and titles are made `visible` when the walkthrough is built; this
     pass is the guarantee for whatever else a document quotes."""
-    if HIDDEN.search(text) is None:
+    if not _has_hidden(text):
         return text
-    return "\n".join(map(visible, text.split("\n")))
+    return HIDDEN_IN_LINES.sub(lambda found: escape_char(found.group()), text)
 
 
 def _json_escape(char: str) -> str:
@@ -89,10 +100,9 @@ def _json_escape(char: str) -> str:
 def inert_json(text: str) -> str:
     """JSON text with every hidden character inside its strings written as a `\\\\u` escape:
     the same data for a program, nothing raw for a terminal. (`json.dumps` escapes only C0.)"""
-    if HIDDEN.search(text) is None:
+    if not _has_hidden(text):
         return text
-    return "\n".join(HIDDEN.sub(lambda found: _json_escape(found.group()), line)
-                     for line in text.split("\n"))
+    return HIDDEN_IN_LINES.sub(lambda found: _json_escape(found.group()), text)
 
 
 _LINK_SEAM = re.compile(r"\](?=[(\[])")

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from attncli import elision
+from attncli.dot_terms import Terms
 from attncli.i18n import Msg, translate
 from attncli.model import (
     Difference,
@@ -44,13 +45,30 @@ FULL_SWITCH = "--full"  # how a reader asks for every number; the library's is f
 
 
 def translator(options: RenderOptions, number: NumberFormat) -> Translate:
-    """Messages in the options' language; `{switch}` says how to ask for every number there."""
+    """Messages in the options' language; `{switch}` says how to ask for every number there.
+    The sentences said again and again (`(64 terms)` after every long sum) are kept."""
+    said: dict[Msg, str] = {}
+
     def t(msg: Msg) -> str:
+        try:
+            text = said.get(msg)
+        except TypeError:  # a parameter that is no key (a list): said once, not kept
+            return translate(switched(msg), options.lang, number)
+        return text if text is not None else keep(msg)
+
+    def switched(msg: Msg) -> Msg:
         if isinstance(msg, Msg) and options.full_switch != FULL_SWITCH and any(
                 name == "switch" for name, _ in msg.params):
-            msg = replace(msg, params=tuple((name, options.full_switch if name == "switch"
-                                             else value) for name, value in msg.params))
-        return translate(msg, options.lang, number)
+            return replace(msg, params=tuple((name, options.full_switch if name == "switch"
+                                              else value) for name, value in msg.params))
+        return msg
+
+    def keep(msg: Msg) -> str:
+        text = translate(switched(msg), options.lang, number)
+        if len(said) >= 1024:
+            said.clear()
+        said[msg] = text
+        return text
 
     return t
 
@@ -242,9 +260,18 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
                             for k, f in enumerate(numbers))  # without the recursion
         return "·".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
                         for k, f in enumerate(expr.factors))
-    if isinstance(expr, Sum):
+    if isinstance(expr, Sum) and isinstance(expr.terms, Terms):  # a dot product: the numbers
+        rows, minus = expr.terms, number.minus  # of the terms it shows, from its two rows
+
+        def term(k: int, _: int) -> str:  # aₖ·bₖ; the first leads when the sum does
+            return (_signed(number(float(rows.left[k])), minus, lead and k == 0) + "·"
+                    + _signed(number(float(rows.right[k])), minus, False))
+
+        terms = elide(range(len(rows)), term, full, 3, 2)
+    elif isinstance(expr, Sum):
         terms = elide(expr.terms, lambda k, e: wrapped(e, (Sum, Difference), k == 0), full,
                       3, 2)
+    if isinstance(expr, Sum):
         text = " + ".join(terms)
         if ELLIPSIS in terms:
             text += " " + t(Msg.of("({terms})", terms=Msg.plural_of(

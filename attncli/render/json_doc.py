@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 from attncli.model import (
@@ -64,7 +64,7 @@ def expr_doc(expr: Expr) -> dict[str, Any]:
         return {"op": "exp", "args": [expr_doc(expr.argument)]}
     args: tuple[Expr, ...]
     if isinstance(expr, Sum):
-        op, args = "sum", expr.terms
+        op, args = "sum", tuple(expr.terms)
     elif isinstance(expr, Product):
         op, args = "product", expr.factors
     elif isinstance(expr, Quotient):
@@ -137,7 +137,9 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
 def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
     """The document as the encoder writes it (the same bytes as json.dumps with indent 2)."""
     encoder = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False)
-    yield from encoder.iterencode(json_document(walkthrough, options))
+    tokens = encoder.iterencode(json_document(walkthrough, options))  # a number, a `,` …
+    while batch := list(islice(tokens, 8192)):  # joined in thousands: one write, not many
+        yield "".join(batch)
     yield "\n"
 
 

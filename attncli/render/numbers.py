@@ -54,11 +54,44 @@ def rounded_decimal(x: float, precision: int) -> Decimal:
     return _rounded(x, precision) if x else half_up(as_decimal(x), precision)
 
 
+POWERS = tuple(10.0 ** p for p in range(23))  # exact in float64 up to 10^22
+
+
+def _clear_half_up(x: float, precision: int, tolerance: float = 1e-13) -> int | None:
+    """|x| rounded half up to `precision` decimals, in units of the last one, worked in floats
+    when that is sure to be the rule's answer: |x|·10^precision is within a few ulps of its
+    shortest decimal's, so unless its fraction is all but one half, rounding it is rounding that
+    decimal. None for a near tie, and for a number too large: the Decimal path decides those."""
+    scaled = abs(x) * (POWERS[precision] if precision < len(POWERS) else 10.0 ** precision)
+    if scaled >= 2.0 ** 40:
+        return None
+    whole = math.floor(scaled)
+    fraction = scaled - whole
+    if abs(fraction - 0.5) <= 1e-9 + scaled * tolerance:
+        return None
+    return whole + (fraction > 0.5)
+
+
+def rounded_if_clear(x: float, precision: int, tolerance: float) -> float | None:
+    """rounded(v, precision) for every v within a relative `tolerance` of finite `x`, when
+    they all round alike; else None."""
+    units = _clear_half_up(x, precision, tolerance)
+    if units is None or not x:
+        return None
+    value = units / (POWERS[precision] if precision < len(POWERS) else 10.0 ** precision)
+    return -value if x < 0 else value
+
+
 def rounded(x: float, precision: int) -> float:
     """`x` as printed at `precision` decimals, as a float: `rounded(0.125, 2) == 0.13`."""
-    if not math.isfinite(x):
-        return float(x)
-    return float(rounded_decimal(x, precision))
+    if not math.isfinite(x) or not x:
+        return float(x)  # ±0.0 keeps its sign
+    units = _clear_half_up(x, precision)
+    if units is None:
+        return float(rounded_decimal(x, precision))
+    value = units / (POWERS[precision] if precision < len(POWERS) else 10.0 ** precision)  # the
+    # float nearest the decimal, as float(Decimal) gives it
+    return -value if x < 0 else value
 
 
 @lru_cache(maxsize=CACHED)
@@ -70,7 +103,14 @@ def _fixed(x: float, precision: int) -> str:
 def fixed(x: float, precision: int) -> str:
     """`x` rounded half up and written with exactly `precision` decimals, a dot and a plain `-`
     (`fixed(0.125, 2) == "0.13"`, `fixed(-0.001, 2) == "0.00"`); finite `x` only."""
-    return _fixed(x, precision) if x else _fixed(0.0, precision)
+    if not x:
+        return _fixed(0.0, precision)
+    units = _clear_half_up(x, precision)
+    if units is None:
+        return _fixed(x, precision)
+    digits = str(units).rjust(precision + 1, "0")
+    text = f"{digits[:-precision]}.{digits[-precision:]}" if precision else digits
+    return "-" + text if x < 0 and units else text  # never -0.00
 
 
 class Cells(Protocol):

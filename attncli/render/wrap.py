@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from attncli.render.common import cell_width
+from attncli.render.common import NARROW, cell_width
 
 HANGING = "    "  # a written-out line's continuation lines go this much further in
 
@@ -49,11 +49,13 @@ def fill(text: str, width: int, first: str, rest: str,
 
 def cut(text: str, room: int, breaks: tuple[tuple[re.Pattern[str], int], ...]) -> tuple[str, str]:
     """`text` split into a head of at most `room` columns and the rest, at the best break."""
+    # one column a character (most calculations): a head's width is its length
+    width = len if text.isascii() or NARROW.fullmatch(text) else cell_width
     for pattern, keep in breaks:
         best = None
         for match in pattern.finditer(text):
             end = match.start() + keep
-            if end > 0 and cell_width(text[:end].rstrip()) <= room:
+            if end > 0 and width(text[:end].rstrip()) <= room:
                 best = (end, match.end())
             elif end > 0:
                 break
