@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.model import Matrix
-from attncli.render.common import MARKS, Shown, box_math
+from attncli.render.common import box_math
 from attncli.render.heat import HIDDEN_MARK, LEGEND, ink, rgb
 from attncli.render.latex_matrix import balanced
+from attncli.render.shown_cells import MARKS, ShownCells
 from attncli.render.tex import MATH_SYMBOLS
 from attncli.render.tex_metrics import number_width, text_width
 
@@ -30,7 +31,7 @@ def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> 
     """One centred table per block, the legend above the first; a large one elided in the
     middle like its matrix (unless --full)."""
     number = w.number.math()
-    shown = Shown(weights, w.full)
+    shown = ShownCells(weights, w.full)
     rows, columns = shown.row_labels(), shown.column_labels()
 
     def heat(i: int, j: int) -> str:

@@ -16,14 +16,9 @@ from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import (
-    MARKS,
-    Shown,
-    block_marker,
     box_math,
-    cell_texts,
     description,
     drift_lines,
-    elided_note,
     header_facts,
     number_format,
     reading_sections,
@@ -39,6 +34,7 @@ from attncli.render.latex_matrix import Block, Page, blocks, matrix_latex
 from attncli.render.notation import latex as notation_latex
 from attncli.render.notation import message
 from attncli.render.numbers import NumberFormat
+from attncli.render.shown_cells import MARKS, ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import MATH_SYMBOLS, escape_text
 
 CYRILLIC_LANGS = frozenset({"ru"})
@@ -132,7 +128,7 @@ def matrix_chunks(matrix: Matrix, w: Writer,
     """One chunk per block of the matrix, each under its `columns d1–d4 of 8` marker; a large
     one elided in the middle (unless --full) under the note that says so."""
     math_number = cell or w.number.math()
-    shown = Shown(matrix, w.full)
+    shown = ShownCells(matrix, w.full)
     # a worksheet's blanks are boxes, as wide as a number; a mark (⋮ ⋯ ⋱) is \vdots ...
     cells = [[MATH_SYMBOLS.get(x, x) for x in row]
              for row in cell_texts(matrix, math_number, box_math(math_number), w.full)]

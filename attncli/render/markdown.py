@@ -24,13 +24,9 @@ from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions, md_math
 from attncli.render.common import (
     BOX_MARKDOWN,
-    Shown,
     Translate,
-    block_marker,
-    cell_texts,
     description,
     drift_lines,
-    elided_note,
     expansion_text,
     header_facts,
     number_format,
@@ -43,6 +39,7 @@ from attncli.render.common import (
 from attncli.render.md_prose import Marked, inline_math, numbered, prose
 from attncli.render.md_prose import escape as escape  # what other renderers escape prose with
 from attncli.render.numbers import NumberFormat
+from attncli.render.shown_cells import ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import expansion_rows, text_math
 from attncli.render.tex import number_format as tex_numbers
 from attncli.visible import inert_markdown_math
@@ -200,7 +197,7 @@ def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str,
     middle unless `full`."""
     # a worksheet's blank cell: a line to write on, as wide as a number (md_math.number)
     cells = cell_texts(matrix, number, md_math.BLANK + number(0.0), full)
-    shown = Shown(matrix, full)
+    shown = ShownCells(matrix, full)
     rows, columns = shown.row_labels(), shown.column_labels()
     lines = [caption(matrix, flavor), "", *elided_lines(matrix, full, t)]
     symbol = md_math.formula(matrix.symbol.latex)
@@ -219,7 +216,7 @@ def table_lines(matrix: Matrix, number: NumberFormat, t: Translate,
                 full: bool = True) -> list[str]:
     """A GFM table: the row labels in the first column, the column labels as the header; a
     large matrix elided in the middle unless `full`."""
-    shown = Shown(matrix, full)
+    shown = ShownCells(matrix, full)
     lines = [caption(matrix, "plain"), "", *elided_lines(matrix, full, t)]
     head = "| " + " | ".join(["", *(escape(c) for c in shown.column_labels())]) + " |"
     rule = "|" + "|".join(["---", *("---:" for _ in shown.columns)]) + "|"

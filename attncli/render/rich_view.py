@@ -19,16 +19,13 @@ from attncli.render import RenderOptions
 from attncli.render.common import (
     ELLIPSIS,
     Translate,
-    block_marker,
     cell_width,
     column_blocks,
     description,
     drift_lines,
-    elided_note,
     expansion_text,
     header_facts,
     heatmap_caption,
-    is_elided,
     language_heading,
     language_sections,
     matrix_caption,
@@ -51,6 +48,7 @@ from attncli.render.heat import (
     rgb,
 )
 from attncli.render.numbers import NumberFormat
+from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
 
 CELL_PADDING = 3  # one space each side and one border per column
