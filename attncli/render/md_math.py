@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from attncli.render.common import column_blocks
 from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
@@ -97,6 +98,7 @@ _LATEX_TEXT = {value: key for key, value in LATEX_SPECIALS.items()}
 _SYMBOL_TEXT = {value: key for key, value in MATH_SYMBOLS.items()}
 
 
+@lru_cache(maxsize=4096)  # the formulas of a step, the same in every walkthrough of a batch
 def formula(latex: str) -> str:
     """Formula.latex (written for pdflatex) in the math every Markdown engine draws: words in
     \\text{} re-escaped as tokens, \\operatorname{f} as \\mathop{\\mathrm{f}}, no backslash
@@ -190,7 +192,12 @@ def number(text: str) -> tuple[str, float]:
     if text.startswith(BLANK):
         _, width = number(text[len(BLANK):])
         return rf"\underline{{\hspace{{{width:.2f}em}}}}", width
-    parts = [NUMBER_GLYPHS.get(ch, (token(ch), 1.0)) for ch in text]
+    return _number(text)
+
+
+@lru_cache(maxsize=4096)  # a walkthrough prints the same few hundred numbers again and again
+def _number(text: str) -> tuple[str, float]:
+    parts = [NUMBER_GLYPHS[ch] if ch in NUMBER_GLYPHS else (token(ch), 1.0) for ch in text]
     return "".join(p for p, _ in parts), sum(w for _, w in parts)
 
 
