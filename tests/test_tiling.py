@@ -256,3 +256,15 @@ def test_the_samples_in_the_docs_are_what_attn_prints() -> None:
                "--no-header", "--no-reading", "--steps", "tile,tiled_output"]
     assert tiles in run(*command).stdout
     assert by_hand in run(*command, "--round-intermediates").stdout
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_the_rescale_in_latex_prose_is_a_power_not_a_caret(lang: str) -> None:
+    """`α = e^(m_old − m)` in a sentence is typeset as e raised to m_old − m in LaTeX; a caret
+    in text would print as a caret."""
+    result = run("export", "configs/online_softmax_tiling.yaml", "--latex", "--lang", lang)
+    assert result.exit_code == 0, result.stderr
+    prose = [line for line in result.stdout.splitlines() if "m_{\\text{old}}" in line
+             and "\\alpha" in line and "equation" not in line]
+    assert prose and all("e^{m_{\\text{old}} - m}" in line for line in prose)
+    assert "\\textasciicircum" not in result.stdout and "^(" not in result.stdout

@@ -22,7 +22,7 @@ _NOTATION = re.compile(
     r"|(?P<sub>(?<![\w])(?P<base>[A-Za-z])_(?P<index>[A-Za-z0-9]+)(?![\w])"
     r"(?P<eq> = [0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<cos>cos θ)"
-    r"|(?P<power>(?<![\w])e\^(?:x|\(x − m\))(?![\w]))"
+    r"|(?P<power>(?<![\w])e\^(?:x|\((?P<from>x|m_old) − m\))(?![\w]))"
     r"|(?P<minus>(?<![\w.,−-])[-−](?=[0-9]))"
 )
 _SYMBOLS = {"ᵢ": "_i", "ⱼ": "_j", "·": r" \cdot ", "|": "|", "θ": r"\theta"}
@@ -53,7 +53,9 @@ def _math(match: re.Match[str]) -> str:
         return r"\cos\theta"
     if match.group("minus"):  # -0.94 in prose: the minus sign, not a hyphen
         return "-"
-    return "e^{x - m}" if "(" in match.group("power") else "e^{x}"
+    if match.group("from") == "m_old":  # the rescale of online softmax
+        return r"e^{m_{\text{old}} - m}"
+    return "e^{x - m}" if match.group("from") else "e^{x}"
 
 
 def _value(equals: str | None) -> str:
