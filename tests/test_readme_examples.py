@@ -96,8 +96,8 @@ def test_every_page_that_shows_commands_checks_them() -> None:
     every section that had them."""
     found = {page.relative_to(ROOT).as_posix(): blocks(page.read_text("utf-8")) for page in PAGES}
     for name in ("docs/explain.md", "docs/spec-modern.md", "docs/languages.md", "docs/check.md",
-                 "docs/gradients.md", "docs/snippets.md", "docs/validate.md", "docs/library.md",
-                 "docs/limits.md"):
+                 "docs/backward.md", "docs/worksheets.md", "docs/snippets.md", "docs/validate.md",
+                 "docs/library.md", "docs/limits.md"):
         assert found[name], f"no checked example in {name}"
     page = text("docs/validate.md")
     starts = {title: page[: page.index(title)].count("\n") + 1 for title in (
@@ -124,3 +124,6 @@ def test_every_checked_example_prints_what_it_shows(page: Path, tmp_path: Path) 
             for command, expected in commands(block.body):
                 output = run(["bash", "-c", command], tmp_path)
                 assert output == expected, f"{where}: $ {command}"
+    if name == "docs/worksheets.md":  # its commands wrote the sheets and keys they name
+        for made in ("sheet.tex", "key.tex", "slides.tex", "slides-key.tex", "sheet.md"):
+            assert (tmp_path / made).stat().st_size > 1000, made
