@@ -7,6 +7,9 @@ first and last EDGE entries around a marker.
 
 from __future__ import annotations
 
+# How a reader asks for every number, named where something is left out: the command line's
+# switch, unless a renderer is told another (a notebook names the library's full=True).
+FULL_SWITCH = "--full"
 MAX_CELLS = 150
 EDGE = 4
 # A summarized walkthrough keeps every row of its attention matrices up to this many queries;

@@ -21,6 +21,7 @@ from itertools import chain
 
 import numpy as np
 
+from attncli.elision import FULL_SWITCH
 from attncli.i18n import Finer, Msg, Param
 from attncli.model import HeadResult, Lazy, Reading, Walkthrough
 from attncli.render.numbers import rounded
@@ -192,9 +193,9 @@ def rest(head: HeadResult, read: int) -> tuple[Msg, ...]:
     left = len(head.weights.rows) - read
     if not left:
         return ()
-    return (Msg.plural_of("The other {count} query is not read here; --full reads every one.",
-                          "The other {count} queries are not read here; --full reads every one.",
-                          left),)
+    return (Msg.plural_of("The other {count} query is not read here; {switch} reads every one.",
+                          "The other {count} queries are not read here; {switch} reads every "
+                          "one.", left, switch=FULL_SWITCH),)
 
 
 def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:

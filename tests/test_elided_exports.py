@@ -194,3 +194,17 @@ def test_a_notebook_names_the_library_keyword_where_the_command_line_names_full(
         notes = [line for line in shown.splitlines() if "20 × 8" in line and line[:1] == "*"]
         assert notes and all('attncli.render(w, "markdown", full=True)' in n for n in notes)
         assert "--full" in attncli.render(w, "markdown")  # the command line's own words
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_the_switch_stays_two_hyphens_in_pandoc(lang: str) -> None:
+    """pandoc (like Hugo and kramdown) turns `--` in text into an en dash: the switch that shows
+    every number is written as code, so a reader can type what the note says."""
+    if shutil.which("pandoc") is None:
+        need("pandoc", "apt-get install pandoc")
+    markdown = export(str(large_spec(40)), "--markdown", "--lang", lang, "--steps", "weights")
+    notes = [line for line in markdown.splitlines() if "40 × 40" in line and "*" in line]
+    assert notes and all("`--full`" in line for line in notes)
+    html = subprocess.run(["pandoc", "-f", "markdown", "-t", "html"], input="\n\n".join(notes),
+                          capture_output=True, text=True, check=True).stdout
+    assert html.count("<code>--full</code>") == len(notes) and "–full" not in html

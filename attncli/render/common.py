@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from attncli.dot_terms import Terms
+from attncli.elision import FULL_SWITCH
 from attncli.i18n import Msg, translate
 from attncli.model import (
     Difference,
@@ -38,9 +39,6 @@ def number_format(walkthrough: Walkthrough, options: RenderOptions) -> NumberFor
     precision = walkthrough.precision if options.precision is None else options.precision
     decimal = walkthrough.decimal if options.decimal is None else options.decimal
     return NumberFormat.with_mark(precision, decimal)
-
-
-FULL_SWITCH = "--full"  # how a reader asks for every number; the library's is full=True
 
 
 def translator(options: RenderOptions, number: NumberFormat) -> Translate:

@@ -99,11 +99,24 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
     return "\n".join(lines) + "\n"
 
 
+# Stands for the switch that shows every number while a sentence is escaped; then the switch
+# itself as code, which no Markdown engine turns into a dash (pandoc, Hugo and kramdown make
+# `--` an en dash in text).
+SWITCH = "\ue000switch\ue001"
+
+
 def body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
          top: str) -> Iterator[str]:
     """The lines of one language's part, without their line breaks."""
+    code = "`" + options.full_switch + "`"
+    for line in _body(walkthrough, options, lang, top):
+        yield line.replace(SWITCH, code) if SWITCH in line else line
+
+
+def _body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
+          top: str) -> Iterator[str]:
     number = number_format(walkthrough, options)
-    t = translator(replace(options, lang=lang), number)
+    t = translator(replace(options, lang=lang, full_switch=SWITCH), number)
     header = walkthrough.header
     flavor = options.md_flavor
     if options.header:

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from attncli import elision
+from attncli.elision import FULL_SWITCH
 from attncli.i18n import Msg
 from attncli.model import Matrix
-from attncli.render.common import FULL_SWITCH, Translate
+from attncli.render.common import Translate
 from attncli.render.numbers import NumberFormat
 
 # The marks where an elided matrix leaves rows out (in the row-label column and across the
