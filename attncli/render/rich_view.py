@@ -106,6 +106,9 @@ def showing(console: Console, walkthrough: Walkthrough, options: RenderOptions) 
     width = options.width
 
     def say(lines: list[str], style: str = "") -> None:
+        if not style:  # a plain line (a written-out cell, a sentence) is written as it is: the
+            console.file.write("".join(line + "\n" for line in lines))  # console would print
+            return  # the same, at many times the cost (it asks the terminal its size each time)
         for line in lines:
             console.print(Text(line, style=style), no_wrap=True, overflow="ignore")
 
