@@ -43,6 +43,11 @@ class AttnError(Exception):
         self.where = where
         self.lang = DEFAULT_LANG  # what str() writes it in
 
+    def __reduce__(self) -> tuple[type[AttnError], tuple[Msg, Location | None], dict[str, object]]:
+        """Pickled whole: an error of a spec rendered in another process (`attn snippets
+        --jobs`) reaches the command as it was raised."""
+        return type(self), (self.message, self.where), self.__dict__
+
     def in_language(self, lang: str) -> AttnError:
         """This error, written in `lang` by str() (a library call that was asked for it)."""
         self.lang = lang

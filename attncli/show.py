@@ -8,7 +8,10 @@ walkthrough still writes "7. Attention weights".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
+from typing import TypeVar
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
@@ -18,6 +21,8 @@ from attncli.pick import pick
 from attncli.spec.model import Display, Spec
 from attncli.view import View
 from attncli.walkthrough import build
+
+T = TypeVar("T")
 
 # View fields that stand for a Display key of the same name when given
 CHOICES = ("precision", "round_intermediates", "steps", "head", "reading", "header", "md_flavor")
@@ -61,6 +66,25 @@ def prepare(spec: Spec, view: View) -> Shown:
         except UsageError as error:
             refuse("matrix", error.message, view.where.get("matrix"))
     return Shown(walkthrough, matrix, spec)
+
+
+# A walkthrough written more than once keeps at most this many written-out cells (or sentences)
+# of a step (or a reading) once made; more are made again on every pass, as they are read.
+HELD = 256
+
+
+def held(shown: Shown) -> Shown:
+    """`shown` to be written many times (each language and format of `attn snippets`): the
+    written-out cells and the reading's sentences, made as they are read, made once here where
+    there are few."""
+    def once(items: Sequence[T]) -> Sequence[T]:
+        first = tuple(islice(items, HELD + 1))
+        return first if len(first) <= HELD else items
+
+    w = shown.walkthrough
+    return replace(shown, walkthrough=replace(
+        w, steps=tuple(replace(step, expansions=once(step.expansions)) for step in w.steps),
+        reading=tuple(replace(r, sentences=once(r.sentences)) for r in w.reading)))
 
 
 def low_precision(spec: Spec, view: View) -> None:

@@ -9,7 +9,7 @@ Outcome per snippet and the command decides what to say
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -69,50 +69,82 @@ def snippet(shown: Shown, target: Target) -> str:
 
 
 def generate(targets: Iterable[Target], write: bool,
-             tick: Callable[[], None] = lambda: None, loading: Loading | None = None) -> Report:
+             tick: Callable[[], None] = lambda: None, loading: Loading | None = None,
+             jobs: int = 1) -> Report:
     """Render every target; with `write`, rewrite the files whose content changed.
 
-    `tick` is called once per snippet (for a progress bar); `loading` says how specs are read.
+    `tick` is called once per snippet (for a progress bar); `loading` says how specs are read;
+    `jobs` is how many specs are rendered at once, each in a process of its own (forked, so
+    where a platform cannot fork, one at a time). The outcomes are in the order of `targets`,
+    whatever the number of jobs.
     """
+    planned = list(targets)
+    groups: dict[Path, list[int]] = {}  # a spec's snippets are made in one process
+    for k, target in enumerate(planned):
+        groups.setdefault(target.spec, []).append(k)
+    work = [([planned[k] for k in ks], write, loading or Loading()) for ks in groups.values()]
+    outcomes: list[Outcome | None] = [None] * len(planned)
+    for ks, made in zip(groups.values(), _each(work, jobs), strict=True):
+        for k, outcome in zip(ks, made, strict=True):
+            outcomes[k] = outcome
+            tick()
+    return Report(tuple(o for o in outcomes if o is not None))
+
+
+Work = tuple[list[Target], bool, Loading]
+
+
+def _each(work: list[Work], jobs: int) -> Iterator[list[Outcome]]:
+    """`_spec_snippets` of each piece of work, in order: in `jobs` forked processes at once
+    when there is more than one piece and the platform can fork."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if jobs <= 1 or len(work) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(_spec_snippets, work)
+        return
+    # forked: a worker starts with attn loaded, and is told to stop when the work is done
+    with ProcessPoolExecutor(min(jobs, len(work)), multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(_spec_snippets, work)
+
+
+def _spec_snippets(work: Work) -> list[Outcome]:
+    """The outcomes of one spec's snippets: the spec is read once and built once for each
+    choice of what to show; a large one twice when formats that elide (built as `attn
+    explain` builds for them, see build's `summary`) and formats that show every number are
+    both asked for."""
     from attncli.render import ELIDING
-    from attncli.show import prepare
+    from attncli.show import held, prepare
     from attncli.spec import load_spec
     from attncli.walkthrough import summarizes
 
-    # A spec is read once and built once for each choice of what to show; a large one twice
-    # when formats that elide (built as `attn explain` builds for them, see build's `summary`)
-    # and formats that show every number are both asked for.
-    loaded: dict[Path, Spec | AttnError] = {}
-    built: dict[tuple[Path, View], Shown | AttnError] = {}
+    targets, write, loading = work
+    try:
+        spec: Spec | AttnError = load_spec(targets[0].spec.as_posix(), **vars(loading))
+    except AttnError as error:
+        spec = error
+    built: dict[View, Shown | AttnError] = {}
     outcomes = []
     for target in targets:
-        if target.spec not in loaded:
-            try:
-                loaded[target.spec] = load_spec(target.spec.as_posix(),
-                                                **vars(loading or Loading()))
-            except AttnError as error:
-                loaded[target.spec] = error
-        spec = loaded[target.spec]
         # one matrix alone (--matrix) is whole in every format but text's labelled grid
         alone = target.view.matrix is not None and target.format != "text"
         summary = (not isinstance(spec, AttnError) and target.format in ELIDING
                    and not alone and summarizes(spec))
-        key = (target.spec, replace(target.view, summary=summary))
-        if key not in built:
+        view = replace(target.view, summary=summary)
+        if view not in built:
             try:
                 if not isinstance(spec, AttnError):
-                    check_view(spec, key[1], (loading or Loading()).max_cells, target.format)
-                built[key] = spec if isinstance(spec, AttnError) else prepare(spec, key[1])
+                    check_view(spec, view, loading.max_cells, target.format)
+                built[view] = spec if isinstance(spec, AttnError) else held(prepare(spec, view))
             except AttnError as error:
-                built[key] = error
-        walkthrough = built[key]
+                built[view] = error
+        walkthrough = built[view]
         if isinstance(walkthrough, AttnError):
             outcomes.append(Outcome(target, "failed", error=walkthrough))
         else:
-            limit = max_bytes((loading or Loading()).max_cells)
-            outcomes.append(compare_and_write(target, walkthrough, write, limit))
-        tick()
-    return Report(tuple(outcomes))
+            outcomes.append(compare_and_write(target, walkthrough, write,
+                                              max_bytes(loading.max_cells)))
+    return outcomes
 
 
 def compare_and_write(target: Target, shown: Shown, write: bool,

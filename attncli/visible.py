@@ -44,9 +44,16 @@ _ASCII_HIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # the same, in ASCII tex
 
 def _has_hidden(text: str) -> bool:
     """Whether `text` has a hidden character other than a line break."""
-    if text.isascii():
-        return _ASCII_HIDDEN.search(text) is not None
-    return HIDDEN_IN_LINES.search("".join(set(text))) is not None  # its few distinct characters
+    if _ASCII_HIDDEN.search(text) is not None:
+        return True
+    # the rest, in the few distinct characters of each part that is not ASCII (a document is
+    # mostly ASCII: numbers, markup)
+    return any(HIDDEN_IN_LINES.search("".join(set(part))) is not None
+               for start in range(0, len(text), _PART)
+               if not (part := text[start:start + _PART]).isascii())
+
+
+_PART = 1 << 16
 
 
 @cache

@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -397,3 +399,55 @@ def test_a_progress_bar_is_drawn_on_a_terminal_for_many_snippets(
         for _ in range(PROGRESS_MIN):
             tick()
     assert "attn snippets" in terminal.getvalue()
+
+
+def _pid_of_each_snippet(work: tuple[list[object], bool, object]) -> list[int]:
+    time.sleep(0.2)  # long enough that another worker takes the next spec
+    return [os.getpid()] * len(work[0])
+
+
+def test_jobs_render_each_spec_in_a_process_of_its_own(repo: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from attncli import snippets
+    from attncli.manifest import load_manifest, targets
+
+    planned = targets(load_manifest(repo / "attn.toml"))  # 3 specs x 2 formats
+    monkeypatch.setattr(snippets, "_spec_snippets", _pid_of_each_snippet)
+    pids: tuple[int, ...] = snippets.generate(planned, write=False, jobs=3).outcomes  # type: ignore[assignment]
+    by_spec: dict[Path, set[int]] = {}
+    for target, pid in zip(planned, pids, strict=True):
+        by_spec.setdefault(target.spec, set()).add(pid)
+    assert len(by_spec) == 3 and all(len(p) == 1 for p in by_spec.values())
+    assert os.getpid() not in pids and len(set(pids)) >= 2
+    assert set(snippets.generate(planned, write=False, jobs=1).outcomes) == {os.getpid()}
+
+
+def test_any_number_of_jobs_writes_the_same_bytes_and_says_the_same(repo: Path) -> None:
+    spec = repo / "posts/intro/two.attn.yaml"  # a broken spec among them: its error once
+    spec.write_text(spec.read_text("utf-8").replace("[first, second]", "[first, second, third]"),
+                    "utf-8")
+    said = []
+    written = []
+    for jobs in ("1", "2", "5"):
+        shutil.rmtree(repo / "snippets", ignore_errors=True)
+        result = invoke("snippets", "--jobs", jobs)
+        assert result.exit_code == 2
+        said.append(result.stderr)
+        written.append({name: (repo / name).read_bytes()
+                        for name in files_under(repo / "snippets")})
+    assert said[0].splitlines() == [
+        "posts/intro/two.attn.yaml:9:3: embeddings: has 2 rows, expected one per token (3)",
+        "attn: 4 written, 0 unchanged, 2 failed",
+    ]
+    assert said[1] == said[2] == said[0]
+    assert len(written[0]) == 4 and written[1] == written[2] == written[0]
+
+
+@pytest.mark.parametrize(("lang", "message"), [
+    ("en", "attn: --jobs: expected a whole number of at least 1, found 0"),
+    ("pl", "attn: --jobs: oczekiwano liczby całkowitej nie mniejszej niż 1, otrzymano: 0"),
+])
+def test_jobs_below_one_is_a_usage_error(repo: Path, lang: str, message: str) -> None:
+    result = invoke("snippets", "--jobs", "0", "--lang", lang)
+    assert (result.exit_code, result.stderr) == (2, message + "\n")
+    assert not (repo / "snippets").exists()

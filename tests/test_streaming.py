@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,11 @@ from attncli import build, loads_spec
 from attncli.examples import example_path
 from attncli.expand import Selection
 from attncli.files import write_atomic
+from attncli.model import Lazy
 from attncli.render import render, stream
 from attncli.render.common import NARROW, cell_width
 from attncli.selection import cells
+from attncli.show import HELD, Shown, held
 
 
 def test_every_character_the_fast_width_rule_counts_once_is_one_column_by_the_slow_rule() -> None:
@@ -76,3 +79,28 @@ def test_a_stream_that_fails_midway_writes_no_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
     write_atomic(target, iter(["a", "b\n"]))
     assert target.read_text() == "ab\n"
+
+
+def test_a_walkthrough_written_many_times_makes_its_few_written_out_cells_once() -> None:
+    walkthrough = build(loads_spec(example_path().read_text()), Selection("all"))
+    made = [0]
+
+    def counted(items: Lazy) -> Lazy:  # type: ignore[type-arg]
+        def make() -> Iterator[object]:
+            made[0] += 1
+            return iter(items)
+        return Lazy(make)
+
+    lazy = replace(walkthrough, steps=tuple(
+        replace(s, expansions=counted(s.expansions)) if isinstance(s.expansions, Lazy) else s
+        for s in walkthrough.steps))
+    steps_written_out = sum(isinstance(s.expansions, Lazy) for s in lazy.steps)
+    assert steps_written_out >= 3
+    kept = held(Shown(lazy)).walkthrough
+    assert made[0] == steps_written_out  # each made once, here
+    for fmt, lang in (("text", "en"), ("json", "pl"), ("markdown", "ru")):
+        assert render(kept, fmt, lang) == render(walkthrough, fmt, lang)
+    assert made[0] == steps_written_out  # and never again
+    many = Lazy(lambda: iter(range(HELD + 1)))
+    big = replace(walkthrough, steps=(replace(walkthrough.steps[0], expansions=many),))
+    assert held(Shown(big)).walkthrough.steps[0].expansions is many  # too many to keep

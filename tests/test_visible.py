@@ -111,3 +111,17 @@ def test_a_dangerous_front_matter_title_reads_back() -> None:
     front = text.split("---\n", 2)[1]
     assert RAW.search(front) is None
     assert yaml.safe_load(front)["title_en"] == visible(TITLE)
+
+
+@pytest.mark.parametrize("where", [0, 65_535, 65_536, 200_000])
+@pytest.mark.parametrize("hidden", ["\x1b", "\u202e", "\x85", "\U000e0041"])
+def test_a_hidden_character_anywhere_in_a_long_document_is_escaped(where: int,
+                                                                   hidden: str) -> None:
+    from attncli.visible import visible_document
+
+    # mostly ASCII (numbers), one line of prose that is not, the hidden character at `where`
+    body = ("0.12 " * 50_000)[:where] + hidden + ("0.34 " * 10_000) + "\nкошка √d_k\n"
+    written = visible_document(body)
+    assert RAW.search(written) is None
+    assert written == body.replace(hidden, escape_char(hidden))
+    assert inert_json(body).count("\\u") == (2 if hidden == "\U000e0041" else 1)

@@ -66,6 +66,20 @@ def loading(allow_outside: bool, max_cells: int) -> Loading:
     return Loading(allow_outside, max_cells)
 
 
+def jobs_option(jobs: int | None) -> int:
+    """How many processes `attn snippets` renders in: `--jobs`, or the processors attn may use;
+    UsageError if --jobs is not a positive number."""
+    import os
+
+    if jobs is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+            os.cpu_count() or 1)
+    if jobs < 1:
+        raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                "{value}", option="--jobs", low=1, value=jobs))
+    return jobs
+
+
 def spec_path(spec: str | None) -> str:
     """The spec file to read: SPEC, or the bundled example when none is given."""
     if spec is not None:

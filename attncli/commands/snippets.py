@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from attncli.commands.inputs import language, languages, loading
+from attncli.commands.inputs import jobs_option, language, languages, loading
 from attncli.commands.options import AllowOutsideOpt, DebugOpt, MaxCellsOpt, MessagesLangOpt
 from attncli.commands.running import fail, run, say
 from attncli.commands.streams import write_stdout
@@ -55,6 +55,10 @@ def snippets(
         "--check", help=N_("Write nothing; exit 1 if any snippet is stale or missing."))] = False,
     diff: Annotated[bool, typer.Option(
         "--diff", help=N_("Write nothing; print what would change as unified diffs."))] = False,
+    jobs: Annotated[Optional[int], typer.Option(  # noqa: UP045
+        "--jobs", "-j", help=N_("How many specs to render at once, each in a process of its "
+                                "own (default: as many as there are processors)."),
+        show_default=False)] = None,
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     lang: MessagesLangOpt = None,
@@ -77,11 +81,13 @@ def snippets(
 
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         reading = loading(allow_outside, max_cells)
+        processes = jobs_option(jobs)
         path = Path(manifest) if manifest is not None else find_manifest(Path("."))
         planned = targets(load_manifest(path))
         writing = not (check or diff)
         with progress_bar(len(planned)) as tick:
-            report = generate(planned, write=writing, tick=tick, loading=reading)
+            report = generate(planned, write=writing, tick=tick, loading=reading,
+                              jobs=processes)
         for error in report.errors():
             fail(error, lang)
         fix = "attn snippets" + ("" if manifest is None else " " + shlex.quote(manifest))

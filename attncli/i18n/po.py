@@ -65,6 +65,8 @@ def unquote(literal: str, line: int) -> str:
     if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
         raise PoError(line, f"expected a quoted string, found {literal}")
     body = literal[1:-1]
+    if "\\" not in body and '"' not in body:
+        return body  # most lines: nothing to undo
     out = []
     i = 0
     while i < len(body):

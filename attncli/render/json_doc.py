@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterable, Iterator
-from itertools import chain, islice
+from collections.abc import Iterator
 from typing import Any
 
 from attncli.model import (
@@ -32,13 +30,22 @@ from attncli.render.common import (
     title,
     translator,
 )
+from attncli.render.json_text import Streamed, pieces
 from attncli.render.numbers import NumberFormat
 
 FORMAT_VERSION = 1
 
 
 def values(matrix: Matrix) -> list[list[float | None]]:
-    return [[float(x) if math.isfinite(x) else None for x in row] for row in matrix.whole()]
+    """The numbers by rows, a hidden score or undefined weight (±inf, NaN) as None."""
+    import numpy as np
+
+    whole = matrix.whole()  # (rows, columns)
+    rows: list[list[float | None]] = whole.tolist()
+    finite = np.isfinite(whole).all(axis=1)  # (rows,)
+    for i in np.flatnonzero(~finite).tolist():
+        rows[i] = [x if x is not None and math.isfinite(x) else None for x in rows[i]]
+    return rows
 
 
 def matrix_doc(matrix: Matrix) -> dict[str, Any]:
@@ -110,36 +117,13 @@ def low_precision_doc(report: LowPrecisionReport | None) -> dict[str, Any] | Non
     }
 
 
-class Streamed(list):  # type: ignore[type-arg]
-    """A JSON array whose items are made as the encoder writes them, once: the steps, their
-    written-out cells and the reading's sentences are never all in memory. The encoder asks a
-    list whether it is empty, then iterates it."""
-
-    def __init__(self, items: Iterable[Any]) -> None:
-        super().__init__()
-        self.rest = iter(items)
-        self.head = next(self.rest, _END)
-
-    def __bool__(self) -> bool:
-        return self.head is not _END
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(()) if self.head is _END else chain((self.head,), self.rest)
-
-
-_END = object()
-
-
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
     return "".join(stream(walkthrough, options))
 
 
 def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
-    """The document as the encoder writes it (the same bytes as json.dumps with indent 2)."""
-    encoder = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False)
-    tokens = encoder.iterencode(json_document(walkthrough, options))  # a number, a `,` …
-    while batch := list(islice(tokens, 8192)):  # joined in thousands: one write, not many
-        yield "".join(batch)
+    """The document in pieces (the same bytes as json.dumps with indent 2)."""
+    yield from pieces(json_document(walkthrough, options))
     yield "\n"
 
 
