@@ -64,13 +64,20 @@ def parse(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
         loader.dispose()
 
 
+# What libyaml (0.2.5 and newer, in PyYAML's wheels since 6.0.3) says of flow collections nested
+# 1,000 deep, which it meets while scanning ahead, before the events that attn counts.
+LIBYAML_NESTING = "exceeded maximum nesting depth"
+
+
 def _parse_checked(name: str, text: str, max_cells: int) -> Node:
     """The document read event by event first, which builds nothing, so that the first problem
     in it is named (a malformed place, a value past the cell limit, nesting past MAX_DEPTH),
     then composed."""
     try:
         prescan(name, Loader(text), max_cells)
-    except yaml.YAMLError:
+    except yaml.YAMLError as error:
+        if getattr(error, "problem", None) == LIBYAML_NESTING:  # its limit is past attn's: the
+            prescan(name, yaml.SafeLoader(text), max_cells)  # Python parser names attn's
         with _yaml_errors(name, text):
             raise
     loader = Loader(text)
