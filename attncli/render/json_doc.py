@@ -44,7 +44,7 @@ def values(matrix: Matrix) -> list[list[float | None]]:
     rows: list[list[float | None]] = whole.tolist()
     finite = np.isfinite(whole).all(axis=1)  # (rows,)
     for i in np.flatnonzero(~finite).tolist():
-        rows[i] = [x if x is not None and math.isfinite(x) else None for x in rows[i]]
+        rows[i] = [x if math.isfinite(x) else None for x in whole[i].tolist()]
     return rows
 
 

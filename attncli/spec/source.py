@@ -76,9 +76,9 @@ def _parse_checked(name: str, text: str, max_cells: int) -> Node:
     try:
         prescan(name, Loader(text), max_cells)
     except yaml.YAMLError as error:
-        if getattr(error, "problem", None) == LIBYAML_NESTING:  # its limit is past attn's: the
-            prescan(name, yaml.SafeLoader(text), max_cells)  # Python parser names attn's
         with _yaml_errors(name, text):
+            if getattr(error, "problem", None) == LIBYAML_NESTING:  # its limit is past attn's:
+                prescan(name, yaml.SafeLoader(text), max_cells)  # the Python parser names attn's
             raise
     loader = Loader(text)
     try:
