@@ -317,7 +317,9 @@ def attach(walkthrough: Walkthrough, spec: Spec,
 
 
 def writer(ctx: Context, step: Step, cells: list[Cell]) -> Lazy[Expansion]:
-    return Lazy(lambda: WRITERS[step.id](ctx, step, cells))
+    widest = max((m.shape[1] for m in step.matrices), default=1)
+    most = len(step.matrices) * sum(widest if column is None else 1 for _, column in cells)
+    return Lazy(lambda: WRITERS[step.id](ctx, step, cells), most)
 
 
 def angles(expanded: list[tuple[int, Step, list[Cell]]]) -> Iterator[Angle]:

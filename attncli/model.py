@@ -25,10 +25,11 @@ class Lazy(Sequence[T]):
     """Items made on demand, again on every pass: `-x all` writes out millions of cells, each
     made as it is written and dropped after, so memory holds none of them (attncli/expand.py)."""
 
-    __slots__ = ("make",)
+    __slots__ = ("make", "most")
 
-    def __init__(self, make: Callable[[], Iterator[T]]) -> None:
+    def __init__(self, make: Callable[[], Iterator[T]], most: int | None = None) -> None:
         self.make = make
+        self.most = most  # at most how many it makes, when that is known without making them
 
     def __iter__(self) -> Iterator[T]:
         return self.make()

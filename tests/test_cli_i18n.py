@@ -87,8 +87,10 @@ def test_english_help_is_unchanged() -> None:
 
 
 @pytest.mark.parametrize(("args", "env", "line"), [
+    (["explain", "--xylophone", "--lang", "pl"], {},
+     "attn: nieznana opcja --xylophone (zob. attn explain --help)"),
     (["explain", "--bogus", "--lang", "pl"], {},
-     "attn: nieznana opcja --bogus (zob. attn explain --help)"),
+     "attn: nieznana opcja --bogus; czy chodziło o\u00a0--jobs? (zob. attn explain --help)"),
     (["explain", "--fromat", "text"], {"ATTN_LANG": "ru"},
      "attn: неизвестный параметр --fromat; может быть, --format, --matrix? (см. attn explain "
      "--help)"),

@@ -7,13 +7,14 @@ import os
 import sys
 from collections.abc import Iterable
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
 from attncli.commands.inputs import (
     check_precision,
     decimal_option,
+    jobs_option,
     language,
     languages,
     load_walkthrough,
@@ -100,6 +101,10 @@ def explain(
     full: FullOpt = False,
     width: WidthOpt = None,
     heatmap: HeatmapOpt = True,
+    jobs: Annotated[Optional[int], typer.Option(  # noqa: UP045
+        "--jobs", "-j", help=N_("Processes that write the written-out cells of a large "
+                                "walkthrough side by side, with --format text (default: as "
+                                "many as there are processors)."), show_default=False)] = None,
     backward: BackwardOpt = False,
     tokens: TokensOpt = None,
     embeddings: EmbeddingsOpt = None,
@@ -134,13 +139,14 @@ def explain(
 
         chosen = languages(lang)
         check_precision(precision)
+        processes = jobs_option(jobs)
         columns = output_width(width, format is Format.rich)
         shown = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),
                                  shows="--full" if full else "--format " + format.value)
         color = (format is Format.rich and sys.stdout is not None and sys.stdout.isatty()
                  and "NO_COLOR" not in os.environ)
         options = {"width": columns, "color": color, "full": full, "heatmap": heatmap,
-                   "decimal": decimal_option(decimal_comma)}
+                   "decimal": decimal_option(decimal_comma), "jobs": processes}
         if shown.matrix is not None:
             from attncli.render.bare import render_matrix
 

@@ -32,6 +32,7 @@ class RenderOptions:
     front_matter: bool = False  # markdown: YAML front matter with title_<lang>/description_<lang>
     frames_only: bool = False  # beamer: the frames alone, for \input into a deck
     aspect: str = "169"  # beamer: the frame's aspect ratio, "169" or "43"
+    jobs: int = 1  # text: processes that write a large walkthrough's written-out cells ahead
 
 
 # (walkthrough, options) -> the document in pieces

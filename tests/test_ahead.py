@@ -1,0 +1,90 @@
+"""A large `-x all` in text is written by several processes, each step's written-out cells (and
+the reading) ahead of where the output is (attncli/render/ahead.py): the bytes must be those one
+process writes, the parts must come back in order, and a reader that goes away must not leave
+the command hanging."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from attncli import build, loads_spec
+from attncli.cli import app
+from attncli.examples import example_path
+from attncli.expand import Selection
+from attncli.render import RenderOptions, render, text
+from attncli.render.ahead import Ahead
+from attncli.render.common import number_format, translator
+from tests.conftest import attn_executable
+from tests.test_elided_exports import large_spec
+
+BIG = ("--max-cells", "100000000000")
+
+
+def _part(k: int) -> str:
+    time.sleep(0.05 * (3 - k))  # the later parts are done first
+    return f"{k}:{os.getpid()}\n"
+
+
+def test_parts_are_written_by_other_processes_and_come_back_in_order() -> None:
+    ahead = Ahead([lambda k=k: _part(k) for k in range(4)], jobs=2)  # type: ignore[misc]
+    try:
+        written = [ahead.part(k) for k in range(4)]
+    finally:
+        ahead.close()
+    assert [line.split(":")[0] for line in written] == ["0", "1", "2", "3"]
+    pids = {int(line.split(":")[1]) for line in written}
+    assert os.getpid() not in pids and len(pids) == 2
+
+
+@pytest.mark.parametrize(("lang", "header"), [("en", True), ("pl", False), ("ru", True)])
+def test_written_ahead_the_text_is_the_same_bytes(lang: str, header: bool,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    walkthrough = build(loads_spec(example_path().read_text()), Selection("all"))
+    alone = render(walkthrough, "text", lang, header=header)
+    options = RenderOptions(lang=lang, jobs=2)
+    number = number_format(walkthrough, options)
+    t = translator(options, number)
+    assert text._ahead(walkthrough, options, number, t) is None  # too few cells to be worth it
+    monkeypatch.setattr(text, "AHEAD_MIN", 1)
+    ahead = text._ahead(walkthrough, options, number, t)
+    assert ahead is not None and len(ahead.parts) == len(walkthrough.steps) + 1
+    assert text._ahead(walkthrough, RenderOptions(lang=lang, jobs=1), number, t) is None
+    assert render(walkthrough, "text", lang, header=header, jobs=2) == alone
+    assert "Σ" in alone and alone.count("\n\n\n") == 0
+
+
+def test_a_large_expand_all_is_the_same_with_any_number_of_jobs() -> None:
+    spec = str(large_spec(48))
+
+    def explain(*args: str) -> bytes:
+        return subprocess.run([attn_executable(), "explain", spec, "--format", "text", "-x",
+                               "all", *BIG, *args], capture_output=True, check=True).stdout
+
+    one = explain("--jobs", "1")
+    assert len(one) > 4_000_000 and one.count("S[t47, t47] = q_t47·k_t47 = ".encode()) == 4
+    assert explain("--jobs", "2") == one
+    assert explain("--jobs", "3") == one
+
+
+def test_a_reader_that_goes_away_ends_the_command_at_once() -> None:
+    process = subprocess.Popen([attn_executable(), "explain", str(large_spec(48)), "--format",
+                                "text", "-x", "all", *BIG, "--jobs", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert len(process.stdout.read(100_000)) == 100_000
+    process.stdout.close()  # as `| head` does
+    started = time.monotonic()
+    assert process.wait(timeout=60) == 141
+    assert time.monotonic() - started < 30
+    assert process.stderr.read() == b""
+
+
+def test_jobs_below_one_is_a_usage_error_for_explain() -> None:
+    result = CliRunner().invoke(app, ["explain", "--jobs", "0", "--lang", "ru"])
+    assert result.exit_code == 2
+    assert result.stderr == "attn: --jobs: ожидается целое число не меньше 1, получено: 0\n"
