@@ -16,9 +16,10 @@ from attncli import build, loads_spec
 from attncli.cli import app
 from attncli.examples import example_path
 from attncli.expand import Selection
-from attncli.render import RenderOptions, render, text
-from attncli.render.ahead import Ahead
+from attncli.render import RenderOptions, ahead, render
+from attncli.render.ahead import Ahead, written_ahead
 from attncli.render.common import number_format, translator
+from attncli.render.text import ended
 from tests.conftest import attn_executable
 from tests.test_elided_exports import large_spec
 
@@ -31,31 +32,34 @@ def _part(k: int) -> str:
 
 
 def test_parts_are_written_by_other_processes_and_come_back_in_order() -> None:
-    ahead = Ahead([lambda k=k: _part(k) for k in range(4)], jobs=2)  # type: ignore[misc]
+    parts = Ahead([lambda k=k: _part(k) for k in range(4)], jobs=2)  # type: ignore[misc]
     try:
-        written = [ahead.part(k) for k in range(4)]
+        written = [parts.part(k) for k in range(4)]
     finally:
-        ahead.close()
+        parts.close()
     assert [line.split(":")[0] for line in written] == ["0", "1", "2", "3"]
     pids = {int(line.split(":")[1]) for line in written}
     assert os.getpid() not in pids and len(pids) == 2
 
 
-@pytest.mark.parametrize(("lang", "header"), [("en", True), ("pl", False), ("ru", True)])
-def test_written_ahead_the_text_is_the_same_bytes(lang: str, header: bool,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("fmt", "lang", "header"), [("text", "en", True), ("text", "pl", False),
+                                                   ("rich", "ru", True), ("rich", "en", False)])
+def test_written_ahead_the_document_is_the_same_bytes(fmt: str, lang: str, header: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     walkthrough = build(loads_spec(example_path().read_text()), Selection("all"))
-    alone = render(walkthrough, "text", lang, header=header)
+    alone = render(walkthrough, fmt, lang, header=header)
     options = RenderOptions(lang=lang, jobs=2)
     number = number_format(walkthrough, options)
     t = translator(options, number)
-    assert text._ahead(walkthrough, options, number, t) is None  # too few cells to be worth it
-    monkeypatch.setattr(text, "AHEAD_MIN", 1)
-    ahead = text._ahead(walkthrough, options, number, t)
-    assert ahead is not None and len(ahead.parts) == len(walkthrough.steps) + 1
-    assert text._ahead(walkthrough, RenderOptions(lang=lang, jobs=1), number, t) is None
-    assert render(walkthrough, "text", lang, header=header, jobs=2) == alone
-    assert "Σ" in alone and alone.count("\n\n\n") == 0
+    assert written_ahead(walkthrough, options, number, t, "", ended) is None  # too few cells
+    monkeypatch.setattr(ahead, "AHEAD_MIN", 1)
+    parts = written_ahead(walkthrough, options, number, t, "", ended)
+    assert parts is not None
+    assert len(parts.parts) == len(walkthrough.steps) + len(walkthrough.reading)
+    assert written_ahead(walkthrough, RenderOptions(lang=lang, jobs=1), number, t, "",
+                         ended) is None
+    assert render(walkthrough, fmt, lang, header=header, jobs=2) == alone
+    assert "Σ" in alone and "\n\n\n" not in alone
 
 
 def test_a_large_expand_all_is_the_same_with_any_number_of_jobs() -> None:
@@ -69,6 +73,8 @@ def test_a_large_expand_all_is_the_same_with_any_number_of_jobs() -> None:
     assert len(one) > 4_000_000 and one.count("S[t47, t47] = q_t47·k_t47 = ".encode()) == 4
     assert explain("--jobs", "2") == one
     assert explain("--jobs", "3") == one
+    view = explain("--format", "rich", "--jobs", "1")  # the terminal view, piped
+    assert view != one and explain("--format", "rich", "--jobs", "2") == view
 
 
 def test_a_reader_that_goes_away_ends_the_command_at_once() -> None:

@@ -103,8 +103,9 @@ def explain(
     heatmap: HeatmapOpt = True,
     jobs: Annotated[Optional[int], typer.Option(  # noqa: UP045
         "--jobs", "-j", help=N_("Processes that write the written-out cells of a large "
-                                "walkthrough side by side, with --format text (default: as "
-                                "many as there are processors)."), show_default=False)] = None,
+                                "walkthrough side by side, in the rich and text formats "
+                                "(default: as many as there are processors)."),
+        show_default=False)] = None,
     backward: BackwardOpt = False,
     tokens: TokensOpt = None,
     embeddings: EmbeddingsOpt = None,

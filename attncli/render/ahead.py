@@ -1,7 +1,7 @@
 """Parts of a large document written ahead, in other processes: `-x all` of a large spec writes
-out every cell of every step, and each step's written-out cells (and the reading) can be written
-while the document before them is. The parts come back in order, so the bytes are the same as
-when one process writes them all.
+out every cell of every step, and each step's written-out cells (and each reading's sentences)
+can be written while the document before them is. The parts come back in order, so the bytes
+are the same as when one process writes them all (text, and the terminal view).
 
 The processes are forked with the document's parts in hand (nothing is pickled but the text
 they write), and at most a few parts are written ahead of the one the document has reached, so
@@ -13,8 +13,20 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from functools import partial
+from itertools import islice
+
+from attncli.model import Lazy, Step, Walkthrough
+from attncli.render import RenderOptions
+from attncli.render.common import Translate, expansion_text, reading_sections
+from attncli.render.numbers import NumberFormat
+from attncli.render.wrap import formula, words
 
 Part = Callable[[], str]
+Finish = Callable[[str], str]  # a line as the format writes it, with its line break
+
+# Past this many written-out cells (at most), other processes write them ahead (options.jobs).
+AHEAD_MIN = 20_000
 
 # The parts of the document being written, for the forked processes to find by number.
 _PARTS: Sequence[Part] = ()
@@ -53,3 +65,51 @@ class Ahead:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
+
+
+class WrittenAhead(Ahead):
+    """A walkthrough's parts: each step's written-out cells, then each reading's sentences."""
+
+    def __init__(self, walkthrough: Walkthrough, options: RenderOptions, number: NumberFormat,
+                 t: Translate, indent: str, finish: Finish) -> None:
+        steps = walkthrough.steps
+        super().__init__(
+            [partial(_cells, step, number, t, options, indent, finish) for step in steps]
+            + [partial(_sentences, walkthrough, t, options.width, indent, finish, j)
+               for j in range(len(walkthrough.reading))], options.jobs)
+        self.readings_from = len(steps)
+
+    def cells(self, step_index: int) -> str:
+        return self.part(step_index)
+
+    def sentences(self, reading_index: int) -> str:
+        return self.part(self.readings_from + reading_index)
+
+
+def written_ahead(walkthrough: Walkthrough, options: RenderOptions, number: NumberFormat,
+                  t: Translate, indent: str, finish: Finish) -> WrittenAhead | None:
+    """The walkthrough's written-out cells and sentences to be written ahead, each line
+    indented by `indent` and ended by `finish`, when there are many and more than one process
+    may write; None otherwise."""
+    if options.jobs <= 1 or not can_fork():
+        return None
+    most = sum(step.expansions.most or 0 for step in walkthrough.steps
+               if isinstance(step.expansions, Lazy))
+    if most < AHEAD_MIN:
+        return None
+    return WrittenAhead(walkthrough, options, number, t, indent, finish)
+
+
+def _cells(step: Step, number: NumberFormat, t: Translate, options: RenderOptions, indent: str,
+           finish: Finish) -> str:
+    return "".join(finish(line) for expansion in step.expansions
+                   for line in formula(expansion_text(expansion, number, t, options.full),
+                                       options.width, indent))
+
+
+def _sentences(walkthrough: Walkthrough, t: Translate, width: int, indent: str, finish: Finish,
+               j: int) -> str:
+    """The sentences of the j-th reading (a head's, or the heads' together)."""
+    return "".join(finish(line) for _, sentences in islice(reading_sections(walkthrough, t), j,
+                                                            j + 1)
+                   for sentence in sentences for line in words(sentence, width, indent))

@@ -16,6 +16,7 @@ from attncli.elision import shown
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
+from attncli.render.ahead import WrittenAhead, written_ahead
 from attncli.render.common import (
     ELLIPSIS,
     Translate,
@@ -103,11 +104,26 @@ def showing(console: Console, walkthrough: Walkthrough, options: RenderOptions) 
     may then be taken away (`stream`)."""
     number = number_format(walkthrough, options)
     t = translator(options, number)
+    ahead = written_ahead(walkthrough, options, number, t, "  ", as_is)
+    try:
+        yield from _showing(console, walkthrough, options, number, t, ahead)
+    finally:
+        if ahead is not None:
+            ahead.close()
+
+
+def as_is(line: str) -> str:
+    """A plain line as the view writes it (`say`)."""
+    return line + "\n"
+
+
+def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
+             number: NumberFormat, t: Translate, ahead: WrittenAhead | None) -> Iterator[None]:
     width = options.width
 
     def say(lines: list[str], style: str = "") -> None:
         if not style:  # a plain line (a written-out cell, a sentence) is written as it is: the
-            console.file.write("".join(line + "\n" for line in lines))  # console would print
+            console.file.write("".join(map(as_is, lines)))  # the console would print
             return  # the same, at many times the cost (it asks the terminal its size each time)
         for line in lines:
             console.print(Text(line, style=style), no_wrap=True, overflow="ignore")
@@ -147,13 +163,21 @@ def showing(console: Console, walkthrough: Walkthrough, options: RenderOptions) 
         if step.expansions:
             console.print()
             say(words(t(Msg.of("Written out:")), width, "  "), "bold")
-            for expansion in step.expansions:
-                say(formula(expansion_text(expansion, number, t, options.full), width, "  "))
-                yield
+            if ahead is not None:
+                console.file.write(ahead.cells(index))
+            else:
+                for expansion in step.expansions:
+                    say(formula(expansion_text(expansion, number, t, options.full), width,
+                                "  "))
+                    yield
         yield
-    for heading, sentences in reading_sections(walkthrough, t):
+    for j, (heading, sentences) in enumerate(reading_sections(walkthrough, t)):
         console.print()
         say(words(heading, width, ""), "bold cyan")
+        if ahead is not None:
+            console.file.write(ahead.sentences(j))
+            yield
+            continue
         for sentence in sentences:
             say(words(sentence, width, "  "))
             yield

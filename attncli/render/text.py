@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from functools import partial
-from itertools import islice
+from collections.abc import Iterator, Sequence
 
 from attncli.elision import shown
 from attncli.i18n import Msg
-from attncli.model import Lazy, Matrix, Step, Walkthrough
+from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
-from attncli.render.ahead import Ahead, Part, can_fork
+from attncli.render.ahead import WrittenAhead, written_ahead
 from attncli.render.common import (
     ELLIPSIS,
     Translate,
@@ -53,13 +51,13 @@ def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
             yield line.text
         elif started or line:  # no blank line before the first
             started = True
-            yield line.rstrip() + "\n"
+            yield ended(line)
 
 
 def lines(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str | Finished]:
     number = number_format(walkthrough, options)
     t = translator(options, number)
-    ahead = _ahead(walkthrough, options, number, t)
+    ahead = written_ahead(walkthrough, options, number, t, INDENT, ended)
     try:
         yield from _lines(walkthrough, options, number, t, ahead)
     finally:
@@ -68,7 +66,7 @@ def lines(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str | Fi
 
 
 def _lines(walkthrough: Walkthrough, options: RenderOptions, number: NumberFormat,
-           t: Translate, ahead: Ahead | None) -> Iterator[str | Finished]:
+           t: Translate, ahead: WrittenAhead | None) -> Iterator[str | Finished]:
     width = options.width
     if options.header:
         yield from header_lines(walkthrough, options.lang, t, width)
@@ -90,24 +88,22 @@ def _lines(walkthrough: Walkthrough, options: RenderOptions, number: NumberForma
         if step.expansions:
             yield from ["", *words(t(Msg.of("Written out:")), width, INDENT)]
             if ahead is not None:
-                yield Finished(ahead.part(index))
+                yield Finished(ahead.cells(index))
             else:
                 for expansion in step.expansions:
                     yield from formula(expansion_text(expansion, number, t, options.full),
                                        width, INDENT)
-    if ahead is not None:
-        for j in range(len(walkthrough.reading)):
-            yield Finished(ahead.part(len(walkthrough.steps) + j))
-    else:
-        yield from reading_lines(walkthrough, t, width)
+    for j, (heading, sentences) in enumerate(reading_sections(walkthrough, t)):
+        yield from ["", *words(heading, width, "")]
+        if ahead is not None:
+            yield Finished(ahead.sentences(j))
+        else:
+            for sentence in sentences:
+                yield from words(sentence, width, INDENT)
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
         yield from ["", *words(t(Msg.of("Hand calculation")), width, ""),
                     *(wrapped for line in drift for wrapped in words(line, width, INDENT))]
-
-
-# Past this many written-out cells (at most), other processes write them ahead (options.jobs).
-AHEAD_MIN = 20_000
 
 
 class Finished:
@@ -120,33 +116,9 @@ class Finished:
         self.text = text
 
 
-def _ahead(walkthrough: Walkthrough, options: RenderOptions, number: NumberFormat,
-           t: Translate) -> Ahead | None:
-    """Each step's written-out cells, then the reading, written ahead by other processes, when
-    there are many and more than one process may write; None otherwise."""
-    if options.jobs <= 1 or not can_fork():
-        return None
-    most = sum(step.expansions.most or 0 for step in walkthrough.steps
-               if isinstance(step.expansions, Lazy))
-    if most < AHEAD_MIN:
-        return None
-    parts: list[Part] = [partial(_written_out, step, number, t, options)
-                         for step in walkthrough.steps]
-    parts += [partial(_reading, walkthrough, t, options.width, j)
-              for j in range(len(walkthrough.reading))]
-    return Ahead(parts, options.jobs)
-
-
-def _written_out(step: Step, number: NumberFormat, t: Translate, options: RenderOptions) -> str:
-    return "".join(line.rstrip() + "\n" for expansion in step.expansions
-                   for line in formula(expansion_text(expansion, number, t, options.full),
-                                       options.width, INDENT))
-
-
-def _reading(walkthrough: Walkthrough, t: Translate, width: int, j: int) -> str:
-    """The j-th reading (a head's, or the heads' together)."""
-    sections = islice(reading_sections(walkthrough, t), j, j + 1)
-    return "".join(line.rstrip() + "\n" for line in section_lines(sections, width))
+def ended(line: str) -> str:
+    """A line as `stream` writes it."""
+    return line.rstrip() + "\n"
 
 
 def header_lines(walkthrough: Walkthrough, lang: str, t: Translate, width: int) -> list[str]:
@@ -162,15 +134,6 @@ def header_lines(walkthrough: Walkthrough, lang: str, t: Translate, width: int) 
     return lines
 
 
-def reading_lines(walkthrough: Walkthrough, t: Translate, width: int) -> Iterator[str]:
-    return section_lines(reading_sections(walkthrough, t), width)
-
-
-def section_lines(sections: Iterable[tuple[str, Iterator[str]]], width: int) -> Iterator[str]:
-    for heading, sentences in sections:
-        yield from ["", *words(heading, width, "")]
-        for sentence in sentences:
-            yield from words(sentence, width, INDENT)
 
 
 def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
