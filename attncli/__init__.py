@@ -25,15 +25,15 @@ if TYPE_CHECKING:
     from attncli.library import spec_of, walkthrough_of
     from attncli.model import Walkthrough
     from attncli.spec import load_spec, loads_spec
-    from attncli.walkthrough import build
+    from attncli.steps.build import build
 
 __all__ = ["AttnError", "SpecError", "UsageError", "Walkthrough", "build", "load_spec",
            "loads_spec", "render", "spec_of", "walkthrough_of"]
 
 _HOMES = {
-    "load_spec": "attncli.spec",
-    "loads_spec": "attncli.spec",
-    "build": "attncli.walkthrough",
+    "load_spec": "attncli.spec.loading",
+    "loads_spec": "attncli.spec.loading",
+    "build": "attncli.steps.build",
     "walkthrough_of": "attncli.library",
     "spec_of": "attncli.library",
     "Walkthrough": "attncli.model",

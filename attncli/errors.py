@@ -1,5 +1,5 @@
 """Typed errors raised by the library and turned into exit codes in one place
-(attncli/commands/running.py `run`).
+(attncli/cli/running.py `run`).
 
 Lower layers never call sys.exit: they raise one of these. Each carries a message that is
 translated when it is printed, and, for spec errors, where in the input the problem is.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import AttnError, Location, UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages
-from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 
 if TYPE_CHECKING:  # NumPy-backed: imported on the first call, so that `import attncli` is light
     from attncli.model import Walkthrough
@@ -64,7 +64,7 @@ def walkthrough_of(*, tokens: Sequence[str], X: Any = None,
         display = {"precision": precision, "decimal": decimal, "steps": steps,
                    "expand": expand, "head": head, "round_intermediates": round_intermediates,
                    "reading": reading}
-        from attncli.walkthrough import build
+        from attncli.steps.build import build
 
         built = build(_spec(tokens, X, weights, heads, mask, display, spec, max_cells))
     except AttnError as error:

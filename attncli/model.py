@@ -1,6 +1,6 @@
 """The Walkthrough: what `build` produces and every renderer reads. Data only, but for the few
 methods by which it lends its matrices to NumPy code and shows itself in a notebook
-(attncli/notebook.py)."""
+(attncli/render/notebook.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from attncli.i18n import Msg
 
 if TYPE_CHECKING:
-    from attncli.dot_terms import Terms
+    from attncli.arithmetic.dot_terms import Terms
 
 Array = NDArray[np.float64]
 T = TypeVar("T")
@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 class Lazy(Sequence[T]):
     """Items made on demand, again on every pass: `-x all` writes out millions of cells, each
-    made as it is written and dropped after, so memory holds none of them (attncli/expand.py)."""
+    made as it is written and dropped after, so memory holds none of them (attncli/arithmetic/expand.py)."""
 
     __slots__ = ("make", "most")
 
@@ -70,7 +70,7 @@ class Matrix:
     """A labelled matrix. A hidden (masked) score is -inf; an undefined weight is NaN.
 
     A summary (`kept` given) holds only some whole rows of a large matrix: the ones a view that
-    elides the middle shows, and the ones written out (see attncli/elision.py). Read it with
+    elides the middle shows, and the ones written out (see attncli/arithmetic/elision.py). Read it with
     `at` and `row`; `whole` is for formats that show every number.
     """
 
@@ -79,7 +79,7 @@ class Matrix:
     rows: tuple[str, ...]
     columns: tuple[str, ...]
     kept: tuple[int, ...] | None = None  # a summary: which rows `values` holds, ascending
-    # a worksheet: the (row, column) cells printed as boxes to fill in (attncli/worksheet.py)
+    # a worksheet: the (row, column) cells printed as boxes to fill in (attncli/check/worksheet.py)
     blank: frozenset[tuple[int, int]] = frozenset()
     # attention weights under a mask: the masked scores, −∞ where a key is hidden from a query
     hidden_by: Matrix | None = None
@@ -203,7 +203,7 @@ class Step:
     matrices: tuple[Matrix, ...]
     head: int | None = None  # 1-based, for steps that belong to one head
     notes: tuple[Msg, ...] = ()
-    # cells of this step written out (attncli/expand.py): a Lazy when many may be
+    # cells of this step written out (attncli/arithmetic/expand.py): a Lazy when many may be
     expansions: Sequence[Expansion] = ()
     # 1-based place in the whole walkthrough, kept when only some steps are shown, so that
     # "step 7" on a slide is step 7 of the full example
@@ -247,7 +247,7 @@ class Header:
 
 @dataclass(frozen=True)
 class Reading:
-    """Sentences that say in words what the numbers of one head show (attncli/reading.py)."""
+    """Sentences that say in words what the numbers of one head show (attncli/arithmetic/reading.py)."""
 
     head: int | None  # None: the only head, or a comparison of all heads
     sentences: Sequence[Msg]  # a Lazy when many: an angle for every written-out score
@@ -338,7 +338,7 @@ class Walkthrough:
     # the language(s) `render` writes when none is given, and a notebook shows ("pl", "pl,en")
     lang: str = "en"
 
-    # --- for notebooks and NumPy users (attncli/notebook.py) ---
+    # --- for notebooks and NumPy users (attncli/render/notebook.py) ---
 
     def matrix(self, name: str) -> Matrix:
         """The matrix shown as `name`: `"A"` (the weights), `"S′ + M"` or `"S' + M"`, `"W_Q"`,
@@ -353,16 +353,16 @@ class Walkthrough:
         return self.matrix(name).whole().copy()
 
     def __repr__(self) -> str:
-        from attncli.notebook import summary
+        from attncli.render.notebook import summary
 
         return summary(self)
 
     def _repr_markdown_(self) -> str:
-        from attncli.notebook import markdown
+        from attncli.render.notebook import markdown
 
         return markdown(self)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        from attncli.notebook import text
+        from attncli.render.notebook import text
 
         printer.text(text(self))

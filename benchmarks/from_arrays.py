@@ -24,7 +24,7 @@ def main() -> None:
         w = attncli.walkthrough_of(tokens=[f"t{i}" for i in range(len(X))], X=X, heads=heads,
                                    mask="causal", expand="none", **W)
     else:
-        from attncli.expand import Selection
+        from attncli.arithmetic.expand import Selection
 
         spec = attncli.load_spec(str(folder / "layer.yaml"))
         w = attncli.build(spec, Selection.parse(("none",)))

@@ -179,7 +179,7 @@ def explain_layer(n: int, work: Path) -> list[str]:
 
 def write_manifest(folder: Path, specs: int = 20) -> Path:
     """A snippets manifest: `specs` copies of the bundled examples x 3 languages x 3 formats."""
-    from attncli.examples import example_path
+    from attncli.spec.examples import example_path
 
     source = example_path().parent
     posts = folder / "batch" / "posts"
@@ -224,7 +224,7 @@ def compile_attn() -> None:
 
 
 def help_imports_nothing_heavy() -> str:
-    probe = ("import sys\nfrom attncli.cli import main\nsys.argv = ['attn', '--help']\n"
+    probe = ("import sys\nfrom attncli.cli.app import main\nsys.argv = ['attn', '--help']\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "print(','.join(m for m in ('numpy', 'yaml') if m in sys.modules) or 'none')\n")
     out = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, check=True)
@@ -253,9 +253,9 @@ def write_xlsx_case(folder: Path, n: int = 48, d: int = 32, heads: int = 4) -> t
     """A spec for the xlsx case, and the number of formula cells its spreadsheet holds."""
     from attncli.render import RenderOptions
     from attncli.render.xlsx import workbook
-    from attncli.show import prepare
+    from attncli.steps.show import prepare
     from attncli.spec import load_spec
-    from attncli.view import View
+    from attncli.spec.view import View
 
     spec = folder / "xlsx.yaml"
     tokens = ", ".join(f"t{i}" for i in range(n))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from attncli.cli import app
+from attncli.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli import build, loads_spec
-from attncli.cli import app
-from attncli.examples import example_path
-from attncli.expand import Selection
+from attncli.cli.app import app
+from attncli.spec.examples import example_path
+from attncli.arithmetic.expand import Selection
 from attncli.render import RenderOptions, ahead, render
 from attncli.render.ahead import Ahead, written_ahead
 from attncli.render.common import number_format, translator

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncli.gradients import Gradients, finite_difference, gradients
+from attncli.compute.gradients import Gradients, finite_difference, gradients
 from attncli.spec import load_spec, loads_spec
 from attncli.spec.model import Spec
 from attncli.steps.base import Build, State
-from attncli.walkthrough import LAYER, build, run
+from attncli.steps.build import LAYER, build, run
 from tests.conftest import CONFIGS
 from tests.mha_reference import TOLERANCE, torch_module
 from tests.test_modern_oracle import Case, head_biases, random_case, spec_of

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from attncli.gradients import finite_difference, gradients
+from attncli.compute.gradients import finite_difference, gradients
 from attncli.spec import loads_spec
 from attncli.spec.model import Spec
 from attncli.steps.masks import visible_keys
-from attncli.walkthrough import build
+from attncli.steps.build import build
 from tests.mha_reference import TOLERANCE, torch_module
 
 
@@ -159,7 +159,7 @@ def forward_gradients(spec: Spec):  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
     from attncli.steps.base import Build, State
-    from attncli.walkthrough import LAYER, run
+    from attncli.steps.build import LAYER, run
 
     state = run(Build(replace(spec, backward=None)), State(), LAYER, [])
     assert state.attention is not None

@@ -14,7 +14,7 @@ from attncli.check.slips import CATALOGUE, Situation
 from attncli.errors import AttnError, Location
 from attncli.spec import loads_spec
 from attncli.spec.model import Spec
-from attncli.walkthrough import compute
+from attncli.steps.build import compute
 
 STEPS = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "output", "concat",
          "out_projection")
@@ -59,7 +59,7 @@ def written(values: np.ndarray, decimals: np.ndarray) -> str:
 def number(x: float, decimals: int) -> str:
     if np.isinf(x):
         return "-inf" if x < 0 else "inf"
-    from attncli.handcalc import written as half_up
+    from attncli.arithmetic.handcalc import written as half_up
     return f"{half_up(float(x), decimals):.{decimals}f}"
 
 

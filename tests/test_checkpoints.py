@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from attncli import load_spec
-from attncli.walkthrough import compute
+from attncli.steps.build import compute
 
 ROOT = Path(__file__).parent.parent
 CONFIGS = ROOT / "configs"
@@ -153,10 +153,10 @@ def test_a_sharded_checkpoint_is_read_through_its_index(tmp_path: Path) -> None:
 
 
 def test_a_header_past_the_byte_limit_is_refused_unread(tmp_path: Path) -> None:
-    """The limit of a .safetensors header is the byte limit of a spec (attncli.limits)."""
+    """The limit of a .safetensors header is the byte limit of a spec (attncli.spec.limits)."""
     from attncli.errors import SpecError
     from attncli.i18n import translate
-    from attncli.limits import max_bytes
+    from attncli.spec.limits import max_bytes
 
     header = json.dumps({"W": {"dtype": "F64", "shape": [2, 2], "data_offsets": [0, 32]}})
     header += " " * (max_bytes(1000) + 1 - len(header))  # JSON may end in spaces

@@ -105,7 +105,7 @@ def test_rich_output_without_a_terminal_has_no_escape_codes() -> None:
 def test_version_and_help_do_not_import_numpy_or_yaml() -> None:
     probe = (
         "import sys\n"
-        "from attncli.cli import main\n"
+        "from attncli.cli.app import main\n"
         "for args in (['--help'], ['--version'], ['explain', '--help'],\n"
         "             ['--lang', 'pl', '--help'], ['explain', '--lang', 'ru', '--help']):\n"
         "    sys.argv = ['attn', *args]\n"

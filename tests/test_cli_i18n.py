@@ -8,8 +8,8 @@ import typer
 from typer._click import exceptions as click_errors
 from typer.testing import CliRunner
 
-from attncli.cli import app
-from attncli.cli_i18n import help_language, usage_message
+from attncli.cli.app import app
+from attncli.cli.language import help_language, usage_message
 from attncli.i18n import catalog
 from attncli.i18n.extract import extract
 
@@ -29,9 +29,9 @@ def commands() -> list[str]:
 
 def help_msgids() -> list[str]:
     """The help texts of the options and the commands (msgids found only in cli.py and
-    attncli/commands/)."""
+    attncli/cli/)."""
     return [m.msgid for m in extract().messages.values()
-            if all(r == "attncli/cli.py" or r.startswith("attncli/commands/")
+            if all(r == "attncli/cli/app.py" or r.startswith("attncli/cli/")
                    for r in m.references)
             and m.plural is None and not m.msgid[:1].islower()]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from attncli.cli import app
+from attncli.cli.app import app
 from tests.conftest import EXAMPLES, attn_executable
 
 # Two machines that disagree on everything attn must not look at.

@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 import yaml
 
-from attncli import schema_doc
+from attncli.spec import schema_doc
 from attncli.i18n import LANGUAGES
-from attncli.schema import schema
+from attncli.spec.schema import schema
 from tests.conftest import ROOT, attn_executable
 from tests.test_export_renderers import need
 from tests.test_markdown_render import check_grids, expected_matrices, run_pages, source_math
@@ -69,7 +69,7 @@ def test_the_gallery_has_every_example_in_every_language_and_lists_them() -> Non
 
 def test_every_spec_key_is_in_the_reference_page() -> None:
     page = (ROOT / "docs" / "reference.md").read_text("utf-8")
-    assert page == schema_doc.reference(), "stale; run: python -m attncli.schema_doc"
+    assert page == schema_doc.reference(), "stale; run: python -m attncli.spec.schema_doc"
     names: set[str] = set()
 
     def walk(node: Any) -> None:

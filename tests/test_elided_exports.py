@@ -5,7 +5,7 @@ corners the numbers of the JSON export; a worksheet blanks only cells a reader c
 
 The shown rows are worked out in the tests from the rule (the first and last four of an axis
 longer than nine, when a matrix has more than 150 numbers: tests/test_markdown_render.py
-`shown`), not taken from attncli.elision.
+`shown`), not taken from attncli.arithmetic.elision.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from attncli.cli import app
+from attncli.cli.app import app
 from tests.test_export_renderers import need
 from tests.test_markdown_render import check_grids, expected_matrices, run_pages, shown
 

@@ -7,10 +7,10 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli import build, loads_spec
-from attncli.cli import app
+from attncli.cli.app import app
 from attncli.errors import UsageError
-from attncli.examples import example_path
-from attncli.expand import Selection
+from attncli.spec.examples import example_path
+from attncli.arithmetic.expand import Selection
 from tests.printed_arithmetic import agrees, half_up, written_out
 
 runner = CliRunner()
@@ -161,7 +161,7 @@ def test_expansions_are_data_a_typesetter_can_read() -> None:
 
 
 def test_token_names_in_written_out_formulas_are_escaped_for_latex() -> None:
-    from attncli.expand import cell, named
+    from attncli.arithmetic.expand import cell, named
     from attncli.model import Formula
 
     assert named("q", r"\input{x}").latex == r"q_{\text{\textbackslash{}input\{x\}}}"

@@ -15,13 +15,13 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli import files
-from attncli.cli import app
+from attncli.cli.app import app
 from attncli.errors import UsageError
 from attncli.render import FORMATS, render
 from attncli.render.markdown import escape as md_escape
 from attncli.render.tex import escape_text, labelled_matrix
 from attncli.spec import load_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 
 ROOT = Path(__file__).resolve().parent.parent
 CAT = ROOT / "configs" / "cat_chases_mouse.yaml"  # the bundled example: 3 tokens, d_model = 2
@@ -340,7 +340,7 @@ def test_export_through_the_real_entry_point(tmp_path: Path) -> None:
 def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() -> None:
     from typer.testing import CliRunner
 
-    from attncli.cli import app
+    from attncli.cli.app import app
 
     runner = CliRunner()
     both = runner.invoke(app, ["export", "--latex", "--markdown"])
@@ -359,7 +359,7 @@ def test_latex_and_markdown_show_the_work_and_the_reading() -> None:
     lines a learner recomputes (Markdown), the reading as prose, hand calculation's drift."""
     from typer.testing import CliRunner
 
-    from attncli.cli import app
+    from attncli.cli.app import app
 
     runner = CliRunner()
     latex = runner.invoke(app, ["export", "--latex", "--round-intermediates"]).stdout

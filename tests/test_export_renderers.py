@@ -19,9 +19,9 @@ import pytest
 from attncli.i18n import LANGUAGES
 from attncli.render import RenderOptions, render
 from attncli.render.latex import document
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.spec import load_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))

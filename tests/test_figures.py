@@ -24,7 +24,7 @@ import pytest
 from attncli.render import render
 from attncli.render.heat import DEEP, HIDDEN, hex_colour, hidden_cells, ink, rgb
 from attncli.spec import load_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
@@ -228,7 +228,7 @@ def test_terminal_heatmap_cells_have_their_own_background() -> None:
     """Whatever the terminal's theme, a cell's background is the weight's colour: DEEP for 1,
     white for 0, the hidden grey with — for a masked key; the glyph legend says fuller is more."""
     from attncli.render.common import heatmap_caption
-    from attncli.render.numbers import NumberFormat
+    from attncli.arithmetic.numbers import NumberFormat
     from attncli.render.rich_view import tables
 
     walkthrough = build(load_spec(str(ROOT / "configs" / "cat_chases_mouse.yaml")))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from attncli import build, loads_spec
-from attncli.examples import example_path
-from attncli.handcalc import written
+from attncli.spec.examples import example_path
+from attncli.arithmetic.handcalc import written
 from attncli.render import render
 from attncli.spec import load_spec
 

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli import build, load_spec
-from attncli.cli import app
+from attncli.cli.app import app
 from attncli.model import Walkthrough
 from attncli.render import render
 

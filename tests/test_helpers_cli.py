@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from attncli.cli import app
+from attncli.cli.app import app
 from tests.conftest import CONFIGS, EXAMPLES
 
 

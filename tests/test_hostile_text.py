@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from attncli.render import render
 from attncli.spec import loads_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 
 TOKENS = ["<script>alert(1)</script>", "[bold red]x[/]", "a|b", "$x$", "\\end{document}",
           "`tick`", "*star*", "&amp;", "#"]
@@ -61,7 +61,7 @@ def test_latex_leaves_no_command_of_the_user() -> None:
 
 
 def test_repeated_tokens_get_labels_that_no_other_token_has() -> None:
-    from attncli.labels import token_labels
+    from attncli.steps.labels import token_labels
 
     # a repeated token is numbered by occurrence, as a subscript
     assert token_labels(("the", "cat", "the")) == ("the₁", "cat", "the₂")
@@ -79,7 +79,7 @@ def test_repeated_tokens_get_labels_that_no_other_token_has() -> None:
 @given(st.lists(st.sampled_from(["a", "a₁", "a₂", "a (1)", "a (2)", "a ((1))", "b", "b₁", "a b",
                                  "a b₁", "b (1)"]), min_size=1, max_size=8))
 def test_no_label_is_another_token_or_shaped_like_its_label(tokens: list[str]) -> None:
-    from attncli.labels import _forms, token_labels
+    from attncli.steps.labels import _forms, token_labels
 
     labels = token_labels(tokens)
     assert len(set(labels)) == len(labels)  # every row and column label different

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from attncli.cli import app
+from attncli.cli.app import app
 from attncli.errors import UsageError
-from attncli.examples import example_path
+from attncli.spec.examples import example_path
 from attncli.i18n import Msg, translate
 from attncli.render import render
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.spec import load_spec, loads_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 
 GOLDEN = Path(__file__).parent / "golden"
 CAT = str(example_path("cat_chases_mouse"))

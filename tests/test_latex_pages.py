@@ -24,7 +24,7 @@ import pytest
 
 from attncli.render import render
 from attncli.spec import load_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
@@ -77,7 +77,7 @@ def test_long_lines_of_every_option_still_fit(index: int, spec: Path, tmp_path: 
     low precision refuses hand calculation (tests/test_low_precision_layer.py): --full instead."""
     from typer.testing import CliRunner
 
-    from attncli.cli import app
+    from attncli.cli.app import app
 
     hand = ["--full"] if "\ndtype: " in spec.read_text(encoding="utf-8") else [
         "--round-intermediates"]
@@ -252,7 +252,7 @@ def test_frames_only_go_into_a_deck_with_exactly_the_lines_they_name(lang: str,
 def test_beamer_options_from_the_command_line() -> None:
     from typer.testing import CliRunner
 
-    from attncli.cli import app
+    from attncli.cli.app import app
 
     runner = CliRunner()
     spec = str(CAT)

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli import build, load_spec, render
-from attncli.cli import app
+from attncli.cli.app import app
 from tests.conftest import EXAMPLES, attn_executable
 
 

@@ -1,4 +1,4 @@
-"""The cell limit (attncli.limits): huge specs are refused before memory grows, --max-cells
+"""The cell limit (attncli.spec.limits): huge specs are refused before memory grows, --max-cells
 moves the limit, --allow-outside lifts the folder rule, on every command that reads specs.
 
 The memory tests run the real `attn` script in a child process and read its own peak resident
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
+from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
 from tests.conftest import attn_executable, run
 
 PEAK_MB = 200

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from attncli import build, loads_spec
-from attncli.lowprec import LowPrecision, finfo, to_format
+from attncli.compute.lowprec import LowPrecision, finfo, to_format
 from attncli.model import Step, Walkthrough
 from tests.conftest import run
 from tests.mha_reference import torch_module

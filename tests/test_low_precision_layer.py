@@ -20,7 +20,7 @@ import pytest
 
 from attncli import build, loads_spec
 from attncli.i18n import translate
-from attncli.lowprec import LowPrecision
+from attncli.compute.lowprec import LowPrecision
 from attncli.model import Step, Walkthrough
 from tests.conftest import run
 from tests.mha_reference import torch_module

@@ -31,7 +31,7 @@ from attncli.i18n import LANGUAGES
 from attncli.render import RenderOptions, md_math, render
 from attncli.render.common import number_format
 from attncli.spec import load_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 from tests.test_export_renderers import need
 
 ROOT = Path(__file__).resolve().parent.parent

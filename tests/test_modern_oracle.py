@@ -2,7 +2,7 @@
 RMSNorm and SwiGLU/GeGLU/SiLU on random specs, against PyTorch: scaled_dot_product_attention
 with enable_gqa=True (the biases through attn_mask), nn.RMSNorm, F.silu and F.gelu. RoPE is
 checked against an implementation written here from the formula with complex numbers, which
-shares no code with attncli.ops."""
+shares no code with attncli.compute.ops."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from attncli import build, loads_spec
-from attncli.ops import alibi_slopes
+from attncli.compute.ops import alibi_slopes
 from tests.mha_reference import TOLERANCE, torch_module
 
 CASES = 40

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from typer.testing import CliRunner
 
-from attncli.cli import app
+from attncli.cli.app import app
 from tests.test_export_renderers import need
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ import pytest
 from attncli.model import Walkthrough
 from attncli.render import FORMATS, render
 from attncli.spec import loads_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 
 
 def walkthroughs(text: str) -> list[Walkthrough]:

@@ -6,7 +6,7 @@ The specs mix ties that binary rounding gets wrong (0.125, 0.425, 0.2845, 1.0605
 numbers, at every precision from 0 to 4, by hand and at full precision, in en, pl and ru, with a
 decimal dot and a decimal comma, with and without masks, and with one head or two. The expected
 text of every number is worked out here, from the float's shortest decimal in exact fractions,
-independently of attncli/render/numbers.py.
+independently of attncli/arithmetic/numbers.py.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attncli import build, loads_spec
-from attncli.expand import Selection
+from attncli.arithmetic.expand import Selection
 from attncli.i18n import Msg, translate
 from attncli.model import Difference, Exp, Expr, Num, Product, Quotient, Sum, Vec, Walkthrough
 from attncli.render import render
@@ -217,6 +217,6 @@ def test_no_reading_contradicts_its_table(spec: dict[str, Any]) -> None:
 
 
 def _format(walkthrough: Walkthrough):  # type: ignore[no-untyped-def]
-    from attncli.render.numbers import NumberFormat
+    from attncli.arithmetic.numbers import NumberFormat
 
     return NumberFormat(walkthrough.precision)

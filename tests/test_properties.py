@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attncli import ops
+from attncli.compute import ops
 
 sizes = st.tuples(st.integers(1, 7), st.integers(1, 7))
 

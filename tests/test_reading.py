@@ -7,12 +7,12 @@ from dataclasses import replace
 import numpy as np
 
 from attncli import build, loads_spec
-from attncli.examples import example_path
+from attncli.spec.examples import example_path
 from attncli.i18n import translate
 from attncli.model import Formula, Matrix, Walkthrough
-from attncli.reading import read
+from attncli.arithmetic.reading import read
 from attncli.render import render
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.spec import load_spec
 
 

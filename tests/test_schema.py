@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from attncli.cli import app
+from attncli.cli.app import app
 from attncli.i18n import LANGUAGES
-from attncli.schema import SCHEMA_PATH, schema
+from attncli.spec.schema import SCHEMA_PATH, schema
 from attncli.spec.arrays import EMBEDDINGS_RANDOM_KEYS, RANDOM_KEYS, RANDOM_SHAPE_KEYS
 from attncli.spec.backward import BACKWARD_KEYS
 from attncli.spec.block import BLOCK_KEYS, FFN_KEYS, LAYER_NORM_KEYS, RMS_NORM_KEYS
@@ -33,7 +33,7 @@ from attncli.spec.source import Node, parse
 from attncli.spec.tiling import TILING_KEYS
 from attncli.spec.tokenizer import TOKENIZER_KEYS
 from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
-from attncli.view import STEP_IDS
+from attncli.spec.view import STEP_IDS
 from tests.conftest import EXAMPLES
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())

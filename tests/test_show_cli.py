@@ -13,8 +13,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from attncli.cli import app
-from attncli.examples import example_path, examples_dir
+from attncli.cli.app import app
+from attncli.spec.examples import example_path, examples_dir
 
 runner = CliRunner()
 GOLDEN = Path(__file__).parent / "golden" / "show"

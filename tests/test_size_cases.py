@@ -1,5 +1,5 @@
-"""Every size a spec or an option can ask for is bounded before it is paid (attncli/budget.py,
-attncli/limits.py): each case below is refused in one line, exit 2, within PEAK_MB of memory,
+"""Every size a spec or an option can ask for is bounded before it is paid (attncli/steps/budget.py,
+attncli/spec/limits.py): each case below is refused in one line, exit 2, within PEAK_MB of memory,
 measured as tests/test_limits.py measures it (the child's own VmHWM). Times are in the Robustness
 section of docs/limits.md, never asserted here.
 """

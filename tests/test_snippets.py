@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from attncli.cli import app
-from attncli.commands.snippets import PROGRESS_MIN, progress_bar
+from attncli.cli.app import app
+from attncli.cli.snippets import PROGRESS_MIN, progress_bar
 from attncli.files import write_atomic
 from tests.conftest import CONFIGS, attn_executable
 
@@ -408,8 +408,8 @@ def _pid_of_each_snippet(work: tuple[list[object], bool, object]) -> list[int]:
 
 def test_jobs_render_each_spec_in_a_process_of_its_own(repo: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from attncli import snippets
-    from attncli.manifest import load_manifest, targets
+    from attncli.snippets import run as snippets
+    from attncli.snippets.manifest import load_manifest, targets
 
     planned = targets(load_manifest(repo / "attn.toml"))  # 3 specs x 2 formats
     monkeypatch.setattr(snippets, "_spec_snippets", _pid_of_each_snippet)

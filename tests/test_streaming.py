@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from attncli import build, loads_spec
-from attncli.examples import example_path
-from attncli.expand import Selection
+from attncli.spec.examples import example_path
+from attncli.arithmetic.expand import Selection
 from attncli.files import write_atomic
 from attncli.model import Lazy
 from attncli.render import render, stream
 from attncli.render.common import NARROW, cell_width
-from attncli.selection import cells
-from attncli.show import HELD, Shown, held
+from attncli.arithmetic.selection import cells
+from attncli.steps.show import HELD, Shown, held
 
 
 def test_every_character_the_fast_width_rule_counts_once_is_one_column_by_the_slow_rule() -> None:

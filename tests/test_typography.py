@@ -19,7 +19,7 @@ from attncli.i18n.typography import NBSP, typeset
 from attncli.render import render
 from attncli.spec import load_spec
 from attncli.steps.block import plain_number
-from attncli.walkthrough import build
+from attncli.steps.build import build
 
 CONFIGS = sorted(Path(__file__).parent.parent.glob("configs/*.yaml"))
 ONE_LETTER = {"pl": "aiouwzAIOUWZ", "ru": "авикосуяАВИКОСУЯ"}

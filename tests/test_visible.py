@@ -1,4 +1,4 @@
-"""Hostile text is inert (attncli/visible.py): no control, format or noncharacter reaches a
+"""Hostile text is inert (attncli/i18n/visible.py): no control, format or noncharacter reaches a
 terminal or a file raw, in any format or error; SVG stays well-formed XML; Markdown link syntax
 in a token never becomes a link; labels that would look alike look different."""
 
@@ -15,8 +15,8 @@ import yaml
 
 from attncli.render import render
 from attncli.spec import loads_spec
-from attncli.visible import escape_char, inert_json, inert_markdown_math, visible
-from attncli.walkthrough import build
+from attncli.i18n.visible import escape_char, inert_json, inert_markdown_math, visible
+from attncli.steps.build import build
 from tests.conftest import run
 
 # Every character visible() must escape, found independently of its table: Unicode's own
@@ -117,7 +117,7 @@ def test_a_dangerous_front_matter_title_reads_back() -> None:
 @pytest.mark.parametrize("hidden", ["\x1b", "\u202e", "\x85", "\U000e0041"])
 def test_a_hidden_character_anywhere_in_a_long_document_is_escaped(where: int,
                                                                    hidden: str) -> None:
-    from attncli.visible import visible_document
+    from attncli.i18n.visible import visible_document
 
     # mostly ASCII (numbers), one line of prose that is not, the hidden character at `where`
     body = ("0.12 " * 50_000)[:where] + hidden + ("0.34 " * 10_000) + "\nкошка √d_k\n"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from attncli.handcalc import written
+from attncli.arithmetic.handcalc import written
 from attncli.render import render
 from attncli.spec import load_spec
-from attncli.walkthrough import build
-from attncli.worksheet import blank
+from attncli.steps.build import build
+from attncli.check.worksheet import blank
 from tests.conftest import CONFIGS, run
 from tests.test_export_renderers import compile_latex, katex_errors, math_of
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from attncli.handcalc import written
+from attncli.arithmetic.handcalc import written
 from attncli.spec import load_spec
-from attncli.walkthrough import build
-from attncli.worksheet import blank
+from attncli.steps.build import build
+from attncli.check.worksheet import blank
 from tests.conftest import CONFIGS, run
 from tests.test_latex_pages import overfull, pdflatex, words_outside
 

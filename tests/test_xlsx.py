@@ -18,9 +18,9 @@ from openpyxl.worksheet.formula import ArrayFormula
 from attncli.render import RenderOptions
 from attncli.render.xlsx import Workbook, workbook
 from attncli.render.xlsx.grid import sheet_name
-from attncli.show import prepare
+from attncli.steps.show import prepare
 from attncli.spec import load_spec
-from attncli.view import View
+from attncli.spec.view import View
 from tests.conftest import EXAMPLES, run
 from tests.spreadsheet import recalculated, soffice
 
@@ -331,7 +331,7 @@ def test_sheet_names_keep_to_excels_rules() -> None:
 
 def test_no_control_character_reaches_a_cell(write: Any, tmp_path: Path) -> None:
     """A bell or a right-to-left override in a token is written as its escape, as in every
-    other format (attncli/visible.py)."""
+    other format (attncli/i18n/visible.py)."""
     spec = write('tokens: ["a\\u0007b", "c\\u202ed"]\nembeddings: [[1, 0], [0, 1]]\n')
     book = openpyxl.load_workbook(export(spec, tmp_path / "c.xlsx"))
     texts = {c.value for s in book for r in s.iter_rows() for c in r if isinstance(c.value, str)}

@@ -18,7 +18,7 @@ from attncli.check.compare import Verdict, check
 from attncli.check.report import report, summary
 from attncli.errors import Location, UsageError
 from attncli.i18n import Msg
-from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 
 

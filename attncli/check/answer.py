@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
-from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.source import Node, parse, read_text
 
 # What a person may write for a hidden score or an undefined weight, besides plain numbers.

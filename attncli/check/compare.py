@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from attncli.check.answer import Answer, Written
 from attncli.check.slips import CATALOGUE, Situation
 from attncli.errors import AttnError, SpecError, UsageError
-from attncli.handcalc import written as half_up
+from attncli.arithmetic.handcalc import written as half_up
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.spec.model import Spec
-from attncli.walkthrough import compute
+from attncli.steps.build import compute
 
 PROJECTED = ("Q", "K", "V")  # the matrices of the projections step, checked one at a time
 TIE = 1e-9

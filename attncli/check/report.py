@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from attncli.check.compare import SlipMatch, Verdict
 from attncli.i18n import Msg, translate
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 
 SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
 

@@ -32,7 +32,7 @@ KEYWORDS: dict[str, tuple[int, ...]] = {
 # a function decorated with one of these is a command: its docstring is its --help text
 COMMAND_DECORATORS = ("app.command", "app.callback")
 # helpers that build a Msg from their caller's msgid (spec/values.py `fail`, spec/inline.py
-# `_fail`): only their literal arguments are messages (attncli/commands/running.py has a
+# `_fail`): only their literal arguments are messages (attncli/cli/running.py has a
 # `fail(error, lang)` too)
 HELPERS = ("fail", "_fail")
 POT_HEADER = (

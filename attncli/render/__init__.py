@@ -140,9 +140,9 @@ def _chunks(pieces: Iterable[str]) -> Iterator[str]:
 
 
 def _inert(text: str, format: str, options: RenderOptions) -> str:
-    """No control or invisible character raw in any output (attncli/visible.py), but the
+    """No control or invisible character raw in any output (attncli/i18n/visible.py), but the
     escapes of Rich's own colours."""
-    from attncli.visible import inert_json, visible_document
+    from attncli.i18n.visible import inert_json, visible_document
 
     if format == "json":
         return inert_json(text)

@@ -19,7 +19,7 @@ from itertools import islice
 from attncli.model import Lazy, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import Translate, expansion_text, reading_sections
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.wrap import formula, words
 
 Part = Callable[[], str]

@@ -14,7 +14,7 @@ from attncli.render import RenderOptions
 from attncli.render.common import number_format, translator
 from attncli.render.json_doc import matrix_doc
 from attncli.render.markdown import escape
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 
 MAX_MATRIX_COLUMNS = 10  # amsmath's MaxMatrixCols: a wider bmatrix does not compile
 

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from attncli.dot_terms import Terms
-from attncli.elision import FULL_SWITCH
+from attncli.arithmetic.dot_terms import Terms
+from attncli.arithmetic.elision import FULL_SWITCH
 from attncli.i18n import Msg, translate
 from attncli.model import (
     Difference,
@@ -29,7 +29,7 @@ from attncli.model import (
     Walkthrough,
 )
 from attncli.render import RenderOptions
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 
 Translate = Callable[[Msg], str]
 T = TypeVar("T")
@@ -258,7 +258,7 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
     return sub(expr.left, True) + " − " + wrapped(expr.right, (Sum, Difference))
 
 
-# --- worksheets (attncli/worksheet.py): a blank cell or result is printed as a box ---
+# --- worksheets (attncli/check/worksheet.py): a blank cell or result is printed as a box ---
 
 BOX_TEXT = "____"
 BOX_MARKDOWN = r"\_\_\_\_"  # a GFM table cell: escaped, so no emphasis

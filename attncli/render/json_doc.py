@@ -31,7 +31,7 @@ from attncli.render.common import (
     translator,
 )
 from attncli.render.json_text import Streamed, pieces
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 
 FORMAT_VERSION = 1
 

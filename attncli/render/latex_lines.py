@@ -24,7 +24,7 @@ from attncli.model import (
     Vec,
 )
 from attncli.render.common import MAX_TERMS, box_math, elide
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 
 HANG = r"\hangindent=2em\hangafter=1 "
 COMMA = r",\allowbreak\ "

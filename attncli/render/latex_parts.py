@@ -33,7 +33,7 @@ from attncli.render.latex_lines import written_out
 from attncli.render.latex_matrix import Block, Page, blocks, matrix_latex
 from attncli.render.notation import latex as notation_latex
 from attncli.render.notation import message
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.shown_cells import MARKS, ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import MATH_SYMBOLS, escape_text
 

@@ -38,11 +38,11 @@ from attncli.render.common import (
 )
 from attncli.render.md_prose import Marked, inline_math, numbered, prose
 from attncli.render.md_prose import escape as escape  # what other renderers escape prose with
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.shown_cells import ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import expansion_rows, text_math
 from attncli.render.tex import number_format as tex_numbers
-from attncli.visible import inert_markdown_math
+from attncli.i18n.visible import inert_markdown_math
 
 FLAVORS = ("github", "katex", "plain")
 

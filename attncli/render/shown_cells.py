@@ -1,17 +1,17 @@
 """The part of a matrix a format shows: every cell, or, for a large one unless --full, its first
-and last rows and columns around a mark (attncli/elision.py has the rule, numpy's summary), with
+and last rows and columns around a mark (attncli/arithmetic/elision.py has the rule, numpy's summary), with
 the note that says what is left out and the `columns d1–d4 of 64` marker of a block."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from attncli import elision
-from attncli.elision import FULL_SWITCH
+from attncli.arithmetic import elision
+from attncli.arithmetic.elision import FULL_SWITCH
 from attncli.i18n import Msg
 from attncli.model import Matrix
 from attncli.render.common import Translate
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 
 # The marks where an elided matrix leaves rows out (in the row-label column and across the
 # numbers), columns out (in the header and down the numbers), and both (where they cross).

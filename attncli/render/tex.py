@@ -20,7 +20,7 @@ from typing import Literal
 
 from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
 from attncli.render.common import MAX_TERMS, elide
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 
 Dialect = Literal["latex", "katex"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from attncli.elision import shown
+from attncli.arithmetic.elision import shown
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
@@ -30,7 +30,7 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
 

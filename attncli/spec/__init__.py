@@ -1,28 +1,28 @@
-"""Loading specs: a file (YAML or JSON), standard input, or text, into a validated Spec."""
+"""Reading and checking specs: the file formats (YAML, JSON, .npy, .safetensors, checkpoint
+folders), one module per spec section, the schema, the limits and the bundled examples.
+
+`load_spec` and `loads_spec` (spec/loading.py) are imported on first use, so that the light
+modules of this package (limits, view) cost the command line nothing.
+"""
 
 from __future__ import annotations
 
-from attncli.limits import DEFAULT_MAX_CELLS
-from attncli.spec.model import Spec
-from attncli.spec.parse import load
-from attncli.spec.source import parse, read_text
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from attncli.spec.loading import load_spec, loads_spec
+    from attncli.spec.model import Spec
+
+_HOMES = {"load_spec": "attncli.spec.loading", "loads_spec": "attncli.spec.loading",
+          "Spec": "attncli.spec.model"}
 
 
-def load_spec(path: str, allow_outside: bool = False,
-              max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
-    """The Spec in the file at `path` (`-` for standard input); SpecError if it is malformed.
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        from importlib import import_module
 
-    Files the spec names are read from its folder or below it, unless `allow_outside`. The spec
-    and what it computes are limited to `max_cells` numbers (see attncli.limits)."""
-    name, text = read_text(path, max_cells)
-    return load(parse(name, text, max_cells), allow_outside, max_cells)
-
-
-def loads_spec(text: str, name: str = "<string>", allow_outside: bool = False,
-               max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
-    """The Spec written in `text` (YAML or JSON); files it names are read from `name`'s folder
-    (the current folder for `<string>`)."""
-    return load(parse(name, text, max_cells), allow_outside, max_cells)
+        return getattr(import_module(_HOMES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["Spec", "load_spec", "loads_spec"]

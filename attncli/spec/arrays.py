@@ -1,5 +1,5 @@
 """Matrices and vectors of a spec: written out, read from a file, or drawn at random, each
-counted against the one limit of numbers a spec may make (attncli.limits)."""
+counted against the one limit of numbers a spec may make (attncli.spec.limits)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
-from attncli.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
+from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.files import FileProblem, load_array, resolve
 from attncli.spec.model import Array
 from attncli.spec.selection import CHECKPOINT_KEYS, checkpoint_values, is_checkpoint
@@ -40,7 +40,7 @@ EMBEDDINGS_RANDOM_KEYS = ("dim",)
 
 class Budget:
     """The numbers of every matrix a spec makes, counted before each is made, against the one
-    cell limit (see attncli.limits)."""
+    cell limit (see attncli.spec.limits)."""
 
     def __init__(self, max_cells: int = DEFAULT_MAX_CELLS) -> None:
         self.max_cells = max_cells

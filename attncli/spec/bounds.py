@@ -9,7 +9,7 @@ import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
-from attncli.limits import MAX_DEPTH, MAX_TEXT, max_bytes
+from attncli.spec.limits import MAX_DEPTH, MAX_TEXT, max_bytes
 from attncli.spec.spec_text import LIMIT_HINT
 
 

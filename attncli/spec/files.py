@@ -19,7 +19,7 @@ import numpy as np
 
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import numpy_problem, os_problem
-from attncli.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 
 SUFFIXES = (".npy", ".npz", ".csv")

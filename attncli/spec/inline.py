@@ -16,11 +16,11 @@ import re
 
 from attncli.errors import Location, SpecError, UsageError
 from attncli.i18n import Msg
-from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 from attncli.spec.parse import load
 from attncli.spec.source import Node
-from attncli.view import Inline
+from attncli.spec.view import Inline
 
 SOURCE = "attn explain"
 

@@ -241,7 +241,7 @@ class Spec:
     kv_heads: int | None = None  # grouped-query attention: the K/V heads the heads share
     masked_rows: MaskedRows = "zeros"
     decode: Decode | None = None
-    dtype: Dtype = "float64"  # what every step is computed in (attncli/lowprec.py)
+    dtype: Dtype = "float64"  # what every step is computed in (attncli/compute/lowprec.py)
     tiling: Tiling | None = None
     display: Display = field(default_factory=Display)
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language

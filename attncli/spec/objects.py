@@ -17,7 +17,7 @@ import numpy as np
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
-from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 from attncli.spec.node import Node
 from attncli.spec.parse import load

@@ -5,7 +5,7 @@ was expected and what was found, and carries the line:column of the offending va
 from __future__ import annotations
 
 from attncli.i18n import Msg
-from attncli.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec import view_keys
 from attncli.spec.arrays import Budget, Files
 from attncli.spec.biases import score_bias

@@ -13,7 +13,7 @@ from attncli.errors import Location, SpecError
 from attncli.files import read_at_most
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
-from attncli.limits import DEFAULT_MAX_CELLS, max_bytes
+from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

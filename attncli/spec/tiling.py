@@ -1,5 +1,5 @@
 """The `tiling` section: attention worked through as FlashAttention runs it, the scores one tile
-at a time with an online softmax (attncli/online_softmax.py). `keys` is the key block of the
+at a time with an online softmax (attncli/compute/online_softmax.py). `keys` is the key block of the
 inner loop; `queries`, the query block of the outer loop (default: every query in one block)."""
 
 from __future__ import annotations

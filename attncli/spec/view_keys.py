@@ -1,13 +1,13 @@
 """The keys that choose what a walkthrough shows, as a spec's `display` and a snippets manifest
-entry write them; each is read into the text its command-line option takes (attncli/view.py),
-so one parser (attncli/show.py) reads all three."""
+entry write them; each is read into the text its command-line option takes (attncli/spec/view.py),
+so one parser (attncli/steps/show.py) reads all three."""
 
 from __future__ import annotations
 
 from attncli.i18n import Msg
 from attncli.spec.source import Node
 from attncli.spec.values import choice, expect, fail, integer, items, text
-from attncli.view import ALL, MD_FLAVORS, STEP_IDS
+from attncli.spec.view import ALL, MD_FLAVORS, STEP_IDS
 
 
 def words(node: Node, what: Msg) -> list[Node]:

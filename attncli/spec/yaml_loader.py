@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from attncli.limits import MAX_DEPTH
+from attncli.spec.limits import MAX_DEPTH
 
 BaseLoader: type[yaml.SafeLoader]
 try:  # the C parser is several times faster on large matrices; marks are the same

@@ -1,13 +1,13 @@
 """The backward pass as a step family: the gradient steps after the forward ones, computed by
-attncli/gradients.py and labelled like the forward steps, with one row of the softmax Jacobian,
+attncli/compute/gradients.py and labelled like the forward steps, with one row of the softmax Jacobian,
 one row of dV and one cell of dQ written out."""
 
 from __future__ import annotations
 
-from attncli.exactness import line
-from attncli.expand import cell, representative
-from attncli.gradients import Gradients, HeadGradients, finite_difference, gradients
-from attncli.gradients_block import BlockGradients
+from attncli.arithmetic.exactness import line
+from attncli.arithmetic.expand import cell, representative
+from attncli.compute.gradients import Gradients, HeadGradients, finite_difference, gradients
+from attncli.compute.gradients_block import BlockGradients
 from attncli.i18n import Msg
 from attncli.model import (
     Array,
@@ -22,7 +22,7 @@ from attncli.model import (
     Sum,
     Vec,
 )
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.spec.model import Spec
 from attncli.steps.backward_modern import (
     D_K_HAT,
@@ -66,7 +66,7 @@ def backward(b: Build, state: State) -> Made[State]:
     if b.kept is not None:
         from dataclasses import replace
 
-        from attncli.walkthrough import compute
+        from attncli.steps.build import compute
         heads = compute(replace(spec, backward=None)).heads
     assert state.attention is not None
     grads = gradients(spec, heads, state.x, state.attention.whole())

@@ -1,5 +1,5 @@
 """What every step family shares: the build context, the state that flows from family to family,
-and the Family entry of the registries in attncli/walkthrough.py.
+and the Family entry of the registries in attncli/steps/build.py.
 
 A family is one function `run(build, state) -> (steps, state)`: it reads the labelled matrices the
 families before it made, and returns its steps and the state with what it made added. It never
@@ -16,9 +16,9 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from attncli.errors import Location, SpecError
-from attncli.handcalc import Arithmetic, arithmetic
+from attncli.arithmetic.handcalc import Arithmetic, arithmetic
 from attncli.i18n import Msg
-from attncli.labels import token_labels
+from attncli.steps.labels import token_labels
 from attncli.model import Array, Formula, HeadResult, Matrix, Step
 from attncli.spec.model import Head, Spec
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from attncli import ops
+from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Step
 from attncli.spec.model import Spec

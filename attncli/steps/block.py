@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from attncli import ops
+from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Matrix, Step
 from attncli.spec.model import FeedForward, Norm, RMSNorm, Spec

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from attncli.i18n import Msg
-from attncli.labels import subscript
+from attncli.steps.labels import subscript
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.spec.model import Spec
 from attncli.steps import scores as scoring

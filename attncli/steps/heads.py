@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from attncli import ops
+from attncli.compute import ops
 from attncli.i18n import Msg
-from attncli.labels import subscript
+from attncli.steps.labels import subscript
 from attncli.model import Formula, HeadResult, Matrix, Step
 from attncli.steps.base import Build, HeadState, Made, State, feature_labels
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from attncli import ops
+from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Step
 from attncli.spec.model import CausalMask, Mask, MatrixMask, PaddingMask, Spec, WindowMask

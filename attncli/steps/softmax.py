@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from attncli import ops
+from attncli.compute import ops
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Step

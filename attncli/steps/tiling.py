@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from attncli import online_softmax
-from attncli.handcalc import written
+from attncli.compute import online_softmax
+from attncli.arithmetic.handcalc import written
 from attncli.i18n import Msg
-from attncli.labels import subscript
+from attncli.steps.labels import subscript
 from attncli.model import Array, Formula, Matrix, Step
-from attncli.online_softmax import Tile
+from attncli.compute.online_softmax import Tile
 from attncli.spec.model import Spec
 from attncli.steps.base import Build, HeadState, Made
 from attncli.steps.verdicts import Digits

@@ -12,7 +12,7 @@ from typing import Literal
 import numpy as np
 
 from attncli.i18n import Finer, Msg
-from attncli.lowprec import finfo, largest, to_format
+from attncli.compute.lowprec import finfo, largest, to_format
 from attncli.model import Cell, Matrix, Step, Verdict
 from attncli.spec.model import Dtype
 

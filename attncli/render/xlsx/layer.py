@@ -135,7 +135,7 @@ def residual(ctx: Context, step: Step) -> list[Piece]:
                                                        ctx.places["F"])(i, j), "out")]
 
 
-ACTIVATION = {  # x -> activation(x), as attncli/ops.py computes it
+ACTIVATION = {  # x -> activation(x), as attncli/compute/ops.py computes it
     "relu": "MAX(0,{x})",
     "gelu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
     "geglu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",

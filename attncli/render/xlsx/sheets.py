@@ -14,7 +14,7 @@ from xlsxwriter.worksheet import Worksheet
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.render.xlsx.grid import Block, Formula, Piece
-from attncli.visible import visible
+from attncli.i18n.visible import visible
 
 # Excel's longest formula
 MAX_FORMULA = 8192

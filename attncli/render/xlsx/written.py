@@ -6,7 +6,7 @@ from __future__ import annotations
 from attncli.i18n import Msg
 from attncli.model import Walkthrough
 from attncli.render.common import Translate, expansion_text, step_heading
-from attncli.render.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.xlsx.sheets import Sheets
 
 

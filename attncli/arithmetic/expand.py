@@ -1,0 +1,352 @@
+"""Cells written out: the sum, quotient or e^x that made a number, with the numbers substituted.
+
+`attach(walkthrough, spec, selection)` fills `Step.expansions` (see model.Expansion for the
+shape of one line) with the cells a `Selection` (attncli/arithmetic/selection.py, read from `--expand`)
+chooses. They are made lazily, cell by cell as a renderer writes them, and made again for
+another pass (a second language): `-x all` holds one line at a time, never the list of all.
+
+Steps that can be written out: projections, scores (with the angle cos θ = q·k / |q||k|), scaled,
+weights (softmax of a row: each e^x, the row sum, each quotient), output (a row as the
+weighted sum of value rows), out_projection (a cell of O = Z·W_O + b_O), and the online
+softmax's tile and tiled_output (attncli/arithmetic/expand_tiles.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+
+from attncli.arithmetic.dot_terms import Terms
+from attncli.arithmetic.exactness import line
+from attncli.arithmetic.handcalc import Arithmetic, arithmetic, written
+from attncli.i18n import Msg
+from attncli.model import (
+    Array,
+    Difference,
+    Exp,
+    Expansion,
+    Expr,
+    Formula,
+    HeadResult,
+    Lazy,
+    Num,
+    Product,
+    Quotient,
+    Step,
+    Sum,
+    Value,
+    Vec,
+    Walkthrough,
+)
+from attncli.render.tex import text_math
+from attncli.arithmetic.selection import Cell, Selection, check, chosen, representative
+from attncli.arithmetic.selection import cells as chosen_cells
+from attncli.arithmetic.selection import rows as chosen_rows
+from attncli.spec.model import Spec
+
+__all__ = ["Selection", "attach", "cell", "dot", "named", "representative"]
+
+Angle = tuple[int, int, int]  # (head index, query row, key column) of an expanded score
+
+
+# --- formulas with token names, as text and LaTeX ---
+
+@lru_cache(maxsize=1 << 14)  # every written-out cell names two tokens
+def _latex_text(token: str) -> str:
+    """A token name inside math, escaped by the one LaTeX escaping table (render/tex.py), so a
+    token such as `\\input{x}` stays text."""
+    return text_math(token)
+
+
+def named(letter: str, token: str) -> Formula:
+    """`q_chases`."""
+    return Formula(f"{letter}_{token}", f"{letter}_{{{_latex_text(token)}}}")
+
+
+def cell(symbol: Formula, row: str, column: str) -> Formula:
+    """`S[chases, mouse]`."""
+    return Formula(f"{symbol.text}[{row}, {column}]",
+                   f"{symbol.latex}[{_latex_text(row)}, {_latex_text(column)}]")
+
+
+def joined(*parts: Formula | str) -> Formula:
+    """Formulas and plain operators side by side: joined(q, "·", k)."""
+    text = "".join(p if isinstance(p, str) else p.text for p in parts)
+    latex = "".join({"·": r" \cdot ", " / ": " / ", " + ": " + "}.get(p, p) if isinstance(p, str)
+                    else p.latex for p in parts)
+    return Formula(text, latex)
+
+
+# --- the expansions of each step ---
+
+@dataclass(frozen=True)
+class Context:
+    """What the writers of one head need besides the step itself."""
+
+    spec: Spec
+    head: HeadResult
+    steps: dict[str, Step]  # the steps of this head, by id
+    precision: int
+    calc: Arithmetic  # how the walkthrough was computed
+    carry: Callable[[float], float]  # identity, or rounding to the display precision
+
+    def line(self, target: Formula | None, symbolic: Formula | None, expr: Expr,
+             result: Value) -> Expansion:
+        return line(target, symbolic, expr, result, self.precision)
+
+
+def dot(a: Array, b: Array) -> Sum:
+    """Σₖ aₖ·bₖ, its terms made as they are read (attncli/arithmetic/dot_terms.py)."""
+    return Sum(Terms(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)))
+
+
+def linear_cell(ctx: Context, result: Formula, x_name: Formula, x: Array, w: Array,
+                w_name: Formula, b: Array | None, b_name: Formula, column: str, a: int,
+                value: float) -> Expansion:
+    """One cell of a linear map, x·W[:, a] (+ b[a]) in the row convention or W[a, :]·x (+ b[a])
+    in the column convention: the projections Q, K, V and the output projection O."""
+    if ctx.spec.convention == "row":
+        slice_ = Formula(f"{w_name.text}[:, {column}]", f"{w_name.latex}[:, {_latex_text(column)}]")
+        symbolic, expr = joined(x_name, "·", slice_), dot(x, w[:, a])
+    else:
+        slice_ = Formula(f"{w_name.text}[{column}, :]", f"{w_name.latex}[{_latex_text(column)}, :]")
+        symbolic, expr = joined(slice_, "·", x_name), dot(w[a, :], x)
+    if b is not None:
+        bias = Formula(f"{b_name.text}[{column}]", f"{b_name.latex}[{_latex_text(column)}]")
+        symbolic = joined(symbolic, " + ", bias)
+        expr = Sum((*expr.terms, Num(float(b[a]))))
+    return ctx.line(result, symbolic, expr, value)
+
+
+def projection_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    spec = ctx.spec
+    weights = spec.heads[ctx.head.index - 1]
+    x = ctx.head.query_inputs if ctx.head.query_inputs is not None else spec.queries.embeddings
+    x_kv = (ctx.head.key_inputs if ctx.head.key_inputs is not None
+            else spec.keys_source.embeddings)
+    sources = {"Q": x, "K": x_kv, "V": x_kv}  # (n, d_model), (m, d_model)
+    for matrix in step.matrices:
+        letter = matrix.symbol.text
+        for i, a in chosen_cells(matrix.rows, matrix.columns, cells):
+            yield linear_cell(
+           ctx, cell(matrix.symbol, matrix.rows[i], matrix.columns[a]),
+           named("x", matrix.rows[i]), sources[letter][i],
+           getattr(weights, f"W_{letter}"), Formula(f"W_{letter}", f"W_{{{letter}}}"),
+           getattr(weights, f"b_{letter}"), Formula(f"b_{letter}", f"b_{{{letter}}}"),
+           matrix.columns[a], a, matrix.at(i, a))
+
+
+def out_projection_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    """O[i, a] from the row of Z (the heads side by side) and W_O."""
+    spec = ctx.spec
+    assert spec.W_O is not None
+    result = step.matrices[-1]  # (n, d_model); W_O (and b_O) come before it
+    z = ctx.steps["concat"].matrices[0].values if "concat" in ctx.steps else \
+        ctx.head.context.values  # (n, h·d_v)
+    for i, a in chosen_cells(result.rows, result.columns, cells):
+        yield linear_cell(
+       ctx, cell(result.symbol, result.rows[i], result.columns[a]),
+       named("z", result.rows[i]), z[i], spec.W_O, Formula("W_O", "W_{O}"), spec.b_O,
+       Formula("b_O", "b_{O}"), result.columns[a], a, float(result.values[i, a]))
+
+
+def score_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    matrix = step.matrices[0]
+    q, k = ctx.head.queries, ctx.head.keys
+    general = ctx.spec.score.W
+    q_norms, k_norms = Lengths(q.values), Lengths(k.values)
+    for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
+        q_i, k_j = named("q", matrix.rows[i]), named("k", matrix.columns[j])
+        score = matrix.at(i, j)
+        if general is None:
+            yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                           joined(q_i, "·", k_j), dot(q.values[i], k.values[j]), score)
+            yield from angle(ctx, matrix.rows[i], matrix.columns[j], q_norms[i], k_norms[j],
+                             score)
+        else:
+            terms = tuple(
+                Product((Num(float(q.values[i, a])), Num(float(general[a, b])),
+                         Num(float(k.values[j, b]))))
+                for a in range(general.shape[0]) for b in range(general.shape[1])
+            )
+            yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                           joined(q_i, "·", Formula("W", "W"), "·", k_j), Sum(terms), score)
+
+
+class Lengths:
+    """|x_i| of the rows of a matrix, each worked out once however many cells name it."""
+
+    def __init__(self, rows: Array) -> None:
+        self.rows = rows  # (n, d)
+        self.known: dict[int, float] = {}
+
+    def __getitem__(self, i: int) -> float:
+        if i not in self.known:
+            self.known[i] = float(np.linalg.norm(self.rows[i]))
+        return self.known[i]
+
+
+def angle(ctx: Context, row: str, column: str, q_length: float, k_length: float,
+          score: float) -> list[Expansion]:
+    """cos θ = q·k / (|q|·|k|), the angle between a query and a key; none when a length prints
+    as 0, which no one divides by (the reading says the angle is undefined for a zero vector)."""
+    q_norm = ctx.carry(q_length)
+    k_norm = ctx.carry(k_length)
+    if written(q_norm, ctx.precision) == 0.0 or written(k_norm, ctx.precision) == 0.0:
+        return []
+    cos = ctx.carry(score / (q_norm * k_norm))
+    symbolic = Formula(f"q_{row}·k_{column} / (|q_{row}|·|k_{column}|)",
+                       rf"\frac{{{named('q', row).latex} \cdot {named('k', column).latex}}}"
+                       rf"{{|{named('q', row).latex}| \, |{named('k', column).latex}|}}")
+    target = Formula(f"cos θ[{row}, {column}]",
+                     rf"\cos\theta[{_latex_text(row)}, {_latex_text(column)}]")
+    return [ctx.line(target, symbolic,
+                     Quotient(Num(score), Product((Num(q_norm), Num(k_norm)))), cos)]
+
+
+def scaled_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    matrix = step.matrices[0]
+    divisor = ctx.head.divisor
+    scale = ctx.spec.scale
+    if scale.kind == "sqrt_dk":
+        d_k = ctx.spec.heads[ctx.head.index - 1].d_k(ctx.spec.convention)
+        by = Formula(f"√{d_k}", rf"\sqrt{{{d_k}}}")
+    else:
+        by = Formula(f"{divisor:g}", f"{divisor:g}")
+    scores = ctx.steps["scores"].matrices[0]  # (n, m), as computed: S′·divisor may differ
+    for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
+        s = cell(Formula("S", "S"), matrix.rows[i], matrix.columns[j])
+        yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]),
+                       joined(s, " / ", by),
+                       Quotient(Num(scores.at(i, j)), Num(divisor)),
+                       matrix.at(i, j))
+
+
+def weight_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    """Softmax of each chosen row, written out: e^x of every score, the sum, every quotient."""
+    matrix = step.matrices[0]
+    for i in chosen_rows(matrix.rows, cells):
+        logits = ctx.head.scores.row(i)  # (m,), -inf where hidden
+        shift, e, total, _ = ctx.calc.softmax_parts(logits[None, :])
+        if total[0] == 0.0 or not np.isfinite(matrix.row(i)).all():
+            continue  # a query that sees no key: the reading says so
+        peak = float(shift[0])
+        for j in range(len(matrix.columns)):
+            x = float(logits[j])
+            argument: Expr = Num(x)
+            if peak != 0.0 and math.isfinite(x):  # e^(12.00 − 16.00), e^(−3.00 + 2.00)
+                argument = Difference(Num(x), Num(peak)) if peak > 0 else Sum(
+                    (Num(x), Num(-peak)))
+            yield ctx.line(None, None, Exp(argument), float(e[0, j]))
+        visible = [j for j in range(len(matrix.columns)) if math.isfinite(logits[j])]
+        yield ctx.line(Formula("Σ", r"\Sigma"), None,
+                       Sum(tuple(Num(float(e[0, j])) for j in visible)), float(total[0]))
+        for j in range(len(matrix.columns)):
+            yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), None,
+                           Quotient(Num(float(e[0, j])), Num(float(total[0]))),
+                           matrix.at(i, j))
+
+
+def output_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    """Each chosen output row as the weighted sum of the value rows its query sees."""
+    matrix = step.matrices[0]
+    v = ctx.head.values.values  # (m, d_v)
+    for i in chosen_rows(matrix.rows, cells):
+        weights = ctx.head.weights.row(i)  # (m,)
+        visible = np.isfinite(ctx.head.scores.row(i))  # (m,)
+        keys = [j for j in range(v.shape[0]) if visible[j]]
+        if not keys or not np.isfinite(weights).all():
+            continue
+        terms = tuple(Product((Num(float(weights[j])),
+                               Vec(tuple(float(x) for x in v[j])))) for j in keys)
+        label = matrix.rows[i]
+        symbolic = Formula(f"Σⱼ A[{label}, j]·v_j", rf"\sum_j A[{_latex_text(label)}, j] \, v_j")
+        target = Formula(f"{matrix.symbol.text}[{label}]",
+                         f"{matrix.symbol.latex}[{_latex_text(label)}]")
+        yield ctx.line(target, symbolic, Sum(terms),
+                       tuple(float(x) for x in matrix.row(i)))
+
+
+def _same(x: float) -> float:
+    return x
+
+
+Writer = Callable[[Context, Step, Sequence[Cell]], Iterator[Expansion]]
+# step id -> what writes its cells out; a new step that computes cells adds one entry here
+WRITERS: dict[str, Writer] = {
+    "projections": projection_cells,
+    "scores": score_cells,
+    "scaled": scaled_cells,
+    "weights": weight_rows,
+    "output": output_rows,
+    "out_projection": out_projection_cells,
+}
+
+
+def attach(walkthrough: Walkthrough, spec: Spec,
+           selection: Selection) -> tuple[Walkthrough, Lazy[Angle]]:
+    """The walkthrough with the chosen cells to be written out, and the score cells expanded
+    (head, row, column), both made as they are read."""
+    check(selection, walkthrough)
+    precision = walkthrough.precision
+    hand = walkthrough.round_intermediates
+    calc = arithmetic(hand, precision, spec.dtype)
+    carry: Callable[[float], float] = (lambda x: written(x, precision)) if hand else _same
+    heads = {head.index: head for head in walkthrough.heads}
+    by_head: dict[int | None, dict[str, Step]] = {}  # once, not once per step: linear in heads
+    for s in walkthrough.steps:
+        by_head.setdefault(s.head, {})[s.id] = s
+    steps = []
+    expanded: list[tuple[int, Step, list[Cell]]] = []  # the score steps written out
+    for step in walkthrough.steps:
+        cells = chosen(selection, walkthrough, step, tuple(WRITERS))
+        if not cells:
+            steps.append(step)
+            continue
+        head = heads[step.head or 1]
+        ctx = Context(spec, head, by_head[step.head], precision, calc, carry)
+        notes = step.notes + shift_notes(ctx, step, cells)
+        if step.id == "scores" and spec.score.W is None:
+            expanded.append((head.index, step, cells))
+        steps.append(replace(step, expansions=writer(ctx, step, cells), notes=notes))
+    return replace(walkthrough, steps=tuple(steps)), Lazy(lambda: angles(expanded))
+
+
+def writer(ctx: Context, step: Step, cells: list[Cell]) -> Lazy[Expansion]:
+    widest = max((m.shape[1] for m in step.matrices), default=1)
+    most = len(step.matrices) * sum(widest if column is None else 1 for _, column in cells)
+    return Lazy(lambda: WRITERS[step.id](ctx, step, cells), most)
+
+
+def angles(expanded: list[tuple[int, Step, list[Cell]]]) -> Iterator[Angle]:
+    for index, step, cells in expanded:
+        m = step.matrices[0]
+        yield from ((index, i, j) for i, j in chosen_cells(m.rows, m.columns, cells))
+
+
+def shift_notes(ctx: Context, step: Step, cells: list[Cell]) -> tuple[Msg, ...]:
+    """A note for every written-out softmax row whose largest score is subtracted first."""
+    if step.id != "weights":
+        return ()
+    matrix = step.matrices[0]
+    notes = []
+    for i in chosen_rows(matrix.rows, cells):
+        peak = float(ctx.calc.softmax_parts(ctx.head.scores.row(i)[None, :])[0][0])
+        if peak != 0.0:
+            notes.append(Msg.of("Row {row}: its largest score, {peak}, is subtracted from each "
+                                "score before e^x, which keeps e^x readable and leaves the "
+                                "weights as they are.", row=matrix.rows[i], peak=peak))
+    return tuple(notes)
+
+
+def _tile_writers() -> dict[str, Writer]:
+    from attncli.arithmetic import expand_tiles  # it writes with the helpers of this module
+
+    return {"tile": expand_tiles.tile_rows, "tiled_output": expand_tiles.output_rows}
+
+
+WRITERS.update(_tile_writers())

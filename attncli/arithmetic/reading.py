@@ -1,0 +1,274 @@
+"""The weights in words, generated from the numbers: whom each query attends to most and least.
+
+Keys whose weights are equal at full precision (within `TOLERANCE`) are one group ("cat and mouse
+(0.30 each)"); "most" names the group with the largest weight. A weight that would print the
+same as its neighbour's though it differs, or print as 0 though it is not, is given with as many
+more decimals as tell them apart (`cat (0.352), then dog (0.348)`), so a sentence never ranks two
+numbers that read the same; a row whose weights all print the same but differ is said to be
+almost equal, with its range (`0.247–0.252`) (at `-p 0` or `-p 1`: those that print the same
+with 2 decimals). A query that sees only itself, one that sees a
+single other key and one that sees nothing are each said as such. With several heads, each head
+gets its own reading and one more says where the heads disagree about which keys a query attends
+to most. Expanded score cells also get the angle between query and key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
+from itertools import chain
+
+import numpy as np
+
+from attncli.arithmetic.elision import FULL_SWITCH
+from attncli.i18n import Finer, Msg, Param
+from attncli.model import HeadResult, Lazy, Reading, Walkthrough
+from attncli.arithmetic.numbers import rounded
+
+MOST_LISTED = 4  # groups named between "most" and "least" before the rest is counted
+NAMED_KEYS = 5  # keys named in a group of equal weights before the rest is counted
+TOLERANCE = 1e-12  # weights closer than this are equal: float64 sums in another order differ less
+ALMOST_DECIMALS = 2  # weights that print alike at 2 decimals (or finer) are almost equal
+LAST_DECIMAL = 12  # two weights further apart than TOLERANCE print differently with 12 decimals
+
+Group = tuple[tuple[str, ...], float]  # keys with the same weight, and that weight
+
+
+def groups(head: HeadResult, i: int) -> list[Group]:
+    """The keys query i sees, grouped by weight (equal within TOLERANCE), largest first."""
+    weights = head.weights.row(i)  # (m,)
+    visible = np.isfinite(head.scores.row(i))  # (m,)
+    order = np.argsort(-weights, kind="stable")  # (m,)
+    order = order[visible[order]]  # (seen,): the keys it sees, largest weight first
+    falling = -weights[order]  # (seen,), ascending
+    if (np.diff(falling) > TOLERANCE).all():  # no two alike (a large random layer): one each
+        columns = head.weights.columns
+        return [((columns[j],), w) for j, w in zip(order.tolist(), (-falling).tolist(),
+                                                     strict=True)]
+    found: list[Group] = []
+    start = 0
+    while start < len(order):
+        end = int(np.searchsorted(falling, falling[start] + TOLERANCE, side="right"))
+        found.append((tuple(head.weights.columns[j] for j in order[start:end]),
+                      float(-falling[start])))
+        start = end
+    return found
+
+
+def decimals(weight: float, others: Sequence[float], precision: int,
+             significant: bool = False) -> int:
+    """The fewest decimals, from `precision` on, at which `weight` prints as something other
+    than each of `others` and, if `significant` and it is not 0, as something other than 0."""
+    places = precision
+    while places < LAST_DECIMAL and (
+            (significant and weight != 0.0 and rounded(weight, places) == 0.0)
+            or any(rounded(weight, places) == rounded(o, places) for o in others)):
+        places += 1
+    return places
+
+
+def shown(found: Sequence[Group], k: int, precision: int, significant: bool = False) -> Param:
+    """The weight of group k as a sentence prints it: with more decimals where needed."""
+    weight = found[k][1]
+    neighbours = [found[n][1] for n in (k - 1, k + 1) if 0 <= n < len(found)]
+    more = decimals(weight, neighbours, precision, significant) - precision
+    return Finer(weight, more) if more else weight
+
+
+def negligible_tail(found: list[Group], precision: int) -> list[Group]:
+    """The groups after the last weight that prints as more than 0, as one group: what the table
+    shows as 0 is said as 0, not told apart with twelve decimals."""
+    tail = len(found)
+    while tail > 1 and rounded(found[tail - 1][1], precision) == 0.0:
+        tail -= 1
+    if len(found) - tail < 2 or rounded(found[tail - 1][1], precision) == 0.0:
+        return found
+    keys = tuple(key for group in found[tail:] for key in group[0])
+    return [*found[:tail], (keys, found[tail][1])]
+
+
+def key_name(query: str, key: str) -> Msg | str:
+    return Msg.of("itself") if key == query else key
+
+
+def group_msg(query: str, found: Sequence[Group], k: int, precision: int) -> Msg:
+    keys, _ = found[k]
+    weight = shown(found, k, precision)
+    if len(keys) == 1:
+        return Msg.of("{token} ({weight})", token=key_name(query, keys[0]), weight=weight)
+    return Msg.of("{tokens} ({weight} each)", tokens=key_listing(query, keys),
+                  weight=weight)
+
+
+def key_listing(query: str, keys: Sequence[str]) -> Msg | str:
+    """`a, b and c`; a long list (a row of thousands of equal weights) names its first keys and
+    counts the rest: `t0, t1, t2, t3, t4 and 1995 more keys`."""
+    if len(keys) <= NAMED_KEYS + 1:
+        return listing([key_name(query, k) for k in keys])
+    named: Msg | str = key_name(query, keys[0])
+    for key in keys[1:NAMED_KEYS]:
+        named = Msg.of("{first}, {second}", first=named, second=key_name(query, key))
+    return Msg.plural_of("{first} and {count} more key", "{first} and {count} more keys",
+                         len(keys) - NAMED_KEYS, first=named)
+
+
+def listing(items: Sequence[Msg | str]) -> Msg | str:
+    """`a`, `a and b`, `a, b and c`."""
+    if len(items) == 1:
+        return items[0]
+    head: Msg | str = items[0]
+    for item in items[1:-1]:
+        head = Msg.of("{first}, {second}", first=head, second=item)
+    return Msg.of("{first} and {last}", first=head, last=items[-1])
+
+
+def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
+    query = head.weights.rows[i]
+    if np.isnan(head.weights.row(i)).any():
+        if not np.isneginf(head.scores.row(i)).all():
+            # in a low precision, a score that overflowed to inf: inf − inf is NaN
+            return Msg.of("{query}: its weights are NaN, from a score that overflowed.",
+                          query=query)
+        return Msg.of("{query} sees no key, so its weights are undefined (NaN).", query=query)
+    found = groups(head, i)
+    if not found:
+        return Msg.of("{query} sees no key, so it attends to nothing: its weights are all 0.",
+                      query=query)
+    if len(found) == 1 and len(found[0][0]) == 1:
+        (key,), weight = found[0]
+        if key == query:
+            return Msg.of("{query} sees only itself, so all its weight ({weight}) stays there.",
+                          query=query, weight=weight)
+        return Msg.of("{query} sees only {key}, so all its weight ({weight}) goes there.",
+                      query=query, key=key, weight=weight)
+    seen = sum(len(keys) for keys, _ in found)
+    if len(found) == 1:
+        return Msg.plural_of("{query} attends equally to the {count} key it sees ({weight} each).",
+                             "{query} attends equally to the {count} keys it sees "
+                             "({weight} each).", seen, query=query,
+                             weight=shown(found, 0, precision, significant=True))
+    high, low = found[0][1], found[-1][1]
+    almost = max(precision, ALMOST_DECIMALS)
+    if rounded(high, almost) == rounded(low, almost):  # they all print the same
+        places = max(decimals(low, [high], precision, significant=True),
+                     decimals(high, [], precision, significant=True))
+        return Msg.plural_of(
+            "{query} attends almost equally to the {count} key it sees ({low}–{high}).",
+            "{query} attends almost equally to the {count} keys it sees ({low}–{high}).",
+            seen, query=query, low=Finer(low, places - precision),
+            high=Finer(high, places - precision))
+    found = negligible_tail(found, precision)
+    first = group_msg(query, found, 0, precision)
+    last = group_msg(query, found, len(found) - 1, precision)
+    if len(found) == 2:
+        return Msg.of("{query} attends more to {first} than to {last}.",
+                      query=query, first=first, last=last)
+    return Msg.of("{query} attends most to {first}, then to {middle}, least to {last}.",
+                  query=query, first=first, last=last, middle=middle(query, found, precision))
+
+
+def middle(query: str, found: list[Group], precision: int) -> Msg:
+    """The groups between the first and the last, the first few named."""
+    inner = range(1, len(found) - 1)
+    shown_groups = [group_msg(query, found, k, precision) for k in inner[:MOST_LISTED]]
+    rest = sum(len(found[k][0]) for k in inner[MOST_LISTED:])
+    result = shown_groups[0]
+    for part in shown_groups[1:]:
+        result = Msg.of("{first}, then to {second}", first=result, second=part)
+    if rest:
+        result = Msg.plural_of("{first}, then {count} more key", "{first}, then {count} more keys",
+                               rest, first=result)
+    return result
+
+
+def head_reading(head: HeadResult, index: int | None, precision: int) -> Reading:
+    read = head.weights.row_indices()
+    sentences = [query_sentence(head, i, precision) for i in read]
+    return Reading(index, (*sentences, *rest(head, len(read))))
+
+
+def rest(head: HeadResult, read: int) -> tuple[Msg, ...]:
+    """What a summary leaves unread (see model.Matrix.kept)."""
+    left = len(head.weights.rows) - read
+    if not left:
+        return ()
+    return (Msg.plural_of("The other {count} query is not read here; {switch} reads every one.",
+                          "The other {count} queries are not read here; {switch} reads every "
+                          "one.", left, switch=FULL_SWITCH),)
+
+
+def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
+    """Where the heads disagree about which keys a query attends to most."""
+    sentences: list[Msg] = []
+    for i in heads[0].weights.row_indices():
+        query = heads[0].weights.rows[i]
+        tops = []
+        for head in heads:
+            found = groups(head, i)
+            tops.append(found[0][0] if found else ())
+        if len({frozenset(top) for top in tops}) > 1:
+            parts: Msg | str = ""
+            for head, top in zip(heads, tops, strict=True):
+                part = (Msg.of("to {keys} in head {index}", index=head.index,
+                               keys=key_listing(query, top)) if top else
+                        Msg.of("to no key in head {index}, which sees none", index=head.index))
+                # commas between the heads: "and" already joins the keys within one head
+                parts = Msg.of("{first}, {second}", first=parts, second=part) if parts else part
+            sentences.append(Msg.of("The heads disagree about {query}: it attends most {parts}.",
+                                    query=query, parts=parts))
+    left = rest(heads[0], len(heads[0].weights.row_indices()))
+    if not sentences and not left:
+        sentences.append(Msg.plural_of(
+            "The {count} head agrees on where every query attends most.",
+            "All {count} heads agree on where every query attends most.", len(heads)))
+    return Reading(None, (*sentences, *left))
+
+
+def angle_sentence(head: HeadResult, i: int, j: int, precision: int) -> Msg:
+    q, k = head.queries.row(i), head.keys.row(j)  # (d_k,), (d_k,)
+    query, key = head.queries.rows[i], head.keys.rows[j]
+    for letter, token, vector in (("q", query, q), ("k", key, k)):
+        if not vector.any():
+            return Msg.of("q_{query} and k_{key}: the angle is undefined, since {vector} has "
+                          "length 0.", query=query, key=key, vector=f"{letter}_{token}")
+    q, k = q / np.abs(q).max(), k / np.abs(k).max()  # (d_k,): no norm underflows to 0
+    unit_q, unit_k = q / np.linalg.norm(q), k / np.linalg.norm(k)  # (d_k,)
+    cos = min(1.0, max(-1.0, float(unit_q @ unit_k)))
+    return Msg.of("q_{query} and k_{key} are {angle}° apart (cos θ = {cos}).",
+                  query=head.queries.rows[i], key=head.keys.rows[j],
+                  angle=math.degrees(math.acos(cos)),
+                  cos=Finer(cos, decimals(cos, [], precision) - precision))
+
+
+def angle_sentences(head: HeadResult, angles: Iterable[tuple[int, int, int]],
+                    precision: int) -> Iterator[Msg]:
+    """The angle of every expanded score cell of `head`, after one sentence saying what it is."""
+    cells = ((i, j) for index, i, j in angles if index == head.index)
+    first = next(cells, None)
+    if first is None:
+        return
+    yield Msg.of("q·k = |q|·|k|·cos θ: the smaller the angle between a query and a key, the "
+                 "larger their score.")
+    for i, j in chain((first,), cells):
+        yield angle_sentence(head, i, j, precision)
+
+
+def read(walkthrough: Walkthrough, angles: Iterable[tuple[int, int, int]] = ()) -> tuple[
+        Reading, ...]:
+    """Per head, a sentence for every query; with several heads, where they disagree; and the
+    angle between query and key for every expanded score cell (head, query row, key column),
+    made as they are read (`-x all` expands every score cell)."""
+    heads = walkthrough.heads
+    several = len(heads) > 1
+    readings = []
+    for head in heads:
+        reading = head_reading(head, head.index if several else None, walkthrough.precision)
+        said = Lazy(partial(angle_sentences, head, angles, walkthrough.precision))
+        sentences: Sequence[Msg] = reading.sentences
+        if said:
+            sentences = Lazy(partial(chain, reading.sentences, said))
+        readings.append(Reading(reading.head, sentences))
+    if several:
+        readings.append(comparison(heads, walkthrough.precision))
+    return tuple(readings)

@@ -1,0 +1,138 @@
+"""Worksheets: a walkthrough with chosen cells left as boxes to fill in, and its answer key.
+
+Blanking happens here, on the model: a Matrix lists its blank cells, an Expansion whose result
+is a blank cell is marked blank (its left side and arithmetic stay, its result becomes a box).
+Renderers print a box for each (render/common.py BOX_*); the key is the same walkthrough
+without blanks, so worksheet and key agree everywhere but the boxes.
+
+Cells to blank: every cell of the chosen steps' results (`--blank weights,output`), or a number
+of cells drawn from the results of every computed step with NumPy's seeded Generator
+(`--blank-cells 6 --seed 1`), the same cells on every machine. Given inputs (the embeddings and
+the weights) and hidden scores (−∞) are never blanked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from attncli.arithmetic import elision
+from attncli.errors import UsageError
+from attncli.i18n import Msg
+from attncli.model import Expansion, Matrix, Step, Walkthrough
+
+GIVEN = ("embeddings", "context", "parameters", "grad_output")  # the inputs: nothing to compute
+PROJECTED = ("Q", "K", "V")
+# steps whose every matrix is computed side by side from the step before: dQ and dK, each dW
+ALL_COMPUTED = ("grad_projections", "grad_rope", "grad_weights", "grad_shared")
+
+
+def results(step: Step) -> tuple[int, ...]:
+    """The matrices of a step a student computes: Q, K and V of the projections, every matrix
+    of the gradient steps that make several side by side, the last (the result) of any other
+    step; none of a step of given inputs."""
+    if step.id in GIVEN or step.id in ("positional", "context_positional"):
+        return ()
+    if step.id == "projections":
+        return tuple(i for i, m in enumerate(step.matrices) if m.symbol.text in PROJECTED)
+    if step.id in ALL_COMPUTED:
+        return tuple(range(len(step.matrices)))
+    return (len(step.matrices) - 1,)
+
+
+def candidates(walkthrough: Walkthrough, steps: Sequence[str] | None,
+               full: bool = False) -> list[tuple[int, int, int, int]]:
+    """(step, matrix, row, column) of every cell that may be blanked, in walkthrough order: of
+    a large matrix shown elided (unless `full`), only the cells the sheet shows."""
+    found = []
+    for s, step in enumerate(walkthrough.steps):
+        if steps is not None and step.id not in steps:
+            continue
+        for k in results(step):
+            matrix = step.matrices[k]
+            values = matrix.whole()  # (rows, columns)
+            elide = not full and elision.is_elided(*values.shape)
+            rows, columns = (elision.shown(count, elide) for count in values.shape)
+            found += [(s, k, i, j) for i in rows if i is not None for j in columns
+                      if j is not None and math.isfinite(float(values[i, j]))]
+    return found
+
+
+def choose(walkthrough: Walkthrough, steps: Sequence[str] | None, count: int | None,
+           seed: int, full: bool = False) -> list[tuple[int, int, int, int]]:
+    """The cells to blank: all of the chosen steps', or `count` of them drawn with `seed`."""
+    if steps is not None:
+        known = {step.id for step in walkthrough.steps}
+        for step_id in steps:
+            if step_id not in known:
+                raise UsageError(Msg.of("--blank: unknown step {found}; expected one of {known}",
+                                        found=step_id, known=", ".join(dict.fromkeys(
+                                            s.id for s in walkthrough.steps))))
+    pool = candidates(walkthrough, steps, full)
+    if count is None:
+        return pool
+    if not 1 <= count <= len(pool):
+        raise UsageError(Msg.of("--blank-cells: expected a number from 1 to {last}, found "
+                                "{found}", last=len(pool), found=count))
+    picked = np.random.default_rng(seed).choice(len(pool), size=count, replace=False)
+    return [pool[int(p)] for p in sorted(picked)]
+
+
+def blank(walkthrough: Walkthrough, steps: Sequence[str] | None = None, count: int | None = None,
+          seed: int = 0, full: bool = False) -> Walkthrough:
+    """The worksheet: `walkthrough` with the chosen cells and the results of their written-out
+    lines blank."""
+    chosen = choose(walkthrough, steps, count, seed, full)
+    new_steps = list(walkthrough.steps)
+    for s, step in enumerate(walkthrough.steps):
+        mine = [(k, i, j) for (t, k, i, j) in chosen if t == s]
+        if not mine:
+            continue
+        matrices = list(step.matrices)
+        names: set[str] = set()
+        for k in {k for k, _, _ in mine}:
+            cells = frozenset((i, j) for kk, i, j in mine if kk == k)
+            matrices[k] = replace(matrices[k], blank=cells)
+            names |= cell_names(matrices[k], cells)
+        expansions = tuple(replace(e, blank=True) if targets(e, names) else e
+                           for e in step.expansions)
+        new_steps[s] = replace(step, matrices=tuple(matrices), expansions=expansions)
+    # the reading and the hand calculation's drift would say the blanked numbers in words
+    return replace(walkthrough, steps=tuple(new_steps), reading=(), drift=None)
+
+
+def cell_names(matrix: Matrix, cells: frozenset[tuple[int, int]]) -> set[str]:
+    """How written-out lines name these cells: `A[chases, cat]`, and `Z[chases]` for a row
+    whose result is a whole row of numbers."""
+    symbol = matrix.symbol.text
+    names = {f"{symbol}[{matrix.rows[i]}, {matrix.columns[j]}]" for i, j in cells}
+    return names | {f"{symbol}[{matrix.rows[i]}]" for i, _ in cells}
+
+
+def targets(expansion: Expansion, names: set[str]) -> bool:
+    return expansion.target is not None and expansion.target.text in names
+
+
+WORKSHEET_FORMATS = ("latex", "markdown", "beamer")
+DEFAULT_BLANK = ("weights", "output")
+
+
+def worksheet_of(walkthrough: Walkthrough, asked: bool, fmt: str | None, steps: str | None,
+                 count: int | None, seed: int, full: bool = False) -> Walkthrough:
+    """The worksheet `attn export --worksheet` asks for; UsageError for options that clash."""
+    if not asked:
+        raise UsageError(Msg.of("--blank, --blank-cells and --answers make a worksheet; add "
+                                "--worksheet"))
+    if fmt not in WORKSHEET_FORMATS:
+        raise UsageError(Msg.of("--worksheet: choose --latex, --beamer or --markdown"))
+    if steps is not None and count is None:
+        chosen: tuple[str, ...] | None = tuple(p.strip() for p in steps.split(",") if p.strip())
+    elif steps is None and count is None:
+        chosen = DEFAULT_BLANK
+    else:
+        chosen = None if steps is None else tuple(p.strip() for p in steps.split(",")
+                                                  if p.strip())
+    return blank(walkthrough, chosen, count, seed, full)

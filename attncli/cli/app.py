@@ -1,0 +1,60 @@
+"""The `attn` command: the Typer app, its root options, and the commands wired into it.
+
+Each command lives in its own module under attncli/cli/ (its options in
+attncli/cli/options.py, the one place errors become exit codes in
+attncli/cli/running.py). NumPy, YAML and Rich are imported inside the commands, so
+`attn --help` and `attn --version` stay fast.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from attncli.cli.language import AttnGroup
+from attncli.cli import check, explain, export, snippets, specs
+from attncli.cli.options import MessagesLangOpt
+from attncli.errors import EXIT_BAD_INPUT
+from attncli.i18n import N_
+
+app = typer.Typer(
+    cls=AttnGroup,
+    name="attn",
+    help=N_("Worked examples of transformer attention, step by step."),
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"attn {version('attn')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True,
+                           help=N_("Show the version."))
+    ] = False,
+    lang: MessagesLangOpt = None,
+) -> None:
+    """Worked examples of transformer attention, step by step."""
+
+
+# the commands in the order `attn --help` lists them
+for commands in (explain, snippets, specs, check, export):
+    app.add_typer(commands.app)
+
+
+def main() -> None:
+    app(prog_name="attn")
+
+
+__all__ = ["EXIT_BAD_INPUT", "app", "main"]

@@ -1,0 +1,76 @@
+"""`attn check`: a hand calculation compared with the walkthrough, number by number, with the
+known slip that explains the numbers that differ."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from attncli.cli.inputs import language, loading, spec_path
+from attncli.cli.options import (
+    AllowOutsideOpt,
+    DebugOpt,
+    LangOpt,
+    MaxCellsOpt,
+    RoundOpt,
+    SpecArg,
+)
+from attncli.cli.running import run
+from attncli.cli.streams import write_stdout
+from attncli.errors import CheckFailed
+from attncli.i18n import N_
+from attncli.spec.limits import DEFAULT_MAX_CELLS
+
+app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
+
+
+@app.command()
+def check(
+    answer: Annotated[str, typer.Option(
+        "--answer", "-a", show_default=False,
+        help=N_('Your matrix in calculator notation ("1 0; 0.35 0.65"), or a YAML/JSON file '
+        "(.yaml, .yml, .json; - reads standard input) mapping step ids to matrices."))],
+    spec: SpecArg = None,
+    step: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--step", "-s", show_default=False,
+                     help=N_("The step your matrix is for: Q, K, V, scores, scaled, masked, "
+                     "weights, output, concat, out_projection ... (needed with a matrix typed "
+                     "in; with a file, only this step is checked).")),
+    ] = None,
+    head: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--head", show_default=False,
+                     help=N_("The head your matrix is for (1-based), with several heads.")),
+    ] = None,
+    round_intermediates: RoundOpt = None,
+    lang: LangOpt = None,
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    debug: DebugOpt = False,
+) -> None:
+    """Check a hand calculation: each number at the precision you wrote it, and the known slip
+    that explains the numbers that differ (no scaling, softmax over columns, ...).
+
+    Exit 0 when every number is right, 1 when one is wrong, 2 for bad input.
+
+    Example: attn check configs/cat_chases_mouse.yaml --step weights
+    --answer "1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"
+    """
+    chosen = language(lang)
+
+    def action() -> str:
+        from attncli.check import answers_of, check_answers, report, summary
+        from attncli.spec import load_spec
+
+        reading = loading(allow_outside, max_cells)
+        answers = answers_of(answer, step, reading.max_cells)
+        verdicts = check_answers(load_spec(spec_path(spec), **vars(reading)), answers, head,
+                                 round_intermediates)
+        write_stdout(report(verdicts, chosen))
+        if not all(v.ok for v in verdicts):
+            raise CheckFailed(summary(verdicts))
+        return ""
+
+    run(action, chosen, debug)

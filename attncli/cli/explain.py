@@ -1,0 +1,157 @@
+"""`attn explain`: every step of attention on a spec, in the terminal (rich or text) or as JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from attncli.cli.inputs import (
+    check_precision,
+    decimal_option,
+    jobs_option,
+    language,
+    languages,
+    load_walkthrough,
+    loading,
+)
+from attncli.cli.options import (
+    MIN_WIDTH,
+    AllowOutsideOpt,
+    BackwardOpt,
+    DebugOpt,
+    DecimalOpt,
+    EmbeddingsOpt,
+    ExpandOpt,
+    FullOpt,
+    HeaderOpt,
+    HeadOpt,
+    HeatmapOpt,
+    LangOpt,
+    MaskOpt,
+    MatrixOpt,
+    MaxCellsOpt,
+    PrecisionOpt,
+    ReadingOpt,
+    RoundOpt,
+    ScaleOpt,
+    SpecArg,
+    StepsOpt,
+    TokensOpt,
+    WidthOpt,
+    WkOpt,
+    WqOpt,
+    WvOpt,
+)
+from attncli.cli.running import run
+from attncli.errors import UsageError
+from attncli.i18n import N_, Msg
+from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.render import ELIDING
+from attncli.spec.view import Inline, View
+
+app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
+
+
+class Format(str, Enum):
+    rich = "rich"
+    text = "text"
+    json = "json"
+
+
+def output_width(width: int | None, rich: bool) -> int:
+    """Columns to fit: --width; on a terminal its width ($COLUMNS first); the rich view piped,
+    $COLUMNS when set; else 80, so that text in a file is the same on every machine."""
+    if width is not None:
+        if width < MIN_WIDTH:
+            raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                    "{value}", option="--width", low=MIN_WIDTH, value=width))
+        return width
+    if sys.stdout is not None and sys.stdout.isatty():
+        import shutil
+
+        return max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns)
+    columns = os.environ.get("COLUMNS", "").strip()
+    if rich and columns.isdigit():
+        return max(MIN_WIDTH, int(columns))
+    return 80
+
+
+
+@app.command()
+def explain(
+    spec: SpecArg = None,
+    precision: PrecisionOpt = None,
+    format: Annotated[
+        Format, typer.Option("--format", "-f", help=N_("rich (terminal), text (plain) or json."))
+    ] = Format.rich,
+    lang: LangOpt = None,
+    expand: ExpandOpt = None,
+    round_intermediates: RoundOpt = None,
+    steps: StepsOpt = None,
+    head: HeadOpt = None,
+    reading: ReadingOpt = None,
+    header: HeaderOpt = None,
+    matrix: MatrixOpt = None,
+    full: FullOpt = False,
+    width: WidthOpt = None,
+    heatmap: HeatmapOpt = True,
+    jobs: Annotated[Optional[int], typer.Option(  # noqa: UP045
+        "--jobs", "-j", help=N_("Processes that write the written-out cells of a large "
+                                "walkthrough side by side, in the rich and text formats "
+                                "(default: as many as there are processors)."),
+        show_default=False)] = None,
+    backward: BackwardOpt = False,
+    tokens: TokensOpt = None,
+    embeddings: EmbeddingsOpt = None,
+    mask: MaskOpt = None,
+    wq: WqOpt = None,
+    wk: WkOpt = None,
+    wv: WvOpt = None,
+    scale: ScaleOpt = None,
+    decimal_comma: DecimalOpt = None,
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    debug: DebugOpt = False,
+) -> None:
+    """Print every step of attention on SPEC, labelled with its tokens, with the work shown.
+
+    Example: attn explain configs/cat_chases_mouse.yaml --format text --round-intermediates
+
+    One step for a slide, numbered as in the whole example: attn explain --steps weights
+    --no-header --format text; one matrix: attn explain --matrix A --format text; text for a
+    60-column page: attn explain --format text --width 60
+
+    Without a file: attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0"
+    --mask causal
+    """
+    inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
+    view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+                reading=reading, header=header, matrix=matrix,
+                summary=format.value in ELIDING and not full, backward=backward)
+
+    def action() -> str | Iterable[str]:
+        from attncli.render import stream
+
+        chosen = languages(lang)
+        check_precision(precision)
+        processes = jobs_option(jobs)
+        columns = output_width(width, format is Format.rich)
+        shown = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),
+                                 shows="--full" if full else "--format " + format.value)
+        color = (format is Format.rich and sys.stdout is not None and sys.stdout.isatty()
+                 and "NO_COLOR" not in os.environ)
+        options = {"width": columns, "color": color, "full": full, "heatmap": heatmap,
+                   "decimal": decimal_option(decimal_comma), "jobs": processes}
+        if shown.matrix is not None:
+            from attncli.render.bare import render_matrix
+
+            return render_matrix(shown.walkthrough, shown.matrix, format.value, **options)
+        return stream(shown.walkthrough, format.value, chosen, **options)
+
+    run(action, language(lang), debug)

@@ -1,0 +1,232 @@
+"""`attn export`: the walkthrough as LaTeX, Beamer, Markdown, JSON or SVG (and a heatmap), to
+stdout or written safely to a file, optionally as a worksheet with its answer key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from attncli.cli.inputs import (
+    check_precision,
+    decimal_option,
+    language,
+    languages,
+    load_walkthrough,
+    loading,
+    spec_path,
+)
+from attncli.cli.options import (
+    AllowOutsideOpt,
+    AnswersOpt,
+    BackwardOpt,
+    BlankCellsOpt,
+    BlankOpt,
+    DebugOpt,
+    DecimalOpt,
+    ExpandOpt,
+    FullOpt,
+    HeaderOpt,
+    HeadOpt,
+    LangOpt,
+    MatrixOpt,
+    MaxCellsOpt,
+    PrecisionOpt,
+    ReadingOpt,
+    RoundOpt,
+    SeedOpt,
+    SpecArg,
+    StepsOpt,
+    WorksheetOpt,
+)
+from attncli.cli.running import run
+from attncli.errors import UsageError
+from attncli.i18n import N_, Msg
+from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.view import Inline, View
+
+app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
+
+
+class ExportFormat(str, Enum):
+    latex = "latex"
+    markdown = "markdown"
+    json = "json"
+    svg = "svg"
+    beamer = "beamer"
+
+
+class Aspect(str, Enum):
+    wide = "169"
+    four_three = "43"
+
+
+class MdFlavor(str, Enum):
+    github = "github"
+    katex = "katex"
+    plain = "plain"
+
+
+def export_format(**flags: bool) -> ExportFormat | None:
+    chosen = [name for name, on in flags.items() if on]
+    if len(chosen) > 1:
+        raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg; "
+                                "found {found}", found=", ".join("--" + name for name in chosen)))
+    return ExportFormat(chosen[0]) if chosen else None
+
+
+SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
+
+
+@app.command()
+def export(
+    spec: SpecArg = None,
+    latex: Annotated[bool, typer.Option("--latex", help=N_("LaTeX (amsmath), a fragment for "
+                                        "\\input; see --standalone."))] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help=N_("Markdown with $$ math; "
+                                           "see --md-flavor."))] = False,
+    json: Annotated[bool, typer.Option("--json", help=N_("Strict JSON, full precision."))] = False,
+    svg: Annotated[bool, typer.Option("--svg", help=N_("The terminal view as an SVG."))] = False,
+    xlsx: Annotated[bool, typer.Option("--xlsx", help=N_(
+        "A live spreadsheet (.xlsx, needs -o FILE): every computed cell a formula, so an edited "
+        "embedding changes every later step."))] = False,
+    beamer: Annotated[bool, typer.Option("--beamer", help=N_("Beamer slides for pdflatex: one "
+                                         "frame per step; see --frames-only, --aspect."))] = False,
+    frames_only: Annotated[bool, typer.Option(
+        "--frames-only", help=N_("Beamer: only the frames, for \\input into a deck."))] = False,
+    aspect: Annotated[Aspect, typer.Option(
+        "--aspect", help=N_("Beamer: the frames' aspect ratio, 169 (16:9) or 43 (4:3)."))
+    ] = Aspect.wide,
+    output: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--output", "-o", help=N_("Write to FILE (safely: a temporary file renamed "
+                     "over it) instead of standard output."), show_default=False),
+    ] = None,
+    standalone: Annotated[bool, typer.Option(
+        "--standalone", help=N_("LaTeX: a whole document for pdflatex, not a fragment."))] = False,
+    md_flavor: Annotated[Optional[MdFlavor], typer.Option(  # noqa: UP045
+        "--md-flavor", show_default=False,
+        help=N_("Markdown: github (default: ```math blocks and $`..`$), katex ($$ and $..$) or "
+        "plain (tables and code blocks, no math); default: the spec's display.md_flavor, or "
+        "github."))] = None,
+    front_matter: Annotated[bool, typer.Option(
+        "--front-matter", help=N_("Markdown: YAML front matter with title_<lang> and "
+        "description_<lang>."))] = False,
+    heatmap: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--heatmap", help=N_("Also write the attention weights as a heatmap SVG to "
+                     "FILE (one panel per head)."), show_default=False),
+    ] = None,
+    precision: PrecisionOpt = None,
+    lang: LangOpt = None,
+    expand: ExpandOpt = None,
+    round_intermediates: RoundOpt = None,
+    steps: StepsOpt = None,
+    head: HeadOpt = None,
+    reading: ReadingOpt = None,
+    header: HeaderOpt = None,
+    matrix: MatrixOpt = None,
+    full: FullOpt = False,
+    decimal_comma: DecimalOpt = None,
+    backward: BackwardOpt = False,
+    worksheet: WorksheetOpt = False,
+    blank: BlankOpt = None,
+    blank_cells: BlankCellsOpt = None,
+    seed: SeedOpt = 0,
+    answers: AnswersOpt = None,
+    allow_outside: AllowOutsideOpt = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    debug: DebugOpt = False,
+) -> None:
+    """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON or SVG, for a post or slides.
+
+    With --worksheet, chosen cells are boxes to fill in and --answers FILE writes the key:
+    attn export SPEC --latex --standalone --worksheet --blank-cells 6 --seed 1 -o sheet.tex
+    --answers key.tex
+
+    Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
+
+    For a slide: attn export SPEC --latex --steps weights --expand none --no-header; a matrix
+    to paste into a formula: attn export SPEC --latex --matrix A:2
+    """
+    # a format that elides the middle of a large matrix needs only the rows it shows (build's
+    # summary); a worksheet draws its blanks from every cell, --matrix shows one whole
+    eliding = bool(svg or latex or beamer or markdown) and not full and heatmap is None
+    sheet = worksheet or blank is not None or blank_cells is not None or answers is not None
+    view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+                reading=reading, header=header, matrix=matrix,
+                md_flavor=md_flavor.value if md_flavor is not None else None,
+                summary=eliding and not sheet and matrix is None, backward=backward)
+
+    def action() -> str | Iterable[str]:
+        from attncli.files import write_atomic
+        from attncli.render import render, stream
+
+        if xlsx:
+            from attncli.cli.spreadsheet import write_spreadsheet
+
+            other = bool(latex or beamer or markdown or json or svg or heatmap or worksheet)
+            return write_spreadsheet(spec, output, view, other, lang, decimal_comma,
+                                     allow_outside, max_cells)
+        fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg)
+        if fmt is None and heatmap is None:
+            raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg "
+                                    "(or --heatmap FILE)"))
+        chosen = languages(lang)
+        check_precision(precision)
+        check_outputs(output, heatmap)
+        shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
+        shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells), shows)
+        walkthrough = shown.walkthrough
+        protect = [spec_path(spec)] if spec != "-" else []
+        decimal = decimal_option(decimal_comma)
+        key = walkthrough
+        if sheet:
+            from attncli.check.worksheet import worksheet_of
+
+            walkthrough = worksheet_of(walkthrough, worksheet, fmt and fmt.value, blank,
+                                       blank_cells, seed, full)
+        if heatmap is not None:  # a picture: its labels in the first language asked for
+            write_atomic(heatmap, render(walkthrough, "heatmap", chosen[0], decimal=decimal),
+                         protect=protect)
+        if fmt is None:
+            return ""
+        options = {"full": full, "width": SVG_WIDTH if fmt is ExportFormat.svg else 80,
+                   "decimal": decimal}
+        if shown.matrix is not None:
+            from attncli.render.bare import render_matrix
+
+            text: str | Iterable[str] = render_matrix(walkthrough, shown.matrix, fmt.value,
+                                                      **options)
+        else:
+            text = stream(walkthrough, fmt.value, chosen, standalone=standalone,
+                          front_matter=front_matter, frames_only=frames_only,
+                          aspect=aspect.value, **options)
+            if answers is not None:
+                write_atomic(answers, stream(key, fmt.value, chosen, standalone=standalone,
+                                             front_matter=front_matter, frames_only=frames_only,
+                                             aspect=aspect.value, **options),
+                             protect=protect + ([output] if output else []))
+        if output is None:
+            return text
+        write_atomic(output, text, protect=protect)
+        return ""
+
+    run(action, language(lang), debug)
+
+
+def check_outputs(output: str | None, heatmap: str | None) -> None:
+    """Refuse, before any work, an output that is not a regular file (see attncli/files.py) and
+    two outputs that are one file."""
+    from pathlib import Path
+
+    from attncli.files import output_target, same_file
+
+    for path in (output, heatmap):
+        if path is not None:
+            output_target(path)
+    if output is not None and heatmap is not None and same_file(Path(output), Path(heatmap)):
+        raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose two "
+                                "files", first="--output", second="--heatmap", file=output))

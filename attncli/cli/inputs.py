@@ -1,0 +1,113 @@
+"""What the options shared by the commands mean: the languages asked for, the decimals, how to
+read spec files, which spec, and the walkthrough they ask to show.
+
+Each function raises UsageError for a value it cannot take; commands call them inside `run`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Literal
+
+from attncli.cli.language import root_option
+from attncli.errors import UsageError
+from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages
+from attncli.spec.view import Inline, Loading, View
+
+if TYPE_CHECKING:
+    from attncli.steps.show import Shown
+
+MAX_PRECISION = 12
+
+
+def requested_languages(lang: str | None) -> tuple[str, str]:
+    """The comma list of languages asked for and where it was asked: --lang, else $ATTN_LANG
+    (never the system locale, so the output is the same on every machine), else English."""
+    lang = lang if lang is not None else root_option("lang")
+    if lang is not None:
+        return lang, "--lang"
+    env = os.environ.get("ATTN_LANG")
+    if env:
+        return env, "ATTN_LANG"
+    return DEFAULT_LANG, "--lang"
+
+
+def languages(lang: str | None) -> tuple[str, ...]:
+    """The languages to write in, in order; UsageError if the list is not valid."""
+    text, source = requested_languages(lang)
+    return parse_languages(text, source)
+
+
+def language(lang: str | None) -> str:
+    """The language of messages and errors: the first valid one asked for (--lang, then
+    $ATTN_LANG), else English; so even an error in the list itself is in a language asked for."""
+    return first_known(lang, root_option("lang"), os.environ.get("ATTN_LANG"))
+
+
+def decimal_option(decimal_comma: bool | None) -> Literal["dot", "comma"] | None:
+    """--decimal-comma / --decimal-dot, or None to keep the spec's display.decimal."""
+    if decimal_comma is None:
+        return None
+    return "comma" if decimal_comma else "dot"
+
+
+def check_precision(precision: int | None) -> None:
+    if precision is not None and not 0 <= precision <= MAX_PRECISION:
+        raise UsageError(Msg.of("{option}: expected a whole number from {low} to {high}, found "
+                                "{value}", option="--precision", low=0, high=MAX_PRECISION,
+                                value=precision))
+
+
+def loading(allow_outside: bool, max_cells: int) -> Loading:
+    """How to read spec files; UsageError if --max-cells is not a positive number."""
+    if max_cells < 1:
+        raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                "{value}", option="--max-cells", low=1, value=max_cells))
+    return Loading(allow_outside, max_cells)
+
+
+def jobs_option(jobs: int | None) -> int:
+    """How many processes `attn snippets` renders in: `--jobs`, or the processors attn may use;
+    UsageError if --jobs is not a positive number."""
+    import os
+
+    if jobs is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+            os.cpu_count() or 1)
+    if jobs < 1:
+        raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                "{value}", option="--jobs", low=1, value=jobs))
+    return jobs
+
+
+def spec_path(spec: str | None) -> str:
+    """The spec file to read: SPEC, or the bundled example when none is given."""
+    if spec is not None:
+        return spec
+    from attncli.spec.examples import example_path
+
+    return str(example_path())
+
+
+def load_walkthrough(spec: str | None, inline: Inline, view: View,
+                     reading: Loading | None = None, shows: str = "--full") -> Shown:
+    """The walkthrough the shared options ask for: from SPEC, from the calculator options, or
+    the bundled example. Call it inside `run`, so its errors become one line and exit 2.
+    Unless the view elides, what it shows is bounded first (attncli/steps/budget.py), `shows` naming
+    the option that asks for every number."""
+    from attncli.steps.show import prepare
+    from attncli.spec import load_spec
+    from attncli.spec.inline import inline_spec
+
+    reading = reading or Loading()
+    if inline.given():
+        if spec is not None:
+            raise UsageError(Msg.of("give either SPEC or --tokens/--embeddings, not both"))
+        loaded = inline_spec(inline, reading.max_cells)
+    else:
+        loaded = load_spec(spec_path(spec), **vars(reading))
+    from attncli.steps.budget import check_view
+
+    check_view(loaded, view, reading.max_cells, shows)
+    return prepare(loaded, view)
+

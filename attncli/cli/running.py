@@ -1,0 +1,52 @@
+"""Running a command's action: the one place where errors become a line on stderr and an exit
+code (0 ok, 1 check failed, 2 bad input or usage, 3 a bug in attn)."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable
+
+import typer
+
+from attncli.cli.streams import echo_error, terminable, write_stdout
+from attncli.errors import AttnError
+from attncli.i18n import DEFAULT_LANG, Msg, translate
+
+INTERNAL_ERROR = 3
+
+
+def fail(error: AttnError, lang: str) -> None:
+    """Print one line for `error` on stderr: where, then what was expected and found."""
+    where = error.where.prefix() + ": " if error.where is not None else "attn: "
+    echo_error(where + translate(error.message, lang))
+
+
+def say(message: Msg, lang: str) -> None:
+    """One line for the user on stderr (stdout is kept for what the command produces)."""
+    echo_error("attn: " + translate(message, lang))
+
+
+def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> None:
+    """Run `action` and write what it returns; the one place errors become exit codes."""
+    try:
+        with terminable():
+            write_stdout(action())
+    except AttnError as error:
+        if debug:
+            traceback.print_exc()
+        fail(error, lang)
+        raise typer.Exit(error.exit_code) from None
+    except (KeyboardInterrupt, typer.Exit):
+        raise
+    except Exception as exc:  # a bug in attn, not in the input: still one line unless --debug
+        if debug:
+            raise
+        message = Msg.of("internal error: {kind}: {detail} (run with --debug for the traceback)",
+                         kind=type(exc).__name__, detail=str(exc))
+        try:
+            line = translate(message, lang)
+        except Exception:  # the catalog itself may be what is broken
+            line = translate(message, DEFAULT_LANG)
+        echo_error("attn: " + line)
+        raise typer.Exit(INTERNAL_ERROR) from None
+

@@ -1,0 +1,153 @@
+"""The formulas of attention's backward pass, pure NumPy (steps/backward.py labels them).
+
+L = Σ dO ⊙ O, with dO from the spec's `backward` section (all ones: L is the sum of the
+outputs). Read backwards through the forward results of walkthrough.compute, row convention
+(the column convention's W is used transposed, and its gradient given back transposed):
+
+    dW_O = Zᵀ·dO,  dZ = dO·W_Oᵀ                      (when W_O is given)
+    dV = Aᵀ·dZ,  dA = dZ·Vᵀ                            (each head, dZ its columns)
+    dS′ = A ⊙ (dA − rowsum(dA ⊙ A))                    (the softmax Jacobian, row by row)
+    dS = dS′ / √d_k                                    (a hidden key has A = 0, so dS = 0)
+    dQ = dS·K,  dK = dSᵀ·Q                             (general score: dS·K·Wᵀ, dSᵀ·Q·W)
+    dW_Q = Xᵀ·dQ,  dW_K = Xᵀ·dK,  dW_V = Xᵀ·dV,  db = the column sums
+    dX = Σ_h dQ·W_Qᵀ + dK·W_Kᵀ + dV·W_Vᵀ
+
+RoPE, shared K/V heads, score biases, RMSNorm and gated feed-forwards: attncli/compute/gradients_modern.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attncli.compute.gradients_block import BlockGradients, block_gradients, layer_norm_backward
+from attncli.compute.gradients_modern import GroupGradients, shared, turned_back
+from attncli.model import Array, HeadResult
+from attncli.spec.model import Head, Spec
+
+STEP = 1e-6  # the h of the finite-difference check
+
+
+@dataclass(frozen=True)
+class HeadGradients:
+    dZ: Array  # (n, d_v)
+    dV: Array  # (m, d_v)
+    dA: Array  # (n, m)
+    dS_scaled: Array  # (n, m): dL/dS′
+    dS: Array  # (n, m)
+    dQ: Array  # (n, d_k)
+    dK: Array  # (m, d_k)
+    dW: dict[str, Array]  # dW_Q, dW_K, dW_V as the spec writes W; db_Q ... when biased
+    # with RoPE, dQ and dK above are turned back (Rᵀ·dQ̂); these are dL/dQ̂, dL/dK̂
+    dQ_hat: Array | None = None  # (n, d_k)
+    dK_hat: Array | None = None  # (m, d_k)
+
+
+@dataclass(frozen=True)
+class Gradients:
+    dO: Array  # (n, d_out)
+    dZ: Array  # (n, h·d_v): the heads' outputs side by side
+    heads: tuple[HeadGradients, ...]
+    dX: Array  # (n, d_model)
+    dC: Array | None  # (m, d_model), cross-attention's context
+    dW_O: Array | None = None
+    db_O: Array | None = None
+    block: BlockGradients | None = None  # the rest of the layer, when the spec has one
+    groups: tuple[GroupGradients, ...] = ()  # the shared K/V heads (kv_heads)
+
+
+def used(w: Array, spec: Spec) -> Array:
+    """W as it multiplies a row x (x·W): the column convention's W transposed."""
+    return w if spec.convention == "row" else w.T
+
+
+def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array) -> HeadGradients:
+    q, k, v = result.queries.whole(), result.keys.whole(), result.values.whole()
+    a = np.nan_to_num(result.weights.whole())  # (n, m); an undefined (NaN) row passes nothing
+    dv = a.T @ dz  # (m, n) @ (n, d_v) -> (m, d_v)
+    da = dz @ v.T  # (n, d_v) @ (d_v, m) -> (n, m)
+    ds_scaled = a * (da - (da * a).sum(axis=1, keepdims=True))  # (n, m) * ((n, m) - (n, 1))
+    ds = ds_scaled / result.divisor  # (n, m)
+    if spec.score.W is None:
+        dq = ds @ k  # (n, m) @ (m, d_k) -> (n, d_k)
+        dk = ds.T @ q  # (m, n) @ (n, d_k) -> (m, d_k)
+    else:
+        dq = ds @ k @ spec.score.W.T  # (n, m) @ (m, d_k) @ (d_k, d_k) -> (n, d_k)
+        dk = ds.T @ q @ spec.score.W  # (m, n) @ (n, d_k) @ (d_k, d_k) -> (m, d_k)
+    dq_hat, dk_hat = turned_back(spec, "q", dq), turned_back(spec, "k", dk)
+    if dq_hat is not None:  # the scores read Q̂ = RoPE(Q): dq was dL/dQ̂
+        dq, dq_hat = dq_hat, dq
+    if dk_hat is not None:
+        dk, dk_hat = dk_hat, dk
+    x = result.query_inputs if result.query_inputs is not None else spec.queries.embeddings
+    xk = result.key_inputs if result.key_inputs is not None else spec.keys_source.embeddings
+    dw: dict[str, Array] = {}
+    own = (("Q", x, dq), ("K", xk, dk), ("V", xk, dv))
+    for letter, inputs, grad in own if head.group is None else own[:1]:  # shared: gradients.shared
+        dw_used = inputs.T @ grad  # (d_model, rows) @ (rows, d) -> (d_model, d)
+        dw[f"dW_{letter}"] = used(dw_used, spec)
+        if getattr(head, f"b_{letter}") is not None:
+            dw[f"db_{letter}"] = grad.sum(axis=0)  # (d,)
+    return HeadGradients(dz, dv, da, ds_scaled, ds, dq, dk, dw, dq_hat, dk_hat)
+
+
+def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = None,
+              attention: Array | None = None) -> Gradients:
+    """Every gradient of L = Σ dO ⊙ O, from the forward pass's heads (whole, not summaries);
+    with a block, L = Σ dY ⊙ Y at the layer's output, and X and the attention output O are
+    needed too."""
+    assert spec.backward is not None
+    d_out = spec.backward.dO  # (n, d_out)
+    block = None
+    if spec.block is not None:
+        assert x is not None and attention is not None
+        block = block_gradients(spec, x, attention, d_out)
+        d_out = block.d_attention  # (n, d_model)
+    z = np.concatenate([h.context.whole() for h in forward], axis=1)  # (n, h·d_v)
+    dw_o = db_o = None
+    dz = d_out
+    if spec.W_O is not None:
+        w_o = used(spec.W_O, spec)  # (h·d_v, d_out)
+        dw_o = used(z.T @ d_out, spec)  # (h·d_v, n) @ (n, d_out)
+        db_o = d_out.sum(axis=0) if spec.b_O is not None else None  # (d_out,)
+        dz = d_out @ w_o.T  # (n, d_out) @ (d_out, h·d_v) -> (n, h·d_v)
+    heads, at = [], 0
+    dx = np.zeros_like(spec.queries.embeddings)  # (n, d_model)
+    dc = np.zeros_like(spec.keys_source.embeddings)  # (m, d_model)
+    for head, result in zip(spec.heads, forward, strict=True):
+        width = result.context.shape[1]
+        grads = head_gradients(spec, head, result, dz[:, at:at + width])
+        at += width
+        heads.append(grads)
+        dx += grads.dQ @ used(head.W_Q, spec).T  # (n, d_k) @ (d_k, d_model)
+        dc += grads.dK @ used(head.W_K, spec).T + grads.dV @ used(head.W_V, spec).T  # (m, d_model)
+    groups: tuple[GroupGradients, ...] = ()
+    if spec.heads[0].group is not None:  # kv_heads < heads: K and V shared in groups
+        groups = shared(spec, forward, [g.dK for g in heads], [g.dV for g in heads])
+    if spec.context is None:
+        dx, dc_out = dx + dc, None
+    else:
+        dc_out = dc
+    if block is not None:
+        if block.pre_norm is not None:  # the heads read LayerNorm(X)
+            dx = layer_norm_backward(dx, block.pre_norm, "1", block.named)
+        dx = dx + block.d_x  # (n, d_model): the residual add's share
+    return Gradients(d_out, dz, tuple(heads), dx, dc_out, dw_o, db_o, block, groups)
+
+
+def finite_difference(spec: Spec, w_name: str = "W_Q") -> float:
+    """(L(W + h) − L(W − h)) / 2h for the first entry of head 1's W, at full precision."""
+    from attncli.steps.build import compute  # the walkthrough runs the backward family
+
+    assert spec.backward is not None
+    full = replace(spec, display=replace(spec.display, round_intermediates=False), backward=None)
+    losses = []
+    for sign in (1.0, -1.0):
+        w = getattr(full.heads[0], w_name).copy()
+        w[0, 0] += sign * STEP
+        heads = (replace(full.heads[0], **{w_name: w, "identity": frozenset()}),
+                 *full.heads[1:])
+        output = compute(replace(full, heads=heads)).output.whole()  # (n, d_out)
+        losses.append(float((spec.backward.dO * output).sum()))
+    return (losses[0] - losses[1]) / (2 * STEP)

@@ -1,0 +1,361 @@
+"""The snippets manifest (`attn.toml` or `snippets.yaml`): which specs to write, in which formats
+and languages, and where.
+
+Both files hold the same thing, a list named `snippets`; each entry reads
+
+    specs = "posts/**/*.attn.yaml"           # a glob or a list of globs, from the manifest's folder
+    formats = ["text", "json"]               # formats with a file extension (render.EXTENSIONS)
+    languages = ["en"]                       # optional, default ["en"]
+    output = "snippets/{name}.{lang}.{ext}"  # {name} {dir} {lang} {format} {ext}
+    precision = 3                            # optional, default: each spec's display.precision
+    steps = ["weights"]                      # optional, what `attn explain` options choose:
+    expand = "none"                          #   --steps, --expand, --head, --no-reading,
+    head = 2                                 #   --no-header, --md-flavor, --matrix
+    reading = false                          #   (default: each spec's display, else all)
+    header = false
+    md_flavor = "katex"
+    matrix = "A:2"
+
+Errors name the file and key path, with line:column for YAML (its Node tree keeps marks; TOML's
+reader does not, so a TOML error names the key path alone, except for malformed TOML).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+from attncli.errors import Location, SpecError, UsageError
+from attncli.files import NotRegular, check_regular, read_regular
+from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
+from attncli.i18n.library_messages import os_problem
+from attncli.spec.limits import MIN_BYTES
+from attncli.render import EXTENSIONS, file_formats
+from attncli.spec.source import Node, decode, parse
+from attncli.spec.values import (
+    MAX_PRECISION,
+    boolean,
+    check_keys,
+    choice,
+    fail,
+    integer,
+    items,
+    text,
+)
+from attncli.spec.view import View
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+MANIFEST_NAMES = ("attn.toml", "snippets.yaml")
+TOP_KEYS = ("snippets",)
+# the keys of an entry that choose what to show, as in a spec's display (attncli/spec/view_keys)
+VIEW_KEYS = ("steps", "expand", "head", "reading", "header", "md_flavor", "matrix")
+ENTRY_KEYS = ("specs", "formats", "languages", "output", "precision", *VIEW_KEYS)
+PLACEHOLDERS = ("name", "dir", "lang", "format", "ext")
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+GLOB_CHARACTERS = frozenset("*?[")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    text: str
+    where: Location
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of the manifest, validated; the globs are expanded by `targets`."""
+
+    specs: tuple[Pattern, ...]
+    formats: tuple[str, ...]
+    languages: tuple[str, ...]
+    output: str
+    output_where: Location
+    precision: int | None
+    view: View  # what to show: steps, head ... (see entry_view)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: Path
+    entries: tuple[Entry, ...]
+
+    @property
+    def root(self) -> Path:
+        """The folder that every path in the manifest is relative to."""
+        return self.path.parent
+
+
+@dataclass(frozen=True)
+class Target:
+    """One snippet file: a spec written in one format and language. Paths are as shown to the
+    user (the manifest's folder joined with the path written in the manifest)."""
+
+    spec: Path
+    format: str
+    lang: str
+    output: Path
+    precision: int | None
+    view: View  # the entry's choices of what to show
+
+
+def find_manifest(folder: Path) -> Path:
+    """The manifest in `folder`: attn.toml or snippets.yaml (not both)."""
+    found = [folder / name for name in MANIFEST_NAMES if (folder / name).is_file()]
+    if not found:
+        first, second = MANIFEST_NAMES  # named apart: "or" is a word to translate
+        raise UsageError(Msg.of("no manifest here: expected {first} or {second} in the current "
+                                "folder, or a manifest path", first=first, second=second))
+    if len(found) > 1:
+        raise UsageError(Msg.of("found both {first} and {second}; name the one to use",
+                                first=MANIFEST_NAMES[0], second=MANIFEST_NAMES[1]))
+    return found[0]
+
+
+def load_manifest(path: Path) -> Manifest:
+    """The validated manifest at `path`; SpecError (exit 2) naming file and key path if not.
+    It is read like a snippet: a regular file (no link, device or FIFO) of at most MIN_BYTES."""
+    name = path.as_posix()
+    try:
+        data = read_regular(path, MIN_BYTES)
+    except NotRegular as problem:
+        raise SpecError(problem.message, Location(name)) from None
+    except (OSError, ValueError) as exc:
+        raise SpecError(Msg.of("cannot read the file: {reason}",
+                               reason=os_problem(exc) if isinstance(exc, OSError) else str(exc)),
+                        Location(name)) from None
+    if data is None:
+        raise SpecError(Msg.of("no such file"), Location(name))
+    if not data.strip():
+        raise SpecError(Msg.of("the manifest is empty, expected a list named snippets"),
+                        Location(name))
+    content = decode(name, data)
+    root = toml_tree(name, content) if path.suffix == ".toml" else parse(name, content)
+    top = check_keys(root, TOP_KEYS)
+    if "snippets" not in top:
+        fail(root, "the key {key} is missing", key="snippets")
+    entries = items(top["snippets"], Msg.of("a list of snippet entries"))
+    return Manifest(path, tuple(entry(node) for node in entries))
+
+
+def toml_tree(name: str, content: str) -> Node:
+    """The TOML document as a Node tree whose locations carry the key path (no line:column)."""
+    try:
+        document = tomllib.loads(content)
+    except tomllib.TOMLDecodeError as exc:
+        line, column = toml_position(str(exc))
+        problem = re.sub(r"\s*\(at .*\)$", "", str(exc))
+        raise SpecError(Msg.of("malformed TOML: {problem}", problem=problem),
+                        Location(name, line=line, column=column)) from None
+    return to_node(document, name, "")
+
+
+def toml_position(message: str) -> tuple[int | None, int | None]:
+    found = re.search(r"at line (\d+), column (\d+)", message)
+    return (int(found[1]), int(found[2])) if found else (None, None)
+
+
+def to_node(value: Any, name: str, path: str) -> Node:
+    where = Location(name, path)
+    if isinstance(value, dict):
+        return Node({key: to_node(child, name, f"{path}.{key}" if path else key)
+                     for key, child in value.items()}, where)
+    if isinstance(value, list):
+        return Node([to_node(child, name, f"{path}[{i}]") for i, child in enumerate(value)],
+                    where)
+    return Node(value, where, quoted=isinstance(value, str))
+
+
+def entry(node: Node) -> Entry:
+    keys = check_keys(node, ENTRY_KEYS)
+    for key in ("specs", "formats", "output"):
+        if key not in keys:
+            fail(node, "the key {key} is missing", key=key)
+    languages: tuple[str, ...] = (DEFAULT_LANG,)
+    if "languages" in keys:
+        languages = unique(choice(lang, LANGUAGES)
+                           for lang in items(keys["languages"], Msg.of("a list of languages")))
+    output = keys["output"]
+    return Entry(
+        specs=patterns(keys["specs"]),
+        formats=unique(format_name(fmt)
+                       for fmt in items(keys["formats"], Msg.of("a list of formats"))),
+        languages=languages,
+        output=template(output),
+        output_where=output.where,
+        precision=(integer(keys["precision"], 0, MAX_PRECISION)
+                   if "precision" in keys else None),
+        view=entry_view(node, keys),
+    )
+
+
+def entry_view(node: Node, keys: dict[str, Node]) -> View:
+    """The entry's choices, each as its `attn explain` option takes it; errors in a spec's terms
+    (an unknown step of that spec, a head it lacks) are reported at the entry when it is built."""
+    from attncli.spec import view_keys
+
+    def read(key: str, reader: Callable[[Node], T]) -> T | None:
+        return reader(keys[key]) if key in keys else None
+
+    return View(
+        steps=read("steps", view_keys.steps),
+        expand=read("expand", view_keys.expand) or (),
+        head=read("head", view_keys.head),
+        reading=read("reading", boolean),
+        header=read("header", boolean),
+        md_flavor=read("md_flavor", view_keys.md_flavor),
+        matrix=read("matrix", view_keys.matrix),
+        where={key: keys[key].where for key in VIEW_KEYS if key in keys},
+    )
+
+
+def unique(values: Any) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))
+
+
+def format_name(node: Node) -> str:
+    return choice(node, file_formats())
+
+
+def patterns(node: Node) -> tuple[Pattern, ...]:
+    nodes = [node] if isinstance(node.value, str) else items(
+        node, Msg.of("a glob or a list of globs"))
+    found = []
+    for child in nodes:
+        pattern = text(child)
+        if PurePosixPath(pattern).is_absolute():
+            fail(child, "expected a path relative to the manifest's folder, found {found}",
+                 found=pattern)
+        if ".." in PurePosixPath(pattern).parts:  # never a search, or a name, outside the tree
+            fail(child, "expected a path inside the manifest's folder, found {found}",
+                 found=pattern)
+        found.append(Pattern(pattern, child.where))
+    return tuple(found)
+
+
+def template(node: Node) -> str:
+    """The output path template, after checking that it names only known placeholders."""
+    written = text(node)
+    if PurePosixPath(written).is_absolute():
+        fail(node, "expected a path relative to the manifest's folder, found {found}",
+             found=written)
+    try:
+        fields = list(string.Formatter().parse(written))
+    except ValueError as exc:
+        fail(node, "expected a path with {{placeholders}}, found {found} ({problem})",
+             found=written, problem=str(exc))
+    for _, field, spec, conversion in fields:
+        if field is not None and (field not in PLACEHOLDERS or spec or conversion):
+            fail(node, "unknown placeholder {{{field}}}; expected one of {known}",
+                 field=field, known=", ".join("{" + p + "}" for p in PLACEHOLDERS))
+    return written
+
+
+def spec_name(path: Path) -> str:
+    """`posts/cat.attn.yaml` -> `cat`: the file name less its spec suffix and a final `.attn`."""
+    name = path.name
+    for suffix in SPEC_SUFFIXES:
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return name[: -len(".attn")] if name.endswith(".attn") else name
+
+
+def expand(pattern: Pattern, root: Path) -> list[Path]:
+    """The spec files `pattern` names, relative to `root`, sorted; SpecError if none, or if one
+    is not a regular file inside `root` (a symbolic link, a FIFO, a device, or a file reached
+    through a linked folder that leads out of the tree)."""
+    if GLOB_CHARACTERS.isdisjoint(pattern.text):
+        found = [Path(pattern.text)] if os.path.lexists(root / pattern.text) else []
+    else:
+        found = sorted((path.relative_to(root) for path in root.glob(pattern.text)
+                        if not path.is_dir()), key=lambda path: path.as_posix())
+    if not found:
+        raise SpecError(Msg.of("{path}: {pattern} matches no spec file",
+                               path=pattern.where.path, pattern=pattern.text), pattern.where)
+    real_root = root.resolve()
+    for spec in found:
+        try:
+            check_regular(root / spec, follow=False)
+            inside(real_root, root / spec)
+        except NotRegular as problem:
+            raise SpecError(Msg.of("{path}: {problem}", path=spec.as_posix(),
+                                   problem=problem.message), pattern.where) from None
+    return found
+
+
+def inside(real_root: Path, path: Path) -> Path:
+    """The resolved `path`; NotRegular if it leads outside `real_root` (through `..` or a link)."""
+    real = path.resolve()
+    if not real.is_relative_to(real_root):
+        raise NotRegular(Msg.of("this path leads outside the manifest's folder; attn snippets "
+                                "reads and writes only files inside it"))
+    return real
+
+
+def targets(manifest: Manifest) -> list[Target]:
+    """Every snippet the manifest asks for, in manifest order; SpecError when one would be
+    written outside the manifest's folder or over the manifest or a spec, or two to one file
+    (compared as resolved paths, so `out/x` and `out/../out/x` are one file)."""
+    root = manifest.root
+    real_root = root.resolve()
+    entries = [(item, unique(path.as_posix() for pattern in item.specs
+                             for path in expand(pattern, root)))
+               for item in manifest.entries]
+    inputs = {manifest.path.resolve(): manifest.path.as_posix()}
+    inputs.update({(root / spec).resolve(): (root / spec).as_posix()
+                   for _, specs in entries for spec in specs})
+    written: dict[Path, Target] = {}
+    for item, specs in entries:
+        for spec in map(PurePosixPath, specs):
+            for fmt in item.formats:
+                for lang in item.languages:
+                    output = PurePosixPath(item.output.format(
+                        name=spec_name(Path(spec)), dir=spec.parent.as_posix(), lang=lang,
+                        format=fmt, ext=EXTENSIONS[fmt]))
+                    target = Target(root / spec, fmt, lang, root / output, item.precision,
+                                    replace(item.view, precision=item.precision))
+                    real = output_inside(item, real_root, target.output)
+                    if real in inputs:
+                        raise SpecError(Msg.of(
+                            "{path}: the snippet {output} would be written over the input "
+                            "{input}", path=item.output_where.path,
+                            output=target.output.as_posix(), input=inputs[real]),
+                            item.output_where)
+                    if real in written:
+                        clash(item, target, written[real])
+                    written[real] = target
+    return list(written.values())
+
+
+def output_inside(item: Entry, real_root: Path, output: Path) -> Path:
+    try:
+        return inside(real_root, output)
+    except (NotRegular, OSError, ValueError) as problem:
+        reason = problem.message if isinstance(problem, NotRegular) else str(problem)
+        raise SpecError(Msg.of("{path}: the snippet {output}: {problem}",
+                               path=item.output_where.path, output=output.as_posix(),
+                               problem=reason), item.output_where) from None
+
+
+def clash(item: Entry, target: Target, earlier: Target) -> None:
+    raise SpecError(
+        Msg.of("{path}: two snippets would be written to {output} ({first} and {second}); "
+               "use {{name}}, {{dir}}, {{lang}} or {{ext}} to tell them apart",
+               path=item.output_where.path, output=target.output.as_posix(),
+               first=describe_target(earlier), second=describe_target(target)),
+        item.output_where)
+
+
+def describe_target(target: Target) -> str:
+    return f"{target.spec.as_posix()} [{target.format}, {target.lang}]"

@@ -1,0 +1,199 @@
+"""Writing (or checking) the snippets a manifest lists, in one process.
+
+Each spec is loaded and built once, then rendered in every format and language asked for. A
+file is rewritten only when its bytes would change. Nothing here prints: `generate` returns an
+Outcome per snippet and the command decides what to say
+(attncli/cli/snippets.py).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from attncli.steps.budget import check_view
+from attncli.errors import AttnError, Location, SpecError
+from attncli.files import NotRegular, read_regular, write_atomic
+from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
+from attncli.spec.limits import MIN_BYTES, max_bytes
+from attncli.snippets.manifest import Target
+from attncli.steps.show import Shown
+from attncli.spec.model import Spec
+from attncli.spec.view import Loading, View
+
+# written/unchanged when writing; stale/missing/unchanged when checking; failed in both
+Status = Literal["written", "unchanged", "stale", "missing", "failed"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    target: Target
+    status: Status
+    new: str | None = None  # the snippet as it should be
+    old: str | None = None  # the file as it was, when it existed
+    error: AttnError | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    outcomes: tuple[Outcome, ...]
+
+    def count(self, *statuses: Status) -> int:
+        return sum(1 for outcome in self.outcomes if outcome.status in statuses)
+
+    def errors(self) -> list[AttnError]:
+        """Each error once, although every snippet of a broken spec carries it."""
+        seen: dict[int, AttnError] = {}
+        for outcome in self.outcomes:
+            if outcome.error is not None:
+                seen.setdefault(id(outcome.error), outcome.error)
+        return list(seen.values())
+
+
+def snippet(shown: Shown, target: Target) -> str:
+    """The snippet's text: exactly what `attn explain --format F --lang L` (or `attn export`)
+    with the entry's options prints, ending in one newline."""
+    from attncli.render import render
+    from attncli.render.bare import render_matrix
+
+    options = {"precision": target.precision}
+    if shown.matrix is not None:
+        text = render_matrix(shown.walkthrough, shown.matrix, target.format, **options)
+    else:
+        text = render(shown.walkthrough, target.format, target.lang, **options)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def generate(targets: Iterable[Target], write: bool,
+             tick: Callable[[], None] = lambda: None, loading: Loading | None = None,
+             jobs: int = 1) -> Report:
+    """Render every target; with `write`, rewrite the files whose content changed.
+
+    `tick` is called once per snippet (for a progress bar); `loading` says how specs are read;
+    `jobs` is how many specs are rendered at once, each in a process of its own (forked, so
+    where a platform cannot fork, one at a time). The outcomes are in the order of `targets`,
+    whatever the number of jobs.
+    """
+    planned = list(targets)
+    groups: dict[Path, list[int]] = {}  # a spec's snippets are made in one process
+    for k, target in enumerate(planned):
+        groups.setdefault(target.spec, []).append(k)
+    work = [([planned[k] for k in ks], write, loading or Loading()) for ks in groups.values()]
+    outcomes: list[Outcome | None] = [None] * len(planned)
+    for ks, made in zip(groups.values(), _each(work, jobs), strict=True):
+        for k, outcome in zip(ks, made, strict=True):
+            outcomes[k] = outcome
+            tick()
+    return Report(tuple(o for o in outcomes if o is not None))
+
+
+Work = tuple[list[Target], bool, Loading]
+
+
+def _each(work: list[Work], jobs: int) -> Iterator[list[Outcome]]:
+    """`_spec_snippets` of each piece of work, in order: in `jobs` forked processes at once
+    when there is more than one piece and the platform can fork."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if jobs <= 1 or len(work) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(_spec_snippets, work)
+        return
+    # forked: a worker starts with attn loaded, and is told to stop when the work is done
+    with ProcessPoolExecutor(min(jobs, len(work)), multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(_spec_snippets, work)
+
+
+def _spec_snippets(work: Work) -> list[Outcome]:
+    """The outcomes of one spec's snippets: the spec is read once and built once for each
+    choice of what to show; a large one twice when formats that elide (built as `attn
+    explain` builds for them, see build's `summary`) and formats that show every number are
+    both asked for."""
+    from attncli.render import ELIDING
+    from attncli.steps.show import held, prepare
+    from attncli.spec import load_spec
+    from attncli.steps.build import summarizes
+
+    targets, write, loading = work
+    try:
+        spec: Spec | AttnError = load_spec(targets[0].spec.as_posix(), **vars(loading))
+    except AttnError as error:
+        spec = error
+    built: dict[View, Shown | AttnError] = {}
+    outcomes = []
+    for target in targets:
+        # one matrix alone (--matrix) is whole in every format but text's labelled grid
+        alone = target.view.matrix is not None and target.format != "text"
+        summary = (not isinstance(spec, AttnError) and target.format in ELIDING
+                   and not alone and summarizes(spec))
+        view = replace(target.view, summary=summary)
+        if view not in built:
+            try:
+                if not isinstance(spec, AttnError):
+                    check_view(spec, view, loading.max_cells, target.format)
+                built[view] = spec if isinstance(spec, AttnError) else held(prepare(spec, view))
+            except AttnError as error:
+                built[view] = error
+        walkthrough = built[view]
+        if isinstance(walkthrough, AttnError):
+            outcomes.append(Outcome(target, "failed", error=walkthrough))
+        else:
+            outcomes.append(compare_and_write(target, walkthrough, write,
+                                              max_bytes(loading.max_cells)))
+    return outcomes
+
+
+def compare_and_write(target: Target, shown: Shown, write: bool,
+                      limit: int = MIN_BYTES) -> Outcome:
+    """The snippet's outcome. The file there is read only if it is a regular file (no link is
+    followed, no device or FIFO opened) of at most `limit` bytes, so a link to a secret is never
+    diffed into a CI log and nothing blocks."""
+    try:
+        new = snippet(shown, target)
+    except AttnError as error:
+        return Outcome(target, "failed", error=error)
+    path = target.output
+    try:
+        old_bytes = read_regular(path, limit)
+    except NotRegular as problem:
+        return Outcome(target, "failed", new=new, error=SpecError(
+            Msg.of("cannot write the file: {reason}", reason=problem.message),
+            Location(path.as_posix())))
+    except OSError as exc:
+        return Outcome(target, "failed", new=new, error=cannot_write(path, exc))
+    if old_bytes == new.encode("utf-8"):
+        return Outcome(target, "unchanged", new=new, old=new)
+    old = None if old_bytes is None else old_bytes.decode("utf-8", errors="replace")
+    if not write:
+        return Outcome(target, "missing" if old is None else "stale", new=new, old=old)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, new, follow=False)
+    except OSError as exc:
+        return Outcome(target, "failed", new=new, old=old, error=cannot_write(path, exc))
+    except AttnError as error:
+        return Outcome(target, "failed", new=new, old=old, error=error)
+    return Outcome(target, "written", new=new, old=old)
+
+
+def cannot_write(path: Path, exc: OSError) -> SpecError:
+    return SpecError(Msg.of("cannot write the file: {reason}", reason=os_problem(exc)),
+                     Location(path.as_posix()))
+
+
+def unified_diff(outcome: Outcome) -> str:
+    """The change that writing would make, as a unified diff that `git apply` reads from the
+    current folder (no timestamps: the same input gives the same diff)."""
+    name = outcome.target.output.as_posix()
+    before = "/dev/null" if outcome.old is None else f"a/{name}"
+    lines = difflib.unified_diff(
+        (outcome.old or "").splitlines(keepends=True),
+        (outcome.new or "").splitlines(keepends=True),
+        fromfile=before, tofile=f"b/{name}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                   for line in lines)

@@ -1,0 +1,75 @@
+"""How large a spec may grow: one number, the cell limit, bounds everything attn allocates.
+
+`max_cells` (default DEFAULT_MAX_CELLS, `--max-cells` on the command line) limits
+
+- the values written in the spec, counted from the parser's events before any node is built,
+  and again with every YAML alias expanded (so an alias bomb is refused unbuilt);
+- the numbers of every matrix the spec makes: written out, drawn with {random: ...}, identity
+  weights, and read from .npy/.npz files (their header is read before their data);
+- the numbers the walkthrough computes: Q, K, V, the n x m scores, weights and outputs of every
+  head, and the rest of the layer, to COMPUTED_PER_CELL times the limit (one BERT-base-size
+  layer, 2048 tokens and 12 heads, computes about 215 million numbers from about 4 million given).
+
+Files are measured before they are read: a spec or a .csv file may have at most
+BYTES_PER_CELL bytes per cell of the limit, so a file far too large is refused unread (a matrix
+that large belongs in a .npy file). Nesting is limited to MAX_DEPTH levels, so no reader
+recurses deeper than that.
+
+This module holds numbers only, so `attn --help` can show the default without importing NumPy.
+"""
+
+from __future__ import annotations
+
+DEFAULT_MAX_CELLS = 10_000_000
+# The walkthrough may compute this many numbers for each number the spec may hold.
+COMPUTED_PER_CELL = 32
+# A short number and its separator (`0.5, `): a spec file of more than this per cell of the
+# limit is refused before it is read.
+BYTES_PER_CELL = 4
+# Below this, the byte limit would refuse small specs that are mostly comments.
+MIN_BYTES = 1 << 20
+MAX_DEPTH = 64
+# Heads of one spec: a walkthrough shows each of them (the largest models have 96 or 128).
+MAX_HEADS = 256
+# An .npz names its arrays in a zip directory that is read whole: more members are refused from
+# the count in its end record, before the directory is read.
+MAX_MEMBERS = 1024
+# Characters of one text in a spec (a token, a title, a key): a label longer than this is no
+# label, and every matrix repeats its labels. All texts together, aliases expanded, may have
+# max_bytes characters.
+MAX_TEXT = 1000
+# Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
+MAX_NAME = 1024
+
+# What an option asks to be written (attncli/steps/budget.py), as shares of the cell limit, each with a
+# floor so that a small --max-cells still shows a small spec: numbers a document that shows every
+# number may print, terms `-x all` may write out, weights hand calculation may work.
+SHOWN_PER_CELL, MIN_SHOWN = 0.05, 100_000
+TERMS_PER_CELL, MIN_TERMS = 0.005, 5_000
+HAND_PER_CELL, MIN_HAND = 0.002, 5_000
+
+
+def share(max_cells: int, fraction: float, floor: int) -> int:
+    return max(floor, int(fraction * max_cells))
+
+
+def max_shown(max_cells: int) -> int:
+    return share(max_cells, SHOWN_PER_CELL, MIN_SHOWN)
+
+
+def max_terms(max_cells: int) -> int:
+    return share(max_cells, TERMS_PER_CELL, MIN_TERMS)
+
+
+def max_hand(max_cells: int) -> int:
+    return share(max_cells, HAND_PER_CELL, MIN_HAND)
+
+
+def max_computed(max_cells: int) -> int:
+    """How many numbers the walkthrough of a spec may compute under the cell limit."""
+    return COMPUTED_PER_CELL * max_cells
+
+
+def max_bytes(max_cells: int) -> int:
+    """The size in bytes a spec or .csv file may have under the cell limit `max_cells`."""
+    return max(MIN_BYTES, BYTES_PER_CELL * max_cells)

@@ -1,0 +1,26 @@
+"""Loading a spec: a file (YAML or JSON), standard input, or text, into a validated Spec."""
+
+from __future__ import annotations
+
+from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.model import Spec
+from attncli.spec.parse import load
+from attncli.spec.source import parse, read_text
+
+
+def load_spec(path: str, allow_outside: bool = False,
+              max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
+    """The Spec in the file at `path` (`-` for standard input); SpecError if it is malformed.
+
+    Files the spec names are read from its folder or below it, unless `allow_outside`. The spec
+    and what it computes are limited to `max_cells` numbers (see attncli.spec.limits)."""
+    name, text = read_text(path, max_cells)
+    return load(parse(name, text, max_cells), allow_outside, max_cells)
+
+
+def loads_spec(text: str, name: str = "<string>", allow_outside: bool = False,
+               max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
+    """The Spec written in `text` (YAML or JSON); files it names are read from `name`'s folder
+    (the current folder for `<string>`)."""
+    return load(parse(name, text, max_cells), allow_outside, max_cells)
+

@@ -1,0 +1,63 @@
+"""What a command asks to see, as plain data: light enough for the commands to build before
+NumPy is imported. attncli.steps.show.prepare and attncli.spec.inline.inline_spec read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from attncli.errors import Location
+from attncli.spec.limits import DEFAULT_MAX_CELLS
+
+# every step id a walkthrough may have, in the order they come (attncli/steps/build.py)
+STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
+            "projections", "rope", "scores", "scaled", "bias", "masked", "weights", "output",
+            "tile", "tiled_output", "prefill", "decode", "concat", "out_projection",
+            "residual_1", "norm_1", "ffn", "residual_2", "norm_2", "kv_cache", "precision")
+MD_FLAVORS = ("github", "katex", "plain")
+ALL = "all"  # --steps all, --head all: undo a spec's display choice
+
+
+@dataclass(frozen=True)
+class View:
+    """What to show; None keeps the spec's own choice (or shows everything)."""
+
+    precision: int | None = None
+    round_intermediates: bool | None = None
+    expand: tuple[str, ...] = field(default=())  # --expand values, see attncli.arithmetic.expand
+    steps: str | None = None  # step ids separated by commas: "scores,weights,output", or "all"
+    head: str | None = None  # 1-based, or "all"
+    reading: bool | None = None  # the weights in words (shown only with their step)
+    header: bool | None = None  # the title and the facts about the example
+    md_flavor: str | None = None  # markdown: github, katex or plain
+    matrix: str | None = None  # one matrix alone, by its symbol: "A", "A:2" for head 2
+    # for a format that elides the middle of large matrices (text, rich, svg) without --full:
+    # build keeps only the rows it shows (attncli.steps.build.build, `summary`)
+    summary: bool = False
+    # where each choice was written (a snippets manifest entry's key), for errors; a choice
+    # typed as an option has none
+    where: dict[str, Location] = field(default_factory=dict, compare=False)
+    backward: bool = False  # --backward: add the gradient steps (dO all ones) if the spec has none
+
+
+@dataclass(frozen=True)
+class Loading:
+    """How spec files are read: the keyword arguments of attncli.spec.load_spec."""
+
+    allow_outside: bool = False
+    max_cells: int = DEFAULT_MAX_CELLS
+
+
+@dataclass(frozen=True)
+class Inline:
+    """A spec typed as options (calculator form); None where an option was not given."""
+
+    tokens: str | None = None
+    embeddings: str | None = None
+    mask: str | None = None
+    W_Q: str | None = None
+    W_K: str | None = None
+    W_V: str | None = None
+    scale: str | None = None
+
+    def given(self) -> bool:
+        return any(value is not None for value in vars(self).values())

@@ -1,0 +1,101 @@
+"""What an option asks to be written, bounded by the cell limit before it is paid for.
+
+The cell limit (attncli/spec/limits.py) bounds what a spec holds and computes. What is *written* can
+still be far more: `-x all` writes every cell of every step out as a sum, `--full` and the
+formats that show every number (JSON, LaTeX, Markdown) print every number of every n x m matrix.
+So, from the same `--max-cells`:
+
+- a document that shows every number (JSON, LaTeX, Markdown, a heatmap, `--full`) may come from
+  a walkthrough of at most `max_shown` numbers (default 500,000: a LaTeX file of about 8 MB or a
+  JSON file of 20 MB, written in 3 to 4 seconds within 200 MB);
+- hand calculation (`--round-intermediates`, display.round_intermediates), which works each
+  softmax in exact decimal arithmetic, may take at most `max_hand` weights (n x m for each head;
+  default 20,000, about 2 seconds);
+- `-x all` may write out at most `max_terms` terms (default 50,000), estimated from the spec's
+  shape before any cell is written out.
+
+The shares and their floors are in attncli/spec/limits.py. Past any, the command is refused at once,
+naming the option.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from attncli.errors import UsageError
+from attncli.i18n import Msg
+from attncli.spec.limits import max_hand, max_shown, max_terms
+
+if TYPE_CHECKING:
+    from attncli.arithmetic.expand import Selection
+    from attncli.spec.model import Spec
+    from attncli.spec.view import View
+
+
+def written_terms(spec: Spec) -> int:
+    """An upper bound of the terms `-x all` writes: every row of every head's steps, each cell a
+    sum over at most m + d_model terms, and at most m + d_model cells a row."""
+    n, m = spec.queries.n, spec.keys_source.n
+    width = m + spec.queries.d_model
+    return len(spec.heads) * n * width * width
+
+
+def check_hand(spec: Spec, max_cells: int, option: str = "--round-intermediates") -> None:
+    """Refuse hand calculation of more weights than the limit allows, before any is worked."""
+    if not spec.display.round_intermediates:
+        return
+    weights = len(spec.heads) * spec.queries.n * spec.keys_source.n
+    limit = max_hand(max_cells)
+    if weights > limit:
+        raise UsageError(Msg.plural_of(
+            "{option}: hand calculation of this spec works {count} weight; the limit is "
+            "{limit}, which {limit_option} sets", "{option}: hand calculation of this spec works "
+            "{count} weights; the limit is {limit}, which {limit_option} sets", weights,
+            option=option, limit=limit, limit_option="--max-cells"))
+
+
+def check_expansion(spec: Spec, selection: Selection, max_cells: int,
+                    option: str = "--expand all") -> None:
+    if selection.mode != "all":
+        return
+    terms, limit = written_terms(spec), max_terms(max_cells)
+    if terms > limit:
+        raise UsageError(Msg.plural_of(
+            "{option}: writing out every cell of this spec takes up to {count} term; the limit "
+            "is {limit}, which {limit_option} sets; choose cells with STEP:ROW",
+            "{option}: writing out every cell of this spec takes up to {count} terms; the limit "
+            "is {limit}, which {limit_option} sets; choose cells with STEP:ROW", terms,
+            option=option, limit=limit, limit_option="--max-cells"))
+
+
+def check_shown(spec: Spec, max_cells: int, option: str) -> None:
+    """Refuse, before it is built, a document (`option`: --full, --json, --latex ...) that
+    shows every number of a walkthrough computing more numbers than the limit allows."""
+    from attncli.spec.parse import walkthrough_cells
+
+    count, limit = walkthrough_cells(spec), max_shown(max_cells)
+    if count > limit:
+        raise UsageError(Msg.plural_of(
+            "{option}: this document would print about {count} number; the limit is {limit}, "
+            "which {limit_option} sets", "{option}: this document would print about {count} "
+            "numbers; the limit is {limit}, which {limit_option} sets", count, option=option,
+            limit=limit, limit_option="--max-cells"))
+
+
+def check_view(spec: Spec, view: View, max_cells: int, shows: str) -> None:
+    """Every bound above for `spec` shown as `view` asks over the spec's own display (its
+    `expand` and `round_intermediates` count: a spec from a pull request may ask for them);
+    `shows` names the option that asks for every number, when the view does not elide."""
+    from dataclasses import replace
+
+    from attncli.steps.narrow import selection
+    from attncli.steps.show import over
+
+    display = over(spec.display, view)
+    check_expansion(spec, selection(display), max_cells,
+                    "--expand all" if view.expand else "display.expand")
+    check_hand(replace(spec, display=display), max_cells,
+               "--round-intermediates" if view.round_intermediates is not None
+               else "display.round_intermediates")
+    if not view.summary:
+        check_shown(spec, max_cells, shows)

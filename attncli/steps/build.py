@@ -1,0 +1,169 @@
+"""build(spec) -> Walkthrough: the families of steps a spec turns on, run in order, each reading
+the labelled matrices the ones before it made (attncli/steps/base.py).
+
+A new variant of attention is one module in attncli/steps and one line in a registry below."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from attncli.arithmetic import elision
+
+from attncli.steps import narrow
+from attncli.arithmetic.expand import Selection, attach
+from attncli.arithmetic.handcalc import Arithmetic, drift
+from attncli.steps.labels import token_labels
+from attncli.model import HeadResult, Step, Walkthrough
+from attncli.arithmetic.reading import read
+from attncli.spec.model import Spec
+from attncli.steps import (
+    backward,
+    biases,
+    block,
+    decode,
+    heads,
+    masks,
+    positions,
+    projections,
+    rope,
+    scores,
+    softmax,
+    tiling,
+)
+from attncli.steps.base import Build, Family, HeadState, Made, S, State
+from attncli.steps.header import header
+
+# The steps of one head, in order.
+HEAD: tuple[Family[HeadState], ...] = (
+    Family("projections", projections.projections),
+    Family("rope", rope.rope, rope.rotary),
+    Family("scores", scores.scores),
+    Family("scaled", scores.scaled, scores.scales),
+    Family("bias", biases.biased, biases.has_bias),
+    Family("masked", masks.masked, masks.has_masks),
+    Family("weights", softmax.weights),
+    Family("output", heads.output),
+    Family("tiles", tiling.tiled, tiling.tiles_on),
+    Family("decode", decode.prefill, decode.decodes),
+)
+
+
+def attend(b: Build, state: State) -> Made[State]:
+    """Every head, each through the HEAD families on the inputs the layer gives it."""
+    spec = b.spec
+    assert state.x_in is not None
+    keys_from = state.context if state.context is not None else state.x_in
+    steps: list[Step] = []
+    results = []
+    for i, head in enumerate(spec.heads):
+        hs = HeadState(i + 1 if len(spec.heads) > 1 else None, head, state.x_in, keys_from,
+                       state.pre_normed)
+        hs = run(b, hs, HEAD, steps)
+        assert hs.Q and hs.K and hs.V and hs.scores and hs.A and hs.Z
+        results.append(HeadResult(hs.index or 1, hs.Q, hs.K, hs.V, hs.scores, hs.A, hs.Z,
+                                  scores.divisor(b, head), hs.x, hs.xk))
+    return tuple(steps), replace(state, heads=tuple(results))
+
+
+# The steps of the layer, in order.
+LAYER: tuple[Family[State], ...] = (
+    Family("embeddings", positions.embeddings),
+    Family("context", positions.context, positions.has_context),
+    Family("pre_norm", block.pre_norm, block.is_pre_norm),
+    Family("heads", attend),
+    Family("combine", heads.combine),
+    Family("block", block.layer, block.has_block),
+    Family("kv_cache", decode.cache_sizes, decode.decodes),
+    Family("backward", backward.backward, backward.has_backward),
+)
+
+
+def run(b: Build, state: S, families: tuple[Family[S], ...],
+        steps: list[Step]) -> S:
+    """The families the spec turns on, in order; their steps appended to `steps`."""
+    for family in families:
+        if family.applies(b.spec):
+            made, state = family.run(b, state)
+            steps.extend(made)
+    return state
+
+
+def build(spec: Spec, expand: Selection | None = None, summary: bool = False) -> Walkthrough:
+    """Every step of attention on `spec`, in order, each result labelled with the tokens, with the
+    work shown: the cells chosen by `expand` written out (default: `auto`), a reading of the
+    weights in words, and, in hand calculation, where it drifts from full precision.
+
+    With `summary`, a large n x m matrix keeps only the rows that a view eliding its middle shows
+    (text, rich, svg) and the rows written out, and the reading reads those queries: the memory of
+    a real-size layer stays that of a few of its n x m matrices (see attncli/arithmetic/elision.py)."""
+    selection = expand or narrow.selection(spec.display)
+    kept = kept_rows(spec, selection) if summary else None
+    walkthrough, angles = attach(compute(spec, kept), spec, selection)
+    walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
+    if spec.display.round_intermediates:
+        full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)),
+                       kept)
+        walkthrough = replace(walkthrough, drift=drift(walkthrough, full))
+    return narrow.narrow(walkthrough, spec.display)  # the steps, head and reading it asks for
+
+
+def summarizes(spec: Spec) -> bool:
+    """Whether build(spec, summary=True) keeps less than build(spec) does."""
+    return kept_rows(spec, Selection()) is not None
+
+
+def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
+    """The query rows a summary keeps: the shown ones and those written out; None for all."""
+    if selection.mode == "all" or spec.tiling is not None:  # tiles read every row
+        return None
+    labels = token_labels(spec.queries.tokens)
+    where = {label: i for i, label in enumerate(labels)}
+    wanted = {where[row] for _, (row, _) in selection.cells if row in where}
+    return elision.summary_rows(spec.queries.n, spec.keys_source.n, wanted)
+
+
+def layer(spec: Spec, kept: tuple[int, ...] | None,
+          calc: Arithmetic | None) -> tuple[Build, list[Step], State]:
+    """The LAYER families on `spec`: the build, its steps and the final state."""
+    b = Build(spec, kept, calc)
+    steps: list[Step] = []
+    # An overflow becomes inf here and is reported by Build.finite as a SpecError (in float64;
+    # in a lower precision, by the precision step).
+    with np.errstate(over="ignore", invalid="ignore"):
+        state = run(b, State(), LAYER, steps)
+    return b, steps, state
+
+
+def compute(spec: Spec, kept: tuple[int, ...] | None = None,
+            calc: Arithmetic | None = None) -> Walkthrough:
+    """The steps alone: every matrix of attention on `spec`, in order; the n x m ones of the
+    heads only in the rows `kept`, when given; computed with `calc` when given (attn check's
+    slips), else as the spec's display and dtype ask: in a dtype below float64, each step is
+    compared with the same step in float64 (attncli/steps/precision.py)."""
+    if spec.dtype != "float64" and calc is None:
+        from attncli.compute.lowprec import rounded_spec  # imports ml_dtypes: only when it is needed
+        from attncli.steps.precision import compared
+
+        b, steps, state = layer(rounded_spec(spec), kept, None)
+        full = layer(replace(spec, dtype="float64"), kept, None)[1]
+        steps, report = compared(spec.dtype, spec.display.precision, steps, full)
+    else:
+        b, steps, state = layer(spec, kept, calc)
+        report = None
+    output = state.output if state.output is not None else state.attention
+    assert output is not None
+    return Walkthrough(
+        header=header(b),
+        # each step numbered in the whole walkthrough: narrowed, it keeps its number
+        steps=tuple(replace(step, number=i) for i, step in enumerate(steps, start=1)),
+        heads=state.heads,
+        output=output,
+        precision=spec.display.precision,
+        round_intermediates=spec.display.round_intermediates,
+        decimal=spec.display.decimal,
+        header_shown=spec.display.header,
+        md_flavor=spec.display.md_flavor or "github",
+        low_precision=report,
+    )

@@ -1,0 +1,99 @@
+"""Choosing what a walkthrough shows, for every command that prints one: a command's options (or
+a snippets manifest entry) over the spec's `display`, then the walkthrough built as that asks
+(attncli/steps/narrow.py narrows it), or one matrix of it alone.
+
+Steps keep their numbers in the whole walkthrough (Step.number), so a renderer of a narrowed
+walkthrough still writes "7. Attention weights".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from itertools import islice
+from typing import TypeVar
+
+from attncli.errors import UsageError
+from attncli.i18n import Msg
+from attncli.model import Matrix, Walkthrough
+from attncli.steps.narrow import refuse
+from attncli.pick import pick
+from attncli.spec.model import Display, Spec
+from attncli.spec.view import View
+from attncli.steps.build import build
+
+T = TypeVar("T")
+
+# View fields that stand for a Display key of the same name when given
+CHOICES = ("precision", "round_intermediates", "steps", "head", "reading", "header", "md_flavor")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A walkthrough built as asked, and the one matrix to show alone (--matrix), if any."""
+
+    walkthrough: Walkthrough
+    matrix: Matrix | None = None
+    spec: Spec | None = None  # the spec as built (the spreadsheet reads its constants)
+
+
+def over(display: Display, view: View) -> Display:
+    """The display with each choice the view makes in place of the spec's, located where the
+    view's was written (a manifest entry), or nowhere for an option."""
+    given = {key: getattr(view, key) for key in CHOICES if getattr(view, key) is not None}
+    if view.expand:
+        given["expand"] = view.expand
+    where = {key: at for key, at in display.where.items() if key not in given}
+    where.update({key: view.where[key] for key in given if key in view.where})
+    return replace(display, **given, where=where)
+
+
+def prepare(spec: Spec, view: View) -> Shown:
+    """The walkthrough of `spec` as `view` (over the spec's display) asks; an error naming the
+    option, or the key where it was written, otherwise."""
+    if spec.dtype != "float64":
+        low_precision(spec, view)
+    if view.backward and spec.backward is None:
+        from attncli.spec.backward import with_ones
+
+        spec = with_ones(spec)
+    spec = replace(spec, display=over(spec.display, view))
+    walkthrough = build(spec, summary=view.summary)
+    matrix = None
+    if view.matrix is not None:
+        try:
+            matrix = pick(walkthrough, view.matrix)
+        except UsageError as error:
+            refuse("matrix", error.message, view.where.get("matrix"))
+    return Shown(walkthrough, matrix, spec)
+
+
+# A walkthrough written more than once keeps at most this many written-out cells (or sentences)
+# of a step (or a reading) once made; more are made again on every pass, as they are read.
+HELD = 256
+
+
+def held(shown: Shown) -> Shown:
+    """`shown` to be written many times (each language and format of `attn snippets`): the
+    written-out cells and the reading's sentences, made as they are read, made once here where
+    there are few."""
+    def once(items: Sequence[T]) -> Sequence[T]:
+        first = tuple(islice(items, HELD + 1))
+        return first if len(first) <= HELD else items
+
+    w = shown.walkthrough
+    return replace(shown, walkthrough=replace(
+        w, steps=tuple(replace(step, expansions=once(step.expansions)) for step in w.steps),
+        reading=tuple(replace(r, sentences=once(r.sentences)) for r in w.reading)))
+
+
+def low_precision(spec: Spec, view: View) -> None:
+    """What a spec's dtype below float64 leaves out, asked for by an option (or a manifest)."""
+    if view.backward:
+        refuse("backward", Msg.of("expected no {key} with dtype: {dtype} (low precision is worked "
+                                  "out without it), found one; remove it or use dtype: float64",
+                                  key="--backward", dtype=spec.dtype), view.where.get("backward"))
+    if view.round_intermediates:
+        refuse("round_intermediates", Msg.of(
+            "hand calculation works on decimals as written; it cannot be combined with dtype: "
+            "{dtype}", dtype=spec.dtype), view.where.get("round_intermediates"))
