@@ -22,10 +22,9 @@ from attncli.errors import AttnError, SpecError, UsageError
 from attncli.render import render
 
 if TYPE_CHECKING:
-    from attncli.library import spec_of, walkthrough_of
+    from attncli.library import build, spec_of, walkthrough_of
     from attncli.model import Walkthrough
     from attncli.spec import load_spec, loads_spec
-    from attncli.steps.build import build
 
 __all__ = ["AttnError", "SpecError", "UsageError", "Walkthrough", "build", "load_spec",
            "loads_spec", "render", "spec_of", "walkthrough_of"]
@@ -33,7 +32,7 @@ __all__ = ["AttnError", "SpecError", "UsageError", "Walkthrough", "build", "load
 _HOMES = {
     "load_spec": "attncli.spec.loading",
     "loads_spec": "attncli.spec.loading",
-    "build": "attncli.steps.build",
+    "build": "attncli.library",
     "walkthrough_of": "attncli.library",
     "spec_of": "attncli.library",
     "Walkthrough": "attncli.model",

@@ -19,10 +19,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import AttnError, Location, UsageError
-from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages
+from attncli.i18n import DEFAULT_LANG, Msg, first_known
 from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.view import parse_languages
 
 if TYPE_CHECKING:  # NumPy-backed: imported on the first call, so that `import attncli` is light
+    from attncli.arithmetic.selection import Selection
     from attncli.model import Walkthrough
     from attncli.spec.model import Spec
     from attncli.spec.node import Node
@@ -64,12 +66,19 @@ def walkthrough_of(*, tokens: Sequence[str], X: Any = None,
         display = {"precision": precision, "decimal": decimal, "steps": steps,
                    "expand": expand, "head": head, "round_intermediates": round_intermediates,
                    "reading": reading}
-        from attncli.steps.build import build
-
         built = build(_spec(tokens, X, weights, heads, mask, display, spec, max_cells))
     except AttnError as error:
         raise error.in_language(first_known(lang)) from None
     return replace(built, lang=langs)
+
+
+def build(spec: Spec, expand: Selection | None = None, summary: bool = False) -> Walkthrough:
+    """Every step of attention on a loaded spec (`attncli.load_spec`), as `attn explain` works it
+    out; the walkthrough shows itself in a notebook (attncli/render/notebook.py)."""
+    import attncli.render.notebook  # noqa: F401  (installs the notebook view in the model)
+    from attncli.steps.build import build as build_steps
+
+    return build_steps(spec, expand, summary)
 
 
 def spec_of(*, max_cells: int = DEFAULT_MAX_CELLS, **keys: Any) -> Spec:

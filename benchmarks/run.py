@@ -253,9 +253,9 @@ def write_xlsx_case(folder: Path, n: int = 48, d: int = 32, heads: int = 4) -> t
     """A spec for the xlsx case, and the number of formula cells its spreadsheet holds."""
     from attncli.render import RenderOptions
     from attncli.render.xlsx import workbook
-    from attncli.steps.show import prepare
     from attncli.spec import load_spec
     from attncli.spec.view import View
+    from attncli.steps.show import prepare
 
     spec = folder / "xlsx.yaml"
     tokens = ", ".join(f"t{i}" for i in range(n))

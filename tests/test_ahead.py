@@ -13,13 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli import build, loads_spec
-from attncli.cli.app import app
-from attncli.spec.examples import example_path
 from attncli.arithmetic.expand import Selection
+from attncli.cli.app import app
 from attncli.render import RenderOptions, ahead, render
 from attncli.render.ahead import Ahead, written_ahead
 from attncli.render.common import number_format, translator
 from attncli.render.text import ended
+from attncli.spec.examples import example_path
 from tests.conftest import attn_executable
 from tests.test_elided_exports import large_spec
 

@@ -8,11 +8,12 @@ import json
 import numpy as np
 import pytest
 
-from attncli.compute.gradients import finite_difference, gradients
+from attncli.compute.gradients import gradients
 from attncli.spec import loads_spec
 from attncli.spec.model import Spec
+from attncli.steps.backward import finite_difference
+from attncli.steps.build import build, compute
 from attncli.steps.masks import visible_keys
-from attncli.steps.build import build
 from tests.mha_reference import TOLERANCE, torch_module
 
 
@@ -169,7 +170,7 @@ def forward_gradients(spec: Spec):  # type: ignore[no-untyped-def]
 def test_finite_difference_agrees_with_the_gradient() -> None:
     spec = random_spec(3)
     grads = forward_gradients(spec)
-    assert abs(finite_difference(spec) - grads.heads[0].dW["dW_Q"][0, 0]) < 1e-6
+    assert abs(finite_difference(spec, compute) - grads.heads[0].dW["dW_Q"][0, 0]) < 1e-6
 
 
 def test_walkthrough_shows_the_gradient_steps_after_the_forward_ones() -> None:

@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 import yaml
 
-from attncli.spec import schema_doc
 from attncli.i18n import LANGUAGES
+from attncli.spec import schema_doc
 from attncli.spec.schema import schema
 from tests.conftest import ROOT, attn_executable
 from tests.test_export_renderers import need

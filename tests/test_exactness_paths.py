@@ -1,4 +1,5 @@
-"""The `=` check takes shortcuts on large outputs (attncli/arithmetic/exactness.py): a dot product worked in
+"""The `=` check takes shortcuts on large outputs (attncli/arithmetic/exactness.py): a dot product
+worked in
 whole units from its two rows, a quotient or e^x in floats when no tie is near. Each must decide
 exactly as the decimal arithmetic on the printed operands does; here both are asked about every
 written-out cell of every example at several precisions, and about constructed near ties.
@@ -13,10 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli.arithmetic.dot_terms import Terms
 from attncli.arithmetic.exactness import exact, exact_in_decimal
 from attncli.arithmetic.expand import Selection
-from attncli.model import Difference, Exp, Num, Product, Quotient, Sum
+from attncli.model import Difference, Exp, Num, Product, Quotient, Sum, Terms
 from attncli.spec import load_spec
 from attncli.steps.build import build
 

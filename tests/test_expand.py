@@ -7,10 +7,10 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli import build, loads_spec
+from attncli.arithmetic.expand import Selection
 from attncli.cli.app import app
 from attncli.errors import UsageError
 from attncli.spec.examples import example_path
-from attncli.arithmetic.expand import Selection
 from tests.printed_arithmetic import agrees, half_up, written_out
 
 runner = CliRunner()

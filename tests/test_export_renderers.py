@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import LANGUAGES
 from attncli.render import RenderOptions, render
 from attncli.render.latex import document
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.spec import load_spec
 from attncli.steps.build import build
 

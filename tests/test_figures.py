@@ -227,8 +227,8 @@ def test_terminal_svg_loads_no_font_from_the_network() -> None:
 def test_terminal_heatmap_cells_have_their_own_background() -> None:
     """Whatever the terminal's theme, a cell's background is the weight's colour: DEEP for 1,
     white for 0, the hidden grey with — for a masked key; the glyph legend says fuller is more."""
-    from attncli.render.common import heatmap_caption
     from attncli.arithmetic.numbers import NumberFormat
+    from attncli.render.common import heatmap_caption
     from attncli.render.rich_view import tables
 
     walkthrough = build(load_spec(str(ROOT / "configs" / "cat_chases_mouse.yaml")))

@@ -45,7 +45,8 @@ HIDDEN = st.text(st.characters(whitelist_categories=("Cc", "Cf", "Zl", "Zp"),
 CONTROL = st.builds(lambda a, b, c: a + b + c, PRINTABLE, HIDDEN, st.text(max_size=2))
 LONG = st.builds(lambda k, c: c * k, st.integers(990, 1010), st.sampled_from("xé\x1b"))
 WORDS = st.one_of(PRINTABLE, PRINTABLE, PRINTABLE, ANY_TEXT, CONTROL, LONG)
-# No hidden character may reach stdout or stderr raw (attncli/i18n/visible.py): what a terminal acts on
+# No hidden character may reach stdout or stderr raw (attncli/i18n/visible.py): what a terminal
+# acts on
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\xad\u200b-\u200f\u2028-\u202e\u2060-\u206f"
                  "\ufeff\ufff9-\ufffb\ufffe\uffff]")
 JUNK = st.recursive(

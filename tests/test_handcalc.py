@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from attncli import build, loads_spec
-from attncli.spec.examples import example_path
 from attncli.arithmetic.handcalc import written
 from attncli.render import render
 from attncli.spec import load_spec
+from attncli.spec.examples import example_path
 
 SEED_000 = example_path("cat_chases_mouse")
 

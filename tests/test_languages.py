@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.cli.app import app
 from attncli.errors import UsageError
-from attncli.spec.examples import example_path
 from attncli.i18n import Msg, translate
 from attncli.render import render
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.spec import load_spec, loads_spec
+from attncli.spec.examples import example_path
 from attncli.steps.build import build
 
 GOLDEN = Path(__file__).parent / "golden"

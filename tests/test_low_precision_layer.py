@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from attncli import build, loads_spec
-from attncli.i18n import translate
 from attncli.compute.lowprec import LowPrecision
+from attncli.i18n import translate
 from attncli.model import Step, Walkthrough
 from tests.conftest import run
 from tests.mha_reference import torch_module

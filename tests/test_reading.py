@@ -7,13 +7,13 @@ from dataclasses import replace
 import numpy as np
 
 from attncli import build, loads_spec
-from attncli.spec.examples import example_path
+from attncli.arithmetic.numbers import NumberFormat
+from attncli.arithmetic.reading import read
 from attncli.i18n import translate
 from attncli.model import Formula, Matrix, Walkthrough
-from attncli.arithmetic.reading import read
 from attncli.render import render
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.spec import load_spec
+from attncli.spec.examples import example_path
 
 
 def sentences(walkthrough: Walkthrough) -> list[str]:

@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from attncli.cli.app import app
 from attncli.i18n import LANGUAGES
-from attncli.spec.schema import SCHEMA_PATH, schema
 from attncli.spec.arrays import EMBEDDINGS_RANDOM_KEYS, RANDOM_KEYS, RANDOM_SHAPE_KEYS
 from attncli.spec.backward import BACKWARD_KEYS
 from attncli.spec.block import BLOCK_KEYS, FFN_KEYS, LAYER_NORM_KEYS, RMS_NORM_KEYS
@@ -20,6 +19,7 @@ from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
+from attncli.spec.schema import SCHEMA_PATH, schema
 from attncli.spec.scores import SCORE_KEYS
 from attncli.spec.selection import CHECKPOINT_KEYS
 from attncli.spec.sequences import (
@@ -32,8 +32,8 @@ from attncli.spec.sequences import (
 from attncli.spec.source import Node, parse
 from attncli.spec.tiling import TILING_KEYS
 from attncli.spec.tokenizer import TOKENIZER_KEYS
-from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
 from attncli.spec.view import STEP_IDS
+from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
 from tests.conftest import EXAMPLES
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from attncli import build, loads_spec
-from attncli.spec.examples import example_path
 from attncli.arithmetic.expand import Selection
+from attncli.arithmetic.selection import cells
 from attncli.files import write_atomic
 from attncli.model import Lazy
 from attncli.render import render, stream
 from attncli.render.common import NARROW, cell_width
-from attncli.arithmetic.selection import cells
+from attncli.spec.examples import example_path
 from attncli.steps.show import HELD, Shown, held
 
 

@@ -15,13 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attncli import build, loads_spec, render
-
-from attncli.compute import ops
 from attncli.arithmetic.expand import Selection
+from attncli.arithmetic.numbers import NumberFormat
+from attncli.arithmetic.reading import groups, key_listing
+from attncli.compute import ops
 from attncli.i18n import translate
 from attncli.model import Formula, HeadResult, Matrix
-from attncli.arithmetic.reading import groups, key_listing
-from attncli.arithmetic.numbers import NumberFormat
 from tests.conftest import run
 
 N = 70  # above elision.WHOLE_ROWS, so a summary keeps rows 0-3 and 66-69

@@ -13,9 +13,9 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
+from attncli.i18n.visible import escape_char, inert_json, inert_markdown_math, visible
 from attncli.render import render
 from attncli.spec import loads_spec
-from attncli.i18n.visible import escape_char, inert_json, inert_markdown_math, visible
 from attncli.steps.build import build
 from tests.conftest import run
 

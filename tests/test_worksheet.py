@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from attncli.arithmetic.handcalc import written
+from attncli.check.worksheet import blank
 from attncli.render import render
 from attncli.spec import load_spec
 from attncli.steps.build import build
-from attncli.check.worksheet import blank
 from tests.conftest import CONFIGS, run
 from tests.test_export_renderers import compile_latex, katex_errors, math_of
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from attncli.arithmetic.handcalc import written
+from attncli.check.worksheet import blank
 from attncli.spec import load_spec
 from attncli.steps.build import build
-from attncli.check.worksheet import blank
 from tests.conftest import CONFIGS, run
 from tests.test_latex_pages import overfull, pdflatex, words_outside
 

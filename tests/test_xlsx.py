@@ -18,9 +18,9 @@ from openpyxl.worksheet.formula import ArrayFormula
 from attncli.render import RenderOptions
 from attncli.render.xlsx import Workbook, workbook
 from attncli.render.xlsx.grid import sheet_name
-from attncli.steps.show import prepare
 from attncli.spec import load_spec
 from attncli.spec.view import View
+from attncli.steps.show import prepare
 from tests.conftest import EXAMPLES, run
 from tests.spreadsheet import recalculated, soffice
 

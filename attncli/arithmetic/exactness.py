@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from attncli.arithmetic.dot_terms import Terms
+from attncli.arithmetic.numbers import CACHED, CONTEXT, as_decimal, rounded, rounded_if_clear
 from attncli.model import (
     Difference,
     Exp,
@@ -23,10 +23,10 @@ from attncli.model import (
     Product,
     Quotient,
     Sum,
+    Terms,
     Value,
     Vec,
 )
-from attncli.arithmetic.numbers import CACHED, CONTEXT, as_decimal, rounded, rounded_if_clear
 
 
 @lru_cache(maxsize=CACHED)

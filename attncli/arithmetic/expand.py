@@ -1,7 +1,8 @@
 """Cells written out: the sum, quotient or e^x that made a number, with the numbers substituted.
 
 `attach(walkthrough, spec, selection)` fills `Step.expansions` (see model.Expansion for the
-shape of one line) with the cells a `Selection` (attncli/arithmetic/selection.py, read from `--expand`)
+shape of one line) with the cells a `Selection` (attncli/arithmetic/selection.py, read from
+`--expand`)
 chooses. They are made lazily, cell by cell as a renderer writes them, and made again for
 another pass (a second language): `-x all` holds one line at a time, never the list of all.
 
@@ -15,14 +16,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import replace
 
 import numpy as np
 
-from attncli.arithmetic.dot_terms import Terms
-from attncli.arithmetic.exactness import line
-from attncli.arithmetic.handcalc import Arithmetic, arithmetic, written
+from attncli.arithmetic import expand_tiles
+from attncli.arithmetic.cells import Context, Writer, cell, joined, named, token_latex
+from attncli.arithmetic.handcalc import arithmetic, written
+from attncli.arithmetic.selection import Cell, Selection, check, chosen, representative
+from attncli.arithmetic.selection import cells as chosen_cells
+from attncli.arithmetic.selection import rows as chosen_rows
 from attncli.i18n import Msg
 from attncli.model import (
     Array,
@@ -31,21 +34,16 @@ from attncli.model import (
     Expansion,
     Expr,
     Formula,
-    HeadResult,
     Lazy,
     Num,
     Product,
     Quotient,
     Step,
     Sum,
-    Value,
+    Terms,
     Vec,
     Walkthrough,
 )
-from attncli.render.tex import text_math
-from attncli.arithmetic.selection import Cell, Selection, check, chosen, representative
-from attncli.arithmetic.selection import cells as chosen_cells
-from attncli.arithmetic.selection import rows as chosen_rows
 from attncli.spec.model import Spec
 
 __all__ = ["Selection", "attach", "cell", "dot", "named", "representative"]
@@ -53,54 +51,10 @@ __all__ = ["Selection", "attach", "cell", "dot", "named", "representative"]
 Angle = tuple[int, int, int]  # (head index, query row, key column) of an expanded score
 
 
-# --- formulas with token names, as text and LaTeX ---
-
-@lru_cache(maxsize=1 << 14)  # every written-out cell names two tokens
-def _latex_text(token: str) -> str:
-    """A token name inside math, escaped by the one LaTeX escaping table (render/tex.py), so a
-    token such as `\\input{x}` stays text."""
-    return text_math(token)
-
-
-def named(letter: str, token: str) -> Formula:
-    """`q_chases`."""
-    return Formula(f"{letter}_{token}", f"{letter}_{{{_latex_text(token)}}}")
-
-
-def cell(symbol: Formula, row: str, column: str) -> Formula:
-    """`S[chases, mouse]`."""
-    return Formula(f"{symbol.text}[{row}, {column}]",
-                   f"{symbol.latex}[{_latex_text(row)}, {_latex_text(column)}]")
-
-
-def joined(*parts: Formula | str) -> Formula:
-    """Formulas and plain operators side by side: joined(q, "·", k)."""
-    text = "".join(p if isinstance(p, str) else p.text for p in parts)
-    latex = "".join({"·": r" \cdot ", " / ": " / ", " + ": " + "}.get(p, p) if isinstance(p, str)
-                    else p.latex for p in parts)
-    return Formula(text, latex)
-
-
 # --- the expansions of each step ---
 
-@dataclass(frozen=True)
-class Context:
-    """What the writers of one head need besides the step itself."""
-
-    spec: Spec
-    head: HeadResult
-    steps: dict[str, Step]  # the steps of this head, by id
-    precision: int
-    calc: Arithmetic  # how the walkthrough was computed
-    carry: Callable[[float], float]  # identity, or rounding to the display precision
-
-    def line(self, target: Formula | None, symbolic: Formula | None, expr: Expr,
-             result: Value) -> Expansion:
-        return line(target, symbolic, expr, result, self.precision)
-
-
 def dot(a: Array, b: Array) -> Sum:
-    """Σₖ aₖ·bₖ, its terms made as they are read (attncli/arithmetic/dot_terms.py)."""
+    """Σₖ aₖ·bₖ, its terms made as they are read (attncli/model/expr.py)."""
     return Sum(Terms(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)))
 
 
@@ -110,13 +64,13 @@ def linear_cell(ctx: Context, result: Formula, x_name: Formula, x: Array, w: Arr
     """One cell of a linear map, x·W[:, a] (+ b[a]) in the row convention or W[a, :]·x (+ b[a])
     in the column convention: the projections Q, K, V and the output projection O."""
     if ctx.spec.convention == "row":
-        slice_ = Formula(f"{w_name.text}[:, {column}]", f"{w_name.latex}[:, {_latex_text(column)}]")
+        slice_ = Formula(f"{w_name.text}[:, {column}]", f"{w_name.latex}[:, {token_latex(column)}]")
         symbolic, expr = joined(x_name, "·", slice_), dot(x, w[:, a])
     else:
-        slice_ = Formula(f"{w_name.text}[{column}, :]", f"{w_name.latex}[{_latex_text(column)}, :]")
+        slice_ = Formula(f"{w_name.text}[{column}, :]", f"{w_name.latex}[{token_latex(column)}, :]")
         symbolic, expr = joined(slice_, "·", x_name), dot(w[a, :], x)
     if b is not None:
-        bias = Formula(f"{b_name.text}[{column}]", f"{b_name.latex}[{_latex_text(column)}]")
+        bias = Formula(f"{b_name.text}[{column}]", f"{b_name.latex}[{token_latex(column)}]")
         symbolic = joined(symbolic, " + ", bias)
         expr = Sum((*expr.terms, Num(float(b[a]))))
     return ctx.line(result, symbolic, expr, value)
@@ -203,7 +157,7 @@ def angle(ctx: Context, row: str, column: str, q_length: float, k_length: float,
                        rf"\frac{{{named('q', row).latex} \cdot {named('k', column).latex}}}"
                        rf"{{|{named('q', row).latex}| \, |{named('k', column).latex}|}}")
     target = Formula(f"cos θ[{row}, {column}]",
-                     rf"\cos\theta[{_latex_text(row)}, {_latex_text(column)}]")
+                     rf"\cos\theta[{token_latex(row)}, {token_latex(column)}]")
     return [ctx.line(target, symbolic,
                      Quotient(Num(score), Product((Num(q_norm), Num(k_norm)))), cos)]
 
@@ -264,9 +218,9 @@ def output_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Exp
         terms = tuple(Product((Num(float(weights[j])),
                                Vec(tuple(float(x) for x in v[j])))) for j in keys)
         label = matrix.rows[i]
-        symbolic = Formula(f"Σⱼ A[{label}, j]·v_j", rf"\sum_j A[{_latex_text(label)}, j] \, v_j")
+        symbolic = Formula(f"Σⱼ A[{label}, j]·v_j", rf"\sum_j A[{token_latex(label)}, j] \, v_j")
         target = Formula(f"{matrix.symbol.text}[{label}]",
-                         f"{matrix.symbol.latex}[{_latex_text(label)}]")
+                         f"{matrix.symbol.latex}[{token_latex(label)}]")
         yield ctx.line(target, symbolic, Sum(terms),
                        tuple(float(x) for x in matrix.row(i)))
 
@@ -275,7 +229,6 @@ def _same(x: float) -> float:
     return x
 
 
-Writer = Callable[[Context, Step, Sequence[Cell]], Iterator[Expansion]]
 # step id -> what writes its cells out; a new step that computes cells adds one entry here
 WRITERS: dict[str, Writer] = {
     "projections": projection_cells,
@@ -284,6 +237,8 @@ WRITERS: dict[str, Writer] = {
     "weights": weight_rows,
     "output": output_rows,
     "out_projection": out_projection_cells,
+    "tile": expand_tiles.tile_rows,
+    "tiled_output": expand_tiles.output_rows,
 }
 
 
@@ -343,10 +298,3 @@ def shift_notes(ctx: Context, step: Step, cells: list[Cell]) -> tuple[Msg, ...]:
     return tuple(notes)
 
 
-def _tile_writers() -> dict[str, Writer]:
-    from attncli.arithmetic import expand_tiles  # it writes with the helpers of this module
-
-    return {"tile": expand_tiles.tile_rows, "tiled_output": expand_tiles.output_rows}
-
-
-WRITERS.update(_tile_writers())

@@ -1,14 +1,18 @@
 """The cells of online softmax written out (attncli/steps/tiling.py): for a row of a tile, the
 rescale e^(m_old − m), each e^(s − m) of P̃, the new ℓ and the new Õ row; for the output, each
-O = Õ / ℓ. The loop is run again (attncli/compute/online_softmax.py) to find what the tile started from."""
+O = Õ / ℓ. The loop is run again (attncli/compute/online_softmax.py) to find what the tile started
+from."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
 
+from attncli.arithmetic.cells import Context, cell, token_latex
+from attncli.arithmetic.selection import Cell
+from attncli.arithmetic.selection import rows as chosen_rows
 from attncli.compute import online_softmax
-from attncli.arithmetic.expand import Context, _latex_text, cell
+from attncli.compute.online_softmax import Tile
 from attncli.model import (
     Difference,
     Exp,
@@ -22,9 +26,6 @@ from attncli.model import (
     Sum,
     Vec,
 )
-from attncli.compute.online_softmax import Tile
-from attncli.arithmetic.selection import Cell
-from attncli.arithmetic.selection import rows as chosen_rows
 
 
 def minus(x: float, y: float) -> Expr:
@@ -36,7 +37,7 @@ def minus(x: float, y: float) -> Expr:
 
 def at(letter: Formula, row: str) -> Formula:
     """`ℓ[book]`."""
-    return Formula(f"{letter.text}[{row}]", f"{letter.latex}[{_latex_text(row)}]")
+    return Formula(f"{letter.text}[{row}]", f"{letter.latex}[{token_latex(row)}]")
 
 
 def find(ctx: Context, step: Step) -> Tile:

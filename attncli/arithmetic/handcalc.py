@@ -20,9 +20,9 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from attncli.arithmetic.numbers import CONTEXT, as_decimal, half_up, rounded
 from attncli.compute import ops
 from attncli.model import Array, Drift, Matrix, Walkthrough
-from attncli.arithmetic.numbers import CONTEXT, as_decimal, half_up, rounded
 from attncli.spec.model import Dtype
 
 Objects = NDArray[np.object_]  # an array of Decimal
@@ -154,7 +154,9 @@ class HandCalculation:
 
 def arithmetic(round_intermediates: bool, precision: int, dtype: Dtype = "float64") -> Arithmetic:
     if dtype != "float64":
-        from attncli.compute.lowprec import LowPrecision  # imports ml_dtypes: only when it is needed
+        from attncli.compute.lowprec import (
+            LowPrecision,  # imports ml_dtypes: only when it is needed
+        )
 
         return LowPrecision(dtype)
     return HandCalculation(precision) if round_intermediates else FullPrecision()

@@ -22,9 +22,9 @@ from itertools import chain
 import numpy as np
 
 from attncli.arithmetic.elision import FULL_SWITCH
+from attncli.arithmetic.numbers import rounded
 from attncli.i18n import Finer, Msg, Param
 from attncli.model import HeadResult, Lazy, Reading, Walkthrough
-from attncli.arithmetic.numbers import rounded
 
 MOST_LISTED = 4  # groups named between "most" and "least" before the rest is counted
 NAMED_KEYS = 5  # keys named in a group of equal weights before the rest is counted

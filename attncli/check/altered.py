@@ -10,8 +10,8 @@ from typing import Literal
 
 import numpy as np
 
-from attncli.compute import ops
 from attncli.arithmetic.handcalc import Arithmetic
+from attncli.compute import ops
 from attncli.model import Array
 
 

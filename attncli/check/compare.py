@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from attncli.arithmetic.handcalc import written as half_up
 from attncli.check.answer import Answer, Written
 from attncli.check.slips import CATALOGUE, Situation
 from attncli.errors import AttnError, SpecError, UsageError
-from attncli.arithmetic.handcalc import written as half_up
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.spec.model import Spec

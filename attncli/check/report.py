@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.check.compare import SlipMatch, Verdict
 from attncli.i18n import Msg, translate
-from attncli.arithmetic.numbers import NumberFormat
 
 SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attncli.compute import ops
-from attncli.check.altered import AddedMask, ColumnSoftmax, MaskAfterSoftmax
 from attncli.arithmetic.handcalc import Arithmetic, arithmetic
+from attncli.check.altered import AddedMask, ColumnSoftmax, MaskAfterSoftmax
+from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array
 from attncli.spec.model import CausalMask, Mask, MatrixMask, Scale, Score, Spec, WindowMask

@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from attncli.cli.language import AttnGroup
 from attncli.cli import check, explain, export, snippets, specs
+from attncli.cli.language import AttnGroup
 from attncli.cli.options import MessagesLangOpt
 from attncli.errors import EXIT_BAD_INPUT
 from attncli.i18n import N_

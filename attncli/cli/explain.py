@@ -51,8 +51,8 @@ from attncli.cli.options import (
 from attncli.cli.running import run
 from attncli.errors import UsageError
 from attncli.i18n import N_, Msg
-from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.render import ELIDING
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.view import Inline, View
 
 app = typer.Typer()  # merged into `attn` by attncli/cli/app.py

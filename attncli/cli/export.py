@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from attncli.cli.inputs import (
+    check_outputs,
     check_precision,
     decimal_option,
     language,
@@ -215,18 +216,3 @@ def export(
         return ""
 
     run(action, language(lang), debug)
-
-
-def check_outputs(output: str | None, heatmap: str | None) -> None:
-    """Refuse, before any work, an output that is not a regular file (see attncli/files.py) and
-    two outputs that are one file."""
-    from pathlib import Path
-
-    from attncli.files import output_target, same_file
-
-    for path in (output, heatmap):
-        if path is not None:
-            output_target(path)
-    if output is not None and heatmap is not None and same_file(Path(output), Path(heatmap)):
-        raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose two "
-                                "files", first="--output", second="--heatmap", file=output))

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Literal
 
 from attncli.cli.language import root_option
 from attncli.errors import UsageError
-from attncli.i18n import DEFAULT_LANG, Msg, first_known, parse_languages
-from attncli.spec.view import Inline, Loading, View
+from attncli.i18n import DEFAULT_LANG, Msg, first_known
+from attncli.spec.view import Inline, Loading, View, parse_languages
 
 if TYPE_CHECKING:
     from attncli.steps.show import Shown
@@ -95,9 +95,9 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
     the bundled example. Call it inside `run`, so its errors become one line and exit 2.
     Unless the view elides, what it shows is bounded first (attncli/steps/budget.py), `shows` naming
     the option that asks for every number."""
-    from attncli.steps.show import prepare
     from attncli.spec import load_spec
     from attncli.spec.inline import inline_spec
+    from attncli.steps.show import prepare
 
     reading = reading or Loading()
     if inline.given():
@@ -111,3 +111,17 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
     check_view(loaded, view, reading.max_cells, shows)
     return prepare(loaded, view)
 
+
+def check_outputs(output: str | None, heatmap: str | None) -> None:
+    """Refuse, before any work, an output that is not a regular file (see attncli/files.py) and
+    two outputs that are one file."""
+    from pathlib import Path
+
+    from attncli.files import output_target, same_file
+
+    for path in (output, heatmap):
+        if path is not None:
+            output_target(path)
+    if output is not None and heatmap is not None and same_file(Path(output), Path(heatmap)):
+        raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose two "
+                                "files", first="--output", second="--heatmap", file=output))

@@ -35,8 +35,8 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, translate
 from attncli.i18n.typography import typeset
-from attncli.spec.view import STEP_IDS
 from attncli.i18n.visible import visible
+from attncli.spec.view import STEP_IDS
 
 EXIT_USAGE = 2
 

@@ -17,8 +17,8 @@ from attncli.cli.running import fail, run, say
 from attncli.cli.streams import write_stdout
 from attncli.errors import CheckFailed, SpecError
 from attncli.i18n import N_, Msg
-from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.i18n.visible import visible_document
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 
 if TYPE_CHECKING:
     from attncli.snippets.run import Report

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from attncli.cli.inputs import (
+    check_outputs,
     check_precision,
     decimal_option,
     languages,
@@ -31,7 +32,6 @@ def check_spreadsheet(output: str | None, view: View, other: bool) -> str:
 def write_spreadsheet(spec: str | None, output: str | None, view: View, other: bool,
                       lang: str | None, decimal_comma: bool | None, allow_outside: bool,
                       max_cells: int) -> str:
-    from attncli.cli.export import check_outputs
     from attncli.files import write_atomic
     from attncli.render import RenderOptions
     from attncli.render.xlsx import workbook

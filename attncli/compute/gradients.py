@@ -12,12 +12,13 @@ outputs). Read backwards through the forward results of walkthrough.compute, row
     dW_Q = Xᵀ·dQ,  dW_K = Xᵀ·dK,  dW_V = Xᵀ·dV,  db = the column sums
     dX = Σ_h dQ·W_Qᵀ + dK·W_Kᵀ + dV·W_Vᵀ
 
-RoPE, shared K/V heads, score biases, RMSNorm and gated feed-forwards: attncli/compute/gradients_modern.py.
+RoPE, shared K/V heads, score biases, RMSNorm and gated feed-forwards:
+attncli/compute/gradients_modern.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,8 +26,6 @@ from attncli.compute.gradients_block import BlockGradients, block_gradients, lay
 from attncli.compute.gradients_modern import GroupGradients, shared, turned_back
 from attncli.model import Array, HeadResult
 from attncli.spec.model import Head, Spec
-
-STEP = 1e-6  # the h of the finite-difference check
 
 
 @dataclass(frozen=True)
@@ -134,20 +133,3 @@ def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = Non
             dx = layer_norm_backward(dx, block.pre_norm, "1", block.named)
         dx = dx + block.d_x  # (n, d_model): the residual add's share
     return Gradients(d_out, dz, tuple(heads), dx, dc_out, dw_o, db_o, block, groups)
-
-
-def finite_difference(spec: Spec, w_name: str = "W_Q") -> float:
-    """(L(W + h) − L(W − h)) / 2h for the first entry of head 1's W, at full precision."""
-    from attncli.steps.build import compute  # the walkthrough runs the backward family
-
-    assert spec.backward is not None
-    full = replace(spec, display=replace(spec.display, round_intermediates=False), backward=None)
-    losses = []
-    for sign in (1.0, -1.0):
-        w = getattr(full.heads[0], w_name).copy()
-        w[0, 0] += sign * STEP
-        heads = (replace(full.heads[0], **{w_name: w, "identity": frozenset()}),
-                 *full.heads[1:])
-        output = compute(replace(full, heads=heads)).output.whole()  # (n, d_out)
-        losses.append(float((spec.backward.dO * output).sum()))
-    return (losses[0] - losses[1]) / (2 * STEP)

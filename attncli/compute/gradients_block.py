@@ -21,7 +21,6 @@ from attncli.compute import ops
 from attncli.compute.gradients_modern import rms_parts, slope
 from attncli.model import Array
 from attncli.spec.model import FeedForward, LayerNorm, RMSNorm, Spec
-from attncli.steps.block import ACTIVATION
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,7 @@ def ffn_backward(spec: Spec, ffn: FeedForward, y1: Array, dy: Array, named: dict
         ffn_in, second = layer_norm(y1, block.norms[1])
     w1, w2 = used(ffn.W_1, spec), used(ffn.W_2, spec)  # (d_model, d_ff), (d_ff, d_model)
     a1 = ops.project(ffn_in, ffn.W_1, ffn.b_1, spec.convention)  # (n, d_ff)
-    act = ACTIVATION[ffn.activation](a1)  # (n, d_ff)
+    act = ops.ACTIVATION[ffn.activation](a1)  # (n, d_ff)
     up = None if ffn.W_3 is None else ops.project(ffn_in, ffn.W_3, ffn.b_3, spec.convention)
     hidden = act if up is None else act * up  # (n, d_ff): M, what W_2 reads
     f = ops.project(hidden, ffn.W_2, ffn.b_2, spec.convention)  # (n, d_model)

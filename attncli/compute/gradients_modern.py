@@ -1,4 +1,5 @@
-"""The backward pass through the variants of attention after 2017 (attncli/compute/gradients.py calls
+"""The backward pass through the variants of attention after 2017 (attncli/compute/gradients.py
+calls
 these), pure NumPy, row convention:
 
     RoPE   Q̂ = R·Q row by row, R a rotation:    dQ = Rᵀ·dQ̂ (each pair turned back by −p·θᵢ)

@@ -215,3 +215,7 @@ def rms_norm(x: Array, gain: Array | None, eps: float) -> Array:
 def silu(x: Array) -> Array:
     """x·σ(x), written so that a large negative x gives 0 without overflow."""
     return x * 0.5 * (1.0 + np.tanh(0.5 * x))  # (n, d_ff): σ(x) = (1 + tanh(x/2)) / 2
+
+
+# the activation of each feed-forward kind; a gated kind (swiglu, geglu) gates with the same
+ACTIVATION = {"relu": relu, "gelu": gelu, "silu": silu, "swiglu": silu, "geglu": gelu}

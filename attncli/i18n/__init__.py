@@ -67,24 +67,6 @@ def split_languages(text: str) -> list[str]:
     return [code.strip().lower() for code in text.split(",")]
 
 
-def parse_languages(text: str, source: str = "lang") -> tuple[str, ...]:
-    """The languages of a comma list, in order; UsageError names `source` (--lang, ATTN_LANG)."""
-    from attncli.errors import UsageError  # errors imports Msg from here
-
-    codes = split_languages(text)
-    for index, code in enumerate(codes):
-        if not code:
-            raise UsageError(Msg.of("{source}: expected a language code, found an empty one in "
-                                    '"{text}"', source=source, text=text))
-        if code not in LANGUAGES:
-            raise UsageError(Msg.of("{source}: unknown language {code}; expected one of {known}",
-                                    source=source, code=code, known=", ".join(LANGUAGES)))
-        if code in codes[:index]:
-            raise UsageError(Msg.of("{source}: the language {code} is given twice",
-                                    source=source, code=code))
-    return tuple(codes)
-
-
 def first_known(*texts: str | None) -> str:
     """The first code of these comma lists that attn speaks, else English: the language of an
     error found before the requested languages are checked."""

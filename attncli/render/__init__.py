@@ -10,7 +10,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from attncli.errors import UsageError
-from attncli.i18n import DEFAULT_LANG, Msg, parse_languages
+from attncli.i18n import DEFAULT_LANG, Msg
+from attncli.spec.view import parse_languages
 
 if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must stay light
     from attncli.model import Walkthrough

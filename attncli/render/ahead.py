@@ -16,10 +16,10 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from itertools import islice
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.model import Lazy, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import Translate, expansion_text, reading_sections
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.wrap import formula, words
 
 Part = Callable[[], str]

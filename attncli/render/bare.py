@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
@@ -14,7 +15,6 @@ from attncli.render import RenderOptions
 from attncli.render.common import number_format, translator
 from attncli.render.json_doc import matrix_doc
 from attncli.render.markdown import escape
-from attncli.arithmetic.numbers import NumberFormat
 
 MAX_MATRIX_COLUMNS = 10  # amsmath's MaxMatrixCols: a wider bmatrix does not compile
 

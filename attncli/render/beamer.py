@@ -18,7 +18,8 @@ from attncli.render import RenderOptions
 from attncli.render.frame_fit import pack
 from attncli.render.latex import BABEL_NAMES, ENGINE, packages
 from attncli.render.latex_matrix import CELL_MACROS, Page
-from attncli.render.latex_parts import Part, parts
+from attncli.render.latex_parts import parts
+from attncli.render.latex_writer import Part
 
 # The text width of a frame (its paper less 1 cm each side) at beamer's 11 pt; rows of a matrix
 # block, so that the block, its column labels and the frame title fit the frame's height.

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from attncli.arithmetic.dot_terms import Terms
 from attncli.arithmetic.elision import FULL_SWITCH
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg, translate
 from attncli.model import (
     Difference,
@@ -24,12 +24,12 @@ from attncli.model import (
     Quotient,
     Step,
     Sum,
+    Terms,
     Value,
     Vec,
     Walkthrough,
 )
 from attncli.render import RenderOptions
-from attncli.arithmetic.numbers import NumberFormat
 
 Translate = Callable[[Msg], str]
 T = TypeVar("T")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import cell_width, number_format, title, translator
 from attncli.render.heat import HIDDEN, HIDDEN_MARK, LEGEND, hex_colour, ink, rgb
-from attncli.arithmetic.numbers import NumberFormat
 
 CHAR = 7.2  # px, the width of a character at FONT_SIZE (DejaVu Sans digits are 7.6 at 12 px)
 FONT_SIZE = 12

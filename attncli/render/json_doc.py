@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.model import (
     Cell,
     Difference,
@@ -31,7 +32,6 @@ from attncli.render.common import (
     translator,
 )
 from attncli.render.json_text import Streamed, pieces
-from attncli.arithmetic.numbers import NumberFormat
 
 FORMAT_VERSION = 1
 

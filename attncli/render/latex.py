@@ -14,7 +14,8 @@ from attncli.model import Lazy, Matrix, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import column_blocks
 from attncli.render.latex_matrix import CELL_MACROS, Page
-from attncli.render.latex_parts import CYRILLIC_LANGS, Part, parts
+from attncli.render.latex_parts import parts
+from attncli.render.latex_writer import CYRILLIC_LANGS, Part
 from attncli.render.tex import escape_text, text_math
 
 ENGINE = "pdflatex"

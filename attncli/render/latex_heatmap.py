@@ -18,7 +18,7 @@ from attncli.render.tex import MATH_SYMBOLS
 from attncli.render.tex_metrics import number_width, text_width
 
 if TYPE_CHECKING:
-    from attncli.render.latex_parts import Chunk, Writer
+    from attncli.render.latex_writer import Chunk, Writer
 
 TABCOLSEP = 6.0  # \tabcolsep
 

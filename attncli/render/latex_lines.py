@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import (
     Difference,
@@ -24,7 +25,6 @@ from attncli.model import (
     Vec,
 )
 from attncli.render.common import MAX_TERMS, box_math, elide
-from attncli.arithmetic.numbers import NumberFormat
 
 HANG = r"\hangindent=2em\hangafter=1 "
 COMMA = r",\allowbreak\ "

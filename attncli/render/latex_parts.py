@@ -9,8 +9,7 @@ a paragraph of inline math, so TeX breaks a long sum after a `+` or an `=` and i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
@@ -25,58 +24,14 @@ from attncli.render.common import (
     shown_matrices,
     step_heading,
     title,
-    translator,
 )
 from attncli.render.heat import hidden_cells
 from attncli.render.latex_heatmap import heatmap_chunks
 from attncli.render.latex_lines import written_out
 from attncli.render.latex_matrix import Block, Page, blocks, matrix_latex
-from attncli.render.notation import latex as notation_latex
-from attncli.render.notation import message
-from attncli.arithmetic.numbers import NumberFormat
+from attncli.render.latex_writer import Chunk, Part, Writer
 from attncli.render.shown_cells import MARKS, ShownCells, block_marker, cell_texts, elided_note
-from attncli.render.tex import MATH_SYMBOLS, escape_text
-
-CYRILLIC_LANGS = frozenset({"ru"})
-
-Chunk = Sequence[str]
-
-
-@dataclass
-class Part:
-    """A heading (LaTeX text) and its chunks; `kind` is title, step, reading or drift."""
-
-    kind: str
-    heading: str
-    chunks: list[Chunk] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Writer:
-    """What every piece needs: the language, escaping, numbers as text and as math."""
-
-    lang: str
-    number: NumberFormat
-    page: Page
-    full: bool
-
-    @property
-    def cyrillic(self) -> bool:
-        return self.lang in CYRILLIC_LANGS
-
-    def esc(self, text: str) -> str:
-        return escape_text(text, "latex", self.cyrillic)
-
-    def say(self, msg: Msg | str) -> str:
-        """A catalog sentence, its notation as math."""
-        return message(msg, self.lang, self.esc, self.number)
-
-    def prose(self, text: str) -> str:
-        """Text attn wrote (a heading, a fact) with its notation as math."""
-        return notation_latex(text, self.esc)
-
-    def t(self, msg: Msg) -> str:
-        return translator(RenderOptions(lang=self.lang), self.number)(msg)
+from attncli.render.tex import MATH_SYMBOLS
 
 
 def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str, page: Page) -> list[Part]:

@@ -18,8 +18,10 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.errors import UsageError
 from attncli.i18n import Msg
+from attncli.i18n.visible import inert_markdown_math
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions, md_math
 from attncli.render.common import (
@@ -38,11 +40,9 @@ from attncli.render.common import (
 )
 from attncli.render.md_prose import Marked, inline_math, numbered, prose
 from attncli.render.md_prose import escape as escape  # what other renderers escape prose with
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.shown_cells import ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import expansion_rows, text_math
 from attncli.render.tex import number_format as tex_numbers
-from attncli.i18n.visible import inert_markdown_math
 
 FLAVORS = ("github", "katex", "plain")
 

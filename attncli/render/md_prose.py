@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from attncli.i18n import Msg
-from attncli.render import md_math
 from attncli.i18n.visible import inert_markdown_math
+from attncli.render import md_math
 
 # Characters that start Markdown syntax anywhere in a line; a backslash makes them literal.
 MARKDOWN_SPECIALS = frozenset("\\`*_[]#|~$<>!")

@@ -12,6 +12,9 @@ walkthrough offers only text/markdown, the one type whose math every one of them
 - HTML output is typeset in JupyterLab but not in VS Code, and JSON or LaTeX would be chosen
   over the Markdown by VS Code: none is offered (`render(w, "json")` gives the JSON).
 IPython in a terminal, and text/plain beside the Markdown, get the text format.
+
+Importing this module installs the view in the model (`Walkthrough.view`): the library API
+(attncli/__init__.py) imports it on first use, so the model itself knows no renderer.
 """
 
 from __future__ import annotations
@@ -36,13 +39,9 @@ def text(walkthrough: Walkthrough) -> str:
     return render(walkthrough, "text", full_switch=FULL_TEXT)
 
 
-def summary(walkthrough: Walkthrough) -> str:
-    """repr(): what it is, in one line, in English as Python's reprs are
-    (`<Walkthrough: 3 tokens, 1 head, 8 steps>`)."""
-    header = walkthrough.header
+class _View:
+    markdown = staticmethod(markdown)
+    text = staticmethod(text)
 
-    def count(n: int, word: str) -> str:
-        return f"{n} {word}" + ("" if n == 1 else "s")
 
-    return (f"<Walkthrough: {count(header.n_queries, 'token')}, {count(header.n_heads, 'head')}"
-            f", {count(len(walkthrough.steps), 'step')}>")
+Walkthrough.view = _View()  # the model shows itself through these from now on

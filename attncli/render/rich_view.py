@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from attncli.arithmetic.elision import shown
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
@@ -48,7 +49,6 @@ from attncli.render.heat import (
     ink,
     rgb,
 )
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
 

@@ -1,5 +1,6 @@
 """The part of a matrix a format shows: every cell, or, for a large one unless --full, its first
-and last rows and columns around a mark (attncli/arithmetic/elision.py has the rule, numpy's summary), with
+and last rows and columns around a mark (attncli/arithmetic/elision.py has the rule, numpy's
+summary), with
 the note that says what is left out and the `columns d1–d4 of 64` marker of a block."""
 
 from __future__ import annotations
@@ -8,10 +9,10 @@ from collections.abc import Callable
 
 from attncli.arithmetic import elision
 from attncli.arithmetic.elision import FULL_SWITCH
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Matrix
 from attncli.render.common import Translate
-from attncli.arithmetic.numbers import NumberFormat
 
 # The marks where an elided matrix leaves rows out (in the row-label column and across the
 # numbers), columns out (in the header and down the numbers), and both (where they cross).

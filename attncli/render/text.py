@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from attncli.arithmetic.elision import shown
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
@@ -30,7 +31,6 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
 

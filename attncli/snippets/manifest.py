@@ -35,8 +35,8 @@ from attncli.errors import Location, SpecError, UsageError
 from attncli.files import NotRegular, check_regular, read_regular
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.i18n.library_messages import os_problem
-from attncli.spec.limits import MIN_BYTES
 from attncli.render import EXTENSIONS, file_formats
+from attncli.spec.limits import MIN_BYTES
 from attncli.spec.source import Node, decode, parse
 from attncli.spec.values import (
     MAX_PRECISION,

@@ -14,16 +14,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from attncli.steps.budget import check_view
 from attncli.errors import AttnError, Location, SpecError
 from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
-from attncli.spec.limits import MIN_BYTES, max_bytes
 from attncli.snippets.manifest import Target
-from attncli.steps.show import Shown
+from attncli.spec.limits import MIN_BYTES, max_bytes
 from attncli.spec.model import Spec
 from attncli.spec.view import Loading, View
+from attncli.steps.budget import check_view
+from attncli.steps.show import Shown
 
 # written/unchanged when writing; stale/missing/unchanged when checking; failed in both
 Status = Literal["written", "unchanged", "stale", "missing", "failed"]
@@ -114,9 +114,9 @@ def _spec_snippets(work: Work) -> list[Outcome]:
     explain` builds for them, see build's `summary`) and formats that show every number are
     both asked for."""
     from attncli.render import ELIDING
-    from attncli.steps.show import held, prepare
     from attncli.spec import load_spec
     from attncli.steps.build import summarizes
+    from attncli.steps.show import held, prepare
 
     targets, write, loading = work
     try:

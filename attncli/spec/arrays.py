@@ -11,8 +11,8 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
-from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.files import FileProblem, load_array, resolve
+from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.model import Array
 from attncli.spec.selection import CHECKPOINT_KEYS, checkpoint_values, is_checkpoint
 from attncli.spec.source import LIMIT_HINT, Node

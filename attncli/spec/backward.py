@@ -7,24 +7,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from attncli.spec.arrays import Files, matrix_at
-from attncli.spec.model import Array, Spec
+from attncli.spec.model import Backward, Spec
 from attncli.spec.source import Node
 from attncli.spec.values import check_keys, check_shape
 
 BACKWARD_KEYS = ("dO",)
-
-
-@dataclass(frozen=True)
-class Backward:
-    """dL/dO for L = Σ dO ⊙ O: the output's gradient, n x d_out (the layer's output Y, n x
-    d_model, with a block)."""
-
-    dO: Array  # (n, d_out)
 
 
 def output_width(spec: Spec) -> int:

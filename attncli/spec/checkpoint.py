@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from attncli.i18n import Msg
-from attncli.spec.limits import max_bytes
 from attncli.spec.files import FileProblem, _as_float, _some, resolve
+from attncli.spec.limits import max_bytes
 from attncli.spec.source import LIMIT_HINT
 
 SUFFIXES = (".safetensors", ".json")

@@ -21,8 +21,8 @@ from typing import Any
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import json_problem
-from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
 from attncli.spec.bounds import TextBudget
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
 from attncli.spec.node import Node
 from attncli.spec.spec_text import LIMIT_HINT
 

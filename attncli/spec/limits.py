@@ -41,7 +41,8 @@ MAX_TEXT = 1000
 # Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
 MAX_NAME = 1024
 
-# What an option asks to be written (attncli/steps/budget.py), as shares of the cell limit, each with a
+# What an option asks to be written (attncli/steps/budget.py), as shares of the cell limit, each
+# with a
 # floor so that a small --max-cells still shows a small spec: numbers a document that shows every
 # number may print, terms `-x all` may write out, weights hand calculation may work.
 SHOWN_PER_CELL, MIN_SHOWN = 0.05, 100_000

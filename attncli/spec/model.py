@@ -7,15 +7,12 @@ d_k x d_model in the column convention); ops.py knows how to apply either.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from attncli.errors import Location
-
-if TYPE_CHECKING:
-    from attncli.spec.backward import Backward
 
 Array = NDArray[np.float64]
 Convention = Literal["row", "column"]
@@ -220,6 +217,14 @@ class Display:
     md_flavor: str | None = None
     # where each key was written, for errors in choices only a walkthrough can check
     where: dict[str, Location] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Backward:
+    """dL/dO for L = Σ dO ⊙ O: the output's gradient, n x d_out (the layer's output Y, n x
+    d_model, with a block)."""
+
+    dO: Array  # (n, d_out)
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,13 @@ was expected and what was found, and carries the line:column of the offending va
 from __future__ import annotations
 
 from attncli.i18n import Msg
-from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec import view_keys
 from attncli.spec.arrays import Budget, Files
 from attncli.spec.biases import score_bias
 from attncli.spec.block import block_spec
 from attncli.spec.decode import decode_spec
 from attncli.spec.files import spec_folder
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
 from attncli.spec.precision import check_dtype, dtype_spec

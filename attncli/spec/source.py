@@ -22,8 +22,8 @@ import yaml
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import YAML_PROBLEMS, yaml_problem
-from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.bounds import Measure, at_mark, prescan
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.node import Node
 from attncli.spec.spec_text import LIMIT_HINT, STDIN, STDIN_NAME, byte_count, decode, read_text
 from attncli.spec.yaml_loader import Loader, Overrun

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
-from attncli.spec.limits import max_bytes
 from attncli.spec.files import FileProblem, resolve
+from attncli.spec.limits import max_bytes
 from attncli.spec.source import LIMIT_HINT, Node
 from attncli.spec.values import check_keys, fail, fail_at, text
 

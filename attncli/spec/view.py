@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from attncli.errors import Location
+from attncli.errors import Location, UsageError
+from attncli.i18n import LANGUAGES, Msg, split_languages
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 
 # every step id a walkthrough may have, in the order they come (attncli/steps/build.py)
@@ -61,3 +62,19 @@ class Inline:
 
     def given(self) -> bool:
         return any(value is not None for value in vars(self).values())
+
+
+def parse_languages(text: str, source: str = "lang") -> tuple[str, ...]:
+    """The languages of a comma list, in order; UsageError names `source` (--lang, ATTN_LANG)."""
+    codes = split_languages(text)
+    for index, code in enumerate(codes):
+        if not code:
+            raise UsageError(Msg.of("{source}: expected a language code, found an empty one in "
+                                    '"{text}"', source=source, text=text))
+        if code not in LANGUAGES:
+            raise UsageError(Msg.of("{source}: unknown language {code}; expected one of {known}",
+                                    source=source, code=code, known=", ".join(LANGUAGES)))
+        if code in codes[:index]:
+            raise UsageError(Msg.of("{source}: the language {code} is given twice",
+                                    source=source, code=code))
+    return tuple(codes)

@@ -6,8 +6,8 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
-from attncli.spec.limits import MAX_HEADS
 from attncli.spec.arrays import Files, is_random, matrix_at, vector_at
+from attncli.spec.limits import MAX_HEADS
 from attncli.spec.model import Array, Convention, Head
 from attncli.spec.source import Node
 from attncli.spec.values import (

@@ -11,8 +11,8 @@ import yaml
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import yaml_value_problem
-from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.bounds import TextBudget
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.node import Node
 from attncli.spec.yaml_loader import plain_numbers, scalar_number
 

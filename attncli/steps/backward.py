@@ -1,12 +1,16 @@
 """The backward pass as a step family: the gradient steps after the forward ones, computed by
-attncli/compute/gradients.py and labelled like the forward steps, with one row of the softmax Jacobian,
+attncli/compute/gradients.py and labelled like the forward steps, with one row of the softmax
+Jacobian,
 one row of dV and one cell of dQ written out."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import cell, representative
-from attncli.compute.gradients import Gradients, HeadGradients, finite_difference, gradients
+from attncli.arithmetic.numbers import NumberFormat
+from attncli.compute.gradients import Gradients, HeadGradients, gradients
 from attncli.compute.gradients_block import BlockGradients
 from attncli.i18n import Msg
 from attncli.model import (
@@ -22,7 +26,6 @@ from attncli.model import (
     Sum,
     Vec,
 )
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.spec.model import Spec
 from attncli.steps.backward_modern import (
     D_K_HAT,
@@ -32,7 +35,7 @@ from attncli.steps.backward_modern import (
     rope_step,
     shared_step,
 )
-from attncli.steps.base import Build, Made, State, feature_labels
+from attncli.steps.base import Build, Forward, Made, State, feature_labels
 
 CHECK_DECIMALS = 6
 
@@ -63,18 +66,16 @@ def backward(b: Build, state: State) -> Made[State]:
     a summary's heads, which keep some rows only, are computed again in full)."""
     spec = b.spec
     heads = state.heads
+    assert b.forward is not None, "the build lends the backward family its forward pass"
     if b.kept is not None:
-        from dataclasses import replace
-
-        from attncli.steps.build import compute
-        heads = compute(replace(spec, backward=None)).heads
+        heads = b.forward(replace(spec, backward=None)).heads
     assert state.attention is not None
     grads = gradients(spec, heads, state.x, state.attention.whole())
-    return backward_steps(spec, heads, state.attention, grads), state
+    return backward_steps(spec, heads, state.attention, grads, b.forward), state
 
 
 def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
-                   grads: Gradients) -> tuple[Step, ...]:
+                   grads: Gradients, run: Forward) -> tuple[Step, ...]:
     rows = output.rows
     loss = Msg.of("L = Σ dO ⊙ O stands for the rest of the network: dO is the gradient that "
                   "arrives at the output; all ones makes L the sum of the outputs.")
@@ -98,14 +99,15 @@ def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
                           tuple(mats)))
     several = len(forward) > 1
     for head, result in zip(grads.heads, forward, strict=True):
-        steps += head_steps(spec, head, result, result.index if several else None)
+        steps += head_steps(spec, head, result, result.index if several else None, run)
     if grads.groups:
         steps.append(shared_step(spec, grads, forward))
     steps.append(input_step(grads, rows, forward[0].keys.rows))
     return tuple(steps)
 
 
-def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -> list[Step]:
+def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
+               run: Forward) -> list[Step]:
     queries, keys = r.weights.rows, r.weights.columns
     steps = [Step("grad_values", Msg.of("Gradient of V and of the weights"),
                   Formula("dV = Aᵀ·dZ,  dA = dZ·Vᵀ", r"dV = A^{\top} dZ,\quad dA = dZ\, V^{\top}"),
@@ -146,7 +148,7 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) -
         notes = (Msg.of("Check by finite differences, h = 10⁻⁶: (L(W_Q[d1, d1] + h) − "
                         "L(W_Q[d1, d1] − h)) / 2h = {estimate}; the gradient dW_Q[d1, d1] is "
                         "{exact}.",
-                        estimate=fine(finite_difference(spec), spec),
+                        estimate=fine(finite_difference(spec, run), spec),
                         exact=fine(float(g.dW["dW_Q"][0, 0]), spec)),)
     if "dW_K" not in g.dW:  # K and V shared by several heads: in the step grad_shared
         formula = (Formula("dW_Q = Xᵀ·dQ", r"dW_{Q} = X^{\top} dQ") if spec.convention == "row"
@@ -250,3 +252,21 @@ def input_step(grads: Gradients, rows: tuple[str, ...], keys: tuple[str, ...]) -
                         r"dV\, W_{V}^{\top}"), tuple(mats), None,
                 (Msg.of("Each input row gets gradient from its query and, through the keys and "
                         "values, from every query that sees it."),))
+
+
+STEP = 1e-6  # the h of the finite-difference check
+
+
+def finite_difference(spec: Spec, run: Forward, w_name: str = "W_Q") -> float:
+    """(L(W + h) − L(W − h)) / 2h for the first entry of head 1's W, at full precision."""
+    assert spec.backward is not None
+    full = replace(spec, display=replace(spec.display, round_intermediates=False), backward=None)
+    losses = []
+    for sign in (1.0, -1.0):
+        w = getattr(full.heads[0], w_name).copy()
+        w[0, 0] += sign * STEP
+        heads = (replace(full.heads[0], **{w_name: w, "identity": frozenset()}),
+                 *full.heads[1:])
+        output = run(replace(full, heads=heads)).output.whole()  # (n, d_out)
+        losses.append(float((spec.backward.dO * output).sum()))
+    return (losses[0] - losses[1]) / (2 * STEP)

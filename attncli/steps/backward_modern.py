@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import math
 
-from attncli.compute import ops
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import cell
+from attncli.arithmetic.reading import listing
+from attncli.compute import ops
 from attncli.compute.gradients import Gradients, HeadGradients
 from attncli.i18n import Msg
 from attncli.model import Expansion, Formula, HeadResult, Matrix, Num, Product, Step, Sum
-from attncli.arithmetic.reading import listing
 from attncli.spec.model import FeedForward, RMSNorm, Spec
 from attncli.steps.base import feature_labels
 from attncli.steps.rope import HAT

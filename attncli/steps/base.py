@@ -15,12 +15,12 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from attncli.errors import Location, SpecError
 from attncli.arithmetic.handcalc import Arithmetic, arithmetic
+from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
-from attncli.steps.labels import token_labels
-from attncli.model import Array, Formula, HeadResult, Matrix, Step
+from attncli.model import Array, Formula, HeadResult, Matrix, Step, Walkthrough
 from attncli.spec.model import Head, Spec
+from attncli.steps.labels import token_labels
 
 COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
 
@@ -34,8 +34,11 @@ class Build:
     build. It holds no results: those flow through the states."""
 
     def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None,
-                 calc: Arithmetic | None = None) -> None:
+                 calc: Arithmetic | None = None, forward: Forward | None = None) -> None:
         self.spec = spec
+        # the whole forward pass on another spec (steps/build.py lends it): the backward family
+        # needs it again for a summary's heads and for the finite-difference check
+        self.forward = forward
         self.kept = kept  # the rows of the n x m matrices to keep (a summary), or None: all
         self.row = spec.convention == "row"
         self.query_labels = token_labels(spec.queries.tokens)
@@ -116,6 +119,8 @@ class HeadState:
 
 S = TypeVar("S", State, HeadState)
 Made = tuple[tuple[Step, ...], S]
+# the whole forward pass of a spec, as steps/build.py computes it
+Forward = Callable[[Spec], Walkthrough]
 
 
 def always(spec: Spec) -> bool:

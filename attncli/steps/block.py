@@ -126,15 +126,11 @@ def rms_norm(b: Build, step_id: str, rms: RMSNorm, h: Matrix,
     return step, matrices[-1]
 
 
-ACTIVATION = {"relu": ops.relu, "gelu": ops.gelu, "silu": ops.silu, "swiglu": ops.silu,
-              "geglu": ops.gelu}
-
-
 def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
     """F = activation(H·W_1 + b_1)·W_2 + b_2, applied to each row on its own; gated (swiglu,
     geglu): F = (activation(H·W_1 + b_1) ⊙ (H·W_3 + b_3))·W_2 + b_2."""
     conv = b.spec.convention
-    act = ACTIVATION[ffn.activation]
+    act = ops.ACTIVATION[ffn.activation]
     gate = b.calc.rounded(act(b.calc.project(h.values, ffn.W_1, ffn.b_1, conv)))  # (n, d_ff)
     hidden = gate
     shown: list[Matrix] = []

@@ -10,13 +10,10 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.arithmetic import elision
-
-from attncli.steps import narrow
 from attncli.arithmetic.expand import Selection, attach
 from attncli.arithmetic.handcalc import Arithmetic, drift
-from attncli.steps.labels import token_labels
-from attncli.model import HeadResult, Step, Walkthrough
 from attncli.arithmetic.reading import read
+from attncli.model import HeadResult, Step, Walkthrough
 from attncli.spec.model import Spec
 from attncli.steps import (
     backward,
@@ -25,6 +22,7 @@ from attncli.steps import (
     decode,
     heads,
     masks,
+    narrow,
     positions,
     projections,
     rope,
@@ -34,6 +32,7 @@ from attncli.steps import (
 )
 from attncli.steps.base import Build, Family, HeadState, Made, S, State
 from attncli.steps.header import header
+from attncli.steps.labels import token_labels
 
 # The steps of one head, in order.
 HEAD: tuple[Family[HeadState], ...] = (
@@ -97,7 +96,8 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False) ->
 
     With `summary`, a large n x m matrix keeps only the rows that a view eliding its middle shows
     (text, rich, svg) and the rows written out, and the reading reads those queries: the memory of
-    a real-size layer stays that of a few of its n x m matrices (see attncli/arithmetic/elision.py)."""
+    a real-size layer stays that of a few of its n x m matrices (see
+    attncli/arithmetic/elision.py)."""
     selection = expand or narrow.selection(spec.display)
     kept = kept_rows(spec, selection) if summary else None
     walkthrough, angles = attach(compute(spec, kept), spec, selection)
@@ -127,7 +127,7 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
 def layer(spec: Spec, kept: tuple[int, ...] | None,
           calc: Arithmetic | None) -> tuple[Build, list[Step], State]:
     """The LAYER families on `spec`: the build, its steps and the final state."""
-    b = Build(spec, kept, calc)
+    b = Build(spec, kept, calc, forward=compute)
     steps: list[Step] = []
     # An overflow becomes inf here and is reported by Build.finite as a SpecError (in float64;
     # in a lower precision, by the precision step).
@@ -143,7 +143,9 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None,
     slips), else as the spec's display and dtype ask: in a dtype below float64, each step is
     compared with the same step in float64 (attncli/steps/precision.py)."""
     if spec.dtype != "float64" and calc is None:
-        from attncli.compute.lowprec import rounded_spec  # imports ml_dtypes: only when it is needed
+        from attncli.compute.lowprec import (
+            rounded_spec,  # imports ml_dtypes: only when it is needed
+        )
         from attncli.steps.precision import compared
 
         b, steps, state = layer(rounded_spec(spec), kept, None)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from attncli.compute import ops
 from attncli.i18n import Msg
-from attncli.steps.labels import subscript
+from attncli.i18n.visible import visible, visible_lines
 from attncli.model import Header
 from attncli.steps.base import Build
 from attncli.steps.block import describe_block
+from attncli.steps.labels import subscript
 from attncli.steps.masks import describe_masks
 from attncli.steps.positions import positional_kind
 from attncli.steps.scores import divisor
-from attncli.i18n.visible import visible, visible_lines
 
 
 def header(b: Build) -> Header:

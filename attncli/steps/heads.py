@@ -6,9 +6,9 @@ from dataclasses import replace
 
 from attncli.compute import ops
 from attncli.i18n import Msg
-from attncli.steps.labels import subscript
 from attncli.model import Formula, HeadResult, Matrix, Step
 from attncli.steps.base import Build, HeadState, Made, State, feature_labels
+from attncli.steps.labels import subscript
 
 
 def output(b: Build, hs: HeadState) -> Made[HeadState]:

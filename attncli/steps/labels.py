@@ -4,7 +4,8 @@ A token written once is its own label. A token written more than once gets its o
 subscript, `the₁, the₂, the₃`. When some token of the spec is itself shaped like such a label
 (the tokens `the, the₁, the`), the occurrence is written in brackets instead, `the (1)`, and in
 as many more pairs of brackets as it takes, `the ((1))`, so that no label is another token or
-could be read as another token's label. Tokens are shown `visible` (attncli/i18n/visible.py): a control
+could be read as another token's label. Tokens are shown `visible` (attncli/i18n/visible.py): a
+control
 or invisible character is written as its escape, so no label acts on a terminal.
 """
 

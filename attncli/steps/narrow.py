@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import NoReturn
 
-from attncli.errors import Location, SpecError, UsageError
 from attncli.arithmetic.expand import Selection
+from attncli.errors import Location, SpecError, UsageError
 from attncli.i18n import Msg
 from attncli.model import Drift, Reading, Step, Walkthrough
 from attncli.spec.model import Display

@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from attncli.i18n import Msg
 from attncli.compute.lowprec import SUPERSCRIPT, finfo, largest, power
+from attncli.i18n import Msg
 from attncli.model import Cell, Finding, Formula, LowPrecisionReport, Matrix, Step, StepError
 from attncli.spec.model import Dtype
 from attncli.steps.verdicts import Digits, cell_text, verdict_notes, verdicts
@@ -150,7 +150,8 @@ def summary(d: Digits, findings: list[Finding], judged: list[Msg], partial: bool
                nans=Msg.plural_of("{count} NaN", "{count} NaNs", counts["nan"])),
         *judged,
     ]
-    if partial:  # a summary of a large spec (attncli/arithmetic/elision.py) keeps some rows of n x m
+    if partial:  # a summary of a large spec (attncli/arithmetic/elision.py) keeps some rows of n x
+        # m
         notes.insert(3, Msg.of("The queries × keys matrices are summaries here: their errors, "
                                "overflows and underflows are those of the rows shown (--full "
                                "counts every row)."))

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from attncli.compute import ops
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import dot, named
+from attncli.compute import ops
 from attncli.i18n import Msg
-from attncli.steps.labels import subscript
 from attncli.model import Array, Expansion, Formula, Matrix, Step
 from attncli.spec.model import Positional, Spec
 from attncli.steps.base import Build, HeadState, Made
+from attncli.steps.labels import subscript
 from attncli.steps.projections import shows_kv
 
 HAT = "\u0302"  # Q̂: the queries after RoPE

@@ -15,12 +15,11 @@ from typing import TypeVar
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
-from attncli.model import Matrix, Walkthrough
-from attncli.steps.narrow import refuse
-from attncli.pick import pick
+from attncli.model import Matrix, Walkthrough, pick
 from attncli.spec.model import Display, Spec
 from attncli.spec.view import View
 from attncli.steps.build import build
+from attncli.steps.narrow import refuse
 
 T = TypeVar("T")
 

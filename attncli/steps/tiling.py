@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from attncli.compute import online_softmax
 from attncli.arithmetic.handcalc import written
-from attncli.i18n import Msg
-from attncli.steps.labels import subscript
-from attncli.model import Array, Formula, Matrix, Step
+from attncli.compute import online_softmax
 from attncli.compute.online_softmax import Tile
+from attncli.i18n import Msg
+from attncli.model import Array, Formula, Matrix, Step
 from attncli.spec.model import Spec
 from attncli.steps.base import Build, HeadState, Made
+from attncli.steps.labels import subscript
 from attncli.steps.verdicts import Digits
 
 # the columns of the running statistics of a tile, one row per query of the block

@@ -11,8 +11,8 @@ from typing import Literal
 
 import numpy as np
 
-from attncli.i18n import Finer, Msg
 from attncli.compute.lowprec import finfo, largest, to_format
+from attncli.i18n import Finer, Msg
 from attncli.model import Cell, Matrix, Step, Verdict
 from attncli.spec.model import Dtype
 

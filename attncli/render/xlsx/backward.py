@@ -1,4 +1,5 @@
-"""The cells of the backward pass (attncli/compute/gradients.py), each gradient a formula of the forward
+"""The cells of the backward pass (attncli/compute/gradients.py), each gradient a formula of the
+forward
 blocks and of the gradients before it, so that an edited embedding or dO changes them too:
 
     dW_O = Zᵀ·dO,  dZ = dO·W_Oᵀ;  dV = Aᵀ·dZ,  dA = dZ·Vᵀ;  dS′ = A ⊙ (dA − rowsum(dA ⊙ A));

@@ -13,8 +13,8 @@ from xlsxwriter.worksheet import Worksheet
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
-from attncli.render.xlsx.grid import Block, Formula, Piece
 from attncli.i18n.visible import visible
+from attncli.render.xlsx.grid import Block, Formula, Piece
 
 # Excel's longest formula
 MAX_FORMULA = 8192

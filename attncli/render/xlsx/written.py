@@ -3,10 +3,10 @@ heading of its step (the same lines as `attn explain` writes out)."""
 
 from __future__ import annotations
 
+from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Walkthrough
 from attncli.render.common import Translate, expansion_text, step_heading
-from attncli.arithmetic.numbers import NumberFormat
 from attncli.render.xlsx.sheets import Sheets
 
 

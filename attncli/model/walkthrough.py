@@ -1,21 +1,20 @@
 """The Walkthrough: what `build` produces and every renderer reads. Data only, but for the few
-methods by which it lends its matrices to NumPy code and shows itself in a notebook
-(attncli/render/notebook.py)."""
+methods by which it lends its matrices to NumPy code (`w.matrix("A")`, `w["A"]`, found by the
+symbol as shown) and shows itself in a notebook (the view attncli/render/notebook.py installs)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, overload
 
 import numpy as np
 from numpy.typing import NDArray
 
+from attncli.errors import UsageError
 from attncli.i18n import Msg
-
-if TYPE_CHECKING:
-    from attncli.arithmetic.dot_terms import Terms
+from attncli.model.expr import Expansion, Formula
 
 Array = NDArray[np.float64]
 T = TypeVar("T")
@@ -23,7 +22,8 @@ T = TypeVar("T")
 
 class Lazy(Sequence[T]):
     """Items made on demand, again on every pass: `-x all` writes out millions of cells, each
-    made as it is written and dropped after, so memory holds none of them (attncli/arithmetic/expand.py)."""
+    made as it is written and dropped after, so memory holds none of them
+    (attncli/arithmetic/expand.py)."""
 
     __slots__ = ("make", "most")
 
@@ -58,19 +58,12 @@ class Lazy(Sequence[T]):
 
 
 @dataclass(frozen=True)
-class Formula:
-    """One formula, as plain text (Unicode) and as LaTeX math."""
-
-    text: str
-    latex: str
-
-
-@dataclass(frozen=True)
 class Matrix:
     """A labelled matrix. A hidden (masked) score is -inf; an undefined weight is NaN.
 
     A summary (`kept` given) holds only some whole rows of a large matrix: the ones a view that
-    elides the middle shows, and the ones written out (see attncli/arithmetic/elision.py). Read it with
+    elides the middle shows, and the ones written out (see attncli/arithmetic/elision.py). Read it
+    with
     `at` and `row`; `whole` is for formats that show every number.
     """
 
@@ -110,85 +103,6 @@ class Matrix:
             raise ValueError(f"{self.symbol.text} holds only some rows: build the walkthrough "
                              "with summary=False for a format that shows every number")
         return self.values
-
-
-@dataclass(frozen=True)
-class Num:
-    """A number written into a calculation (-inf for a hidden score)."""
-
-    value: float
-
-
-@dataclass(frozen=True)
-class Vec:
-    """A row of numbers written into a calculation: `[1.00, 0.00]`."""
-
-    values: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class Sum:
-    """`a + b + …`; a renderer may elide the middle of a long sum, saying how many terms. A dot
-    product's terms are Terms: its two rows, made into products as they are read."""
-
-    terms: tuple[Expr, ...] | Terms
-
-
-@dataclass(frozen=True)
-class Product:
-    """`a·b·…`; a factor may be a Vec (a number times a value row)."""
-
-    factors: tuple[Expr, ...]
-
-
-@dataclass(frozen=True)
-class Quotient:
-    """`a / b`."""
-
-    numerator: Expr
-    denominator: Expr
-
-
-@dataclass(frozen=True)
-class Exp:
-    """`e^x`."""
-
-    argument: Expr
-
-
-@dataclass(frozen=True)
-class Difference:
-    """`a − b` (the max subtraction before e^x)."""
-
-    left: Expr
-    right: Expr
-
-
-Expr = Num | Vec | Sum | Product | Quotient | Exp | Difference
-Value = float | tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class Expansion:
-    """One calculation written out, read as `target = symbolic = expression = result`.
-
-    target:     what is computed, e.g. `S[chases, chases]` (None for an unnamed line like `e^0.14`)
-    symbolic:   the same with names, e.g. `q_chases·k_chases` (optional)
-    expression: the numbers actually used, as a small tree of Num, Vec, Sum, Product, Quotient,
-                Exp and Difference; every operand is a number of the walkthrough
-    result:     a number, or a row of numbers for a weighted sum of value rows
-    exact:      True when the expression, evaluated on its operands rounded to the display
-                precision (as printed), gives the result as printed; a renderer writes `=` then,
-                else `≈`. In hand-calculation mode every line is exact.
-    """
-
-    target: Formula | None
-    symbolic: Formula | None
-    expression: Expr
-    result: Value
-    exact: bool = True
-    blank: bool = False  # a worksheet: the result is printed as a box to fill in
-
 
 @dataclass(frozen=True)
 class Step:
@@ -247,7 +161,8 @@ class Header:
 
 @dataclass(frozen=True)
 class Reading:
-    """Sentences that say in words what the numbers of one head show (attncli/arithmetic/reading.py)."""
+    """Sentences that say in words what the numbers of one head show
+    (attncli/arithmetic/reading.py)."""
 
     head: int | None  # None: the only head, or a comparison of all heads
     sentences: Sequence[Msg]  # a Lazy when many: an angle for every written-out score
@@ -338,13 +253,15 @@ class Walkthrough:
     # the language(s) `render` writes when none is given, and a notebook shows ("pl", "pl,en")
     lang: str = "en"
 
-    # --- for notebooks and NumPy users (attncli/render/notebook.py) ---
+    # --- for notebooks and NumPy users ---
+    # How a walkthrough shows itself in Jupyter and IPython is the renderers' to say: the view
+    # attncli/render/notebook.py installs here when attncli's API is first used. The model knows
+    # no renderer; without a view a notebook shows the repr.
+    view: ClassVar[NotebookView | None] = None
 
     def matrix(self, name: str) -> Matrix:
         """The matrix shown as `name`: `"A"` (the weights), `"S′ + M"` or `"S' + M"`, `"W_Q"`,
         `"A:2"` for head 2's; UsageError naming the ones there are when there is none."""
-        from attncli.pick import pick
-
         return pick(self, name)
 
     def __getitem__(self, name: str) -> Array:
@@ -353,16 +270,89 @@ class Walkthrough:
         return self.matrix(name).whole().copy()
 
     def __repr__(self) -> str:
-        from attncli.render.notebook import summary
+        """What it is, in one line, in English as Python's reprs are
+        (`<Walkthrough: 3 tokens, 1 head, 8 steps>`)."""
 
-        return summary(self)
+        def count(n: int, word: str) -> str:
+            return f"{n} {word}" + ("" if n == 1 else "s")
 
-    def _repr_markdown_(self) -> str:
-        from attncli.render.notebook import markdown
+        return (f"<Walkthrough: {count(self.header.n_queries, 'token')}, "
+                f"{count(self.header.n_heads, 'head')}, {count(len(self.steps), 'step')}>")
 
-        return markdown(self)
+    def _repr_markdown_(self) -> str | None:
+        return None if Walkthrough.view is None else Walkthrough.view.markdown(self)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        from attncli.render.notebook import text
+        printer.text(repr(self) if Walkthrough.view is None else Walkthrough.view.text(self))
 
-        printer.text(text(self))
+
+class NotebookView(Protocol):
+    """What a notebook shows of a walkthrough: text/markdown, and text/plain for IPython."""
+
+    def markdown(self, walkthrough: Walkthrough) -> str: ...
+
+    def text(self, walkthrough: Walkthrough) -> str: ...
+
+
+# --- one matrix by its symbol as shown, for `--matrix` and `w.matrix(...)`: typed forms are
+# forgiving (spaces ignored, ' for ′, R_1 or R1 for R₁), and `A:2` is head 2's ---
+
+SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
+def key(symbol: str) -> str:
+    """The symbol as compared: no spaces, ASCII prime, subscript digits as digits, no `_`
+    before a digit (`R₁`, `R_1` and `R1` are one matrix; `W_Q` stays `W_Q`)."""
+    text = "".join(symbol.split()).replace("'", "′").translate(SUBSCRIPTS)
+    return "".join(ch for i, ch in enumerate(text)
+                   if not (ch == "_" and text[i + 1:i + 2].isdigit()))
+
+
+def named(walkthrough: Walkthrough) -> list[tuple[str, int | None, Matrix, str]]:
+    """(symbol, head, matrix, step id) of every matrix shown, in order."""
+    return [(matrix.symbol.text, step.head, matrix, step.id)
+            for step in walkthrough.steps for matrix in step.matrices]
+
+
+def pick(walkthrough: Walkthrough, written: str) -> Matrix:
+    """The matrix `written` names (`SYMBOL` or `SYMBOL:HEAD`); UsageError naming the symbols the
+    walkthrough has when there is none, or when the name fits several."""
+    symbol, colon, head_text = written.rpartition(":") if ":" in written else (written, "", "")
+    head: int | None = None
+    if colon:
+        if not head_text.strip().isdigit():
+            raise UsageError(Msg.of("expected SYMBOL or SYMBOL:HEAD such as A:2, found {found}",
+                                    found=written))
+        head = int(head_text)
+    everything = named(walkthrough)
+    wanted = key(symbol)
+    same = [entry for entry in everything if key(entry[0]) == wanted]
+    if not same:
+        raise UsageError(Msg.of("no matrix {found} here; this walkthrough has {known}",
+                                found=written, known=known(everything)))
+    if head is None:
+        found = [entry for entry in same if entry[1] is None]
+        if not found:  # a head's matrix, asked for without its head
+            raise UsageError(Msg.of("{symbol} is one per head; add the head, as in {example}",
+                                    symbol=same[0][0], example=f"{same[0][0]}:{same[0][1]}"))
+    else:
+        only = len(walkthrough.heads) == 1  # its steps carry no head: A:1 is A
+        found = [entry for entry in same if entry[1] == head or (only and head == 1)]
+        if not found:
+            heads = sorted({entry[1] for entry in same if entry[1] is not None})
+            raise UsageError(Msg.of("no matrix {found} here; this walkthrough has {known}",
+                                    found=written, known=known(everything))
+                             if not heads else
+                             Msg.of("{symbol} has no head {head}; it is in heads {heads}",
+                                    symbol=same[0][0], head=head,
+                                    heads=", ".join(map(str, heads))))
+    if len(found) > 1:
+        raise UsageError(Msg.of("{symbol} is in several steps ({steps}); keep one with --steps",
+                                symbol=found[0][0], steps=", ".join(e[3] for e in found)))
+    return found[0][2]
+
+
+def known(everything: list[tuple[str, int | None, Matrix, str]]) -> str:
+    """`X, W_Q, W_K, W_V, Q, K, V, S, A, Z` with `A:1`, `A:2` for each head's."""
+    names = (symbol if head is None else f"{symbol}:{head}" for symbol, head, _, _ in everything)
+    return ", ".join(dict.fromkeys(names))

@@ -1,0 +1,171 @@
+"""Text from the input written inside LaTeX: the one escaping table that the formulas of the
+walkthrough (token names in `S[chases, cat]`), the LaTeX export and the Markdown math share.
+
+Two dialects, because the two consumers accept different input:
+- "latex": pdflatex with T1 (and T2A for Cyrillic) font encodings; text may switch encoding.
+- "katex": KaTeX / MathJax in Markdown, strict mode: no \\ensuremath, no font-encoding switches,
+  math inside \\text written as $...$, only characters KaTeX knows.
+
+A character neither dialect can typeset (an emoji, Hebrew under pdflatex, ...) is written as its
+code point, `U+1F600` in typewriter type, so the file still compiles and the reader still sees
+which character it was.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Literal
+
+Dialect = Literal["latex", "katex"]
+
+# Characters with a meaning in TeX (or a ligature or babel shorthand in T1 / polish / russian),
+# written so that they print as themselves.
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "#": r"\#",
+    "$": r"\$",
+    "%": r"\%",
+    "&": r"\&",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",  # T1 turns << into a guillemet
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    '"': r"\textquotedbl{}",  # an active shorthand under babel polish and russian
+    "'": r"\textquotesingle{}",  # '' would become a closing quote
+    "`": r"\textasciigrave{}",
+    "-": "-{}",  # -- and --- would become dashes
+    "\u00a0": "~",  # the no-break space of Polish and Russian typography (i18n/typography.py)
+}
+KATEX_SPECIALS = {
+    **{ch: LATEX_SPECIALS[ch] for ch in "\\#%&~^<>|\u00a0"},
+    # Words, not \{ \_ \$: GitHub scans $$ blocks for $ and backslash escapes before MathJax.
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "_": r"\textunderscore{}",
+    "$": r"\textdollar{}",
+    # KaTeX has no ligatures and no shorthands: quotes and hyphens print as typed
+}
+
+# Symbols the walkthrough's own prose uses (−∞, qᵢ·kⱼ, √d_k, Sᵀ ...), written as math.
+MATH_SYMBOLS = {
+    "−": "-", "∞": r"\infty", "√": r"\surd", "·": r"\cdot", "×": r"\times", "÷": r"\div",
+    "±": r"\pm", "′": "'", "″": "''", "≈": r"\approx", "≠": r"\neq", "≤": r"\leq",
+    "≥": r"\geq", "→": r"\to", "←": r"\leftarrow", "∑": r"\sum", "∈": r"\in", "°": r"^{\circ}",
+    "ᵀ": r"{}^{\top}", "ᵢ": "{}_{i}", "ⱼ": "{}_{j}", "ₖ": "{}_{k}", "ₙ": "{}_{n}",
+    "ₘ": "{}_{m}", "ₜ": "{}_{t}", "ᵗ": "{}^{t}", "ⁿ": "{}^{n}", "¹": "{}^{1}", "²": "{}^{2}",
+    "³": "{}^{3}", "⁻": "{}^{-}", "ℓ": r"\ell",
+    "⋮": r"\vdots", "⋯": r"\cdots", "⋱": r"\ddots",  # where an elided matrix leaves rows out
+    **{chr(0x2080 + d): "{}_{" + str(d) + "}" for d in range(10)},
+    **{chr(c): "{}^{" + str(d) + "}" for d, c in enumerate(
+        (0x2070, 0xB9, 0xB2, 0xB3, 0x2074, 0x2075, 0x2076, 0x2077, 0x2078, 0x2079))},
+}
+_GREEK_UPPER_AS_LATIN = {"ALPHA": "A", "BETA": "B", "EPSILON": "E", "ZETA": "Z", "ETA": "H",
+                         "IOTA": "I", "KAPPA": "K", "MU": "M", "NU": "N", "OMICRON": "O",
+                         "RHO": "P", "TAU": "T", "CHI": "X"}
+
+
+def _greek() -> dict[str, str]:
+    table = {}
+    for code in list(range(0x391, 0x3AA)) + list(range(0x3B1, 0x3CA)):
+        name = unicodedata.name(chr(code), "")
+        if not name.startswith("GREEK "):
+            continue
+        letter = name.rsplit(" ", 1)[1].replace("LAMDA", "LAMBDA")
+        if "CAPITAL" in name:
+            table[chr(code)] = _GREEK_UPPER_AS_LATIN.get(letter, "\\" + letter.capitalize())
+        elif letter == "OMICRON":
+            table[chr(code)] = "o"
+        elif letter == "SIGMA" and "FINAL" in name:
+            table[chr(code)] = r"\varsigma"
+        else:
+            table[chr(code)] = "\\" + letter.lower()
+    return table
+
+
+MATH_SYMBOLS.update(_greek())
+
+# Punctuation both T1 and KaTeX's text mode print as typed.
+PUNCTUATION = frozenset("–—‘’‚“”„…«»‹›•")
+
+
+# Latin letters pdflatex's utf8 input has no T1 glyph for, and signs KaTeX's strict text mode
+# does not know (both measured: see tests/test_export_renderers.py).
+NOT_IN_T1 = frozenset("ĦħĸĿŀŉŦŧſ")
+NOT_IN_KATEX = frozenset("¡¢¤¦§¨ª«¬¯´µ¶¸º»¼½¾¿‚„‹›•")
+
+
+def _is_cyrillic(ch: str) -> bool:
+    return 0x400 <= ord(ch) <= 0x45F or ch in "Ґґ"
+
+
+def _is_latin_extra(ch: str) -> bool:
+    """Latin-1 and Latin Extended-A letters and signs beyond ASCII (T1 and KaTeX know them)."""
+    code = ord(ch)
+    return (0xA1 <= code <= 0xFF or 0x100 <= code <= 0x17F) and ch not in "\xad×÷"
+
+
+def code_point(ch: str) -> str:
+    return r"\texttt{U+" + f"{ord(ch):04X}" + "}"
+
+
+def _kind(ch: str, dialect: Dialect) -> str:
+    if " " <= ch <= "~" or ch == "\u00a0":
+        return "ascii"
+    if ch in MATH_SYMBOLS or ch in (NOT_IN_T1 if dialect == "latex" else NOT_IN_KATEX):
+        return "other"
+    if _is_cyrillic(ch):
+        return "cyrillic"
+    if _is_latin_extra(ch) or ch in PUNCTUATION:
+        return "latin"
+    return "other"
+
+
+def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False) -> str:
+    """`text` as TeX text that prints exactly these characters, in text mode or inside \\text{}.
+
+    Under "latex", a run of Cyrillic letters switches to the T2A encoding (and, in a document
+    whose base encoding is T2A, a run of accented Latin letters switches to T1), so Polish,
+    Russian and English words can share one line.
+    """
+    # no line breaks (a blank line would end a paragraph); a no-break space stays one
+    text = re.sub(r"[ \t\n\r\f\v]+", " ", text).strip(" ")
+    out: list[str] = []
+    for run, kind in _runs(text, dialect):
+        if kind == "ascii":
+            specials = LATEX_SPECIALS if dialect == "latex" else KATEX_SPECIALS
+            out.append("".join(specials.get(ch, ch) for ch in run))
+        elif kind == "other":
+            out.append("".join(_other(ch, dialect) for ch in run))
+        elif dialect == "latex" and kind == "cyrillic" and not cyrillic_base:
+            out.append(r"{\fontencoding{T2A}\selectfont " + run + "}")
+        elif dialect == "latex" and kind == "latin" and cyrillic_base:
+            out.append(r"{\fontencoding{T1}\selectfont " + run + "}")
+        else:
+            out.append(run)
+    return "".join(out)
+
+
+def _runs(text: str, dialect: Dialect) -> Iterable[tuple[str, str]]:
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or _kind(text[i], dialect) != _kind(text[start], dialect):
+            yield text[start:i], _kind(text[start], dialect)
+            start = i
+
+
+def _other(ch: str, dialect: Dialect) -> str:
+    symbol = MATH_SYMBOLS.get(ch)
+    if symbol is None:
+        return code_point(ch)
+    return r"\ensuremath{" + symbol + "}" if dialect == "latex" else "$" + symbol + "$"
+
+
+def text_math(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False) -> str:
+    """A word inside math: \\text{...} with the same escapes as prose."""
+    return r"\text{" + escape_text(text, dialect, cyrillic_base) + "}"

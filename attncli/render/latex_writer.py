@@ -1,0 +1,58 @@
+"""What every LaTeX piece is written with (attncli/render/latex_parts.py and the heatmap's
+latex_heatmap.py): the language, the escaping, numbers as text and as math, the page's measure;
+and the shape of a piece, a heading and its chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from attncli.arithmetic.numbers import NumberFormat
+from attncli.i18n import Msg
+from attncli.render import RenderOptions
+from attncli.render.common import translator
+from attncli.render.latex_matrix import Page
+from attncli.render.notation import latex as notation_latex
+from attncli.render.notation import message
+from attncli.render.tex import escape_text
+
+CYRILLIC_LANGS = frozenset({"ru"})
+
+Chunk = Sequence[str]
+
+
+@dataclass
+class Part:
+    """A heading (LaTeX text) and its chunks; `kind` is title, step, reading or drift."""
+
+    kind: str
+    heading: str
+    chunks: list[Chunk] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Writer:
+    """What every piece needs: the language, escaping, numbers as text and as math."""
+
+    lang: str
+    number: NumberFormat
+    page: Page
+    full: bool
+
+    @property
+    def cyrillic(self) -> bool:
+        return self.lang in CYRILLIC_LANGS
+
+    def esc(self, text: str) -> str:
+        return escape_text(text, "latex", self.cyrillic)
+
+    def say(self, msg: Msg | str) -> str:
+        """A catalog sentence, its notation as math."""
+        return message(msg, self.lang, self.esc, self.number)
+
+    def prose(self, text: str) -> str:
+        """Text attn wrote (a heading, a fact) with its notation as math."""
+        return notation_latex(text, self.esc)
+
+    def t(self, msg: Msg) -> str:
+        return translator(RenderOptions(lang=self.lang), self.number)(msg)
