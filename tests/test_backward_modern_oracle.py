@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncli.compute.gradients import Gradients, finite_difference, gradients
+from attncli.compute.gradients import Gradients, gradients
 from attncli.spec import load_spec, loads_spec
 from attncli.spec.model import Spec
+from attncli.steps.backward import finite_difference
 from attncli.steps.base import Build, State
-from attncli.steps.build import LAYER, build, run
+from attncli.steps.build import LAYER, build, compute, run
 from tests.conftest import CONFIGS
 from tests.mha_reference import TOLERANCE, torch_module
 from tests.test_modern_oracle import Case, head_biases, random_case, spec_of
@@ -165,7 +166,7 @@ def test_llama_style_backward_matches_autograd_and_finite_differences() -> None:
     for name, value in expected.items():
         assert np.max(np.abs(found[name] - value)) < TOLERANCE, name
     # the check line of the walkthrough: a central difference of L in W_Q[d1, d1] of head 1
-    assert abs(finite_difference(spec) - grads.heads[0].dW["dW_Q"][0, 0]) < 1e-7
+    assert abs(finite_difference(spec, compute) - grads.heads[0].dW["dW_Q"][0, 0]) < 1e-7
     steps = [s.id for s in build(spec).steps]
     assert steps.count("grad_rope") == 4 and steps.count("grad_shared") == 1
     assert steps[-1] == "grad_input"
