@@ -104,7 +104,7 @@ def explain(
     jobs: Annotated[Optional[int], typer.Option(  # noqa: UP045
         "--jobs", "-j", help=N_("Processes that write the written-out cells of a large "
                                 "walkthrough side by side, in the rich and text formats "
-                                "(default: as many as there are processors)."),
+                                "(default, and at most: the processors attn may use)."),
         show_default=False)] = None,
     backward: BackwardOpt = False,
     tokens: TokensOpt = None,

@@ -67,17 +67,16 @@ def loading(allow_outside: bool, max_cells: int) -> Loading:
 
 
 def jobs_option(jobs: int | None) -> int:
-    """How many processes `attn snippets` renders in: `--jobs`, or the processors attn may use;
-    UsageError if --jobs is not a positive number."""
-    import os
+    """How many processes a command works in: `--jobs`, at most the processors attn may use
+    (attncli/workers.py), which is also the default; UsageError if --jobs is not a positive
+    number."""
+    from attncli.workers import usable_processors
 
-    if jobs is None:
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-            os.cpu_count() or 1)
-    if jobs < 1:
+    if jobs is not None and jobs < 1:
         raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
                                 "{value}", option="--jobs", low=1, value=jobs))
-    return jobs
+    usable = usable_processors()
+    return usable if jobs is None else min(jobs, usable)
 
 
 def spec_path(spec: str | None) -> str:

@@ -57,7 +57,7 @@ def snippets(
         "--diff", help=N_("Write nothing; print what would change as unified diffs."))] = False,
     jobs: Annotated[Optional[int], typer.Option(  # noqa: UP045
         "--jobs", "-j", help=N_("How many specs to render at once, each in a process of its "
-                                "own (default: as many as there are processors)."),
+                                "own (default, and at most: the processors attn may use)."),
         show_default=False)] = None,
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,

@@ -10,9 +10,7 @@ memory holds a few parts' text, not the document.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from itertools import islice
 
@@ -21,23 +19,13 @@ from attncli.model import Lazy, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import Translate, expansion_text, reading_sections
 from attncli.render.wrap import formula, words
+from attncli.workers import Workers, can_fork, end, start
 
 Part = Callable[[], str]
 Finish = Callable[[str], str]  # a line as the format writes it, with its line break
 
 # Past this many written-out cells (at most), other processes write them ahead (options.jobs).
 AHEAD_MIN = 20_000
-
-# The parts of the document being written, for the forked processes to find by number.
-_PARTS: Sequence[Part] = ()
-
-
-def _write(k: int) -> str:
-    return _PARTS[k]()
-
-
-def can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
 
 
 class Ahead:
@@ -46,25 +34,27 @@ class Ahead:
     def __init__(self, parts: Sequence[Part], jobs: int) -> None:
         self.parts = parts
         self.jobs = jobs
-        self.pool: ProcessPoolExecutor | None = None
-        self.pending: dict[int, Future[str]] = {}
+        self.workers: Workers[str] | None = None
+        self.started = False
         self.submitted = 0
+        self.asked = 0
 
     def part(self, k: int) -> str:
-        global _PARTS
-        if self.pool is None:
-            _PARTS = self.parts
-            self.pool = ProcessPoolExecutor(self.jobs, multiprocessing.get_context("fork"))
+        if not self.started:  # forked with the parts in hand
+            self.workers, self.started = start(self.parts, self.jobs), True
+        self.asked = k + 1
+        if self.workers is None:  # the system gave no other process
+            return self.parts[k]()
         while self.submitted < len(self.parts) and self.submitted <= k + 2 * self.jobs:
-            self.pending[self.submitted] = self.pool.submit(_write, self.submitted)
+            self.workers.submit(self.submitted)
             self.submitted += 1
-        return self.pending.pop(k).result()
+        return self.workers.result(k)
 
     def close(self) -> None:
-        """Stop the processes: the parts not yet written are not written."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+        """End the processes: waited for when every part was asked for; otherwise (an error,
+        a signal, a reader gone) killed, and the parts not yet written are not written."""
+        end(self.workers, done=self.asked == len(self.parts))
+        self.workers = None
 
 
 class WrittenAhead(Ahead):

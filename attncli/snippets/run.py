@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -24,6 +25,7 @@ from attncli.spec.model import Spec
 from attncli.spec.view import Loading, View
 from attncli.steps.budget import check_view
 from attncli.steps.show import Shown
+from attncli.workers import each
 
 # written/unchanged when writing; stale/missing/unchanged when checking; failed in both
 Status = Literal["written", "unchanged", "stale", "missing", "failed"]
@@ -95,17 +97,9 @@ Work = tuple[list[Target], bool, Loading]
 
 
 def _each(work: list[Work], jobs: int) -> Iterator[list[Outcome]]:
-    """`_spec_snippets` of each piece of work, in order: in `jobs` forked processes at once
-    when there is more than one piece and the platform can fork."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    if jobs <= 1 or len(work) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        yield from map(_spec_snippets, work)
-        return
-    # forked: a worker starts with attn loaded, and is told to stop when the work is done
-    with ProcessPoolExecutor(min(jobs, len(work)), multiprocessing.get_context("fork")) as pool:
-        yield from pool.map(_spec_snippets, work)
+    """`_spec_snippets` of each piece of work, in order: in up to `jobs` forked processes at
+    once when there is more than one piece (attncli/workers.py)."""
+    return each([partial(_spec_snippets, piece) for piece in work], jobs)
 
 
 def _spec_snippets(work: Work) -> list[Outcome]:
