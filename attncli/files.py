@@ -125,14 +125,16 @@ def output_target(path: str | Path, follow: bool = True) -> Path:
 
 
 def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
-                 protect: Iterable[str | Path] = (), follow: bool = True) -> None:
+                 protect: Iterable[str | Path] = (), follow: bool = True,
+                 plain: bool = False) -> None:
     """Write `text` (UTF-8, as given; bytes as they are; or its pieces, each as it is made, so a
     large document is never held whole) to `path` through a temporary file in the same folder that
     is then renamed over it, so a reader sees the old file or the new one, never a part; if
     anything fails (or the command is interrupted), the old file is left as it was and the
     temporary file removed. Only a regular file is written (see `output_target` and the
     module's two policies for links). Refuses to write over any `protect` path (the input spec)
-    with a UsageError (exit 2)."""
+    with a UsageError (exit 2). A `plain` file (a snippet) is written without an exec, setuid,
+    setgid or sticky bit, whatever the file it replaces had."""
     for guarded in protect:
         if same_file(Path(path), Path(guarded)):
             raise UsageError(Msg.of("refusing to write over the input {file}; choose another "
@@ -157,11 +159,11 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
                 os.fsync(out.fileno())
         if check_regular(target, follow=False):
             # keep the permissions the user gave the file being replaced
-            os.chmod(temporary, target.stat().st_mode & 0o7777)
+            os.chmod(temporary, target.stat().st_mode & (PLAIN if plain else 0o7777))
         else:
             umask = os.umask(0)
             os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
+            os.chmod(temporary, PLAIN & ~umask)
         os.replace(temporary, target)
     except (OSError, NotRegular) as error:
         with contextlib.suppress(OSError):
@@ -189,3 +191,4 @@ def read_at_most(stream: BinaryIO, limit: int) -> bytes:
 
 
 PIECE = 1 << 20
+PLAIN = 0o666  # read and write bits only: what a fresh file gets, less the umask

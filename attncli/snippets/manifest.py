@@ -36,6 +36,7 @@ from attncli.files import NotRegular, check_regular, read_regular
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.render import EXTENSIONS, file_formats
+from attncli.snippets.rules import check_output
 from attncli.spec.limits import MIN_BYTES
 from attncli.spec.source import Node, decode, parse
 from attncli.spec.values import (
@@ -107,6 +108,8 @@ class Target:
     output: Path
     precision: int | None
     view: View  # the entry's choices of what to show
+    real: Path  # the output as links resolve it
+    where: Location  # the entry's output, where the manifest names it
 
 
 def find_manifest(folder: Path) -> Path:
@@ -305,8 +308,9 @@ def inside(real_root: Path, path: Path) -> Path:
 
 def targets(manifest: Manifest) -> list[Target]:
     """Every snippet the manifest asks for, in manifest order; SpecError when one would be
-    written outside the manifest's folder or over the manifest or a spec, or two to one file
-    (compared as resolved paths, so `out/x` and `out/../out/x` are one file)."""
+    written outside the manifest's folder, where snippets are never written (snippets/rules.py)
+    or over the manifest or a spec, or two to one file (compared as resolved paths, so `out/x`
+    and `out/../out/x` are one file)."""
     root = manifest.root
     real_root = root.resolve()
     entries = [(item, unique(path.as_posix() for pattern in item.specs
@@ -323,9 +327,10 @@ def targets(manifest: Manifest) -> list[Target]:
                     output = PurePosixPath(item.output.format(
                         name=spec_name(Path(spec)), dir=spec.parent.as_posix(), lang=lang,
                         format=fmt, ext=EXTENSIONS[fmt]))
+                    real = output_inside(item, real_root, root / output)
                     target = Target(root / spec, fmt, lang, root / output, item.precision,
-                                    replace(item.view, precision=item.precision))
-                    real = output_inside(item, real_root, target.output)
+                                    replace(item.view, precision=item.precision), real,
+                                    item.output_where)
                     if real in inputs:
                         raise SpecError(Msg.of(
                             "{path}: the snippet {output} would be written over the input "
@@ -334,6 +339,8 @@ def targets(manifest: Manifest) -> list[Target]:
                             item.output_where)
                     if real in written:
                         clash(item, target, written[real])
+                    check_output(output, real, real_root, EXTENSIONS[fmt], fmt,
+                                 item.output_where)
                     written[real] = target
     return list(written.values())
 

@@ -20,6 +20,8 @@ from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.snippets.manifest import Target
+from attncli.snippets.rules import check_inputs
+from attncli.spec.files import recording
 from attncli.spec.limits import MIN_BYTES, max_bytes
 from attncli.spec.model import Spec
 from attncli.spec.view import Loading, View
@@ -78,28 +80,48 @@ def generate(targets: Iterable[Target], write: bool,
     `tick` is called once per snippet (for a progress bar); `loading` says how specs are read;
     `jobs` is how many specs are rendered at once, each in a process of its own (forked, so
     where a platform cannot fork, one at a time). The outcomes are in the order of `targets`,
-    whatever the number of jobs.
+    whatever the number of jobs. Nothing is written until every spec has been read: SpecError,
+    and nothing written, if a snippet would replace a file that a spec reads.
     """
     planned = list(targets)
     groups: dict[Path, list[int]] = {}  # a spec's snippets are made in one process
     for k, target in enumerate(planned):
         groups.setdefault(target.spec, []).append(k)
-    work = [([planned[k] for k in ks], write, loading or Loading()) for ks in groups.values()]
+    work = [([planned[k] for k in ks], False, loading or Loading()) for ks in groups.values()]
     outcomes: list[Outcome | None] = [None] * len(planned)
-    for ks, made in zip(groups.values(), _each(work, jobs), strict=True):
+    read: dict[Path, Path] = {}
+    for ks, (made, named) in zip(groups.values(), _each(work, jobs), strict=True):
+        read.update((path, shown_path(path)) for path in named)
         for k, outcome in zip(ks, made, strict=True):
             outcomes[k] = outcome
             tick()
-    return Report(tuple(o for o in outcomes if o is not None))
+    check_inputs(((target.output, target.real, target.where) for target in planned), read)
+    made_all = tuple(o for o in outcomes if o is not None)
+    return Report(tuple(map(write_snippet, made_all)) if write else made_all)
 
 
 Work = tuple[list[Target], bool, Loading]
 
 
-def _each(work: list[Work], jobs: int) -> Iterator[list[Outcome]]:
-    """`_spec_snippets` of each piece of work, in order: in up to `jobs` forked processes at
-    once when there is more than one piece (attncli/workers.py)."""
-    return each([partial(_spec_snippets, piece) for piece in work], jobs)
+def _each(work: list[Work], jobs: int) -> Iterator[tuple[list[Outcome], list[Path]]]:
+    """`_made` of each piece of work, in order: in up to `jobs` forked processes at once when
+    there is more than one piece (attncli/workers.py)."""
+    return each([partial(_made, piece) for piece in work], jobs)
+
+
+def _made(work: Work) -> tuple[list[Outcome], list[Path]]:
+    """The outcomes of one spec's snippets, and the files the spec reads (resolved)."""
+    with recording() as named:
+        made = _spec_snippets(work)
+    return made, named
+
+
+def shown_path(path: Path) -> Path:
+    """A resolved path as a user names it: from the current folder when it is below it."""
+    try:
+        return path.relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
 
 
 def _spec_snippets(work: Work) -> list[Outcome]:
@@ -162,16 +184,24 @@ def compare_and_write(target: Target, shown: Shown, write: bool,
     if old_bytes == new.encode("utf-8"):
         return Outcome(target, "unchanged", new=new, old=new)
     old = None if old_bytes is None else old_bytes.decode("utf-8", errors="replace")
-    if not write:
-        return Outcome(target, "missing" if old is None else "stale", new=new, old=old)
+    outcome = Outcome(target, "missing" if old is None else "stale", new=new, old=old)
+    return write_snippet(outcome) if write else outcome
+
+
+def write_snippet(outcome: Outcome) -> Outcome:
+    """A stale or missing snippet written (without an exec bit: files.write_atomic's `plain`);
+    any other outcome as it is."""
+    if outcome.status not in ("stale", "missing") or outcome.new is None:
+        return outcome
+    path = outcome.target.output
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, new, follow=False)
+        write_atomic(path, outcome.new, follow=False, plain=True)
     except OSError as exc:
-        return Outcome(target, "failed", new=new, old=old, error=cannot_write(path, exc))
+        return replace(outcome, status="failed", error=cannot_write(path, exc))
     except AttnError as error:
-        return Outcome(target, "failed", new=new, old=old, error=error)
-    return Outcome(target, "written", new=new, old=old)
+        return replace(outcome, status="failed", error=error)
+    return replace(outcome, status="written")
 
 
 def cannot_write(path: Path, exc: OSError) -> SpecError:

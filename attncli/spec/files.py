@@ -12,6 +12,9 @@ import math
 import os
 import struct
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO
 
@@ -40,9 +43,27 @@ def spec_folder(source: str) -> Path:
     return Path(source).parent
 
 
+# The files named while a spec is read, when someone asks (see `recording`).
+_NAMED: ContextVar[list[Path] | None] = ContextVar("named", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[list[Path]]:
+    """Every file `resolve` names while the block runs (resolved): the files a spec reads
+    besides itself (.npy, .npz, .csv, tokenizer.json, .safetensors and their index), so that
+    `attn snippets` never writes over one of them."""
+    named: list[Path] = []
+    token = _NAMED.set(named)
+    try:
+        yield named
+    finally:
+        _NAMED.reset(token)
+
+
 def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
     """`name` relative to `folder`; the one place that refuses a file outside the spec's folder
-    (after following links), and a name no system can open (a NUL, too long)."""
+    (after following links), and a name no system can open (a NUL, too long). Every file a spec
+    reads is named here (and recorded, see `recording`)."""
     if "\0" in name:
         raise FileProblem(Msg.of("{name}: a file name cannot hold the character NUL",
                                  name=name))
@@ -57,6 +78,9 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
     if not allow_outside and not path.is_relative_to(folder.resolve()):
         raise FileProblem(Msg.of("{name} is outside the spec's folder; only files in that folder "
                                  "or below it are read", name=name))
+    named = _NAMED.get()
+    if named is not None:
+        named.append(path)
     return path
 
 

@@ -1,0 +1,53 @@
+"""What `attn snippets` may write: only what it makes (docs/snippets.md, "What attn writes").
+
+In CI the manifest and the tree come from a pull request, so a manifest must not be able to
+plant a git hook, rewrite `.git/config` or another tool's settings, or wipe the data a spec
+reads. A snippet's path is checked before anything is written:
+
+- no part of it (a folder or the file's name), as written and as links resolve it, begins
+  with a dot: `.git/`, `.github/`, `.venv/`, `.pre-commit-config.yaml` are out of reach;
+- its name ends in its format's extension (`.txt`, `.json`, `.tex`, `.md`, `.svg`), so it is
+  never a hook, a script, a Makefile or a manifest;
+- it is neither the manifest nor a spec nor a file any spec reads (`check_inputs`, once every
+  spec has been read: the files are those spec/files.py's `resolve` named).
+
+How attn knows that a file holds a snippet, and may be overwritten: the output pattern alone
+names it, and it passes the rules above. Snippets are written without an exec bit (see
+files.write_atomic's `plain`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+
+
+def check_output(output: PurePosixPath, real: Path, real_root: Path, extension: str,
+                 format_name: str, where: Location) -> None:
+    """SpecError (at the entry's `output`) unless `output` (as the template writes it, from the
+    manifest's folder; `real` as links resolve it) may hold a snippet of `format_name`."""
+    shown = output.as_posix()
+    for part in (*output.parts, *real.relative_to(real_root).parts):
+        if part.startswith("."):
+            raise SpecError(Msg.of(
+                "{path}: the snippet {output} has {part} in its path; attn snippets writes "
+                "nothing whose path has a name beginning with a dot (such as .git or .github)",
+                path=where.path, output=shown, part=part), where)
+    if not output.name.endswith("." + extension):
+        raise SpecError(Msg.of(
+            "{path}: the snippet {output} does not end in {extension}, the extension of the "
+            "format {format}", path=where.path, output=shown, extension="." + extension,
+            format=format_name), where)
+
+
+def check_inputs(outputs: Iterable[tuple[Path, Path, Location]], read: dict[Path, Path]) -> None:
+    """SpecError if a snippet (its path as shown, as resolved, and where the manifest names it)
+    would be written over a file a spec reads (`read`: resolved path -> as named)."""
+    for shown, real, where in outputs:
+        if real in read:
+            raise SpecError(Msg.of(
+                "{path}: the snippet {output} would be written over the input {input}",
+                path=where.path, output=shown.as_posix(), input=read[real].as_posix()), where)
