@@ -220,3 +220,53 @@ def test_no_worker_outlives_a_killed_command(tree: Path) -> None:
     while any(map(alive, busy)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(map(alive, busy))
+
+
+# What a tokenizer may do (issue #28, item 3 of its list), in a bounded process.
+
+def _forever() -> None:
+    while True:
+        pass
+
+
+def _allocate() -> int:
+    return len(bytearray(2 << 30))  # 2 GiB
+
+
+def _abort() -> None:
+    os.abort()  # as a Rust abort ends a process: SIGABRT, no answer
+
+
+def _answer() -> tuple[str, int]:
+    return "tokens", os.getpid()
+
+
+def test_a_bounded_task_answers_from_another_process() -> None:
+    kind, pid = workers.bounded(_answer, seconds=30, megabytes=64, largest=1000)
+    assert kind == "tokens" and pid != os.getpid() and not alive(pid)
+
+
+def test_a_bounded_task_that_runs_on_is_stopped_in_its_time() -> None:
+    began = time.monotonic()
+    with pytest.raises(workers.Overrun) as overrun:
+        workers.bounded(_forever, seconds=1, megabytes=64, largest=1000)
+    assert overrun.value.timed_out
+    assert time.monotonic() - began < 5
+
+
+def test_a_bounded_task_cannot_take_more_memory_than_given() -> None:
+    began = time.monotonic()
+    with pytest.raises(MemoryError):
+        workers.bounded(_allocate, seconds=30, megabytes=64, largest=1000)
+    assert time.monotonic() - began < 5
+
+
+def test_a_bounded_task_that_aborts_is_an_overrun_not_a_crash() -> None:
+    with pytest.raises(workers.Overrun) as overrun:
+        workers.bounded(_abort, seconds=30, megabytes=64, largest=1000)
+    assert not overrun.value.timed_out
+
+
+def test_an_answer_larger_than_allowed_is_no_answer() -> None:
+    with pytest.raises(workers.Overrun):
+        workers.bounded(lambda: "x" * 5000, seconds=30, megabytes=64, largest=1000)

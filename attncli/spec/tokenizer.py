@@ -1,20 +1,40 @@
 """`tokens: {tokenizer: tokenizer.json, text: "..."}`: the tokens of a text as a model's own
 tokenizer cuts it, with their ids (for `rows: tokens` of an embedding matrix). The `tokenizers`
-package is imported only here, only when a spec asks for it (pip install "attn[models]")."""
+package is imported only in the process that runs the tokenizer, only when a spec asks for it
+(pip install "attn[models]").
+
+A tokenizer.json is code of a kind: its normalizers, patterns and padding decide how much work
+and memory a text costs. So its configuration is checked first (spec/tokenizer_check.py), then
+it runs in a forked process of its own, given TOKENIZER_SECONDS and TOKENIZER_MEGABYTES
+(workers.bounded); a Rust panic there, or running out of time or memory, is one line and exit
+2, and its tokens are held to the limits of a spec's texts (MAX_TOKENS, each MAX_TEXT
+characters).
+"""
 
 from __future__ import annotations
 
+import json
+from functools import partial
+from importlib.util import find_spec
 from pathlib import Path
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
 from attncli.spec.files import FileProblem, resolve
-from attncli.spec.limits import max_bytes
+from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.source import LIMIT_HINT, Node
+from attncli.spec.tokenizer_check import MAX_TOKENS, check_config
 from attncli.spec.values import check_keys, fail, fail_at, text
+from attncli.workers import Overrun, bounded
 
 TOKENIZER_KEYS = ("tokenizer", "text")
-MAX_TOKENS = 4096
+TOKENIZER_SECONDS = 10
+TOKENIZER_MEGABYTES = 512
+# An answer: every token at its longest (4 bytes a character) and its id, pickled.
+LARGEST_ANSWER = MAX_TOKENS * (4 * MAX_TEXT + 32) + 4096
+
+# What the tokenizer's process answers: the tokens and ids, or why there are none.
+Answer = tuple[str, object, object]
 
 
 def tokenize(node: Node, folder: Path, allow_outside: bool,
@@ -28,35 +48,101 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
     name = text(name_node)
     sentence = text(keys["text"])
     try:
-        path = resolve(folder, name, allow_outside)
-        if not path.is_file():
-            raise FileProblem(Msg.of("{name}: no such file", name=name))
-        size, limit = path.stat().st_size, max_bytes(max_cells)
-        if size > limit:
-            raise FileProblem(Msg.plural_of(
-                "{name} has {count} byte; the limit is {limit} bytes, which {option} sets",
-                "{name} has {count} bytes; the limit is {limit} bytes, which {option} sets",
-                size, name=name, limit=limit, option=LIMIT_HINT))
-        try:
-            from tokenizers import Tokenizer
-        except ImportError:
-            raise FileProblem(Msg.of("{name}: reading a tokenizer needs the tokenizers package "
-                                     "(pip install \"attn[models]\")", name=name)) from None
-        try:
-            tokenizer = Tokenizer.from_str(path.read_text(encoding="utf-8"))
-        except Exception as error:  # the Rust side's errors
-            reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-            raise FileProblem(Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
-                                     reason=reason)) from None
+        kind, first, second = run(read(folder, name, allow_outside, max_cells), name, sentence)
     except FileProblem as problem:
         raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
                                problem=problem.message), name_node.where) from None
-    encoding = tokenizer.encode(sentence)
-    if not encoding.ids:
-        fail(keys["text"], "the tokenizer gives no tokens for this text")
-    if len(encoding.ids) > MAX_TOKENS:
+    if kind == "too_many":
         fail_at(keys["text"], Msg.plural_of(
             "the tokenizer gives {count} token; the limit is {limit}",
-            "the tokenizer gives {count} tokens; the limit is {limit}", len(encoding.ids),
+            "the tokenizer gives {count} tokens; the limit is {limit}", int(str(first)),
             limit=MAX_TOKENS))
-    return tuple(encoding.tokens), list(encoding.ids)
+    if kind == "too_long":
+        fail_at(keys["text"], Msg.plural_of(
+            "the tokenizer gives a token of {count} character; the limit is {limit}",
+            "the tokenizer gives a token of {count} characters; the limit is {limit}",
+            int(str(first)), limit=MAX_TEXT))
+    tokens, ids = first, second
+    assert isinstance(tokens, tuple) and isinstance(ids, list)
+    if not ids:
+        fail(keys["text"], "the tokenizer gives no tokens for this text")
+    return tokens, ids
+
+
+def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
+    """The tokenizer file's text, within the spec's byte limit; FileProblem if there is none."""
+    path = resolve(folder, name, allow_outside)
+    if not path.is_file():
+        raise FileProblem(Msg.of("{name}: no such file", name=name))
+    size, limit = path.stat().st_size, max_bytes(max_cells)
+    if size > limit:
+        raise FileProblem(Msg.plural_of(
+            "{name} has {count} byte; the limit is {limit} bytes, which {option} sets",
+            "{name} has {count} bytes; the limit is {limit} bytes, which {option} sets",
+            size, name=name, limit=limit, option=LIMIT_HINT))
+    if find_spec("tokenizers") is None:
+        raise FileProblem(Msg.of("{name}: reading a tokenizer needs the tokenizers package "
+                                 "(pip install \"attn[models]\")", name=name))
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise FileProblem(Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
+                                 reason=first_line(error))) from None
+
+
+def run(content: str, name: str, sentence: str) -> Answer:
+    """`encode` in a process of its own, bounded in time and memory."""
+    try:
+        kind, first, second = bounded(partial(encode, content, name, sentence),
+                                      TOKENIZER_SECONDS, TOKENIZER_MEGABYTES, LARGEST_ANSWER)
+    except (Overrun, MemoryError) as overrun:
+        if isinstance(overrun, Overrun) and overrun.timed_out:
+            raise FileProblem(Msg.plural_of(
+                "{name}: the tokenizer took more than {count} second; attn stopped it",
+                "{name}: the tokenizer took more than {count} seconds; attn stopped it",
+                TOKENIZER_SECONDS, name=name)) from None
+        raise FileProblem(Msg.of("{name}: the tokenizer stopped without an answer; it may "
+                                 "have needed more than {megabytes} MB of memory", name=name,
+                                 megabytes=TOKENIZER_MEGABYTES)) from None
+    if kind == "problem":
+        assert isinstance(first, Msg)
+        raise FileProblem(first)
+    return kind, first, second
+
+
+def encode(content: str, name: str, sentence: str) -> Answer:
+    """In the tokenizer's process: the configuration checked, the tokenizer built, the text
+    encoded; ("tokens", tokens, ids), ("too_many", count, None), ("too_long", length, None) or
+    ("problem", message, None). Nothing is raised: a panic is a problem too."""
+    try:
+        check_config(json.loads(content), name, len(sentence))
+    except (ValueError, RecursionError) as error:
+        return "problem", Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
+                                 reason=first_line(error)), None
+    except FileProblem as problem:
+        return "problem", problem.message, None
+    try:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_str(content)
+    except BaseException as error:  # the Rust side's errors, and its panics (BaseException)
+        return "problem", Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
+                                 reason=first_line(error)), None
+    try:
+        encoding = tokenizer.encode(sentence)
+        ids, tokens = encoding.ids, encoding.tokens
+    except BaseException as error:
+        return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name,
+                                 reason=first_line(error)), None
+    if len(ids) > MAX_TOKENS:
+        return "too_many", len(ids), None
+    longest = max(map(len, tokens), default=0)
+    if longest > MAX_TEXT:
+        return "too_long", longest, None
+    return "tokens", tuple(tokens), list(ids)
+
+
+def first_line(error: BaseException) -> str:
+    """An error's first line, at most 200 characters (a Rust message can be a page)."""
+    said = str(error).strip()
+    return said.splitlines()[0][:200] if said else type(error).__name__

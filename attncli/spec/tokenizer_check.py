@@ -1,0 +1,147 @@
+"""A tokenizer.json's configuration checked before the tokenizer is built: what it would pad to,
+how long its normalizers can make the text, and whether a pattern repeats a repetition (which
+a backtracking regex engine, Oniguruma's in `tokenizers`, can take exponential time on).
+
+The tokenizer also runs in a process of its own with bounded time and memory (spec/tokenizer.py);
+these checks turn the cases found so far into a message that says what is wrong, at once.
+Nothing here imports `tokenizers`: the configuration is plain JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from attncli.i18n import Msg
+from attncli.spec.files import FileProblem
+from attncli.spec.limits import MAX_TEXT
+
+MAX_TOKENS = 4096  # tokens of one text
+# How long the text may grow (in characters) as the normalizers and pre-tokenizers make it.
+MAX_NORMALIZED = 100 * MAX_TEXT
+# The most one character grows under Unicode normalization (NFKC of U+FDFA is 18 characters),
+# lower-casing, byte-level mapping (one byte per character: 4) and the like: counted once.
+UNICODE_GROWTH = 18
+UNBOUNDED = re.compile(r"\{\d*,\}")  # {n,}: n or more
+
+
+def check_config(config: Any, name: str, text_length: int) -> None:
+    """FileProblem naming `name` and the key if the tokenizer.json `config` (parsed JSON) pads
+    past MAX_TOKENS, can grow a text of `text_length` characters past MAX_NORMALIZED, or holds
+    a pattern that repeats a repetition."""
+    if not isinstance(config, dict):
+        raise FileProblem(Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
+                                 reason="expected a JSON object"))
+    check_padding(config.get("padding"), name)
+    check_truncation(config.get("truncation"), name)
+    length = text_length * UNICODE_GROWTH
+    for key in ("normalizer", "pre_tokenizer"):
+        length = grown(config.get(key), key, name, length)
+
+
+def too_large(name: str, key: str, found: object, limit: int) -> FileProblem:
+    return FileProblem(Msg.of("{name}: {key} is {found}; the limit is {limit}", name=name,
+                              key=key, found=str(found), limit=limit))
+
+
+def check_padding(padding: Any, name: str) -> None:
+    if not isinstance(padding, dict):
+        return
+    strategy = padding.get("strategy")
+    fixed = strategy.get("Fixed") if isinstance(strategy, dict) else None
+    if isinstance(fixed, int) and fixed > MAX_TOKENS:
+        raise too_large(name, "padding.strategy.Fixed", fixed, MAX_TOKENS)
+    multiple = padding.get("pad_to_multiple_of")
+    if isinstance(multiple, int) and multiple > MAX_TOKENS:
+        raise too_large(name, "padding.pad_to_multiple_of", multiple, MAX_TOKENS)
+
+
+def check_truncation(truncation: Any, name: str) -> None:
+    """A stride of max_length or more never moves on: refused here, not met as a panic."""
+    if not isinstance(truncation, dict):
+        return
+    length, stride = truncation.get("max_length"), truncation.get("stride", 0)
+    if isinstance(length, int) and isinstance(stride, int) and stride >= max(length, 1):
+        raise too_large(name, "truncation.stride", stride, max(length - 1, 0))
+
+
+def grown(part: Any, key: str, name: str, length: int) -> int:
+    """The most characters a text of `length` characters can have after the normalizer or
+    pre-tokenizer `part` (a JSON object at `key`); FileProblem past MAX_NORMALIZED or for a
+    pattern that repeats a repetition."""
+    if not isinstance(part, dict):
+        return length
+    kind = part.get("type")
+    if kind == "Sequence":
+        members = part.get("normalizers", part.get("pretokenizers"))
+        field = "normalizers" if "normalizers" in part else "pretokenizers"
+        for k, member in enumerate(members if isinstance(members, list) else []):
+            length = grown(member, f"{key}.{field}[{k}]", name, length)
+        return length
+    pattern = part.get("pattern")
+    regex = pattern.get("Regex") if isinstance(pattern, dict) else None
+    if isinstance(regex, str):
+        check_pattern(regex, f"{key}.pattern.Regex", name)
+    if kind == "Replace":
+        content = part.get("content")
+        added = len(content) if isinstance(content, str) else 0
+        text = pattern.get("String") if isinstance(pattern, dict) else None
+        if isinstance(text, str) and text:  # each match of len(text) becomes `added`
+            length = length * max(1, -(-added // len(text)))
+        else:  # a pattern can match the empty string between every two characters
+            length = length + (length + 1) * added
+    elif kind == "Prepend":
+        prepend = part.get("prepend")
+        length += len(prepend) if isinstance(prepend, str) else 0
+    elif kind == "Metaspace":  # a space becomes the replacement, and one is put first
+        replacement = part.get("replacement")
+        length = (length + 1) * max(1, len(replacement) if isinstance(replacement, str) else 1)
+    if length > MAX_NORMALIZED:
+        raise FileProblem(Msg.of(
+            "{name}: {key} can make the text {length} characters long; the limit is {limit}",
+            name=name, key=key, length=length, limit=MAX_NORMALIZED))
+    return length
+
+
+def check_pattern(regex: str, key: str, name: str) -> None:
+    """FileProblem if `regex` is longer than a text may be, or repeats a group that itself
+    holds a repetition, as `(a+)+` or `(\\w*)*` (time exponential in the text's length)."""
+    if len(regex) > MAX_TEXT:
+        raise too_large(name, key, Msg.plural_of("{count} character", "{count} characters",
+                                                 len(regex)), MAX_TEXT)
+    if nested_repetition(regex):
+        raise FileProblem(Msg.of(
+            "{name}: the pattern {pattern} at {key} repeats a repetition, which can take a time "
+            "that grows exponentially with the text", name=name, pattern=regex, key=key))
+
+
+def nested_repetition(regex: str) -> bool:
+    """Whether a group holding an unbounded repetition (+, *, {n,}) is itself repeated."""
+    groups: list[bool] = []  # for each open group: does it hold a repetition?
+    k, in_class = 0, False
+    while k < len(regex):
+        char = regex[k]
+        if char == "\\":
+            k += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            groups.append(False)
+        elif char == ")" and groups:
+            holds = groups.pop()
+            if holds and repeats(regex, k + 1):
+                return True
+            if holds and groups:
+                groups[-1] = True
+        elif groups and repeats(regex, k):
+            groups[-1] = True
+        k += 1
+    return False
+
+
+def repeats(regex: str, k: int) -> bool:
+    """Whether an unbounded repetition starts at `k`: +, * or {n,}."""
+    return regex[k: k + 1] in ("+", "*") or UNBOUNDED.match(regex, k) is not None

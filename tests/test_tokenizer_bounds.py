@@ -1,0 +1,104 @@
+"""A tokenizer.json held to the spec's limits (attncli/spec/tokenizer_check.py, spec/tokenizer.py).
+
+The hostile files of issue #28 (item 3 of its list) are cases of tests/bad_inputs/
+(tokenizer_*.yaml, each beside its tokenizer): padding to 10⁸ tokens (was 19.5 s, 7.5 GB and a
+Rust abort), two chained Replace normalizers (31.6 s, 3.4 GB), a split pattern `(a+)+$` and one
+that escapes the pattern check but makes Oniguruma panic (a 61-line traceback, exit 1), a token
+longer than the text limit, a truncation stride that never moves on. Here: the checks do not
+refuse the patterns and normalizers real models ship, and a refusal reads in the user's language.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attncli.spec.files import FileProblem
+from attncli.spec.tokenizer_check import check_config, nested_repetition
+from tests.conftest import run
+
+# The split patterns of GPT-2 (and RoBERTa), of Llama 3, and of Qwen 2, as their tokenizer.json
+# files hold them.
+GPT2 = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+LLAMA3 = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"""
+          r"""[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+QWEN2 = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+"""
+         r"""[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+
+
+@pytest.mark.parametrize("pattern", [GPT2, LLAMA3, QWEN2, r"\s+", r"(ab)+", r"(a|b)+",
+                                     r"[(a+)]+", r"\(a+\)+", r"(?:\r?\n)+", r"(a+){2}"])
+def test_the_patterns_models_ship_are_not_refused(pattern: str) -> None:
+    assert not nested_repetition(pattern)
+
+
+@pytest.mark.parametrize("pattern", [r"(a+)+$", r"(\w*)*", r"(?:x+)*", r"((a+)b)+",
+                                     r"(a{2,})+", r"(a+){3,}", r"(\s*\S+)*!"])
+def test_a_repeated_repetition_is_refused(pattern: str) -> None:
+    assert nested_repetition(pattern)
+
+
+def sentencepiece_like() -> dict[str, object]:
+    """The normalizers and pre-tokenizer of a T5 / Llama 2 style tokenizer.json."""
+    return {
+        "padding": {"strategy": "BatchLongest", "pad_to_multiple_of": 8},
+        "truncation": {"max_length": 512, "stride": 0},
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+            {"type": "NFKC"}]},
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first"},
+    }
+
+
+def test_a_real_configuration_passes_with_the_longest_text() -> None:
+    check_config(sentencepiece_like(), "tokenizer.json", 1000)
+
+
+def test_the_growth_is_counted_along_a_sequence() -> None:
+    config = sentencepiece_like()
+    normalizers = config["normalizer"]["normalizers"]  # type: ignore[index]
+    normalizers.insert(0, {"type": "Replace", "pattern": {"Regex": "x"}, "content": "yz"})
+    # 10 characters, 18 each at most under Unicode normalization: 180; a pattern that may match
+    # the empty string puts "yz" between any two: 180 + 181 * 2 = 542; then "▁" first: 543
+    check_config(config, "t.json", 10)
+    normalizers.insert(0, {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * 600})
+    with pytest.raises(FileProblem) as problem:  # 180 * 600 = 108,000 > 100,000
+        check_config(config, "t.json", 10)
+    assert dict(problem.value.message.params)["length"] == 108_000
+    assert dict(problem.value.message.params)["key"] == "normalizer.normalizers[0]"
+
+
+@pytest.mark.parametrize(("lang", "line"), [
+    ("en", "tokenizer_padding_fixed.yaml:1:21: tokens.tokenizer: "
+           "tokenizer_padding_fixed.tokenizer.json: padding.strategy.Fixed is 100000000; the "
+           "limit is 4096"),
+    ("pl", "tokenizer_padding_fixed.yaml:1:21: tokens.tokenizer: "
+           "tokenizer_padding_fixed.tokenizer.json: padding.strategy.Fixed wynosi 100000000; "
+           "limit to 4096"),
+    ("ru", "tokenizer_padding_fixed.yaml:1:21: tokens.tokenizer: "
+           "tokenizer_padding_fixed.tokenizer.json: padding.strategy.Fixed равно 100000000; "
+           "предел\u00a0— 4096"),  # a dash is bound to the word before it
+])
+def test_a_refusal_in_the_users_language(lang: str, line: str,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).parent / "bad_inputs")
+    result = run("explain", "tokenizer_padding_fixed.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", line + "\n")
+
+
+def test_the_catalogue_tokenizers_are_what_they_say() -> None:
+    """The hostile files hold the configurations their cases name (read back, not trusted)."""
+    folder = Path(__file__).parent / "bad_inputs"
+
+    def config(case: str) -> dict[str, object]:
+        return json.loads((folder / f"{case}.tokenizer.json").read_text(encoding="utf-8"))
+
+    assert config("tokenizer_padding_fixed")["padding"]["strategy"] == {  # type: ignore[index]
+        "Fixed": 100_000_000}
+    chain = config("tokenizer_replace_chain")["normalizer"]["normalizers"]  # type: ignore[index]
+    assert [len(n["content"]) for n in chain] == [3000, 3000]
+    assert config("tokenizer_panic")["pre_tokenizer"]["pattern"] == {  # type: ignore[index]
+        "Regex": "(a|a)+$"}
