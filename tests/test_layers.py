@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("arithmetic",),
     ("compute",),
     ("spec",),
-    ("model", "files"),
+    ("model", "files", "workers"),
     ("errors",),
     ("i18n",),
 )

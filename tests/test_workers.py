@@ -1,4 +1,4 @@
-"""Worker processes (attncli/workers.py): `--jobs` is capped at the processors attn may use, a
+"""Worker processes (attncli/workers/): `--jobs` is capped at the processors attn may use, a
 fork the system refuses leaves fewer workers (not a hang), and a signal ends every worker
 quietly, leaving none behind.
 
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from attncli import workers
 from attncli.cli.inputs import jobs_option
+from attncli.workers import bounded, pool
 from tests.conftest import run
 
 # attn with its renderer of one spec's snippets slowed (so a signal finds the workers busy),
@@ -97,12 +97,12 @@ def usable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     quota = tmp_path / "cpu.max"
     quota.write_text("max 100000\n", encoding="ascii")
-    monkeypatch.setattr(workers, "CPU_MAX", quota)
+    monkeypatch.setattr(pool, "CPU_MAX", quota)
     yield quota
 
 
 def test_jobs_are_capped_at_the_processors_attn_may_run_on(usable: Path) -> None:
-    assert workers.usable_processors() == 8
+    assert pool.usable_processors() == 8
     assert jobs_option(None) == 8
     assert jobs_option(3) == 3
     assert jobs_option(128) == 8
@@ -141,7 +141,7 @@ def test_a_refused_fork_leaves_the_workers_given(monkeypatch: pytest.MonkeyPatch
         return pid
 
     monkeypatch.setattr(os, "fork", limited)
-    pids = list(workers.each([_pid] * 6, jobs=6))
+    pids = list(pool.each([_pid] * 6, jobs=6))
     assert len(set(pids)) == 2 and os.getpid() not in pids
     assert not any(map(alive, forked))  # each ended and waited for
 
@@ -151,8 +151,8 @@ def test_no_fork_at_all_is_work_in_this_process(monkeypatch: pytest.MonkeyPatch)
         raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
 
     monkeypatch.setattr(os, "fork", refused)
-    assert workers.start([_pid] * 4, 4) is None
-    assert list(workers.each([_pid] * 4, jobs=4)) == [os.getpid()] * 4
+    assert pool.start([_pid] * 4, 4) is None
+    assert list(pool.each([_pid] * 4, jobs=4)) == [os.getpid()] * 4
 
 
 def _fails() -> int:
@@ -160,7 +160,7 @@ def _fails() -> int:
 
 
 def test_an_error_in_a_task_is_raised_here_and_the_workers_end() -> None:
-    started = workers.start([_pid, _fails, _pid], 2)
+    started = pool.start([_pid, _fails, _pid], 2)
     assert started is not None
     pids = list(started.pids)
     for k in range(3):
@@ -168,7 +168,7 @@ def test_an_error_in_a_task_is_raised_here_and_the_workers_end() -> None:
     assert started.result(0) != os.getpid()
     with pytest.raises(ValueError, match="from a worker"):
         started.result(1)
-    workers.end(started, done=False)
+    pool.end(started, done=False)
     assert not any(map(alive, pids))
 
 
@@ -242,14 +242,14 @@ def _answer() -> tuple[str, int]:
 
 
 def test_a_bounded_task_answers_from_another_process() -> None:
-    kind, pid = workers.bounded(_answer, seconds=30, megabytes=64, largest=1000)
+    kind, pid = bounded.bounded(_answer, seconds=30, megabytes=64, largest=1000)
     assert kind == "tokens" and pid != os.getpid() and not alive(pid)
 
 
 def test_a_bounded_task_that_runs_on_is_stopped_in_its_time() -> None:
     began = time.monotonic()
-    with pytest.raises(workers.Overrun) as overrun:
-        workers.bounded(_forever, seconds=1, megabytes=64, largest=1000)
+    with pytest.raises(bounded.Overrun) as overrun:
+        bounded.bounded(_forever, seconds=1, megabytes=64, largest=1000)
     assert overrun.value.timed_out
     assert time.monotonic() - began < 5
 
@@ -257,16 +257,16 @@ def test_a_bounded_task_that_runs_on_is_stopped_in_its_time() -> None:
 def test_a_bounded_task_cannot_take_more_memory_than_given() -> None:
     began = time.monotonic()
     with pytest.raises(MemoryError):
-        workers.bounded(_allocate, seconds=30, megabytes=64, largest=1000)
+        bounded.bounded(_allocate, seconds=30, megabytes=64, largest=1000)
     assert time.monotonic() - began < 5
 
 
 def test_a_bounded_task_that_aborts_is_an_overrun_not_a_crash() -> None:
-    with pytest.raises(workers.Overrun) as overrun:
-        workers.bounded(_abort, seconds=30, megabytes=64, largest=1000)
+    with pytest.raises(bounded.Overrun) as overrun:
+        bounded.bounded(_abort, seconds=30, megabytes=64, largest=1000)
     assert not overrun.value.timed_out
 
 
 def test_an_answer_larger_than_allowed_is_no_answer() -> None:
-    with pytest.raises(workers.Overrun):
-        workers.bounded(lambda: "x" * 5000, seconds=30, megabytes=64, largest=1000)
+    with pytest.raises(bounded.Overrun):
+        bounded.bounded(lambda: "x" * 5000, seconds=30, megabytes=64, largest=1000)

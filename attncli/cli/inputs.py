@@ -68,9 +68,9 @@ def loading(allow_outside: bool, max_cells: int) -> Loading:
 
 def jobs_option(jobs: int | None) -> int:
     """How many processes a command works in: `--jobs`, at most the processors attn may use
-    (attncli/workers.py), which is also the default; UsageError if --jobs is not a positive
+    (attncli/workers/pool.py), which is also the default; UsageError if --jobs is not a positive
     number."""
-    from attncli.workers import usable_processors
+    from attncli.workers.pool import usable_processors
 
     if jobs is not None and jobs < 1:
         raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "

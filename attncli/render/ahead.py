@@ -19,7 +19,7 @@ from attncli.model import Lazy, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import Translate, expansion_text, reading_sections
 from attncli.render.wrap import formula, words
-from attncli.workers import Workers, can_fork, end, start
+from attncli.workers.pool import Workers, can_fork, end, start
 
 Part = Callable[[], str]
 Finish = Callable[[str], str]  # a line as the format writes it, with its line break

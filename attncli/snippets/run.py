@@ -27,7 +27,7 @@ from attncli.spec.model import Spec
 from attncli.spec.view import Loading, View
 from attncli.steps.budget import check_view
 from attncli.steps.show import Shown
-from attncli.workers import each
+from attncli.workers.pool import each
 
 # written/unchanged when writing; stale/missing/unchanged when checking; failed in both
 Status = Literal["written", "unchanged", "stale", "missing", "failed"]
@@ -105,7 +105,7 @@ Work = tuple[list[Target], bool, Loading]
 
 def _each(work: list[Work], jobs: int) -> Iterator[tuple[list[Outcome], list[Path]]]:
     """`_made` of each piece of work, in order: in up to `jobs` forked processes at once when
-    there is more than one piece (attncli/workers.py)."""
+    there is more than one piece (attncli/workers/pool.py)."""
     return each([partial(_made, piece) for piece in work], jobs)
 
 

@@ -6,7 +6,7 @@ package is imported only in the process that runs the tokenizer, only when a spe
 A tokenizer.json is code of a kind: its normalizers, patterns and padding decide how much work
 and memory a text costs. So its configuration is checked first (spec/tokenizer_check.py), then
 it runs in a forked process of its own, given TOKENIZER_SECONDS and TOKENIZER_MEGABYTES
-(workers.bounded); a Rust panic there, or running out of time or memory, is one line and exit
+(workers/bounded.py); a Rust panic there, or running out of time or memory, is one line and exit
 2, and its tokens are held to the limits of a spec's texts (MAX_TOKENS, each MAX_TEXT
 characters).
 """
@@ -25,7 +25,7 @@ from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.source import LIMIT_HINT, Node
 from attncli.spec.tokenizer_check import MAX_TOKENS, check_config
 from attncli.spec.values import check_keys, fail, fail_at, text
-from attncli.workers import Overrun, bounded
+from attncli.workers.bounded import Overrun, bounded
 
 TOKENIZER_KEYS = ("tokenizer", "text")
 TOKENIZER_SECONDS = 10

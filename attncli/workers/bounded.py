@@ -1,0 +1,116 @@
+"""One task run in a process of its own, bounded in time and memory: what a tokenizer.json
+configures is run so (spec/tokenizer.py), as it can ask for more work or memory than its spec's
+limits allow, or end in a panic or an abort of native code that would end attn too."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from attncli.workers.pool import can_fork, settle
+
+T = TypeVar("T")
+
+
+class Overrun(Exception):
+    """What `bounded` ran ended without an answer: it took more than its seconds (`timed_out`),
+    or died (out of its memory, or a crash in native code)."""
+
+    def __init__(self, timed_out: bool) -> None:
+        super().__init__("timed out" if timed_out else "ended without an answer")
+        self.timed_out = timed_out
+
+
+def bounded(task: Callable[[], T], seconds: float, megabytes: int, largest: int) -> T:
+    """`task()` run in a forked process given `seconds` (of the clock and of the processor)
+    and `megabytes` of memory more than this process holds, its answer of at most `largest`
+    bytes; what it raises is raised here. Overrun when it ends without an answer; the process
+    is killed and waited for whatever happens here (an error, a signal). Where there is no
+    fork, `task()` is run here, unbounded."""
+    import pickle
+    import select
+    import time
+
+    if not can_fork():
+        return task()
+    readable, writable = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(readable)
+        os.close(writable)
+        return task()
+    if pid == 0:  # pragma: no cover - the child, measured by the parent's tests
+        os.close(readable)
+        _answer(writable, task, seconds, megabytes, largest)
+    os.close(writable)
+    pieces: list[bytes] = []
+    size, ended = 0, False
+    deadline = time.monotonic() + seconds
+    try:
+        while size <= largest:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([readable], [], [], left)[0]:
+                break
+            piece = os.read(readable, 1 << 16)
+            if not piece:
+                ended = True
+                break
+            pieces.append(piece)
+            size += len(piece)
+    finally:
+        os.close(readable)
+        if not ended:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    if not ended or not pieces:
+        raise Overrun(timed_out=not ended)
+    ok, value = pickle.loads(b"".join(pieces))
+    if not ok:
+        raise value
+    return value
+
+
+def _answer(writable: int, task: Callable[[], Any], seconds: float, megabytes: int,
+            largest: int) -> None:
+    """The bounded process: limits set, `task()` run, its answer (or its error) written."""
+    import faulthandler
+    import pickle
+    import resource
+
+    try:
+        settle(os.getppid())
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)  # what native code prints as it fails (a Rust panic's lines)
+        faulthandler.disable()  # which writes to a stderr of its own
+        with contextlib.suppress(OSError, ValueError):  # a lower limit already set stays
+            data = _data_bytes() + (megabytes << 20)
+            resource.setrlimit(resource.RLIMIT_DATA, (data, data))
+        with contextlib.suppress(OSError, ValueError):
+            cpu = max(1, math.ceil(seconds))
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        try:
+            answer = pickle.dumps((True, task()))
+        except BaseException as error:  # a Rust panic is a BaseException (pyo3's)
+            problem = error if isinstance(error, Exception) else RuntimeError(str(error))
+            answer = pickle.dumps((False, problem))
+        if len(answer) <= largest:
+            with os.fdopen(writable, "wb") as out:
+                out.write(answer)
+    finally:
+        os._exit(0)
+
+
+def _data_bytes() -> int:
+    """This process's data segment (VmData: heap and private mappings), which RLIMIT_DATA
+    bounds."""
+    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+        if line.startswith("VmData:"):
+            return int(line.split()[1]) << 10
+    raise OSError("no VmData")
