@@ -4,11 +4,11 @@ package is imported only in the process that runs the tokenizer, only when a spe
 (pip install "attn[models]").
 
 A tokenizer.json is code of a kind: its normalizers, patterns and padding decide how much work
-and memory a text costs. So its configuration is checked first (spec/tokenizer_check.py), then
-it runs in a forked process of its own, given TOKENIZER_SECONDS and TOKENIZER_MEGABYTES
-(workers/bounded.py); a Rust panic there, or running out of time or memory, is one line and exit
-2, and its tokens are held to the limits of a spec's texts (MAX_TOKENS, each MAX_TEXT
-characters).
+and memory a text costs. So it runs in a forked process of its own, given TOKENIZER_SECONDS and
+TOKENIZER_MEGABYTES (workers/bounded.py), where its configuration is checked before a text is
+encoded (spec/tokenizer_check.py); a Rust panic there, or running out of time or memory, is one
+line and exit 2, and its tokens are held to the limits of a spec's texts (MAX_TOKENS, each
+MAX_TEXT characters).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import json
 from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
@@ -111,23 +112,21 @@ def run(content: str, name: str, sentence: str) -> Answer:
 
 
 def encode(content: str, name: str, sentence: str) -> Answer:
-    """In the tokenizer's process: the configuration checked, the tokenizer built, the text
+    """In the tokenizer's process: the tokenizer built, its configuration checked, the text
     encoded; ("tokens", tokens, ids), ("too_many", count, None), ("too_long", length, None) or
     ("problem", message, None). Nothing is raised: a panic is a problem too."""
-    try:
-        check_config(json.loads(content), name, len(sentence))
-    except (ValueError, RecursionError) as error:
-        return "problem", Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
-                                 reason=first_line(error)), None
-    except FileProblem as problem:
-        return "problem", problem.message, None
     try:
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_str(content)
+        config = configuration(tokenizer)
     except BaseException as error:  # the Rust side's errors, and its panics (BaseException)
         return "problem", Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
                                  reason=first_line(error)), None
+    try:  # what costs work or memory is in effect only when a text is encoded
+        check_config(config, name, len(sentence))
+    except FileProblem as problem:
+        return "problem", problem.message, None
     try:
         encoding = tokenizer.encode(sentence)
         ids, tokens = encoding.ids, encoding.tokens
@@ -140,6 +139,21 @@ def encode(content: str, name: str, sentence: str) -> Answer:
     if longest > MAX_TEXT:
         return "too_long", longest, None
     return "tokens", tuple(tokens), list(ids)
+
+
+def configuration(tokenizer: Any) -> dict[str, Any]:
+    """The parts of a built tokenizer that spec/tokenizer_check.py checks, as tokenizer.json
+    writes them (read back from the tokenizer, so the file's model, often most of its bytes,
+    is parsed once, by `tokenizers`)."""
+    padding = tokenizer.padding
+    if padding is not None:
+        length = padding.get("length")
+        padding = {"strategy": "BatchLongest" if length is None else {"Fixed": length},
+                   "pad_to_multiple_of": padding.get("pad_to_multiple_of")}
+    parts = {key: None if part is None else json.loads(part.__getstate__())
+             for key, part in (("normalizer", tokenizer.normalizer),
+                               ("pre_tokenizer", tokenizer.pre_tokenizer))}
+    return {"padding": padding, "truncation": tokenizer.truncation, **parts}
 
 
 def first_line(error: BaseException) -> str:

@@ -1,9 +1,10 @@
-"""A tokenizer.json's configuration checked before the tokenizer is built: what it would pad to,
+"""A tokenizer.json's configuration checked before a text is encoded: what it would pad to,
 how long its normalizers can make the text, and whether a pattern repeats a repetition (which
 a backtracking regex engine, Oniguruma's in `tokenizers`, can take exponential time on).
 
-The tokenizer also runs in a process of its own with bounded time and memory (spec/tokenizer.py);
-these checks turn the cases found so far into a message that says what is wrong, at once.
+The tokenizer runs in a process of its own with bounded time and memory (spec/tokenizer.py), which
+reads these parts back from the built tokenizer as tokenizer.json writes them; the checks turn
+the cases found so far into a message that says what is wrong, before the work is done.
 Nothing here imports `tokenizers`: the configuration is plain JSON.
 """
 
