@@ -102,3 +102,27 @@ def test_the_catalogue_tokenizers_are_what_they_say() -> None:
     assert [len(n["content"]) for n in chain] == [3000, 3000]
     assert config("tokenizer_panic")["pre_tokenizer"]["pattern"] == {  # type: ignore[index]
         "Regex": "(a|a)+$"}
+
+
+@pytest.mark.parametrize(("timed_out", "lang", "line"), [
+    (True, "en", "the tokenizer took more than 10 seconds; attn stopped it"),
+    (True, "pl", "tokenizator działał dłużej niż 10 sekund; attn go zatrzymał"),
+    (True, "ru", "токенизатор работал дольше 10 секунд; attn его остановил"),
+    (False, "en", "the tokenizer stopped without an answer; it may have needed more than 512 MB "
+                  "of memory"),
+])
+def test_a_tokenizer_out_of_time_or_memory_is_one_line(
+        timed_out: bool, lang: str, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the bounded process reports (tests/test_workers.py makes it run out for real)."""
+    from attncli.spec import tokenizer
+    from attncli.workers.bounded import Overrun
+
+    def overrun(*args: object) -> None:
+        raise Overrun(timed_out)
+
+    monkeypatch.setattr(tokenizer, "bounded", overrun)
+    monkeypatch.chdir(Path(__file__).parent / "bad_inputs")
+    result = run("explain", "tokenizer_stride.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("tokenizer_stride.yaml:1:21: tokens.tokenizer: "
+                             f"tokenizer_stride.tokenizer.json: {line}\n")
