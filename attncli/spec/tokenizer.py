@@ -153,7 +153,8 @@ def configuration(tokenizer: Any) -> dict[str, Any]:
     parts = {key: None if part is None else json.loads(part.__getstate__())
              for key, part in (("normalizer", tokenizer.normalizer),
                                ("pre_tokenizer", tokenizer.pre_tokenizer))}
-    return {"padding": padding, "truncation": tokenizer.truncation, **parts}
+    model = {"dropout": getattr(tokenizer.model, "dropout", None)}
+    return {"padding": padding, "truncation": tokenizer.truncation, "model": model, **parts}
 
 
 def first_line(error: BaseException) -> str:

@@ -1,6 +1,7 @@
 """A tokenizer.json's configuration checked before a text is encoded: what it would pad to,
-how long its normalizers can make the text, and whether a pattern repeats a repetition (which
-a backtracking regex engine, Oniguruma's in `tokenizers`, can take exponential time on).
+how long its normalizers can make the text, whether a pattern repeats a repetition (which a
+backtracking regex engine, Oniguruma's in `tokenizers`, can take exponential time on), and
+whether it cuts at random (BPE dropout), which would make the output differ from run to run.
 
 The tokenizer runs in a process of its own with bounded time and memory (spec/tokenizer.py), which
 reads these parts back from the built tokenizer as tokenizer.json writes them; the checks turn
@@ -35,6 +36,7 @@ def check_config(config: Any, name: str, text_length: int) -> None:
                                  reason="expected a JSON object"))
     check_padding(config.get("padding"), name)
     check_truncation(config.get("truncation"), name)
+    check_dropout(config.get("model"), name)
     length = text_length * UNICODE_GROWTH
     for key in ("normalizer", "pre_tokenizer"):
         length = grown(config.get(key), key, name, length)
@@ -64,6 +66,14 @@ def check_truncation(truncation: Any, name: str) -> None:
     length, stride = truncation.get("max_length"), truncation.get("stride", 0)
     if isinstance(length, int) and isinstance(stride, int) and stride >= max(length, 1):
         raise too_large(name, "truncation.stride", stride, max(length - 1, 0))
+
+
+def check_dropout(model: Any, name: str) -> None:
+    """BPE dropout cuts a text differently on every run: a worked example must be the same
+    each time it is written."""
+    dropout = model.get("dropout") if isinstance(model, dict) else None
+    if isinstance(dropout, (int, float)) and dropout > 0:
+        raise too_large(name, "model.dropout", dropout, 0)
 
 
 def grown(part: Any, key: str, name: str, length: int) -> int:
