@@ -168,3 +168,27 @@ def test_a_header_past_the_byte_limit_is_refused_unread(tmp_path: Path) -> None:
     assert (f"the header has {len(header)} bytes; the limit is {max_bytes(1000)} bytes"
             in translate(refused.value.message, "en"))
     assert np.array_equal(load_spec(str(spec)).queries.embeddings, np.eye(2))
+
+
+@pytest.mark.parametrize("name", ["gpt2_head.yaml", "bert_head.yaml"])
+def test_the_examples_tokens_and_ids_are_what_their_tokenizer_gives(name: str,
+                                                                    tmp_path: Path) -> None:
+    """The examples run on the quickstart install, without the tokenizers package: they write
+    out the tokens and the ids their tokenizer.json gives, which their comment names. Read with
+    the tokenizer instead, the spec gives the same tokens and the same embedding rows."""
+    needed("tokenizers")
+    text = (CONFIGS / name).read_text(encoding="utf-8")
+    with_tokenizer = next(line.removeprefix("#").strip() for line in text.splitlines()
+                          if line.startswith("#   tokens: {tokenizer:"))
+    lines = [with_tokenizer if line.startswith("tokens: [") else line
+             for line in text.splitlines()]
+    rewritten = "\n".join(lines)
+    ids = rewritten[rewritten.index("rows: [", rewritten.index("key: ")):].split("]")[0] + "]"
+    rewritten = rewritten.replace(ids, "rows: tokens", 1)
+    assert "rows: tokens" in rewritten and "{tokenizer:" in rewritten
+    shutil.copytree(CONFIGS / "data", tmp_path / "data")
+    (tmp_path / name).write_text(rewritten, encoding="utf-8")
+    written, read = load_spec(str(CONFIGS / name)), load_spec(str(tmp_path / name))
+    assert written.queries.tokens == read.queries.tokens
+    assert len(written.queries.tokens) == (5 if name.startswith("gpt2") else 7)
+    assert np.array_equal(written.queries.embeddings, read.queries.embeddings)
