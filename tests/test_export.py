@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from attncli import files
@@ -22,6 +24,7 @@ from attncli.render.markdown import escape as md_escape
 from attncli.render.tex import escape_text, labelled_matrix
 from attncli.spec import load_spec
 from attncli.steps.build import build
+from tests.test_export_renderers import need
 
 ROOT = Path(__file__).resolve().parent.parent
 CAT = ROOT / "configs" / "cat_chases_mouse.yaml"  # the bundled example: 3 tokens, d_model = 2
@@ -169,12 +172,39 @@ def math_blocks(markdown: str) -> list[str]:
 
 def test_markdown_math_blocks_and_front_matter() -> None:
     text = export(str(ROOT / "configs" / "cat_chases_mouse.yaml"), "--markdown", "--front-matter")
-    assert text.startswith('---\ntitle_en: "cat chases mouse: attention step by step"\n---\n')
+    assert text.startswith('---\ntitle: "cat chases mouse: attention step by step"\nlang: en\n'
+                           'math: true\ntitle_en: "cat chases mouse: attention step by step"\n'
+                           '---\n')
     blocks = math_blocks(text)
     assert r"S' = \frac{S}{\sqrt{d_k}} = \frac{S}{\sqrt{2}}" in blocks
     for block in blocks:
         assert "\n\n" not in block  # a blank line would end the block in Markdown
         assert "\\\\" not in block  # rows end in \cr: a Markdown pass makes \\ a \
+
+
+def test_front_matter_is_what_pandoc_reads_for_a_page(tmp_path: Path) -> None:
+    """pandoc makes the first language's title the page's <title>, its `lang` the page's
+    language and the description its meta description; the plain flavour says no math."""
+    if shutil.which("pandoc") is None:
+        need("pandoc", "apt-get install pandoc")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text((ROOT / "configs" / "two_heads.yaml").read_text(encoding="utf-8")
+                    + 'description: {pl: "Dwie głowice: jedna maska", en: "Two"}\n',
+                    encoding="utf-8")
+    text = export(str(spec), "--markdown", "--front-matter", "--lang", "pl,en")
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front == {"title": "Dwie głowice, do policzenia ręcznie", "lang": "pl",
+                     "description": "Dwie głowice: jedna maska", "math": True,
+                     "title_pl": "Dwie głowice, do policzenia ręcznie",
+                     "title_en": "Two heads, by hand",
+                     "description_pl": "Dwie głowice: jedna maska", "description_en": "Two"}
+    page = subprocess.run(["pandoc", "-f", "markdown", "-t", "html5", "-s"], input=text,
+                          capture_output=True, text=True, check=True).stdout
+    assert "<title>Dwie głowice, do policzenia ręcznie</title>" in page
+    assert '<html xmlns="http://www.w3.org/1999/xhtml" lang="pl" xml:lang="pl">' in page
+    assert '<meta name="description" content="Dwie głowice: jedna maska" />' in page
+    plain = export(str(spec), "--markdown", "--md-flavor", "plain", "--front-matter")
+    assert "math:" not in plain.split("---\n")[1]
 
 
 def test_markdown_flavors_differ_in_inline_math_only_plain_has_no_math() -> None:

@@ -113,7 +113,8 @@ def export(
         "plain (tables and code blocks, no math); default: the spec's display.md_flavor, or "
         "github."))] = None,
     front_matter: Annotated[bool, typer.Option(
-        "--front-matter", help=N_("Markdown: YAML front matter with title_<lang> and "
+        "--front-matter", help=N_("Markdown: YAML front matter for pandoc, Hugo and "
+        "Jekyll (title, lang, description, math) with title_<lang> and "
         "description_<lang>."))] = False,
     heatmap: Annotated[
         Optional[str],  # noqa: UP045

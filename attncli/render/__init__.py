@@ -30,7 +30,7 @@ class RenderOptions:
     header: bool = True  # the title, the description and the facts about the example
     standalone: bool = False  # latex: a whole document instead of a fragment for \input
     md_flavor: str = "github"  # markdown: github, katex or plain (no math)
-    front_matter: bool = False  # markdown: YAML front matter with title_<lang>/description_<lang>
+    front_matter: bool = False  # markdown: YAML front matter: title, lang, ..., title_<lang>
     frames_only: bool = False  # beamer: the frames alone, for \input into a deck
     aspect: str = "169"  # beamer: the frame's aspect ratio, "169" or "43"
     jobs: int = 1  # text: processes that write a large walkthrough's written-out cells ahead

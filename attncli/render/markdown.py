@@ -82,19 +82,29 @@ def stream_document(walkthrough: Walkthrough, options: RenderOptions,
 
 
 def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
-    """YAML front matter: title_<lang> and description_<lang>, quoted as JSON strings (which YAML
-    reads as they are)."""
-    lines = ["---"]
+    """YAML front matter that pandoc, Hugo and Jekyll read: `title`, `lang` and `description`
+    in the first language (pandoc's <title>, <html lang> and meta description; Hugo's and
+    Jekyll's page.title, page.lang, page.description), `math: true` where there is math (the
+    switch Hugo's documentation and many Jekyll themes use to load KaTeX or MathJax), then
+    title_<lang> and description_<lang> for every language. Strings are quoted as JSON, which
+    YAML reads as they are."""
     number = number_format(walkthrough, options)
-    for lang in langs:
-        t = translator(RenderOptions(lang=lang), number)
-        lines.append(f"title_{lang}: " + json.dumps(title(walkthrough.header, lang, t),
-                                                    ensure_ascii=False))
-    for lang in langs:
-        about = description(walkthrough.header, lang)
-        if about:
-            lines.append(f"description_{lang}: " + json.dumps(" ".join(about.split()),
-                                                              ensure_ascii=False))
+
+    def quoted(text: str) -> str:
+        return json.dumps(text, ensure_ascii=False)
+
+    titles = {lang: title(walkthrough.header, lang, translator(RenderOptions(lang=lang), number))
+              for lang in langs}
+    about = {lang: " ".join((description(walkthrough.header, lang) or "").split())
+             for lang in langs}
+    first = langs[0]
+    lines = ["---", "title: " + quoted(titles[first]), "lang: " + first]
+    if about[first]:
+        lines.append("description: " + quoted(about[first]))
+    if options.md_flavor != "plain":
+        lines.append("math: true")
+    lines += [f"title_{lang}: " + quoted(titles[lang]) for lang in langs]
+    lines += [f"description_{lang}: " + quoted(about[lang]) for lang in langs if about[lang]]
     lines.append("---")
     return "\n".join(lines) + "\n"
 
