@@ -143,7 +143,8 @@ def test_the_issues_ties_print_half_up() -> None:
         assert f"a  {printed}" in table, table
 
 
-READING = re.compile(r"((?:(?:t\d|itself)(?:, | and ))*(?:t\d|itself)) \((−?[\d.]+)( each)?\)")
+READING = re.compile(
+    r"((?:(?:t\d|itself)(?:, | and ))*(?:t\d|itself)) \((under )?(−?[\d.]+)( each)?\)")
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -184,15 +185,23 @@ def test_no_reading_contradicts_its_table(spec: dict[str, Any]) -> None:
             named = READING.findall(text)
             assert named, text
             printed = []
-            for names, weight, each in named:
+            for names, under, weight, each in named:
                 keys = [query if k == "itself" else k for k in re.split(r", | and ", names)]
                 places = len(weight.partition(".")[2])
+                if under:  # the last keys, all of which the table shows as 0 though they are not
+                    assert (names, under, weight, each) == named[-1] and len(keys) > 1, text
+                    assert Fraction(weight) == Fraction(1, 10 ** walkthrough.precision), text
+                    assert all(half_up(Fraction(repr(seen[k])), walkthrough.precision) == 0
+                               for k in keys), text
+                    printed.append((keys, Fraction(0)))
+                    continue
                 for key in keys:  # every key named has the weight printed beside it
                     assert half_up(Fraction(repr(seen[key])), places) == Fraction(weight), text
-                if each:  # equal, or the last keys, all of which the table shows as 0
+                    if Fraction(weight) in (0, 1):  # never a rounded 0 or 1
+                        assert seen[key] == float(weight), text
+                if each:  # equal weights
                     values = [seen[k] for k in keys]
-                    negligible = (names, weight, each) == named[-1] and Fraction(weight) == 0
-                    assert max(values) - min(values) <= tolerance or negligible, text
+                    assert max(values) - min(values) <= tolerance, text
                 printed.append((keys, Fraction(weight)))
             if len(printed) > 1:
                 first, last = printed[0][0], printed[-1][0]

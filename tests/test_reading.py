@@ -111,3 +111,26 @@ def test_a_two_head_walkthrough_renders_a_heatmap_and_reading_per_head() -> None
     assert "What the heads say together" in text
     # shade = round(4·weight): 0.10 -> 0 (blank), 0.30 -> 1 (░), 0.60 -> 2 (▒)
     assert "mouse      0.10  ░░ 0.30  ▒▒ 0.60" in text
+
+
+def test_a_weight_that_is_not_0_or_1_is_never_said_as_a_rounded_0_or_1() -> None:
+    # scores of a: 8.74 against itself, 0 against b: weights e^8.74 / (e^8.74 + 1) = 0.99984
+    # and 1 / (e^8.74 + 1) = 0.00016, which print as 1.00 and 0.00 with 2 decimals
+    spec = loads_spec("tokens: [a, b]\nembeddings: [[2.95635, 0], [0, 1]]\nscale: none\n"
+                      "mask: none\n")
+    said = sentences(build(spec))
+    assert said[0] == "a attends more to itself (0.9998) than to b (0.0002)."
+
+
+def test_the_keys_the_table_shows_as_0_are_said_to_be_under_its_last_decimal() -> None:
+    # a's scores: 9 (itself), 0 (b), −0.3 (c): weights 0.99979, 0.000123, 0.0000912; b and c
+    # print as 0.00 but differ, so they are neither "0.00 each" nor told apart
+    spec = loads_spec("tokens: [a, b, c]\nembeddings: [[3, 0], [0, 1], [-0.1, 1]]\n"
+                      "scale: none\nmask: none\n")
+    walkthrough = build(spec)
+    assert sentences(walkthrough)[0] == (
+        "a attends more to itself (0.9998) than to b and c (under 0.01 each).")
+    pl = [translate(s, "pl", NumberFormat.with_mark(2, "comma"))
+          for s in walkthrough.reading[0].sentences]
+    assert pl[0] == ("a\N{NO-BREAK SPACE}patrzy bardziej na siebie (0,9998) niż na "
+                     "b i\N{NO-BREAK SPACE}c (każdy poniżej 0,01).")

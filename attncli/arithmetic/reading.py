@@ -2,13 +2,14 @@
 
 Keys whose weights are equal at full precision (within `TOLERANCE`) are one group ("cat and mouse
 (0.30 each)"); "most" names the group with the largest weight. A weight that would print the
-same as its neighbour's though it differs, or print as 0 though it is not, is given with as many
-more decimals as tell them apart (`cat (0.352), then dog (0.348)`), so a sentence never ranks two
-numbers that read the same; a row whose weights all print the same but differ is said to be
-almost equal, with its range (`0.247–0.252`) (at `-p 0` or `-p 1`: those that print the same
-with 2 decimals). A query that sees only itself, one that sees a
-single other key and one that sees nothing are each said as such. With several heads, each head
-gets its own reading and one more says where the heads disagree about which keys a query attends
+same as its neighbour's though it differs, or print as 0 or 1 though it is not, is given with as
+many more decimals as tell them apart (`cat (0.352), then dog (0.348)`, `itself (0.9998)`), so a
+sentence never ranks two numbers that read the same; the keys after the last weight that prints
+above 0 are one group, `under 0.01 each`; a row whose weights all print the same but differ
+is said to be almost equal, with its range (`0.247–0.252`) (at `-p 0` or `-p 1`: those that
+print the same with 2 decimals). A query that sees only itself, one that sees a single other
+key and one that sees nothing are each said as such. With several heads, each head gets its own
+reading and one more says where the heads disagree about which keys a query attends
 to most. Expanded score cells also get the angle between query and key.
 """
 
@@ -57,43 +58,52 @@ def groups(head: HeadResult, i: int) -> list[Group]:
 
 
 def decimals(weight: float, others: Sequence[float], precision: int,
-             significant: bool = False) -> int:
+             significant: bool = True) -> int:
     """The fewest decimals, from `precision` on, at which `weight` prints as something other
-    than each of `others` and, if `significant` and it is not 0, as something other than 0."""
+    than each of `others` and, if `significant`, as neither 0 nor 1 unless it is exactly that:
+    a weight of 0.99984 is not said as (1.00), nor 0.000163 as (0.00)."""
     places = precision
     while places < LAST_DECIMAL and (
-            (significant and weight != 0.0 and rounded(weight, places) == 0.0)
+            (significant and rounded(weight, places) in (0.0, 1.0)
+             and weight not in (0.0, 1.0))
             or any(rounded(weight, places) == rounded(o, places) for o in others)):
         places += 1
     return places
 
 
-def shown(found: Sequence[Group], k: int, precision: int, significant: bool = False) -> Param:
+def shown(found: Sequence[Group], k: int, precision: int) -> Param:
     """The weight of group k as a sentence prints it: with more decimals where needed."""
     weight = found[k][1]
     neighbours = [found[n][1] for n in (k - 1, k + 1) if 0 <= n < len(found)]
-    more = decimals(weight, neighbours, precision, significant) - precision
+    more = decimals(weight, neighbours, precision) - precision
     return Finer(weight, more) if more else weight
 
 
-def negligible_tail(found: list[Group], precision: int) -> list[Group]:
-    """The groups after the last weight that prints as more than 0, as one group: what the table
-    shows as 0 is said as 0, not told apart with twelve decimals."""
+def negligible_tail(found: list[Group], precision: int) -> tuple[list[Group], bool]:
+    """The groups after the last weight that prints as more than 0, as one group, and whether
+    there was such a tail: the keys the table shows as 0 are said to be under the last printed
+    decimal (`under 0.01 each`), not told apart with twelve decimals nor said as 0."""
     tail = len(found)
     while tail > 1 and rounded(found[tail - 1][1], precision) == 0.0:
         tail -= 1
     if len(found) - tail < 2 or rounded(found[tail - 1][1], precision) == 0.0:
-        return found
+        return found, False
     keys = tuple(key for group in found[tail:] for key in group[0])
-    return [*found[:tail], (keys, found[tail][1])]
+    return [*found[:tail], (keys, found[tail][1])], True
 
 
 def key_name(query: str, key: str) -> Msg | str:
     return Msg.of("itself") if key == query else key
 
 
-def group_msg(query: str, found: Sequence[Group], k: int, precision: int) -> Msg:
+def group_msg(query: str, found: Sequence[Group], k: int, precision: int,
+              under: bool = False) -> Msg:
+    """`cat (0.40)`, `cat and dog (0.30 each)`, or, with `under`, keys whose weights all print
+    as 0 though they are not: `is, Life and first (under 0.0001 each)`."""
     keys, _ = found[k]
+    if under:
+        return Msg.of("{tokens} (under {bound} each)", tokens=key_listing(query, keys),
+                      bound=10.0 ** -precision)
     weight = shown(found, k, precision)
     if len(keys) == 1:
         return Msg.of("{token} ({weight})", token=key_name(query, keys[0]), weight=weight)
@@ -147,20 +157,19 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
         return Msg.plural_of("{query} attends equally to the {count} key it sees ({weight} each).",
                              "{query} attends equally to the {count} keys it sees "
                              "({weight} each).", seen, query=query,
-                             weight=shown(found, 0, precision, significant=True))
+                             weight=shown(found, 0, precision))
     high, low = found[0][1], found[-1][1]
     almost = max(precision, ALMOST_DECIMALS)
     if rounded(high, almost) == rounded(low, almost):  # they all print the same
-        places = max(decimals(low, [high], precision, significant=True),
-                     decimals(high, [], precision, significant=True))
+        places = max(decimals(low, [high], precision), decimals(high, [], precision))
         return Msg.plural_of(
             "{query} attends almost equally to the {count} key it sees ({low}–{high}).",
             "{query} attends almost equally to the {count} keys it sees ({low}–{high}).",
             seen, query=query, low=Finer(low, places - precision),
             high=Finer(high, places - precision))
-    found = negligible_tail(found, precision)
+    found, under = negligible_tail(found, precision)
     first = group_msg(query, found, 0, precision)
-    last = group_msg(query, found, len(found) - 1, precision)
+    last = group_msg(query, found, len(found) - 1, precision, under)
     if len(found) == 2:
         return Msg.of("{query} attends more to {first} than to {last}.",
                       query=query, first=first, last=last)
@@ -238,7 +247,7 @@ def angle_sentence(head: HeadResult, i: int, j: int, precision: int) -> Msg:
     return Msg.of("q_{query} and k_{key} are {angle}° apart (cos θ = {cos}).",
                   query=head.queries.rows[i], key=head.keys.rows[j],
                   angle=math.degrees(math.acos(cos)),
-                  cos=Finer(cos, decimals(cos, [], precision) - precision))
+                  cos=Finer(cos, decimals(cos, [], precision, significant=False) - precision))
 
 
 def angle_sentences(head: HeadResult, angles: Iterable[tuple[int, int, int]],
