@@ -86,6 +86,10 @@ def plain_decimals(text: str) -> str:
     return re.sub(r"(\d),(\d)", r"\1.\2", text).replace("; ", ", ")
 
 
+# a line's target alone, with no numbers before its result (`Σ = 2.03` of a row with one key)
+NAMED = re.compile(r"(?!e\^)[^\d−(\[].*")
+
+
 def written_out(output: str, heading: str = "Written out:") -> list[Line]:
     """Every line under a `Written out:` heading (or its translation) of the plain-text output."""
     lines = []
@@ -102,6 +106,8 @@ def written_out(output: str, heading: str = "Written out:") -> list[Line]:
             sign = "≈" if " ≈ " in text else "="
             head, _, result = text.rpartition(f" {sign} ")
             expression = head.split(" = ")[-1]
+            if " = " not in head and NAMED.fullmatch(head):  # `Σ = 2.03`: a name, its value
+                expression = result
             lines.append(Line(text, expression, sign, result))
     return lines
 

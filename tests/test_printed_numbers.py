@@ -144,7 +144,7 @@ def test_the_issues_ties_print_half_up() -> None:
 
 
 READING = re.compile(
-    r"((?:(?:t\d|itself)(?:, | and ))*(?:t\d|itself)) \((under )?(−?[\d.]+)( each)?\)")
+    r"((?:(?:t\d|itself)(?:, | and ))*(?:t\d|itself)) \((under |over )?(−?[\d.]+)( each)?\)")
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -188,10 +188,16 @@ def test_no_reading_contradicts_its_table(spec: dict[str, Any]) -> None:
             for names, under, weight, each in named:
                 keys = [query if k == "itself" else k for k in re.split(r", | and ", names)]
                 places = len(weight.partition(".")[2])
-                if under:  # the last keys, all of which the table shows as 0 though they are not
-                    assert (names, under, weight, each) == named[-1] and len(keys) > 1, text
-                    assert Fraction(weight) == Fraction(1, 10 ** walkthrough.precision), text
-                    assert all(half_up(Fraction(repr(seen[k])), walkthrough.precision) == 0
+                if under == "over ":  # a weight within 10⁻¹⁰ of 1, not 1
+                    assert len(keys) == 1 and Fraction(weight) < Fraction(repr(seen[keys[0]]))
+                    assert seen[keys[0]] < 1 and half_up(Fraction(repr(seen[keys[0]])),
+                                                         places) == 1, text
+                    printed.append((keys, Fraction(1)))
+                    continue
+                if under:  # keys the table shows as 0 though they are not: the last ones
+                    assert (names, under, weight, each) == named[-1], text
+                    assert Fraction(weight) == Fraction(1, 10 ** places), text
+                    assert all(seen[k] > 0 and half_up(Fraction(repr(seen[k])), places) == 0
                                for k in keys), text
                     printed.append((keys, Fraction(0)))
                     continue

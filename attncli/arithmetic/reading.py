@@ -32,6 +32,8 @@ NAMED_KEYS = 5  # keys named in a group of equal weights before the rest is coun
 TOLERANCE = 1e-12  # weights closer than this are equal: float64 sums in another order differ less
 ALMOST_DECIMALS = 2  # weights that print alike at 2 decimals (or finer) are almost equal
 LAST_DECIMAL = 12  # two weights further apart than TOLERANCE print differently with 12 decimals
+TINY = 10  # a weight that prints as 0 with 10 decimals is said to be under 10⁻¹⁰: weights within
+# TOLERANCE of it, grouped with it, may print otherwise at 12
 
 Group = tuple[tuple[str, ...], float]  # keys with the same weight, and that weight
 
@@ -98,17 +100,29 @@ def key_name(query: str, key: str) -> Msg | str:
 
 def group_msg(query: str, found: Sequence[Group], k: int, precision: int,
               under: bool = False) -> Msg:
-    """`cat (0.40)`, `cat and dog (0.30 each)`, or, with `under`, keys whose weights all print
-    as 0 though they are not: `is, Life and first (under 0.0001 each)`."""
-    keys, _ = found[k]
-    if under:
+    """`cat (0.40)`, `cat and dog (0.30 each)`, or, for keys whose weights print as 0 though
+    they are not (`under`: the last keys of the table's 0s; or weights below 10⁻¹⁰), under the
+    last decimal printed: `is, Life and first (under 0.0001 each)`; a weight within 10⁻¹⁰ of 1
+    but not 1 is over 0.9999999999."""
+    keys, weight = found[k]
+    places = max(precision, TINY)
+    if under or 0.0 < weight < 0.5 * 10.0 ** -places:  # (the group's largest weight)
+        places = precision if under else places
+        bound: Param = 10.0 ** -places
+        if places > precision:
+            bound = Finer(10.0 ** -places, places - precision)
+        if len(keys) == 1:
+            return Msg.of("{token} (under {bound})", token=key_name(query, keys[0]), bound=bound)
         return Msg.of("{tokens} (under {bound} each)", tokens=key_listing(query, keys),
-                      bound=10.0 ** -precision)
-    weight = shown(found, k, precision)
+                      bound=bound)
+    if 1.0 - 0.5 * 10.0 ** -places < weight < 1.0:  # (only one key's weight can be this)
+        return Msg.of("{token} (over {bound})", token=key_name(query, keys[0]),
+                      bound=Finer(1.0 - 10.0 ** -places, places - precision))
+    shown_weight = shown(found, k, precision)
     if len(keys) == 1:
-        return Msg.of("{token} ({weight})", token=key_name(query, keys[0]), weight=weight)
+        return Msg.of("{token} ({weight})", token=key_name(query, keys[0]), weight=shown_weight)
     return Msg.of("{tokens} ({weight} each)", tokens=key_listing(query, keys),
-                  weight=weight)
+                  weight=shown_weight)
 
 
 def key_listing(query: str, keys: Sequence[str]) -> Msg | str:

@@ -92,7 +92,7 @@ class Expansion:
     result:     a number, or a row of numbers for a weighted sum of value rows
     exact:      True when the expression, evaluated on its operands rounded to the display
                 precision (as printed), gives the result as printed; a renderer writes `=` then,
-                else `≈`. In hand-calculation mode every line is exact.
+                else `≈`. In hand-calculation mode every line of the forward pass is exact.
     """
 
     target: Formula | None
@@ -101,6 +101,15 @@ class Expansion:
     result: Value
     exact: bool = True
     blank: bool = False  # a worksheet: the result is printed as a box to fill in
+
+    def repeats_result(self) -> bool:
+        """A named line whose numbers are one number that prints as its result (the Σ of a row
+        with one visible key, the first tile's ℓ): written `Σ = 2.03`, not `Σ = 2.03 = 2.03`."""
+        lone = self.expression
+        if isinstance(lone, Sum) and len(lone.terms) == 1:
+            lone = lone.terms[0]
+        return (self.target is not None and self.symbolic is None and isinstance(lone, Num)
+                and self.exact)
 
 
 class Terms(Sequence[Product]):

@@ -281,7 +281,8 @@ def expansion_text(expansion: Expansion, number: NumberFormat, t: Translate,
     """`S[chases, chases] = q_chases·k_chases = 0.20·0.20 + 1.00·1.00 = 1.04`; `≈` before the
     result when the printed operands, recomputed, do not give the printed result."""
     parts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
-    parts.append(expr_text(expansion.expression, number, t, full))
+    if not expansion.repeats_result():
+        parts.append(expr_text(expansion.expression, number, t, full))
     sign = " = " if expansion.exact else " ≈ "
     if expansion.blank:
         return " = ".join(parts) + " = " + BOX_TEXT

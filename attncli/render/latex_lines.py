@@ -74,7 +74,8 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
     """`S[a, b] = q_a \\cdot k_b = 0.20 \\cdot 0.20 + 1.00 \\cdot 1.00 = 1.04`, with `\\approx`
     before a result that the printed operands do not give exactly."""
     parts = [f.latex for f in (expansion.target, expansion.symbolic) if f is not None]
-    parts.append(expr_math(expansion.expression, number, words, full))
+    if not expansion.repeats_result():
+        parts.append(expr_math(expansion.expression, number, words, full))
     result = expansion.result
     value = ("[" + COMMA.join(number(x) for x in result) + "]" if isinstance(result, tuple)
              else number(result))

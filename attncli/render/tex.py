@@ -118,7 +118,8 @@ def expansion_rows(expansions: Iterable[Expansion], number: NumberFormat,
     blank result is `box(a number's text)`: a line as wide as that number."""
     for expansion in expansions:
         parts = [f.latex for f in (expansion.target, expansion.symbolic) if f is not None]
-        parts.append(expr_latex(expansion.expression, number, words, terms, full))
+        if not expansion.repeats_result():
+            parts.append(expr_latex(expansion.expression, number, words, terms, full))
         result = expansion.result
         value = (r"\left[" + ",\\ ".join(number(x) for x in result) + r"\right]"
                  if isinstance(result, tuple) else number(result))
