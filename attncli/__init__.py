@@ -8,7 +8,8 @@
     w["A"]  # the attention weights as a NumPy array
 
 Everything but `render` and the errors is imported on first use, so that `import attncli` and
-`attn --help` never load NumPy.
+`attn --help` never load NumPy. In IPython and Jupyter, `%load_ext attncli` adds the `%%attn`
+cell magic (attncli/fill/magic.py).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
     from attncli.model import Walkthrough
     from attncli.spec import load_spec, loads_spec
 
-__all__ = ["AttnError", "SpecError", "UsageError", "Walkthrough", "build", "load_spec",
-           "loads_spec", "render", "spec_of", "walkthrough_of"]
+__all__ = ["AttnError", "SpecError", "UsageError", "Walkthrough", "build", "load_ipython_extension",
+           "load_spec", "loads_spec", "render", "spec_of", "walkthrough_of"]
 
 _HOMES = {
     "load_spec": "attncli.spec.loading",
@@ -37,6 +38,13 @@ _HOMES = {
     "spec_of": "attncli.library",
     "Walkthrough": "attncli.model",
 }
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext attncli`: the `%%attn` cell magic; NumPy is imported when a cell first runs."""
+    from attncli.fill.magic import register
+
+    register(ipython)
 
 
 def __getattr__(name: str) -> Any:

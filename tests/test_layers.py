@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__", "attncli"),
     ("library",),
     ("cli",),
-    ("snippets",),
+    ("snippets", "fill"),
     ("check", "render"),
     ("steps",),
     ("arithmetic",),

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from attncli.cli import check, explain, export, snippets, specs
+from attncli.cli import check, explain, export, fill, snippets, specs
 from attncli.cli.language import AttnGroup
 from attncli.cli.options import MessagesLangOpt
 from attncli.errors import EXIT_BAD_INPUT
@@ -49,7 +49,7 @@ def root(
 
 
 # the commands in the order `attn --help` lists them
-for commands in (explain, snippets, specs, check, export):
+for commands in (explain, snippets, fill, specs, check, export):
     app.add_typer(commands.app)
 
 

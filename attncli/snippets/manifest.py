@@ -26,10 +26,9 @@ import os
 import re
 import string
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from typing import Any
 
 from attncli.errors import Location, SpecError, UsageError
 from attncli.files import NotRegular, check_regular, read_regular
@@ -41,7 +40,6 @@ from attncli.spec.limits import MIN_BYTES
 from attncli.spec.source import Node, decode, parse
 from attncli.spec.values import (
     MAX_PRECISION,
-    boolean,
     check_keys,
     choice,
     fail,
@@ -50,6 +48,7 @@ from attncli.spec.values import (
     text,
 )
 from attncli.spec.view import View
+from attncli.spec.view_keys import VIEW_KEYS, view
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -58,13 +57,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 MANIFEST_NAMES = ("attn.toml", "snippets.yaml")
 TOP_KEYS = ("snippets",)
-# the keys of an entry that choose what to show, as in a spec's display (attncli/spec/view_keys)
-VIEW_KEYS = ("steps", "expand", "head", "reading", "header", "md_flavor", "matrix")
 ENTRY_KEYS = ("specs", "formats", "languages", "output", "precision", *VIEW_KEYS)
 PLACEHOLDERS = ("name", "dir", "lang", "format", "ext")
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 GLOB_CHARACTERS = frozenset("*?[")
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -203,23 +199,8 @@ def entry(node: Node) -> Entry:
 
 
 def entry_view(node: Node, keys: dict[str, Node]) -> View:
-    """The entry's choices, each as its `attn explain` option takes it; errors in a spec's terms
-    (an unknown step of that spec, a head it lacks) are reported at the entry when it is built."""
-    from attncli.spec import view_keys
-
-    def read(key: str, reader: Callable[[Node], T]) -> T | None:
-        return reader(keys[key]) if key in keys else None
-
-    return View(
-        steps=read("steps", view_keys.steps),
-        expand=read("expand", view_keys.expand) or (),
-        head=read("head", view_keys.head),
-        reading=read("reading", boolean),
-        header=read("header", boolean),
-        md_flavor=read("md_flavor", view_keys.md_flavor),
-        matrix=read("matrix", view_keys.matrix),
-        where={key: keys[key].where for key in VIEW_KEYS if key in keys},
-    )
+    """The entry's choices, each as its `attn explain` option takes it (see view_keys.view)."""
+    return view(keys)
 
 
 def unique(values: Any) -> tuple[str, ...]:

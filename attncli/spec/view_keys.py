@@ -1,13 +1,18 @@
-"""The keys that choose what a walkthrough shows, as a spec's `display` and a snippets manifest
-entry write them; each is read into the text its command-line option takes (attncli/spec/view.py),
-so one parser (attncli/steps/show.py) reads all three."""
+"""The keys that choose what a walkthrough shows, as a spec's `display`, a snippets manifest
+entry and an attn fill block write them; each is read into the text its command-line option
+takes (attncli/spec/view.py), so one parser (attncli/steps/show.py) reads them all."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from attncli.i18n import Msg
 from attncli.spec.source import Node
-from attncli.spec.values import choice, expect, fail, integer, items, text
-from attncli.spec.view import ALL, MD_FLAVORS, STEP_IDS
+from attncli.spec.values import boolean, choice, expect, fail, integer, items, text
+from attncli.spec.view import ALL, MD_FLAVORS, STEP_IDS, View
+
+T = TypeVar("T")
 
 
 def words(node: Node, what: Msg) -> list[Node]:
@@ -46,3 +51,27 @@ def matrix(node: Node) -> str:
     if not written.strip():
         fail(node, "expected a matrix symbol such as A or A:2, found nothing")
     return written
+
+
+# the keys that choose what to show, as a snippets manifest entry and an attn fill block write them
+VIEW_KEYS = ("steps", "expand", "head", "reading", "header", "md_flavor", "matrix")
+
+
+def view(keys: dict[str, Node], precision: int | None = None) -> View:
+    """The choices written under `keys`, each as its `attn explain` option takes it; errors in a
+    spec's terms (an unknown step of that spec, a head it lacks) are reported at the key when the
+    walkthrough is built."""
+    def read(key: str, reader: Callable[[Node], T]) -> T | None:
+        return reader(keys[key]) if key in keys else None
+
+    return View(
+        precision=precision,
+        steps=read("steps", steps),
+        expand=read("expand", expand) or (),
+        head=read("head", head),
+        reading=read("reading", boolean),
+        header=read("header", boolean),
+        md_flavor=read("md_flavor", md_flavor),
+        matrix=read("matrix", matrix),
+        where={key: keys[key].where for key in VIEW_KEYS if key in keys},
+    )

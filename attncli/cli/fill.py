@@ -1,0 +1,100 @@
+"""`attn fill FILE…`: write each attn block's walkthrough into the document right after it
+(or --check, --diff), with a one-line summary whose exit code says whether every document is
+up to date."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Annotated
+
+import typer
+
+from attncli.cli.inputs import language, loading
+from attncli.cli.options import DebugOpt, MaxCellsOpt, MessagesLangOpt
+from attncli.cli.running import fail, run, say
+from attncli.cli.streams import write_stdout
+from attncli.errors import AttnError, CheckFailed, SpecError
+from attncli.i18n import N_, Msg
+from attncli.i18n.visible import visible_document
+from attncli.spec.limits import DEFAULT_MAX_CELLS
+
+app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
+
+
+@app.command()
+def fill(
+    files: Annotated[list[str], typer.Argument(
+        help=N_("The documents: Markdown (.md, .markdown), Quarto (.qmd), LaTeX (.tex) or "
+                "notebooks (.ipynb)."), show_default=False)],
+    check: Annotated[bool, typer.Option(
+        "--check", help=N_("Write nothing; exit 1 if any block's output is stale or missing."))
+    ] = False,
+    diff: Annotated[bool, typer.Option(
+        "--diff", help=N_("Write nothing; print what would change as unified diffs."))] = False,
+    max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
+    lang: MessagesLangOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Write the walkthrough of every attn block right after it, in each document, between
+    markers that say it is generated; everything else in the document stays as it is.
+
+    Exit 0 when all is well, 1 when --check finds a stale block, 2 for a bad block or document.
+
+    Example: attn fill posts/attention.md --check --diff
+    """
+    lang = language(lang)
+
+    def action() -> str:
+        from pathlib import Path
+
+        from attncli.fill.document import fill as fill_document
+        from attncli.fill.document import unified_diff, write
+
+        reading = loading(False, max_cells)
+        writing = not (check or diff)
+        counts = {"filled": 0, "unchanged": 0, "failed": 0, "stale": 0}
+        diffs = []
+        for name in files:
+            try:
+                filled = fill_document(Path(name), reading.max_cells)
+                if writing and filled.new != filled.old:
+                    write(filled)
+            except AttnError as error:
+                fail(error, lang)
+                counts["failed"] += 1
+                continue
+            fix = "attn fill " + shlex.quote(name)
+            if not writing:
+                for where in filled.stale:
+                    fail(CheckFailed(Msg.of("the output of this attn block is stale; run: "
+                                            "{command}", command=fix), where), lang)
+                for where in filled.missing:
+                    fail(CheckFailed(Msg.of("this attn block has no output yet; run: "
+                                            "{command}", command=fix), where), lang)
+            changed = filled.new != filled.old
+            counts["filled" if changed and writing else "stale" if changed else "unchanged"] += 1
+            if diff and changed:
+                diffs.append(unified_diff(filled))
+        if diffs:  # the documents are the tree's (a pull request's): shown inert
+            write_stdout(visible_document("".join(diffs)))
+        finish(counts, writing, check, lang)
+        return ""
+
+    run(action, lang, debug)
+
+
+def finish(counts: dict[str, int], writing: bool, check: bool, lang: str) -> None:
+    """The one-line summary: said on success, raised (with its exit code) otherwise."""
+    failed = Msg.plural_of("{count} failed", "{count} failed", counts["failed"])
+    if writing:
+        first = Msg.plural_of("{count} document filled", "{count} documents filled",
+                              counts["filled"])
+    else:
+        first = Msg.plural_of("{count} stale", "{count} stale", counts["stale"])
+    second = Msg.plural_of("{count} up to date", "{count} up to date", counts["unchanged"])
+    summary = Msg.of("{first}, {second}, {third}", first=first, second=second, third=failed)
+    if counts["failed"]:
+        raise SpecError(summary)
+    if check and counts["stale"]:
+        raise CheckFailed(summary)
+    say(summary, lang)

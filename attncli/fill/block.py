@@ -1,0 +1,134 @@
+"""One attn block: what it asks for, and the walkthrough it gets.
+
+A block's body is YAML (or JSON): either a spec written inline, or `spec: PATH` naming a spec
+file; beside either, the choices of `attn export`:
+
+    spec: cat.attn.yaml     # a file in the document's folder or below it
+    lang: pl                # the language of the walkthrough (default en)
+    precision: 3
+    steps: [weights]        # and expand, head, reading, header, md_flavor, matrix, as in a
+    expand: none            # snippets manifest entry or a spec's display
+
+Files are read relative to the document, never outside its folder, never through a symbolic
+link, never the document itself. The walkthrough is exactly what `attn export` writes for the
+same spec and options (`--markdown` or `--latex`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from attncli.errors import AttnError, SpecError
+from attncli.files import NotRegular, check_regular, same_file
+from attncli.i18n import DEFAULT_LANG, Msg
+from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.node import Node
+from attncli.spec.values import MAX_PRECISION, expect, fail, integer, text
+from attncli.spec.view import View, parse_languages
+from attncli.spec.view_keys import VIEW_KEYS, view
+
+if TYPE_CHECKING:
+    from attncli.spec.model import Spec
+
+OPTION_KEYS = ("spec", "lang", "precision", *VIEW_KEYS)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a block asks for: a spec, what of it to show, in which languages."""
+
+    spec: Spec
+    view: View
+    langs: tuple[str, ...]
+
+
+def read_block(body: str, name: str, document: Path | None, flavor: str | None = None,
+               max_cells: int = DEFAULT_MAX_CELLS) -> Request:
+    """The request written in `body` (located as `name`, whose folder its files are read from);
+    `flavor` is the Markdown flavour when neither the block nor its spec chooses one. SpecError
+    (at `name`:line:column) if the block is malformed."""
+    from attncli.spec.parse import load
+    from attncli.spec.source import parse
+
+    root = parse(name, body, max_cells)
+    if not isinstance(root.value, dict):
+        expect(root, Msg.of("a spec, or spec: and the file that holds it"))
+    options = {key: node for key, node in root.value.items() if key in OPTION_KEYS}
+    rest = {key: node for key, node in root.value.items() if key not in OPTION_KEYS}
+    if "spec" in options:
+        if rest:
+            first = next(iter(rest))
+            raise SpecError(Msg.of("{key}: give either spec: and a file, or the spec itself "
+                                   "in the block, not both", key=first), root.keys.get(first))
+        spec = linked_spec(options["spec"], name, document, max_cells)
+    else:
+        inline = Node(rest, root.where)
+        inline.keys = {key: where for key, where in root.keys.items() if key in rest}
+        spec = load(inline, False, max_cells)
+    precision = integer(options["precision"], 0, MAX_PRECISION) if "precision" in options else None
+    chosen = view(options, precision)
+    if chosen.md_flavor is None and spec.display.md_flavor is None and flavor is not None:
+        chosen = replace(chosen, md_flavor=flavor)
+    return Request(spec, chosen, languages(options.get("lang")))
+
+
+def languages(node: Node | None) -> tuple[str, ...]:
+    if node is None:
+        return (DEFAULT_LANG,)
+    try:
+        return parse_languages(text(node), "lang")
+    except AttnError as error:
+        raise SpecError(error.message, node.where) from None
+
+
+def linked_spec(node: Node, name: str, document: Path | None, max_cells: int) -> Spec:
+    """The spec in the file that `spec:` names, relative to the document's folder and inside
+    it, a regular file (no link), not the document."""
+    from attncli.spec import load_spec
+
+    written = text(node)
+    if PurePosixPath(written).is_absolute() or os.path.isabs(written):
+        fail(node, "expected a path relative to the document's folder, found {found}",
+             found=written)
+    if ".." in PurePosixPath(written).parts:
+        fail(node, "expected a path inside the document's folder, found {found}", found=written)
+    folder = Path(name).parent
+    path = folder / written
+    if not os.path.lexists(path):
+        raise SpecError(Msg.of("{path}: {problem}", path=written, problem=Msg.of("no such file")),
+                        node.where)
+    try:
+        check_regular(path, follow=False)
+    except NotRegular as problem:
+        raise SpecError(Msg.of("{path}: {problem}", path=written, problem=problem.message),
+                        node.where) from None
+    if not path.resolve().is_relative_to(folder.resolve()):
+        fail(node, "{path} leads outside the document's folder; attn fill reads only files "
+             "inside it", path=written)
+    if document is not None and same_file(path, document):
+        fail(node, "{path} is the document itself; expected a spec file", path=written)
+    return load_spec(path.as_posix(), allow_outside=False, max_cells=max_cells)
+
+
+def walkthrough_text(request: Request, fmt: str, max_cells: int = DEFAULT_MAX_CELLS) -> str:
+    """What `attn export SPEC --FORMAT` with the block's options writes, ending in a newline."""
+    from attncli.render import stream
+    from attncli.render.bare import render_matrix
+    from attncli.steps.budget import check_view
+    from attncli.steps.show import prepare
+
+    chosen = replace(request.view, summary=request.view.matrix is None)
+    check_view(request.spec, chosen, max_cells, "--" + fmt)
+    shown = prepare(request.spec, chosen)
+    options = {"full": False, "width": 80, "decimal": None}
+    if shown.matrix is not None:
+        written = render_matrix(shown.walkthrough, shown.matrix, fmt, **options)
+    else:
+        written = "".join(stream(shown.walkthrough, fmt, request.langs, standalone=False,
+                                 front_matter=False, frames_only=False, aspect="169",
+                                 **options))
+    return written if written.endswith("\n") else written + "\n"
+

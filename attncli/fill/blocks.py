@@ -1,0 +1,192 @@
+"""Finding the attn blocks of a Markdown or LaTeX text, and the generated part after each.
+
+In Markdown (and Quarto) a block is a fence whose info string is `attn`:
+
+    ```attn
+    spec: cat.attn.yaml
+    steps: weights
+    ```
+    <!-- attn fill: generated from the block above, do not edit -->
+    ...the walkthrough...
+    <!-- attn fill: end -->
+
+In LaTeX it is the same fence in comments (`% ```attn` ... `% ````), its output between
+`% attn fill: generated ...` and `% attn fill: end`. The generated part starts right after the
+closing fence's text and ends at the end marker's text: the line endings around it are the
+document's own, so a file without a final newline keeps having none.
+
+A fence that does not name attn is skipped whole (a page that shows an attn block as an example
+inside a ````markdown fence is left alone), and so is a generated part.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+
+FENCE = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+LINE = re.compile(r"([^\r\n]*)(\r\n|\n|\r|$)")
+VERBATIM = re.compile(r"\\(begin|end)\{(verbatim|lstlisting|minted|comment)\*?\}")
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a kind of document marks its generated parts."""
+
+    begin: str
+    end: str
+    comment: str  # what starts a line that holds a block ("" in Markdown, "%" in LaTeX)
+    blank: bool  # a blank line around the output (Markdown: the output is its own blocks)
+
+
+MARKDOWN = Style("<!-- attn fill: generated from the block above, do not edit -->",
+                 "<!-- attn fill: end -->", "", True)
+LATEX = Style("% attn fill: generated from the block above, do not edit", "% attn fill: end",
+              "%", False)
+BEGIN_PREFIX = "attn fill: generated"
+
+
+@dataclass(frozen=True)
+class Line:
+    start: int  # offset of the line in the text
+    text: str  # without its line ending
+    ending: str
+
+    @property
+    def stop(self) -> int:
+        """Where the line's text ends (its line ending starts)."""
+        return self.start + len(self.text)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One attn block: where its fence opens (1-based), its body as YAML whose line n is line n
+    of the document, and the part after it that is (or is to be) generated."""
+
+    line: int
+    column: int
+    body: str
+    start: int  # where the generated part begins: the end of the closing fence's text
+    end: int  # where the generated part there now ends (== start when there is none)
+
+
+def lines_of(text: str) -> list[Line]:
+    found = []
+    for match in LINE.finditer(text):
+        if match.start() == len(text) and found:
+            break
+        found.append(Line(match.start(), match[1], match[2]))
+        if not match[2]:
+            break
+    return found
+
+
+def newline_of(text: str) -> str:
+    """The document's line ending: its first one, else `\\n`."""
+    found = re.search(r"\r\n|\n|\r", text)
+    return found[0] if found else "\n"
+
+
+def generated(output: str, style: Style, newline: str) -> str:
+    """The generated part for `output`, placed right after a closing fence's text."""
+    body = output.rstrip("\n").split("\n")
+    inner = ["", *body, ""] if style.blank else body
+    return newline + newline.join([style.begin, *inner, style.end])
+
+
+def find_blocks(text: str, name: str, style: Style) -> list[Block]:
+    """Every attn block of `text`, in order; SpecError (at the document's line:column) for a
+    block without its closing fence, or a generated part without its end marker."""
+    lines = lines_of(text)
+    content = _content(style)
+    found = []
+    i = 0
+    while i < len(lines):
+        inner = content(lines[i].text)
+        if style.comment and inner is None and VERBATIM.search(lines[i].text):
+            i = _past_verbatim(lines, i)
+            continue
+        opened = FENCE.fullmatch(inner) if inner is not None else None
+        if opened is None or (opened["fence"][0] == "`" and "`" in opened["info"]):
+            i += 1
+            continue
+        close = _closing(lines, i + 1, opened["fence"], content)
+        if opened["info"].split()[:1] != ["attn"]:
+            if close is None and not style.comment:  # it runs to the end of the document
+                break
+            i = i + 1 if close is None else close + 1
+            continue
+        column = len(lines[i].text) - len(inner) + len(opened["indent"]) + 1
+        if close is None:
+            raise SpecError(Msg.of("this attn block has no closing fence {fence}",
+                                   fence=opened["fence"]), Location(name, line=i + 1,
+                                                                    column=column))
+        body = "\n" * (i + 1) + "".join(f"{content(line.text)}\n" for line in lines[i + 1:close])
+        end, after = _generated_end(lines, close, name, style)
+        found.append(Block(line=i + 1, column=column, body=body, start=lines[close].stop,
+                           end=end))
+        i = after
+    return found
+
+
+def _content(style: Style) -> Callable[[str], str | None]:
+    """What a line holds for the block scanner: the line itself in Markdown; in LaTeX a comment
+    line with its `%` made a space (so columns stay the document's), None for any other."""
+    if not style.comment:
+        return lambda text: text
+
+    def comment(text: str) -> str | None:
+        stripped = text.lstrip(" \t")
+        if not stripped.startswith(style.comment):
+            return None
+        return text[:len(text) - len(stripped)] + " " + stripped[len(style.comment):]
+
+    return comment
+
+
+def _closing(lines: list[Line], first: int, fence: str,
+             content: Callable[[str], str | None]) -> int | None:
+    """The index of the line that closes `fence` (the same character, at least as many, nothing
+    after), or None; in LaTeX a line that is no comment ends the search."""
+    for k in range(first, len(lines)):
+        inner = content(lines[k].text)
+        if inner is None:
+            return None
+        stripped = inner.strip()
+        if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+            return k
+    return None
+
+
+def _generated_end(lines: list[Line], close: int, name: str, style: Style) -> tuple[int, int]:
+    """Where the generated part after the fence closed at line `close` ends (the end of the
+    fence's text when there is none) and the index of the line to scan next."""
+    after = close + 1
+    marker = lines[after].text.strip() if after < len(lines) else ""
+    if not marker.lstrip("<!-%").strip().startswith(BEGIN_PREFIX):
+        return lines[close].stop, after
+    for k in range(after + 1, len(lines)):
+        if lines[k].text.strip() == style.end:
+            return lines[k].stop, k + 1
+    column = len(lines[after].text) - len(lines[after].text.lstrip()) + 1
+    raise SpecError(Msg.of("this generated part has no end marker {marker}; remove the part "
+                           "or end it", marker=style.end),
+                    Location(name, line=after + 1, column=column))
+
+
+def _past_verbatim(lines: list[Line], i: int) -> int:
+    """The line after the end of the verbatim environment that opens on line `i` (its comments
+    are text, not comments)."""
+    opened = VERBATIM.search(lines[i].text)
+    assert opened is not None
+    if opened[1] == "end":
+        return i + 1
+    closing = f"\\end{{{opened[2]}"
+    for k in range(i, len(lines)):
+        if closing in lines[k].text:
+            return k + 1
+    return len(lines)

@@ -1,0 +1,117 @@
+"""Filling one document: every attn block's generated part made anew, everything else kept byte
+for byte.
+
+The document is read as bytes and decoded as UTF-8 with bytes that are not UTF-8 kept as they
+are (surrogate escapes), so a Latin-1 chapter, a byte order mark, CRLF line endings and a
+missing final newline all come back unchanged; the generated parts use the document's line
+ending. Nothing is written here: `fill` returns the new text and `write` replaces the file
+atomically, never through a symbolic link.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from attncli.errors import Location, SpecError
+from attncli.files import NotRegular, read_regular, write_atomic
+from attncli.fill.block import read_block, walkthrough_text
+from attncli.fill.blocks import LATEX, MARKDOWN, Style, find_blocks, generated, newline_of
+from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
+from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
+
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".qmd")
+SUFFIXES = (*MARKDOWN_SUFFIXES, ".tex", ".ipynb")
+# Quarto and Jupyter render $$ math, not GitHub's ```math blocks
+FLAVORS = {".qmd": "katex", ".ipynb": "katex"}
+
+
+@dataclass(frozen=True)
+class Filled:
+    """A document before and after filling, and where each block whose output changes opens."""
+
+    path: Path
+    old: str
+    new: str
+    stale: tuple[Location, ...]
+    missing: tuple[Location, ...]  # blocks with no generated part yet
+    blocks: int
+
+
+def kind(path: Path) -> str:
+    """The document's kind by its suffix; SpecError for one attn fill does not know."""
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise SpecError(Msg.of("unknown kind of document {suffix}; expected one of {known}",
+                               suffix=suffix or '""', known=", ".join(SUFFIXES)),
+                        Location(path.as_posix()))
+    return suffix
+
+
+def read_document(path: Path, max_cells: int) -> str:
+    """The document's text: a regular file (no link, device or FIFO), decoded so that every
+    byte comes back when encoded again."""
+    name = path.as_posix()
+    try:
+        data = read_regular(path, max_bytes(max_cells))
+    except NotRegular as problem:
+        raise SpecError(problem.message, Location(name)) from None
+    except OSError as exc:
+        raise SpecError(Msg.of("cannot read the file: {reason}", reason=os_problem(exc)),
+                        Location(name)) from None
+    if data is None:
+        raise SpecError(Msg.of("no such file"), Location(name))
+    return data.decode("utf-8", "surrogateescape")
+
+
+def fill(path: Path, max_cells: int = DEFAULT_MAX_CELLS) -> Filled:
+    """The document at `path` with every block's output made anew; SpecError at the first
+    problem (a bad block, at the document's line:column)."""
+    suffix = kind(path)
+    old = read_document(path, max_cells)
+    if suffix == ".ipynb":
+        from attncli.fill.notebook import fill_notebook
+
+        new, stale, missing, count = fill_notebook(old, path, max_cells)
+        return Filled(path, old, new, stale, missing, count)
+    style: Style = LATEX if suffix == ".tex" else MARKDOWN
+    fmt = "latex" if suffix == ".tex" else "markdown"
+    name = path.as_posix()
+    newline = newline_of(old)
+    pieces: list[str] = []
+    stale: list[Location] = []
+    missing: list[Location] = []
+    done = 0
+    blocks = find_blocks(old, name, style)
+    for block in blocks:
+        request = read_block(block.body, name, path, FLAVORS.get(suffix), max_cells)
+        output = walkthrough_text(request, fmt, max_cells)
+        part = generated(output, style, newline)
+        if old[block.start:block.end] != part:
+            (missing if block.start == block.end else stale).append(
+                Location(name, line=block.line, column=block.column))
+        pieces += [old[done:block.start], part]
+        done = block.end
+    pieces.append(old[done:])
+    return Filled(path, old, "".join(pieces), tuple(stale), tuple(missing), len(blocks))
+
+
+def write(filled: Filled) -> None:
+    """Replace the document with its filled text, atomically, never through a link."""
+    write_atomic(filled.path, filled.new.encode("utf-8", "surrogateescape"), follow=False)
+
+
+def unified_diff(filled: Filled) -> str:
+    """What filling changes, as a unified diff `git apply` reads from the current folder."""
+    name = filled.path.as_posix()
+
+    def shown(text: str) -> list[str]:
+        readable = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return readable.splitlines(keepends=True)
+
+    lines = difflib.unified_diff(shown(filled.old), shown(filled.new), fromfile=f"a/{name}",
+                                 tofile=f"b/{name}")
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of "
+                   "file\n" for line in lines)

@@ -1,0 +1,236 @@
+"""Filling a notebook (.ipynb) without rewriting its JSON: only the generated cells change.
+
+An attn block is a fence in a Markdown cell; its walkthrough (katex Markdown, which Jupyter
+renders) goes into the Markdown cell right after it, marked in its metadata as generated
+(`"attn": {"generated": true}`). A generated cell is written as nbformat writes cells (one
+space of indent per level, keys sorted), so Jupyter saving the notebook later changes nothing;
+every other byte of the file stays as it was. The JSON is read by a small reader that keeps
+where each value was written, so an error in a block is reported at the notebook's own
+line:column.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field
+from json.decoder import scanstring
+from pathlib import Path
+from typing import Any
+
+from attncli.errors import AttnError, Location, SpecError
+from attncli.fill.block import read_block, walkthrough_text
+from attncli.fill.blocks import MARKDOWN, find_blocks, newline_of
+from attncli.i18n import Msg
+
+SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
+SPACE = re.compile(r"[ \t\r\n]*")
+GENERATED = {"generated": True}
+
+
+@dataclass
+class Value:
+    """A JSON value and where it was written: [start, end) in the text; a string's characters
+    each at their own offset (`chars`), a container's children by key or index."""
+
+    start: int
+    end: int
+    data: Any
+    children: dict[Any, Value] = field(default_factory=dict)
+    chars: list[int] = field(default_factory=list)
+
+
+class Reader:
+    def __init__(self, text: str, name: str) -> None:
+        self.text, self.name = text, name
+
+    def fail(self, at: int) -> SpecError:
+        line = self.text.count("\n", 0, at) + 1
+        column = at - (self.text.rfind("\n", 0, at) + 1) + 1
+        return SpecError(Msg.of("malformed notebook: expected JSON here"),
+                         Location(self.name, line=line, column=column))
+
+    def skip(self, at: int) -> int:
+        match = SPACE.match(self.text, at)
+        assert match is not None
+        return match.end()
+
+    def value(self, at: int) -> Value:
+        at = self.skip(at)
+        first = self.text[at:at + 1]
+        if first == '"':
+            return self.string(at)
+        if first in ("{", "["):
+            return self.container(at)
+        match = SCALAR.match(self.text, at)
+        if match is None:
+            raise self.fail(at)
+        return Value(at, match.end(), json.loads(match[0]))
+
+    def string(self, at: int) -> Value:
+        try:
+            data, end = scanstring(self.text, at + 1)
+        except ValueError:
+            raise self.fail(at) from None
+        return Value(at, end, data, chars=char_offsets(self.text, at + 1, end - 1))
+
+    def container(self, at: int) -> Value:
+        mapping = self.text[at] == "{"
+        closing = "}" if mapping else "]"
+        node = Value(at, at, {} if mapping else [])
+        at = self.skip(at + 1)
+        while self.text[at:at + 1] != closing:
+            if node.children:
+                if self.text[at:at + 1] != ",":
+                    raise self.fail(at)
+                at = self.skip(at + 1)
+            if mapping:
+                key = self.string(at)
+                at = self.skip(key.end)
+                if self.text[at:at + 1] != ":":
+                    raise self.fail(at)
+                child = self.value(at + 1)
+                node.data[key.data] = child.data
+                node.children[key.data] = child
+            else:
+                child = self.value(at)
+                node.children[len(node.data)] = child
+                node.data.append(child.data)
+            at = self.skip(child.end)
+            if at >= len(self.text):
+                raise self.fail(at)
+        node.end = at + 1
+        return node
+
+
+def char_offsets(text: str, start: int, stop: int) -> list[int]:
+    """The offset in `text` where each character of the JSON string between `start` and
+    `stop` (its quotes excluded) was written."""
+    found = []
+    at = start
+    while at < stop:
+        found.append(at)
+        if text[at] != "\\":
+            at += 1
+        elif text[at + 1] != "u":
+            at += 2
+        else:  # a surrogate pair is one character written as two escapes
+            pair = (0xD800 <= int(text[at + 2:at + 6], 16) < 0xDC00
+                    and text[at + 6:at + 8] == "\\u")
+            at += 12 if pair else 6
+    return found
+
+
+def fill_notebook(old: str, path: Path, max_cells: int
+                  ) -> tuple[str, tuple[Location, ...], tuple[Location, ...], int]:
+    """The notebook with each generated cell made anew, the blocks whose output is stale,
+    those that have none yet, and how many blocks there are."""
+    name = path.as_posix()
+    reader = Reader(old, name)
+    root = reader.value(0)
+    cells = root.children.get("cells") if isinstance(root.data, dict) else None
+    if cells is None or not isinstance(cells.data, list):
+        raise SpecError(Msg.of("malformed notebook: expected a list named cells"),
+                        Location(name))
+    newline = newline_of(old)
+    with_ids = (root.data.get("nbformat"), root.data.get("nbformat_minor", 0)) >= (4, 5)
+    edits: list[tuple[int, int, str]] = []
+    stale: list[Location] = []
+    missing: list[Location] = []
+    count = 0
+    items = [cells.children[k] for k in range(len(cells.data))]
+    for k, cell in enumerate(items):
+        if not is_block_cell(cell.data):
+            continue
+        source = cell.children["source"]
+        text = "".join(source.data) if isinstance(source.data, list) else source.data
+        outputs, opened = cell_outputs(text, source, reader, path, max_cells)
+        if not outputs:
+            continue
+        count += len(outputs)
+        made = generated_cell(outputs, cell.data.get("id") if with_ids else None)
+        indent = old[old.rfind("\n", 0, cell.start) + 1:cell.start]
+        written = json.dumps(made, indent=1, sort_keys=True, ensure_ascii=False)
+        written = written.replace("\n", newline + indent)
+        after = items[k + 1] if k + 1 < len(items) else None
+        if after is not None and is_generated(after.data):
+            if old[after.start:after.end] != written:
+                edits.append((after.start, after.end, written))
+                stale += opened
+        else:
+            edits.append((cell.end, cell.end, "," + newline + indent + written))
+            missing += opened
+    new = old
+    for start, end, written in reversed(edits):
+        new = new[:start] + written + new[end:]
+    return new, tuple(stale), tuple(missing), count
+
+
+def is_block_cell(cell: Any) -> bool:
+    return (isinstance(cell, dict) and cell.get("cell_type") == "markdown"
+            and not is_generated(cell) and isinstance(cell.get("source"), (str, list)))
+
+
+def is_generated(cell: Any) -> bool:
+    metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    return isinstance(metadata, dict) and metadata.get("attn") == GENERATED
+
+
+def cell_outputs(text: str, source: Value, reader: Reader, path: Path, max_cells: int
+                 ) -> tuple[list[str], list[Location]]:
+    """The walkthrough of each attn block in a cell's text, and where each block opens in
+    the notebook; an error in a block is moved to the notebook's line:column."""
+    offsets = [at for piece in (source.children.values() if source.children else [source])
+               for at in piece.chars]
+    where = Positions(reader.text, offsets)
+    cell_name = f"{reader.name}#cell"  # files in a block are read from the notebook's folder
+    try:
+        blocks = find_blocks(text, cell_name, MARKDOWN)
+        outputs = []
+        for block in blocks:
+            request = read_block(block.body, cell_name, path, "katex", max_cells)
+            outputs.append(walkthrough_text(request, "markdown", max_cells))
+    except AttnError as error:
+        raise where.moved(error, cell_name) from None
+    return outputs, [where.location(block.line, block.column, reader.name)
+                     for block in blocks]
+
+
+class Positions:
+    """From a line:column of a cell's text to the notebook's own line:column."""
+
+    def __init__(self, text: str, offsets: list[int]) -> None:
+        self.offsets = offsets  # where each character of the cell's text was written
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # a newline in the cell's text is written `\n` in the notebook
+        self.cell_starts = [0] + [i + 1 for i, at in enumerate(offsets)
+                                  if text[at:at + 2] == "\\n"]
+
+    def location(self, line: int, column: int, name: str = "") -> Location:
+        index = self.cell_starts[min(line, len(self.cell_starts)) - 1] + column - 1
+        at = self.offsets[min(index, len(self.offsets) - 1)] if self.offsets else 0
+        row = bisect.bisect_right(self.starts, at)
+        return Location(name, line=row, column=at - self.starts[row - 1] + 1)
+
+    def moved(self, error: AttnError, cell_name: str) -> AttnError:
+        where = error.where
+        if where is None or where.source != cell_name:
+            return error
+        notebook = cell_name.removesuffix("#cell")
+        if where.line is None or where.column is None:
+            return type(error)(error.message, Location(notebook, where.path))
+        found = self.location(where.line, where.column, notebook)
+        return type(error)(error.message, Location(notebook, where.path, found.line,
+                                                   found.column))
+
+
+def generated_cell(outputs: list[str], after_id: str | None) -> dict[str, Any]:
+    """The Markdown cell that holds the walkthroughs, as nbformat writes a cell."""
+    text = "\n".join([MARKDOWN.begin.replace("block", "cell"), "", *outputs])
+    lines = text.rstrip("\n").split("\n")
+    cell: dict[str, Any] = {"cell_type": "markdown", "metadata": {"attn": GENERATED},
+                            "source": [line + "\n" for line in lines[:-1]] + lines[-1:]}
+    if after_id is not None:
+        cell["id"] = (str(after_id) + "-attn")[-64:]
+    return cell
