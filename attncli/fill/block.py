@@ -26,7 +26,7 @@ from attncli.files import NotRegular, check_regular, same_file
 from attncli.i18n import DEFAULT_LANG, Msg
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.node import Node
-from attncli.spec.values import MAX_PRECISION, expect, fail, integer, text
+from attncli.spec.values import MAX_PRECISION, check_keys, expect, fail, integer, text
 from attncli.spec.view import View, parse_languages
 from attncli.spec.view_keys import VIEW_KEYS, view
 
@@ -50,7 +50,7 @@ def read_block(body: str, name: str, document: Path | None, flavor: str | None =
     """The request written in `body` (located as `name`, whose folder its files are read from);
     `flavor` is the Markdown flavour when neither the block nor its spec chooses one. SpecError
     (at `name`:line:column) if the block is malformed."""
-    from attncli.spec.parse import load
+    from attncli.spec.parse import TOP_KEYS, load
     from attncli.spec.source import parse
 
     root = parse(name, body, max_cells)
@@ -61,6 +61,8 @@ def read_block(body: str, name: str, document: Path | None, flavor: str | None =
     if "spec" in options:
         if rest:
             first = next(iter(rest))
+            if first not in TOP_KEYS:  # a choice mistyped: say which one was meant
+                check_keys(root, OPTION_KEYS)
             raise SpecError(Msg.of("{key}: give either spec: and a file, or the spec itself "
                                    "in the block, not both", key=first), root.keys.get(first))
         spec = linked_spec(options["spec"], name, document, max_cells)
