@@ -104,7 +104,7 @@ def test_english_help_is_unchanged() -> None:
     (["explian", "--lang", "pl"], {},
      "attn: nieznane polecenie explian; czy chodziło o\u00a0explain? (zob. attn --help)"),
     (["frobnicate"], {"ATTN_LANG": "ru"},
-     "attn: неизвестная команда frobnicate; доступные команды: explain, snippets, validate, "
+     "attn: неизвестная команда frobnicate; доступные команды: explain, snippets, fill, validate, "
      "schema, examples, check, export (см. attn --help)"),
     (["schema", "extra", "more", "--lang", "ru"], {},
      "attn: лишние аргументы extra more (см. attn schema --help)"),
