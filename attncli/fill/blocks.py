@@ -75,7 +75,7 @@ class Block:
 
 
 def lines_of(text: str) -> list[Line]:
-    found = []
+    found: list[Line] = []
     for match in LINE.finditer(text):
         if match.start() == len(text) and found:
             break
@@ -120,7 +120,7 @@ def find_blocks(text: str, name: str, style: Style) -> list[Block]:
                 break
             i = i + 1 if close is None else close + 1
             continue
-        column = len(lines[i].text) - len(inner) + len(opened["indent"]) + 1
+        column = len(lines[i].text) - len(opened[0]) + len(opened["indent"]) + 1
         if close is None:
             raise SpecError(Msg.of("this attn block has no closing fence {fence}",
                                    fence=opened["fence"]), Location(name, line=i + 1,

@@ -74,8 +74,7 @@ def fill(path: Path, max_cells: int = DEFAULT_MAX_CELLS) -> Filled:
     if suffix == ".ipynb":
         from attncli.fill.notebook import fill_notebook
 
-        new, stale, missing, count = fill_notebook(old, path, max_cells)
-        return Filled(path, old, new, stale, missing, count)
+        return Filled(path, old, *fill_notebook(old, path, max_cells))
     style: Style = LATEX if suffix == ".tex" else MARKDOWN
     fmt = "latex" if suffix == ".tex" else "markdown"
     name = path.as_posix()

@@ -33,7 +33,7 @@ def attn(line: str, cell: str) -> Any:
         print(str(error.in_language(first_known(os.environ.get("ATTN_LANG")))),
               file=sys.stderr)
         return None
-    return Markdown(text)
+    return Markdown(text)  # type: ignore[no-untyped-call]
 
 
 def register(ipython: Any) -> None:

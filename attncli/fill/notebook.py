@@ -15,7 +15,6 @@ import bisect
 import json
 import re
 from dataclasses import dataclass, field
-from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from attncli.i18n import Msg
 SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
 SPACE = re.compile(r"[ \t\r\n]*")
 GENERATED = {"generated": True}
+SCAN_STRING = json.decoder.scanstring  # type: ignore[attr-defined]  # JSON's own string reader
 
 
 @dataclass
@@ -70,7 +70,7 @@ class Reader:
 
     def string(self, at: int) -> Value:
         try:
-            data, end = scanstring(self.text, at + 1)
+            data, end = SCAN_STRING(self.text, at + 1)
         except ValueError:
             raise self.fail(at) from None
         return Value(at, end, data, chars=char_offsets(self.text, at + 1, end - 1))
