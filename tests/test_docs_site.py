@@ -99,7 +99,7 @@ def test_schema_doc_check_says_when_the_page_is_stale(tmp_path: Path,
     assert schema_doc.main(["--check"]) == 0
 
 
-COMMANDS = ("explain", "export", "snippets", "check", "validate", "schema", "examples")
+COMMANDS = ("explain", "export", "snippets", "fill", "check", "validate", "schema", "examples")
 # an option as `attn CMD --help` lists it: "  -o, --output <str>", "  --reading / --no-reading"
 OPTION = re.compile(r"^ {2}(?:-\w, )?(--[a-z][a-z-]*)(?:(?:, -\w)? / (--[a-z][a-z-]*))?", re.M)
 

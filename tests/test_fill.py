@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -332,3 +333,82 @@ def test_an_unknown_kind_of_document_is_refused(tmp_path: Path) -> None:
     assert result.stderr.splitlines()[0].endswith(
         "notes.txt: unknown kind of document .txt; expected one of .md, .markdown, .qmd, .tex, "
         ".ipynb")
+
+
+def test_the_mkdocs_fence_renders_what_attn_export_writes(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import yaml
+    from markdown import Markdown
+
+    from tests.conftest import ROOT
+
+    shutil.copy(CONFIGS / "cat_chases_mouse.yaml", tmp_path / "cat.attn.yaml")
+    monkeypatch.chdir(tmp_path)  # mkdocs runs in the project's root
+    page = "# A post\n\n```attn\nspec: cat.attn.yaml\nsteps: [weights]\nlang: ru\n```\n\nAfter.\n"
+    # the lines docs/fill.md gives for mkdocs.yml, read as mkdocs reads them
+    docs = (ROOT / "docs" / "fill.md").read_text("utf-8")
+    lines = docs.split("```yaml\n# mkdocs.yml\n", 1)[1].split("```", 1)[0]
+    config = yaml.unsafe_load(lines)["markdown_extensions"]
+    extensions = [next(iter(e)) if isinstance(e, dict) else e for e in config]
+    settings = {k: v for e in config if isinstance(e, dict) for k, v in e.items()}
+    html = Markdown(extensions=extensions, extension_configs=settings).convert(page)
+
+    expected = exported(tmp_path / "cat.attn.yaml", "--markdown", "--md-flavor", "katex",
+                        "--steps", "weights", "--lang", "ru")
+    alone = Markdown(extensions=["tables", "pymdownx.arithmatex"],
+                     extension_configs={"pymdownx.arithmatex": {"generic": True}})
+    assert f'<div class="attn">\n{alone.convert(expected)}\n</div>' in html
+    assert html.startswith("<h1>A post</h1>") and html.endswith("<p>After.</p>")
+    assert "Веса внимания" in html and "0.40" in html  # mouse's weight on cat, worked by hand
+
+
+def test_the_cell_magic_displays_what_attn_export_writes(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shutil.copy(CONFIGS / "cat_chases_mouse.yaml", tmp_path / "cat.attn.yaml")
+    monkeypatch.chdir(tmp_path)
+    shell = InteractiveShell.instance()
+    try:
+        assert shell.run_cell("%load_ext attncli").success
+        cell = shell.run_cell("%%attn\nspec: cat.attn.yaml\nlang: pl\nsteps: [scores]\n")
+        expected = exported(tmp_path / "cat.attn.yaml", "--markdown", "--md-flavor", "katex",
+                            "--steps", "scores", "--lang", "pl")
+        assert cell.success and cell.result.data == expected
+        assert "Wyniki" in expected or "wynik" in expected.lower()
+        capsys.readouterr()
+        bad = shell.run_cell("%%attn\ntokens: [a, b]\nembeddings: [[1, 2], [3]]\n")
+        assert bad.result is None
+        assert capsys.readouterr().err == (
+            "<cell>:3:22: embeddings[1]: expected a row of 2 numbers like the first row, "
+            "found 1\n")
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_loading_the_extension_imports_nothing_heavy() -> None:
+    code = ("import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+            "InteractiveShell.instance().run_cell('%load_ext attncli')\n"
+            "print(sorted(m for m in ('numpy', 'yaml', 'rich', 'attncli.fill.block') "
+            "if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, check=True, env={**os.environ, "PYTHONPATH": str(
+                              Path(__file__).resolve().parent.parent)})
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_the_bundled_example_posts_are_filled_in_their_languages() -> None:
+    from tests.conftest import ROOT
+
+    folder = ROOT / "examples" / "fill"
+    done = attn("fill", "--check", "post.en.md", "post.pl.md", "post.ru.md", cwd=folder)
+    assert (done.returncode, done.stderr) == (0, "attn: 0 stale, 3 up to date, 0 failed\n")
+    titles = {"en": "## 7. Attention weights", "pl": "## 7. Wagi atencji",
+              "ru": "## 7. Веса внимания"}
+    for lang, title in titles.items():
+        text = (folder / f"post.{lang}.md").read_text("utf-8")
+        assert title in generated_part(text, MARKDOWN)
+        # mouse's row of A, worked in configs/cat_chases_mouse.yaml: 0.40, 0.25, 0.35
+        assert re.search(r"0\.40 .*0\.25.*0\.35", generated_part(text, MARKDOWN))

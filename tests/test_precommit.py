@@ -12,10 +12,10 @@ from tests.conftest import ROOT, attn_executable
 from tests.test_snippets import make_repo
 
 
-def hook() -> dict[str, object]:
+def hook(name: str = "attn-snippets") -> dict[str, object]:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
-    assert [h["id"] for h in hooks] == ["attn-snippets"]
-    found: dict[str, object] = hooks[0]
+    assert [h["id"] for h in hooks] == ["attn-snippets", "attn-fill"]
+    found: dict[str, object] = next(h for h in hooks if h["id"] == name)
     return found
 
 
@@ -62,3 +62,37 @@ def test_the_documented_sample_config_uses_the_hook() -> None:
     assert hooks["attn-snippets"]["entry"] == shipped["attn-snippets"]["entry"]
     assert hooks["attn-snippets"]["pass_filenames"] is shipped["attn-snippets"][
         "pass_filenames"] is False
+
+
+def test_the_fill_hook_checks_the_documents_of_a_commit(tmp_path: Path) -> None:
+    """pre-commit passes the staged files its `files` pattern matches: the hook is the check."""
+    import re
+
+    found = hook("attn-fill")
+    assert (found["entry"], found["language"]) == ("attn fill --check", "python")
+    assert found.get("pass_filenames", True) is True
+    pattern = re.compile(str(found["files"]))
+    names = ["post.md", "notes.qmd", "chapter.tex", "lesson.ipynb", "a.markdown", "cat.attn.yaml",
+             "README.txt", "post.md.orig"]
+    assert [n for n in names if pattern.search(n)] == names[:5]
+
+    (tmp_path / "cat.attn.yaml").write_text(
+        (ROOT / "configs" / "cat_chases_mouse.yaml").read_text("utf-8"), "utf-8")
+    (tmp_path / "post.md").write_text("```attn\nspec: cat.attn.yaml\nsteps: weights\n```\n",
+                                      "utf-8")
+    program, *args = shlex.split(str(found["entry"]))
+    assert program == "attn"
+
+    def run_hook() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([attn_executable(), *args, "post.md"], cwd=tmp_path,
+                              capture_output=True, text=True, check=False)
+
+    missing = run_hook()
+    assert (missing.returncode, missing.stderr.splitlines()[0]) == (
+        1, "post.md:1:1: this attn block has no output yet; run: attn fill post.md")
+    subprocess.run([attn_executable(), "fill", "post.md"], cwd=tmp_path, check=True,
+                   capture_output=True)
+    assert run_hook().returncode == 0
+    spec = tmp_path / "cat.attn.yaml"
+    spec.write_text(spec.read_text("utf-8").replace("[0.8, 0.0]", "[0.9, 0.0]"), "utf-8")
+    assert run_hook().returncode == 1
