@@ -165,3 +165,9 @@ def test_a_snippet_never_has_an_exec_bit(repo: Path) -> None:
 def test_the_refusal_in_the_users_language(repo: Path, lang: str, line: str) -> None:
     # a one-letter word is bound to the next by a no-break space (U+00A0), as typeset
     refused(repo, entry(".git/config"), line, "--lang", lang)
+
+
+def test_a_backslash_is_read_as_windows_reads_it(repo: Path) -> None:
+    # TOML's "\\" is one backslash: the template x\.git\planted.txt
+    refused(repo, entry("x\\\\.git\\\\{name}.txt"),
+            DOT.format(output="x\\.git\\planted.txt", part=".git"))

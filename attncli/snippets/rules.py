@@ -30,7 +30,9 @@ def check_output(output: PurePosixPath, real: Path, real_root: Path, extension: 
     """SpecError (at the entry's `output`) unless `output` (as the template writes it, from the
     manifest's folder; `real` as links resolve it) may hold a snippet of `format_name`."""
     shown = output.as_posix()
-    for part in (*output.parts, *real.relative_to(real_root).parts):
+    # a backslash separates names on Windows
+    written = PurePosixPath(shown.replace("\\", "/")).parts
+    for part in (*written, *real.relative_to(real_root).parts):
         if part.startswith("."):
             raise SpecError(Msg.of(
                 "{path}: the snippet {output} has {part} in its path; attn snippets writes "
