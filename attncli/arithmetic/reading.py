@@ -85,9 +85,14 @@ def negligible_tail(found: list[Group], precision: int) -> tuple[list[Group], bo
     """The groups after the last weight that prints as more than 0, as one group, and whether
     there was such a tail: the keys the table shows as 0 are said to be under the last printed
     decimal (`under 0.01 each`), not told apart with twelve decimals nor said as 0."""
-    tail = len(found)
-    while tail > 1 and rounded(found[tail - 1][1], precision) == 0.0:
-        tail -= 1
+    # the weights fall, so those that print as 0 are a tail: found by halving, not one by one
+    low, tail = 1, len(found)  # found[:low] ends above 0 (or is the first group); found[tail:] 0
+    while low < tail:
+        middle = (low + tail) // 2
+        if rounded(found[middle][1], precision) == 0.0:
+            tail = middle
+        else:
+            low = middle + 1
     if len(found) - tail < 2 or rounded(found[tail - 1][1], precision) == 0.0:
         return found, False
     keys = tuple(key for group in found[tail:] for key in group[0])

@@ -81,6 +81,14 @@ def softmax(logits: Array, out: Array | None = None) -> tuple[Array, NDArray[np.
     Returns the weights (in `out` when given, see scale) and which rows had no visible key at all
     (their weights are all 0).
     """
+    peak = np.max(logits, axis=1, keepdims=True)  # (n, 1)
+    if np.isfinite(peak).all():  # every row sees a key, and no score is +inf or NaN
+        # The same numbers as below, without two n x m masks: e^-inf is already 0.
+        with np.errstate(under="ignore"):
+            e = np.subtract(logits, peak, out=out)  # (n, m), every visible entry <= 0
+            np.exp(e, out=e)  # (n, m)
+        e /= e.sum(axis=1, keepdims=True)  # (n, m) / (n, 1)
+        return e, np.zeros(logits.shape[0], dtype=bool)  # (n, m), (n,)
     finite = np.isfinite(logits)  # (n, m): -inf marks a hidden key
     empty: Bools = ~np.any(finite, axis=1, keepdims=False)  # (n,)
     peak = np.max(logits, axis=1, keepdims=True, initial=-np.inf, where=finite)  # (n, 1)
