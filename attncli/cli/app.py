@@ -13,13 +13,14 @@ from typing import Annotated
 import typer
 
 from attncli.cli import check, explain, export, fill, snippets, specs
-from attncli.cli.language import AttnGroup
+from attncli.cli.lazy import lazy_group
 from attncli.cli.options import MessagesLangOpt
 from attncli.errors import EXIT_BAD_INPUT
 from attncli.i18n import N_
 
 app = typer.Typer(
-    cls=AttnGroup,
+    # the commands in the order `attn --help` lists them, each made when it is used
+    cls=lazy_group((explain, snippets, fill, specs, check, export)),
     name="attn",
     help=N_("Worked examples of transformer attention, step by step."),
     pretty_exceptions_enable=False,
@@ -46,11 +47,6 @@ def root(
     lang: MessagesLangOpt = None,
 ) -> None:
     """Worked examples of transformer attention, step by step."""
-
-
-# the commands in the order `attn --help` lists them
-for commands in (explain, snippets, fill, specs, check, export):
-    app.add_typer(commands.app)
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ import difflib
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from typing import Any, NoReturn
@@ -120,7 +120,9 @@ def install_help(command: click.Command, lang: str) -> None:
     command.options_metavar = gettext(_OPTIONS_METAVAR, lang)
     if isinstance(command, TyperGroup):
         command.subcommand_metavar = gettext(_COMMAND_METAVAR, lang)
-        for sub in command.commands.values():
+        made = command.made_commands() if isinstance(command, AttnGroup) else \
+            command.commands.values()
+        for sub in made:
             install_help(sub, lang)
     params = list(command.params)
     helper = command.get_help_option(Context(command))
@@ -156,10 +158,15 @@ def _translate_attr(owner: Any, attr: str, lang: str) -> None:
         if not msgid:
             return
         setattr(owner, key, msgid)
+    setattr(owner, attr, help_text(msgid, lang))
+
+
+def help_text(msgid: str, lang: str) -> str:
+    """A help text in `lang`, with the fields it names filled in."""
     text = gettext(msgid, lang)
     for field, value in HELP_FIELDS.items():
         text = text.replace(field, value)
-    setattr(owner, attr, text)
+    return text
 
 
 # --- usage errors ------------------------------------------------------------------------------
@@ -268,11 +275,17 @@ def usage_line(error: errors.UsageError, lang: str) -> str:
 class AttnGroup(TyperGroup):
     """The `attn` group: help and usage errors in the language asked for."""
 
+    help_lang = DEFAULT_LANG  # the language of help and usage errors, once main has read it
+
+    def made_commands(self) -> Iterable[click.Command]:
+        """The commands made so far, which need the help texts of `help_lang`."""
+        return self.commands.values()
+
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
-        lang = help_language(argv)
+        lang = self.help_lang = help_language(argv)
         install_help(self, lang)
         try:
             code = super().main(argv, prog_name, complete_var, standalone_mode=False,

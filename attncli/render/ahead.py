@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.model import Lazy, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.common import Translate, expansion_text, reading_sections
 from attncli.render.wrap import formula, words
-from attncli.workers.pool import Workers, can_fork, end, start
+
+if TYPE_CHECKING:
+    from attncli.workers.pool import Workers
 
 Part = Callable[[], str]
 Finish = Callable[[str], str]  # a line as the format writes it, with its line break
@@ -41,6 +44,8 @@ class Ahead:
 
     def part(self, k: int) -> str:
         if not self.started:  # forked with the parts in hand
+            from attncli.workers.pool import start
+
             self.workers, self.started = start(self.parts, self.jobs), True
         self.asked = k + 1
         if self.workers is None:  # the system gave no other process
@@ -53,6 +58,8 @@ class Ahead:
     def close(self) -> None:
         """End the processes: waited for when every part was asked for; otherwise (an error,
         a signal, a reader gone) killed, and the parts not yet written are not written."""
+        from attncli.workers.pool import end
+
         end(self.workers, done=self.asked == len(self.parts))
         self.workers = None
 
@@ -81,11 +88,16 @@ def written_ahead(walkthrough: Walkthrough, options: RenderOptions, number: Numb
     """The walkthrough's written-out cells and sentences to be written ahead, each line
     indented by `indent` and ended by `finish`, when there are many and more than one process
     may write; None otherwise."""
-    if options.jobs <= 1 or not can_fork():
+    if options.jobs <= 1:
         return None
     most = sum(step.expansions.most or 0 for step in walkthrough.steps
                if isinstance(step.expansions, Lazy))
     if most < AHEAD_MIN:
+        return None
+    # here, not above: multiprocessing is loaded only for a walkthrough worth the processes
+    from attncli.workers.pool import can_fork
+
+    if not can_fork():
         return None
     return WrittenAhead(walkthrough, options, number, t, indent, finish)
 

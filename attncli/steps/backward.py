@@ -57,10 +57,6 @@ def labelled(name: str, values: Array, rows: tuple[str, ...],
                   columns if columns is not None else feature_labels(int(values.shape[1])))
 
 
-def has_backward(spec: Spec) -> bool:
-    return spec.backward is not None
-
-
 def backward(b: Build, state: State) -> Made[State]:
     """The gradient steps, in backward order, from the heads the forward families made (whole:
     a summary's heads, which keep some rows only, are computed again in full)."""

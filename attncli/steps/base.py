@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -133,8 +134,17 @@ def always(spec: Spec) -> bool:
 
 @dataclass(frozen=True)
 class Family(Generic[S]):
-    """One entry of a registry: a family of steps, and whether a spec turns it on."""
+    """One entry of a registry: a family of steps, and whether a spec turns it on.
+
+    `where` names the family's function as `module.function` of attncli.steps: its module is
+    imported only when a spec turns it on, so a plain example never loads what tiles, the
+    backward pass or low precision need."""
 
     name: str
-    run: Callable[[Build, S], Made[S]]
+    where: str
     applies: Callable[[Spec], bool] = always
+
+    def run(self, b: Build, state: S) -> Made[S]:
+        module, function = self.where.rsplit(".", 1)
+        made: Made[S] = getattr(import_module(f"attncli.steps.{module}"), function)(b, state)
+        return made

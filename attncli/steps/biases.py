@@ -8,12 +8,7 @@ from dataclasses import replace
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Step
-from attncli.spec.model import Spec
 from attncli.steps.base import Build, HeadState, Made
-
-
-def has_bias(spec: Spec) -> bool:
-    return spec.bias is not None
 
 
 def head_bias(b: Build, index: int | None) -> tuple[Array, Msg]:

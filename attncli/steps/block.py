@@ -16,11 +16,6 @@ from attncli.spec.model import FeedForward, Norm, RMSNorm, Spec
 from attncli.steps.base import Build, Made, State, feature_labels
 
 
-def is_pre_norm(spec: Spec) -> bool:
-    block = spec.block
-    return block is not None and block.norm == "pre" and block.norms is not None
-
-
 def pre_norm(b: Build, state: State) -> Made[State]:
     """In a pre-norm layer the heads read LayerNorm(X) instead of X."""
     block = b.spec.block
@@ -28,10 +23,6 @@ def pre_norm(b: Build, state: State) -> Made[State]:
     X = b.matrix(Formula("X", "X"), state.x, b.query_labels)
     step, normed = norm(b, "norm_1", block.norms[0], X, Formula("X̃", r"\tilde{X}"))
     return (step,), replace(state, x_in=normed.values, pre_normed=True)
-
-
-def has_block(spec: Spec) -> bool:
-    return spec.block is not None
 
 
 def layer(b: Build, state: State) -> Made[State]:

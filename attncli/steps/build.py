@@ -15,39 +15,67 @@ from attncli.arithmetic.handcalc import Arithmetic, drift
 from attncli.arithmetic.reading import read
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.spec.model import Spec
-from attncli.steps import (
-    backward,
-    biases,
-    block,
-    decode,
-    heads,
-    masks,
-    narrow,
-    positions,
-    projections,
-    rope,
-    scores,
-    softmax,
-    tiling,
-)
+from attncli.steps import narrow, scores
 from attncli.steps.base import Build, Family, HeadState, Made, S, State
 from attncli.steps.header import header
 from attncli.steps.labels import token_labels
 
+
+# Whether a spec turns a family on (each family's module is imported only then: Family.run)
+def rotary(spec: Spec) -> bool:
+    return spec.rotary
+
+
+def scales(spec: Spec) -> bool:
+    return spec.scale.kind != "none"
+
+
+def has_bias(spec: Spec) -> bool:
+    return spec.bias is not None
+
+
+def has_masks(spec: Spec) -> bool:
+    return bool(spec.masks)
+
+
+def tiles_on(spec: Spec) -> bool:
+    return spec.tiling is not None
+
+
+def decodes(spec: Spec) -> bool:
+    return spec.decode is not None
+
+
+def has_context(spec: Spec) -> bool:
+    return spec.context is not None
+
+
+def is_pre_norm(spec: Spec) -> bool:
+    block = spec.block
+    return block is not None and block.norm == "pre" and block.norms is not None
+
+
+def has_block(spec: Spec) -> bool:
+    return spec.block is not None
+
+
+def has_backward(spec: Spec) -> bool:
+    return spec.backward is not None
+
+
 # The steps of one head, in order.
 HEAD: tuple[Family[HeadState], ...] = (
-    Family("projections", projections.projections),
-    Family("rope", rope.rope, rope.rotary),
-    Family("scores", scores.scores),
-    Family("scaled", scores.scaled, scores.scales),
-    Family("bias", biases.biased, biases.has_bias),
-    Family("masked", masks.masked, masks.has_masks),
-    Family("weights", softmax.weights),
-    Family("output", heads.output),
-    Family("tiles", tiling.tiled, tiling.tiles_on),
-    Family("decode", decode.prefill, decode.decodes),
+    Family("projections", "projections.projections"),
+    Family("rope", "rope.rope", rotary),
+    Family("scores", "scores.scores"),
+    Family("scaled", "scores.scaled", scales),
+    Family("bias", "biases.biased", has_bias),
+    Family("masked", "masks.masked", has_masks),
+    Family("weights", "softmax.weights"),
+    Family("output", "heads.output"),
+    Family("tiles", "tiling.tiled", tiles_on),
+    Family("decode", "decode.prefill", decodes),
 )
-
 
 def attend(b: Build, state: State) -> Made[State]:
     """Every head, each through the HEAD families on the inputs the layer gives it."""
@@ -68,16 +96,15 @@ def attend(b: Build, state: State) -> Made[State]:
 
 # The steps of the layer, in order.
 LAYER: tuple[Family[State], ...] = (
-    Family("embeddings", positions.embeddings),
-    Family("context", positions.context, positions.has_context),
-    Family("pre_norm", block.pre_norm, block.is_pre_norm),
-    Family("heads", attend),
-    Family("combine", heads.combine),
-    Family("block", block.layer, block.has_block),
-    Family("kv_cache", decode.cache_sizes, decode.decodes),
-    Family("backward", backward.backward, backward.has_backward),
+    Family("embeddings", "positions.embeddings"),
+    Family("context", "positions.context", has_context),
+    Family("pre_norm", "block.pre_norm", is_pre_norm),
+    Family("heads", "build.attend"),
+    Family("combine", "heads.combine"),
+    Family("block", "block.layer", has_block),
+    Family("kv_cache", "decode.cache_sizes", decodes),
+    Family("backward", "backward.backward", has_backward),
 )
-
 
 def run(b: Build, state: S, families: tuple[Family[S], ...],
         steps: list[Step]) -> S:

@@ -9,17 +9,12 @@ import numpy as np
 
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Matrix, Step
-from attncli.spec.model import Spec
 from attncli.steps import scores as scoring
 from attncli.steps.base import Build, HeadState, Made, State
 from attncli.steps.labels import subscript
 
 FLOAT16_BYTES = 2
 TOLERANCE = 1e-12  # how close a decode row must come to full attention's row to be called equal
-
-
-def decodes(spec: Spec) -> bool:
-    return spec.decode is not None
 
 
 def span(first: int, last: int) -> Formula:

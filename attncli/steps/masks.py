@@ -9,7 +9,7 @@ import numpy as np
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Step
-from attncli.spec.model import CausalMask, Mask, MatrixMask, PaddingMask, Spec, WindowMask
+from attncli.spec.model import CausalMask, Mask, MatrixMask, PaddingMask, WindowMask
 from attncli.steps.base import Build, HeadState, Made
 
 
@@ -50,10 +50,6 @@ def describe_mask(mask: Mask) -> Msg:
         return Msg.plural_of("padding ({count} key hidden)", "padding ({count} keys hidden)",
                              hidden)
     return Msg.of("explicit matrix")
-
-
-def has_masks(spec: Spec) -> bool:
-    return bool(spec.masks)
 
 
 def masked(b: Build, hs: HeadState) -> Made[HeadState]:

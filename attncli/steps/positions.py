@@ -8,7 +8,7 @@ from dataclasses import replace
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Step
-from attncli.spec.model import Sequence, Spec
+from attncli.spec.model import Sequence
 from attncli.steps.base import Build, Made, State, feature_labels
 
 
@@ -25,10 +25,6 @@ def embeddings(b: Build, state: State) -> Made[State]:
                  (b.matrix(Formula("E", "E"), x, b.query_labels),))
     added, x = positional(b, queries, "positional", Formula("X", "X"), b.query_labels)
     return (first, added), replace(state, x=x, x_in=x)
-
-
-def has_context(spec: Spec) -> bool:
-    return spec.context is not None
 
 
 def context(b: Build, state: State) -> Made[State]:

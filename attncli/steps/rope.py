@@ -10,16 +10,12 @@ from attncli.arithmetic.expand import dot, named
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array, Expansion, Formula, Matrix, Step
-from attncli.spec.model import Positional, Spec
+from attncli.spec.model import Positional
 from attncli.steps.base import Build, HeadState, Made
 from attncli.steps.labels import subscript
 from attncli.steps.projections import shows_kv
 
 HAT = "\u0302"  # Q̂: the queries after RoPE
-
-
-def rotary(spec: Spec) -> bool:
-    return spec.rotary
 
 
 def turned(b: Build, which: str) -> Positional | None:

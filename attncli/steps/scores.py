@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from attncli.i18n import Msg
 from attncli.model import Formula, Step
-from attncli.spec.model import Head, Spec
+from attncli.spec.model import Head
 from attncli.steps.base import Build, HeadState, Made
 
 
@@ -38,10 +38,6 @@ def divisor(b: Build, head: Head) -> float:
     if scale.kind == "number":
         return scale.value
     return 1.0
-
-
-def scales(spec: Spec) -> bool:
-    return spec.scale.kind != "none"
 
 
 def scaled(b: Build, hs: HeadState) -> Made[HeadState]:

@@ -14,7 +14,6 @@ from attncli.compute import online_softmax
 from attncli.compute.online_softmax import Tile
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Matrix, Step
-from attncli.spec.model import Spec
 from attncli.steps.base import Build, HeadState, Made
 from attncli.steps.labels import subscript
 from attncli.steps.verdicts import Digits
@@ -23,10 +22,6 @@ from attncli.steps.verdicts import Digits
 STATISTICS = ("m_old", "m", "α", "ℓ_old", "ℓ")  # α = e^(m_old − m), the rescale
 TOLERANCE = 1e-12  # how close O must come to Z to be called equal (float64 adds in another order)
 OLD = r"_{\text{old}}"
-
-
-def tiles_on(spec: Spec) -> bool:
-    return spec.tiling is not None
 
 
 def pair(i: int, j: int) -> Formula:
