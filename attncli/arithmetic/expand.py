@@ -20,7 +20,6 @@ from dataclasses import replace
 
 import numpy as np
 
-from attncli.arithmetic import expand_tiles
 from attncli.arithmetic.cells import Context, Writer, cell, joined, named, token_latex
 from attncli.arithmetic.handcalc import arithmetic, written
 from attncli.arithmetic.selection import Cell, Selection, check, chosen, representative
@@ -229,6 +228,18 @@ def _same(x: float) -> float:
     return x
 
 
+def tile_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    from attncli.arithmetic import expand_tiles  # only a spec with tiling has tiles
+
+    return expand_tiles.tile_rows(ctx, step, cells)
+
+
+def tiled_output_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    from attncli.arithmetic import expand_tiles
+
+    return expand_tiles.output_rows(ctx, step, cells)
+
+
 # step id -> what writes its cells out; a new step that computes cells adds one entry here
 WRITERS: dict[str, Writer] = {
     "projections": projection_cells,
@@ -237,8 +248,8 @@ WRITERS: dict[str, Writer] = {
     "weights": weight_rows,
     "output": output_rows,
     "out_projection": out_projection_cells,
-    "tile": expand_tiles.tile_rows,
-    "tiled_output": expand_tiles.output_rows,
+    "tile": tile_rows,
+    "tiled_output": tiled_output_rows,
 }
 
 

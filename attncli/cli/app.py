@@ -12,15 +12,13 @@ from typing import Annotated
 
 import typer
 
-from attncli.cli import check, explain, export, fill, snippets, specs
-from attncli.cli.lazy import lazy_group
+from attncli.cli.lazy import LazyGroup
 from attncli.cli.options import MessagesLangOpt
 from attncli.errors import EXIT_BAD_INPUT
 from attncli.i18n import N_
 
 app = typer.Typer(
-    # the commands in the order `attn --help` lists them, each made when it is used
-    cls=lazy_group((explain, snippets, fill, specs, check, export)),
+    cls=LazyGroup,  # the commands (attncli/cli/lazy.py), each imported when it is used
     name="attn",
     help=N_("Worked examples of transformer attention, step by step."),
     pretty_exceptions_enable=False,

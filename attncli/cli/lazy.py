@@ -1,16 +1,16 @@
-"""The commands of `attn`, each made into a Click command only when it is run or its own help is
-asked for.
+"""The commands of `attn`, each imported and made into a Click command only when it is run or
+its own help is asked for.
 
 Typer makes a command by reading its function's signature and evaluating every option's type,
-about a tenth of a second for all of attn's commands: `attn explain` needs only its own, and
-`attn --help` only each command's name and the first sentence of its docstring.
+about a tenth of a second for all of attn's commands: `attn explain` needs only its own module
+and command, and `attn --help` only each command's name and docstring.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from types import ModuleType
+from importlib import import_module
 from typing import Any
 
 import typer
@@ -20,68 +20,78 @@ from typer.models import CommandInfo
 
 from attncli.cli.language import AttnGroup, help_text, install_help
 
+# Each command by name, in the order `attn --help` lists them, and its module in attncli/cli
+# (whose Typer app holds it; tests/test_lazy_cli.py checks that the two agree).
+COMMANDS = {
+    "explain": "explain",
+    "snippets": "snippets",
+    "fill": "fill",
+    "validate": "specs",
+    "schema": "specs",
+    "examples": "specs",
+    "check": "check",
+    "export": "export",
+}
 
-def command_infos(modules: tuple[ModuleType, ...]) -> dict[str, CommandInfo]:
-    """The commands each module's Typer app holds, by name, in the modules' order."""
-    infos = {}
-    for module in modules:
-        for info in module.app.registered_commands:
-            assert info.callback is not None
-            infos[info.name or info.callback.__name__.lower().replace("_", "-")] = info
-    return infos
+
+def command_name(info: CommandInfo) -> str:
+    """The name Typer gives a command: its own, or its function's with - for _."""
+    assert info.callback is not None
+    return info.name or info.callback.__name__.lower().replace("_", "-")
+
+
+def command_info(name: str) -> CommandInfo:
+    """The command `name` as its module's Typer app holds it (the module imported now)."""
+    module = import_module(f"attncli.cli.{COMMANDS[name]}")
+    return next(i for i in module.app.registered_commands if command_name(i) == name)
 
 
 class Commands(Mapping[str, click.Command]):
     """Click commands by name, each made on first use and then passed to `made` (which puts
     the help texts of the language asked for into it)."""
 
-    def __init__(self, infos: dict[str, CommandInfo],
-                 made: Callable[[click.Command], None]) -> None:
-        self.infos = infos
+    def __init__(self, made: Callable[[click.Command], None]) -> None:
         self.made = made
         self.built: dict[str, click.Command] = {}
 
     def __getitem__(self, name: str) -> click.Command:
         if name not in self.built:
             command = typer.main.get_command_from_info(
-                self.infos[name], pretty_exceptions_short=True, rich_markup_mode=None)
+                command_info(name), pretty_exceptions_short=True, rich_markup_mode=None)
             self.built[name] = command
             self.made(command)
         return self.built[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.infos)
+        return iter(COMMANDS)
 
     def __len__(self) -> int:
-        return len(self.infos)
+        return len(COMMANDS)
 
-    def help(self, name: str) -> str:
-        """A command's help text (its docstring) without making the command."""
-        info = self.infos[name]
-        if info.help is not None:
-            return inspect.cleandoc(info.help)
-        return inspect.getdoc(info.callback) or ""
 
-def lazy_group(modules: tuple[ModuleType, ...]) -> type[AttnGroup]:
-    """The `attn` group over the commands of `modules`, each made when it is first used."""
-    infos = command_infos(modules)
+def help_of(name: str) -> str:
+    """A command's help text (its docstring) without making the command."""
+    info = command_info(name)
+    if info.help is not None:
+        return inspect.cleandoc(info.help)
+    return inspect.getdoc(info.callback) or ""
 
-    class LazyGroup(AttnGroup):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.commands = Commands(  # type: ignore[assignment]
-                infos, lambda command: install_help(command, self.help_lang))
 
-        def made_commands(self) -> Iterable[click.Command]:
-            return self.commands.built.values()  # type: ignore[attr-defined]
+class LazyGroup(AttnGroup):
+    """The `attn` group over COMMANDS, each made when it is first used."""
 
-        def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-            """Each command's name and the start of its help, from its docstring alone."""
-            commands: Commands = self.commands  # type: ignore[assignment]
-            limit = formatter.width - 6 - max(len(name) for name in commands)
-            rows = [(name, make_default_short_help(help_text(commands.help(name), self.help_lang),
-                                                   limit).strip()) for name in commands]
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = Commands(  # type: ignore[assignment]
+            lambda command: install_help(command, self.help_lang))
 
-    return LazyGroup
+    def made_commands(self) -> Iterable[click.Command]:
+        return self.commands.built.values()  # type: ignore[attr-defined]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each command's name and the start of its help, from its docstring alone."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, make_default_short_help(help_text(help_of(name), self.help_lang),
+                                               limit).strip()) for name in COMMANDS]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)

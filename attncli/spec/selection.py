@@ -12,7 +12,6 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
-from attncli.spec.checkpoint import open_tensor
 from attncli.spec.files import FileProblem, resolve
 from attncli.spec.model import Array
 from attncli.spec.source import Node
@@ -31,6 +30,8 @@ def checkpoint_values(keys: dict[str, Node], name: str, folder: Path,
                       token_ids: Sequence[int] | None, max_cells: int,
                       allow_outside: bool) -> Array:
     """The selected rows and columns of the tensor `key` of the checkpoint `name`."""
+    from attncli.spec.checkpoint import open_tensor  # only a spec that reads a checkpoint
+
     name_node = keys["file"]
     key = text(keys["key"]) if "key" in keys else None
     try:

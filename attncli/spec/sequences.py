@@ -7,7 +7,6 @@ from attncli.i18n import Msg
 from attncli.spec.arrays import Files, embeddings_at, matrix_at
 from attncli.spec.model import Positional, Sequence
 from attncli.spec.source import Node
-from attncli.spec.tokenizer import tokenize
 from attncli.spec.values import (
     check_keys,
     check_shape,
@@ -31,6 +30,8 @@ def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | N
              files: Files) -> Sequence:
     if isinstance(tokens_node.value, dict) and (  # {tokenizer: tokenizer.json, text: "..."}
             "tokenizer" in tokens_node.value or "text" in tokens_node.value):
+        from attncli.spec.tokenizer import tokenize  # only a spec that names a tokenizer
+
         names, ids = tokenize(tokens_node, files.folder, files.allow_outside,
                               files.budget.max_cells)
         files.token_ids[:] = ids
