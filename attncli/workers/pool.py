@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import contextlib
 import math
-import multiprocessing
 import os
 import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 CPU_MAX = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "quota period", or "max period"
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
@@ -46,6 +47,9 @@ def usable_processors() -> int:
 
 
 def can_fork() -> bool:
+    import multiprocessing  # here and below, not at the top: `attn explain` of a small spec
+    # asks only usable_processors, and multiprocessing costs more than the rest of its start
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -65,6 +69,8 @@ class Workers(Generic[T]):
         self.busy: dict[Connection, int] = {}
         self.queue: deque[int] = deque()
         self.done: dict[int, tuple[bool, Any]] = {}
+        import multiprocessing
+
         parent = os.getpid()
         for _ in range(jobs):
             ours, theirs = multiprocessing.Pipe()
@@ -121,6 +127,8 @@ class Workers(Generic[T]):
             self.busy[link] = k
 
     def _receive(self) -> None:
+        from multiprocessing.connection import Connection, wait
+
         for link in wait(list(self.busy)):
             assert isinstance(link, Connection)
             k = self.busy.pop(link)
