@@ -14,7 +14,8 @@ from tests.conftest import ROOT, run
 
 # Modules a plain explain of a small spec never uses, each loaded only by what needs it.
 NOT_FOR_A_PLAIN_EXPLAIN = (
-    "attncli.cli.check", "attncli.cli.export", "attncli.cli.snippets", "attncli.cli.specs",
+    "attncli.cli.check", "attncli.cli.export", "attncli.cli.fill", "attncli.cli.snippets",
+    "attncli.cli.specs",
     "attncli.steps.tiling", "attncli.steps.backward", "attncli.steps.decode",
     "attncli.steps.rope", "attncli.compute.gradients",
     "attncli.compute.lowprec", "attncli.compute.online_softmax",
