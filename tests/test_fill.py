@@ -360,6 +360,13 @@ def test_the_mkdocs_fence_renders_what_attn_export_writes(tmp_path: Path,
     assert f'<div class="attn">\n{alone.convert(expected)}\n</div>' in html
     assert html.startswith("<h1>A post</h1>") and html.endswith("<p>After.</p>")
     assert "Веса внимания" in html and "0.40" in html  # mouse's weight on cat, worked by hand
+    from pymdownx.superfences import SuperFencesException
+
+    bad = "```attn\ntokens: [a, b]\nembeddings: [[1, 2], [3]]\n```\n"
+    with pytest.raises(SuperFencesException) as stopped:
+        Markdown(extensions=extensions, extension_configs=settings).convert(bad)
+    assert str(stopped.value) == ("<attn fence>:3:22: embeddings[1]: expected a row of 2 "
+                                  "numbers like the first row, found 1")
 
 
 def test_the_cell_magic_displays_what_attn_export_writes(tmp_path: Path,

@@ -13,7 +13,8 @@ mkdocs.yml:
               format: !!python/name:attncli.fill.mkdocs.fence
 
 A `spec: PATH` in the fence is read from the folder mkdocs runs in (the project's root) and
-must be inside it; a bad block stops the build with the block's line:column.
+must be inside it. A bad block stops the build (superfences would otherwise show the fence as
+code) with one line: `<attn fence>:LINE:COLUMN: ...`, line 1 being the ```attn line.
 """
 
 from __future__ import annotations
@@ -28,11 +29,15 @@ def fence(source: str, language: str, css_class: str, options: dict[str, Any], m
     """The HTML of the fence's walkthrough, in a `<div class="attn">`."""
     del language, options, md, kwargs
     from markdown import Markdown
+    from pymdownx.superfences import SuperFencesException
 
+    from attncli.errors import AttnError
     from attncli.fill.block import read_block, walkthrough_text
 
-    request = read_block("\n" + source, FENCE, None, "katex")
+    try:
+        text = walkthrough_text(read_block("\n" + source, FENCE, None, "katex"), "markdown")
+    except AttnError as error:
+        raise SuperFencesException(str(error)) from None
     html = Markdown(extensions=["tables", "pymdownx.arithmatex"],
-                    extension_configs={"pymdownx.arithmatex": {"generic": True}}).convert(
-        walkthrough_text(request, "markdown"))
+                    extension_configs={"pymdownx.arithmatex": {"generic": True}}).convert(text)
     return f'<div class="{css_class or "attn"}">\n{html}\n</div>'
