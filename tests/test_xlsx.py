@@ -337,3 +337,32 @@ def test_no_control_character_reaches_a_cell(write: Any, tmp_path: Path) -> None
     texts = {c.value for s in book for r in s.iter_rows() for c in r if isinstance(c.value, str)}
     assert {"a\\x07b", "c\\u202ed"} <= texts
     assert not any(ch in text for text in texts for ch in "\u0007\u202e")
+
+
+def test_a_key_the_mask_hides_shows_as_a_dash_as_in_every_other_format(tmp_path: Path) -> None:
+    """A hidden key's weight (and its e^(x − max)) holds 0 for the formulas that read it, and
+    shows "—", not 0.00: LibreOffice's rendering of the sheet, read back as text."""
+    need_soffice()
+    import html
+    import re
+    import subprocess
+
+    cat = next(p for p in EXAMPLES if p.stem == "cat_chases_mouse")  # causal: 3 keys hidden
+    book = openpyxl.load_workbook(export(cat, tmp_path / "cat.xlsx"))
+    a = next(b for b in layout(cat).blocks if b.name == "A")
+    formats = [[book[a.sheet].cell(a.row + i + 1, a.col + j + 1).number_format
+                for j in range(3)] for i in range(3)]
+    hidden = [[j > i for j in range(3)] for i in range(3)]
+    for i in range(3):
+        for j in range(3):
+            assert formats[i][j].endswith(';"—"') == hidden[i][j], (i, j, formats[i][j])
+    program = soffice()
+    assert program is not None
+    subprocess.run([program, "--headless", f"-env:UserInstallation={(tmp_path / 'p').as_uri()}",
+                    "--convert-to", "html", "--outdir", str(tmp_path / "html"),
+                    str(tmp_path / "cat.xlsx")], check=True, capture_output=True, timeout=600)
+    page = (tmp_path / "html" / "cat.html").read_text(encoding="utf-8", errors="replace")
+    shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    # e^(x − max) and A, row by row: the hidden keys of cat (2) and chases (1) are dashes
+    assert "cat 1.00 — — cat 1.00 cat 1.00 — —" in shown, shown[:2000]
+    assert "chases 0.55 1.00 — chases 1.55 chases 0.36 0.64 —" in shown

@@ -84,7 +84,8 @@ def added(ctx: Context, left: Block, right: Block) -> Fill:
 
 def computed(step: Step, index: int, key: str, fill: Fill, *also: str) -> Piece:
     matrix = step.matrices[index]
-    return Piece(key, matrix.symbol.text, matrix.rows, matrix.columns, fill, index, also=also)
+    return Piece(key, matrix.symbol.text, matrix.rows, matrix.columns, fill, index, also=also,
+                 hidden=matrix.hidden if matrix.hidden_by is not None else None)
 
 
 def find(step: Step, symbol: str) -> int | None:

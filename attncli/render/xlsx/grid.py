@@ -98,6 +98,8 @@ class Piece:
     matrix: int | None
     computed: bool = True
     also: tuple[str, ...] = ()  # more keys it is found by
+    # the cells a key the mask hides holds 0 in: shown "—", as every other format shows them
+    hidden: Callable[[int, int], bool] | None = None
 
 
 class Places:

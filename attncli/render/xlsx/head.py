@@ -161,7 +161,8 @@ def weights(ctx: Context, step: Step) -> list[Piece]:
     columns_of = step.matrices[0].columns
     return [
         Piece("max", "max", labels, (max_name,), row_max, None),
-        Piece("exp", "e^(x − max)", labels, columns_of, exp, None),
+        Piece("exp", "e^(x − max)", labels, columns_of, exp, None,
+              hidden=step.matrices[0].hidden if step.matrices[0].hidden_by is not None else None),
         Piece("sum", "Σ", labels, (sum_name,), total, None),
         computed(step, 0, "A", weight),
     ]

@@ -35,6 +35,10 @@ class Sheets:
         digits = "0." + "0" * precision if precision > 0 else "0"
         # numbers and −∞ alike right-aligned under their column labels
         self.number = self.book.add_format({"num_format": digits, "align": "right"})
+        # a hidden key's weight: its 0 shown as "—" (a key shown again by editing M shows its
+        # number); the value stays 0 for the formulas that read it
+        self.hidden = self.book.add_format({"num_format": f'{digits};-{digits};"—"',
+                                            "align": "right"})
         self.given = self.book.add_format({"num_format": digits, "align": "right",
                                            "bg_color": "#FFF2CC", "border": 1,
                                            "border_color": "#D6B656"})
@@ -97,16 +101,17 @@ class Sheets:
             for j in range(block.shape[1]):
                 row, col = block.row + i, block.col + j
                 content = piece.fill(i, j)
+                style_ij = self.hidden if piece.hidden and piece.hidden(i, j) else style
                 if isinstance(content, Formula):
                     check_length(content.text)
                     if content.array:
-                        sheet.write_array_formula(row, col, row, col, content.text, style)
+                        sheet.write_array_formula(row, col, row, col, content.text, style_ij)
                     else:
-                        sheet.write_formula(row, col, content.text, style, "")
+                        sheet.write_formula(row, col, content.text, style_ij, "")
                 elif isinstance(content, str):
-                    sheet.write_string(row, col, content, style)
+                    sheet.write_string(row, col, content, style_ij)
                 else:
-                    sheet.write_number(row, col, content, style)
+                    sheet.write_number(row, col, content, style_ij)
 
     def close(self) -> None:
         self.book.close()
