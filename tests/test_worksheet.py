@@ -11,6 +11,7 @@ import pytest
 
 from attncli.arithmetic.handcalc import written
 from attncli.check.worksheet import blank
+from attncli.model import Difference, Exp, Expr, Num, Product, Quotient, Sum, Terms, Vec
 from attncli.render import render
 from attncli.spec import load_spec
 from attncli.steps.build import build
@@ -31,7 +32,8 @@ def test_blank_steps_blank_every_computed_cell_and_their_written_out_results() -
     sheet = blank(build(load_spec(str(CAT))), ("weights", "output"))
     weights = next(s for s in sheet.steps if s.id == "weights")
     output = next(s for s in sheet.steps if s.id == "output")
-    assert weights.matrices[0].blank == {(i, j) for i in range(3) for j in range(3)}
+    # the keys the causal mask hides keep their —: a blank there would ask for a number
+    assert weights.matrices[0].blank == {(i, j) for i in range(3) for j in range(3) if j <= i}
     assert output.matrices[0].blank == {(i, j) for i in range(3) for j in range(2)}
     # the quotients A[mouse, ·] and the row Z[mouse] are blank; e^x and Σ are given
     assert [e.blank for e in weights.expansions] == [False] * 4 + [True] * 3
@@ -72,6 +74,26 @@ def without_sizing(text: str) -> str:
                   flags=re.S)
 
 
+def blank_operands(expr: Expr) -> int:
+    """The numbers of a written-out line that a worksheet leaves blank."""
+    if isinstance(expr, Num):
+        return int(expr.blank)
+    if isinstance(expr, Vec):
+        return len(expr.blank)
+    parts: tuple[Expr, ...] = ()
+    if isinstance(expr, Sum):
+        parts = () if isinstance(expr.terms, Terms) else tuple(expr.terms)
+    elif isinstance(expr, Product):
+        parts = expr.factors
+    elif isinstance(expr, Quotient):
+        parts = (expr.numerator, expr.denominator)
+    elif isinstance(expr, Exp):
+        parts = (expr.argument,)
+    elif isinstance(expr, Difference):
+        parts = (expr.left, expr.right)
+    return sum(blank_operands(p) for p in parts)
+
+
 @pytest.mark.parametrize("fmt", ["latex", "markdown"])
 def test_sheet_and_key_agree_but_for_the_blanks(fmt: str) -> None:
     key = replace(build(load_spec(str(CAT))), reading=())
@@ -105,7 +127,7 @@ def test_sheet_and_key_agree_but_for_the_blanks(fmt: str) -> None:
     numbers = {f"{written(float(m.whole()[i, j]), 2):.2f}" for m, i, j in blanks}
     assert numbers <= set(filled)
     boxes = sum(len(m.blank) for s in sheet.steps for m in s.matrices) + sum(
-        e.blank for s in sheet.steps for e in s.expansions)
+        e.blank + blank_operands(e.expression) for s in sheet.steps for e in s.expansions)
     if fmt == "latex":  # the heatmap of A blanks its blank cells a key does not hide
         boxes += sum(float(m.whole()[i, j]) > 0.0 for s in sheet.steps if s.id == "weights"
                      for m in s.matrices[:1] for i, j in m.blank)
@@ -165,3 +187,24 @@ def test_gradient_steps_blank_every_matrix_they_make_and_their_written_out_resul
         assert step.expansions and all(e.blank for e in step.expansions)
     assert [m.symbol.text for m in chosen[-1].matrices][:4] == ["dK (g1)", "dV (g1)",
                                                                "dW_K (g1)", "dW_V (g1)"]
+
+
+def test_a_blanked_weight_is_blank_in_every_later_line_worked_from_it() -> None:
+    """--blank weights: the output row and the backward steps are worked from the weights, so
+    there each weight is a box too (the key has the number there); the e^x and Σ lines before
+    them are given."""
+    spec = CONFIGS / "backward_cat_chases_mouse.yaml"
+    key = build(load_spec(str(spec)))
+    sheet = blank(key, ("weights",))
+    text, answers = render(sheet, "markdown", "en", md_flavor="plain"), render(key, "markdown",
+                                                                               "en",
+                                                                               md_flavor="plain")
+    line = next(x for x in text.splitlines() if x.startswith("- Z\\[mouse\\]"))
+    box = "\\_\\_\\_\\_"
+    assert line == (f"- Z\\[mouse\\] = Σⱼ A\\[mouse, j\\]·v\\_j = {box}·\\[1.00, 0.00\\] + "
+                    f"{box}·\\[0.20, 1.00\\] + {box}·\\[0.80, 0.00\\] = \\[0.73, 0.25\\]")
+    assert "0.40·\\[1.00, 0.00\\] + 0.25·\\[0.20, 1.00\\] + 0.35·" in answers
+    backward = text[text.index("Gradient of the output"):]
+    for weight in ("0.36", "0.64", "0.40", "0.25", "0.35"):  # A's numbers, but 1.00 and the —
+        assert not re.search(r"(?<![\d.])" + re.escape(weight) + r"·", backward), weight
+    assert "\\_\\_\\_\\_·(1.20 − 0.98)" in backward  # dS′[mouse, chases] = A·(dA − Σ)

@@ -22,7 +22,21 @@ import numpy as np
 from attncli.arithmetic import elision
 from attncli.errors import UsageError
 from attncli.i18n import Msg
-from attncli.model import Expansion, Matrix, Step, Walkthrough
+from attncli.model import (
+    Difference,
+    Exp,
+    Expansion,
+    Expr,
+    Matrix,
+    Num,
+    Product,
+    Quotient,
+    Step,
+    Sum,
+    Terms,
+    Vec,
+    Walkthrough,
+)
 
 GIVEN = ("embeddings", "context", "parameters", "grad_output")  # the inputs: nothing to compute
 PROJECTED = ("Q", "K", "V")
@@ -57,7 +71,8 @@ def candidates(walkthrough: Walkthrough, steps: Sequence[str] | None,
             elide = not full and elision.is_elided(*values.shape)
             rows, columns = (elision.shown(count, elide) for count in values.shape)
             found += [(s, k, i, j) for i in rows if i is not None for j in columns
-                      if j is not None and math.isfinite(float(values[i, j]))]
+                      if j is not None and math.isfinite(float(values[i, j]))
+                      and not (values[i, j] == 0.0 and matrix.hidden(i, j))]  # keeps its —
     return found
 
 
@@ -100,8 +115,57 @@ def blank(walkthrough: Walkthrough, steps: Sequence[str] | None = None, count: i
         expansions = tuple(replace(e, blank=True) if targets(e, names) else e
                            for e in step.expansions)
         new_steps[s] = replace(step, matrices=tuple(matrices), expansions=expansions)
+    # a blanked number is blank wherever a later line is worked from it (the output row from the
+    # weights, the backward steps from A ...), or the sheet would give it away
+    # (a number also in a matrix the student computes it from, a V of 1.00 beside a weight of
+    # 1.00, is no secret: a box there would hide a given number)
+    first = min((s for s, _, _, _ in chosen), default=len(new_steps))
+    secrets = frozenset(float(walkthrough.steps[s].matrices[k].whole()[i, j])
+                        for s, k, i, j in chosen) - shown_numbers(new_steps[:first])
+    for s in range(first, len(new_steps)):
+        step = new_steps[s]
+        if step.expansions:
+            new_steps[s] = replace(step, expansions=tuple(
+                replace(e, expression=hidden(e.expression, secrets)) for e in step.expansions))
     # the reading and the hand calculation's drift would say the blanked numbers in words
     return replace(walkthrough, steps=tuple(new_steps), reading=(), drift=None)
+
+
+def shown_numbers(steps: Sequence[Step]) -> set[float]:
+    """Every number the matrices of `steps` show."""
+    shown: set[float] = set()
+    for step in steps:
+        for matrix in step.matrices:
+            values = matrix.whole()  # (rows, columns)
+            if matrix.blank:
+                values = values.copy()
+                for i, j in matrix.blank:
+                    values[i, j] = np.nan
+            shown.update(values.ravel().tolist())
+    return shown
+
+
+def hidden(expr: Expr, secrets: frozenset[float]) -> Expr:
+    """`expr` with every number that is one of `secrets` blank (a dot product's rows made into
+    its products where one of their numbers is)."""
+    if isinstance(expr, Num):
+        return replace(expr, blank=True) if expr.value in secrets else expr
+    if isinstance(expr, Vec):
+        places = frozenset(k for k, x in enumerate(expr.values) if x in secrets)
+        return replace(expr, blank=places) if places else expr
+    if isinstance(expr, Sum):
+        if isinstance(expr.terms, Terms) and not (
+                secrets.intersection(expr.terms.left.tolist())
+                or secrets.intersection(expr.terms.right.tolist())):
+            return expr  # (a dot product of 768 terms is not made into 768 products)
+        return Sum(tuple(hidden(e, secrets) for e in expr.terms))
+    if isinstance(expr, Product):
+        return Product(tuple(hidden(f, secrets) for f in expr.factors))
+    if isinstance(expr, Quotient):
+        return Quotient(hidden(expr.numerator, secrets), hidden(expr.denominator, secrets))
+    if isinstance(expr, Exp):
+        return Exp(hidden(expr.argument, secrets))
+    return Difference(hidden(expr.left, secrets), hidden(expr.right, secrets))
 
 
 def cell_names(matrix: Matrix, cells: frozenset[tuple[int, int]]) -> set[str]:

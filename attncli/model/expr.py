@@ -27,16 +27,20 @@ class Formula:
 
 @dataclass(frozen=True)
 class Num:
-    """A number written into a calculation (-inf for a hidden score)."""
+    """A number written into a calculation (-inf for a hidden score); `blank` on a worksheet,
+    where it is a number the sheet leaves to the student (printed as a box)."""
 
     value: float
+    blank: bool = False
 
 
 @dataclass(frozen=True)
 class Vec:
-    """A row of numbers written into a calculation: `[1.00, 0.00]`."""
+    """A row of numbers written into a calculation: `[1.00, 0.00]`; on a worksheet, `blank`
+    holds the places of the numbers it leaves to the student."""
 
     values: tuple[float, ...]
+    blank: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

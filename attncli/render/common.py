@@ -219,16 +219,17 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
         return sub(e, first)
 
     if isinstance(expr, Num):
-        return _signed(number(expr.value), number.minus, lead)
+        return BOX_TEXT if expr.blank else _signed(number(expr.value), number.minus, lead)
     if isinstance(expr, Vec):
-        values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
-                       MAX_TERMS // 2)
+        values = elide(expr.values, lambda k, x: BOX_TEXT if k in expr.blank else number(x),
+                       full, MAX_TERMS // 2, MAX_TERMS // 2)
         return "[" + number.list_separator.join(values) + "]"
     if isinstance(expr, Product):
         numbers = [f for f in expr.factors if isinstance(f, Num)]
         if len(numbers) == len(expr.factors):  # a term of a dot product, the most written: as
-            return "·".join(_signed(number(f.value), number.minus, lead and k == 0)  # below,
-                            for k, f in enumerate(numbers))  # without the recursion
+            return "·".join(BOX_TEXT if f.blank else  # below, without the recursion
+                            _signed(number(f.value), number.minus, lead and k == 0)
+                            for k, f in enumerate(numbers))
         return "·".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
                         for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum) and isinstance(expr.terms, Terms):  # a dot product: the numbers

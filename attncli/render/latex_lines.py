@@ -43,11 +43,13 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
         return f"({text})" if isinstance(e, around) else text
 
     if isinstance(expr, Num):
+        if expr.blank:
+            return box_math(number)
         text = number(expr.value)
         return f"({text})" if is_negative(text) else text
     if isinstance(expr, Vec):
-        values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
-                       MAX_TERMS // 2, r"\dots")
+        values = elide(expr.values, lambda k, x: box_math(number) if k in expr.blank
+                       else number(x), full, MAX_TERMS // 2, MAX_TERMS // 2, r"\dots")
         separator = ";\\allowbreak\\ " if number.decimal == "{,}" else COMMA
         return "[" + separator.join(values) + "]"
     if isinstance(expr, Product):

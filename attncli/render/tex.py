@@ -72,24 +72,30 @@ def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[
 # --- written-out cells (model.Expansion) as aligned math ---
 
 def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
-               terms: Callable[[int], str], full: bool = False, lead: bool = True) -> str:
+               terms: Callable[[int], str], full: bool = False, lead: bool = True,
+               box: str | None = None) -> str:
     """The numbers of a calculation as math: `0.20 \\cdot 0.20 + 1.00 \\cdot (-0.50)`,
     `e^{-0.34}`. A long sum is elided in the middle like the text view; `terms(n)` names its
-    length, `words` makes text. A negative number is bracketed unless it leads, as in the text."""
+    length, `words` makes text. A negative number is bracketed unless it leads, as in the text.
+    A worksheet's blank number is `box` (default: a LaTeX line as wide as a number)."""
+    blank = box if box is not None else r"\underline{\hphantom{0" + number(0.0) + "}}"
+
     def sub(e: Expr, first: bool) -> str:
-        return expr_latex(e, number, words, terms, full, lead and first)
+        return expr_latex(e, number, words, terms, full, lead and first, box)
 
     def wrapped(e: Expr, around: tuple[type, ...], first: bool = False) -> str:
         if isinstance(e, around):
-            return rf"\left({expr_latex(e, number, words, terms, full)}\right)"
+            return rf"\left({expr_latex(e, number, words, terms, full, box=box)}\right)"
         return sub(e, first)
 
     if isinstance(expr, Num):
+        if expr.blank:
+            return blank
         text = number(expr.value)
         return f"({text})" if not lead and text.startswith(number.minus) else text
     if isinstance(expr, Vec):
-        values = elide(expr.values, lambda _, x: number(x), full, MAX_TERMS // 2,
-                       MAX_TERMS // 2, r"\dots")
+        values = elide(expr.values, lambda k, x: blank if k in expr.blank else number(x), full,
+                       MAX_TERMS // 2, MAX_TERMS // 2, r"\dots")
         separator = ";\\ " if number.list_separator.startswith(";") else ",\\ "
         return r"\left[" + separator.join(values) + r"\right]"
     if isinstance(expr, Product):
@@ -104,7 +110,7 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
         return (wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " +
                 wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
     if isinstance(expr, Exp):
-        return "e^{" + expr_latex(expr.argument, number, words, terms, full) + "}"
+        return "e^{" + expr_latex(expr.argument, number, words, terms, full, box=box) + "}"
     assert isinstance(expr, Difference)
     return sub(expr.left, True) + " - " + wrapped(expr.right, (Sum, Difference))
 
@@ -119,7 +125,8 @@ def expansion_rows(expansions: Iterable[Expansion], number: NumberFormat,
     for expansion in expansions:
         parts = [f.latex for f in (expansion.target, expansion.symbolic) if f is not None]
         if not expansion.repeats_result():
-            parts.append(expr_latex(expansion.expression, number, words, terms, full))
+            parts.append(expr_latex(expansion.expression, number, words, terms, full,
+                                    box=box(number(0.0)) if box else None))
         result = expansion.result
         value = (r"\left[" + ",\\ ".join(number(x) for x in result) + r"\right]"
                  if isinstance(result, tuple) else number(result))
