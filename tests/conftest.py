@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli.cli.app import app
+from tests import skips
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -55,3 +57,29 @@ def attn_executable() -> str:
     script = Path(sys.executable).parent / "attn"
     assert script.exists(), "attn is not installed in this environment"
     return str(script)
+
+
+def skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return text.removeprefix("Skipped: ")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """Under CI=true a skip (a missing tool: tests/skips.py) is a failure."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CI") == "true" and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI=true, where .ci/run installs every tool: " \
+                          f"{skip_reason(report)}"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """What was skipped, by reason, and the one command that installs what it needs."""
+    lines = skips.summary([skip_reason(r) for r in terminalreporter.stats.get("skipped", [])])
+    if lines:
+        terminalreporter.write_sep("=", "skipped: missing tools")
+        for line in lines:
+            terminalreporter.write_line(line)
