@@ -103,6 +103,13 @@ def test_a_markdown_post_is_filled_refilled_unchanged_and_stale_after_a_number_c
     assert any("0.98" in line for line in changed if line.startswith("+"))
     assert any("0.73" in line for line in changed if line.startswith("-"))
     assert path.read_bytes() == edited  # --check writes nothing
+    raw = subprocess.run([attn_executable(), "fill", "--diff", "post.md"], cwd=tmp_path,
+                         capture_output=True, check=False).stdout  # bytes: CRLF kept
+    assert b"\r\n" in raw and b"\\r\n" not in raw  # the CR raw, not written out
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    applied = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp_path, input=raw,
+                             capture_output=True, check=False)
+    assert applied.returncode == 0, applied.stderr  # the diff of a CRLF post applies
     assert attn("fill", "post.md", cwd=tmp_path).returncode == 0
     assert "0.98" in generated_part(path.read_text("utf-8", "surrogateescape"), MARKDOWN)
     assert without_generated(path.read_bytes(), MARKDOWN) == before.replace(

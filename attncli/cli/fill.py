@@ -76,11 +76,18 @@ def fill(
             if diff and changed:
                 diffs.append(unified_diff(filled))
         if diffs:  # the documents are the tree's (a pull request's): shown inert
-            write_stdout(visible_document("".join(diffs)))
+            write_stdout(inert("".join(diffs)))
         finish(counts, writing, check, lang)
         return ""
 
     run(action, lang, debug)
+
+
+def inert(diff: str) -> str:
+    """The diff with no control character raw but the CR of a CRLF line ending, which `git
+    apply` needs for a CRLF document and a terminal shows as nothing."""
+    return "".join(visible_document(line[:-2]) + "\r\n" if line.endswith("\r\n")
+                   else visible_document(line) for line in diff.splitlines(keepends=True))
 
 
 def finish(counts: dict[str, int], writing: bool, check: bool, lang: str) -> None:
