@@ -130,7 +130,7 @@ def test_half_up_helper_is_a_persons_rounding() -> None:
 
 @pytest.mark.parametrize(("options", "message"), [
     (["all", "scores:cat"], "all cannot be combined"),
-    (["scores"], "expected auto, all, none or STEP:ROW[,COLUMN]"),
+    (["scores"], "expected auto, all, none, shown or STEP:ROW[,COLUMN]"),
     (["masked:cat"], "cannot write out masked"),
     (["scores:cat,"], "expected a column after the comma"),
 ])
@@ -166,3 +166,24 @@ def test_token_names_in_written_out_formulas_are_escaped_for_latex() -> None:
 
     assert named("q", r"\input{x}").latex == r"q_{\text{\textbackslash{}input\{x\}}}"
     assert cell(Formula("S", "S"), "a_b", "50%").latex == r"S[\text{a\_b}, \text{50\%}]"
+
+
+def test_shown_writes_out_exactly_the_cells_an_eliding_view_shows() -> None:
+    """16 tokens: S is 16 × 16 (256 numbers, past 150), so a view shows the first and last 4
+    rows and columns; `shown` writes out those 64 scores, the softmax of the 8 shown rows of A
+    (a row is written out at once) and every row of Z, 16 × 2, shown whole."""
+    tokens = [f"t{i}" for i in range(16)]
+    rows = ", ".join(f"[{i % 3}, {i % 5}]" for i in range(16))
+    spec = loads_spec(f"tokens: {tokens}\nembeddings: [{rows}]\n")
+    w = build(spec, Selection.parse(["shown"]), summary=True)
+    ends = [*tokens[:4], *tokens[12:]]
+    scores = next(s for s in w.steps if s.id == "scores")
+    targets = [e.target.text for e in scores.expansions if e.target.text.startswith("S[")]
+    assert targets == [f"S[{r}, {c}]" for r in ends for c in ends]
+    weights = next(s for s in w.steps if s.id == "weights")
+    assert [e.target.text for e in weights.expansions if e.target and e.target.text != "Σ"] == [
+        f"A[{r}, {c}]" for r in ends for c in tokens]
+    output = next(s for s in w.steps if s.id == "output")
+    assert [e.target.text for e in output.expansions] == [f"Z[{r}]" for r in tokens]
+    projections = next(s for s in w.steps if s.id == "projections")  # 16 × 2: every cell
+    assert len(projections.expansions) == 3 * 16 * 2

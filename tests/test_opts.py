@@ -321,7 +321,7 @@ def test_a_manifest_entry_writes_what_the_options_print(repo: Path) -> None:
                           "plain, found the text \"gfm\""),
     ('matrix = "B"', "attn.toml: snippets[0].matrix: no matrix B here; this walkthrough has X, "),
     ("head = 2", "attn.toml: snippets[0].head: expected a head from 1 to 1, found 2"),
-    ('expand = ["weights"]', "attn.toml: snippets[0].expand: expected auto, all, none or "
+    ('expand = ["weights"]', "attn.toml: snippets[0].expand: expected auto, all, none, shown or "
                              "STEP:ROW[,COLUMN], found weights"),
 ])
 def test_a_bad_entry_choice_is_located(repo: Path, entry: str, message: str) -> None:

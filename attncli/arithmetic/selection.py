@@ -2,6 +2,7 @@
 
     auto                    one representative row per step on a small spec, nothing on a large one
     all | none              every cell of every step, or nothing
+    shown                   every cell a view shows: all, but the middle of a large matrix
     STEP:ROW                every cell of ROW in STEP (scores:chases), or its softmax / weighted sum
     STEP:ROW,COLUMN         one cell (scores:chases,mouse; projections:cat,d1)
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attncli.arithmetic import elision
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.model import HeadResult, Step, Walkthrough
@@ -41,7 +43,7 @@ class Selection:
         """From `--expand` values; UsageError naming the option for a malformed one."""
         if not options:
             return cls()
-        modes = [o for o in options if o in ("auto", "all", "none")]
+        modes = [o for o in options if o in ("auto", "all", "none", "shown")]
         if modes and len(options) > 1:
             raise UsageError(Msg.of("{option}: {mode} cannot be combined with other values",
                                     option=OPTION, mode=modes[0]))
@@ -54,7 +56,7 @@ def parse_cell(option: str) -> tuple[str, Cell]:
     step, colon, where = option.partition(":")
     step = step.strip()
     if not colon or not where.strip():
-        raise UsageError(Msg.of("{option}: expected auto, all, none or STEP:ROW[,COLUMN], "
+        raise UsageError(Msg.of("{option}: expected auto, all, none, shown or STEP:ROW[,COLUMN], "
                                 "found {found}", option=OPTION, found=option))
     if step not in EXPANDABLE:
         raise UsageError(Msg.of("{option}: cannot write out {found}; expected one of {known}",
@@ -117,9 +119,27 @@ def chosen(selection: Selection, walkthrough: Walkthrough, step: Step,
         return []
     if selection.mode == "all":
         return [(row, None) for row in all_rows(step)]
+    if selection.mode == "shown":
+        return shown_cells(step)
     if selection.mode == "auto":
         return [(representative(walkthrough.heads[0]), None)] if is_small(walkthrough) else []
     return [c for step_id, c in selection.cells if step_id == step.id]
+
+
+def shown_cells(step: Step) -> list[Cell]:
+    """Every cell of the step a view that elides the middle of a large matrix shows: whole rows
+    of a matrix shown whole or of a step that writes out a row at once, else its shown cells."""
+    found: list[Cell] = []
+    for matrix in step.matrices:
+        elide = elision.is_elided(*matrix.shape)
+        rows = [matrix.rows[i] for i in elision.shown(matrix.shape[0], elide) if i is not None]
+        if not elide or step.id in ROW_STEPS:
+            found += [(row, None) for row in rows]
+        else:
+            columns = [matrix.columns[j] for j in elision.shown(matrix.shape[1], True)
+                       if j is not None]
+            found += [(row, column) for row in rows for column in columns]
+    return list(dict.fromkeys(found))
 
 
 def all_rows(step: Step) -> list[str]:

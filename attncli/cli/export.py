@@ -57,6 +57,7 @@ class ExportFormat(str, Enum):
     json = "json"
     svg = "svg"
     beamer = "beamer"
+    html = "html"
 
 
 class Aspect(str, Enum):
@@ -73,8 +74,9 @@ class MdFlavor(str, Enum):
 def export_format(**flags: bool) -> ExportFormat | None:
     chosen = [name for name, on in flags.items() if on]
     if len(chosen) > 1:
-        raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg; "
-                                "found {found}", found=", ".join("--" + name for name in chosen)))
+        raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg, "
+                                "--html; found {found}",
+                                found=", ".join("--" + name for name in chosen)))
     return ExportFormat(chosen[0]) if chosen else None
 
 
@@ -95,6 +97,12 @@ def export(
         "embedding changes every later step."))] = False,
     beamer: Annotated[bool, typer.Option("--beamer", help=N_("Beamer slides for pdflatex: one "
                                          "frame per step; see --frames-only, --aspect."))] = False,
+    html: Annotated[bool, typer.Option("--html", help=N_(
+        "One self-contained HTML page to explore offline: click or tab to any number to see how "
+        "it was computed; see --fragment."))] = False,
+    fragment: Annotated[bool, typer.Option("--fragment", help=N_(
+        "HTML: one block to paste into a blog post, its styles and script scoped to it."))
+    ] = False,
     frames_only: Annotated[bool, typer.Option(
         "--frames-only", help=N_("Beamer: only the frames, for \\input into a deck."))] = False,
     aspect: Annotated[Aspect, typer.Option(
@@ -142,7 +150,8 @@ def export(
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
-    """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON or SVG, for a post or slides.
+    """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON, SVG or HTML, for a post or
+    slides.
 
     With --worksheet, chosen cells are boxes to fill in and --answers FILE writes the key:
     attn export SPEC --latex --standalone --worksheet --blank-cells 6 --seed 1 -o sheet.tex
@@ -155,9 +164,11 @@ def export(
     """
     # a format that elides the middle of a large matrix needs only the rows it shows (build's
     # summary); a worksheet draws its blanks from every cell, --matrix shows one whole
-    eliding = bool(svg or latex or beamer or markdown) and not full and heatmap is None
+    eliding = bool(svg or latex or beamer or markdown or html) and not full and heatmap is None
     sheet = worksheet or blank is not None or blank_cells is not None or answers is not None
-    view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
+    # a page whose every number explains itself writes out every cell it shows
+    view = View(precision, round_intermediates, tuple(expand or (("shown",) if html else ())),
+                steps, head,
                 reading=reading, header=header, matrix=matrix,
                 md_flavor=md_flavor.value if md_flavor is not None else None,
                 summary=eliding and not sheet and matrix is None, backward=backward)
@@ -172,10 +183,11 @@ def export(
             other = bool(latex or beamer or markdown or json or svg or heatmap or worksheet)
             return write_spreadsheet(spec, output, view, other, lang, decimal_comma,
                                      allow_outside, max_cells)
-        fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg)
+        fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg,
+                            html=html)
         if fmt is None and heatmap is None:
-            raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg "
-                                    "(or --heatmap FILE)"))
+            raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg, "
+                                    "--html (or --heatmap FILE)"))
         chosen = languages(lang)
         check_precision(precision)
         check_outputs(output, heatmap)
@@ -205,11 +217,11 @@ def export(
         else:
             text = stream(walkthrough, fmt.value, chosen, standalone=standalone,
                           front_matter=front_matter, frames_only=frames_only,
-                          aspect=aspect.value, **options)
+                          aspect=aspect.value, fragment=fragment, **options)
             if answers is not None:
                 write_atomic(answers, stream(key, fmt.value, chosen, standalone=standalone,
                                              front_matter=front_matter, frames_only=frames_only,
-                                             aspect=aspect.value, **options),
+                                             aspect=aspect.value, fragment=fragment, **options),
                              protect=protect + ([output] if output else []))
         if output is None:
             return text

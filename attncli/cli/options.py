@@ -61,7 +61,9 @@ ExpandOpt = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option("--expand", "-x", show_default=False,
                  help=N_("Cells to write out with their numbers: auto (one row per step on a small "
-                 "spec), all, none, STEP:ROW or STEP:ROW,COLUMN (e.g. `scores:chases,mouse`); "
+                 "spec), all, none, shown (every cell shown: all but the middle of a large "
+                 "matrix; --html's default), STEP:ROW or STEP:ROW,COLUMN (e.g. "
+                 "`scores:chases,mouse`); "
                  "STEP is `projections`, `scores`, `scaled`, `weights`, `output` or "
                  "`out_projection`. Repeatable.")),
 ]

@@ -33,6 +33,7 @@ class RenderOptions:
     front_matter: bool = False  # markdown: YAML front matter: title, lang, ..., title_<lang>
     frames_only: bool = False  # beamer: the frames alone, for \input into a deck
     aspect: str = "169"  # beamer: the frame's aspect ratio, "169" or "43"
+    fragment: bool = False  # html: one block to paste into a page, not a page of its own
     jobs: int = 1  # text: processes that write a large walkthrough's written-out cells ahead
 
 
@@ -54,6 +55,7 @@ FORMATS: dict[str, str] = {
     "svg": "attncli.render.svg",
     "heatmap": "attncli.render.heatmap",
     "beamer": "attncli.render.beamer",
+    "html": "attncli.render.html",
 }
 
 # format name -> file extension of a snippet written in it (`attn snippets`, `{ext}`). A format
@@ -64,12 +66,14 @@ EXTENSIONS: dict[str, str] = {
     "markdown": "md",
     "latex": "tex",
     "svg": "svg",
+    "html": "html",
 }
 
 
 # Formats that show a large matrix elided in the middle (unless `full`), so a walkthrough built
 # with summary=True, which keeps only the rows they show, is enough for them.
-ELIDING: frozenset[str] = frozenset({"text", "rich", "svg", "latex", "beamer", "markdown"})
+ELIDING: frozenset[str] = frozenset({"text", "rich", "svg", "latex", "beamer", "markdown",
+                                     "html"})
 
 
 def file_formats() -> tuple[str, ...]:
