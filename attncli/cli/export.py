@@ -58,6 +58,7 @@ class ExportFormat(str, Enum):
     svg = "svg"
     beamer = "beamer"
     html = "html"
+    typst = "typst"
 
 
 class Aspect(str, Enum):
@@ -75,7 +76,7 @@ def export_format(**flags: bool) -> ExportFormat | None:
     chosen = [name for name, on in flags.items() if on]
     if len(chosen) > 1:
         raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg, "
-                                "--html; found {found}",
+                                "--html, --typst; found {found}",
                                 found=", ".join("--" + name for name in chosen)))
     return ExportFormat(chosen[0]) if chosen else None
 
@@ -103,10 +104,15 @@ def export(
     fragment: Annotated[bool, typer.Option("--fragment", help=N_(
         "HTML: one block to paste into a blog post, its styles and script scoped to it."))
     ] = False,
+    typst: Annotated[bool, typer.Option("--typst", help=N_(
+        "Typst, a fragment for #include; see --standalone and --slides."))] = False,
+    slides: Annotated[bool, typer.Option("--slides", help=N_(
+        "Typst: slides, one page per step; see --aspect."))] = False,
     frames_only: Annotated[bool, typer.Option(
         "--frames-only", help=N_("Beamer: only the frames, for \\input into a deck."))] = False,
     aspect: Annotated[Aspect, typer.Option(
-        "--aspect", help=N_("Beamer: the frames' aspect ratio, 169 (16:9) or 43 (4:3)."))
+        "--aspect", help=N_("Beamer and Typst slides: the aspect ratio, 169 (16:9) or 43 "
+                            "(4:3)."))
     ] = Aspect.wide,
     output: Annotated[
         Optional[str],  # noqa: UP045
@@ -114,7 +120,8 @@ def export(
                      "over it) instead of standard output."), show_default=False),
     ] = None,
     standalone: Annotated[bool, typer.Option(
-        "--standalone", help=N_("LaTeX: a whole document for pdflatex, not a fragment."))] = False,
+        "--standalone", help=N_("LaTeX or Typst: a whole document (for pdflatex or typst "
+                                "compile), not a fragment."))] = False,
     md_flavor: Annotated[Optional[MdFlavor], typer.Option(  # noqa: UP045
         "--md-flavor", show_default=False,
         help=N_("Markdown: github (default: ```math blocks and $`..`$), katex ($$ and $..$) or "
@@ -150,8 +157,8 @@ def export(
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
-    """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON, SVG or HTML, for a post or
-    slides.
+    """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON, SVG, HTML or Typst, for a
+    post or slides.
 
     With --worksheet, chosen cells are boxes to fill in and --answers FILE writes the key:
     attn export SPEC --latex --standalone --worksheet --blank-cells 6 --seed 1 -o sheet.tex
@@ -164,7 +171,8 @@ def export(
     """
     # a format that elides the middle of a large matrix needs only the rows it shows (build's
     # summary); a worksheet draws its blanks from every cell, --matrix shows one whole
-    eliding = bool(svg or latex or beamer or markdown or html) and not full and heatmap is None
+    eliding = bool(svg or latex or beamer or markdown or html or typst) and not full and (
+        heatmap is None)
     sheet = worksheet or blank is not None or blank_cells is not None or answers is not None
     # a page whose every number explains itself writes out every cell it shows
     view = View(precision, round_intermediates, tuple(expand or (("shown",) if html else ())),
@@ -184,10 +192,10 @@ def export(
             return write_spreadsheet(spec, output, view, other, lang, decimal_comma,
                                      allow_outside, max_cells)
         fmt = export_format(latex=latex, beamer=beamer, markdown=markdown, json=json, svg=svg,
-                            html=html)
+                            html=html, typst=typst)
         if fmt is None and heatmap is None:
             raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg, "
-                                    "--html (or --heatmap FILE)"))
+                                    "--html, --typst (or --heatmap FILE)"))
         chosen = languages(lang)
         check_precision(precision)
         check_outputs(output, heatmap)
@@ -215,13 +223,12 @@ def export(
             text: str | Iterable[str] = render_matrix(walkthrough, shown.matrix, fmt.value,
                                                       **options)
         else:
-            text = stream(walkthrough, fmt.value, chosen, standalone=standalone,
-                          front_matter=front_matter, frames_only=frames_only,
-                          aspect=aspect.value, fragment=fragment, **options)
+            shape = {"standalone": standalone, "front_matter": front_matter,
+                     "frames_only": frames_only, "aspect": aspect.value, "fragment": fragment,
+                     "slides": slides}
+            text = stream(walkthrough, fmt.value, chosen, **shape, **options)
             if answers is not None:
-                write_atomic(answers, stream(key, fmt.value, chosen, standalone=standalone,
-                                             front_matter=front_matter, frames_only=frames_only,
-                                             aspect=aspect.value, fragment=fragment, **options),
+                write_atomic(answers, stream(key, fmt.value, chosen, **shape, **options),
                              protect=protect + ([output] if output else []))
         if output is None:
             return text

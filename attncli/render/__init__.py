@@ -34,6 +34,7 @@ class RenderOptions:
     frames_only: bool = False  # beamer: the frames alone, for \input into a deck
     aspect: str = "169"  # beamer: the frame's aspect ratio, "169" or "43"
     fragment: bool = False  # html: one block to paste into a page, not a page of its own
+    slides: bool = False  # typst: one page per step at `aspect`
     jobs: int = 1  # text: processes that write a large walkthrough's written-out cells ahead
 
 
@@ -56,6 +57,7 @@ FORMATS: dict[str, str] = {
     "heatmap": "attncli.render.heatmap",
     "beamer": "attncli.render.beamer",
     "html": "attncli.render.html",
+    "typst": "attncli.render.typst",
 }
 
 # format name -> file extension of a snippet written in it (`attn snippets`, `{ext}`). A format
@@ -67,13 +69,14 @@ EXTENSIONS: dict[str, str] = {
     "latex": "tex",
     "svg": "svg",
     "html": "html",
+    "typst": "typ",
 }
 
 
 # Formats that show a large matrix elided in the middle (unless `full`), so a walkthrough built
 # with summary=True, which keeps only the rows they show, is enough for them.
 ELIDING: frozenset[str] = frozenset({"text", "rich", "svg", "latex", "beamer", "markdown",
-                                     "html"})
+                                     "html", "typst"})
 
 
 def file_formats() -> tuple[str, ...]:
