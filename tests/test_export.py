@@ -375,12 +375,13 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     runner = CliRunner()
     both = runner.invoke(app, ["export", "--latex", "--markdown"])
     assert both.exit_code == 2 and both.stdout == ""
-    assert both.stderr == ("attn: choose one of --latex, --beamer, --markdown, --json, --svg; "
+    assert both.stderr == ("attn: choose one of --latex, --beamer, --markdown, --json, --svg, "
+                           "--html, --typst; "
                            "found --latex, --markdown\n")
     none = runner.invoke(app, ["export", "--lang", "pl"])
     assert none.exit_code == 2
     assert none.stderr == ("attn: wybierz jedno z\u00a0--latex, --beamer, --markdown, --json, "
-                           "--svg "
+                           "--svg, --html, --typst "
                            "(albo --heatmap PLIK)\n")
 
 

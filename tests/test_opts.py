@@ -244,8 +244,8 @@ def test_display_chooses_what_the_spec_shows(write) -> None:  # type: ignore[no-
                             "md_flavor?"),
     ("  steps: [scaled]\n  head: 2", "spec.yaml:6:9: display.head: expected a head from 1 to 1, "
                                      "found 2"),
-    ("  expand: [weights]", "spec.yaml:5:11: display.expand: expected auto, all, none "
-                            "or STEP:ROW[,COLUMN], found weights"),
+    ("  expand: [weights]", "spec.yaml:5:11: display.expand: expected auto, all, none, "
+                            "shown or STEP:ROW[,COLUMN], found weights"),
 ])
 def test_a_bad_display_choice_is_located(write, display: str,  # type: ignore[no-untyped-def]
                                          message: str) -> None:

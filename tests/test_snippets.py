@@ -248,9 +248,9 @@ def test_output_template_placeholders_and_precision(repo: Path) -> None:
 
 
 @pytest.mark.parametrize(("manifest", "message"), [
-    ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text", "html"]\noutput = "s/{name}"\n',
+    ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text", "docx"]\noutput = "s/{name}"\n',
      'attn.toml: snippets[0].formats[1]: expected one of text, json, latex, markdown, svg, '
-     'found the text "html"'),
+     'html, typst, found the text "docx"'),
     ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\nlanguages = ["en", "de"]\n'
      'output = "s/{name}.{lang}"\n',
      'attn.toml: snippets[0].languages[1]: expected one of en, pl, ru, found the text "de"'),
