@@ -177,6 +177,11 @@ def test_the_site_builds_strictly_and_serves_its_own_katex(site: Path) -> None:
     for spec in EXAMPLES:
         for lang in LANGUAGES:
             assert (site / "gallery" / lang / f"{spec.stem}.html").is_file()
+            # the explorable page, linked from the gallery's index (tests/test_html_page.py)
+            explore = (site / "explore" / lang / f"{spec.stem}.html").read_text("utf-8")
+            assert explore.startswith("<!DOCTYPE html>") and f'lang="{lang}"' in explore
+            assert f"../explore/{lang}/{spec.stem}.html" in (
+                site / "gallery" / "index.html").read_text("utf-8")
     home = (site / "index.html").read_text("utf-8")
     assert "assets/katex/katex.min.js" in home
     assert (site / "assets" / "katex" / "fonts" / "KaTeX_Main-Regular.woff2").is_file()
