@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from attncli.model import Step, Walkthrough
 from attncli.render import render
 from attncli.spec import load_spec
 from attncli.steps.build import build
-from tests.test_markdown_render import CHROMIUM, HOSTILE, RENDER_DIR, hostile_spec, shown, tools
+from tests.test_markdown_render import HOSTILE, hostile_spec, run_pages, shown
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
@@ -40,20 +39,8 @@ def walkthrough(spec: Path | str) -> Walkthrough:
     return build(load_spec(str(spec)), Selection("shown"), summary=True)
 
 
-def explore(jobs: list[dict[str, Any]], folder: Path,
-            screenshots: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    tools()
-    folder.mkdir(parents=True, exist_ok=True)
-    request = folder / "jobs.json"
-    request.write_text(json.dumps({"outdir": str(folder), "jobs": jobs,
-                                   "screenshots": screenshots or {}}), encoding="utf-8")
-    done = subprocess.run(["node", str(RENDER_DIR / "explore.js"), str(request)],
-                          capture_output=True, text=True, timeout=2400, check=False,
-                          env={"PATH": "/usr/bin:/bin:/usr/local/bin", "CHROMIUM": CHROMIUM,
-                               "HOME": str(folder)})
-    assert done.returncode == 0, done.stderr[-3000:]
-    results: dict[str, Any] = json.loads(done.stdout)
-    return results
+def explore(jobs: list[dict[str, Any]], folder: Path) -> dict[str, Any]:
+    return run_pages(jobs, folder, script="explore.js")
 
 
 def first(w: Walkthrough, step_id: str) -> Step | None:

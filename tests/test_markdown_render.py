@@ -79,15 +79,17 @@ def markdown(spec: Path | str, lang: str, flavor: str) -> str:
     return render(build(load_spec(str(spec))), "markdown", lang, md_flavor=flavor)
 
 
-def run_pages(jobs: list[dict[str, str]], folder: Path,
-              screenshots: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Render every job in one browser; the measurements of each page by its name."""
+def run_pages(jobs: list[dict[str, Any]], folder: Path,
+              screenshots: dict[str, dict[str, Any]] | None = None,
+              script: str = "render.js") -> dict[str, Any]:
+    """Render every job in one browser (tests/render/`script`); the measurements of each page
+    by its name."""
     tools()
     folder.mkdir(parents=True, exist_ok=True)
     request = folder / "jobs.json"
     request.write_text(json.dumps({"outdir": str(folder), "jobs": jobs,
                                    "screenshots": screenshots or {}}), encoding="utf-8")
-    done = subprocess.run(["node", str(RENDER_DIR / "render.js"), str(request)],
+    done = subprocess.run(["node", str(RENDER_DIR / script), str(request)],
                           capture_output=True, text=True, timeout=2400, check=False,
                           env={"PATH": "/usr/bin:/bin:/usr/local/bin", "CHROMIUM": CHROMIUM,
                                "HOME": str(folder)})
