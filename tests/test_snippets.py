@@ -451,3 +451,17 @@ def test_jobs_below_one_is_a_usage_error(repo: Path, lang: str, message: str) ->
     result = invoke("snippets", "--jobs", "0", "--lang", lang)
     assert (result.exit_code, result.stderr) == (2, message + "\n")
     assert not (repo / "snippets").exists()
+
+
+def test_an_html_snippet_is_the_page_attn_export_html_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its every shown number written out (--expand shown), as the export's page is."""
+    monkeypatch.chdir(tmp_path)
+    make_repo(tmp_path, '[[snippets]]\nspecs = "posts/intro/cat.attn.yaml"\nformats = ["html"]\n'
+              'output = "out/{name}.{ext}"\n')
+    assert invoke("snippets").exit_code == 0
+    page = (tmp_path / "out" / "cat.html").read_text("utf-8")
+    exported = invoke("export", "posts/intro/cat.attn.yaml", "--html")
+    assert exported.exit_code == 0 and page == exported.stdout
+    # every number of Q, K and V (3 × 2 each), S and S′ (3 × 3 each), A (3 × 3) and Z (3 × 2)
+    assert page.count("data-lines=") == 3 * 3 * 2 + 3 * 3 * 2 + 3 * 3 + 3 * 2

@@ -147,6 +147,8 @@ def _spec_snippets(work: Work) -> list[Outcome]:
         summary = (not isinstance(spec, AttnError) and target.format in ELIDING
                    and not alone and summarizes(spec))
         view = replace(target.view, summary=summary)
+        if target.format == "html" and not view.expand:  # as `attn export --html` writes it
+            view = replace(view, expand=("shown",))
         if view not in built:
             try:
                 if not isinstance(spec, AttnError):
