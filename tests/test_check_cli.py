@@ -62,11 +62,11 @@ def test_answer_file_with_several_steps(tmp_path: Path) -> None:
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     ragged = run("check", CAT, "--step", "weights", "--answer", "1 0 0; 0.36 0.64")
-    assert (ragged.exit_code, ragged.stderr) == (2, "--answer: row 2 has 2 numbers, "
+    assert (ragged.exit_code, ragged.stderr) == (2, "attn: --answer: row 2 has 2 numbers, "
                                                  "expected 3\n")
     shape = run("check", CAT, "--step", "output", "--answer", "1 0 0; 0.36 0.64 0")
     assert shape.exit_code == 2
-    assert shape.stderr == ("--answer: Z is 3 × 2 (rows cat chases mouse); the answer is "
+    assert shape.stderr == ("attn: --answer: Z is 3 × 2 (rows cat chases mouse); the answer is "
                             "2 × 3\n")
     answers = tmp_path / "a.yaml"
     answers.write_text("weights:\n  - [1, 0, x]\n", encoding="utf-8")

@@ -89,11 +89,13 @@ def test_english_help_is_unchanged() -> None:
 @pytest.mark.parametrize(("args", "env", "line"), [
     (["explain", "--xylophone", "--lang", "pl"], {},
      "attn: nieznana opcja --xylophone (zob. attn explain --help)"),
+    (["explain", "--jbos", "--lang", "pl"], {},
+     "attn: nieznana opcja --jbos; czy chodziło o\u00a0--jobs? (zob. attn explain --help)"),
+    # --bogus is nothing like --jobs: no suggestion rather than a wrong one
     (["explain", "--bogus", "--lang", "pl"], {},
-     "attn: nieznana opcja --bogus; czy chodziło o\u00a0--jobs? (zob. attn explain --help)"),
+     "attn: nieznana opcja --bogus (zob. attn explain --help)"),
     (["explain", "--fromat", "text"], {"ATTN_LANG": "ru"},
-     "attn: неизвестный параметр --fromat; может быть, --format, --matrix? (см. attn explain "
-     "--help)"),
+     "attn: неизвестный параметр --fromat; может быть, --format? (см. attn explain --help)"),
     (["explain", "-f", "nope", "--lang", "pl"], {},
      "attn: --format / -f: oczekiwano jednej z\u00a0wartości rich, text, json, otrzymano: nope "
      "(zob. attn explain --help)"),

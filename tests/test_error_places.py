@@ -40,14 +40,14 @@ def test_a_tab_says_yaml_indents_with_spaces(write: Callable[[str, str], Path]) 
 
 @pytest.mark.parametrize(("args", "line"), [
     (["--tokens", "a b c", "--embeddings", "1 0; 0 1"],
-     "--embeddings: has 2 rows, expected one per token (3)"),
+     "attn: --embeddings: has 2 rows, expected one per token (3)"),
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--mask", "1 0 1"],
-     "--mask: is 1×3, expected queries × keys = 2×2"),
+     "attn: --mask: is 1×3, expected queries × keys = 2×2"),
     (["--tokens", "a b", "--embeddings", "1,0; 0,1"],
-     '--embeddings: 1,0 could be read with a decimal comma or with commas between numbers; '
+     'attn: --embeddings: 1,0 could be read with a decimal comma or with commas between numbers; '
      'separate numbers by spaces and rows by ";", like "0,5 1; 1 0,25" or "0.5 1; 1 0.25"'),
     (["--tokens", "a b", "--embeddings", "1, 0,5; 1 1"],
-     '--embeddings: 0,5 could be read with a decimal comma or with commas between numbers; '
+     'attn: --embeddings: 0,5 could be read with a decimal comma or with commas between numbers; '
      'separate numbers by spaces and rows by ";", like "0,5 1; 1 0,25" or "0.5 1; 1 0.25"'),
 ])
 def test_the_calculator_form_names_the_option_once(args: list[str], line: str) -> None:

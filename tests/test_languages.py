@@ -127,10 +127,10 @@ BAD_MASK = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmask: causl\n"
      "attn: --precision: ожидается целое число от 0 до 12, получено: 99"),
     (["-", "--lang", "pl"], {}, BAD_MASK,
      "<stdin>:3:7: mask: oczekiwano none, causal, {window: w}, {padding: [...]} albo macierzy "
-     "zer i\u00a0jedynek, otrzymano: tekst „causl”"),
+     "zer i\u00a0jedynek, otrzymano: tekst „causl”; czy chodziło o\u00a0causal?"),
     (["-", "--lang", "ru"], {}, BAD_MASK,
      "<stdin>:3:7: mask: ожидается none, causal, {window: w}, {padding: [...]} или матрица из "
-     "нулей и\u00a0единиц, получено: текст «causl»"),
+     "нулей и\u00a0единиц, получено: текст «causl»; может быть, имелся в\u00a0виду causal?"),
     (["-", "--lang", "pl"], {}, "tokens: {a: 1}\nembeddings: [[1]]\n",
      "<stdin>:1:9: tokens: oczekiwano listy tokenów, otrzymano: mapowanie z\u00a01 kluczem"),
     (["-", "--lang", "ru"], {}, "tokens: {a: 1, b: 2}\nembeddings: [[1]]\n",

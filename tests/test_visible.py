@@ -125,3 +125,33 @@ def test_a_hidden_character_anywhere_in_a_long_document_is_escaped(where: int,
     assert RAW.search(written) is None
     assert written == body.replace(hidden, escape_char(hidden))
     assert inert_json(body).count("\\u") == (2 if hidden == "\U000e0041" else 1)
+
+
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15.1): what a
+# renderer draws nothing for, from the standard rather than from visible()'s table; with the
+# Braille blank U+2800, which draws an empty cell.
+DEFAULT_IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+                     (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+                     (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+                     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF), (0x2800, 0x2800)]
+
+
+def test_every_character_drawn_as_nothing_is_escaped() -> None:
+    missed = [hex(c) for first, last in DEFAULT_IGNORABLE for c in range(first, last + 1)
+              if visible(chr(c)) == chr(c)]
+    assert missed == []
+
+
+def test_tokens_that_look_the_same_get_labels_that_do_not() -> None:
+    tokens = ["a", "a\ufe0f", "x", "x\u034f", "y", "y\u180b", "\u3164", "\u115f", "\uffa0",
+              "\u2800", "\u00e9", "e\u0301", "ё", "е\u0308"]
+    spec = yaml.safe_dump({"tokens": tokens, "embeddings": [[1.0, 0.0]] * len(tokens)},
+                          allow_unicode=True)
+    rows = build(loads_spec(spec)).output.rows
+    assert rows == ("a", "a\\ufe0f", "x", "x\\u034f", "y", "y\\u180b", "\\u3164", "\\u115f",
+                    "\\uffa0", "\\u2800", "é", "e\\u0301", "ё", "е\\u0308")
+    assert len(set(rows)) == len(rows)
+    # a token in composed form, with a mark Unicode has no composed letter for, is left as is
+    assert build(loads_spec("tokens: [\"q\u0301\"]\nembeddings: [[1, 0]]\n")).output.rows == \
+        ("q\u0301",)

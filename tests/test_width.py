@@ -52,7 +52,7 @@ def test_no_rich_line_is_wider_than_asked(spec: Path, width: int) -> None:
 @pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
 def test_80_columns_by_default_and_the_same_lines_as_unwrapped(spec: Path) -> None:
     wrapped = run("explain", str(spec), "-f", "text", "-x", "all").stdout
-    unwrapped = run("explain", str(spec), "-f", "text", "-x", "all", "--width", "100000").stdout
+    unwrapped = run("explain", str(spec), "-f", "text", "-x", "all", "--width", "1000").stdout
     assert too_wide(wrapped, 80) == []
     assert len(too_wide(unwrapped, 80)) > 0  # there was something to wrap
     written = lambda text: [line for line in joined(text.splitlines())  # noqa: E731
@@ -74,10 +74,31 @@ def test_prose_wraps_between_words_at_the_indent() -> None:
     assert "   Softmax is taken along each row, so\n   every row of A sums to 1.\n" in out
 
 
-def test_a_width_below_40_is_refused() -> None:
-    result = run("explain", "-f", "text", "--width", "39")
+@pytest.mark.parametrize("width", ["39", "1001", "10000000"])
+def test_a_width_outside_40_to_1000_is_refused(width: str) -> None:
+    result = run("explain", "-f", "text", "--width", width)
     assert result.exit_code == 2
-    assert result.stderr == "attn: --width: expected a whole number of at least 40, found 39\n"
+    assert result.stderr == ("attn: --width: expected a whole number from 40 to 1000, found "
+                             f"{width}\n")
+
+
+def test_a_width_of_1000_lays_out_every_column_on_one_line() -> None:
+    """The widest width: a matrix of 64 columns (each `d64`-wide label and its numbers take 6
+    columns with their gap) fits in one block, under no `columns … of 64` marker."""
+    tokens = " ".join(f"t{i}" for i in range(64))
+    embeddings = "; ".join(" ".join("1" if j == i else "0" for j in range(64)) for i in range(64))
+    out = run("explain", "-f", "text", "--width", "1000", "--tokens", tokens, "--embeddings",
+              embeddings, "--full", "--steps", "embeddings", "--no-header").stdout
+    assert "of 64" not in out
+    header = next(line for line in out.splitlines() if "d64" in line)
+    assert header.split() == [f"d{j}" for j in range(1, 65)]
+
+
+def test_a_huge_columns_is_held_to_1000() -> None:
+    """$COLUMNS of 10⁹ (a terminal program's mistake) lays out at 1000 columns, at once."""
+    held = run("explain", "-f", "rich", env={"COLUMNS": "1000000000"}).stdout
+    widest = run("explain", "-f", "rich", "--width", "1000").stdout
+    assert held == widest and max(map(len, held.splitlines())) <= 1000
 
 
 # Wide and narrow characters: the measure that decides a break is the terminal's.

@@ -19,12 +19,10 @@ import numpy as np
 
 from attncli.arithmetic import elision
 from attncli.errors import UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Msg, suggesting
 from attncli.model import HeadResult, Step, Walkthrough
+from attncli.spec.view import CELL_STEPS, EXPANDABLE, ROW_STEPS
 
-CELL_STEPS = ("projections", "scores", "scaled", "out_projection")  # one line per cell
-ROW_STEPS = ("weights", "output", "tile", "tiled_output")  # a row is written out at once
-EXPANDABLE = CELL_STEPS + ROW_STEPS
 SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
 OPTION = "--expand"
 
@@ -59,8 +57,9 @@ def parse_cell(option: str) -> tuple[str, Cell]:
         raise UsageError(Msg.of("{option}: expected auto, all, none, shown or STEP:ROW[,COLUMN], "
                                 "found {found}", option=OPTION, found=option))
     if step not in EXPANDABLE:
-        raise UsageError(Msg.of("{option}: cannot write out {found}; expected one of {known}",
-                                option=OPTION, found=step, known=", ".join(EXPANDABLE)))
+        raise UsageError(suggesting(Msg.of(
+            "{option}: cannot write out {found}; expected one of {known}", option=OPTION,
+            found=step, known=", ".join(EXPANDABLE)), step, EXPANDABLE))
     row, comma, column = (part.strip() for part in where.partition(","))
     if comma and not column:
         raise UsageError(Msg.of("{option}: expected a column after the comma in {found}",

@@ -9,8 +9,9 @@ is checked at.
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
 from attncli.errors import Location, SpecError
@@ -18,12 +19,15 @@ from attncli.i18n import Msg
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.source import Node, parse, read_text
 
-# What a person may write for a hidden score or an undefined weight, besides plain numbers.
+# What a person may write for a hidden score, besides plain numbers.
 _SPECIAL = {"-inf": float("-inf"), "−∞": float("-inf"), "-∞": float("-inf"), "-.inf": float("-inf"),
-            "inf": float("inf"), "∞": float("inf"), ".inf": float("inf"),
-            "nan": float("nan"), ".nan": float("nan")}
+            "inf": float("inf"), "∞": float("inf"), ".inf": float("inf")}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?").fullmatch
 FILE_SUFFIXES = (".yaml", ".yml", ".json")
+# No walkthrough holds NaN, so a NaN written is bad input (as in a JSON answer file), never a
+# wrong number; more decimals than a float carries, or a number no float holds, is too.
+MAX_DECIMALS = 15
+STEP_OPTION, HEAD_OPTION = Location("--step"), Location("--head")
 EXAMPLE = '"weights: [[1, 0], [0.35, 0.65]]"'  # a spec key, never translated
 
 
@@ -44,6 +48,9 @@ class Answer:
     cells: tuple[tuple[Written, ...], ...]  # (rows, columns)
     where: Location
     head: int | None = None  # 1-based; None: not said
+    # where the step and the head were named: the options, or the keys of an answer file
+    step_where: Location = STEP_OPTION
+    head_where: Location = HEAD_OPTION
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -62,14 +69,29 @@ def written(text: str, where: Location) -> Written:
     if special is not None:
         return Written(text.strip(), special, 0)
     if not _NUMBER(word):
-        raise SpecError(Msg.of("expected a number, found {found}", found=text.strip()), where)
+        raise SpecError(Msg.of("expected a number, found {found}", found=quoted(text)), where)
     try:
         exact = Decimal(word)
     except InvalidOperation:  # pragma: no cover - the pattern admits only what Decimal reads
         raise SpecError(Msg.of("expected a number, found {found}", found=word), where) from None
     exponent = exact.as_tuple().exponent
     assert isinstance(exponent, int)
-    return Written(word, float(exact), max(0, -exponent))
+    if -exponent > MAX_DECIMALS:  # 1e-999999999 has 999,999,999 decimals to round to
+        raise SpecError(Msg.plural_of(
+            "{found} has {count} decimal; an answer is checked to at most {limit}",
+            "{found} has {count} decimals; an answer is checked to at most {limit}", -exponent,
+            found=quoted(word), limit=MAX_DECIMALS), where)
+    value = float(exact)
+    if math.isinf(value):
+        raise SpecError(Msg.of("{found} is larger than any number attn computes with (about "
+                               "1.8e308)", found=quoted(word)), where)
+    return Written(word, value, max(0, -exponent))
+
+
+def quoted(text: str) -> str:
+    """`text` as a message quotes it: at most 40 characters, … where it is cut."""
+    text = text.strip()
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def from_text(text: str, step: str, where: Location, head: int | None = None) -> Answer:
@@ -97,17 +119,17 @@ def from_file(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[Answer, ..
     if not isinstance(root.value, dict) or not root.value:
         raise SpecError(Msg.of("expected a mapping of step ids to matrices, like {example}",
                                example=EXAMPLE), root.where)
-    head = None
+    head, head_where = None, HEAD_OPTION
     answers = []
     for key, node in root.value.items():
         if key == "head":
-            head = _head(node)
+            head, head_where = _head(node), node.where
             continue
-        answers.append(_matrix(node, key))
+        answers.append(replace(_matrix(node, key), step_where=root.keys.get(key, node.where)))
     if not answers:
         raise SpecError(Msg.of("expected a mapping of step ids to matrices, like {example}",
                                example=EXAMPLE), root.where)
-    return tuple(Answer(a.step, a.cells, a.where, head) for a in answers)
+    return tuple(replace(a, head=head, head_where=head_where) for a in answers)
 
 
 def _head(node: Node) -> int:

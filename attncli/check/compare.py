@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from attncli.arithmetic.handcalc import written as half_up
 from attncli.check.answer import Answer, Written
 from attncli.check.slips import CATALOGUE, Situation
-from attncli.errors import AttnError, SpecError, UsageError
-from attncli.i18n import Msg
+from attncli.errors import AttnError, Location, SpecError
+from attncli.i18n import Msg, suggesting
 from attncli.model import Matrix, Walkthrough
 from attncli.spec.model import Spec
 from attncli.steps.build import compute
@@ -81,16 +81,14 @@ def which_head(spec: Spec, answer: Answer, head: int | None) -> int | None:
     """The 1-based head the answer is for, None with a single head; UsageError when unsaid."""
     count = len(spec.heads)
     chosen = answer.head if answer.head is not None else head
-    if count == 1:
-        if chosen not in (None, 1):
-            raise UsageError(Msg.of("--head: expected a head from 1 to {last}, found {found}",
-                                    last=count, found=chosen or 0))
+    if count == 1 and chosen in (None, 1):
         return None
     if chosen is None:
         return None  # a step of the whole layer (concat, out_projection) needs none
     if not 1 <= chosen <= count:
-        raise UsageError(Msg.of("--head: expected a head from 1 to {last}, found {found}",
-                                last=count, found=chosen))
+        where = answer.head_where if answer.head is not None else Location("--head")
+        raise SpecError(Msg.of("expected a head from 1 to {last}, found {found}", last=count,
+                               found=chosen), where)
     return chosen
 
 
@@ -105,8 +103,9 @@ def target(walkthrough: Walkthrough, answer: Answer, head: int | None) -> tuple[
                 "in the answer file",
                 "{step} belongs to one head; the spec has {count}: say which with --head or head: "
                 "in the answer file", len(walkthrough.heads), step=answer.step), answer.where)
-        raise UsageError(Msg.of("--step: unknown step {found}; expected one of {known}",
-                                found=answer.step, known=", ".join(known)))
+        raise SpecError(suggesting(Msg.of("unknown step {found}; expected one of {known}",
+                                          found=answer.step, known=", ".join(known)),
+                                   answer.step, known), answer.step_where)
     index, matrix = found
     if matrix.shape != answer.shape:
         raise SpecError(Msg.of("{symbol} is {rows} × {columns} (rows {row_names}); the answer is "

@@ -21,7 +21,7 @@ import numpy as np
 
 from attncli.arithmetic import elision
 from attncli.errors import UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Msg, suggesting
 from attncli.model import (
     Difference,
     Exp,
@@ -79,13 +79,17 @@ def candidates(walkthrough: Walkthrough, steps: Sequence[str] | None,
 def choose(walkthrough: Walkthrough, steps: Sequence[str] | None, count: int | None,
            seed: int, full: bool = False) -> list[tuple[int, int, int, int]]:
     """The cells to blank: all of the chosen steps', or `count` of them drawn with `seed`."""
+    if seed < 0:  # NumPy's generator takes none
+        raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                "{value}", option="--seed", low=0, value=seed))
     if steps is not None:
         known = {step.id for step in walkthrough.steps}
         for step_id in steps:
             if step_id not in known:
-                raise UsageError(Msg.of("--blank: unknown step {found}; expected one of {known}",
-                                        found=step_id, known=", ".join(dict.fromkeys(
-                                            s.id for s in walkthrough.steps))))
+                ids = list(dict.fromkeys(s.id for s in walkthrough.steps))
+                raise UsageError(suggesting(Msg.of(
+                    "--blank: unknown step {found}; expected one of {known}", found=step_id,
+                    known=", ".join(ids)), step_id, ids))
     pool = candidates(walkthrough, steps, full)
     if count is None:
         return pool

@@ -35,9 +35,8 @@ def check(
     step: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option("--step", "-s", show_default=False,
-                     help=N_("The step your matrix is for: Q, K, V, scores, scaled, masked, "
-                     "weights, output, concat, out_projection ... (needed with a matrix typed "
-                     "in; with a file, only this step is checked).")),
+                     help=N_("The step your matrix is for: {answer_steps} (needed with a matrix "
+                     "typed in; with a file, only this step is checked).")),
     ] = None,
     head: Annotated[
         Optional[int],  # noqa: UP045

@@ -21,7 +21,6 @@ from attncli.cli.inputs import (
     loading,
 )
 from attncli.cli.options import (
-    MIN_WIDTH,
     AllowOutsideOpt,
     BackwardOpt,
     DebugOpt,
@@ -50,8 +49,8 @@ from attncli.cli.options import (
 )
 from attncli.cli.running import run
 from attncli.errors import UsageError
-from attncli.i18n import N_, Msg
-from attncli.render import ELIDING
+from attncli.i18n import N_
+from attncli.render import ELIDING, MAX_WIDTH, MIN_WIDTH, width_problem
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.view import Inline, View
 
@@ -68,17 +67,16 @@ def output_width(width: int | None, rich: bool) -> int:
     """Columns to fit: --width; on a terminal its width ($COLUMNS first); the rich view piped,
     $COLUMNS when set; else 80, so that text in a file is the same on every machine."""
     if width is not None:
-        if width < MIN_WIDTH:
-            raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
-                                    "{value}", option="--width", low=MIN_WIDTH, value=width))
+        if not MIN_WIDTH <= width <= MAX_WIDTH:
+            raise UsageError(width_problem("--width", width))
         return width
     if sys.stdout is not None and sys.stdout.isatty():
         import shutil
 
-        return max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns)
+        return min(MAX_WIDTH, max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns))
     columns = os.environ.get("COLUMNS", "").strip()
-    if rich and columns.isdigit():
-        return max(MIN_WIDTH, int(columns))
+    if rich and columns.isdigit():  # what the environment says is held to what attn lays out
+        return min(MAX_WIDTH, max(MIN_WIDTH, int(columns) if len(columns) < 7 else MAX_WIDTH))
     return 80
 
 

@@ -16,7 +16,6 @@ has no mapping for says so in the user's language and names Click.
 from __future__ import annotations
 
 import ast
-import difflib
 import os
 import re
 import sys
@@ -33,10 +32,11 @@ from typer._click.core import Context
 from typer._types import TyperChoice
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
-from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, translate
+from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, suggesting, translate
+from attncli.i18n.suggest import closest
 from attncli.i18n.typography import typeset
 from attncli.i18n.visible import visible
-from attncli.spec.view import STEP_IDS
+from attncli.spec.view import EXPANDABLE, STEP_IDS
 
 EXIT_USAGE = 2
 
@@ -50,7 +50,10 @@ _HELP_OPTION = N_("Show this message and exit.")
 # the placeholders Click writes for an option's value, by type
 _METAVARS = {"<int>": N_("<int>"), "<str>": N_("<str>"), "<float>": N_("<float>")}
 # what a help text names by a field, so that the catalog holds the sentence once
-HELP_FIELDS = {"{steps}": ", ".join(STEP_IDS)}
+# Every value a closed option accepts, listed in its help from the tuple that checks it
+HELP_FIELDS = {"{steps}": ", ".join(STEP_IDS), "{expandable}": ", ".join(EXPANDABLE),
+               "{answer_steps}": ", ".join(answer for step in STEP_IDS for answer in (
+                   ("Q", "K", "V") if step == "projections" else (step,)))}
 _DEFAULT = re.compile(r"\[default: (?P<value>[^\]]*)\]")
 _REQUIRED = "[required]"
 
@@ -177,9 +180,12 @@ def usage_message(error: errors.UsageError) -> Msg:
     ctx = error.ctx
     if isinstance(error, errors.NoSuchOption):
         option = printable(error.option_name)
-        if error.possibilities:
+        known = [name for param in (ctx.command.params if ctx is not None else ())
+                 for name in (*param.opts, *param.secondary_opts) if name.startswith("--")]
+        close = closest(option, [*known, "--help"])
+        if close:
             return Msg.of("unknown option {option}; did you mean {options}?", option=option,
-                          options=", ".join(sorted(error.possibilities)))
+                          options=close)
         return Msg.of("unknown option {option}", option=option)
     if isinstance(error, errors.BadOptionUsage):
         option = printable(error.option_name)
@@ -203,10 +209,10 @@ def usage_message(error: errors.UsageError) -> Msg:
     if command and ctx is not None and isinstance(ctx.command, TyperGroup):
         name = printable(ast.literal_eval(command.group("name")))
         known = list(ctx.command.commands)
-        close = difflib.get_close_matches(name, known)
+        close = closest(name, known)
         if close:
             return Msg.of("unknown command {name}; did you mean {names}?", name=name,
-                          names=", ".join(close))
+                          names=close)
         return Msg.of("unknown command {name}; expected one of {known}", name=name,
                       known=", ".join(known))
     if error.message.startswith("Missing command") and ctx is not None \
@@ -221,8 +227,10 @@ def _bad_value(error: errors.BadParameter, param: click.Parameter) -> Msg:
     value = _quoted_value(error.message)
     kind = param.type
     if value is not None and isinstance(kind, TyperChoice):
-        return Msg.of("{option}: expected one of {choices}, found {found}", option=name,
-                      choices=", ".join(map(str, kind.choices)), found=value)
+        choices = [str(c) for c in kind.choices]
+        return suggesting(Msg.of("{option}: expected one of {choices}, found {found}",
+                                 option=name, choices=", ".join(choices), found=value),
+                          value, choices)
     if value is not None and isinstance(kind, types.IntParamType):
         return Msg.of("{option}: expected a whole number, found {found}", option=name,
                       found=value)

@@ -63,9 +63,7 @@ ExpandOpt = Annotated[
                  help=N_("Cells to write out with their numbers: auto (one row per step on a small "
                  "spec), all, none, shown (every cell shown: all but the middle of a large "
                  "matrix; --html's default), STEP:ROW or STEP:ROW,COLUMN (e.g. "
-                 "`scores:chases,mouse`); "
-                 "STEP is `projections`, `scores`, `scaled`, `weights`, `output` or "
-                 "`out_projection`. Repeatable.")),
+                 "`scores:chases,mouse`); STEP is one of {expandable}. Repeatable.")),
 ]
 RoundOpt = Annotated[
     Optional[bool],  # noqa: UP045
@@ -110,10 +108,9 @@ MatrixOpt = Annotated[
 WidthOpt = Annotated[
     Optional[int],  # noqa: UP045
     typer.Option("--width", show_default=False,
-                 help=N_("Columns to fit, at least 40 (default: 80; rich and text on a terminal: "
-                 "its width; rich piped: $COLUMNS when set).")),
+                 help=N_("Columns to fit, from 40 to 1000 (default: 80; rich and text on a "
+                 "terminal: its width; rich piped: $COLUMNS when set; either held to 1000).")),
 ]
-MIN_WIDTH = 40
 FullOpt = Annotated[
     bool, typer.Option("--full", help=N_("Show every row and column of a large matrix and every "
                        "term of a long sum, instead of eliding the middle; on a large spec the "

@@ -9,16 +9,27 @@ from collections.abc import Callable, Iterable
 import typer
 
 from attncli.cli.streams import echo_error, terminable, write_stdout
-from attncli.errors import AttnError
+from attncli.errors import AttnError, Location
 from attncli.i18n import DEFAULT_LANG, Msg, translate
 
 INTERNAL_ERROR = 3
 
 
 def fail(error: AttnError, lang: str) -> None:
-    """Print one line for `error` on stderr: where, then what was expected and found."""
-    where = error.where.prefix() + ": " if error.where is not None else "attn: "
-    echo_error(where + translate(error.message, lang))
+    """Print one line for `error` on stderr: where, then what was expected and found.
+
+    The one prefix rule (docs/limits.md): a problem in a file starts with where it is
+    (`spec.yaml:2:13: `, or `spec.yaml: ` for the whole file); any other with `attn: `, then
+    the option it is about, if one (`attn: --answer: `)."""
+    echo_error(prefix(error.where) + translate(error.message, lang))
+
+
+def prefix(where: Location | None) -> str:
+    if where is None:
+        return "attn: "
+    if where.source.startswith("-") and where.line is None:  # an option, not a file
+        return "attn: " + where.prefix() + ": "
+    return where.prefix() + ": "
 
 
 def say(message: Msg, lang: str) -> None:

@@ -7,12 +7,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from attncli.cli.inputs import language, languages, loading
+from attncli.cli.inputs import language, languages, load_walkthrough, loading
 from attncli.cli.options import AllowOutsideOpt, DebugOpt, MaxCellsOpt, MessagesLangOpt
 from attncli.cli.running import fail, run, say
 from attncli.errors import AttnError, SpecError
 from attncli.i18n import N_, Msg
 from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.view import Inline, View
 
 app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
 
@@ -39,14 +40,11 @@ def validate(
 
     def action() -> str:
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
-        from attncli.spec import load_spec
-        from attncli.steps.build import build
-
         reading = loading(allow_outside, max_cells)
         broken = 0
         for spec in specs:
-            try:
-                build(load_spec(spec, **vars(reading)))
+            try:  # what `attn explain --format text` makes of it, without writing it out
+                load_walkthrough(spec, Inline(), View(summary=True), reading)
             except AttnError as error:
                 broken += 1
                 fail(error, lang)

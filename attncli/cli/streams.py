@@ -7,11 +7,14 @@ Ctrl-C.
 
 from __future__ import annotations
 
+import io
 import os
+import select
 import signal
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
+from typing import TextIO
 
 import typer
 
@@ -70,7 +73,7 @@ def write_stdout(text: str | Iterable[str]) -> None:
         if sys.stdout is None:
             raise OSError(9, os.strerror(9))
         for piece in (text,) if isinstance(text, str) else text:
-            sys.stdout.write(piece)
+            _write(sys.stdout, piece)
         sys.stdout.flush()
     except (OSError, ValueError) as error:
         # nothing more may reach the broken stdout, not even Python's flush on exit
@@ -83,3 +86,21 @@ def write_stdout(text: str | Iterable[str]) -> None:
         raise UsageError(Msg.of("cannot write to standard output: {reason}",
                                 reason=reason)) from None
 
+
+def _write(out: TextIO, piece: str) -> None:
+    """`piece` on `out`, every byte of it. Unbuffered (PYTHONUNBUFFERED, python -u), a text
+    stream hands its bytes to the descriptor once and drops what a short write leaves (a reader
+    that goes away in the middle): they are written here until the descriptor takes them all
+    or says why not."""
+    raw = getattr(out, "buffer", None)
+    if not isinstance(raw, io.RawIOBase):
+        out.write(piece)
+        return
+    out.flush()
+    data = memoryview(piece.encode(out.encoding, out.errors or "strict"))
+    while data:
+        written = raw.write(data)
+        if written is None:  # a descriptor set non-blocking by someone else: wait for room
+            select.select([], [raw], [])
+            continue
+        data = data[written:]

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import gettext
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Union
+
+from attncli.i18n.suggest import closest
 
 LANGUAGES = ("en", "pl", "ru")
 DEFAULT_LANG = "en"
@@ -65,6 +67,13 @@ def N_(msgid: str) -> str:
 def split_languages(text: str) -> list[str]:
     """The codes of a comma list such as `pl, EN`, lower-cased, in order, unchecked."""
     return [code.strip().lower() for code in text.split(",")]
+
+
+def suggesting(message: Msg, word: str, known: Iterable[str]) -> Msg:
+    """`message`, then `; did you mean X?` when `word` is close to one of `known` (suggest.py)."""
+    close = closest(word, known)
+    return message if close is None else Msg.of("{problem}; did you mean {suggestion}?",
+                                                 problem=message, suggestion=close)
 
 
 def first_known(*texts: str | None) -> str:

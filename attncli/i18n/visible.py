@@ -19,6 +19,7 @@ Escapes read as in Python and JSON: `\\n`, `\\r`, `\\t`, `\\xHH` below U+0100, `
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -26,15 +27,21 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # Cc (C0, DEL, C1), Cf (format: zero-width, bidi, soft hyphen, BOM ...), Cs (lone surrogates),
 # Zl/Zp (line and paragraph separators), and the noncharacters U+FDD0-U+FDEF and U+xFFFE/U+xFFFF
 # of every plane, which XML forbids or a viewer may drop.
+# Then the characters that draw nothing, or a blank, yet are letters or marks to Unicode: the
+# combining grapheme joiner U+034F, the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), the
+# Khmer inherent vowels U+17B4-U+17B5, the Mongolian variation selectors U+180B-U+180F, the
+# Braille blank U+2800 and the variation selectors U+FE00-U+FE0F (U+E0100-U+E01EF below): `a` and
+# `a` + U+FE0F are two tokens that would print as one.
 _HIDDEN_RANGES = (
-    "\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
     "\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufdd0-\ufdef\ufeff\ufff0-\ufffb\ufffe\uffff"
     "\ud800-\udfff"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0"
 )
 _ASTRAL_NONCHARACTERS = "".join(f"{chr(plane * 0x10000 + 0xFFFE)}-{chr(plane * 0x10000 + 0xFFFF)}"
                                 for plane in range(1, 17))
 _OTHER_HIDDEN = (f"{_ASTRAL_NONCHARACTERS}\U000110bd\U000110cd\U00013430-\U0001343f"
-                 "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001-\U000e007f")
+                 "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
 HIDDEN = re.compile(f"[{_HIDDEN_RANGES}{_OTHER_HIDDEN}]")
 # The same but the line break, which a document keeps: one pass over a whole document.
 _BUT_LINE_BREAK = _HIDDEN_RANGES.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f", 1)
@@ -80,6 +87,16 @@ def visible(text: str) -> str:
     if HIDDEN.search(text) is None:
         return text
     return HIDDEN.sub(lambda found: escape_char(found.group()), text)
+
+
+def visible_label(text: str) -> str:
+    """`visible`, and for a token not in Unicode's composed form (NFC) its combining marks too:
+    `e` + U+0301 is written `e\\u0301`, so it is not taken for the token `é` (U+00E9), which
+    looks the same."""
+    shown = visible(text)
+    if shown.isascii() or unicodedata.is_normalized("NFC", text):
+        return shown
+    return "".join(escape_char(char) if unicodedata.combining(char) else char for char in shown)
 
 
 def visible_lines(text: str) -> str:

@@ -10,11 +10,17 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from attncli.errors import UsageError
-from attncli.i18n import DEFAULT_LANG, Msg
+from attncli.i18n import DEFAULT_LANG, Msg, suggesting
 from attncli.spec.view import parse_languages
 
 if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must stay light
     from attncli.model import Walkthrough
+
+
+# Columns a text or terminal document fits: below 40 a matrix is mostly its labels; above 1,000
+# no screen shows it, and laying out a line costs its width (a width of 10⁹ asked of $COLUMNS
+# once took minutes and gigabytes), so a width is held to these before anything is laid out.
+MIN_WIDTH, MAX_WIDTH = 40, 1000
 
 
 @dataclass(frozen=True)
@@ -86,9 +92,14 @@ def file_formats() -> tuple[str, ...]:
 
 def _module(fmt: str) -> ModuleType:
     if fmt not in FORMATS:
-        raise UsageError(Msg.of("unknown format {fmt}; expected one of {known}",
-                                fmt=fmt, known=", ".join(FORMATS)))
+        raise UsageError(suggesting(Msg.of("unknown format {fmt}; expected one of {known}",
+                                           fmt=fmt, known=", ".join(FORMATS)), fmt, FORMATS))
     return import_module(FORMATS[fmt])
+
+
+def width_problem(option: str, width: int) -> Msg:
+    return Msg.of("{option}: expected a whole number from {low} to {high}, found {value}",
+                  option=option, low=MIN_WIDTH, high=MAX_WIDTH, value=width)
 
 
 def render(walkthrough: Walkthrough, format: str = "text",
@@ -111,6 +122,8 @@ def stream(walkthrough: Walkthrough, format: str = "text",
     module = _module(format)
     options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor, **options}
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
+    if not MIN_WIDTH <= base.width <= MAX_WIDTH:
+        raise UsageError(width_problem("width", base.width))
     if len(langs) == 1:
         one: Streamer = getattr(module, "stream", None) or _whole(module.render)
         pieces = one(walkthrough, base)

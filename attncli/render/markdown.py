@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.errors import UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Msg, suggesting
 from attncli.i18n.visible import inert_markdown_math
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions, md_math
@@ -65,8 +65,9 @@ def stream_document(walkthrough: Walkthrough, options: RenderOptions,
                     langs: Sequence[str]) -> Iterator[str]:
     """`document` line by line, each line as it is made."""
     if options.md_flavor not in FLAVORS:
-        raise UsageError(Msg.of("unknown Markdown flavor {flavor}; expected one of {known}",
-                                flavor=options.md_flavor, known=", ".join(FLAVORS)))
+        raise UsageError(suggesting(Msg.of(
+            "unknown Markdown flavor {flavor}; expected one of {known}",
+            flavor=options.md_flavor, known=", ".join(FLAVORS)), options.md_flavor, FLAVORS))
     first = True
     if options.front_matter:
         yield front_matter(walkthrough, options, langs)

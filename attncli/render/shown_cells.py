@@ -46,12 +46,23 @@ class ShownCells:
         return [[at(i, j) for j in self.columns] for i in self.rows]
 
     def split(self, blocks: list[range]) -> list[range]:
-        """Column `blocks` that fit a page; when an elided matrix needs two, it is split at its
-        mark (`d1 … d4 ⋯` and `d61 … d64`), so no block's range of labels runs across the gap."""
-        if len(blocks) != 2 or None not in self.columns:
+        """Column `blocks` that fit a page; an elided matrix's are cut at its mark (`d1 … d4 ⋯`
+        and `d61 … d64`), so no block's range of labels runs across the gap, and the mark stays
+        with the columns before it, never a block of its own (long labels: one column a block)."""
+        if None not in self.columns:
             return blocks
         mark = self.columns.index(None)
-        return [range(mark + 1), range(mark + 1, len(self.columns))]
+        if len(blocks) == 2:
+            return [range(mark + 1), range(mark + 1, len(self.columns))]
+        cut = [part for block in blocks
+               for part in (range(block.start, min(block.stop, mark + 1)),
+                            range(max(block.start, mark + 1), block.stop)) if part]
+        alone = cut.index(range(mark, mark + 1)) if range(mark, mark + 1) in cut else None
+        if alone is not None and len(cut) > 1:
+            other = alone - 1 if alone > 0 else alone + 1
+            first, second = sorted((alone, other))
+            cut[first:second + 1] = [range(cut[first].start, cut[second].stop)]
+        return cut
 
 
 def cell_texts(matrix: Matrix, number: Callable[[float], str], box: str,

@@ -22,6 +22,7 @@ reader does not, so a TOML error names the key path alone, except for malformed 
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import string
@@ -36,6 +37,7 @@ from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.render import EXTENSIONS, file_formats
 from attncli.snippets.rules import check_output
+from attncli.snippets.toml_depth import check_depth, too_deep
 from attncli.spec.limits import MIN_BYTES
 from attncli.spec.source import Node, decode, parse
 from attncli.spec.values import (
@@ -149,8 +151,11 @@ def load_manifest(path: Path) -> Manifest:
 
 def toml_tree(name: str, content: str) -> Node:
     """The TOML document as a Node tree whose locations carry the key path (no line:column)."""
+    check_depth(name, content)
     try:
         document = tomllib.loads(content)
+    except RecursionError:  # pragma: no cover - check_depth refuses such nesting first
+        raise SpecError(too_deep(), Location(name)) from None
     except tomllib.TOMLDecodeError as exc:
         line, column = toml_position(str(exc))
         problem = re.sub(r"\s*\(at .*\)$", "", str(exc))
@@ -240,8 +245,10 @@ def template(node: Node) -> str:
              found=written, problem=str(exc))
     for _, field, spec, conversion in fields:
         if field is not None and (field not in PLACEHOLDERS or spec or conversion):
+            as_written = field + ("!" + conversion if conversion else "") + (
+                ":" + spec if spec else "")  # {name!r} is named so, not as {name}
             fail(node, "unknown placeholder {{{field}}}; expected one of {known}",
-                 field=field, known=", ".join("{" + p + "}" for p in PLACEHOLDERS))
+                 field=as_written, known=", ".join("{" + p + "}" for p in PLACEHOLDERS))
     return written
 
 
@@ -279,8 +286,12 @@ def expand(pattern: Pattern, root: Path) -> list[Path]:
 
 
 def inside(real_root: Path, path: Path) -> Path:
-    """The resolved `path`; NotRegular if it leads outside `real_root` (through `..` or a link)."""
-    real = path.resolve()
+    """The resolved `path`; NotRegular if it leads outside `real_root` (through `..` or a link)
+    or into a loop of links."""
+    try:
+        real = path.resolve()
+    except RuntimeError:  # Python before 3.13 says so of a loop of links
+        raise NotRegular(os_problem(OSError(errno.ELOOP, os.strerror(errno.ELOOP)))) from None
     if not real.is_relative_to(real_root):
         raise NotRegular(Msg.of("this path leads outside the manifest's folder; attn snippets "
                                 "reads and writes only files inside it"))

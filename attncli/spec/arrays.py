@@ -136,21 +136,29 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
     {file: model.safetensors, key: NAME, rows: ..., columns: ...} (attncli.spec.selection)."""
     name_node = node.get("file")
     name = text(name_node) if name_node is not None else ""
+    charged = False
+
+    def charge(at: Node, shape: tuple[int, ...]) -> None:
+        nonlocal charged
+        files.budget.charge(at, shape)
+        charged = True
+
     if is_checkpoint(name):
         keys = check_keys(node, CHECKPOINT_KEYS)
         values = checkpoint_values(keys, name, files.folder, files.token_ids or None,
-                                   files.budget.max_cells, files.allow_outside)
+                                   files.budget.max_cells, files.allow_outside, charge)
     else:
         keys = check_keys(node, FILE_KEYS)
         key = optional(keys, "key", text, None)
         try:
             values = load_array(resolve(files.folder, name, files.allow_outside), name, key,
-                                files.budget.max_cells)
+                                files.budget.max_cells, lambda shape: charge(keys["file"], shape))
         except FileProblem as problem:
             raise SpecError(Msg.of("{path}: {problem}", path=keys["file"].where.path,
                                    problem=problem.message), keys["file"].where) from None
     name_node = keys["file"]  # present: that is how the caller told a file from a matrix
-    files.budget.charge(name_node, values.shape)
+    if not charged:  # a CSV file: counted as it was read, charged now
+        files.budget.charge(name_node, values.shape)
     if ndim == 1 and values.ndim == 2 and values.shape[0] == 1:
         values = values[0]  # a CSV file of one line: (1, d) -> (d,)
     if values.ndim != ndim:

@@ -41,33 +41,47 @@ class Tensor:
     shape: tuple[int, ...]
     dtype: str
 
-    def read(self, rows: Sequence[int] | None, max_cells: int) -> np.ndarray:
-        """The tensor (its `rows` only, when given) as float64; the cells are counted first."""
-        width = math.prod(self.shape[1:])
-        chosen = list(rows) if rows is not None else list(range(self.shape[0] if self.shape
-                                                                else 1))
-        if len(chosen) * width > max_cells:
+    def read(self, rows: Sequence[int] | None, max_cells: int,
+             columns: Sequence[int] | None = None) -> np.ndarray:
+        """The tensor (its `rows` and `columns` only, when given) as float64. The cells are
+        counted first, as the slice they are; from each chosen row only the bytes from its first
+        to its last chosen column are read, and a row chosen twice is read once."""
+        width = math.prod(self.shape[1:]) if len(self.shape) > 1 else (
+            self.shape[0] if self.shape else 1)
+        count = (self.shape[0] if self.shape else 1) if rows is None else len(rows)
+        if len(self.shape) < 2:  # a vector: its entries are the columns of one row
+            rows, count = [0], 1
+        chosen = list(range(count)) if rows is None else list(rows)
+        shown = width if columns is None else len(columns)
+        if count * shown > max_cells:
             raise FileProblem(Msg.plural_of(
                 "{name}: the selection holds {count} number; the limit is {limit}, which {option} "
                 "sets",
                 "{name}: the selection holds {count} numbers; the limit is {limit}, which {option} "
-                "sets", len(chosen) * width, name=self.name, limit=max_cells, option=LIMIT_HINT))
+                "sets", count * shown, name=self.name, limit=max_cells, option=LIMIT_HINT))
         item = np.dtype(DTYPES[self.dtype])
-        row_bytes = width * item.itemsize
-        parts = []
+        first, last = (0, width - 1) if columns is None else (min(columns), max(columns))
+        picked = None if columns is None else np.asarray(columns, dtype=np.intp) - first
+        span = (last - first + 1) * item.itemsize  # bytes read from each row
+        distinct = sorted(set(chosen))
+        values: dict[int, np.ndarray] = {}
         with open(self.path, "rb") as file:
-            for row in chosen:
-                file.seek(self.start + row * row_bytes)
-                data = file.read(row_bytes)
-                if len(data) != row_bytes:
+            for row in distinct:
+                file.seek(self.start + (row * width + first) * item.itemsize)
+                data = file.read(span)
+                if len(data) != span:
                     raise FileProblem(Msg.of("{name}: the file ends before the tensor's data",
                                              name=self.name))
-                parts.append(np.frombuffer(data, dtype=item))  # (width,)
-        raw = np.concatenate(parts) if parts else np.zeros(0, dtype=item)  # (rows * width,)
+                part = np.frombuffer(data, dtype=item)  # (last - first + 1,)
+                values[row] = part if picked is None else part[picked]  # (shown,)
+        raw = (np.concatenate([values[row] for row in chosen]) if chosen
+               else np.zeros(0, dtype=item))  # (count * shown,)
         if self.dtype == "BF16":  # bfloat16 is the upper 16 bits of a float32
             raw = (raw.astype(np.uint32) << 16).view(np.float32)
-        shape = (len(chosen), *self.shape[1:]) if self.shape else ()
-        return _as_float(raw.reshape(shape), self.name)
+        if len(self.shape) < 2:
+            return _as_float(raw.reshape((shown,) if self.shape else ()), self.name)
+        return _as_float(raw.reshape((count, shown) if len(self.shape) == 2 else
+                                     (count, *self.shape[1:])), self.name)
 
 
 def open_tensor(path: Path, name: str, key: str | None, max_cells: int,

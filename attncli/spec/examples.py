@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
+from attncli.i18n.suggest import closest
 
 DEFAULT_EXAMPLE = "cat_chases_mouse"
 
@@ -31,10 +31,10 @@ def example_text(name: str) -> str:
     """The spec of the example `name`, as written (comments included), to copy and edit."""
     names = example_names()
     if name not in names:
-        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        close = closest(name, names)
         if close:
             raise UsageError(Msg.of("no example named {name}; did you mean {suggestion}?",
-                                    name=name, suggestion=close[0]))
+                                    name=name, suggestion=close))
         raise UsageError(Msg.of("no example named {name}; run attn examples to list them",
                                 name=name))
     return example_path(name).read_text(encoding="utf-8")

@@ -11,8 +11,9 @@ import array
 import math
 import os
 import struct
+import tokenize
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -85,12 +86,14 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
 
 
 def load_array(path: Path, name: str, key: str | None,
-               max_cells: int = DEFAULT_MAX_CELLS) -> np.ndarray:
+               max_cells: int = DEFAULT_MAX_CELLS,
+               charge: Callable[[tuple[int, ...]], None] | None = None) -> np.ndarray:
     """The numbers in the file at `path`, as float64 (any dimension; the caller checks it).
 
     A NumPy file's header is read first: an array of objects (pickled data), of other than real
-    numbers, or of more than `max_cells` numbers is refused before its data is read; a .csv file
-    is measured in bytes before it is read."""
+    numbers, or of more than `max_cells` numbers is refused before its data is read, and its
+    shape is given to `charge` (the spec's count of cells so far) before its data is read; a .csv
+    file is measured in bytes before it is read."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise FileProblem(Msg.of("{name}: expected a .npy, .npz or .csv file", name=name))
@@ -102,10 +105,12 @@ def load_array(path: Path, name: str, key: str | None,
         if suffix == ".csv":
             array = _from_csv(path, name, max_cells)
         elif suffix == ".npz":
-            array = _from_npz(path, name, key, max_cells)
+            array = _from_npz(path, name, key, max_cells, charge)
         else:
             with open(path, "rb") as file:
-                _check_header(file, name, max_cells)
+                shape = _check_header(file, name, max_cells)
+            if charge is not None:
+                charge(shape)
             array = np.load(path, allow_pickle=False)
     except FileProblem:
         raise
@@ -151,10 +156,7 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
                                         "{option} sets", "{name} has {count} bytes; the limit "
                                         "is {limit}, which {option} sets", size, name=name,
                                         limit=byte_count(limit), option=LIMIT_HINT))
-    with open(path, "rb") as raw:  # counted first, at C speed: cells <= commas + line breaks + 1
-        separators = sum(chunk.count(b",") + chunk.count(b"\n")
-                         for chunk in iter(lambda: raw.read(1 << 20), b""))
-    if separators + 1 > max_cells:
+    if most_cells(path) > max_cells:
         raise FileProblem(more_numbers(name, max_cells))
     cells = array.array("d")
     width: int | None = None
@@ -178,6 +180,21 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
     return np.frombuffer(cells, dtype=np.float64).reshape(rows, width or 0)  # (rows, width)
 
 
+def most_cells(path: Path) -> int:
+    """An upper bound of the cells of a CSV file, counted at C speed before a line is read:
+    commas and lines, a line ended by any of `\n`, `\r\n` or `\r` (as Python reads them)."""
+    commas = breaks = 0
+    last = b""
+    with open(path, "rb") as raw:
+        for chunk in iter(lambda: raw.read(1 << 20), b""):
+            joined = last[-1:] + chunk[:1]  # a \r\n split between two chunks is one break
+            breaks += (chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+                       - (joined == b"\r\n"))
+            commas += chunk.count(b",")
+            last = chunk
+    return commas + breaks + (0 if last.endswith((b"\n", b"\r")) else 1)
+
+
 def _csv_row(line: str, name: str, number: int) -> list[float]:
     try:
         return [float(cell) for cell in line.split(",")]
@@ -192,13 +209,18 @@ def _csv_row(line: str, name: str, number: int) -> list[float]:
         raise
 
 
-def _check_header(file: IO[bytes], name: str, max_cells: int) -> None:
+def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]:
     """Refuse a .npy array by its header alone: objects, other than real numbers, too many."""
     version = np.lib.format.read_magic(file)
-    if version == (1, 0):
-        shape, _, dtype = np.lib.format.read_array_header_1_0(file)
-    else:
-        shape, _, dtype = np.lib.format.read_array_header_2_0(file)
+    try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(file)
+        else:
+            shape, _, dtype = np.lib.format.read_array_header_2_0(file)
+    except (ValueError, SyntaxError, tokenize.TokenError, RecursionError, MemoryError):
+        raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}", name=name,
+                                 reason=Msg.of("its header is not the dictionary of a .npy "
+                                               "file"))) from None
     if dtype.hasobject:
         raise FileProblem(Msg.of("{name} holds Python objects, which attn never loads (they "
                                  "could run code); save plain numbers", name=name))
@@ -211,9 +233,11 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> None:
                                         "sets", cells, name=name,
                                         shape="×".join(str(s) for s in shape), limit=max_cells,
                                         option=LIMIT_HINT))
+    return tuple(shape)
 
 
-def _from_npz(path: Path, name: str, key: str | None, max_cells: int) -> np.ndarray:
+def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
+              charge: Callable[[tuple[int, ...]], None] | None = None) -> np.ndarray:
     _check_members(path, name)
     with np.load(path, allow_pickle=False) as archive:
         keys = list(archive.files)
@@ -229,7 +253,9 @@ def _from_npz(path: Path, name: str, key: str | None, max_cells: int) -> np.ndar
                                      name=name, key=key, keys=_some(keys)))
         member = key + ".npy" if key + ".npy" in archive.zip.namelist() else key
         with archive.zip.open(member) as file:
-            _check_header(file, f"{name} ({key})", max_cells)
+            shape = _check_header(file, f"{name} ({key})", max_cells)
+        if charge is not None:
+            charge(shape)
         return np.asarray(archive[key])
 
 

@@ -72,7 +72,7 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
                 fail(node, "a causal mask needs as many queries as keys, found {n} × {m}",
                      n=n, m=m)
             return CausalMask()
-        expect(node, expected)
+        expect(node, expected, ("none", "causal"))
     if isinstance(node.value, list):
         return matrix_mask(node, matrix(node, "mask"), n, m)
     if not isinstance(node.value, dict):

@@ -5,7 +5,7 @@ of the token ids that a tokenizer gave)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +19,7 @@ from attncli.spec.values import expect, fail, integer, items, text
 
 SLICE = re.compile(r"\s*(\d*)\s*:\s*(\d*)\s*")
 CHECKPOINT_KEYS = ("file", "key", "rows", "columns")
+Charge = Callable[[Node, tuple[int, ...]], None]  # Budget.charge: a matrix of this shape here
 
 
 def is_checkpoint(name: str) -> bool:
@@ -28,8 +29,9 @@ def is_checkpoint(name: str) -> bool:
 
 def checkpoint_values(keys: dict[str, Node], name: str, folder: Path,
                       token_ids: Sequence[int] | None, max_cells: int,
-                      allow_outside: bool) -> Array:
-    """The selected rows and columns of the tensor `key` of the checkpoint `name`."""
+                      allow_outside: bool, charge: Charge | None = None) -> Array:
+    """The selected rows and columns of the tensor `key` of the checkpoint `name`; `charge`
+    counts their shape against the spec's cells before they are read."""
     from attncli.spec.checkpoint import open_tensor  # only a spec that reads a checkpoint
 
     name_node = keys["file"]
@@ -51,13 +53,21 @@ def checkpoint_values(keys: dict[str, Node], name: str, folder: Path,
     if "columns" in keys:
         columns = indices(keys["columns"], tensor.name, shape[-1] if shape else 0, "columns",
                           token_ids)
+    sliced = columns if len(shape) <= 2 else None  # read as a slice; deeper: selected after
+    if charge is not None:  # counted as the slice it is, before a byte of it is read
+        selected = list(shape)
+        if rows is not None:
+            selected[0] = len(rows)
+        if columns is not None:
+            selected[-1] = len(columns)
+        charge(name_node, tuple(selected))
     try:
-        values = tensor.read(rows, max_cells)  # (rows, width) or (length,)
+        values = tensor.read(rows, max_cells, sliced)  # (rows, columns) or (length,)
     except FileProblem as problem:
         raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
                                problem=problem.message), name_node.where) from None
-    if columns is not None:
-        values = values[..., np.asarray(columns, dtype=np.intp)]  # (rows, columns)
+    if columns is not None and sliced is None:
+        values = values[..., np.asarray(columns, dtype=np.intp)]  # (rows, ..., columns)
     return values
 
 
@@ -79,6 +89,8 @@ def indices(node: Node, name: str, size: int, axis: str,
             fail(node, "expected start:stop with start < stop <= {size}, found {found}",
                  size=size, found=value)
         return list(range(start, stop))
+    elif node.numbers is not None and all(type(n) is int and n >= 0 for n in node.numbers):
+        chosen = [int(n) for n in node.numbers]  # a long list of plain indices: no Node each
     elif isinstance(value, list):
         chosen = [integer(entry, 0) for entry in items(node, Msg.of("a list of indices"))]
     else:

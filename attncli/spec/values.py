@@ -4,7 +4,6 @@ SpecError they raise, which names the key path, what was expected and what was f
 from __future__ import annotations
 
 import datetime
-import difflib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn, TypeVar
@@ -12,7 +11,8 @@ from typing import Any, NoReturn, TypeVar
 import numpy as np
 
 from attncli.errors import SpecError
-from attncli.i18n import LANGUAGES, Msg
+from attncli.i18n import LANGUAGES, Msg, suggesting
+from attncli.i18n.suggest import closest
 from attncli.spec.model import Array
 from attncli.spec.source import Node
 
@@ -65,8 +65,14 @@ def describe(node: Node, raw: bool = True) -> Msg:
     return Msg.of('the text "{value}"', value=shown(str(value)))
 
 
-def expect(node: Node, expected: Msg) -> NoReturn:
-    fail(node, "expected {expected}, found {found}", expected=expected, found=describe(node))
+def expect(node: Node, expected: Msg, known: Iterable[str] = ()) -> NoReturn:
+    """Refuse `node`: expected this, found that; for a closed set of words (`known`), with the
+    one a misspelt word is close to (`mask: casual`: did you mean causal?)."""
+    problem = Msg.of("expected {expected}, found {found}", expected=expected,
+                     found=describe(node))
+    if isinstance(node.value, str):
+        problem = suggesting(problem, node.value, known)
+    fail_at(node, problem)
 
 
 def check_keys(node: Node, allowed: Iterable[str]) -> dict[str, Node]:
@@ -87,17 +93,12 @@ def check_keys(node: Node, allowed: Iterable[str]) -> dict[str, Node]:
 def did_you_mean(key: str, allowed: tuple[str, ...]) -> str | None:
     """The allowed key closest to `key`, ignoring case, `_` and `-` (`wq` -> `W_Q`)."""
 
-    def fold(word: str) -> str:
-        return word.lower().replace("_", "").replace("-", "")
-
-    folded = {fold(word): word for word in allowed}
-    close = difflib.get_close_matches(fold(key), list(folded), n=1, cutoff=0.6)
-    return folded[close[0]] if close else None
+    return closest(key, allowed)
 
 
 def choice(node: Node, options: tuple[str, ...]) -> str:
     if not isinstance(node.value, str) or node.value not in options:
-        expect(node, Msg.of("one of {options}", options=", ".join(options)))
+        expect(node, Msg.of("one of {options}", options=", ".join(options)), options)
     return node.value
 
 

@@ -6,14 +6,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from attncli.errors import Location, UsageError
-from attncli.i18n import LANGUAGES, Msg, split_languages
+from attncli.i18n import LANGUAGES, Msg, split_languages, suggesting
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 
 # every step id a walkthrough may have, in the order they come (attncli/steps/build.py)
 STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
             "projections", "rope", "scores", "scaled", "bias", "masked", "weights", "output",
             "tile", "tiled_output", "prefill", "decode", "concat", "out_projection",
-            "residual_1", "norm_1", "ffn", "residual_2", "norm_2", "kv_cache", "precision")
+            "residual_1", "norm_1", "ffn", "residual_2", "norm_2", "kv_cache", "precision",
+            # the backward pass (docs/backward.md), in the order it runs
+            "grad_block", "grad_output", "grad_out_projection", "grad_values", "grad_softmax",
+            "grad_scores", "grad_projections", "grad_rope", "grad_weights", "grad_shared",
+            "grad_input")
+# The steps whose cells --expand STEP:ROW[,COLUMN] writes out: one line per cell, or a row at once
+CELL_STEPS = ("projections", "scores", "scaled", "out_projection")
+ROW_STEPS = ("weights", "output", "tile", "tiled_output")
+EXPANDABLE = CELL_STEPS + ROW_STEPS
 MD_FLAVORS = ("github", "katex", "plain")
 ALL = "all"  # --steps all, --head all: undo a spec's display choice
 
@@ -72,8 +80,9 @@ def parse_languages(text: str, source: str = "lang") -> tuple[str, ...]:
             raise UsageError(Msg.of("{source}: expected a language code, found an empty one in "
                                     '"{text}"', source=source, text=text))
         if code not in LANGUAGES:
-            raise UsageError(Msg.of("{source}: unknown language {code}; expected one of {known}",
-                                    source=source, code=code, known=", ".join(LANGUAGES)))
+            raise UsageError(suggesting(Msg.of(
+                "{source}: unknown language {code}; expected one of {known}", source=source,
+                code=code, known=", ".join(LANGUAGES)), code, LANGUAGES))
         if code in codes[:index]:
             raise UsageError(Msg.of("{source}: the language {code} is given twice",
                                     source=source, code=code))

@@ -16,6 +16,10 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.node import Node
 from attncli.spec.yaml_loader import plain_numbers, scalar_number
 
+# The tags of a list and a mapping, written or not (`!!seq [a]` is `[a]`); any other tag on a
+# collection (`!foo [a]`, `!!set`, `!!omap`) is refused as it is on a scalar.
+PLAIN_COLLECTIONS = frozenset(("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"))
+
 
 class TreeBuilder:
     """Builds the Nodes of one document, `path` naming each value by its keys (`heads[1].W_Q`)."""
@@ -30,6 +34,10 @@ class TreeBuilder:
         return Location(self.name, path, mark.line + 1, mark.column + 1)
 
     def build(self, node: yaml.Node, path: str) -> Node:
+        if not isinstance(node, yaml.ScalarNode) and node.tag not in PLAIN_COLLECTIONS:
+            raise SpecError(Msg.of("cannot read this value: {problem}", problem=yaml_value_problem(
+                f"could not determine a constructor for the tag '{node.tag}'")),
+                self.where(node, path))  # a list tagged `!foo` is never read as a plain list
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):

@@ -4,9 +4,10 @@ A token written once is its own label. A token written more than once gets its o
 subscript, `the₁, the₂, the₃`. When some token of the spec is itself shaped like such a label
 (the tokens `the, the₁, the`), the occurrence is written in brackets instead, `the (1)`, and in
 as many more pairs of brackets as it takes, `the ((1))`, so that no label is another token or
-could be read as another token's label. Tokens are shown `visible` (attncli/i18n/visible.py): a
-control
-or invisible character is written as its escape, so no label acts on a terminal.
+could be read as another token's label. Tokens are shown `visible_label` (attncli/i18n/visible.py):
+a control or invisible character is written as its escape, so no label acts on a terminal, and
+two tokens that differ only where nothing is drawn (`a`, `a` + U+FE0F) or only in their Unicode
+normalisation (`é`, `e` + U+0301) get labels that look different.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from attncli.i18n.visible import visible
+from attncli.i18n.visible import visible_label
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -43,7 +44,7 @@ def _forms(tokens: int) -> list[Form]:
 
 def token_labels(tokens: Sequence[str]) -> tuple[str, ...]:
     """The label of each token: itself, or, when repeated, itself and its occurrence."""
-    tokens = tuple(map(visible, tokens))
+    tokens = tuple(map(visible_label, tokens))
     counts = Counter(tokens)
     repeated = [token for token in counts if counts[token] > 1]
     if not repeated:

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from attncli.arithmetic.expand import Selection
 from attncli.errors import Location, SpecError, UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Msg, suggesting
 from attncli.model import Drift, Reading, Step, Walkthrough
 from attncli.spec.model import Display
 from attncli.spec.view import ALL, STEP_IDS
@@ -80,8 +80,9 @@ def select(walkthrough: Walkthrough, steps: Sequence[str] | None, head: int | No
             refuse("steps", Msg.of("{found} is not in this spec, whose steps are {known}",
                                    found=step_id, known=", ".join(known)), where.get("steps"))
         if step_id not in known:
-            refuse("steps", Msg.of("unknown step {found}; expected one of {known}",
-                                   found=step_id, known=", ".join(known)), where.get("steps"))
+            refuse("steps", suggesting(Msg.of("unknown step {found}; expected one of {known}",
+                                              found=step_id, known=", ".join(known)),
+                                       step_id, known), where.get("steps"))
     count = len(walkthrough.heads)
     if head is not None and not 1 <= head <= count:
         refuse("head", Msg.of("expected a head from 1 to {last}, found {found}",

@@ -20,6 +20,10 @@ with open("truncated.npy", "wb") as out:
     np.lib.format.write_array_header_1_0(
         out, {"descr": "<f8", "fortran_order": False, "shape": (1, 2)})
     out.write(b"\0" * 8)  # one number of two
+with open("unbalanced_header.npy", "wb") as out:  # a header NumPy's tokenizer cannot end
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': ((1, 2), }"
+    header += b" " * (63 - len(header) % 64) + b"\n"
+    out.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + b"\0" * 16)
 with open("huge_header.npy", "wb") as out:  # claims 10^8 numbers, holds none
     np.lib.format.write_array_header_1_0(
         out, {"descr": "<f8", "fortran_order": False, "shape": (10000, 10000)})
