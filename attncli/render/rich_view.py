@@ -122,11 +122,21 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
     width = options.width
 
     def say(lines: list[str], style: str = "") -> None:
-        if not style:  # a plain line (a written-out cell, a sentence) is written as it is: the
-            console.file.write("".join(map(as_is, lines)))  # the console would print
-            return  # the same, at many times the cost (it asks the terminal its size each time)
+        if not style:
+            plain("".join(map(as_is, lines)))
+            return
         for line in lines:
             console.print(Text(line, style=style), no_wrap=True, overflow="ignore")
+
+    def plain(text: str) -> None:
+        """Plain lines (written-out cells, sentences) as they are: the console would print the
+        same at many times the cost (it asks the terminal its size each time). A recording
+        console (the SVG) keeps only what it printed itself, so it is given them line by line."""
+        if not console.record:
+            console.file.write(text)
+            return
+        for line in text.splitlines():
+            console.print(Text(line), no_wrap=True, overflow="ignore")
 
     header = walkthrough.header
     if options.header:
@@ -164,7 +174,7 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
             console.print()
             say(words(t(Msg.of("Written out:")), width, "  "), "bold")
             if ahead is not None:
-                console.file.write(ahead.cells(index))
+                plain(ahead.cells(index))
             else:
                 for expansion in step.expansions:
                     say(formula(expansion_text(expansion, number, t, options.full), width,
@@ -175,7 +185,7 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
         console.print()
         say(words(heading, width, ""), "bold cyan")
         if ahead is not None:
-            console.file.write(ahead.sentences(j))
+            plain(ahead.sentences(j))
             yield
             continue
         for sentence in sentences:
