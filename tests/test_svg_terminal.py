@@ -10,7 +10,7 @@ import pytest
 
 from attncli.render import render
 from attncli.spec import load_spec
-from attncli.walkthrough import build
+from attncli.steps.build import build
 from tests.conftest import EXAMPLES
 from tests.svg_text import svg_lines, terminal_lines
 

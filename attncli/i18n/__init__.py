@@ -35,6 +35,22 @@ class Finer:
     more: int
 
 
+class Symbol(str):
+    """attn's own notation where a user's word could stand (a matrix's name `W_Q` in a sentence,
+    a column label `m_old`): text formats print the text; LaTeX and Markdown typeset `latex` as
+    math instead of escaping the text as a word."""
+
+    latex: str
+
+    def __new__(cls, text: str, latex: str) -> Symbol:
+        made = super().__new__(cls, text)
+        made.latex = latex
+        return made
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]
+        return (str(self), self.latex)
+
+
 # A str parameter is shown as written (a token name, a file name); a Msg is translated too.
 Param = Union[str, int, float, Finer, "Msg"]
 

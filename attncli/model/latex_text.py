@@ -18,6 +18,8 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Literal
 
+from attncli.i18n import Symbol
+
 Dialect = Literal["latex", "katex"]
 
 # Characters with a meaning in TeX (or a ligature or babel shorthand in T1 / polish / russian),
@@ -167,5 +169,8 @@ def _other(ch: str, dialect: Dialect) -> str:
 
 
 def text_math(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False) -> str:
-    """A word inside math: \\text{...} with the same escapes as prose."""
+    """A word inside math: \\text{...} with the same escapes as prose; attn's own notation
+    (a Symbol, such as the column `m_old`) as its math."""
+    if isinstance(text, Symbol):
+        return text.latex
     return r"\text{" + escape_text(text, dialect, cyrillic_base) + "}"

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from attncli.arithmetic.elision import FULL_SWITCH
 from attncli.arithmetic.numbers import NumberFormat
-from attncli.i18n import Msg, translate
+from attncli.i18n import Msg, Symbol, translate
 from attncli.model import (
     Difference,
     Exp,
@@ -122,7 +122,7 @@ def shown_matrices(step: Step, full: bool) -> tuple[tuple[Matrix, ...], Msg | No
     identities = [m for m in step.matrices if m.identity and not full]
     if not identities:
         return step.matrices, None
-    names = [m.symbol.text for m in identities]
+    names = [Symbol(m.symbol.text, m.symbol.latex) for m in identities]
     listed: Msg | str = names[0]
     for name in names[1:-1]:
         listed = Msg.of("{first}, {second}", first=listed, second=name)

@@ -163,7 +163,9 @@ def bullets(lines: list[str]) -> list[str]:
 
 def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberFormat,
                flavor: str, lang: str, full: bool = False) -> list[str]:
-    lines = [level + " " + escape_heading(step_heading(index, step, t)), ""]
+    heading = step_heading(index, step, t)
+    lines = [level + " " + (escape_heading(heading) if flavor == "plain"
+                            else prose(heading, flavor).removeprefix("\\")), ""]
     if step.formula is not None:
         if flavor == "plain":
             lines += ["```text", step.formula.text, "```", ""]
@@ -174,7 +176,8 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
         lines += [prose(marked(note), flavor, marked.words), ""]
     matrices, identities = shown_matrices(step, full)
     if identities:
-        lines += [escape(t(identities)), ""]
+        marked = Marked(t)
+        lines += [prose(marked(identities), flavor, marked.words), ""]
     for matrix in matrices:
         if flavor == "plain":
             lines += table_lines(matrix, number, t, full)

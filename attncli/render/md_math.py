@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
+from attncli.i18n import Symbol
 from attncli.render.common import column_blocks
 from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
 
@@ -62,7 +63,10 @@ def _is_text(ch: str) -> bool:
 
 
 def token(text: str) -> str:
-    """A user's word (a token name) as math that prints exactly these characters."""
+    """A user's word (a token name) as math that prints exactly these characters; attn's own
+    notation (a Symbol, such as the column `m_old`) as its math."""
+    if isinstance(text, Symbol):
+        return formula(text.latex)
     out: list[str] = []
     run: list[str] = []
 

@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from attncli.i18n import Msg
+from attncli.i18n import Msg, Symbol
 from attncli.i18n.visible import inert_markdown_math
 from attncli.render import md_math
+from attncli.render.notation import segments
 
 # Characters that start Markdown syntax anywhere in a line; a backslash makes them literal.
 MARKDOWN_SPECIALS = frozenset("\\`*_[]#|~$<>!")
@@ -33,9 +34,14 @@ class Marked:
         self.words: list[str] = []
 
     def __call__(self, msg: Msg) -> str:
-        params = tuple((name, self._mark(value) if isinstance(value, str) else value)
+        return self.t(self._marked(msg))
+
+    def _marked(self, msg: Msg) -> Msg:
+        """`msg` with every word parameter marked, in the sentences it holds too."""
+        params = tuple((name, self._mark(value) if isinstance(value, str)
+                        else self._marked(value) if isinstance(value, Msg) else value)
                        for name, value in msg.params)
-        return self.t(replace(msg, params=params))
+        return replace(msg, params=params)
 
     def _mark(self, word: str) -> str:
         self.words.append(word)
@@ -72,44 +78,46 @@ def _line_start(line: str) -> str:
     return "\\" + line if line[:1] in LINE_START or numbered(line) else line
 
 
-# The notation the catalog's sentences use, and its math: `d_model = 4` is $d_{\text{model}} = 4$.
-NOTATION = {"÷ √d_k": r"\div \sqrt{d_k}", "cos θ": r"\cos\theta",
-            "q·k = |q|·|k|·cos θ": r"q \cdot k = |q| \cdot |k| \cdot \cos\theta",
-            "√d_k": r"\sqrt{d_k}",
-            "d_model": r"d_{\text{model}}", "d_ff": r"d_{\text{ff}}", "d_k": "d_k", "d_v": "d_v",
-            "qᵢ·W·kⱼ": r"q_i \cdot W \cdot k_j", "qᵢ·kⱼ": r"q_i \cdot k_j", "−∞": r"-\infty",
-            **{f"{m}_{i}": f"{m}_{{{i}}}" for m in "Wb" for i in "QKVO12"}}
-_ATOM = "|".join([rf"[qk]_{MARK}\d+{END}",  # q_{query}: a vector named by a token
-                  *(re.escape(n) for n in sorted(NOTATION, key=len, reverse=True))])
-_NUMBER = r"\d+(?:[.,]\d+)?"
-_SPAN = re.compile(rf"(?<!\w)(?:{_ATOM})(?: ?= ?(?:{_ATOM}|{_NUMBER}))*(?![\w])")
+_SUBSCRIPT = re.compile(rf"(?<![\w])([qk])_{MARK}(\d+){END}")  # q_{query}: named by a token
 
 
 def prose(text: str, flavor: str, words: Sequence[str] = ()) -> str:
-    """A sentence escaped like `escape`, its notation (`d_k = 2`, `÷ √d_k`, `q_mouse`) as inline
-    math; `words` are the marked word parameters (see Marked)."""
+    """A sentence escaped like `escape`, its notation (`d_k = 2`, `÷ √d_k`, `q_mouse`, `W_Q`)
+    as inline math, found as the LaTeX export finds it (attncli/render/notation.py); `words`
+    are the marked word parameters (see Marked): a Symbol among them is math too."""
     text = " ".join(re.split(r"[^\S\u00a0]+", text.strip()))  # keeps no-break spaces
     if flavor == "plain":
         return escape(unmark(text, words))
+    out: list[str] = []
+    for is_math, part in segments(text):
+        if is_math:
+            out.append(inline_math(md_math.formula(part), flavor))
+        else:
+            out.append(_words(part, flavor, words))
+    return _line_start("".join(out))
 
-    def atom(match: re.Match[str]) -> str:
-        word = _WORD.search(match.group())
-        if word is None:
-            return NOTATION[match.group()]
-        return match.group()[0] + "_{" + md_math.token(words[int(word.group(1))]) + "}"
 
-    def literal(part: str) -> str:
-        return "".join(_escape_char(ch) for ch in unmark(part, words))
-
+def _words(text: str, flavor: str, words: Sequence[str]) -> str:
+    """Prose between the catalog's notation: a user's word escaped, `q_{query}` and attn's own
+    symbols as math."""
     out: list[str] = []
     end = 0
-    for match in _SPAN.finditer(text):
-        out.append(literal(text[end:match.start()]))
-        tex = re.sub(_ATOM, atom, match.group().replace(",", "{,}"))
-        out.append(inline_math(tex, flavor))
+    for match in re.finditer(rf"{_SUBSCRIPT.pattern}|{MARK}(\d+){END}", text):
+        out.append(_literal(text[end:match.start()], words))
+        if match.group(1):
+            tex = match.group(1) + "_{" + md_math.token(words[int(match.group(2))]) + "}"
+            out.append(inline_math(tex, flavor))
+        else:
+            word = words[int(match.group(3))]
+            out.append(inline_math(md_math.formula(word.latex), flavor)
+                       if isinstance(word, Symbol) else _literal(word, ()))
         end = match.end()
-    out.append(literal(text[end:]))
-    return _line_start("".join(out))
+    out.append(_literal(text[end:], words))
+    return "".join(out)
+
+
+def _literal(text: str, words: Sequence[str]) -> str:
+    return "".join(_escape_char(ch) for ch in unmark(text, words))
 
 
 def numbered(line: str) -> bool:

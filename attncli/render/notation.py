@@ -12,17 +12,64 @@ import re
 from collections.abc import Callable
 from string import Formatter
 
-from attncli.i18n import Finer, Msg, Param, catalog
+from attncli.i18n import Finer, Msg, Param, Symbol, catalog
+
+# Formulas the catalog's sentences write in Unicode (the same in every language), as LaTeX math.
+# A sentence with new notation registers it here; tests/test_notation.py finds every catalog
+# sentence whose notation is left as text.
+FORMULAS: dict[str, str] = {
+    # the backward pass
+    "L = Σ dO ⊙ O": r"L = \sum dO \odot O",
+    "h = 10⁻⁶": r"h = 10^{-6}",
+    "(L(W_Q[d1, d1] + h) − L(W_Q[d1, d1] − h)) / 2h =":
+        r"\bigl(L(W_{Q}[\text{d1}, \text{d1}] + h) - L(W_{Q}[\text{d1}, \text{d1}] - h)\bigr)"
+        r" / 2h =",
+    "dW_Q[d1, d1]": r"dW_{Q}[\text{d1}, \text{d1}]",
+    "dW_K = Xᵀ·dK": r"dW_{K} = X^{\top} dK", "dW_V = Xᵀ·dV": r"dW_{V} = X^{\top} dV",
+    "dW_K = dKᵀ·X": r"dW_{K} = dK^{\top} X", "dW_V = dVᵀ·X": r"dW_{V} = dV^{\top} X",
+    "dS′": "dS'", "Rᵀ": r"R^{\top}", "−p·θᵢ": r"-p \cdot \theta_i", "p·θᵢ": r"p \cdot \theta_i",
+    "dx = (dx̂ − x̂ ⊙ mean(dx̂ ⊙ x̂)) / RMS":
+        r"dx = \bigl(d\hat{x} - \hat{x} \odot \operatorname{mean}(d\hat{x} \odot \hat{x})\bigr)"
+        r" / \operatorname{RMS}",
+    "dx̂ = dy ⊙ gain": r"d\hat{x} = dy \odot \mathrm{gain}",
+    "dM = dF·W_2ᵀ": r"dM = dF \cdot W_{2}^{\top}",
+    "dU = dM ⊙": r"dU = dM \odot", "dA₁ = dM ⊙ U ⊙": r"dA_{1} = dM \odot U \odot",
+    "′(A₁)": r"{}'(A_{1})", "(A₁)": r"(A_{1})",
+    "silu′(a) = σ(a)·(1 + a·(1 − σ(a)))":
+        r"\operatorname{silu}'(a) = \sigma(a) \cdot \bigl(1 + a \cdot (1 - \sigma(a))\bigr)",
+    # positions
+    "θᵢ": r"\theta_i",
+    "−m·|i − j|": r"-m \cdot |i - j|",
+    # online softmax
+    "ℓ = rowsum(P̃)": r"\ell = \operatorname{rowsum}(\tilde{P})",
+    "Õ = P̃·V": r"\tilde{O} = \tilde{P} V",
+    "m = max(m_old,": r"m = \max(m_{\text{old}},", "Õ": r"\tilde{O}", "ℓ": r"\ell", "α": r"\alpha",
+    "Z = A·V": r"Z = A V", "O = Õ / ℓ": r"O = \tilde{O} / \ell",
+    "−∞": r"-\infty",
+}
+
+
+def _bounded(formula: str) -> str:
+    """The formula as a pattern, not a part of a longer word (`Õ` but not in a word `Õx`)."""
+    head = r"(?<![\w])" if re.match(r"\w", formula) else ""
+    tail = r"(?![\w])" if re.match(r"\w", formula[-1]) else ""
+    return head + re.escape(formula) + tail
+
+
+_KNOWN = "|".join(_bounded(f) for f in sorted(FORMULAS, key=len, reverse=True))
 
 # One piece of notation in a sentence of the catalog, in the order they are tried.
 _NOTATION = re.compile(
-    r"(?P<sqrt>(?P<div>÷ )?√(?P<sq_base>[A-Za-z])_(?P<sq_sub>[A-Za-z0-9]+)"
+    r"(?P<known>" + _KNOWN + ")"
+    r"|(?P<sqrt>(?P<div>÷ )?√(?P<sq_base>[A-Za-z])_(?P<sq_sub>[A-Za-z0-9]+)"
     r"(?P<sq_eq> = [0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<chain>(?<![\w|])\|?[A-Za-z][ᵢⱼ]?\|?(?:·(?:cos θ|\|?[A-Za-z](?![A-Za-z])[ᵢⱼ]?\|?))+)"
     r"|(?P<sub>(?<![\w])(?P<base>[A-Za-z])_(?P<index>[A-Za-z0-9]+)(?![\w])"
     r"(?P<eq> = [0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<cos>cos θ)"
-    r"|(?P<power>(?<![\w])e\^(?:x|\((?P<from>x|m_old) − m\))(?![\w]))"
+    r"|(?P<power>(?<![\w])e\^(?:x|\((?P<from>x|m_old) − m\))(?![\w])(?P<power_eq> = 1| < 1)?)"
+    r"|(?P<exponent>(?<![\w.,])(?P<number>[0-9]+)\^\((?P<power_of>[^()]+)\))"
+    r"|(?P<bare>\^\((?P<bare_of>[^()]+)\))"
     r"|(?P<minus>(?<![\w.,−-])[-−](?=[0-9]))"
 )
 _SYMBOLS = {"ᵢ": "_i", "ⱼ": "_j", "·": r" \cdot ", "|": "|", "θ": r"\theta"}
@@ -41,6 +88,8 @@ def subscript(base: str, index: str) -> str:
 
 
 def _math(match: re.Match[str]) -> str:
+    if match.group("known"):
+        return FORMULAS[match.group("known")]
     if match.group("sqrt"):
         root = r"\sqrt{" + subscript(match.group("sq_base"), match.group("sq_sub")) + "}"
         return (r"\div " if match.group("div") else "") + root + _value(match.group("sq_eq"))
@@ -49,13 +98,18 @@ def _math(match: re.Match[str]) -> str:
         return "".join(_SYMBOLS.get(ch, ch) for ch in text)
     if match.group("sub"):
         return subscript(match.group("base"), match.group("index")) + _value(match.group("eq"))
+    if match.group("exponent"):  # 10000^(−2i/d_k)
+        return match.group("number") + "^{" + match.group("power_of").replace("−", "-") + "}"
+    if match.group("bare"):  # the power of a base written apart (1e+04^(2i/d))
+        return "{}^{" + match.group("bare_of").replace("−", "-") + "}"
     if match.group("cos"):
         return r"\cos\theta"
     if match.group("minus"):  # -0.94 in prose: the minus sign, not a hyphen
         return "-"
+    relation = match.group("power_eq") or ""
     if match.group("from") == "m_old":  # the rescale of online softmax
-        return r"e^{m_{\text{old}} - m}"
-    return "e^{x - m}" if match.group("from") else "e^{x}"
+        return r"e^{m_{\text{old}} - m}" + relation
+    return ("e^{x - m}" if match.group("from") else "e^{x}") + relation
 
 
 def _value(equals: str | None) -> str:
@@ -68,7 +122,8 @@ def segments(text: str) -> list[Segment]:
     math `\\sqrt{d_k}`, then ` = 1.41`."""
     out: list[Segment] = []
     start = 0
-    for match in _NOTATION.finditer(text):
+    # Polish and Russian typography binds `=` with no-break spaces: matched as spaces
+    for match in _NOTATION.finditer(text.replace("\u00a0", " ")):
         if match.start() > start:
             out.append((False, text[start:match.start()]))
         out.append((True, _math(match)))
@@ -115,18 +170,27 @@ def message(msg: Msg | str, lang: str, escape: TextFn, number: Callable[[float],
                 if msg.plural is not None and msg.count is not None else cat.gettext(msg.msgid))
     params = dict(msg.params)
     out: list[str] = []
+    pending = ""  # the sentence's own text so far, with its whole numbers (`10000^(−2i/d_k)`)
     for literal, field, _spec, _conversion in Formatter().parse(template):
-        pending = literal
-        if field is not None and isinstance(params.get(field), str):
+        pending += literal
+        if field is None:
+            continue
+        value = params[field]
+        if isinstance(value, int) and not isinstance(value, bool):
+            pending += str(value)
+            continue
+        if isinstance(value, Symbol):  # attn's own notation: a matrix's name
+            out.append(latex(pending, escape) + "$" + value.latex + "$")
+        elif isinstance(value, str) and re.search(r"(?<![\w])([A-Za-z])_$", pending):
             tail = re.search(r"(?<![\w])([A-Za-z])_$", pending)
-            if tail:  # q_{query}: the token is the subscript
-                out.append(latex(pending[:tail.start()], escape))
-                value = str(params[field])
-                out.append("$" + tail.group(1) + r"_{\text{" + escape(value) + "}}$")
-                continue
-        out.append(latex(pending, escape))
-        if field is not None:
-            out.append(_param(params[field], lang, escape, number))
+            assert tail is not None  # q_{query}: the token is the subscript
+            out.append(latex(pending[:tail.start()], escape))
+            out.append("$" + tail.group(1) + r"_{\text{" + escape(value) + "}}$")
+        else:
+            out.append(latex(pending, escape))
+            out.append(_param(value, lang, escape, number))
+        pending = ""
+    out.append(latex(pending, escape))
     return "".join(out)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from attncli.arithmetic.cells import token_latex
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import cell, representative
 from attncli.arithmetic.numbers import NumberFormat
@@ -197,7 +198,8 @@ def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion
     seen = [j for j in range(len(a)) if a[j] > 0.0]
     precision = spec.display.precision
     total = float((a * da).sum())
-    sigma = Formula(f"Σⱼ A[{row}, j]·dA[{row}, j]", rf"\sum_j A_{{{row}, j}}\, dA_{{{row}, j}}")
+    tex = token_latex(row)
+    sigma = Formula(f"Σⱼ A[{row}, j]·dA[{row}, j]", rf"\sum_j A[{tex}, j]\, dA[{tex}, j]")
     lines = [line(sigma, None, Sum(tuple(Product((Num(float(a[j])), Num(float(da[j]))))
                                          for j in seen)), total, precision)]
     for j in seen:
@@ -214,8 +216,9 @@ def value_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, .
     seen = [i for i in range(a.shape[0]) if a[i, 0] > 0.0]
     if not seen:
         return ()
-    target = Formula(f"dV[{key}]", f"dV[{key}]")
-    symbolic = Formula(f"Σᵢ A[i, {key}]·dz_i", rf"\sum_i A[i, {key}]\, dz_i")
+    tex = token_latex(key)
+    target = Formula(f"dV[{key}]", f"dV[{tex}]")
+    symbolic = Formula(f"Σᵢ A[i, {key}]·dz_i", rf"\sum_i A[i, {tex}]\, dz_i")
     expr = Sum(tuple(Product((Num(float(a[i, 0])), Vec(tuple(float(x) for x in g.dZ[i]))))
                      for i in seen))
     return (line(target, symbolic, expr, tuple(float(x) for x in g.dV[0]),
@@ -233,7 +236,7 @@ def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, 
     target = cell(D_Q_HAT if g.dQ_hat is not None else symbol("dQ"), row, column)
     k_name = ("K̂", r"\hat{K}") if g.dQ_hat is not None else ("K", "K")
     symbolic = Formula(f"Σⱼ dS[{row}, j]·{k_name[0]}[j, {column}]",
-                       rf"\sum_j dS[{row}, j]\, {k_name[1]}[j, {column}]")
+                       rf"\sum_j dS[{token_latex(row)}, j]\, {k_name[1]}[j, {token_latex(column)}]")
     expr = Sum(tuple(Product((Num(float(g.dS[i, j])), Num(float(k[j, 0])))) for j in seen))
     return (line(target, symbolic, expr, float(dq[i, 0]), spec.display.precision),)
 

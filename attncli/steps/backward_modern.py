@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from attncli.arithmetic.cells import token_latex
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import cell
 from attncli.arithmetic.reading import listing
@@ -55,10 +56,11 @@ def turned_pair(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion,
     hat = f"dQ{HAT}"
     text = (f"{hat}[{row}, {one}]·cos {i}θ₀ + {hat}[{row}, {two}]·sin {i}θ₀",
             f"−{hat}[{row}, {one}]·sin {i}θ₀ + {hat}[{row}, {two}]·cos {i}θ₀")
-    latex = (rf"d\hat{{Q}}[{row}, {one}] \cos {i}\theta_0 + d\hat{{Q}}[{row}, {two}] "
-             rf"\sin {i}\theta_0",
-             rf"-d\hat{{Q}}[{row}, {one}] \sin {i}\theta_0 + d\hat{{Q}}[{row}, {two}] "
-             rf"\cos {i}\theta_0")
+    row_tex, one_tex, two_tex = token_latex(row), token_latex(one), token_latex(two)
+    latex = (rf"d\hat{{Q}}[{row_tex}, {one_tex}] \cos {i}\theta_0 + "
+             rf"d\hat{{Q}}[{row_tex}, {two_tex}] \sin {i}\theta_0",
+             rf"-d\hat{{Q}}[{row_tex}, {one_tex}] \sin {i}\theta_0 + "
+             rf"d\hat{{Q}}[{row_tex}, {two_tex}] \cos {i}\theta_0")
     dq = Formula("dQ", "dQ")
     precision = spec.display.precision
     return (
@@ -119,7 +121,7 @@ def shared_cell(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]
     parts = [float(grads.heads[h - 1].dK[0, 0]) for h in group.sharing]
     names = [f"dK_h{h}[{key}, {column}]" for h in group.sharing]
     symbolic = Formula(" + ".join(names), " + ".join(
-        f"dK_{{h{h}}}[{key}, {column}]" for h in group.sharing))
+        f"dK_{{h{h}}}[{token_latex(key)}, {token_latex(column)}]" for h in group.sharing))
     target = cell(of_group("dK", group.group, grads), key, column)
     return (line(target, symbolic, Sum(tuple(Num(x) for x in parts)), float(group.dK[0, 0]),
                  spec.display.precision),)

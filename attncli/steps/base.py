@@ -18,7 +18,7 @@ import numpy as np
 
 from attncli.arithmetic.handcalc import Arithmetic, arithmetic
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, HeadResult, Matrix, Step, Walkthrough
 from attncli.spec.model import Head, Spec
 from attncli.steps.labels import token_labels
@@ -28,6 +28,14 @@ COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
 
 def feature_labels(d: int) -> tuple[str, ...]:
     return tuple(f"d{i}" for i in range(1, d + 1))
+
+
+def power_base(base: float) -> int | Symbol:
+    """The base of a position's power in a sentence (`{base}^(−2i/d_k)`): a whole number is part
+    of the sentence's notation, so the power is typeset with it; 10000, not 1e+04."""
+    if float(base).is_integer():
+        return int(base)
+    return Symbol(f"{base:g}", f"{base:g}")
 
 
 class Build:

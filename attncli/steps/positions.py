@@ -9,7 +9,7 @@ from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Step
 from attncli.spec.model import Sequence
-from attncli.steps.base import Build, Made, State, feature_labels
+from attncli.steps.base import Build, Made, State, feature_labels, power_base
 
 
 def embeddings(b: Build, state: State) -> Made[State]:
@@ -60,7 +60,7 @@ def positional(b: Build, sequence: Sequence, step_id: str, symbol: Formula,
     if added.kind == "sinusoidal":
         p = b.calc.rounded(ops.sinusoidal(sequence.n, sequence.d_model, added.base))
         note = Msg.of("Row k, columns 2i and 2i+1: sin(k / {base}^(2i/d)) and "
-                      "cos(k / {base}^(2i/d)), d = {d}.", base=f"{added.base:g}",
+                      "cos(k / {base}^(2i/d)), d = {d}.", base=power_base(added.base),
                       d=sequence.d_model)
     else:
         assert added.values is not None

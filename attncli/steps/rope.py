@@ -11,7 +11,7 @@ from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array, Expansion, Formula, Matrix, Step
 from attncli.spec.model import Positional
-from attncli.steps.base import Build, HeadState, Made
+from attncli.steps.base import Build, HeadState, Made, power_base
 from attncli.steps.labels import subscript
 from attncli.steps.projections import shows_kv
 
@@ -55,7 +55,7 @@ def rope(b: Build, hs: HeadState) -> Made[HeadState]:
             k, K = turned_values, made
     layout = first.layout
     notes = [Msg.of("Position p turns the pair of features i by the angle p·θᵢ, θᵢ = "
-                    "{base}^(−2i/d_k); V is not turned.", base=f"{first.base:g}"),
+                    "{base}^(−2i/d_k); V is not turned.", base=power_base(first.base)),
              Msg.of("Pairs (i, i + d_k/2), as GPT-NeoX and Llama (layout half); the interleaved "
                     "layout of GPT-J and RoFormer pairs features (2i, 2i+1) instead, so the "
                     "same weights give other rotated queries and keys.") if layout == "half" else

@@ -12,14 +12,15 @@ import numpy as np
 from attncli.arithmetic.handcalc import written
 from attncli.compute import online_softmax
 from attncli.compute.online_softmax import Tile
-from attncli.i18n import Msg
+from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.steps.base import Build, HeadState, Made
 from attncli.steps.labels import subscript
 from attncli.steps.verdicts import Digits
 
 # the columns of the running statistics of a tile, one row per query of the block
-STATISTICS = ("m_old", "m", "α", "ℓ_old", "ℓ")  # α = e^(m_old − m), the rescale
+STATISTICS = (Symbol("m_old", r"m_{\text{old}}"), Symbol("m", "m"), Symbol("α", r"\alpha"),
+              Symbol("ℓ_old", r"\ell_{\text{old}}"), Symbol("ℓ", r"\ell"))  # α = e^(m_old − m)
 TOLERANCE = 1e-12  # how close O must come to Z to be called equal (float64 adds in another order)
 OLD = r"_{\text{old}}"
 
@@ -72,7 +73,8 @@ def tile_step(b: Build, hs: HeadState, t: Tile, first: bool) -> Step:
         notes.append(Msg.of("S{ij} is the tile of {scores} for query block {i} and key block "
                             "{j}; m = max(m_old, the row's largest score in the tile), and "
                             "α = e^(m_old − m) rescales what ℓ and Õ kept.",
-                            ij=ij.text, scores=hs.scores.symbol.text, i=i, j=j))
+                            ij=Symbol(ij.text, "{}_{" + ij.latex + "}"),
+                            scores=Symbol(hs.scores.symbol.text, hs.scores.symbol.latex), i=i, j=j))
     notes.append(rescale_note(t, queries))
     return Step("tile", title, tile_formula(ij, j), matrices, hs.index, tuple(notes))
 

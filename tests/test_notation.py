@@ -1,0 +1,82 @@
+"""One notation path: every formula a document's sentence writes in Unicode (in any language) is
+typeset as math by the LaTeX and Markdown exports (attncli/render/notation.py), never left as
+text with raw carets, underscores, combining accents or code points."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from attncli.i18n import LOCALE_DIR, Msg, Symbol, translate
+from attncli.i18n.po import read_po
+from attncli.render.md_prose import Marked, prose
+from attncli.render.notation import message, segments
+from attncli.render.tex import escape_text
+
+# What only notation writes: a Hadamard product, a transpose, an accent, a prime, Greek letters,
+# a power, a letter with a subscript (W_Q, θᵢ, A₁).
+NOTATION_ONLY = re.compile(r"[⊙ᵀ\u0300-\u036f′θℓΣα^]|(?<![\w.])[A-Za-z]_[A-Za-z0-9]"
+                           r"|(?<![\w])[A-Za-z][ᵢⱼ₀-₉](?![\w])")
+# the modules whose sentences are printed in a document (not in --help or an error message)
+DOCUMENT = re.compile(r"attncli/(?:.*/)?(?:steps|render|arithmetic|reading|expand)")
+
+
+def document_sentences() -> list[tuple[str, str]]:
+    """(language, sentence) of every message a document prints, in every catalog."""
+    out = []
+    for lang in ("en", "pl", "ru"):
+        path = (LOCALE_DIR / "attn.pot" if lang == "en"
+                else LOCALE_DIR / lang / "LC_MESSAGES" / "attn.po")
+        for entry in read_po(Path(path).read_text(encoding="utf-8")):
+            if entry.obsolete or not any(DOCUMENT.search(r) for r in entry.references):
+                continue
+            texts = [entry.msgid] if lang == "en" else [s for s in entry.msgstr if s]
+            out += [(lang, text) for text in texts]
+    return out
+
+
+SENTENCES = document_sentences()
+
+
+def filled(sentence: str) -> str:
+    """The sentence with each parameter a whole number, as counts and sizes are."""
+    return re.sub(r"\{\w+\}", "7", sentence.replace("{{", "{").replace("}}", "}"))
+
+
+def test_the_catalog_has_document_sentences_with_notation() -> None:
+    with_notation = [s for _, s in SENTENCES if NOTATION_ONLY.search(s)]
+    assert len(with_notation) >= 3 * 20  # the backward, online softmax and RoPE notes at least
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_every_formula_of_a_document_sentence_is_math(lang: str) -> None:
+    left = [(sentence, text) for code, sentence in SENTENCES if code == lang
+            for is_math, text in segments(filled(sentence))
+            if not is_math and NOTATION_ONLY.search(text)]
+    assert left == []
+
+
+def test_a_formula_is_typeset_in_latex_and_markdown() -> None:
+    note = Msg.of("L = Σ dO ⊙ O stands for the rest of the network: dO is the gradient that "
+                  "arrives at the output; all ones makes L the sum of the outputs.")
+    tex = message(note, "pl", escape_text, str)
+    assert tex.startswith(r"$L = \sum dO \odot O$ zastępuje")
+    assert "U+" not in tex
+    marked = Marked(lambda m: translate(m, "ru"))
+    assert prose(marked(note), "katex", marked.words).startswith(r"$L = \sum dO \odot O$ заменяет")
+
+
+def test_a_power_is_typeset_with_its_base() -> None:
+    rope = Msg.of("Position p turns the pair of features i by the angle p·θᵢ, θᵢ = "
+                  "{base}^(−2i/d_k); V is not turned.", base=10000)
+    assert r"$\theta_i = 10000^{-2i/d_k}$" in message(rope, "ru", escape_text, str)
+
+
+def test_a_symbol_is_math_and_a_word_is_text() -> None:
+    names = Msg.of("{first} and {last}", first=Symbol("W_Q", "W_{Q}"), last="W_Q")
+    tex = message(names, "en", escape_text, str)
+    assert tex == r"$W_{Q}$ and W\_Q"  # attn's W_Q typeset; a token that reads W_Q as written
+    marked = Marked(lambda m: translate(m, "en"))
+    assert prose(marked(names), "github", marked.words) == r"$`W_{Q}`$ and W\_Q"
