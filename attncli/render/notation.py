@@ -66,7 +66,7 @@ _NOTATION = re.compile(
     r"|(?P<chain>(?<![\w|])\|?[A-Za-z][ᵢⱼ]?\|?(?:·(?:cos θ|\|?[A-Za-z](?![A-Za-z])[ᵢⱼ]?\|?))+)"
     r"|(?P<sub>(?<![\w])(?P<base>[A-Za-z])_(?P<index>[A-Za-z0-9]+)(?![\w])"
     r"(?P<eq> = [0-9]+(?:[.,][0-9]+)?)?)"
-    r"|(?P<cos>cos θ)"
+    r"|(?P<cos>cos θ(?P<cos_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<power>(?<![\w])e\^(?:x|\((?P<from>x|m_old) − m\))(?![\w])(?P<power_eq> = 1| < 1)?)"
     r"|(?P<exponent>(?<![\w.,])(?P<number>[0-9]+)\^\((?P<power_of>[^()]+)\))"
     r"|(?P<bare>\^\((?P<bare_of>[^()]+)\))"
@@ -103,7 +103,7 @@ def _math(match: re.Match[str]) -> str:
     if match.group("bare"):  # the power of a base written apart (1e+04^(2i/d))
         return "{}^{" + match.group("bare_of").replace("−", "-") + "}"
     if match.group("cos"):
-        return r"\cos\theta"
+        return r"\cos\theta" + _value(match.group("cos_eq"))
     if match.group("minus"):  # -0.94 in prose: the minus sign, not a hyphen
         return "-"
     relation = match.group("power_eq") or ""
@@ -114,7 +114,7 @@ def _math(match: re.Match[str]) -> str:
 
 def _value(equals: str | None) -> str:
     """` = 1.41` after a symbol, as math (`1{,}41` with a decimal comma)."""
-    return "" if equals is None else " = " + equals[3:].replace(",", "{,}")
+    return "" if equals is None else " = " + equals[3:].replace(",", "{,}").replace("−", "-")
 
 
 def segments(text: str) -> list[Segment]:
