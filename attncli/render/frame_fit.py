@@ -39,7 +39,7 @@ def height(chunk: Chunk, page: Page) -> float:
         caption = 1 if chunk[0].startswith(r"\noindent") else 0
         return (rows + caption + DISPLAY) * line + 6
     if r"\begin{tabular}" in text:
-        legend = text.split(r"\begin{center}")[0]
+        legend = text.split(r"\begin{center}")[0].replace(r"\begin{minipage}{\linewidth}", "")
         lines = math.ceil(plain_length(legend) / per_line) if legend.strip() else 0
         return (text.count(r"\\") + lines) * line * 1.05 + 12
     if r"\begin{equation*}" in text:
@@ -63,18 +63,64 @@ def split_written_out(chunks: list[Chunk]) -> list[Chunk]:
 
 
 def pack(chunks: list[Chunk], page: Page) -> list[list[Chunk]]:
-    """Consecutive groups of chunks, each within `page.height` (one chunk at least)."""
+    """Consecutive groups of chunks, each within `page.height` (one chunk at least). A heading
+    (a chunk ending in \\nopagebreak) goes on with what it introduces, and a run of written-out
+    lines split between frames leaves at least two lines on each (no frame with one line of
+    it while the next holds four)."""
     room = page.height or math.inf
     groups: list[list[Chunk]] = [[]]
     used = 0.0
     for chunk in split_written_out(chunks):
         tall = height(chunk, page)
         if groups[-1] and used + tall > room:
-            groups.append([])
-            used = 0.0
+            moved = carried(groups[-1], chunk)
+            groups[-1], next_group = groups[-1][:len(groups[-1]) - moved], \
+                groups[-1][len(groups[-1]) - moved:]
+            groups.append(next_group)
+            used = sum(height(c, page) for c in next_group)
         groups[-1].append(chunk)
         used += tall
+    balance_last(groups, page)
     return [joined(g) for g in groups if g] or [[]]
+
+
+def keeps_with_next(chunk: Chunk) -> bool:
+    return any(line.endswith(r"\nopagebreak") for line in chunk)
+
+
+def is_line(chunk: Chunk) -> bool:
+    """One written-out line (split_written_out's piece), not its heading."""
+    return len(chunk) == 3 and chunk[0] == FLUSH[0] and not keeps_with_next(chunk)
+
+
+def carried(group: list[Chunk], coming: Chunk) -> int:
+    """How many chunks at the end of a full frame go on to the next with `coming`: a heading
+    kept with what follows, and a single written-out line that would stay behind alone."""
+    moved = 0
+    while moved < len(group) - 1 and keeps_with_next(group[-1 - moved]):
+        moved += 1
+    if is_line(coming) and moved == 0:
+        run = 0
+        while run < len(group) and is_line(group[-1 - run]):
+            run += 1
+        if run == 1 and len(group) > 1:  # one line of the run alone at the frame's foot
+            moved = 1 + (1 if keeps_with_next(group[-2]) else 0)
+    if all(keeps_with_next(c) for c in group[:len(group) - moved]):
+        return 0  # nothing but a heading would stay: the frame keeps what it holds
+    return moved
+
+
+def balance_last(groups: list[list[Chunk]], page: Page) -> None:
+    """A run of written-out lines whose last frame would hold one line takes one more from the
+    frame before (which keeps two at least)."""
+    if len(groups) < 2 or len(groups[-1]) != 1 or not is_line(groups[-1][0]):
+        return
+    before = groups[-2]
+    run = 0
+    while run < len(before) and is_line(before[-1 - run]):
+        run += 1
+    if run >= 3:
+        groups[-1].insert(0, before.pop())
 
 
 def joined(group: list[Chunk]) -> list[Chunk]:

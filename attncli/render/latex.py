@@ -95,7 +95,14 @@ def fragment_comment(needs: Sequence[str]) -> str:
     return (f"% attn export --latex: a fragment for \\input; engine: {ENGINE}.\n"
             "% It needs exactly these lines in the preamble:\n"
             + "".join(f"%   {line}\n" for line in needs)
+            + (BEAMER_XCOLOR if any("{xcolor}" in line for line in needs) else "")
             + "% Its matrices fit a text width of 345pt (an article at 10pt) or wider.\n")
+
+
+# Beamer loads xcolor itself: a second \usepackage with options stops at `Option clash`
+BEAMER_XCOLOR = ("% In a Beamer deck, which loads xcolor and amsmath itself, leave out those two"
+                 " lines and give\n% the class the option instead: \\documentclass[xcolor=table]"
+                 "{beamer}\n")
 
 
 def preamble(needs: Sequence[str]) -> str:

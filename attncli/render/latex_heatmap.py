@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from attncli.model import Matrix
 from attncli.render.common import box_math
 from attncli.render.heat import HIDDEN_MARK, LEGEND, ink, rgb
-from attncli.render.latex_matrix import balanced
+from attncli.render.latex_matrix import SIZES, balanced, label_lines, label_width
 from attncli.render.shown_cells import MARKS, ShownCells
 from attncli.render.tex import MATH_SYMBOLS
 from attncli.render.tex_metrics import number_width, text_width
@@ -25,6 +25,12 @@ TABCOLSEP = 6.0  # \tabcolsep
 
 def colour(rgb_value: tuple[int, int, int]) -> str:
     return "[RGB]{" + ",".join(str(c) for c in rgb_value) + "}"
+
+
+def header(label: str, w: Writer) -> str:
+    """A column's label over the table: a long one in lines, one over the other."""
+    lines = [w.esc(line) for line in label_lines(label)]
+    return lines[0] if len(lines) == 1 else r"\shortstack{" + r"\\".join(lines) + "}"
 
 
 def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> list[Chunk]:
@@ -44,17 +50,21 @@ def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> 
                 + number(x) + "$}")
 
     cells = shown.cells(heat)
-    cell = max([text_width(c) for c in columns] +
+    cell = max([label_width(c) for c in columns] +
                [number_width(number(weights.at(i, j))) for i in shown.rows if i is not None
                 for j in shown.columns if j is not None] + [10.0])
     label = max((text_width(r) for r in rows), default=0.0)
-    room = w.page.width * 0.96 * 10 / w.page.font - label - 2 * TABCOLSEP
+    line = w.page.width * 0.96 * 10 / w.page.font
+    need = label + cell + 4 * TABCOLSEP  # one column beside the labels (40-character names)
+    size, share = next(((command, ratio) for command, ratio in SIZES if need * ratio <= line),
+                       SIZES[-1]) if need > line else ("", 1.0)
+    room = line / share - label - 2 * TABCOLSEP
     per_block = max(1, int(room // (cell + 2 * TABCOLSEP)))
     chunks: list[Chunk] = []
     for block in balanced(len(columns), per_block):
         for lines_of in balanced(len(rows), w.page.rows or max(len(rows), 1)):
-            lines = [r"\begin{center}", r"\begin{tabular}{@{}r" + "c" * len(block) + "@{}}",
-                     " & ".join(["", *(w.esc(columns[j]) for j in block)]) + r" \\"]
+            lines = [r"\begin{center}" + size, r"\begin{tabular}{@{}r" + "c" * len(block) + "@{}}",
+                     " & ".join(["", *(header(columns[j], w) for j in block)]) + r" \\"]
             for i in lines_of:
                 row = ["{}" + w.esc(rows[i])]  # {}: a label "[x]" is not \\[x]
                 row += [f"${MATH_SYMBOLS[x]}$" if x in MARKS else x
@@ -62,5 +72,7 @@ def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> 
                 lines.append(" & ".join(row) + r" \\")
             lines += [r"\end{tabular}", r"\end{center}"]
             chunks.append(lines)
-    chunks[0] = [r"\noindent " + w.say(LEGEND), *chunks[0]]  # the legend stays with its table
+    # the legend stays with its table: one box a page never breaks (a center list would let it)
+    chunks[0] = [r"\noindent\begin{minipage}{\linewidth}", w.say(LEGEND) + r"\par", *chunks[0],
+                 r"\end{minipage}"]
     return chunks

@@ -8,6 +8,7 @@ hangs: its continuation is indented under its start.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 
 from attncli.arithmetic.numbers import NumberFormat
@@ -25,9 +26,13 @@ from attncli.model import (
     Vec,
 )
 from attncli.render.common import MAX_TERMS, box_math, elide
+from attncli.render.latex_matrix import SIZES
+from attncli.render.tex_metrics import text_width
 
 HANG = r"\hangindent=2em\hangafter=1 "
 COMMA = r",\allowbreak\ "
+# ends a heading's paragraph so that no page (nor frame: frame_fit.py) breaks after it
+KEEP = r"\par\nopagebreak"
 
 
 def is_negative(text: str) -> bool:
@@ -87,11 +92,29 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
     return " = ".join(parts) + relation + value
 
 
+# a name in brackets (`dQ[name, d2]`, `A[i, name]`): TeX breaks inline math only outside it
+_UNBROKEN = re.compile(r"\w*\[[^\]]*\]")
+
+
+def fitting(expansion: Expansion, line: float) -> str:
+    """The size command that fits the line's widest unbreakable part, or "" (the body's size).
+    Sans serif (Beamer) and math take a little more than the article's roman: 1.2 to spare."""
+    texts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
+    widest = max((text_width(m.group()) for t in texts for m in _UNBROKEN.finditer(t)),
+                 default=0.0) * 1.2
+    if widest <= line:
+        return ""
+    return next((size for size, share in SIZES if widest * share <= line), SIZES[-1][0])
+
+
 def written_out(expansions: Sequence[Expansion], number: NumberFormat,
                 t: Callable[[Msg], str], esc: Callable[[str], str],
-                full: bool) -> list[Sequence[str]]:
-    """One chunk: every written-out line of a step as a hanging paragraph, each line made as it
-    is written (`-x all` writes millions)."""
+                full: bool, heading: str = "", line: float = 345.0) -> list[Sequence[str]]:
+    """One chunk: `heading` ("Written out:") and every written-out line of a step as a hanging
+    paragraph, each line made as it is written (`-x all` writes millions). The heading is inside
+    the list and tied to the first line (KEEP): a page or frame never ends with it. A line whose
+    unbreakable part (`dQ[name, d2]` with a 40-character name) is wider than `line` (points at
+    10 pt) is set in the largest smaller size at which it fits."""
     def words(count: int) -> str:
         return r"\text{" + esc(t(Msg.of("({terms})", terms=Msg.plural_of(
             "{count} term", "{count} terms", count)))) + "}"
@@ -100,8 +123,12 @@ def written_out(expansions: Sequence[Expansion], number: NumberFormat,
 
     def lines() -> Iterator[str]:
         yield r"\begin{flushleft}"
-        yield from (HANG + "$" + expansion_math(e, math_number, words, full) + r"$\par"
-                    for e in expansions)
+        if heading:
+            yield heading + KEEP
+        for e in expansions:
+            text = HANG + "$" + expansion_math(e, math_number, words, full) + r"$\par"
+            size = fitting(e, line)
+            yield "{" + size + " " + text + "}" if size else text
         yield r"\end{flushleft}"
 
     return [Lazy(lines)]

@@ -22,6 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from attncli.i18n import Symbol
 from attncli.render.common import column_blocks
 from attncli.render.tex import text_math
 from attncli.render.tex_metrics import ARRAYCOLSEP, BRACKET, number_width, text_width
@@ -70,17 +71,68 @@ def cell(column: int, content: str) -> str:
     return r"\attncell{" + str(column) + "}{" + content + "}"
 
 
+# LaTeX's smaller sizes as a share of the body's (of 10 pt in an article and 11 pt in beamer,
+# the larger of the two), for a matrix whose one column and row labels are wider than the line
+SIZES = ((r"\small", 0.91), (r"\footnotesize", 0.82), (r"\scriptsize", 0.73), (r"\tiny", 0.55))
+
+
+# A column label longer than this many characters is set in lines of at most this many, one over
+# the other, so that a 40-character token name does not make its column 40 characters wide.
+LABEL_LINE = 16
+
+
+def label_lines(label: str) -> list[str]:
+    """A column label's lines: itself, or its pieces of LABEL_LINE characters."""
+    if len(label) <= LABEL_LINE or isinstance(label, Symbol):
+        return [label]
+    return [label[k:k + LABEL_LINE] for k in range(0, len(label), LABEL_LINE)]
+
+
+def label_width(label: str) -> float:
+    return max(text_width(line) for line in label_lines(label))
+
+
+def column_label(label: str, cyrillic_base: bool = False) -> str:
+    """A column label as math: a long one as a column of its lines."""
+    lines = [text_math(line, "latex", cyrillic_base) for line in label_lines(label)]
+    if len(lines) == 1:
+        return lines[0]
+    return r"\begin{matrix}" + r"\\".join(lines) + r"\end{matrix}"
+
+
+def _widths(cells: Sequence[Sequence[str]], columns: Sequence[str]) -> list[float]:
+    return [max([label_width(columns[j])] + [number_width(row[j]) for row in cells]) +
+            2 * ARRAYCOLSEP for j in range(len(columns))]
+
+
+def _fixed(symbol: str, rows: Sequence[str]) -> float:
+    """The symbol, the row labels and the brackets."""
+    return symbol_width(symbol) + max((text_width(r) for r in rows), default=0) + 2 + 2 * BRACKET
+
+
+def fitting_size(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
+                 columns: Sequence[str], page: Page) -> tuple[str, float]:
+    """The size a matrix is set in and its share of the body's: the body's own, or, when even
+    its widest column beside the row labels is wider than the line (40-character token names),
+    the largest smaller size at which it fits."""
+    room = page.width * 0.96 * 10 / page.font + 2 * ARRAYCOLSEP
+    need = _fixed(symbol, rows) + max(_widths(cells, columns), default=0.0)
+    if need <= room:
+        return "", 1.0
+    return next((size for size in SIZES if need * size[1] <= room), SIZES[-1])
+
+
 def blocks(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
            columns: Sequence[str], page: Page) -> list[Block]:
-    """Balanced blocks of the matrix that each fit `page`: as few column blocks as fit, of
-    nearly equal size, and as few row blocks as `page.rows` allows."""
+    """Balanced blocks of the matrix that each fit `page` (at the size `fitting_size` gives):
+    as few column blocks as fit, of nearly equal size, and as few row blocks as `page.rows`
+    allows."""
     n, m = len(rows), len(columns)
-    widths = [max([text_width(columns[j])] + [number_width(row[j]) for row in cells]) +
-              2 * ARRAYCOLSEP for j in range(m)]
-    fixed = symbol_width(symbol) + max((text_width(r) for r in rows), default=0) + 2 + 2 * BRACKET
-    room = page.width * 0.96 * 10 / page.font - fixed + 2 * ARRAYCOLSEP
+    widths = _widths(cells, columns)
+    _, share = fitting_size(symbol, cells, rows, columns, page)
+    room = (page.width * 0.96 * 10 / page.font) / share - _fixed(symbol, rows) + 2 * ARRAYCOLSEP
     # as few blocks as fit: even in size when that fits, else filled in order (long labels)
-    column_ranges = column_blocks([math.ceil(w) for w in widths], math.floor(room))
+    column_ranges = column_blocks([math.ceil(w) for w in widths], max(math.floor(room), 1))
     for count in range(1, len(column_ranges) + 1):
         even = balanced(m, math.ceil(m / count))
         if all(sum(widths[j] for j in block) <= room for block in even):
@@ -104,13 +156,13 @@ def balanced(count: int, most: int) -> list[range]:
 
 def matrix_latex(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
                  columns: Sequence[str], cyrillic_base: bool = False,
-                 widths: Sequence[Sequence[str]] | None = None) -> list[str]:
+                 widths: Sequence[Sequence[str]] | None = None, size: str = "") -> list[str]:
     """The lines of one labelled matrix (one block) as an equation*; `cells` are math. Columns
     are sized from `widths` (the cells with a number in place of a worksheet's blank, as
     `blocks` measured them; default: `cells`), so a sheet and its key size them alike."""
     sizing = cells if widths is None else widths
     row_labels = [text_math(r, "latex", cyrillic_base) for r in rows]
-    labels = [text_math(c, "latex", cyrillic_base) for c in columns]
+    labels = [column_label(c, cyrillic_base) for c in columns]
     height = r"\vphantom{\begin{matrix}" + r"\\".join("0" for _ in cells) + r"\end{matrix}}"
     lines = [r"\attncolumn{" + str(j) + "}{" + r"\\".join(
         sorted({label} | {row[j] for row in sizing})) + "}" for j, label in enumerate(labels)]
@@ -128,4 +180,6 @@ def matrix_latex(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str
         end = r" \\" if i < len(cells) - 1 else ""
         lines.append(" & ".join(cell(j, x) for j, x in enumerate(row)) + end)
     lines += [r"\end{bmatrix}", r"\end{array}", r"\end{equation*}"]
+    if size:  # a smaller size for the whole matrix, its measures included
+        return [r"\begingroup" + size, *lines, r"\par\endgroup"]
     return lines

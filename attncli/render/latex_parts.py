@@ -28,7 +28,7 @@ from attncli.render.common import (
 from attncli.render.heat import hidden_cells
 from attncli.render.latex_heatmap import heatmap_chunks
 from attncli.render.latex_lines import written_out
-from attncli.render.latex_matrix import Block, Page, blocks, matrix_latex
+from attncli.render.latex_matrix import Block, Page, blocks, fitting_size, matrix_latex
 from attncli.render.latex_writer import Chunk, Part, Writer
 from attncli.render.shown_cells import MARKS, ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import MATH_SYMBOLS
@@ -73,8 +73,9 @@ def step_part(walkthrough: Walkthrough, index: int, step: Step, options: RenderO
     if step.id == "weights" and options.heatmap and step.matrices:
         part.chunks += heatmap_chunks(step.matrices[0], hidden_cells(walkthrough, step), w)
     if step.expansions:
-        part.chunks.append([r"\noindent " + w.esc(w.t(Msg.of("Written out:")))])
-        part.chunks += written_out(step.expansions, w.number, w.t, w.esc, w.full)
+        part.chunks += written_out(step.expansions, w.number, w.t, w.esc, w.full,
+                                   r"\noindent " + w.esc(w.t(Msg.of("Written out:"))),
+                                   w.page.width * 0.96 * 10 / w.page.font)
     return part
 
 
@@ -93,6 +94,7 @@ def matrix_chunks(matrix: Matrix, w: Writer,
     note = elided_note(matrix, w.full, w.t)
     chunks: list[Chunk] = []
     fitted = blocks(matrix.symbol.text, widths, rows, columns, w.page)
+    size, _ = fitting_size(matrix.symbol.text, widths, rows, columns, w.page)
     row_ranges = list(dict.fromkeys(b.rows for b in fitted))
     column_ranges = shown.split(list(dict.fromkeys(b.columns for b in fitted)))
     for block in (Block(r, c) for c in column_ranges for r in row_ranges):
@@ -109,6 +111,6 @@ def matrix_chunks(matrix: Matrix, w: Writer,
                               [[cells[i][j] for j in block.columns] for i in block.rows],
                               [rows[i] for i in block.rows],
                               [columns[j] for j in block.columns], w.cyrillic,
-                              [[widths[i][j] for j in block.columns] for i in block.rows])
+                              [[widths[i][j] for j in block.columns] for i in block.rows], size)
         chunks.append(lines)
     return chunks
