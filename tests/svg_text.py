@@ -37,8 +37,9 @@ def svg_lines(svg: str) -> list[str]:
 
 
 def terminal_lines(text: str) -> list[str]:
-    """The terminal's output in the same form."""
-    lines = [line.rstrip() for line in text.splitlines()]
+    """The terminal's output in the same form (a no-break space is a space: the SVG writes every
+    space as &#160;)."""
+    lines = [line.replace("\xa0", " ").rstrip() for line in text.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
     return lines

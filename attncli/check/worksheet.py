@@ -48,8 +48,8 @@ def results(step: Step) -> tuple[int, ...]:
     """The matrices of a step a student computes: Q, K and V of the projections, every matrix
     of the gradient steps that make several side by side, the last (the result) of any other
     step; none of a step of given inputs."""
-    if step.id in GIVEN or step.id in ("positional", "context_positional"):
-        return ()
+    if step.id in GIVEN or step.id in ("positional", "context_positional") or not step.matrices:
+        return ()  # given, or words only (the KV cache's sizes)
     if step.id == "projections":
         return tuple(i for i, m in enumerate(step.matrices) if m.symbol.text in PROJECTED)
     if step.id in ALL_COMPUTED:

@@ -342,3 +342,16 @@ def reading_sections(walkthrough: Walkthrough,
         else:
             heading = t(Msg.of("What the weights say"))
         yield heading, map(t, reading.sentences)
+
+
+# A column label longer than this many characters is shown in lines of at most this many, one
+# over the other, so that a 40-character token name does not make its column 40 characters wide.
+LABEL_LINE = 16
+
+
+def label_lines(label: str) -> list[str]:
+    """A column label's lines: itself, or its pieces of LABEL_LINE characters (attn's own
+    notation, a Symbol, is never cut)."""
+    if len(label) <= LABEL_LINE or isinstance(label, Symbol):
+        return [label]
+    return [label[k:k + LABEL_LINE] for k in range(0, len(label), LABEL_LINE)]

@@ -102,6 +102,8 @@ def text(value: Any, level: int = 0) -> str:
         body = ("," + inner).join([_key(key) + ": " + text(item, level + 1)
                                    for key, item in value.items()])
         return "{" + inner + body + "\n" + INDENT * level + "}"
+    if isinstance(value, str):  # a Symbol (a column label such as m_old): its text
+        return encode_basestring(value)
     raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.model import Matrix
-from attncli.render.common import box_math
+from attncli.render.common import box_math, label_lines
 from attncli.render.heat import HIDDEN_MARK, LEGEND, ink, rgb
-from attncli.render.latex_matrix import SIZES, balanced, label_lines, label_width
+from attncli.render.latex_matrix import SIZES, balanced, label_width
 from attncli.render.shown_cells import MARKS, ShownCells
 from attncli.render.tex import MATH_SYMBOLS
 from attncli.render.tex_metrics import number_width, text_width

@@ -22,8 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from attncli.i18n import Symbol
-from attncli.render.common import column_blocks
+from attncli.render.common import column_blocks, label_lines
 from attncli.render.tex import text_math
 from attncli.render.tex_metrics import ARRAYCOLSEP, BRACKET, number_width, text_width
 
@@ -74,18 +73,6 @@ def cell(column: int, content: str) -> str:
 # LaTeX's smaller sizes as a share of the body's (of 10 pt in an article and 11 pt in beamer,
 # the larger of the two), for a matrix whose one column and row labels are wider than the line
 SIZES = ((r"\small", 0.91), (r"\footnotesize", 0.82), (r"\scriptsize", 0.73), (r"\tiny", 0.55))
-
-
-# A column label longer than this many characters is set in lines of at most this many, one over
-# the other, so that a 40-character token name does not make its column 40 characters wide.
-LABEL_LINE = 16
-
-
-def label_lines(label: str) -> list[str]:
-    """A column label's lines: itself, or its pieces of LABEL_LINE characters."""
-    if len(label) <= LABEL_LINE or isinstance(label, Symbol):
-        return [label]
-    return [label[k:k + LABEL_LINE] for k in range(0, len(label), LABEL_LINE)]
 
 
 def label_width(label: str) -> float:

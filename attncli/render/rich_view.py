@@ -28,6 +28,7 @@ from attncli.render.common import (
     expansion_text,
     header_facts,
     heatmap_caption,
+    label_lines,
     language_heading,
     language_sections,
     matrix_caption,
@@ -228,8 +229,10 @@ def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full:
 
     cells = [[write(i, j) for j in column_at] for i in row_at]
     label_width = max((cell_width(label) for label in labels), default=0)
+    heads = ["\n".join(label_lines(c)) for c in columns]  # a long label in lines
     col_widths = [
-        max(cell_width(columns[j]), *(cell_width(row[j].plain) for row in cells))
+        max(*(cell_width(piece) for piece in label_lines(columns[j])),
+            *(cell_width(row[j].plain) for row in cells))
         for j in range(len(columns))
     ]
     available = width - label_width - 2 * CELL_PADDING
@@ -244,7 +247,7 @@ def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full:
                       box=box.SIMPLE_HEAD, title_justify="left", show_edge=False)
         table.add_column("", style="bold", no_wrap=True)
         for j in block:
-            table.add_column(Text(columns[j]), justify="right", no_wrap=True)
+            table.add_column(Text(heads[j]), justify="right", no_wrap=True)
         for label, row in zip(labels, cells, strict=True):
             table.add_row(Text(label), *(row[j] for j in block))
         result.append(table)

@@ -20,6 +20,7 @@ from attncli.render.common import (
     expansion_text,
     header_facts,
     heatmap_caption,
+    label_lines,
     language_heading,
     language_sections,
     matrix_caption,
@@ -171,8 +172,9 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
     cells = [[ELLIPSIS if i is None or j is None else write(i, j)
               for j in column_at] for i in row_at]
     label_width = max((cell_width(label) for label in labels), default=0)
+    heads = [label_lines(c) for c in columns]  # a long label in lines, the last over the numbers
     col_widths = [
-        max(cell_width(columns[j]), *(cell_width(row[j]) for row in cells))
+        max(*(cell_width(piece) for piece in heads[j]), *(cell_width(row[j]) for row in cells))
         for j in range(len(columns))
     ]
     available = width - len(indent) - label_width
@@ -186,8 +188,12 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
                               matrix.shape[1])
         if marker:
             lines += words("[" + marker + "]", width, indent)
-        head = "".join(" " * GAP + pad_left(columns[j], col_widths[j]) for j in block)
-        lines.append(indent + " " * label_width + head)
+        tall = max(len(heads[j]) for j in block)
+        for k in range(tall):
+            head = "".join(" " * GAP + pad_left(
+                ([""] * (tall - len(heads[j])) + heads[j])[k], col_widths[j]) for j in block)
+            lines.append((indent + " " * label_width + head).rstrip() if k < tall - 1
+                         else indent + " " * label_width + head)
         for label, row in zip(labels, cells, strict=True):
             body = "".join(" " * GAP + pad_left(row[j], col_widths[j]) for j in block)
             lines.append(indent + pad_right(label, label_width) + body)

@@ -10,7 +10,8 @@
 //   jupyterlab       a notebook's Markdown output as JupyterLab draws it: math taken out,
 //                    markdown-it, math put back, MathJax 3 (jupyter-math.js) (katex flavour)
 // Every page is loaded in one headless Chromium (puppeteer-core, Debian's /usr/bin/chromium).
-// Output on stdout: {name: {errors: [...], tex: [...], displays: [{words, delims}], em}} where
+// Output on stdout: {name: {errors: [...], tex: [...], displays: [{words, delims}], em, injected,
+// wide}} (wide: the math whose glyphs reach past the text column, by how many pixels) where
 // words are the rendered glyphs grouped into words with their boxes, and delims the boxes of
 // the delimiters (\left[ ... \right]) of each display.
 "use strict";
@@ -166,11 +167,22 @@ function measure() {
       if (/\\(begin|end)\{|\$\$/.test(node.textContent)) errors.push("unrendered: " + node.textContent.slice(0, 200));
     }
   }
+  // math that runs past the text column (the body's content box): the right edge of its glyphs
+  const bodyStyle = getComputedStyle(document.body);
+  const column = document.body.getBoundingClientRect().right - parseFloat(bodyStyle.paddingRight);
+  const wide = [];
+  for (const el of document.querySelectorAll("mjx-container, .katex")) {
+    if (el.parentElement.closest("mjx-container, .katex")) continue;
+    const glyphs = glyphsOf(el);
+    if (!glyphs.length) continue;
+    const right = Math.max(...glyphs.map((g) => g.r));
+    if (right > column + 2) wide.push({ past: Math.round(right - column), text: el.textContent.slice(0, 120) });
+  }
   // markup a token name could have injected: links, images, raw HTML
   const injected = [...document.querySelectorAll("body a, body img, body b, body i, body u, body script:not([src])")]
     .filter((el) => !el.closest(".katex, mjx-container") && !/renderMathInElement|attnErrors/.test(el.textContent))
     .map((el) => el.outerHTML.slice(0, 200));
-  return { errors, tex, displays, em, injected };
+  return { errors, tex, displays, em, injected, wide };
 }
 
 // A job with "file" instead of "markdown" loads a page already built (the MkDocs site).
