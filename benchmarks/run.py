@@ -433,7 +433,7 @@ def main() -> None:
     parser.add_argument("--cases", default="", help="comma list of: " + ", ".join(CASES))
     parser.add_argument("--gate", action="store_true",
                         help=f"CI's short run: {', '.join(GATE_CASES)}, {GATE_ROUNDS} rounds, "
-                        f"each target raised by the noise margin ({GATE_MARGIN:.0%})")
+                        f"each target raised by the noise margin ({GATE_MARGIN * 100:.0f} percent)")
     args = parser.parse_args()
     if args.gate:
         args.cases, args.rounds = ",".join(GATE_CASES), GATE_ROUNDS
