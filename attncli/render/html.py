@@ -113,7 +113,7 @@ def _language(walkthrough: Walkthrough, options: RenderOptions, lang: str,
            f'<button type="button" data-go="-1" aria-keyshortcuts="p">'
            f'← {escape(t(Msg.of("Previous step")))}</button>'
            f'<span class="attn-at" aria-live="polite" data-of="'
-           f'{attr(t(Msg.of("Step {number} of {count}", number="#", count=count)))}"></span>'
+           f'{attr(t(Msg.of("Step {number} of {total}", number="#", total=count)))}"></span>'
            f'<button type="button" data-go="1" aria-keyshortcuts="n">'
            f'{escape(t(Msg.of("Next step")))} →</button></nav>')
     keys = t(Msg.of("Keys: n and p go to the next and previous step; in a matrix the arrow keys "
