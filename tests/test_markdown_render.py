@@ -415,3 +415,31 @@ def test_numbers_have_the_widths_of_their_glyphs() -> None:
     assert md_math.number("0.35") == ("0.35", 1.778)
     assert md_math.number("−0,35") == ("{-}0{,}35", 2.556)
     assert md_math.number("−∞") == (r"{-}\infty", 1.778)
+
+
+def test_wide_matrices_split_into_balanced_blocks_only_when_they_do_not_fit() -> None:
+    """As LaTeX's: 8 columns that need two blocks are 4 + 4 (not 7 + 1), 16 that need three
+    are 6 + 5 + 5 (not 5 + 5 + 5 + 1), and 5 columns that fit are one block."""
+    def split(count: int) -> list[int]:
+        columns = [f"d{j + 1}" for j in range(count)]
+        cells = [[md_math.number("−0.35") for _ in columns] for _ in range(3)]
+        return [len(b) for b in md_math.blocks(columns, cells, ["the", "cat", "chases"])]
+
+    assert split(5) == [5]
+    assert split(8) == [8] or split(8) == [4, 4]
+    widths = {count: split(count) for count in range(2, 40)}
+    for count, blocks in widths.items():
+        assert sum(blocks) == count and max(blocks) - min(blocks) <= 1, (count, blocks)
+    assert widths[16] == [6, 5, 5], widths[16]
+
+
+def test_a_written_out_line_is_pieces_that_a_page_may_wrap_between() -> None:
+    """MathJax 3 never breaks inline math: a line is cut after each top-level `=` and `+`,
+    never inside a group or a bracket."""
+    row = (r"Z[\text{a}] = \sum_j A[\text{a}, j] \thinspace v_j = 0.40 \cdot \left[1.00,\ "
+           r"{-}1.04\right] + 0.60 \cdot \left[0.20,\ 1.00\right] = \left[0.52,\ 0.18\right]")
+    assert md_math.pieces(row) == [
+        r"Z[\text{a}] ={}", r"\sum_j A[\text{a}, j] \thinspace v_j ={}",
+        r"0.40 \cdot \left[1.00,\ {-}1.04\right] +{}",
+        r"0.60 \cdot \left[0.20,\ 1.00\right] ={}", r"\left[0.52,\ 0.18\right]"]
+    assert md_math.pieces(r"e^{0.57 + 0.11} \approx 1.76") == [r"e^{0.57 + 0.11} \approx 1.76"]

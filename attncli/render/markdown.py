@@ -200,9 +200,13 @@ def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
     def terms(count: int) -> str:
         return t(Msg.of("({terms})", terms=Msg.plural_of("{count} term", "{count} terms", count)))
 
-    rows = expansion_rows(step.expansions, tex_numbers(number), text_math, terms, full,
+    # a negative number's minus braced, an ordinary symbol: MathJax 3 spaces a bare one after
+    # `,\ ` as an operator (`[0.73, − 1.04]`)
+    math_numbers = replace(tex_numbers(number), minus="{-}", minus_infinity=r"{-}\infty")
+    rows = expansion_rows(step.expansions, math_numbers, text_math, terms, full,
                           box=lambda text: md_math.number(md_math.BLANK + text)[0])
-    return ("- " + inline_math(row, flavor) for row in md_math.written_out(rows))
+    return ("- " + " ".join(inline_math(piece, flavor) for piece in row)
+            for row in md_math.written_out(rows))
 
 
 def display(lines: list[str], flavor: str) -> list[str]:

@@ -23,12 +23,14 @@ line up because every one of their columns has the same width: the numbers are p
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from attncli.i18n import Symbol
 from attncli.render.common import column_blocks
+from attncli.render.latex_matrix import balanced
 from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
 
 # ASCII that every engine prints as typed inside \text{} and that Markdown leaves alone there.
@@ -220,7 +222,7 @@ CMR = {**dict(zip("abcdefghijklmnopqrstuvwxyz", (
 STRUT = r"\rule[-0.35em]{0pt}{1.3em}"  # taller and deeper than any letter: equal rows
 # What a display may take, in math em: GitHub's column is ~830 px of 16 px text and KaTeX draws
 # math 1.21 times larger (43 em); blog and pandoc columns are narrower (36 em of 20 px text).
-PAGE_EM = 30.0
+PAGE_EM = 34.0
 BESIDE_EM = 5.5  # the symbol, `=`, the brackets and the gaps, with room for a misjudged glyph
 
 
@@ -245,7 +247,10 @@ def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
     widths = [column_width(c, [row[j] for row in cells]) + 1.0 for j, c in enumerate(columns)]
     labels = max((text_width(r) for r in rows), default=0.0)
     available = max(PAGE_EM - BESIDE_EM - labels, 8.0)
-    return column_blocks([round(w * 10) for w in widths], round(available * 10))
+    filled = column_blocks([round(w * 10) for w in widths], round(available * 10))
+    # as few blocks as fit, of nearly equal size when that fits (4 + 4, not 7 + 1), as LaTeX's
+    even = balanced(len(columns), math.ceil(len(columns) / len(filled)))
+    return even if all(sum(widths[j] for j in block) <= available for block in even) else filled
 
 
 def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
@@ -281,6 +286,29 @@ def _pad(width: float) -> str:
     return r"\hspace{" + _em(width) + "}" if width > 0.0005 else ""
 
 
-def written_out(rows: Iterable[str]) -> Iterator[str]:
-    """align* rows (`S[a, b] &= q_a \\cdot k_b = ...`) as lines of math, one each, as they come."""
-    return (formula(re.sub(r"(?<!\\)&", "", row, count=1)) for row in rows)
+def written_out(rows: Iterable[str]) -> Iterator[list[str]]:
+    """align* rows (`S[a, b] &= q_a \\cdot k_b = ...`) as lines of math, one each, as they
+    come, each cut into pieces that end in a top-level `=` or `+` (see pieces)."""
+    return (pieces(formula(re.sub(r"(?<!\\)&", "", row, count=1))) for row in rows)
+
+
+_TOP = re.compile(r"\\left\b|\\right\b|[{}]| = | \+ ")
+
+
+def pieces(tex: str) -> list[str]:
+    """`a = b + c` as `a ={}`, `b +{}`, `c`: inline math that a page may wrap between the pieces.
+    KaTeX breaks a long inline formula after a relation or a binary operator by itself, MathJax
+    3's default bundle never does (its line breaking is for displays, and off): written as
+    pieces, a long line wraps in both, at the same places, and stays in the column."""
+    out, depth, start = [], 0, 0
+    for found in _TOP.finditer(tex):
+        token = found.group()
+        if token in ("{", "\\left"):
+            depth += 1
+        elif token in ("}", "\\right"):
+            depth -= 1
+        elif depth == 0:  # `+{}`: an operator between two atoms, spaced as in the whole line
+            out.append(tex[start:found.end()].strip() + "{}")
+            start = found.end()
+    out.append(tex[start:].strip())
+    return [piece for piece in out if piece]
