@@ -418,8 +418,8 @@ def test_numbers_have_the_widths_of_their_glyphs() -> None:
 
 
 def test_wide_matrices_split_into_balanced_blocks_only_when_they_do_not_fit() -> None:
-    """As LaTeX's: 8 columns that need two blocks are 4 + 4 (not 7 + 1), 16 that need three
-    are 6 + 5 + 5 (not 5 + 5 + 5 + 1), and 5 columns that fit are one block."""
+    """As LaTeX's: 8 columns that need two blocks are 4 + 4 (not 7 + 1), 16 that need four
+    are 4 + 4 + 4 + 4 (not 5 + 5 + 5 + 1), and 5 columns that fit are one block."""
     def split(count: int) -> list[int]:
         columns = [f"d{j + 1}" for j in range(count)]
         cells = [[md_math.number("−0.35") for _ in columns] for _ in range(3)]
@@ -430,7 +430,7 @@ def test_wide_matrices_split_into_balanced_blocks_only_when_they_do_not_fit() ->
     widths = {count: split(count) for count in range(2, 40)}
     for count, blocks in widths.items():
         assert sum(blocks) == count and max(blocks) - min(blocks) <= 1, (count, blocks)
-    assert widths[16] == [6, 5, 5], widths[16]
+    assert widths[16] == [4, 4, 4, 4], widths[16]
 
 
 def test_a_written_out_line_is_pieces_that_a_page_may_wrap_between() -> None:

@@ -222,7 +222,7 @@ CMR = {**dict(zip("abcdefghijklmnopqrstuvwxyz", (
 STRUT = r"\rule[-0.35em]{0pt}{1.3em}"  # taller and deeper than any letter: equal rows
 # What a display may take, in math em: GitHub's column is ~830 px of 16 px text and KaTeX draws
 # math 1.21 times larger (43 em); blog and pandoc columns are narrower (36 em of 20 px text).
-PAGE_EM = 34.0
+PAGE_EM = 30.0
 BESIDE_EM = 5.5  # the symbol, `=`, the brackets and the gaps, with room for a misjudged glyph
 
 
