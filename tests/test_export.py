@@ -102,7 +102,9 @@ def test_labelled_matrix_has_every_row_on_its_own_line() -> None:
 def test_latex_fragment_and_standalone() -> None:
     fragment = export(str(CAT), "--latex")
     assert fragment.startswith("% attn export --latex: a fragment for \\input; engine: pdflatex")
-    assert r"\documentclass" not in fragment and r"\begin{bmatrix}" in fragment
+    tex = "\n".join(line for line in fragment.splitlines() if not line.startswith("%"))
+    assert r"\documentclass" not in tex and r"\begin{bmatrix}" in tex  # the comment may name one
+    assert r"\documentclass[xcolor=table]{beamer}" in fragment  # how to load it into a deck
     whole = export(str(CAT), "--latex", "--standalone")
     assert whole.splitlines()[0].startswith("% engine: pdflatex")
     assert whole.rstrip().endswith(r"\end{document}")
