@@ -171,9 +171,10 @@ def test_update_keeps_translations_adds_new_and_keeps_old_as_obsolete() -> None:
 # --- the glossary ------------------------------------------------------------------------------
 
 def prose_words(text: str) -> set[str]:
-    """Lower-cased words, leaving out {placeholders}, dotted spec paths such as weights.W_K and
-    `code` (the step ids a help text lists)."""
-    text = re.sub(r"\{\w*\}|`[^`]*`", " ", text)
+    """Lower-cased words, leaving out {placeholders}, dotted spec paths such as weights.W_K,
+    `code` (the step ids a help text lists) and a help text's example commands (its `\\b`
+    paragraphs)."""
+    text = re.sub(r"\{\w*\}|`[^`]*`|\x08\n(?:.+\n?)*", " ", text)
     return set(re.findall(r"(?<![\w.])\w+(?![\w.])", text.lower()))
 
 

@@ -90,7 +90,7 @@ def test_no_color_loses_nothing_the_heatmap_prints_every_number() -> None:
      "--embeddings: row 2 has 3 numbers, expected 2\n"),
     (["--tokens", "a b", "--embeddings", "1 0; x 1"], "--embeddings: expected a number, found x\n"),
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--wq", "1 0 0; 0 1 0; 0 0 1"],
-     "--wq: is 3×3, expected d_model × d_k = 2×3\n"),
+     "--wq: is 3 × 3, expected d_model × d_k = 2 × 3\n"),
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--mask", "sideways"],
      '--mask: expected causal or none or a matrix like "1 0; 0 1", found sideways\n'),
     (["--tokens", "a b"], "attn: --embeddings is needed to describe a spec without a file\n"),

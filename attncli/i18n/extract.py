@@ -17,11 +17,13 @@ translation is lost when a msgid is reworded.
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from attncli.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, po_path
+from attncli.i18n.comments import comment_blocks, descriptions
 from attncli.i18n.po import Entry, header, read_po, write_po
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -116,11 +118,29 @@ class _Finder(ast.NodeVisitor):
 
 
 def extract(package: Path = PACKAGE) -> Extraction:
-    """Every message in the modules of `package`, with where each is used."""
+    """Every message in the modules of `package`, with where each is used; then the comments
+    of the example specs and the descriptions of the JSON Schema (see comments.py)."""
     found = Extraction({}, [])
     for path in sorted(package.rglob("*.py")):
         where = path.relative_to(package.parent).as_posix()
         _Finder(where, found).visit(ast.parse(path.read_text(encoding="utf-8"), where))
+    for path, texts in outside_sentences(package):
+        finder = _Finder(path.relative_to(package.parent).as_posix(), found)
+        for text in texts:
+            finder.add(text, None)
+    return found
+
+
+def outside_sentences(package: Path) -> list[tuple[Path, list[str]]]:
+    """The example specs' comment blocks and the schema's descriptions, by file."""
+    found = []
+    schema = package / "spec" / "schema.json"
+    if schema.exists():
+        found.append((schema, descriptions(json.loads(schema.read_text(encoding="utf-8")))))
+    for folder in (package / "configs", package.parent / "configs"):  # a wheel, a checkout
+        for path in sorted(folder.glob("*.yaml")):
+            lines = path.read_text(encoding="utf-8").split("\n")
+            found.append((path, [block.text for block in comment_blocks(lines)]))
     return found
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from string import Formatter
 
-from attncli.i18n import Finer, Msg, Param, catalog
+from attncli.i18n import Finer, Msg, Param, template
 
 # One piece of notation in a sentence of the catalog, in the order they are tried.
 _NOTATION = re.compile(
@@ -29,6 +29,7 @@ _SYMBOLS = {"ᵢ": "_i", "ⱼ": "_j", "·": r" \cdot ", "|": "|", "θ": r"\theta
 # math, " = ", math: one formula
 _JOINED = re.compile(r"^\s*=\s*$")
 
+ORDINARY_SPACE = " \t\n\r\f\v"  # whitespace a line may break at: not the no-break space
 Segment = tuple[bool, str]  # (is math, text or LaTeX)
 TextFn = Callable[[str], str]
 
@@ -96,12 +97,13 @@ def latex(text: str, escape: TextFn) -> str:
 
 
 def spaced(text: str, escape: TextFn) -> str:
-    """`escape(text)` with the spaces at either end kept (escapers collapse them)."""
-    core = text.strip()
+    """`escape(text)` with the spaces at either end kept (escapers collapse them); a no-break
+    space there (typography.py: `w {cell}`) stays one, so no line ends with `w`."""
+    core = text.strip(ORDINARY_SPACE)
     if not core:
         return " " if text else ""
-    head = " " if text[0].isspace() else ""
-    tail = " " if text[-1].isspace() else ""
+    head = " " if text[0] in ORDINARY_SPACE else ""
+    tail = " " if text[-1] in ORDINARY_SPACE else ""
     return head + escape(core) + tail
 
 
@@ -110,12 +112,11 @@ def message(msg: Msg | str, lang: str, escape: TextFn, number: Callable[[float],
     names, numbers, nested sentences) filled in literally; `number` writes a float as text."""
     if isinstance(msg, str):
         return escape(msg)
-    cat = catalog(lang)
-    template = (cat.ngettext(msg.msgid, msg.plural, msg.count)
-                if msg.plural is not None and msg.count is not None else cat.gettext(msg.msgid))
     params = dict(msg.params)
+    words = {name: value for name, value in params.items() if isinstance(value, str)}
+    sentence = template(msg, lang, words)
     out: list[str] = []
-    for literal, field, _spec, _conversion in Formatter().parse(template):
+    for literal, field, _spec, _conversion in Formatter().parse(sentence):
         pending = literal
         if field is not None and isinstance(params.get(field), str):
             tail = re.search(r"(?<![\w])([A-Za-z])_$", pending)
