@@ -52,8 +52,10 @@ def help_page(command: str, lang: str) -> str:
 
 
 def examples(page: str) -> list[str]:
-    """The example lines of a help page: a line of its own that starts with `attn `."""
-    return [line.strip() for line in page.splitlines() if line.strip().startswith("attn ")]
+    """The example lines of a help page: a line of its own that starts with `attn COMMAND`
+    (prose wrapped at the word attn does not: `… procesorów` / `attn może używać`)."""
+    starts = tuple(f"attn {command} " for command in commands())
+    return [line.strip() for line in page.splitlines() if line.strip().startswith(starts)]
 
 
 # --- help ---------------------------------------------------------------------------------
@@ -70,12 +72,17 @@ def test_every_command_shows_the_same_examples_in_every_language() -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_help_example_runs_as_printed(lang: str, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """In a folder with the example specs (configs/) and a manifest whose snippets are written,
-    as a user who copies the line would have."""
+    """In a folder with the example specs (configs/), a manifest whose snippets are written and
+    a post whose attn block is filled in, as a user who copies the line would have."""
     shutil.copytree(ROOT / "configs", tmp_path / "configs")
     (tmp_path / "attn.toml").write_text(MANIFEST, encoding="utf-8")
+    (tmp_path / "posts").mkdir()
+    shutil.copy(ROOT / "configs" / "cat_chases_mouse.yaml", tmp_path / "posts" / "cat.yaml")
+    (tmp_path / "posts" / "attention.md").write_text(
+        "# Attention\n\n```attn\nspec: cat.yaml\n```\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert invoke("snippets")[0] == 0
+    assert invoke("fill", "posts/attention.md")[0] == 0
     ran = 0
     for command in commands():
         for line in examples(help_page(command, lang)):

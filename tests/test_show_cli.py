@@ -97,7 +97,7 @@ def test_no_color_loses_nothing_the_heatmap_prints_every_number() -> None:
     ([SEED_000, "--tokens", "a"], "attn: give either SPEC or --tokens/--embeddings, not both\n"),
     (["--steps", "scores,nope"], "attn: --steps: unknown step nope; expected one of embeddings, "
      "parameters, projections, scores, scaled, masked, weights, output\n"),
-    (["--head", "2"], "attn: --head: expected a head from 1 to 1, found 2\n"),
+    (["--head", "2"], "attn: --head: the spec has one head; expected 1, found 2\n"),
     (["-x", "scores:cat,zebra"],
      "attn: --expand: scores has no column zebra; its columns are cat, chases, mouse\n"),
 ])
