@@ -23,7 +23,7 @@ def test_do_forms() -> None:
 def test_bad_backward_sections_name_the_key(write) -> None:  # type: ignore[no-untyped-def]
     shape = run("explain", str(write(BASE + "backward: {dO: [[1, 2]]}\n")))
     assert shape.exit_code == 2
-    assert shape.stderr.endswith("backward.dO is 1×2, expected n × d_out = 3×2\n")
+    assert shape.stderr.endswith("backward.dO is 1 × 2, expected n × d_out = 3 × 2\n")
     typo = run("explain", str(write(BASE + "backward: {d0: ones}\n")))
     assert typo.exit_code == 2 and "backward" in typo.stderr and "d0" in typo.stderr
     block = run("explain", str(write(BASE.replace("[[1, 0], [0.2, 1], [0.8, 0]]", "[[1, 0], "

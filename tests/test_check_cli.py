@@ -29,7 +29,7 @@ def test_wrong_answer_exits_1_and_names_the_slip() -> None:
     result = run("check", CAT, "--step", "weights", "--answer", BY_HAND)
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        "A: right except row chases; 2 of 9 numbers differ:",
+        "A: right except row “chases”; 2 of 9 numbers differ:",
         "   A[chases, cat]: you wrote 0.35, the right value is 0.36 (0.3557)",
         "   A[chases, chases]: you wrote 0.65, the right value is 0.64 (0.6443)",
         "   Your numbers match every intermediate rounded to 2 decimals along the way.",

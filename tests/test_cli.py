@@ -139,7 +139,7 @@ def test_real_entry_point_error_has_no_traceback(tmp_path: Path) -> None:
                             text=True)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == f"{spec}:3:16: weights.W_Q is 3×1, expected d_model × d_k = 2×1\n"
+    assert result.stderr == f"{spec}:3:16: weights.W_Q is 3 × 1, expected d_model × d_k = 2 × 1\n"
 
 
 def test_rich_in_a_terminal_uses_colour_unless_no_color() -> None:

@@ -15,7 +15,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 QUOTED = [  # (page, the spec with the mistake, the line the page quotes)
     ("limits.md", "tokens: [a, b]\nembeddings:\n  - [1, 0]\n  - [0, 1]\nweights:\n  W_Q:\n"
                   "    - [1, 0]\n    - [0, 1]\n    - [1, 1]\n",
-     "spec.yaml:7:5: weights.W_Q is 3×2, expected d_model × d_k = 2×2"),
+     "spec.yaml:7:5: weights.W_Q is 3 × 2, expected d_model × d_k = 2 × 2"),
     ("limits.md", "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmaks: causal\n",
      "spec.yaml:3:1: maks: unknown key; did you mean mask?"),
     ("limits.md", "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights:\n\tW_Q: identity\n",

@@ -35,14 +35,15 @@ def test_a_tab_says_yaml_indents_with_spaces(write: Callable[[str, str], Path]) 
     assert result.stderr.splitlines()[0] == (
         f"{path}:3:1: malformed YAML: a tab: YAML indents with spaces")
     polish = run("validate", str(path), env={"ATTN_LANG": "pl"}).stderr.splitlines()[0]
-    assert polish == f"{path}:3:1: błędny YAML: tabulator: YAML wcina tylko spacjami"
+    assert polish == (f"{path}:3:1: błędny YAML: tabulator: wcięcia w\u00a0YAML-u robi się "
+                      "tylko spacjami")
 
 
 @pytest.mark.parametrize(("args", "line"), [
     (["--tokens", "a b c", "--embeddings", "1 0; 0 1"],
      "attn: --embeddings: has 2 rows, expected one per token (3)"),
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--mask", "1 0 1"],
-     "attn: --mask: is 1×3, expected queries × keys = 2×2"),
+     "attn: --mask: is 1 × 3, expected queries × keys = 2 × 2"),
     (["--tokens", "a b", "--embeddings", "1,0; 0,1"],
      'attn: --embeddings: 1,0 could be read with a decimal comma or with commas between numbers; '
      'separate numbers by spaces and rows by ";", like "0,5 1; 1 0,25" or "0.5 1; 1 0.25"'),
@@ -114,5 +115,5 @@ def test_str_of_a_spec_error_is_the_finished_sentence() -> None:
     with pytest.raises(SpecError) as caught:
         loads_spec("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights: {W_Q: [[1, 0]]}\n")
     assert str(caught.value) == (
-        "<string>:3:16: weights.W_Q is 1×2, expected d_model × d_k = 2×2")
+        "<string>:3:16: weights.W_Q is 1 × 2, expected d_model × d_k = 2 × 2")
     assert "{" not in str(caught.value)

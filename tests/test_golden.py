@@ -51,9 +51,9 @@ def test_every_example_has_golden_files_and_no_golden_file_is_left_over() -> Non
 
 
 def words(text: str) -> set[str]:
-    """Latin-script words of prose, leaving out dotted spec paths, {placeholders} and `code`
-    (the step ids a help text lists)."""
-    text = re.sub(r"\{\w*\}|`[^`]*`", " ", text)
+    """Latin-script words of prose, leaving out dotted spec paths, {placeholders}, `code` (the
+    step ids a help text lists) and a help text's example commands (its `\\b` paragraphs)."""
+    text = re.sub(r"\{\w*\}|`[^`]*`|\x08\n(?:.+\n?)*", " ", text)
     return set(re.findall(r"(?<![\w.])[a-z]{3,}(?![\w.])", text.lower()))
 
 

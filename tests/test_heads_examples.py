@@ -166,7 +166,7 @@ def test_decoder_layer_example_is_post_norm() -> None:
     w_1 = step(result, "ffn")[0]
     np.testing.assert_array_equal(w_1, np.random.default_rng(1).uniform(-0.5, 0.5, (4, 8)))
     # one header line, whole at a width that holds it (at 80 columns it is wrapped)
-    assert "feed-forward (relu, d_ff = 8)" in render(result, "text", width=200)
+    assert "feed-forward (ReLU, d_ff = 8)" in render(result, "text", width=200)
 
 
 def test_random_matrices_are_numpys_generator() -> None:

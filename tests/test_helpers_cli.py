@@ -36,7 +36,7 @@ def test_validate_lists_every_broken_file(tmp_path: Path, monkeypatch: pytest.Mo
         "rows.yaml:2:13: embeddings: has 2 rows, expected one per token (3)",
         "key.yaml:4:1: scael: unknown key; did you mean scale?",
         "missing.yaml: no such file",
-        "shape.yaml:3:33: weights.W_K is 2×2, expected d_model × d_k = 2×1",
+        "shape.yaml:3:33: weights.W_K is 2 × 2, expected d_model × d_k = 2 × 1",
         "attn: 4 specs of 5 have errors",
     ]
     assert result.stdout == ""

@@ -136,14 +136,14 @@ def test_gqa_groups(heads: int, groups: int | None) -> None:
 
 
 def test_the_cache_sizes_in_polish_and_russian_use_plural_forms() -> None:
-    """16 bytes: `16 bajtów`, `16 байт`; 2 heads (GQA): `2 głowic` (genitive after `nie da
-    się`), `2 головы` (accusative)."""
+    """16 bytes: `16 bajtów`, `16 байт`; 2 heads (GQA): `2 głowice nie dają się` (the subject,
+    so the digit is read `dwie`), `2 головы` (accusative)."""
     pl = run("explain", "configs/kv_cache_decoding.yaml", "--format", "text", "--lang", "pl",
              "--steps", "kv_cache")
     ru = run("explain", "configs/kv_cache_decoding.yaml", "--format", "text", "--lang", "ru",
              "--steps", "kv_cache")
     assert "= 16 bajtów na token i warstwę" in " ".join(pl.stdout.split())
-    assert "(GQA): 2 głowic nie da się" in " ".join(pl.stdout.split())
+    assert "(GQA): 2 głowice nie dają się" in " ".join(pl.stdout.split())
     assert "= 16 байт на токен и слой" in " ".join(ru.stdout.split())
     assert "(GQA): 2 головы нельзя" in " ".join(ru.stdout.split())
 

@@ -134,7 +134,7 @@ def test_bad_arrays_raise_what_a_spec_file_raises(bad: dict[str, object]) -> Non
 def test_a_keyword_is_named_as_it_was_given() -> None:
     with pytest.raises(SpecError) as caught:
         walkthrough_of(tokens=TOKENS, X=E, W_Q=np.ones((3, 2)))
-    assert str(caught.value) == "walkthrough_of: W_Q is 3×2, expected d_model × d_k = 2×2"
+    assert str(caught.value) == "walkthrough_of: W_Q is 3 × 2, expected d_model × d_k = 2 × 2"
     with pytest.raises(SpecError) as caught:
         walkthrough_of(tokens=TOKENS, X=E[:2])
     assert str(caught.value) == "walkthrough_of: X: has 2 rows, expected one per token (3)"
@@ -146,8 +146,8 @@ def test_an_array_of_three_dimensions_or_of_complex_numbers_is_refused() -> None
         walkthrough_of(tokens=TOKENS, X=torch.zeros(1, 3, 2))  # a batch of one
     assert str(caught.value) == (
         "walkthrough_of: X: expected a matrix or a vector of real numbers (at most 2 "
-        "dimensions), found an array of shape 1×3×2 and type float32")
-    with pytest.raises(SpecError, match="found an array of shape 3×2 and type complex128"):
+        "dimensions), found an array of shape 1 × 3 × 2 and type float32")
+    with pytest.raises(SpecError, match="found an array of shape 3 × 2 and type complex128"):
         walkthrough_of(tokens=TOKENS, X=E + 0j)
 
 

@@ -62,7 +62,7 @@ SPECS = {
     "bomb.yaml": (bomb(), "bomb.yaml:1:1: the spec holds 490329055 values once its aliases are "
                   "expanded; the limit is 10000000, which --max-cells sets"),
     "random.yaml": ("tokens: [a]\nembeddings: {random: {}, shape: [1, 100000000]}\n",
-                    "random.yaml:2:13: embeddings: a matrix of 1×100000000 is too large; the "
+                    "random.yaml:2:13: embeddings: a matrix of 1 × 100000000 is too large; the "
                     "limit is 10000000 numbers, which --max-cells sets"),
     "scores.yaml": ("tokens: [" + ", ".join(f"t{i}" for i in range(10_000)) + "]\n"
                     "embeddings: {random: {}, dim: 1}\n",
@@ -72,7 +72,7 @@ SPECS = {
                     "numbers; the limit is 320000000, 32 times what --max-cells sets"),
     "header.yaml": ("tokens: [a]\nembeddings: {file: big.npy}\n",
                     "header.yaml:2:20: embeddings.file: big.npy holds 100000000 numbers "
-                    "(10000×10000); the limit is 10000000, which --max-cells sets"),
+                    "(10000 × 10000); the limit is 10000000, which --max-cells sets"),
 }
 
 
@@ -133,7 +133,7 @@ def test_max_cells_is_an_option_of_every_command_that_reads_specs(command: list[
 
     assert refused(12, SMALL) == "<stdin>:2:26: the spec holds more than 12 values, the limit " \
         "that --max-cells sets\n"
-    assert refused(15, SMALL) == "<stdin>:1:1: the identity W_V of 2×2 brings the spec to 16 " \
+    assert refused(15, SMALL) == "<stdin>:1:1: the identity W_V of 2 × 2 brings the spec to 16 " \
         "numbers; the limit is 15, which --max-cells sets\n"
     assert run(*command, "-", "--max-cells", "16", input=SMALL).exit_code == 0
     assert refused(208, MANY) == "<stdin>:1:1: the walkthrough of this spec would compute " \

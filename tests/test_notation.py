@@ -60,18 +60,18 @@ def test_every_formula_of_a_document_sentence_is_math(lang: str) -> None:
 
 def test_a_formula_is_typeset_in_latex_and_markdown() -> None:
     note = Msg.of("L = Σ dO ⊙ O stands for the rest of the network: dO is the gradient that "
-                  "arrives at the output; all ones makes L the sum of the outputs.")
+                  "arrives at the output; when dO is all ones, L is simply the sum of the outputs.")
     tex = message(note, "pl", escape_text, str)
-    assert tex.startswith(r"$L = \sum dO \odot O$ zastępuje")
+    assert tex.startswith(r"$L = \sum dO \odot O$~zastępuje")  # O, one letter, is bound
     assert "U+" not in tex
     marked = Marked(lambda m: translate(m, "ru"))
     assert prose(marked(note), "katex", marked.words).startswith(r"$L = \sum dO \odot O$ заменяет")
 
 
 def test_a_power_is_typeset_with_its_base() -> None:
-    rope = Msg.of("Position p turns the pair of features i by the angle p·θᵢ, θᵢ = "
-                  "{base}^(−2i/d_k); V is not turned.", base=10000)
-    assert r"$\theta_i = 10000^{-2i/d_k}$" in message(rope, "ru", escape_text, str)
+    rope = Msg.of("At position p, the i-th pair of features turns by the angle p·ωᵢ, where "
+                  "ωᵢ = {base}^(−2i/d_k); V is not turned.", base=10000)
+    assert r"$\omega_i = 10000^{-2i/d_k}$" in message(rope, "ru", escape_text, str)
 
 
 def test_a_symbol_is_math_and_a_word_is_text() -> None:

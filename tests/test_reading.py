@@ -23,21 +23,21 @@ def sentences(walkthrough: Walkthrough) -> list[str]:
 
 def test_seed_000_reading_names_the_seeds_tokens() -> None:
     said = sentences(build(load_spec(str(example_path("cat_chases_mouse")))))
-    assert "cat sees only itself, so all its weight (1.00) stays there." in said
-    assert "chases attends more to itself (0.64) than to cat (0.36)." in said
-    assert ("mouse attends most to cat (0.40), then to itself (0.35), least to chases (0.25)."
+    assert "“cat” sees only itself, so all its weight (1.00) stays there." in said
+    assert "“chases” attends more to itself (0.64) than to “cat” (0.36)." in said
+    assert ("“mouse” attends most to “cat” (0.40), then to itself (0.35), least to “chases” (0.25)."
             in said)
 
 
 def test_by_hand_the_reading_uses_the_seeds_numbers() -> None:
     spec = load_spec(str(example_path("cat_chases_mouse")))
     spec = replace(spec, display=replace(spec.display, round_intermediates=True))
-    assert "chases attends more to itself (0.65) than to cat (0.35)." in sentences(build(spec))
+    assert "“chases” attends more to itself (0.65) than to “cat” (0.35)." in sentences(build(spec))
 
 
 def test_equal_weights_are_said_to_be_equal() -> None:
     said = sentences(build(loads_spec("tokens: [a, b, c]\nembeddings: [[1, 0], [1, 0], [1, 0]]\n")))
-    assert said[0] == "a attends equally to the 3 keys it sees (0.33 each)."
+    assert said[0] == "“a” attends equally to the 3 keys it sees (0.33 each)."
 
 
 def test_a_tie_inside_a_ranking_is_one_group() -> None:
@@ -45,18 +45,18 @@ def test_a_tie_inside_a_ranking_is_one_group() -> None:
     spec = loads_spec("tokens: [a, b, c]\nembeddings: [[1, 0], [0, 1], [0, 1]]\nscale: none\n")
     said = sentences(build(spec))
     # e^1 / (e^1 + 2) = 0.576, 1 / (e + 2) = 0.212
-    assert said[0] == "a attends more to itself (0.58) than to b and c (0.21 each)."
+    assert said[0] == "“a” attends more to itself (0.58) than to “b” and “c” (0.21 each)."
 
 
 def test_a_hidden_row_and_a_lone_key_are_said_as_such() -> None:
     spec = loads_spec("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
                       "mask: [[0, 0], [1, 0]]\n")
     said = sentences(build(spec))
-    assert said[0] == "a sees no key, so it attends to nothing: its weights are all 0."
-    assert said[1] == "b sees only a, so all its weight (1.00) goes there."
+    assert said[0] == "“a” sees no key, so it attends to nothing: its weights are all 0."
+    assert said[1] == "“b” sees only “a”, so all its weight (1.00) goes there."
     nan = loads_spec("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmask: [[0, 0], [1, 1]]\n"
                      "masked_rows: nan\n")
-    assert sentences(build(nan))[0] == "a sees no key, so its weights are undefined (NaN)."
+    assert sentences(build(nan))[0] == "“a” sees no key, so its weights are undefined (NaN)."
 
 
 def matrix(symbol: str, values: list[list[float]], rows: tuple[str, ...],
@@ -86,11 +86,12 @@ def test_several_heads_are_read_one_by_one_and_compared() -> None:
     assert [r.head for r in readings] == [1, 2, None]
     nf = NumberFormat(2)
     head_2 = [translate(s, "en", nf) for s in readings[1].sentences]
-    assert head_2[2] == ("mouse attends most to itself (0.60), then to chases (0.30), "
-                         "least to cat (0.10).")
+    assert head_2[2] == ("“mouse” attends most to itself (0.60), then to “chases” (0.30), "
+                         "least to “cat” (0.10).")
     compared = [translate(s, "en", nf) for s in readings[2].sentences]
     assert compared == [
-        "The heads disagree about mouse: it attends most to cat in head 1, to itself in head 2."]
+        "The heads disagree about “mouse”: it attends most to “cat” in head 1, to itself in head "
+        "2."]
 
 
 def test_heads_that_agree_are_said_to_agree() -> None:
@@ -99,7 +100,7 @@ def test_heads_that_agree_are_said_to_agree() -> None:
                                        replace(walkthrough.heads[0], index=2)))
     compared = read(same)[-1]
     assert [translate(s) for s in compared.sentences] == [
-        "All 2 heads agree on where every query attends most."]
+        "Both heads agree on where every query attends most."]
 
 
 def test_a_two_head_walkthrough_renders_a_heatmap_and_reading_per_head() -> None:
@@ -119,7 +120,7 @@ def test_a_weight_that_is_not_0_or_1_is_never_said_as_a_rounded_0_or_1() -> None
     spec = loads_spec("tokens: [a, b]\nembeddings: [[2.95635, 0], [0, 1]]\nscale: none\n"
                       "mask: none\n")
     said = sentences(build(spec))
-    assert said[0] == "a attends more to itself (0.9998) than to b (0.0002)."
+    assert said[0] == "“a” attends more to itself (0.9998) than to “b” (0.0002)."
 
 
 def test_the_keys_the_table_shows_as_0_are_said_to_be_under_its_last_decimal() -> None:
@@ -129,8 +130,8 @@ def test_the_keys_the_table_shows_as_0_are_said_to_be_under_its_last_decimal() -
                       "scale: none\nmask: none\n")
     walkthrough = build(spec)
     assert sentences(walkthrough)[0] == (
-        "a attends more to itself (0.9998) than to b and c (under 0.01 each).")
+        "“a” attends more to itself (0.9998) than to “b” and “c” (under 0.01 each).")
     pl = [translate(s, "pl", NumberFormat.with_mark(2, "comma"))
           for s in walkthrough.reading[0].sentences]
-    assert pl[0] == ("a\N{NO-BREAK SPACE}patrzy bardziej na siebie (0,9998) niż na "
-                     "b i\N{NO-BREAK SPACE}c (każdy poniżej 0,01).")
+    assert pl[0] == ("„a” patrzy bardziej na siebie (0,9998) niż na "
+                     "„b” i\N{NO-BREAK SPACE}„c” (każdy poniżej 0,01).")

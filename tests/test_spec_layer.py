@@ -89,11 +89,11 @@ weights: {{W_Q: {matrix(4, 4)}, W_V: {matrix(6, 4)}, b_Q: [1, 2, 3, 4]}}
                       'found the text "many"'),
     (f"heads:\n  - {{W_Q: {matrix(4, 2)}, W_K: {matrix(4, 2)}}}\n"
      f"  - {{W_Q: {matrix(4, 2)}, W_K: {matrix(4, 3)}}}\n",
-     "spec.yaml:8:64: heads[1].W_K is 4×3, expected d_model × d_k = 4×2 (head 2)"),
+     "spec.yaml:8:64: heads[1].W_K is 4 × 3, expected d_model × d_k = 4 × 2 (head 2)"),
     (f"heads:\n  - {{W_Q: {matrix(4, 2)}}}\n",
      "spec.yaml:7:5: heads[0]: W_K is missing, so it is the identity, which needs d_k = d_model"),
     (f"heads:\n  - {{W_V: {matrix(3, 2)}}}\n",
-     "spec.yaml:7:11: heads[0].W_V is 3×2, expected d_model × d_v = 4×2 (head 1)"),
+     "spec.yaml:7:11: heads[0].W_V is 3 × 2, expected d_model × d_v = 4 × 2 (head 1)"),
     (f"heads: [{{}}]\nweights: {{W_Q: {matrix(4, 4)}}}\n",
      "spec.yaml:7:16: weights.W_Q: with a list of heads, each head has its own projections; "
      "weights may hold only W_O and b_O"),
@@ -103,7 +103,7 @@ weights: {{W_Q: {matrix(4, 4)}, W_V: {matrix(6, 4)}, b_Q: [1, 2, 3, 4]}}
      f"{matrix(2, 2)}}}\n", "spec.yaml:7:8: score: the general score needs one d_k for every "
      "head; head 2 has d_k = 4, head 1 has 2"),
     (f"heads: 2\nweights: {{W_O: {matrix(4, 3)}}}\n",
-     "spec.yaml:7:16: weights.W_O is 4×3, expected h·d_v × d_model = 4×4"),
+     "spec.yaml:7:16: weights.W_O is 4 × 3, expected h·d_v × d_model = 4 × 4"),
 ])
 def test_head_errors(tmp_path: Path, extra: str, expected: str) -> None:
     assert error(HEAD + extra, tmp_path) == expected
@@ -173,7 +173,7 @@ def test_positional_kinds(tmp_path: Path) -> None:
     ("positional: {sinusoidal: {bass: 10}}\n",
      "spec.yaml:6:27: positional.sinusoidal.bass: unknown key; did you mean base?"),
     (f"positional: {matrix(2, 4)}\n",
-     "spec.yaml:6:13: positional is 2×4, expected tokens × d_model = 3×4"),
+     "spec.yaml:6:13: positional is 2 × 4, expected tokens × d_model = 3 × 4"),
 ])
 def test_positional_errors(tmp_path: Path, extra: str, expected: str) -> None:
     assert error(HEAD + extra, tmp_path) == expected
@@ -233,8 +233,8 @@ def test_file_errors(tmp_path: Path) -> None:
     assert line("words.npy") == where + "words.npy: expected real numbers, found the data type <U1"
     assert line("objects.npy") == where + ("objects.npy holds Python objects, which attn never "
                                            "loads (they could run code); save plain numbers")
-    assert line("cube.npy") == where + ("cube.npy holds an array of shape 3×4×1, expected a matrix "
-                                        "(2 dimensions)")
+    assert line("cube.npy") == where + ("cube.npy holds an array of shape 3 × 4 × 1, expected a "
+                                        "matrix (2 dimensions)")
     assert line("nan.npy") == where + "nan.npy: expected finite numbers, found inf or NaN"
     assert line("two.npz") == where + "two.npz holds 2 arrays (a, b); say which with key"
     assert line("two.npz", "c") == where + "two.npz has no array c; it has a, b"
@@ -277,9 +277,9 @@ def test_random_matrices(tmp_path: Path) -> None:
     ("embeddings: {random: {seed: -1}, dim: 2}\n",
      "spec.yaml:2:29: embeddings.random.seed: expected a whole number of at least 0, found -1"),
     ("embeddings: {random: {}, shape: [4, 2]}\n",
-     "spec.yaml:2:33: embeddings.shape is 4×2, expected 3×?"),
+     "spec.yaml:2:33: embeddings.shape is 4 × 2, expected 3 × ?"),
     ("embeddings: {random: {}, shape: [3, 4000000]}\n", "spec.yaml:2:13: embeddings: a matrix "
-     "of 3×4000000 is too large; the limit is 10000000 numbers, which --max-cells sets"),
+     "of 3 × 4000000 is too large; the limit is 10000000 numbers, which --max-cells sets"),
     ("embeddings: {randm: {}}\n",
      "spec.yaml:2:13: embeddings: expected a matrix, {file: ...} or {random: ...}, "
      "found a mapping of 1 key"),
@@ -303,7 +303,7 @@ def test_random_errors(tmp_path: Path, extra: str, expected: str) -> None:
      "spec.yaml:6:20: block.ffn.W_1: cannot tell the shape of this random matrix from the "
      "others; add shape: [rows, columns]"),
     (f"block: {{ffn: {{W_1: {matrix(4, 8)}, W_2: {matrix(4, 8)}}}}}\n",
-     "spec.yaml:6:187: block.ffn.W_2 is 4×8, expected d_ff × d_model = 8×4"),
+     "spec.yaml:6:187: block.ffn.W_2 is 4 × 8, expected d_ff × d_model = 8 × 4"),
     (f"block: {{ffn: {{W_1: {matrix(4, 2)}, W_2: {matrix(2, 4)}, activation: tanh}}}}\n",
      "spec.yaml:6:129: block.ffn.activation: expected one of relu, gelu, silu, swiglu, geglu, "
      'found the text "tanh"'),

@@ -30,11 +30,11 @@ W4 = "[[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 1]]"
     ("heads: 2\nkv_heads: 1\n",
      "spec.yaml:7:11: kv_heads: with kv_heads, weights needs W_K of kv_heads·d_k columns"),
     (f"heads: 2\nkv_heads: 1\nweights: {{W_K: {W4}, W_V: {W4}}}\n",
-     "spec.yaml:8:16: weights.W_K is 4×4, expected d_model × kv_heads·d_k = 4×2"),
+     "spec.yaml:8:16: weights.W_K is 4 × 4, expected d_model × kv_heads·d_k = 4 × 2"),
     ("heads: [{}]\nkv_heads: 1\n",
      "spec.yaml:7:11: kv_heads: kv_heads needs heads: h (a number of heads), not a list"),
     ("bias: [[0, 1], [1, 0]]\n",
-     "spec.yaml:6:7: bias is 2×2, expected queries × keys = 3×3"),
+     "spec.yaml:6:7: bias is 2 × 2, expected queries × keys = 3 × 3"),
     ("heads: 2\nbias: [[[0, 0, 0], [0, 0, 0], [0, 0, 0]]]\n",
      "spec.yaml:7:7: bias: expected one matrix per head (2), found 1"),
     ("bias: sliding\n",
@@ -47,7 +47,7 @@ W4 = "[[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 1]]"
     ("block: {ffn: {W_1: [[1], [0], [0], [1]], W_2: [[1, 0, 0, 1]], activation: swiglu}}\n",
      "spec.yaml:6:14: block.ffn: the key W_3 is missing"),
     ("block: {ffn: {W_1: [[1], [0], [0], [1]], W_2: [[1, 0, 0, 1]], W_3: [[1], [0], [0], [1]]}}\n",
-     "spec.yaml:6:68: block.ffn.W_3: W_3 is the up projection of swiglu and geglu; the "
+     "spec.yaml:6:68: block.ffn.W_3: W_3 is the up projection of SwiGLU and GeGLU; the "
      "activation is relu"),
 ])
 def test_errors_name_the_place_and_what_was_expected(tmp_path: Path, extra: str,

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from attncli.arithmetic.handcalc import written
-from attncli.check.worksheet import blank
+from attncli.check.worksheet import blank, told
+from attncli.i18n import Msg
 from attncli.model import Difference, Exp, Expr, Num, Product, Quotient, Sum, Terms, Vec
 from attncli.render import render
 from attncli.spec import load_spec
@@ -98,7 +99,12 @@ def blank_operands(expr: Expr) -> int:
 def test_sheet_and_key_agree_but_for_the_blanks(fmt: str) -> None:
     key = replace(build(load_spec(str(CAT))), reading=())
     sheet = blank(key, None, 9, 7)
-    sheet_text, key_text = render(sheet, fmt, "en"), render(key, fmt, "en")
+    # the sheet's first fact is its instruction line: the rest is compared with the key's
+    assert sheet.header.facts[0] == Msg.of("Worksheet: fill in every empty box with the number "
+                                           "it should hold, rounded as the numbers around it "
+                                           "are.")
+    sheet_text, key_text = render(sheet, fmt, "en"), render(told(key, sheet.header.facts[0]),
+                                                            fmt, "en")
     if fmt == "markdown":
         assert BOX not in sheet_text
         sheet_text = MD_BOX.sub(lambda _: BOX, sheet_text)
@@ -156,7 +162,11 @@ def test_cli_worksheet_and_answers(tmp_path: Path) -> None:
     again = run("export", str(CAT), "--markdown", "--worksheet", "--blank-cells", "6",
                 "--seed", "1")
     assert again.stdout == sheet.read_text(encoding="utf-8")
-    assert key.read_text(encoding="utf-8") == run("export", str(CAT), "--markdown").stdout
+    plain = run("export", str(CAT), "--markdown").stdout
+    heading = "  \nAnswer key: the worksheet with every box filled in.\n"
+    assert key.read_text(encoding="utf-8") == plain.replace("= 1.41`$\n", "= 1.41`$" + heading, 1)
+    assert heading in key.read_text(encoding="utf-8")
+    assert "Worksheet: fill in every empty box" in sheet.read_text(encoding="utf-8")
     assert len(MD_BOX.findall(sheet.read_text(encoding="utf-8"))) >= 6
 
 

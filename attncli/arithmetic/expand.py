@@ -25,7 +25,7 @@ from attncli.arithmetic.handcalc import arithmetic, written
 from attncli.arithmetic.selection import Cell, Selection, check, chosen, representative
 from attncli.arithmetic.selection import cells as chosen_cells
 from attncli.arithmetic.selection import rows as chosen_rows
-from attncli.i18n import Msg
+from attncli.i18n import Msg, quoted
 from attncli.model import (
     Array,
     Difference,
@@ -304,8 +304,8 @@ def shift_notes(ctx: Context, step: Step, cells: list[Cell]) -> tuple[Msg, ...]:
         peak = float(ctx.calc.softmax_parts(ctx.head.scores.row(i)[None, :])[0][0])
         if peak != 0.0:
             notes.append(Msg.of("Row {row}: its largest score, {peak}, is subtracted from each "
-                                "score before e^x, which keeps e^x readable and leaves the "
-                                "weights as they are.", row=matrix.rows[i], peak=peak))
+                                "score before e^x, so that e^x cannot overflow; the weights "
+                                "stay the same.", row=quoted(matrix.rows[i]), peak=peak))
     return tuple(notes)
 
 

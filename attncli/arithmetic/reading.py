@@ -24,7 +24,7 @@ import numpy as np
 
 from attncli.arithmetic.elision import FULL_SWITCH
 from attncli.arithmetic.numbers import rounded
-from attncli.i18n import Finer, Msg, Param
+from attncli.i18n import Finer, Msg, Param, quoted
 from attncli.model import HeadResult, Lazy, Reading, Walkthrough
 
 MOST_LISTED = 4  # groups named between "most" and "least" before the rest is counted
@@ -99,8 +99,8 @@ def negligible_tail(found: list[Group], precision: int) -> tuple[list[Group], bo
     return [*found[:tail], (keys, found[tail][1])], True
 
 
-def key_name(query: str, key: str) -> Msg | str:
-    return Msg.of("itself") if key == query else key
+def key_name(query: str, key: str) -> Msg:
+    return Msg.of("itself") if key == query else quoted(key)
 
 
 def group_msg(query: str, found: Sequence[Group], k: int, precision: int,
@@ -153,7 +153,8 @@ def listing(items: Sequence[Msg | str]) -> Msg | str:
 
 
 def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
-    query = head.weights.rows[i]
+    name = head.weights.rows[i]
+    query = quoted(name)
     if np.isnan(head.weights.row(i)).any():
         if not np.isneginf(head.scores.row(i)).all():
             # in a low precision, a score that overflowed to inf: inf − inf is NaN
@@ -166,11 +167,11 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
                       query=query)
     if len(found) == 1 and len(found[0][0]) == 1:
         (key,), weight = found[0]
-        if key == query:
+        if key == name:
             return Msg.of("{query} sees only itself, so all its weight ({weight}) stays there.",
                           query=query, weight=weight)
         return Msg.of("{query} sees only {key}, so all its weight ({weight}) goes there.",
-                      query=query, key=key, weight=weight)
+                      query=query, key=quoted(key), weight=weight)
     seen = sum(len(keys) for keys, _ in found)
     if len(found) == 1:
         return Msg.plural_of("{query} attends equally to the {count} key it sees ({weight} each).",
@@ -187,13 +188,13 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
             seen, query=query, low=Finer(low, places - precision),
             high=Finer(high, places - precision))
     found, under = negligible_tail(found, precision)
-    first = group_msg(query, found, 0, precision)
-    last = group_msg(query, found, len(found) - 1, precision, under)
+    first = group_msg(name, found, 0, precision)
+    last = group_msg(name, found, len(found) - 1, precision, under)
     if len(found) == 2:
         return Msg.of("{query} attends more to {first} than to {last}.",
                       query=query, first=first, last=last)
     return Msg.of("{query} attends most to {first}, then to {middle}, least to {last}.",
-                  query=query, first=first, last=last, middle=middle(query, found, precision))
+                  query=query, first=first, last=last, middle=middle(name, found, precision))
 
 
 def middle(query: str, found: list[Group], precision: int) -> Msg:
@@ -244,9 +245,11 @@ def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
                 # commas between the heads: "and" already joins the keys within one head
                 parts = Msg.of("{first}, {second}", first=parts, second=part) if parts else part
             sentences.append(Msg.of("The heads disagree about {query}: it attends most {parts}.",
-                                    query=query, parts=parts))
+                                    query=quoted(query), parts=parts))
     left = rest(heads[0], len(heads[0].weights.row_indices()))
-    if not sentences and not left:
+    if not sentences and not left and len(heads) == 2:  # "both": Polish "obie", Russian "обе"
+        sentences.append(Msg.of("Both heads agree on where every query attends most."))
+    elif not sentences and not left:
         sentences.append(Msg.plural_of(
             "The {count} head agrees on where every query attends most.",
             "All {count} heads agree on where every query attends most.", len(heads)))

@@ -1,10 +1,11 @@
 """A student's answer: which matrix, and every number as it was written.
 
 An answer is typed like a calculator's matrix (`"1 0 0; 0.35 0.65 0"`: numbers separated by
-spaces or commas, rows by `;` or line breaks) or written in a YAML/JSON file that maps step ids
-to matrices (`weights: [[1, 0], [0.35, 0.65]]`, or the same calculator text). Each number keeps
-its text, because the precision a student wrote (how many decimals) is the precision the answer
-is checked at.
+spaces or commas, rows by `;` or line breaks; with spaces between the numbers, a decimal
+comma as attn prints it with --decimal-comma: `"1 0; 0,35 0,65"`) or written in a YAML/JSON
+file that maps step ids to matrices (`weights: [[1, 0], [0.35, 0.65]]`, or the same calculator
+text). Each number keeps its text, because the precision a student wrote (how many decimals) is
+the precision the answer is checked at.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.spec.inline import DECIMAL_COMMA, comma_is_decimal
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.source import Node, parse, read_text
 
@@ -63,8 +65,11 @@ class Answer:
 
 
 def written(text: str, where: Location) -> Written:
-    """`0.35` -> 0.35 written with 2 decimals; `−∞` -> -inf; SpecError for anything else."""
+    """`0.35` (or `0,35`) -> 0.35 written with 2 decimals; `−∞` -> -inf; SpecError for anything
+    else. The text is kept as it was written."""
     word = text.strip().replace("−", "-") if text.strip() != "−∞" else "−∞"
+    if DECIMAL_COMMA.fullmatch(word):
+        word = word.replace(",", ".")
     special = _SPECIAL.get(word.lower())
     if special is not None:
         return Written(text.strip(), special, 0)
@@ -85,7 +90,7 @@ def written(text: str, where: Location) -> Written:
     if math.isinf(value):
         raise SpecError(Msg.of("{found} is larger than any number attn computes with (about "
                                "1.8e308)", found=quoted(word)), where)
-    return Written(word, value, max(0, -exponent))
+    return Written(text.strip(), value, max(0, -exponent))
 
 
 def quoted(text: str) -> str:
@@ -99,9 +104,10 @@ def from_text(text: str, step: str, where: Location, head: int | None = None) ->
     lines = [part for part in re.split(r"[;\n]", text)]
     if len(lines) > 1 and not lines[-1].strip():
         lines = lines[:-1]  # a trailing semicolon or line break
+    decimal_comma = comma_is_decimal(lines, where)
     rows: list[tuple[Written, ...]] = []
     for r, line in enumerate(lines, start=1):
-        entries = line.replace(",", " ").split()
+        entries = line.split() if decimal_comma else line.replace(",", " ").split()
         if not entries:
             raise SpecError(Msg.of("row {row} is empty; write numbers separated by spaces and "
                                    'rows separated by ";", like "1 0; 0 1"', row=r), where)

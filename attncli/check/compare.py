@@ -131,9 +131,10 @@ def check(spec: Spec, answer: Answer, head: int | None = None) -> Verdict:
 
 
 def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tuple[SlipMatch, ...]:
-    """Every variant of every catalogued slip that reproduces at least one differing number:
-    first those that reproduce the whole answer (several, when slips coincide on this spec),
-    then the rest by how many numbers they explain."""
+    """Every variant of every catalogued slip that reproduces at least one differing number and
+    leaves every number the student got right as it is: first those that reproduce the whole
+    answer (several, when slips coincide on this spec), then the rest by how many numbers they
+    explain."""
     answer = verdict.answer
     situation = Situation(spec, (verdict.head or 1) - 1, answer.decimals)
     step_ids = [step.id for step in right.steps]
@@ -152,6 +153,12 @@ def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tup
             values = located[1].whole()
             same = [[matches(float(values[i, j]), cell) for j, cell in enumerate(row)]
                     for i, row in enumerate(answer.cells)]
+            # a slip that would also change a number the student got right did not happen
+            # (softmax over columns changes every row: it cannot be why one cell of Z is wrong)
+            wrong = set(verdict.wrong)
+            if not all(same[i][j] for i, row in enumerate(same) for j in range(len(row))
+                       if (i, j) not in wrong):
+                continue
             cells = tuple((i, j) for i, j in verdict.wrong if same[i][j])
             if cells:
                 found.append(SlipMatch(variant.name, cells, all(map(all, same))))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from attncli.arithmetic.numbers import NumberFormat
+from attncli.arithmetic.reading import listing
 from attncli.check.compare import SlipMatch, Verdict
-from attncli.i18n import Msg, translate
+from attncli.i18n import Msg, quoted, translate
 
 SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
 
@@ -32,7 +33,7 @@ def headline(verdict: Verdict) -> Msg:
                            "differ", len(verdict.wrong), total=total)
     rows = list(dict.fromkeys(i for i, _ in verdict.wrong))
     if len(rows) < len(verdict.answer.cells):
-        labels = ", ".join(verdict.right.rows[i] for i in sorted(rows))
+        labels = listing([quoted(verdict.right.rows[i]) for i in sorted(rows)])
         return Msg.plural_of("{symbol}: right except row {rows}; {differ}:",
                              "{symbol}: right except rows {rows}; {differ}:", len(rows),
                              symbol=name, rows=labels, differ=differ)
@@ -45,10 +46,11 @@ def cell_lines(verdict: Verdict) -> list[Msg]:
     for i, j in verdict.wrong:
         cell = verdict.answer.cells[i][j]
         value = float(values[i, j])
+        mark = "," if "," in cell.text else "."  # the right value as the student writes it
         lines.append(Msg.of("{cell}: you wrote {written}, the right value is {right} ({exact})",
                             cell=cell_name(verdict, i, j), written=cell.text,
-                            right=NumberFormat(cell.decimals)(value),
-                            exact=NumberFormat(cell.decimals + 2)(value)))
+                            right=NumberFormat(cell.decimals, mark)(value),
+                            exact=NumberFormat(cell.decimals + 2, mark)(value)))
     return lines
 
 

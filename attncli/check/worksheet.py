@@ -132,7 +132,20 @@ def blank(walkthrough: Walkthrough, steps: Sequence[str] | None = None, count: i
             new_steps[s] = replace(step, expansions=tuple(
                 replace(e, expression=hidden(e.expression, secrets)) for e in step.expansions))
     # the reading and the hand calculation's drift would say the blanked numbers in words
-    return replace(walkthrough, steps=tuple(new_steps), reading=(), drift=None)
+    sheet = replace(walkthrough, steps=tuple(new_steps), reading=(), drift=None)
+    return told(sheet, Msg.of("Worksheet: fill in every empty box with the number it should "
+                              "hold, rounded as the numbers around it are."))
+
+
+def answer_key(walkthrough: Walkthrough) -> Walkthrough:
+    """The worksheet's answer key: the whole walkthrough, saying what it is."""
+    return told(walkthrough, Msg.of("Answer key: the worksheet with every box filled in."))
+
+
+def told(walkthrough: Walkthrough, line: Msg) -> Walkthrough:
+    """`walkthrough` with `line` first among the facts of its header (what the page is for)."""
+    header = walkthrough.header
+    return replace(walkthrough, header=replace(header, facts=(line, *header.facts)))
 
 
 def shown_numbers(steps: Sequence[Step]) -> set[float]:

@@ -54,8 +54,10 @@ def check(
 
     Exit 0 when every number is right, 1 when one is wrong, 2 for bad input.
 
-    Example: attn check configs/cat_chases_mouse.yaml --step weights
-    --answer "1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"
+    Example, the weights of the bundled example:
+
+    \b
+    attn check --step weights --answer "1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"
     """
     chosen = language(lang)
 

@@ -119,14 +119,15 @@ def explain(
 ) -> None:
     """Print every step of attention on SPEC, labelled with its tokens, with the work shown.
 
-    Example: attn explain configs/cat_chases_mouse.yaml --format text --round-intermediates
+    Examples: the work rounded as by hand; one step for a slide, numbered as in the whole
+    walkthrough; one matrix; text for a page 60 columns wide; no file, the numbers typed in:
 
-    One step for a slide, numbered as in the whole example: attn explain --steps weights
-    --no-header --format text; one matrix: attn explain --matrix A --format text; text for a
-    60-column page: attn explain --format text --width 60
-
-    Without a file: attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0"
-    --mask causal
+    \b
+    attn explain configs/cat_chases_mouse.yaml --format text --round-intermediates
+    attn explain --steps weights --no-header --format text
+    attn explain --matrix A --format text
+    attn explain --format text --width 60
+    attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0" --mask causal
     """
     inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,

@@ -116,8 +116,9 @@ def export(
     ] = Aspect.wide,
     output: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--output", "-o", help=N_("Write to FILE (safely: a temporary file renamed "
-                     "over it) instead of standard output."), show_default=False),
+        typer.Option("--output", "-o", metavar="FILE", show_default=False, help=N_(
+            "Write to FILE (safely: a temporary file renamed over it) instead of standard "
+            "output.")),
     ] = None,
     standalone: Annotated[bool, typer.Option(
         "--standalone", help=N_("LaTeX or Typst: a whole document (for pdflatex or typst "
@@ -133,8 +134,8 @@ def export(
         "description_<lang>."))] = False,
     heatmap: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--heatmap", help=N_("Also write the attention weights as a heatmap SVG to "
-                     "FILE (one panel per head)."), show_default=False),
+        typer.Option("--heatmap", metavar="FILE", show_default=False, help=N_(
+            "Also write the attention weights as a heatmap SVG to FILE (one panel per head).")),
     ] = None,
     precision: PrecisionOpt = None,
     lang: LangOpt = None,
@@ -160,14 +161,17 @@ def export(
     """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON, SVG, HTML or Typst, for a
     post or slides.
 
-    With --worksheet, chosen cells are boxes to fill in and --answers FILE writes the key:
-    attn export SPEC --latex --standalone --worksheet --blank-cells 6 --seed 1 -o sheet.tex
-    --answers key.tex
+    With --worksheet, chosen cells are boxes to fill in; --answers writes the key to a second
+    file.
 
-    Example: attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
+    Examples: a whole LaTeX document; the weights alone, for a slide; the weights of head 2 as
+    a matrix to paste into a formula; a worksheet and its key:
 
-    For a slide: attn export SPEC --latex --steps weights --expand none --no-header; a matrix
-    to paste into a formula: attn export SPEC --latex --matrix A:2
+    \b
+    attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
+    attn export --latex --steps weights --expand none --no-header
+    attn export configs/two_heads.yaml --latex --matrix A:2
+    attn export --latex --standalone --worksheet --blank-cells 6 -o sheet.tex --answers key.tex
     """
     # a format that elides the middle of a large matrix needs only the rows it shows (build's
     # summary); a worksheet draws its blanks from every cell, --matrix shows one whole
@@ -206,10 +210,11 @@ def export(
         decimal = decimal_option(decimal_comma)
         key = walkthrough
         if sheet:
-            from attncli.check.worksheet import worksheet_of
+            from attncli.check.worksheet import answer_key, worksheet_of
 
             walkthrough = worksheet_of(walkthrough, worksheet, fmt and fmt.value, blank,
                                        blank_cells, seed, full)
+            key = answer_key(key)
         if heatmap is not None:  # a picture: its labels in the first language asked for
             write_atomic(heatmap, render(walkthrough, "heatmap", chosen[0], decimal=decimal),
                          protect=protect)

@@ -40,7 +40,10 @@ def fill(
 
     Exit 0 when all is well, 1 when --check finds a stale block, 2 for a bad block or document.
 
-    Example: attn fill posts/attention.md --check --diff
+    Example, a post whose blocks are written, checked:
+
+    \b
+    attn fill posts/attention.md --check --diff
     """
     lang = language(lang)
 

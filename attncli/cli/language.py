@@ -48,7 +48,8 @@ _OPTIONS_METAVAR = N_("[OPTIONS]")
 _COMMAND_METAVAR = N_("COMMAND [ARGS]...")
 _HELP_OPTION = N_("Show this message and exit.")
 # the placeholders Click writes for an option's value, by type
-_METAVARS = {"<int>": N_("<int>"), "<str>": N_("<str>"), "<float>": N_("<float>")}
+_METAVARS = {"<int>": N_("<int>"), "<str>": N_("<str>"), "<float>": N_("<float>"),
+             "FILE": N_("FILE")}
 # what a help text names by a field, so that the catalog holds the sentence once
 # Every value a closed option accepts, listed in its help from the tuple that checks it
 HELP_FIELDS = {"{steps}": ", ".join(STEP_IDS), "{expandable}": ", ".join(EXPANDABLE),
@@ -74,10 +75,18 @@ def help_language(args: Sequence[str], environ: Any = None) -> str:
 
 
 def gettext(text: str, lang: str) -> str:
-    """A help text or one of Click's words in `lang` (unchanged in English), typeset."""
+    """A help text or one of Click's words in `lang` (unchanged in English), typeset; example
+    commands (a `\\b` paragraph, a `code` span) are left as typed, so they run when copied."""
     if lang == DEFAULT_LANG:
         return text
-    return typeset(catalog(lang).gettext(text), lang)
+    paragraphs = catalog(lang).gettext(text).split("\n\n")
+    return "\n\n".join(part if part.startswith("\b") else _typeset_prose(part, lang)
+                       for part in paragraphs)
+
+
+def _typeset_prose(text: str, lang: str) -> str:
+    pieces = re.split(r"(`[^`]*`)", text)
+    return "".join(piece if piece.startswith("`") else typeset(piece, lang) for piece in pieces)
 
 
 @cache

@@ -185,7 +185,7 @@ SeedOpt = Annotated[int, typer.Option("--seed", help=N_("Worksheet: the seed tha
                                       "of --blank-cells."))]
 AnswersOpt = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--answers", show_default=False, help=N_(
+    typer.Option("--answers", metavar="FILE", show_default=False, help=N_(
         "Worksheet: also write the answer key (the same document with every box filled in) to "
         "FILE.")),
 ]

@@ -69,7 +69,10 @@ def snippets(
     Exit 0 when all is well, 1 when --check finds a stale or missing snippet, 2 for a bad
     manifest or spec.
 
-    Example: attn snippets --check --diff
+    Example:
+
+    \b
+    attn snippets --check --diff
     """
     asked, lang = lang, language(lang)
 

@@ -34,7 +34,10 @@ def validate(
     first error is reported (with file:line:column), then the next file is checked. Exit 2 if
     any file is broken.
 
-    Example: attn validate posts/*.attn.yaml
+    Example:
+
+    \b
+    attn validate configs/*.yaml
     """
     asked, lang = lang, language(lang)
 
@@ -62,15 +65,21 @@ def validate(
 def schema(lang: MessagesLangOpt = None, debug: DebugOpt = False) -> None:
     """Print the JSON Schema of the spec format, for editors that validate YAML as you type.
 
-    Example: attn schema > attn.schema.json, then start a spec with the line
-    # yaml-language-server: $schema=attn.schema.json
+    Write it to a file, then start a spec with the line
+    `# yaml-language-server: $schema=attn.schema.json`. With --lang, the schema describes the
+    keys in that language.
+
+    Example:
+
+    \b
+    attn schema > attn.schema.json
     """
 
     def action() -> str:
         from attncli.spec.schema import schema_text
 
         languages(lang)
-        return schema_text()
+        return schema_text(language(lang))
 
     run(action, language(lang), debug)
 
@@ -87,7 +96,12 @@ def examples(
 ) -> None:
     """List the bundled example specs, or print one to start from a copy.
 
-    Example: attn examples cat_chases_mouse > my_first.yaml
+    With --lang, the comments of the spec are in that language.
+
+    Example:
+
+    \b
+    attn examples cat_chases_mouse > my_first.yaml
     """
     asked, lang = lang, language(lang)
 
@@ -96,7 +110,7 @@ def examples(
         from attncli.spec.examples import example_names, example_text, example_title
 
         if name is not None:
-            return example_text(name)
+            return example_text(name, lang)
         names = example_names()
         width = max(map(len, names), default=0)
         return "".join(f"{n:<{width}}  {example_title(n, lang)}".rstrip() + "\n" for n in names)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gettext
 import io
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -74,15 +75,33 @@ class Msg:
         return cls(singular, tuple(sorted(params.items())), plural, count)
 
 
+def quoted(name: str) -> Msg:
+    """A token's name inside a sentence, in the language's quotation marks („a”, «a», “a”): a
+    token may be a word of the sentence's own language (`a`, `I`, `we`, `и`), so it is always
+    set apart, in every format alike."""
+    return Msg.of("“{name}”", name=name)
+
+
 def N_(msgid: str) -> str:
     """Mark `msgid` for the catalogs where a plain string is needed (an option's help text, a
     word of Click's): the extractor collects it, and the caller translates it later."""
     return msgid
 
 
+# what a shell's locale names English by (LANG=C, LANG=POSIX)
+_ENGLISH_LOCALES = ("c", "posix")
+
+
+def language_code(text: str) -> str:
+    """The language of a code or a locale as the shell writes it: `PL` -> `pl`, `pl_PL.UTF-8`
+    -> `pl`, `ru-RU` -> `ru`, `C.UTF-8` -> `en`; unchecked."""
+    code = re.split(r"[_.@-]", text.strip().lower(), maxsplit=1)[0]
+    return DEFAULT_LANG if code in _ENGLISH_LOCALES else code
+
+
 def split_languages(text: str) -> list[str]:
-    """The codes of a comma list such as `pl, EN`, lower-cased, in order, unchecked."""
-    return [code.strip().lower() for code in text.split(",")]
+    """The languages of a comma list such as `pl, EN` or `pl_PL.UTF-8`, in order, unchecked."""
+    return [language_code(code) for code in text.split(",")]
 
 
 def suggesting(message: Msg, word: str, known: Iterable[str]) -> Msg:
@@ -127,18 +146,26 @@ def translate(
     """The sentence in `lang`, its parameters filled in (numbers through `number`)."""
     if isinstance(msg, str):
         return msg
+    values = {name: _param(value, lang, number) for name, value in msg.params}
+    return template(msg, lang, values).format(**values)
+
+
+def template(msg: Msg, lang: str, values: dict[str, str] | None = None) -> str:
+    """The catalog sentence of `msg` in `lang`, its `{fields}` not yet filled in, typeset
+    (no-break spaces after one-letter words, before dashes; see typography.py). `values`, the
+    parameters as they will be written, say which one is itself a one-letter word. Every
+    format starts from here, so a PDF keeps the same no-break spaces as the terminal."""
     cat = catalog(lang)
     if msg.plural is not None and msg.count is not None:
         text = cat.ngettext(msg.msgid, msg.plural, msg.count)
     else:
         text = cat.gettext(msg.msgid)
-    values = {name: _param(value, lang, number) for name, value in msg.params}
-    if lang != DEFAULT_LANG:
-        from attncli.i18n.typography import bind_after, is_one_letter_word, typeset
+    if lang == DEFAULT_LANG:
+        return text  # English is printed as written (its typography is the msgid's own)
+    from attncli.i18n.typography import bind_after, is_one_letter_word, typeset
 
-        short = [name for name, value in values.items() if is_one_letter_word(value, lang)]
-        text = bind_after(typeset(text, lang), short)
-    return text.format(**values)
+    short = [name for name, value in (values or {}).items() if is_one_letter_word(value, lang)]
+    return bind_after(typeset(text, lang), short)
 
 
 def _param(value: Param, lang: str, number: Callable[[float], str]) -> str:

@@ -17,11 +17,13 @@ translation is lost when a msgid is reworded.
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from attncli.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, po_path
+from attncli.i18n.comments import comment_blocks, descriptions
 from attncli.i18n.po import Entry, header, read_po, write_po
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -48,6 +50,12 @@ class Message:
     msgid: str
     plural: str | None
     references: list[str] = field(default_factory=list)
+    # a sentence attn fills in with str.format; a spec's comment or a schema description is not
+    formatted: bool = True
+
+    @property
+    def flags(self) -> list[str]:
+        return ["python-brace-format"] if self.formatted else []
 
 
 @dataclass
@@ -108,19 +116,38 @@ class _Finder(ast.NodeVisitor):
         assert msgid is not None
         self.add(msgid, plural)
 
-    def add(self, msgid: str, plural: str | None) -> None:
-        message = self.found.messages.setdefault(msgid, Message(msgid, plural))
+    def add(self, msgid: str, plural: str | None, formatted: bool = True) -> None:
+        message = self.found.messages.setdefault(msgid, Message(msgid, plural, [], formatted))
+        message.formatted = message.formatted or formatted
         if self.where not in message.references:
             # the file alone (xgettext --add-location=file): moving code does not stale a catalog
             message.references.append(self.where)
 
 
 def extract(package: Path = PACKAGE) -> Extraction:
-    """Every message in the modules of `package`, with where each is used."""
+    """Every message in the modules of `package`, with where each is used; then the comments
+    of the example specs and the descriptions of the JSON Schema (see comments.py)."""
     found = Extraction({}, [])
     for path in sorted(package.rglob("*.py")):
         where = path.relative_to(package.parent).as_posix()
         _Finder(where, found).visit(ast.parse(path.read_text(encoding="utf-8"), where))
+    for path, texts in outside_sentences(package):
+        finder = _Finder(path.relative_to(package.parent).as_posix(), found)
+        for text in texts:
+            finder.add(text, None, formatted=False)
+    return found
+
+
+def outside_sentences(package: Path) -> list[tuple[Path, list[str]]]:
+    """The example specs' comment blocks and the schema's descriptions, by file."""
+    found = []
+    schema = package / "spec" / "schema.json"
+    if schema.exists():
+        found.append((schema, descriptions(json.loads(schema.read_text(encoding="utf-8")))))
+    for folder in (package / "configs", package.parent / "configs"):  # a wheel, a checkout
+        for path in sorted(folder.glob("*.yaml")):
+            lines = path.read_text(encoding="utf-8").split("\n")
+            found.append((path, [block.text for block in comment_blocks(lines)]))
     return found
 
 
@@ -130,8 +157,7 @@ def template(messages: dict[str, Message]) -> list[Entry]:
     for message in messages.values():
         entries.append(Entry(message.msgid, message.plural,
                              ["", ""] if message.plural is not None else [""],
-                             references=list(message.references),
-                             flags=["python-brace-format"]))
+                             references=list(message.references), flags=message.flags))
     return entries
 
 
@@ -149,8 +175,8 @@ def update(entries: list[Entry], messages: dict[str, Message]) -> list[Entry]:
         old = by_id.pop(message.msgid, None)
         if old is None or old.msgid_plural != message.plural:
             slots = forms if message.plural is not None else 1
-            old = Entry(message.msgid, message.plural, [""] * slots,
-                        flags=["python-brace-format"])
+            old = Entry(message.msgid, message.plural, [""] * slots)
+        old.flags = [flag for flag in old.flags if flag != "python-brace-format"] + message.flags
         old.references = list(message.references)
         old.obsolete = False
         result.append(old)

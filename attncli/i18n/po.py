@@ -19,7 +19,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "r": "\r"}
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "r": "\r", "b": "\b"}
 _UNESCAPES = {value: "\\" + key for key, value in _ESCAPES.items()}
 _KEYWORD = re.compile(r'^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)\s+(".*")\s*$')
 _CONTEXT_GLUE = "\x04"  # how gettext joins msgctxt and msgid in a compiled catalog

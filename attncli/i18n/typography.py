@@ -24,14 +24,25 @@ _ONE_LETTER = {lang: re.compile(rf"(?<![^\s(„«])([{letters}]) (?=\S)", re.IGN
                for lang, letters in ONE_LETTER_WORDS.items()}
 _DASH = re.compile(r" (—|–)(?= )")
 _EQUALS = re.compile(r" = (?=\{\w+\}|\d)")  # "d_model = {d}": one unit, never split by a line end
+# a formula in a sentence is one unit too: "{heads} · ({d_k} + {d_v}) · 2", "(i, i + d_k/2)"
+_OPERATOR = re.compile(r"(?<=\S) ([+−·×⊙/]) (?=\S)")
+_PAIR = re.compile(r"([(\[][^\s,()\[\]]{1,8},) (?=[^\s,()\[\]]{1,12}[)\]\s])")
+
+
+def bind_formulas(text: str) -> str:
+    """`text` with no-break spaces around the operators of its formulas and after the comma of
+    a short pair, so no line (in the terminal, in a PDF) ends inside `(i, i + d_k/2)`."""
+    text = _OPERATOR.sub(NBSP + r"\1" + NBSP, text)
+    return _PAIR.sub(r"\1" + NBSP, text)
 
 
 def typeset(text: str, lang: str) -> str:
-    """`text` with no-break spaces after its one-letter words and before its dashes (in a
-    language that needs them; other text is returned as it is)."""
+    """`text` with no-break spaces after its one-letter words, before its dashes and inside
+    its formulas (in a language that needs them; other text is returned as it is)."""
     pattern = _ONE_LETTER.get(lang)
     if pattern is None:
         return text
+    text = bind_formulas(text)
     text = _EQUALS.sub(NBSP + "=" + NBSP, text)
     text = pattern.sub(r"\1" + NBSP, text)
     return _DASH.sub(NBSP + r"\1", text)

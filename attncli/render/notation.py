@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from string import Formatter
 
-from attncli.i18n import Finer, Msg, Param, Symbol, catalog
+from attncli.i18n import Finer, Msg, Param, Symbol, template
 
 # Formulas the catalog's sentences write in Unicode (the same in every language), as LaTeX math.
 # A sentence with new notation registers it here; tests/test_notation.py finds every catalog
@@ -28,6 +28,7 @@ FORMULAS: dict[str, str] = {
     "dW_K = Xᵀ·dK": r"dW_{K} = X^{\top} dK", "dW_V = Xᵀ·dV": r"dW_{V} = X^{\top} dV",
     "dW_K = dKᵀ·X": r"dW_{K} = dK^{\top} X", "dW_V = dVᵀ·X": r"dW_{V} = dV^{\top} X",
     "dS′": "dS'", "Rᵀ": r"R^{\top}", "−p·θᵢ": r"-p \cdot \theta_i", "p·θᵢ": r"p \cdot \theta_i",
+    "−p·ωᵢ": r"-p \cdot \omega_i", "p·ωᵢ": r"p \cdot \omega_i",
     "dx = (dx̂ − x̂ ⊙ mean(dx̂ ⊙ x̂)) / RMS":
         r"dx = \bigl(d\hat{x} - \hat{x} \odot \operatorname{mean}(d\hat{x} \odot \hat{x})\bigr)"
         r" / \operatorname{RMS}",
@@ -35,10 +36,10 @@ FORMULAS: dict[str, str] = {
     "dM = dF·W_2ᵀ": r"dM = dF \cdot W_{2}^{\top}",
     "dU = dM ⊙": r"dU = dM \odot", "dA₁ = dM ⊙ U ⊙": r"dA_{1} = dM \odot U \odot",
     "′(A₁)": r"{}'(A_{1})", "(A₁)": r"(A_{1})",
-    "silu′(a) = σ(a)·(1 + a·(1 − σ(a)))":
-        r"\operatorname{silu}'(a) = \sigma(a) \cdot \bigl(1 + a \cdot (1 - \sigma(a))\bigr)",
+    "SiLU′(a) = σ(a)·(1 + a·(1 − σ(a)))":
+        r"\operatorname{SiLU}'(a) = \sigma(a) \cdot \bigl(1 + a \cdot (1 - \sigma(a))\bigr)",
     # positions
-    "θᵢ": r"\theta_i",
+    "θᵢ": r"\theta_i", "ωᵢ": r"\omega_i",
     "−m·|i − j|": r"-m \cdot |i - j|",
     # online softmax
     "ℓ = rowsum(P̃)": r"\ell = \operatorname{rowsum}(\tilde{P})",
@@ -76,6 +77,7 @@ _SYMBOLS = {"ᵢ": "_i", "ⱼ": "_j", "·": r" \cdot ", "|": "|", "θ": r"\theta
 # math, " = ", math: one formula
 _JOINED = re.compile(r"^\s*=\s*$")
 
+ORDINARY_SPACE = " \t\n\r\f\v"  # whitespace a line may break at: not the no-break space
 Segment = tuple[bool, str]  # (is math, text or LaTeX)
 TextFn = Callable[[str], str]
 
@@ -151,12 +153,13 @@ def latex(text: str, escape: TextFn) -> str:
 
 
 def spaced(text: str, escape: TextFn) -> str:
-    """`escape(text)` with the spaces at either end kept (escapers collapse them)."""
-    core = text.strip()
+    """`escape(text)` with the spaces at either end kept (escapers collapse them); a no-break
+    space there (typography.py: `w {cell}`) stays one, so no line ends with `w`."""
+    core = text.strip(ORDINARY_SPACE)
     if not core:
         return " " if text else ""
-    head = " " if text[0].isspace() else ""
-    tail = " " if text[-1].isspace() else ""
+    head = " " if text[0] in ORDINARY_SPACE else ""
+    tail = " " if text[-1] in ORDINARY_SPACE else ""
     return head + escape(core) + tail
 
 
@@ -165,13 +168,12 @@ def message(msg: Msg | str, lang: str, escape: TextFn, number: Callable[[float],
     names, numbers, nested sentences) filled in literally; `number` writes a float as text."""
     if isinstance(msg, str):
         return escape(msg)
-    cat = catalog(lang)
-    template = (cat.ngettext(msg.msgid, msg.plural, msg.count)
-                if msg.plural is not None and msg.count is not None else cat.gettext(msg.msgid))
     params = dict(msg.params)
+    words = {name: value for name, value in params.items() if isinstance(value, str)}
+    sentence = template(msg, lang, words)
     out: list[str] = []
     pending = ""  # the sentence's own text so far, with its whole numbers (`10000^(−2i/d_k)`)
-    for literal, field, _spec, _conversion in Formatter().parse(template):
+    for literal, field, _spec, _conversion in Formatter().parse(sentence):
         pending += literal
         if field is None:
             continue

@@ -113,7 +113,7 @@ def feed_forward(node: Node, d_model: int, convention: Convention, files: Files)
         check_shape(keys["W_3"], W_3, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
     for key in ("W_3", "b_3"):
         if key in keys and not gated:
-            fail(keys[key], "{key} is the up projection of swiglu and geglu; the activation "
+            fail(keys[key], "{key} is the up projection of SwiGLU and GeGLU; the activation "
                  "is {activation}", key=key, activation=activation)
     biases: dict[str, Array | None] = {}
     for key, dim, dim_name in (("b_1", d_ff, "d_ff"), ("b_2", d_model, "d_model"),

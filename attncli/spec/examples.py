@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from attncli.errors import UsageError
-from attncli.i18n import Msg
+from attncli.i18n import DEFAULT_LANG, Msg
+from attncli.i18n.comments import translated_comments
 from attncli.i18n.suggest import closest
 
 DEFAULT_EXAMPLE = "cat_chases_mouse"
@@ -27,8 +28,9 @@ def example_names() -> list[str]:
     return sorted(path.stem for path in examples_dir().glob("*.yaml"))
 
 
-def example_text(name: str) -> str:
-    """The spec of the example `name`, as written (comments included), to copy and edit."""
+def example_text(name: str, lang: str = DEFAULT_LANG) -> str:
+    """The spec of the example `name`, as written, to copy and edit: its comments in `lang`
+    (the data is the same in every language)."""
     names = example_names()
     if name not in names:
         close = closest(name, names)
@@ -37,7 +39,7 @@ def example_text(name: str) -> str:
                                     name=name, suggestion=close))
         raise UsageError(Msg.of("no example named {name}; run attn examples to list them",
                                 name=name))
-    return example_path(name).read_text(encoding="utf-8")
+    return translated_comments(example_path(name).read_text(encoding="utf-8"), lang)
 
 
 def example_title(name: str, lang: str) -> str:

@@ -231,7 +231,7 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]
                                         "{limit}, which {option} sets", "{name} holds {count} "
                                         "numbers ({shape}); the limit is {limit}, which {option} "
                                         "sets", cells, name=name,
-                                        shape="×".join(str(s) for s in shape), limit=max_cells,
+                                        shape=" × ".join(str(s) for s in shape), limit=max_cells,
                                         option=LIMIT_HINT))
     return tuple(shape)
 

@@ -29,8 +29,9 @@ OPTIONS = {"tokens": "--tokens", "embeddings": "--embeddings", "mask": "--mask",
            "W_K": "--wk", "W_V": "--wv", "scale": "--scale"}
 
 
-def _fail(option: str, msgid: str, **params: str | int) -> SpecError:
-    return SpecError(Msg.of(msgid, **params), Location(option))
+def _fail(option: str | Location, msgid: str, **params: str | int) -> SpecError:
+    where = option if isinstance(option, Location) else Location(option)
+    return SpecError(Msg.of(msgid, **params), where)
 
 
 DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+(?:[eE][+-]?\d+)?")
@@ -72,9 +73,11 @@ def matrix(text: str, option: str, path: str) -> Node:
     return Node(rows, Location(option, path))
 
 
-def comma_is_decimal(rows: list[str], option: str) -> bool:
+def comma_is_decimal(rows: list[str], option: str | Location) -> bool:
     """Whether the commas of a matrix are decimal commas (`0,5 1; 1 0,25`) or separate numbers
-    (`1,0; 0,1`, `1, 0`); SpecError when it could be either."""
+    (`1,0; 0,1`, `1, 0`); SpecError at `option` (an option's name or a place in a file) when
+    it could be either. Every matrix a person types goes through here: a spec's inline form
+    and an answer to `attn check`, so a number attn prints with a decimal comma reads back."""
     entries = [row.split() for row in rows]
     with_comma = [e for row in entries for e in row if "," in e]
     if not with_comma:

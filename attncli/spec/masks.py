@@ -96,7 +96,8 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
     causal = optional(keys, "causal", boolean, False)
     if causal and n != m:
         fail(node, "a causal mask needs as many queries as keys, found {n} × {m}", n=n, m=m)
-    return WindowMask(integer(keys["window"], 0), causal)
+    # window 0 would leave each query only itself: no attention to speak of, and never meant
+    return WindowMask(integer(keys["window"], 1), causal)
 
 
 def matrix_mask(node: Node, visible: Array, n: int, m: int) -> MatrixMask:

@@ -22,6 +22,9 @@ Dtype = Literal["float16", "bfloat16", "float32", "float64"]  # the `dtype` key 
 Activation = Literal["relu", "gelu", "silu", "swiglu", "geglu"]
 ACTIVATIONS: tuple[Activation, ...] = ("relu", "gelu", "silu", "swiglu", "geglu")
 GATED = ("swiglu", "geglu")
+# how prose names each activation (the spec writes them in lower case)
+ACTIVATION_NAMES: dict[str, str] = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU",
+                                    "swiglu": "SwiGLU", "geglu": "GeGLU"}
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from attncli.i18n import DEFAULT_LANG
+from attncli.i18n.comments import translated_schema
+
 SCHEMA_PATH = Path(__file__).parent / "schema.json"
 
 
-def schema_text() -> str:
-    return SCHEMA_PATH.read_text(encoding="utf-8")
+def schema_text(lang: str = DEFAULT_LANG) -> str:
+    """The schema, its descriptions in `lang` (the keys and rules are the same in every one)."""
+    return translated_schema(SCHEMA_PATH.read_text(encoding="utf-8"), lang)
 
 
 def schema() -> dict[str, Any]:

@@ -181,7 +181,7 @@ def vector(node: Node) -> Array:
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
-    return "×".join(str(s) for s in shape)  # 3×2, as the tables write it
+    return " × ".join(str(s) for s in shape)  # 3 × 2, as the tables write it
 
 
 def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str | Msg) -> None:

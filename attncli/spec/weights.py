@@ -40,6 +40,9 @@ def projections(top: dict[str, Node], root: Node, d_model: int, convention: Conv
                                               "expected at most {count} heads, found {found}",
                                               MAX_HEADS, found=many))
     given = check_keys(top["weights"], WEIGHT_KEYS) if "weights" in top else {}
+    if heads_node is None and "kv_heads" in top:
+        fail(top["kv_heads"], "expected heads: h beside it, the number of query heads that "
+             "share these key and value heads")
     if heads_node is None or is_count(heads_node):
         h = 1 if heads_node is None else integer(heads_node, 1)
         g = kv_heads(top.get("kv_heads"), h, given)

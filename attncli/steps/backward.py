@@ -75,7 +75,8 @@ def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
                    grads: Gradients, run: Forward) -> tuple[Step, ...]:
     rows = output.rows
     loss = Msg.of("L = Σ dO ⊙ O stands for the rest of the network: dO is the gradient that "
-                  "arrives at the output; all ones makes L the sum of the outputs.")
+                  "arrives at the output; when dO is all ones, L is simply the sum of the "
+                  "outputs.")
     steps = [] if grads.block is None else [block_step(spec, grads.block, rows, output.columns)]
     steps += [Step("grad_output", Msg.of("Gradient of the output"),
                   Formula("dO = ∂L/∂O", r"dO = \partial L / \partial O"),
@@ -95,8 +96,13 @@ def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
         steps.append(Step("grad_out_projection", Msg.of("Gradient through W_O"), formula,
                           tuple(mats)))
     several = len(forward) > 1
+    # without W_O the output is Z itself (the heads' Z side by side): say where dZ comes from
+    same = (() if grads.dW_O is not None else
+            (Msg.of("O is the heads' Z side by side (there is no W_O), so the dZ of each head is "
+                    "its columns of dO."),) if several else
+            (Msg.of("O = Z (there is no W_O), so dZ = dO."),))
     for head, result in zip(grads.heads, forward, strict=True):
-        steps += head_steps(spec, head, result, result.index if several else None, run)
+        steps += head_steps(spec, head, result, result.index if several else None, run, same)
     if grads.groups:
         steps.append(shared_step(spec, grads, forward))
     steps.append(input_step(grads, rows, forward[0].keys.rows))
@@ -104,13 +110,13 @@ def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
 
 
 def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
-               run: Forward) -> list[Step]:
+               run: Forward, first_notes: tuple[Msg, ...] = ()) -> list[Step]:
     queries, keys = r.weights.rows, r.weights.columns
     steps = [Step("grad_values", Msg.of("Gradient of V and of the weights"),
                   Formula("dV = Aᵀ·dZ,  dA = dZ·Vᵀ", r"dV = A^{\top} dZ,\quad dA = dZ\, V^{\top}"),
                   (labelled("dZ", g.dZ, queries, r.context.columns),
                    labelled("dV", g.dV, keys, r.values.columns),
-                   labelled("dA", g.dA, queries, keys)), index, (),
+                   labelled("dA", g.dA, queries, keys)), index, first_notes,
                   value_row(spec, g, r))]
     steps.append(Step("grad_softmax", Msg.of("Gradient through softmax"),
                       Formula("dS′ = A ⊙ (dA − rowsum(dA ⊙ A))",

@@ -15,7 +15,7 @@ from attncli.compute import ops
 from attncli.compute.gradients import Gradients, HeadGradients
 from attncli.i18n import Msg
 from attncli.model import Expansion, Formula, HeadResult, Matrix, Num, Product, Step, Sum
-from attncli.spec.model import FeedForward, RMSNorm, Spec
+from attncli.spec.model import ACTIVATION_NAMES, FeedForward, RMSNorm, Spec
 from attncli.steps.base import feature_labels
 from attncli.steps.rope import HAT
 
@@ -35,8 +35,8 @@ def rope_step(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None) ->
                 Formula(f"dQ = Rᵀ·dQ{HAT},  dK = Rᵀ·dK{HAT}",
                         r"dQ = R^{\top} d\hat{Q},\quad dK = R^{\top} d\hat{K}"),
                 tuple(matrices), index,
-                (Msg.of("RoPE turned each pair of features by p·θᵢ; its gradient turns back "
-                        "by −p·θᵢ (Rᵀ, the inverse rotation) before it reaches W_Q and W_K."),),
+                (Msg.of("RoPE turned each pair of features by p·ωᵢ; its gradient turns back "
+                        "by −p·ωᵢ (Rᵀ, the inverse rotation) before it reaches W_Q and W_K."),),
                 turned_pair(spec, g, r))
 
 
@@ -48,19 +48,19 @@ def turned_pair(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion,
         return ()
     i = min(1, g.dQ.shape[0] - 1)
     first, second = (int(p[0]) for p in ops.rope_pairs(g.dQ.shape[1], setting.layout))
-    angle = float(ops.rope_angles(i + 1, g.dQ.shape[1], setting.base)[i, 0])  # p·θ₀ = p
+    angle = float(ops.rope_angles(i + 1, g.dQ.shape[1], setting.base)[i, 0])  # p·ω₀ = p
     cos, sin = math.cos(angle), math.sin(angle)
     a, b = float(g.dQ_hat[i, first]), float(g.dQ_hat[i, second])
     row, columns = r.weights.rows[i], r.queries.columns
     one, two = columns[first], columns[second]
     hat = f"dQ{HAT}"
-    text = (f"{hat}[{row}, {one}]·cos {i}θ₀ + {hat}[{row}, {two}]·sin {i}θ₀",
-            f"−{hat}[{row}, {one}]·sin {i}θ₀ + {hat}[{row}, {two}]·cos {i}θ₀")
+    text = (f"{hat}[{row}, {one}]·cos {i}ω₀ + {hat}[{row}, {two}]·sin {i}ω₀",
+            f"−{hat}[{row}, {one}]·sin {i}ω₀ + {hat}[{row}, {two}]·cos {i}ω₀")
     row_tex, one_tex, two_tex = token_latex(row), token_latex(one), token_latex(two)
-    latex = (rf"d\hat{{Q}}[{row_tex}, {one_tex}] \cos {i}\theta_0 + "
-             rf"d\hat{{Q}}[{row_tex}, {two_tex}] \sin {i}\theta_0",
-             rf"-d\hat{{Q}}[{row_tex}, {one_tex}] \sin {i}\theta_0 + "
-             rf"d\hat{{Q}}[{row_tex}, {two_tex}] \cos {i}\theta_0")
+    latex = (rf"d\hat{{Q}}[{row_tex}, {one_tex}] \cos {i}\omega_0 + "
+             rf"d\hat{{Q}}[{row_tex}, {two_tex}] \sin {i}\omega_0",
+             rf"-d\hat{{Q}}[{row_tex}, {one_tex}] \sin {i}\omega_0 + "
+             rf"d\hat{{Q}}[{row_tex}, {two_tex}] \cos {i}\omega_0")
     dq = Formula("dQ", "dQ")
     precision = spec.display.precision
     return (
@@ -152,7 +152,7 @@ def block_notes(spec: Spec) -> tuple[Msg, ...]:
     if ffn is not None and ffn.gated:
         notes.append(Msg.of("The gated feed-forward backwards: dM = dF·W_2ᵀ, dU = dM ⊙ {act}(A₁) "
                             "for W_3, dA₁ = dM ⊙ U ⊙ {act}′(A₁) for W_1.",
-                            act="silu" if ffn.activation == "swiglu" else "gelu"))
+                            act=ACTIVATION_NAMES["silu" if ffn.activation == "swiglu" else "gelu"]))
     elif ffn is not None and ffn.activation == "silu":
-        notes.append(Msg.of("SiLU backwards: silu′(a) = σ(a)·(1 + a·(1 − σ(a)))."))
+        notes.append(Msg.of("SiLU backwards: SiLU′(a) = σ(a)·(1 + a·(1 − σ(a)))."))
     return tuple(notes)

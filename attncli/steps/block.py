@@ -12,7 +12,7 @@ import numpy as np
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Matrix, Step
-from attncli.spec.model import FeedForward, Norm, RMSNorm, Spec
+from attncli.spec.model import ACTIVATION_NAMES, FeedForward, Norm, RMSNorm, Spec
 from attncli.steps.base import Build, Made, State, feature_labels
 
 
@@ -155,7 +155,7 @@ def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
 def ffn_formula(b: Build, ffn: FeedForward, given: Formula) -> Formula:
     b1 = (" + b_1", " + b_{1}") if ffn.b_1 is not None else ("", "")
     b2 = (" + b_2", " + b_{2}") if ffn.b_2 is not None else ("", "")
-    act = ffn.activation
+    act = ACTIVATION_NAMES[ffn.activation]
     if ffn.gated:
         return gated_formula(b, ffn, given, b1, b2)
     if b.row:
@@ -171,7 +171,7 @@ def gated_formula(b: Build, ffn: FeedForward, given: Formula, b1: tuple[str, str
                   b2: tuple[str, str]) -> Formula:
     """G = act(X·W_1), U = X·W_3, H = G ⊙ U, F = H·W_2 (Llama's w1, w3, w2)."""
     b3 = (" + b_3", " + b_{3}") if ffn.b_3 is not None else ("", "")
-    act = "silu" if ffn.activation == "swiglu" else "gelu"
+    act = ACTIVATION_NAMES["silu" if ffn.activation == "swiglu" else "gelu"]
     if b.row:
         return Formula(f"G = {act}({given.text}·W_1{b1[0]}),  U = {given.text}·W_3{b3[0]},  "
                        f"H = G ⊙ U,  F = H·W_2{b2[0]}",
@@ -199,7 +199,7 @@ def describe_block(spec: Spec) -> Msg:
     if block.ffn is not None:
         d_ff = int(block.ffn.W_1.shape[1 if spec.convention == "row" else 0])
         parts.append(Msg.of("feed-forward ({activation}, d_ff = {d_ff})",
-                            activation=block.ffn.activation, d_ff=d_ff))
+                            activation=ACTIVATION_NAMES[block.ffn.activation], d_ff=d_ff))
     result = parts[0]
     for part in parts[1:]:
         result = Msg.of("{first}, {second}", first=result, second=part)

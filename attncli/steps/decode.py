@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attncli.i18n import Msg
+from attncli.i18n import Msg, quoted
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.steps import scores as scoring
 from attncli.steps.base import Build, HeadState, Made, State
@@ -69,10 +69,10 @@ def decode_step(b: Build, hs: HeadState, t: int) -> Step:
         b.matrix(Formula(f"z{sub}", f"z_{{{i}}}"), z, (token,)),
     )
     notes = [Msg.of("The cache gains the key and value of {token} as its last row; the query of "
-                    "{token} meets only the cache, so no mask is needed.", token=token)]
+                    "{token} meets only the cache, so no mask is needed.", token=quoted(token))]
     if t in hs.Z.row_indices():
         notes.append(check(z[0], hs.Z.row(t), sub, token))
-    return Step("decode", Msg.of("Decode step: {token}", token=token),
+    return Step("decode", Msg.of("Decode step: {token}", token=quoted(token)),
                 decode_formula(b, i, divisor), matrices, hs.index, tuple(notes))
 
 
@@ -83,9 +83,9 @@ def check(z: Array, full: Array, sub: str, token: str) -> Msg:
     close = np.abs(z - full) <= TOLERANCE * np.maximum(1.0, np.abs(full))  # (d_v,)
     if bool((close | both_nan).all()):
         return Msg.of("Check: z{sub} equals row {token} of Z, the output of full causal "
-                      "attention, to 12 decimal places.", sub=sub, token=token)
+                      "attention, to 12 decimal places.", sub=sub, token=quoted(token))
     return Msg.of("Check failed: z{sub} differs from row {token} of Z, the output of full "
-                  "causal attention.", sub=sub, token=token)
+                  "causal attention.", sub=sub, token=quoted(token))
 
 
 def decode_formula(b: Build, i: int, divisor: float) -> Formula:

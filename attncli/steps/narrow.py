@@ -85,8 +85,9 @@ def select(walkthrough: Walkthrough, steps: Sequence[str] | None, head: int | No
                                        step_id, known), where.get("steps"))
     count = len(walkthrough.heads)
     if head is not None and not 1 <= head <= count:
-        refuse("head", Msg.of("expected a head from 1 to {last}, found {found}",
-                              last=count, found=head), where.get("head"))
+        refuse("head", Msg.of("the spec has one head; expected 1, found {found}", found=head)
+               if count == 1 else Msg.of("expected a head from 1 to {last}, found {found}",
+                                         last=count, found=head), where.get("head"))
     kept = tuple(
         step for step in walkthrough.steps
         if (steps is None or step.id in steps)

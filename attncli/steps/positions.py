@@ -32,7 +32,8 @@ def context(b: Build, state: State) -> Made[State]:
     sequence = b.spec.context
     assert sequence is not None
     c = sequence.embeddings  # (m, d_model)
-    note = Msg.of("Queries come from the tokens above; keys and values from these.")
+    note = Msg.of("Queries come from the tokens above; keys and values come from the context "
+                  "tokens.")
     if sequence.positional is None or sequence.positional.kind == "rope":
         step = Step("context", Msg.of("Context embeddings"), Formula("C = E_c", "C = E_c"),
                     (b.matrix(Formula("C", "C"), c, b.key_labels),), None,

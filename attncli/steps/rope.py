@@ -24,24 +24,25 @@ def turned(b: Build, which: str) -> Positional | None:
 
 
 def rope(b: Build, hs: HeadState) -> Made[HeadState]:
-    """θᵢ, the angle p·θᵢ of each pair at each position, and Q̂, K̂: Q and K turned."""
+    """ωᵢ, the angle p·ωᵢ of each pair at each position, and Q̂, K̂: Q and K turned. The paper's
+    θᵢ is written ωᵢ here: θ is already the angle between a query and a key (cos θ)."""
     assert hs.q is not None and hs.k is not None and hs.Q is not None and hs.K is not None
     d_k = int(hs.q.shape[1])
     matrices: list[Matrix] = []
-    pairs = tuple(f"θ{i}" for i in range(d_k // 2))  # i = 0 .. d_k/2 - 1, as in θᵢ = base^(−2i/d_k)
+    pairs = tuple(f"ω{i}" for i in range(d_k // 2))  # i = 0 .. d_k/2 - 1, as in ωᵢ = base^(−2i/d_k)
     q, k, Q, K = hs.q, hs.k, hs.Q, hs.K
     first = turned(b, "q") or turned(b, "k")
     assert first is not None
-    theta = ops.rope_angles(2, d_k, first.base)[1]  # (d_k/2,): θᵢ, the angle at position 1
-    matrices.append(Matrix(Formula("θ", r"\theta"), b.calc.rounded(theta[None, :]), ("",), pairs))
+    omega = ops.rope_angles(2, d_k, first.base)[1]  # (d_k/2,): ωᵢ, the angle at position 1
+    matrices.append(Matrix(Formula("ω", r"\omega"), b.calc.rounded(omega[None, :]), ("",), pairs))
     for letter, rows, values, setting in (("q", b.query_labels, q, turned(b, "q")),
                                           ("k", b.key_labels, k, turned(b, "k"))):
         if setting is None:
             continue
         angles = ops.rope_angles(len(rows), d_k, setting.base)  # (n, d_k/2)
         if letter == "q" or b.spec.context is not None:
-            name = "p·θ" if b.spec.context is None else f"p·θ ({letter.upper()})"
-            matrices.append(Matrix(Formula(name, r"p\,\theta"), b.calc.rounded(angles), rows,
+            name = "p·ω" if b.spec.context is None else f"p·ω ({letter.upper()})"
+            matrices.append(Matrix(Formula(name, r"p\,\omega"), b.calc.rounded(angles), rows,
                                    pairs))
         turned_values = b.calc.rounded(ops.rope(values, angles, setting.layout))  # (n, d_k)
         symbol = Formula(f"{letter.upper()}{HAT}", rf"\hat{{{letter.upper()}}}")
@@ -54,8 +55,8 @@ def rope(b: Build, hs: HeadState) -> Made[HeadState]:
         else:
             k, K = turned_values, made
     layout = first.layout
-    notes = [Msg.of("Position p turns the pair of features i by the angle p·θᵢ, θᵢ = "
-                    "{base}^(−2i/d_k); V is not turned.", base=power_base(first.base)),
+    notes = [Msg.of("At position p, the i-th pair of features turns by the angle p·ωᵢ, where "
+                    "ωᵢ = {base}^(−2i/d_k); V is not turned.", base=power_base(first.base)),
              Msg.of("Pairs (i, i + d_k/2), as GPT-NeoX and Llama (layout half); the interleaved "
                     "layout of GPT-J and RoFormer pairs features (2i, 2i+1) instead, so the "
                     "same weights give other rotated queries and keys.") if layout == "half" else

@@ -45,17 +45,17 @@ def projections(ctx: Context, step: Step) -> list[Piece]:
 
 
 def rope(ctx: Context, step: Step) -> list[Piece]:
-    """θᵢ = base^(−2i/d_k), the angles p·θᵢ, and Q̂, K̂: each pair of features turned."""
+    """ωᵢ = base^(−2i/d_k), the angles p·ωᵢ, and Q̂, K̂: each pair of features turned."""
     settings = (ctx.spec.queries.positional, ctx.spec.keys_source.positional)
     setting = next(p for p in settings if p is not None and p.kind == "rope")
     pairs = step.matrices[0].shape[1]
     d_k = 2 * pairs
-    pieces = [computed(step, 0, "θ", lambda i, j: Formula(
+    pieces = [computed(step, 0, "ω", lambda i, j: Formula(
         f"={literal(setting.base)}^(-2*{j}/{d_k})"))]
-    angle_indices = [i for i, m in enumerate(step.matrices) if m.symbol.text.startswith("p·θ")]
+    angle_indices = [i for i, m in enumerate(step.matrices) if m.symbol.text.startswith("p·ω")]
     for n, at in enumerate(angle_indices):
         pieces.append(computed(step, at, "angles_q" if n == 0 else "angles_k", lambda i, j: (
-            Formula(f"={i}*{ctx.at('θ', 0, j)}")), *(("angles_k",) if n == 0 else ())))
+            Formula(f"={i}*{ctx.at('ω', 0, j)}")), *(("angles_k",) if n == 0 else ())))
     if setting.layout == "half":
         first, second = list(range(pairs)), [i + pairs for i in range(pairs)]
     else:
