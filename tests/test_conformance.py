@@ -55,7 +55,7 @@ SEED = int(os.environ.get("ATTN_CONFORMANCE_SEED", "0") or 0)
 CHECKED = {
     "text": "terminal", "rich": "terminal", "svg": "terminal", "heatmap": "terminal",
     "json": "terminal", "latex": "pdflatex", "beamer": "pdflatex", "markdown": "browser",
-    "xlsx": "spreadsheet", "worksheet": "pdflatex",
+    "xlsx": "spreadsheet", "worksheet": "pdflatex", "html": "browser", "typst": "typst",
 }
 MD_PIPELINES = {"katex": ("texmath-dollars", "pandoc-mathjax"),
                 "github": ("texmath-gitlab", "pandoc-mathjax"),
@@ -377,3 +377,51 @@ def test_markdown_makes_up_no_code_point() -> None:
             for flavor in MD_PIPELINES:
                 text = render(walkthrough(case), "markdown", lang, md_flavor=flavor)
                 assert code_points(text, case) == [], (case.name, lang, flavor)
+
+
+# --- the explorable page and Typst: the variants through the checks of their own test files ---
+# (every bundled example in every language is run by tests/test_html_page.py and
+# tests/test_typst.py; here the hostile, long-named and tiled variants join them)
+
+@pytest.mark.parametrize("case", VARIANTS, ids=lambda c: c.name)
+def test_the_explorable_page_of_a_variant(case: Case, tmp_path: Path) -> None:
+    from tests.test_html_page import actions, expected_lines, explore
+    from tests.test_html_page import walkthrough as shown
+
+    w = shown(spec_file(case, tmp_path))
+    jobs = []
+    for lang in languages(case):
+        page = tmp_path / f"{case.name}-{lang}.html"
+        page.write_text(render(w, "html", lang), encoding="utf-8")
+        jobs.append({"name": lang, "path": str(page), "actions": actions(w)})
+        text = page.read_text(encoding="utf-8")
+        assert not code_points(text, case), (lang, code_points(text, case)[:3])
+    pages = explore(jobs, tmp_path / "run")
+    for lang in languages(case):
+        result = pages[lang]
+        assert not result["errors"] and not result["requests"], (lang, result["errors"][:2])
+        for action, done in zip(actions(w), result["actions"], strict=True):
+            assert done["on"] == action["cell"]
+            assert done["lines"] == expected_lines(w, lang, action)
+
+
+# A known defect, kept visible: Typst breaks a 40-character token name inside the name at the end
+# of a written-out line (the PDF reads `q_{braces} _$dollars$…`). strict: it fails once fixed.
+TYPST_BREAKS_LONG_NAMES = pytest.mark.xfail(
+    strict=True, reason="Typst breaks a 40-character token name inside it at a line end")
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(case, marks=TYPST_BREAKS_LONG_NAMES) if case.name == "long_names_four_heads"
+    else case for case in VARIANTS], ids=lambda c: c.name)
+def test_the_typst_document_of_a_variant(case: Case, tmp_path: Path) -> None:
+    from tests.test_typst import A4, check, compiler
+    from tests.test_typst import walkthrough as shown
+
+    compiler()
+    w = shown(Path(spec_file(case, tmp_path)))
+    for lang in languages(case):
+        source = tmp_path / f"{case.name}-{lang}.typ"
+        source.write_text(render(w, "typst", lang, standalone=True), encoding="utf-8")
+        assert not code_points(source.read_text(encoding="utf-8"), case)
+        check(source, A4, w, lang)

@@ -24,7 +24,7 @@ from attncli.arithmetic.expand import Selection
 from attncli.cli.app import app
 from attncli.i18n import LANGUAGES
 from attncli.model import Step, Walkthrough
-from attncli.render import render
+from attncli.render import MAX_WIDTH, render
 from attncli.spec import load_spec
 from attncli.steps.build import build
 from tests.test_markdown_render import HOSTILE, hostile_spec, run_pages, shown
@@ -66,7 +66,7 @@ def actions(w: Walkthrough) -> list[dict[str, Any]]:
 
 def text_lines(w: Walkthrough, lang: str, number: int) -> list[str]:
     """The written-out lines of step `number` as the text format writes them, unwrapped."""
-    text = render(w, "text", lang, width=1_000_000)
+    text = render(w, "text", lang, width=MAX_WIDTH)
     section = re.split(r"^(?=\d+\. )", text, flags=re.M)
     lines = next(s for s in section if s.startswith(f"{number}. ")).splitlines()
     return [line.strip() for line in lines

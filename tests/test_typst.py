@@ -20,7 +20,7 @@ import pytest
 from attncli.arithmetic.expand import Selection
 from attncli.i18n import LANGUAGES
 from attncli.model import Walkthrough
-from attncli.render import render
+from attncli.render import MAX_WIDTH, render
 from attncli.spec import load_spec
 from attncli.steps.build import build
 from tests.test_export_renderers import need
@@ -94,7 +94,7 @@ def walkthrough(spec: Path) -> Walkthrough:
 
 def written_out(w: Walkthrough, lang: str) -> list[str]:
     """The text format's written-out lines (unwrapped), whitespace as pdftotext joins it."""
-    text = render(w, "text", lang, width=1_000_000)
+    text = render(w, "text", lang, width=MAX_WIDTH)
     return [" ".join(line.split()) for line in text.splitlines()
             if line.startswith("   ") and (" = " in line or " ≈ " in line)
             and re.match(r"\s+(\S+\[|Σ =|e\^)", line)]
