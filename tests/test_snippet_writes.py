@@ -156,11 +156,11 @@ def test_a_snippet_never_has_an_exec_bit(repo: Path) -> None:
 
 @pytest.mark.parametrize(("lang", "line"), [
     ("pl", "attn.toml: snippets[0].output: ścieżka fragmentu .git/config zawiera .git; attn "
-           "snippets nie zapisuje niczego, co ma w\u00a0ścieżce nazwę zaczynającą się od kropki "
-           "(jak .git czy .github)"),
+           "snippets nie zapisuje niczego pod ścieżką, w\u00a0której któraś nazwa zaczyna się "
+           "od kropki (jak .git czy .github)"),
     ("ru", "attn.toml: snippets[0].output: путь фрагмента .git/config содержит .git; attn "
-           "snippets ничего не записывает по пути, где есть имя, начинающееся с\u00a0точки "
-           "(например, .git или .github)"),
+           "snippets не записывает файлы, в\u00a0пути к\u00a0которым есть имя, начинающееся "
+           "с\u00a0точки (например, .git или .github)"),
 ])
 def test_the_refusal_in_the_users_language(repo: Path, lang: str, line: str) -> None:
     # a one-letter word is bound to the next by a no-break space (U+00A0), as typeset

@@ -22,11 +22,19 @@ from tests.test_worksheet import blank_operands
 NUMBER = re.compile(r"−?-?\d+\.\d+")  # a printed number (2 decimals), its minus sign kept
 
 
+CONTINUED = re.compile(r" \(\d+\)$")  # a step's further frame: "13. Output — head 2 (2)"
+
+
 def pages(pdf: Path) -> dict[str, str]:
-    """Each frame's text by its title (its first line)."""
+    """Each step's text by its title (its frames' first line), its further frames joined to it:
+    a sheet, whose blanks are shorter, may carry on one frame what its key carries on two."""
     text = subprocess.run(["pdftotext", "-enc", "UTF-8", pdf.name, "-"], cwd=pdf.parent,
                           capture_output=True, text=True, check=True).stdout
-    return {page.strip().split("\n")[0]: page for page in text.split("\f") if page.strip()}
+    steps: dict[str, str] = {}
+    for page in (page for page in text.split("\f") if page.strip()):
+        title = CONTINUED.sub("", page.strip().split("\n")[0])
+        steps[title] = steps.get(title, "") + page
+    return steps
 
 
 def numbers(texts: list[str]) -> Counter[str]:
