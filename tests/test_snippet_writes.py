@@ -160,7 +160,7 @@ def test_a_snippet_never_has_an_exec_bit(repo: Path) -> None:
            "od kropki (jak .git czy .github)"),
     ("ru", "attn.toml: snippets[0].output: путь фрагмента .git/config содержит .git; attn "
            "snippets не записывает файлы, в\u00a0пути к\u00a0которым есть имя, начинающееся "
-           "с\u00a0точки (например, .git или .github)"),
+           "с\u00a0точки (например,\u00a0.git или .github)"),
 ])
 def test_the_refusal_in_the_users_language(repo: Path, lang: str, line: str) -> None:
     # a one-letter word is bound to the next by a no-break space (U+00A0), as typeset
