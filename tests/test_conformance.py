@@ -405,15 +405,7 @@ def test_the_explorable_page_of_a_variant(case: Case, tmp_path: Path) -> None:
             assert done["lines"] == expected_lines(w, lang, action)
 
 
-# A known defect, kept visible: Typst breaks a 40-character token name inside the name at the end
-# of a written-out line (the PDF reads `q_{braces} _$dollars$…`). strict: it fails once fixed.
-TYPST_BREAKS_LONG_NAMES = pytest.mark.xfail(
-    strict=True, reason="Typst breaks a 40-character token name inside it at a line end")
-
-
-@pytest.mark.parametrize("case", [
-    pytest.param(case, marks=TYPST_BREAKS_LONG_NAMES) if case.name == "long_names_four_heads"
-    else case for case in VARIANTS], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", VARIANTS, ids=lambda c: c.name)
 def test_the_typst_document_of_a_variant(case: Case, tmp_path: Path) -> None:
     from tests.test_typst import A4, check, compiler
     from tests.test_typst import walkthrough as shown

@@ -61,7 +61,7 @@ HELPERS = r"""#let attn-label(x) = text(fill: luma(35%), x)
     ..body))
 }
 #let attn-line(x) = block(above: 0.45em, below: 0.45em,
-  par(hanging-indent: 2em, text(size: 0.85em, x)))"""
+  par(hanging-indent: 2em, text(size: 0.85em, x.split(" ").map(box).join(" "))))"""
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:

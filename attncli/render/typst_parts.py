@@ -7,6 +7,7 @@ of the text font is about half an em): a Typst table cannot be wider than its pa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
@@ -100,9 +101,18 @@ def step_part(step: Step, walkthrough: Walkthrough, t: Translate, number: Number
                                      heat=hidden_cells(walkthrough, step))
     if step.expansions:
         part.chunks.append(text(t(Msg.of("Written out:"))))
-        part.chunks += ("#attn-line(" + quoted(expansion_text(e, number, t, options.full)) + ")"
+        part.chunks += (line(expansion_text(e, number, t, options.full))
                         for e in step.expansions)
     return part
+
+
+RESULT = re.compile(r" ([=≈]) (?=\S+$)")  # the last "= x" of a written-out line
+
+
+def line(written: str) -> str:
+    """A written-out line: attn-line breaks it only at its spaces (never inside a token's name
+    or a product), and its result stays with its "=" (a line never ends with the last "=")."""
+    return "#attn-line(" + quoted(RESULT.sub(" \\1\u00a0", written)) + ")"
 
 
 def matrix_chunks(matrix: Matrix, number: NumberFormat, t: Translate, full: bool,
