@@ -23,6 +23,7 @@ from attncli.model import (
     Product,
     Quotient,
     Sum,
+    Tanh,
     Terms,
     Value,
     Vec,
@@ -151,6 +152,8 @@ def evaluate(expr: Expr, precision: int) -> tuple[Decimal, ...]:
             return (total,)
     if isinstance(expr, Exp):
         return tuple(x.exp() for x in evaluate(expr.argument, precision))
+    if isinstance(expr, Tanh):  # tanh x = 1 − 2 / (e^2x + 1)
+        return tuple(1 - 2 / ((2 * x).exp() + 1) for x in evaluate(expr.argument, precision))
     parts = [evaluate(e, precision) for e in _operands(expr)]
     result = parts[0]
     for part in parts[1:]:

@@ -7,6 +7,7 @@ chooses. They are made lazily, cell by cell as a renderer writes them, and made 
 another pass (a second language): `-x all` holds one line at a time, never the list of all.
 
 Steps that can be written out: projections, scores (with the angle cos θ = q·k / |q||k|), scaled,
+softcap (c·tanh(S′ / c)),
 weights (softmax of a row: each e^x, the row sum, each quotient), output (a row as the
 weighted sum of value rows), out_projection (a cell of O = Z·W_O + b_O), and the online
 softmax's tile and tiled_output (attncli/arithmetic/expand_tiles.py).
@@ -39,6 +40,7 @@ from attncli.model import (
     Quotient,
     Step,
     Sum,
+    Tanh,
     Terms,
     Vec,
     Walkthrough,
@@ -179,6 +181,22 @@ def scaled_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Ex
                        matrix.at(i, j))
 
 
+def softcap_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    """S″[i, j] = c·tanh(S′[i, j] / c), with the score before the cap and the cap substituted."""
+    matrix = step.matrices[0]
+    cap = ctx.spec.softcap
+    assert cap is not None
+    before = ctx.steps["scaled" if "scaled" in ctx.steps else "scores"].matrices[0]  # (n, m)
+    c = Formula(f"{cap:g}", f"{cap:g}")
+    for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
+        s = cell(before.symbol, matrix.rows[i], matrix.columns[j])
+        symbolic = Formula(f"{c.text}·tanh({s.text} / {c.text})",
+                           rf"{c.latex} \tanh({s.latex} / {c.latex})")
+        expr = Product((Num(cap), Tanh(Quotient(Num(before.at(i, j)), Num(cap)))))
+        yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), symbolic, expr,
+                       matrix.at(i, j))
+
+
 def weight_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     """Softmax of each chosen row, written out: e^x of every score, the sum, every quotient."""
     matrix = step.matrices[0]
@@ -245,6 +263,7 @@ WRITERS: dict[str, Writer] = {
     "projections": projection_cells,
     "scores": score_cells,
     "scaled": scaled_cells,
+    "softcap": softcap_cells,
     "weights": weight_rows,
     "output": output_rows,
     "out_projection": out_projection_cells,

@@ -33,6 +33,7 @@ from attncli.model import (
     Quotient,
     Step,
     Sum,
+    Tanh,
     Terms,
     Vec,
     Walkthrough,
@@ -182,6 +183,8 @@ def hidden(expr: Expr, secrets: frozenset[float]) -> Expr:
         return Quotient(hidden(expr.numerator, secrets), hidden(expr.denominator, secrets))
     if isinstance(expr, Exp):
         return Exp(hidden(expr.argument, secrets))
+    if isinstance(expr, Tanh):
+        return Tanh(hidden(expr.argument, secrets))
     return Difference(hidden(expr.left, secrets), hidden(expr.right, secrets))
 
 

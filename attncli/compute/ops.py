@@ -48,6 +48,14 @@ def scale(scores: Array, divisor: float, out: Array | None = None) -> Array:
     return np.divide(scores, divisor, out=out)  # (n, m)
 
 
+def softcap(scores: Array, cap: float, out: Array | None = None) -> Array:
+    """cap·tanh(scores / cap) (Gemma 2): about the score while it is small beside the cap, never
+    past ±cap; written into `out` when given, as `scale` is."""
+    capped = np.divide(scores, cap, out=out)  # (n, m)
+    np.tanh(capped, out=capped)  # (n, m)
+    return np.multiply(capped, cap, out=capped)  # (n, m)
+
+
 def causal(n: int, m: int) -> Bools:
     """Query i sees keys j <= i."""
     return np.tri(n, m, dtype=bool)  # (n, m)

@@ -13,6 +13,7 @@ from attncli.model.expr import (
     Product,
     Quotient,
     Sum,
+    Tanh,
     Terms,
     Value,
     Vec,
@@ -39,5 +40,5 @@ from attncli.model.walkthrough import (
 __all__ = ["Array", "Cell", "Difference", "Drift", "Exp", "Expansion", "Expr", "Finding",
            "Formula", "HeadResult", "Header", "Lazy", "LowPrecisionReport", "Matrix",
            "NotebookView",
-           "Num", "Product", "Quotient", "Reading", "Step", "StepError", "Sum", "Terms", "Value",
-           "Vec", "Verdict", "Walkthrough", "pick"]
+           "Num", "Product", "Quotient", "Reading", "Step", "StepError", "Sum", "Tanh", "Terms",
+           "Value", "Vec", "Verdict", "Walkthrough", "pick"]

@@ -1,5 +1,6 @@
 """The written-out arithmetic as data: a formula, the small expression trees of a written-out cell
-(Num, Vec, Sum, Product, Quotient, Exp, Difference) and the line that holds one (Expansion).
+(Num, Vec, Sum, Product, Quotient, Exp, Tanh,
+Difference) and the line that holds one (Expansion).
 
 A dot product's terms are Terms: its two rows of numbers, made into the products `aₖ·bₖ` only
 when they are read. A renderer that elides a sum of 768 terms to five makes five; the `=` check
@@ -74,6 +75,13 @@ class Exp:
 
 
 @dataclass(frozen=True)
+class Tanh:
+    """`tanh(x)` (the soft-capping of a score)."""
+
+    argument: Expr
+
+
+@dataclass(frozen=True)
 class Difference:
     """`a − b` (the max subtraction before e^x)."""
 
@@ -81,7 +89,7 @@ class Difference:
     right: Expr
 
 
-Expr = Num | Vec | Sum | Product | Quotient | Exp | Difference
+Expr = Num | Vec | Sum | Product | Quotient | Exp | Tanh | Difference
 Value = float | tuple[float, ...]
 
 
@@ -92,7 +100,7 @@ class Expansion:
     target:     what is computed, e.g. `S[chases, chases]` (None for an unnamed line like `e^0.14`)
     symbolic:   the same with names, e.g. `q_chases·k_chases` (optional)
     expression: the numbers actually used, as a small tree of Num, Vec, Sum, Product, Quotient,
-                Exp and Difference; every operand is a number of the walkthrough
+                Exp, Tanh and Difference; every operand is a number of the walkthrough
     result:     a number, or a row of numbers for a weighted sum of value rows
     exact:      True when the expression, evaluated on its operands rounded to the display
                 precision (as printed), gives the result as printed; a renderer writes `=` then,

@@ -24,6 +24,7 @@ from attncli.model import (
     Quotient,
     Step,
     Sum,
+    Tanh,
     Terms,
     Value,
     Vec,
@@ -255,6 +256,8 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
     if isinstance(expr, Exp):
         argument = expr_text(expr.argument, number, t, full)  # an exponent leads
         return "e^" + (argument if isinstance(expr.argument, Num) else f"({argument})")
+    if isinstance(expr, Tanh):
+        return "tanh(" + expr_text(expr.argument, number, t, full) + ")"  # its argument leads
     assert isinstance(expr, Difference)
     return sub(expr.left, True) + " − " + wrapped(expr.right, (Sum, Difference))
 

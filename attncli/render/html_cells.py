@@ -97,7 +97,7 @@ def sources(steps: Sequence[Step], at: int, convention: str) -> list[list[Source
             return projection(matrix)
         if step.id == "scores":
             return named("row", "Q̂", "Q") + named("row_of_column", "K̂", "K")
-        if step.id in ("scaled", "bias", "masked"):
+        if step.id in ("scaled", "softcap", "bias", "masked"):
             return scores(matrix, "cell")
         if step.id == "weights":
             return scores(matrix, "row")

@@ -19,6 +19,7 @@ from attncli.model import (
     Product,
     Quotient,
     Sum,
+    Tanh,
     Vec,
     Walkthrough,
 )
@@ -69,6 +70,8 @@ def expr_doc(expr: Expr) -> dict[str, Any]:
         return {"vec": [_number(x) for x in expr.values]}
     if isinstance(expr, Exp):
         return {"op": "exp", "args": [expr_doc(expr.argument)]}
+    if isinstance(expr, Tanh):
+        return {"op": "tanh", "args": [expr_doc(expr.argument)]}
     args: tuple[Expr, ...]
     if isinstance(expr, Sum):
         op, args = "sum", tuple(expr.terms)

@@ -23,6 +23,7 @@ from attncli.model import (
     Product,
     Quotient,
     Sum,
+    Tanh,
     Vec,
 )
 from attncli.render.common import MAX_TERMS, box_math, elide
@@ -71,6 +72,8 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
                       wrapped(expr.denominator, (Sum, Difference, Quotient, Product))) + "}"
     if isinstance(expr, Exp):
         return "e^{" + expr_math(expr.argument, number, words, full) + "}"
+    if isinstance(expr, Tanh):  # one group: a line breaks around it, not inside it
+        return r"{\tanh(" + expr_math(expr.argument, number, words, full) + ")}"
     assert isinstance(expr, Difference)
     return (expr_math(expr.left, number, words, full) + " - " +
             wrapped(expr.right, (Sum, Difference)))

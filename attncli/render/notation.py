@@ -47,6 +47,8 @@ FORMULAS: dict[str, str] = {
     "m = max(m_old,": r"m = \max(m_{\text{old}},", "Õ": r"\tilde{O}", "ℓ": r"\ell", "α": r"\alpha",
     "Z = A·V": r"Z = A V", "O = Õ / ℓ": r"O = \tilde{O} / \ell",
     "−∞": r"-\infty",
+    # logit soft-capping
+    "(−c, c)": r"(-c, c)", "tanh x ≈ x": r"\tanh x \approx x",
 }
 
 

@@ -9,7 +9,18 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from attncli.arithmetic.numbers import NumberFormat
-from attncli.model import Difference, Exp, Expansion, Expr, Num, Product, Quotient, Sum, Vec
+from attncli.model import (
+    Difference,
+    Exp,
+    Expansion,
+    Expr,
+    Num,
+    Product,
+    Quotient,
+    Sum,
+    Tanh,
+    Vec,
+)
 from attncli.model.latex_text import (
     KATEX_SPECIALS,
     LATEX_SPECIALS,
@@ -111,6 +122,9 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
                 wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
     if isinstance(expr, Exp):
         return "e^{" + expr_latex(expr.argument, number, words, terms, full, box=box) + "}"
+    if isinstance(expr, Tanh):
+        return (r"\tanh\left(" + expr_latex(expr.argument, number, words, terms, full, box=box)
+                + r"\right)")
     assert isinstance(expr, Difference)
     return sub(expr.left, True) + " - " + wrapped(expr.right, (Sum, Difference))
 

@@ -255,6 +255,7 @@ class Spec:
     title: dict[str, str] = field(default_factory=dict)  # language -> text; "" for any language
     description: dict[str, str] = field(default_factory=dict)
     backward: Backward | None = None  # the gradient steps after the forward ones (backward.py)
+    softcap: float | None = None  # c of S″ = c·tanh(S′ / c), Gemma 2's logit soft-capping
 
     @property
     def keys_source(self) -> Sequence:

@@ -15,7 +15,7 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
 from attncli.spec.precision import check_dtype, dtype_spec
-from attncli.spec.scores import scale_spec, score_spec
+from attncli.spec.scores import scale_spec, score_spec, softcap_spec
 from attncli.spec.sequences import context_sequence, sequence
 from attncli.spec.source import Node
 from attncli.spec.tiling import tiling_spec
@@ -37,7 +37,7 @@ TOP_KEYS = (
     "masked_rows", "display", "title", "description",
     "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
     "dtype",
-    "tiling",
+    "tiling", "softcap",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -112,6 +112,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         display=optional(top, "display", display, Display()),
         title=optional(top, "title", localized, {}),
         description=optional(top, "description", localized, {}),
+        softcap=optional(top, "softcap", softcap_spec, None),
     )
     if "backward" in top:
         from dataclasses import replace
@@ -119,6 +120,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         from attncli.spec.backward import backward_spec
         spec = replace(spec, backward=backward_spec(top["backward"], spec, files))
     check_dtype(spec, top)
+    check_softcap(spec, top)
     files.budget.charge_walkthrough(root, walkthrough_cells(spec))
     return spec
 
@@ -137,6 +139,17 @@ def rotary(sequence: Sequence | None, node: Node | None, heads: tuple[Head, ...]
                  "d_k = {d_k}", index=index, d_k=d_k)
 
 
+def check_softcap(spec: Spec, top: dict[str, Node]) -> None:
+    """Soft-capping is worked out in the forward pass of a whole prompt: the decode steps and
+    the backward pass do not cap their scores yet, so they are refused beside it."""
+    if spec.softcap is None:
+        return
+    for key in ("decode", "backward"):
+        if key in top:
+            fail(top["softcap"], "{key} does not work with soft-capping yet; remove softcap or "
+                 "{key}", key=key)
+
+
 def walkthrough_cells(spec: Spec) -> int:
     """About how many numbers build(spec) computes: the inputs with positions added, then per
     head Q, K, V, the n x m scores, scaled and masked scores and weights, and Z; the heads side
@@ -152,6 +165,7 @@ def walkthrough_cells(spec: Spec) -> int:
             passes = -(-m // spec.tiling.keys)
             total += 2 * n * m + passes * n * (4 + d_v)
         total += 2 * n * m if spec.bias is not None else 0  # B and S′ + B
+        total += n * m if spec.softcap is not None else 0  # S″
         if spec.rotary:
             total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
     total += n * sum(head.d_v(conv) for head in spec.heads) + n * d

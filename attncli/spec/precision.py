@@ -24,6 +24,8 @@ def check_dtype(spec: Spec, top: dict[str, Node]) -> None:
         return
     if spec.backward is not None:
         refuse(top["backward"], "backward", spec.dtype)
+    if spec.softcap is not None:  # tanh is rounded differently by each library's kernels
+        refuse(top["softcap"], "softcap", spec.dtype)
     for sequence, node in ((spec.queries, top.get("positional")),
                            (spec.context, top["context"].get("positional")
                             if spec.context is not None else None)):

@@ -1,4 +1,5 @@
-"""The `score` and `scale` sections: how a query meets a key, and what the scores are divided by."""
+"""The `score`, `scale` and `softcap` sections: how a query meets a key, what the scores are
+divided by, and the cap c of Gemma 2's soft-capping c·tanh(S′ / c)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,11 @@ def scale_spec(node: Node) -> Scale:
     if value <= 0:
         fail(node, "expected a positive number to divide by, found {value}", value=value)
     return Scale("number", value)
+
+
+def softcap_spec(node: Node) -> float:
+    """`softcap: c`, a positive number (Gemma 2's attn_logit_softcapping, 50.0)."""
+    value = number(node)
+    if value <= 0:
+        fail(node, "expected a positive cap c of c·tanh(s / c), found {value}", value=value)
+    return value

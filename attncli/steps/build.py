@@ -30,6 +30,10 @@ def scales(spec: Spec) -> bool:
     return spec.scale.kind != "none"
 
 
+def caps(spec: Spec) -> bool:
+    return spec.softcap is not None
+
+
 def has_bias(spec: Spec) -> bool:
     return spec.bias is not None
 
@@ -69,6 +73,7 @@ HEAD: tuple[Family[HeadState], ...] = (
     Family("rope", "rope.rope", rotary),
     Family("scores", "scores.scores"),
     Family("scaled", "scores.scaled", scales),
+    Family("softcap", "softcap.capped", caps),
     Family("bias", "biases.biased", has_bias),
     Family("masked", "masks.masked", has_masks),
     Family("weights", "softmax.weights"),

@@ -52,6 +52,9 @@ def prepare(spec: Spec, view: View) -> Shown:
     option, or the key where it was written, otherwise."""
     if spec.dtype != "float64":
         low_precision(spec, view)
+    if view.backward and spec.softcap is not None:
+        refuse("backward", Msg.of("{key} does not work with soft-capping yet; remove softcap or "
+                                  "{key}", key="--backward"), view.where.get("backward"))
     if view.backward and spec.backward is None:
         from attncli.spec.backward import with_ones
 

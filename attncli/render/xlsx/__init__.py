@@ -42,6 +42,7 @@ WRITERS: dict[str, Writer] = {
     "rope": head.rope,
     "scores": head.scores,
     "scaled": head.scaled,
+    "softcap": head.softcap,
     "bias": head.bias,
     "masked": head.masked,
     "weights": head.weights,
@@ -149,8 +150,8 @@ def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Wo
     return Workbook(out.getvalue(), tuple(ctx.places.blocks))
 
 
-HEAD_STEPS = frozenset({"parameters", "projections", "rope", "scores", "scaled", "bias",
-                        "masked", "weights", "output", "prefill", "decode", "grad_values",
+HEAD_STEPS = frozenset({"parameters", "projections", "rope", "scores", "scaled", "softcap",
+                        "bias", "masked", "weights", "output", "prefill", "decode", "grad_values",
                         "grad_softmax", "grad_scores", "grad_projections", "grad_weights"})
 # What the backward pass reads of each head, kept as `key@head` when the head's step is placed:
 # the latest of a key is another head's by the time the gradients are written.

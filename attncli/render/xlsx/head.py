@@ -108,6 +108,15 @@ def scaled(ctx: Context, step: Step) -> list[Piece]:
         f"={before.cell(i, j, ctx.sheet)}/{by}"))]
 
 
+def softcap(ctx: Context, step: Step) -> list[Piece]:
+    """S″ = c·tanh(S′ / c), Gemma 2's soft-capping."""
+    assert ctx.spec.softcap is not None
+    c = literal(ctx.spec.softcap)
+    before = ctx.places["logits"]
+    return [computed(step, 0, "logits", lambda i, j: Formula(
+        f"={c}*TANH({before.cell(i, j, ctx.sheet)}/{c})"))]
+
+
 def bias(ctx: Context, step: Step) -> list[Piece]:
     """S′ + B, with B given (ALiBi's slopes or the spec's matrix); −∞ in B hides a key."""
     before = ctx.places["logits"]

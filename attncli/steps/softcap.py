@@ -1,0 +1,46 @@
+"""Logit soft-capping (Gemma 2): each score squeezed into (−c, c) by S″ = c·tanh(S′ / c), after the
+scale and before the bias and the mask, as Gemma 2's attention applies attn_logit_softcapping."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from attncli.arithmetic.cells import cell
+from attncli.compute import ops
+from attncli.i18n import Msg, Symbol
+from attncli.model import Array, Formula, Step
+from attncli.steps.base import Build, HeadState, Made
+
+CAPPED = Formula("S″", "S''")
+
+
+def capped(b: Build, hs: HeadState) -> Made[HeadState]:
+    """S″ = c·tanh(S′ / c): the scores, each bent towards ±c the nearer it comes to it."""
+    cap = b.spec.softcap
+    assert cap is not None and hs.logits is not None and hs.scores is not None
+    given = hs.scores.symbol
+    before = hs.logits  # (n, m), kept for the note: the result may be written into a copy only
+    s = b.calc.rounded(ops.softcap(before, cap))  # (n, m); by hand: one calculator entry a cell
+    b.finite(s, CAPPED.text, b.query_labels, b.key_labels)
+    formula = Formula(f"S″ = c·tanh({given.text} / c) = {cap:g}·tanh({given.text} / {cap:g})",
+                      rf"S'' = c \tanh({given.latex} / c) = {cap:g} \tanh({given.latex} / {cap:g})")
+    notes = [Msg.of("Soft-capping keeps every score in (−c, c), here c = {cap}: a small score "
+                    "passes almost unchanged (tanh x ≈ x near 0), a large one is bent towards "
+                    "the cap and never passes it.", cap=cap),
+             bent(b, given, before, s)]
+    matrix = b.attention(CAPPED, s)
+    step = Step("softcap", Msg.of("Soft-capped scores"), formula, (matrix,), hs.index,
+                tuple(notes))
+    return (step,), replace(hs, logits=s, scores=matrix)
+
+
+def bent(b: Build, given: Formula, before: Array, after: Array) -> Msg:
+    """The score the cap moves most, before and after, in words."""
+    moved = np.abs(before - after)  # (n, m)
+    i, j = (int(x) for x in np.unravel_index(int(np.argmax(moved)), moved.shape))
+    score = cell(given, b.query_labels[i], b.key_labels[j])
+    return Msg.of("The cap bends {score} most: from {before} to {after}.",
+                  score=Symbol(score.text, score.latex), before=float(before[i, j]),
+                  after=float(after[i, j]))
