@@ -24,6 +24,7 @@ from attncli.render.markdown import escape as md_escape
 from attncli.render.tex import escape_text, labelled_matrix
 from attncli.spec import load_spec
 from attncli.steps.build import build
+from tests.conftest import CONFIGS
 from tests.test_export_renderers import need
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -385,6 +386,53 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     assert none.stderr == ("attn: wybierz jedno z\u00a0--latex, --beamer, --markdown, --json, "
                            "--svg, --html, --typst "
                            "(albo --heatmap PLIK)\n")
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["--json", "--standalone"],
+     "attn: --standalone works only with --latex, --typst; the format chosen is --json\n"),
+    (["--markdown", "--slides"],
+     "attn: --slides works only with --typst; the format chosen is --markdown\n"),
+    (["--latex", "--fragment"],
+     "attn: --fragment works only with --html; the format chosen is --latex\n"),
+    (["--latex", "--frames-only"],
+     "attn: --frames-only works only with --beamer; the format chosen is --latex\n"),
+    (["--html", "--front-matter"],
+     "attn: --front-matter works only with --markdown; the format chosen is --html\n"),
+    (["--typst", "--md-flavor", "katex"],
+     "attn: --md-flavor works only with --markdown; the format chosen is --typst\n"),
+    (["--heatmap", "map.svg", "--standalone"],
+     "attn: --standalone works only with --latex, --typst; the format chosen is --heatmap\n"),
+    (["--xlsx", "-o", "sheet.xlsx", "--slides"],
+     "attn: --slides works only with --typst; the format chosen is --xlsx\n"),
+    (["--json", "--standalone", "--lang", "pl"],
+     "attn: --standalone działa tylko z\u00a0--latex, --typst; wybrany format to --json\n"),
+    (["--markdown", "--slides", "--lang", "ru"],
+     "attn: --slides работает только с\u00a0--typst; выбран формат --markdown\n"),
+])
+def test_an_option_of_another_format_is_refused_not_dropped(args: list[str], line: str,
+                                                             tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """--standalone with --json (or --slides with Markdown) would be dropped without a word: the
+    user learns which format the option shapes, and nothing is written."""
+    from attncli.cli.app import app
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["export", str(CONFIGS / "cat_chases_mouse.yaml"), *args])
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", line)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_options_of_their_own_format_are_taken(tmp_path: Path) -> None:
+    from attncli.cli.app import app
+
+    for args in (["--latex", "--standalone"], ["--typst", "--slides", "--standalone"],
+                 ["--html", "--fragment"], ["--beamer", "--frames-only"],
+                 ["--markdown", "--front-matter", "--md-flavor", "katex"]):
+        result = CliRunner().invoke(app, ["export", str(CONFIGS / "cat_chases_mouse.yaml"),
+                                          *args])
+        assert result.exit_code == 0, (args, result.stderr)
 
 
 def test_latex_and_markdown_show_the_work_and_the_reading() -> None:

@@ -81,6 +81,23 @@ def export_format(**flags: bool) -> ExportFormat | None:
     return ExportFormat(chosen[0]) if chosen else None
 
 
+# the options that shape one format's file, and the formats each shapes: given with another
+# format, an option would be dropped without a word, so it is refused
+SHAPES = {"standalone": ("latex", "typst"), "fragment": ("html",), "slides": ("typst",),
+          "frames_only": ("beamer",), "front_matter": ("markdown",), "md_flavor": ("markdown",)}
+
+
+def check_shape(chosen: str, **given: bool) -> None:
+    """Refuse an option of `SHAPES` given with a format (`chosen`) it does not shape."""
+    for name, on in given.items():
+        formats = SHAPES[name]
+        if on and chosen not in formats:
+            raise UsageError(Msg.of("{option} works only with {formats}; the format chosen is "
+                                    "{found}", option="--" + name.replace("_", "-"),
+                                    formats=", ".join("--" + f for f in formats),
+                                    found="--" + chosen))
+
+
 SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
 
 
@@ -189,9 +206,13 @@ def export(
         from attncli.files import write_atomic
         from attncli.render import render, stream
 
+        shaped = {"standalone": standalone, "fragment": fragment, "slides": slides,
+                  "frames_only": frames_only, "front_matter": front_matter,
+                  "md_flavor": md_flavor is not None}
         if xlsx:
             from attncli.cli.spreadsheet import write_spreadsheet
 
+            check_shape("xlsx", **shaped)
             other = bool(latex or beamer or markdown or json or svg or heatmap or worksheet)
             return write_spreadsheet(spec, output, view, other, lang, decimal_comma,
                                      allow_outside, max_cells)
@@ -200,6 +221,7 @@ def export(
         if fmt is None and heatmap is None:
             raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg, "
                                     "--html, --typst (or --heatmap FILE)"))
+        check_shape(fmt.value if fmt is not None else "heatmap", **shaped)
         chosen = languages(lang)
         check_precision(precision)
         check_outputs(output, heatmap)
