@@ -14,7 +14,8 @@ from dataclasses import dataclass
 SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖₕ", "0123456789ijkh", strict=True))
 SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᵀ", "0123456789−T", strict=True))
 PRIME = "′"
-SCRIPTS = frozenset(SUBSCRIPTS) | frozenset(SUPERSCRIPTS) | {PRIME}
+PRIMES = {PRIME: 1, "″": 2}  # S′, and S″ (the soft-capped scores)
+SCRIPTS = frozenset(SUBSCRIPTS) | frozenset(SUPERSCRIPTS) | frozenset(PRIMES)
 # a name: letters with their combining accents (Q̂, X̃); a number: ASCII digits and a mark
 NAME = r"(?:(?![" + "".join(sorted(SCRIPTS)) + r"])[^\W\d_][\u0300-\u036f]*)+"
 TOKEN = re.compile(NAME + r"|[0-9]+(?:[.,][0-9]+)?|\S")
@@ -68,8 +69,8 @@ def _items(tokens: list[str]) -> list[Node]:
         elif token in SUBSCRIPTS and out:
             run, k = _run(tokens, k - 1, SUBSCRIPTS)
             out[-1] = Script("sub", out[-1], _plain(run))
-        elif token == PRIME and out:
-            out[-1] = Script("sup", out[-1], Leaf("operator", PRIME))
+        elif token in PRIMES and out:
+            out[-1] = Script("sup", out[-1], Leaf("operator", token))
         elif token in SUPERSCRIPTS and out:
             run, k = _run(tokens, k - 1, SUPERSCRIPTS)
             out[-1] = Script("sup", out[-1], _plain(run))

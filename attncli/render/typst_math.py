@@ -5,7 +5,7 @@ fraction, so it is `\\/`; a character Typst has no name for is quoted text."""
 
 from __future__ import annotations
 
-from attncli.render.formula_tree import Leaf, Node, Root, Script, formulas
+from attncli.render.formula_tree import PRIMES, Leaf, Node, Root, Script, formulas
 
 ACCENTS = {"\u0302": "hat", "\u0303": "tilde"}
 OPERATORS = {
@@ -35,8 +35,8 @@ def node(n: Node) -> str:
     if isinstance(n, Leaf):
         return leaf(n)
     if isinstance(n, Script):
-        if n.kind == "sup" and isinstance(n.script, Leaf) and n.script.text == "′":
-            return node(n.base) + "'"
+        if n.kind == "sup" and isinstance(n.script, Leaf) and n.script.text in PRIMES:
+            return node(n.base) + "'" * PRIMES[n.script.text]
         mark = "_" if n.kind == "sub" else "^"
         script = n.script
         if isinstance(script, Leaf) and script.kind == "name" and script.text in ("ij", "T"):
