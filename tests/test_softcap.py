@@ -220,3 +220,35 @@ def test_gemma2_attention_module_agrees(monkeypatch: pytest.MonkeyPatch, cap: fl
     scaled = [s.matrices[0].values for s in walkthrough.steps if s.id == "scaled"]
     capped = [s.matrices[0].values for s in walkthrough.steps if s.id == "softcap"]
     assert max(np.abs(a - b).max() for a, b in zip(scaled, capped, strict=True)) > 0.1
+
+
+def test_the_written_out_tanh_renders_in_katex_and_mathjax(tmp_path: Path) -> None:
+    """The example's Markdown in every flavour and pipeline, all three languages on one page, in
+    headless Chromium: no error, every formula read back as attn wrote it (the written-out
+    `\\tanh` lines among them), and every matrix a grid in its brackets."""
+    from attncli.i18n import LANGUAGES
+    from tests.test_markdown_render import (
+        ALL,
+        PIPELINES,
+        check_grids,
+        expected_matrices,
+        jobs_for,
+        markdown,
+        run_pages,
+        source_math,
+    )
+
+    pages = run_pages(jobs_for(EXAMPLE, "softcap"), tmp_path)
+    expected_grids = [m for lang in LANGUAGES for m in expected_matrices(EXAMPLE, lang)]
+    for flavor, pipelines in PIPELINES.items():
+        text = markdown(EXAMPLE, ALL, flavor)
+        written = [tex for tex, _ in source_math(text, flavor) if r"\tanh(" in tex]
+        assert len(written) >= 3 * 3  # three written-out cells in each language
+        for pipeline in pipelines:
+            name = f"softcap/{flavor}/{pipeline}"
+            page = pages[name]
+            assert page["errors"] == [], (name, page["errors"][:2])
+            read = sorted(" ".join(m["tex"].split()) for m in page["tex"])
+            want = sorted(" ".join(tex.split()) for tex, _ in source_math(text, flavor))
+            assert read == want, name
+            assert check_grids(page, text, flavor, expected_grids, name) > 0
