@@ -408,7 +408,7 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     (["--json", "--standalone", "--lang", "pl"],
      "attn: --standalone działa tylko z\u00a0--latex, --typst; wybrany format to --json\n"),
     (["--markdown", "--slides", "--lang", "ru"],
-     "attn: --slides работает только с\u00a0--typst; выбран формат --markdown\n"),
+     "attn: --slides работает только с\u00a0--typst, а\u00a0выбран формат --markdown\n"),
 ])
 def test_an_option_of_another_format_is_refused_not_dropped(args: list[str], line: str,
                                                              tmp_path: Path,
