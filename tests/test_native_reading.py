@@ -159,7 +159,7 @@ def test_two_heads_are_both_and_three_are_counted(lang: str, h: int) -> None:
 
 READING = {
     "en": ["“I” sees only itself", "“a” attends most to itself (0.44), then to “am” (0.35)"],
-    "pl": ["„I” widzi tylko siebie", "„a” najbardziej patrzy na siebie (0.44), potem na „am” "
+    "pl": ["„I” widzi tylko siebie", "„a” patrzy najbardziej na siebie (0.44), potem na „am” "
            "(0.35)"],
     "ru": ["«I» видит только себя", "«a» больше всего смотрит на себя (0.44), затем на «am» "
            "(0.35)"],

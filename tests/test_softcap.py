@@ -60,7 +60,7 @@ def test_each_capped_score_is_written_out_and_read() -> None:
     assert ("S″[fast, dogs] = 5·tanh(S′[fast, dogs] / 5) = 5.00·tanh(8.00 / 5.00) = 4.61"
             in result.stdout)
     assert "The cap bends S′[fast, fast] most: from 8.50 to 4.68." in result.stdout
-    for lang, words in (("pl", "Najbardziej próg zmienia S′[fast, fast]: z 8.50 na 4.68."),
+    for lang, words in (("pl", "Najbardziej zmienia się S′[fast, fast]: z 8.50 na 4.68."),
                         ("ru", "Сильнее всего порог меняет S′[fast, fast]: с 8.50 до 4.68.")):
         translated = run("explain", str(EXAMPLE), "--format", "text", "--steps", "softcap",
                          "--lang", lang)
