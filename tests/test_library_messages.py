@@ -162,7 +162,7 @@ def test_a_loop_of_links_is_said_in_the_language(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "pl"), [
     ("tokens: [a, b\nembeddings: [[1], [2]]\n",
      "błędny YAML: lista w\u00a0[ ] bez przecinka albo zamykającego ]"),
-    ("tokens:\n\t- a\n", "błędny YAML: tabulator: wcięcia w\u00a0YAML-u robi się tylko spacjami"),
+    ("tokens:\n\t- a\n", "błędny YAML: tabulator: YAML dopuszcza we wcięciach tylko spacje"),
     ("tokens: a: b\n", "błędny YAML: dwukropek nie może tu wystąpić (drugi klucz w\u00a0tym "
      "samym wierszu albo wartość z\u00a0dwukropkiem, którą trzeba ująć w\u00a0cudzysłów?)"),
 ])
