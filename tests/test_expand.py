@@ -10,6 +10,8 @@ from attncli import build, loads_spec
 from attncli.arithmetic.expand import Selection
 from attncli.cli.app import app
 from attncli.errors import UsageError
+from attncli.i18n import Msg, translate
+from attncli.render.shortened import left_out
 from attncli.spec.examples import example_path
 from tests.printed_arithmetic import agrees, half_up, written_out
 
@@ -97,18 +99,50 @@ def test_auto_writes_nothing_on_a_large_spec() -> None:
                                      "-x", "output:t3")
 
 
-def test_a_long_sum_is_elided_in_the_middle_with_its_term_count() -> None:
-    d = 10
-    embeddings = "; ".join(" ".join("1" if j == i else "0.5" for j in range(d)) for i in range(2))
-    out = explain("--tokens", "a b", "--embeddings", embeddings, "-x", "scores:a,b")
+def _ones_and_twentieths(d: int) -> str:
+    """x_a = [1, …, 1] and x_b = [0.05, 0.10, …, 0.05·d]: S[a, b] = 0.05·d(d + 1)/2."""
+    return " ".join(["1"] * d) + "; " + " ".join(f"{0.05 * k:.2f}" for k in range(1, d + 1))
+
+
+def test_a_sum_of_up_to_16_terms_is_written_whole_and_recomputes() -> None:
+    out = explain("--tokens", "a b", "--embeddings", _ones_and_twentieths(16), "-x", "scores:a,b")
     line = next(x for x in written_out(out) if x.text.startswith("S[a, b]"))
-    assert line.expression == ("1.00·0.50 + 0.50·1.00 + 0.50·0.50 + … + 0.50·0.50 + 0.50·0.50 "
-                               "(10 terms)")
-    assert line.result == "3.00"  # 2·0.5 + 8·0.25
-    full = written_out(explain("--tokens", "a b", "--embeddings", embeddings,
-                               "-x", "scores:a,b", "--full"))
-    assert "…" not in full[0].expression and full[0].expression.count(" + ") == d - 1
-    assert agrees(full[0], 2)
+    assert line.expression == " + ".join(f"1.00·{0.05 * k:.2f}" for k in range(1, 17))
+    assert (line.sign, line.result) == ("=", "6.80")  # 0.05·(1 + … + 16) = 0.05·136
+    assert agrees(line, 2)
+
+
+LEFT_OUT = {"en": "(20 terms, 15 not shown)", "pl": "(20 składników, 15 pominiętych)",
+            "ru": "(20 слагаемых, 15 не показано)"}
+
+
+@pytest.mark.parametrize("lang", sorted(LEFT_OUT))
+def test_a_sum_of_20_terms_shows_its_first_3_and_last_2_and_says_what_is_missing(
+        lang: str) -> None:
+    heading = translate(Msg.of("Written out:"), lang)
+    out = explain("--tokens", "a b", "--embeddings", _ones_and_twentieths(20), "-x", "scores:a,b",
+                  "--lang", lang)
+    line = next(x for x in written_out(out, heading) if x.text.startswith("S[a, b]"))
+    # terms 1, 2, 3 and 19, 20 of 1.00·0.05k; the 15 between are left out and counted
+    assert line.expression == ("1.00·0.05 + 1.00·0.10 + 1.00·0.15 + … + 1.00·0.95 + 1.00·1.00 "
+                               + LEFT_OUT[lang])
+    # 0.05·210 = 10.50 exactly, yet the five printed terms give 1.95: the line cannot say `=`
+    assert (line.sign, line.result) == ("≈", "10.50")
+    full = written_out(explain("--tokens", "a b", "--embeddings", _ones_and_twentieths(20),
+                               "-x", "scores:a,b", "--full", "--lang", lang), heading)
+    assert "…" not in full[0].expression and full[0].expression.count(" + ") == 19
+    assert full[0].sign == "=" and agrees(full[0], 2)
+
+
+def test_the_count_of_terms_left_out_takes_each_plural_form() -> None:
+    said = {lang: [translate(left_out(n), lang) for n in (6, 7, 26, 27)]
+            for lang in ("en", "pl", "ru")}  # 1, 2, 21 and 22 left out
+    assert said["en"] == ["(6 terms, 1 not shown)", "(7 terms, 2 not shown)",
+                          "(26 terms, 21 not shown)", "(27 terms, 22 not shown)"]
+    assert said["pl"] == ["(6 składników, 1 pominięty)", "(7 składników, 2 pominięte)",
+                          "(26 składników, 21 pominiętych)", "(27 składników, 22 pominięte)"]
+    assert said["ru"] == ["(6 слагаемых, 1 не показано)", "(7 слагаемых, 2 не показаны)",
+                          "(26 слагаемых, 21 не показано)", "(27 слагаемых, 22 не показаны)"]
 
 
 def test_max_subtraction_is_written_when_the_scores_are_large() -> None:

@@ -7,7 +7,6 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import TypeVar
 
 from attncli.arithmetic.elision import FULL_SWITCH
 from attncli.arithmetic.numbers import NumberFormat
@@ -30,10 +29,9 @@ from attncli.model import (
     Vec,
     Walkthrough,
 )
-from attncli.render import RenderOptions
+from attncli.render import RenderOptions, shortened
 
 Translate = Callable[[Msg], str]
-T = TypeVar("T")
 
 
 def number_format(walkthrough: Walkthrough, options: RenderOptions) -> NumberFormat:
@@ -181,24 +179,12 @@ def column_blocks(widths: list[int], available: int) -> list[range]:
     return blocks
 
 
-# --- elision: large matrices like numpy's summary, long sums with their term count ---
-
-MAX_TERMS = 6  # a longer sum is written as its first 3 and last 2 terms
-ELLIPSIS = "…"
-
-
 # --- written-out cells (model.Expansion) as one line of text ---
 
-def elide(items: Sequence[T], write: Callable[[int, T], str], full: bool, keep_head: int,
-          keep_tail: int, marker: str = ELLIPSIS) -> list[str]:
-    """The first and last items written, with `marker` between, unless `full` or there are few;
-    the items left out are never written (a sum of 768 terms costs five)."""
-    count = len(items)
-    if full or count <= keep_head + keep_tail + 1:
-        return [write(k, item) for k, item in enumerate(items)]
-    tail = range(count - keep_tail, count)
-    return [*(write(k, items[k]) for k in range(keep_head)), marker,
-            *(write(k, items[k]) for k in tail)]
+def exact_as_written(expansion: Expansion, full: bool) -> bool:
+    """Whether the line may say `=`: its printed numbers give its printed result, and none of
+    them is left out."""
+    return expansion.exact and not shortened.leaves_out(expansion.expression, full)
 
 
 def _signed(text: str, minus: str, lead: bool) -> str:
@@ -222,9 +208,9 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
     if isinstance(expr, Num):
         return BOX_TEXT if expr.blank else _signed(number(expr.value), number.minus, lead)
     if isinstance(expr, Vec):
-        values = elide(expr.values, lambda k, x: BOX_TEXT if k in expr.blank else number(x),
-                       full, MAX_TERMS // 2, MAX_TERMS // 2)
-        return "[" + number.list_separator.join(values) + "]"
+        row = shortened.values(expr.values, lambda k, x: BOX_TEXT if k in expr.blank
+                               else number(x), full)
+        return "[" + number.list_separator.join(row) + "]"
     if isinstance(expr, Product):
         numbers = [f for f in expr.factors if isinstance(f, Num)]
         if len(numbers) == len(expr.factors):  # a term of a dot product, the most written: as
@@ -240,15 +226,14 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
             return (_signed(number(float(rows.left[k])), minus, lead and k == 0) + "·"
                     + _signed(number(float(rows.right[k])), minus, False))
 
-        terms = elide(range(len(rows)), term, full, 3, 2)
+        terms = shortened.sum_terms(range(len(rows)), term, full)
     elif isinstance(expr, Sum):
-        terms = elide(expr.terms, lambda k, e: wrapped(e, (Sum, Difference), k == 0), full,
-                      3, 2)
+        terms = shortened.sum_terms(expr.terms, lambda k, e: wrapped(e, (Sum, Difference),
+                                                                     k == 0), full)
     if isinstance(expr, Sum):
         text = " + ".join(terms)
-        if ELLIPSIS in terms:
-            text += " " + t(Msg.of("({terms})", terms=Msg.plural_of(
-                "{count} term", "{count} terms", len(expr.terms))))
+        if shortened.ELLIPSIS in terms:
+            text += " " + t(shortened.left_out(len(expr.terms)))
         return text
     if isinstance(expr, Quotient):
         return (wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " +
@@ -283,11 +268,12 @@ def value_text(value: Value, number: NumberFormat) -> str:
 def expansion_text(expansion: Expansion, number: NumberFormat, t: Translate,
                    full: bool = False) -> str:
     """`S[chases, chases] = q_chases·k_chases = 0.20·0.20 + 1.00·1.00 = 1.04`; `≈` before the
-    result when the printed operands, recomputed, do not give the printed result."""
+    result when the printed operands, recomputed, do not give the printed result, or when the
+    line leaves some out (a long sum shortened)."""
     parts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
     if not expansion.repeats_result():
         parts.append(expr_text(expansion.expression, number, t, full))
-    sign = " = " if expansion.exact else " ≈ "
+    sign = " = " if exact_as_written(expansion, full) else " ≈ "
     if expansion.blank:
         return " = ".join(parts) + " = " + BOX_TEXT
     return " = ".join(parts) + sign + value_text(expansion.result, number)

@@ -26,7 +26,8 @@ from attncli.model import (
     Tanh,
     Vec,
 )
-from attncli.render.common import MAX_TERMS, box_math, elide
+from attncli.render import shortened
+from attncli.render.common import box_math, exact_as_written
 from attncli.render.latex_matrix import SIZES
 from attncli.render.tex_metrics import text_width
 
@@ -43,7 +44,7 @@ def is_negative(text: str) -> bool:
 def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
               full: bool = False) -> str:
     """The numbers of a calculation as breakable inline math; `number` writes math numbers and
-    `words(n)` the `(n terms)` of an elided sum."""
+    `words(n)` what a shortened sum of n terms leaves out."""
     def wrapped(e: Expr, around: tuple[type, ...]) -> str:
         text = expr_math(e, number, words, full)
         return f"({text})" if isinstance(e, around) else text
@@ -54,8 +55,8 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
         text = number(expr.value)
         return f"({text})" if is_negative(text) else text
     if isinstance(expr, Vec):
-        values = elide(expr.values, lambda k, x: box_math(number) if k in expr.blank
-                       else number(x), full, MAX_TERMS // 2, MAX_TERMS // 2, r"\dots")
+        values = shortened.values(expr.values, lambda k, x: box_math(number) if k in expr.blank
+                                  else number(x), full, r"\dots")
         separator = ";\\allowbreak\\ " if number.decimal == "{,}" else COMMA
         return "[" + separator.join(values) + "]"
     if isinstance(expr, Product):
@@ -63,8 +64,8 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
         # a group cannot break; a product with a row of numbers must, after its commas
         return text if any(isinstance(f, Vec) for f in expr.factors) else "{" + text + "}"
     if isinstance(expr, Sum):
-        parts = elide(expr.terms, lambda _, e: wrapped(e, (Sum, Difference)), full, 3, 2,
-                      r"\dots")
+        parts = shortened.sum_terms(expr.terms, lambda _, e: wrapped(e, (Sum, Difference)), full,
+                                    r"\dots")
         text = " + ".join(parts)
         return text + r"\ " + words(len(expr.terms)) if r"\dots" in parts else text
     if isinstance(expr, Quotient):
@@ -89,7 +90,7 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
     result = expansion.result
     value = ("[" + COMMA.join(number(x) for x in result) + "]" if isinstance(result, tuple)
              else number(result))
-    relation = " = " if expansion.exact else r" \approx "
+    relation = " = " if exact_as_written(expansion, full) else r" \approx "
     if expansion.blank:  # a worksheet: the result is the student's to write
         relation, value = " = ", box_math(number)
     return " = ".join(parts) + relation + value
@@ -119,8 +120,7 @@ def written_out(expansions: Sequence[Expansion], number: NumberFormat,
     unbreakable part (`dQ[name, d2]` with a 40-character name) is wider than `line` (points at
     10 pt) is set in the largest smaller size at which it fits."""
     def words(count: int) -> str:
-        return r"\text{" + esc(t(Msg.of("({terms})", terms=Msg.plural_of(
-            "{count} term", "{count} terms", count)))) + "}"
+        return r"\text{" + esc(t(shortened.left_out(count))) + "}"
 
     math_number = number.math()
 

@@ -23,7 +23,7 @@ from attncli.errors import UsageError
 from attncli.i18n import Msg, suggesting
 from attncli.i18n.visible import inert_markdown_math
 from attncli.model import Matrix, Step, Walkthrough
-from attncli.render import RenderOptions, md_math
+from attncli.render import RenderOptions, md_math, shortened
 from attncli.render.common import (
     BOX_MARKDOWN,
     Translate,
@@ -198,7 +198,7 @@ def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
         return ("- " + escape(expansion_text(e, number, t, full)) for e in step.expansions)
 
     def terms(count: int) -> str:
-        return t(Msg.of("({terms})", terms=Msg.plural_of("{count} term", "{count} terms", count)))
+        return t(shortened.left_out(count))
 
     # a negative number's minus braced, an ordinary symbol: MathJax 3 spaces a bare one after
     # `,\ ` as an operator (`[0.73, − 1.04]`)

@@ -19,7 +19,6 @@ from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.ahead import WrittenAhead, written_ahead
 from attncli.render.common import (
-    ELLIPSIS,
     Translate,
     cell_width,
     column_blocks,
@@ -50,6 +49,7 @@ from attncli.render.heat import (
     ink,
     rgb,
 )
+from attncli.render.shortened import ELLIPSIS
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
 

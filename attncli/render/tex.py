@@ -32,7 +32,8 @@ from attncli.model.latex_text import (
     escape_text,
     text_math,
 )
-from attncli.render.common import MAX_TERMS, elide
+from attncli.render import shortened
+from attncli.render.common import exact_as_written
 
 
 def number_format(number: NumberFormat) -> NumberFormat:
@@ -86,9 +87,9 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
                terms: Callable[[int], str], full: bool = False, lead: bool = True,
                box: str | None = None) -> str:
     """The numbers of a calculation as math: `0.20 \\cdot 0.20 + 1.00 \\cdot (-0.50)`,
-    `e^{-0.34}`. A long sum is elided in the middle like the text view; `terms(n)` names its
-    length, `words` makes text. A negative number is bracketed unless it leads, as in the text.
-    A worksheet's blank number is `box` (default: a LaTeX line as wide as a number)."""
+    `e^{-0.34}`. A long sum is shortened like the text view; `terms(n)` says what a sum of n
+    terms leaves out, `words` makes text. A negative number is bracketed unless it leads, as in
+    the text. A worksheet's blank number is `box` (default: a LaTeX line as wide as a number)."""
     blank = box if box is not None else r"\underline{\hphantom{0" + number(0.0) + "}}"
 
     def sub(e: Expr, first: bool) -> str:
@@ -105,16 +106,16 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
         text = number(expr.value)
         return f"({text})" if not lead and text.startswith(number.minus) else text
     if isinstance(expr, Vec):
-        values = elide(expr.values, lambda k, x: blank if k in expr.blank else number(x), full,
-                       MAX_TERMS // 2, MAX_TERMS // 2, r"\dots")
+        values = shortened.values(expr.values, lambda k, x: blank if k in expr.blank
+                                  else number(x), full, r"\dots")
         separator = ";\\ " if number.list_separator.startswith(";") else ",\\ "
         return r"\left[" + separator.join(values) + r"\right]"
     if isinstance(expr, Product):
         return r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient), k == 0)
                                for k, f in enumerate(expr.factors))
     if isinstance(expr, Sum):
-        parts = elide(expr.terms, lambda k, e: wrapped(e, (Sum, Difference), k == 0),
-                      full, 3, 2, r"\dots")
+        parts = shortened.sum_terms(expr.terms, lambda k, e: wrapped(e, (Sum, Difference),
+                                                                     k == 0), full, r"\dots")
         text = " + ".join(parts)
         return text + r"\ " + words(terms(len(expr.terms))) if r"\dots" in parts else text
     if isinstance(expr, Quotient):
@@ -144,7 +145,7 @@ def expansion_rows(expansions: Iterable[Expansion], number: NumberFormat,
         result = expansion.result
         value = (r"\left[" + ",\\ ".join(number(x) for x in result) + r"\right]"
                  if isinstance(result, tuple) else number(result))
-        relation = "=" if expansion.exact else r"\approx"
+        relation = "=" if exact_as_written(expansion, full) else r"\approx"
         if expansion.blank:  # a worksheet: the result is the student's to write
             relation = "="
             value = box(number(0.0)) if box else r"\underline{\hphantom{0" + number(0.0) + "}}"

@@ -11,7 +11,6 @@ from attncli.model import Matrix, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.ahead import WrittenAhead, written_ahead
 from attncli.render.common import (
-    ELLIPSIS,
     Translate,
     cell_width,
     column_blocks,
@@ -32,6 +31,7 @@ from attncli.render.common import (
     title,
     translator,
 )
+from attncli.render.shortened import ELLIPSIS
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
 
