@@ -19,6 +19,7 @@ from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
+from attncli.spec.qk_norm import QK_NORM_KEYS
 from attncli.spec.schema import SCHEMA_PATH, schema
 from attncli.spec.scores import SCORE_KEYS
 from attncli.spec.selection import CHECKPOINT_KEYS
@@ -129,6 +130,7 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/block/properties/ffn": FFN_KEYS,
     "properties/decode": DECODE_KEYS,
     "properties/tiling": TILING_KEYS,
+    "properties/qk_norm/oneOf/1": QK_NORM_KEYS,
     "$defs/localized/oneOf/1": LANGUAGES,
     "$defs/file": CHECKPOINT_KEYS,  # .npy/.npz/.csv take file and key; a checkpoint rows, columns
     "properties/backward": BACKWARD_KEYS,

@@ -128,19 +128,25 @@ def test_what_does_not_cap_yet_is_refused_beside_it(tmp_path: Path, more: str, k
                     encoding="utf-8")
     result = run("explain", str(spec))
     assert (result.exit_code, result.stderr) == (
-        2, f"{spec}:3:10: softcap: {key} does not work with soft-capping yet; remove softcap "
-           f"or {key}\n")
+        2, f"{spec}:3:10: softcap: {key} does not work with softcap yet; remove softcap or "
+           f"{key}\n")
     option = run("explain", str(EXAMPLE), "--backward")
-    assert option.exit_code == 2 and "--backward does not work with soft-capping" in option.stderr
+    assert option.exit_code == 2 and "--backward does not work with softcap" in option.stderr
 
 
-def test_a_low_precision_is_refused_with_a_cap(tmp_path: Path) -> None:
-    spec = tmp_path / "half.yaml"
-    spec.write_text("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nsoftcap: 5\n"
-                    "dtype: float16\n", encoding="utf-8")
-    result = run("explain", str(spec))
+def refused(tmp_path: Path, key: str, value: str, beside: str) -> tuple[Path, Any]:
+    """`attn explain` on a two-token spec with `key: value` on line 3 and `beside` after it."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n{key}: {value}\n{beside}",
+                    encoding="utf-8")
+    return spec, run("explain", str(spec))
+
+
+@pytest.mark.parametrize(("key", "value"), [("softcap", "5"), ("qk_norm", "head")])
+def test_a_low_precision_is_refused_beside_them(tmp_path: Path, key: str, value: str) -> None:
+    spec, result = refused(tmp_path, key, value, "dtype: float16\n")
     assert (result.exit_code, result.stderr) == (
-        2, f"{spec}:3:10: softcap: expected no softcap with dtype: float16 (low precision is "
+        2, f"{spec}:3:10: {key}: expected no {key} with dtype: float16 (low precision is "
            "worked out without it), found one; remove it or use dtype: float64\n")
 
 
@@ -222,10 +228,14 @@ def test_gemma2_attention_module_agrees(monkeypatch: pytest.MonkeyPatch, cap: fl
     assert max(np.abs(a - b).max() for a, b in zip(scaled, capped, strict=True)) > 0.1
 
 
-def test_the_written_out_tanh_renders_in_katex_and_mathjax(tmp_path: Path) -> None:
-    """The example's Markdown in every flavour and pipeline, all three languages on one page, in
-    headless Chromium: no error, every formula read back as attn wrote it (the written-out
-    `\\tanh` lines among them), and every matrix a grid in its brackets."""
+@pytest.mark.parametrize(("example", "marker"), [
+    (EXAMPLE, r"\tanh("), (ROOT / "configs" / "qk_norm_qwen3.yaml", r"\tilde{Q}[")])
+def test_the_written_out_cells_render_in_katex_and_mathjax(tmp_path: Path, example: Path,
+                                                           marker: str) -> None:
+    """The soft-capping and QK-norm examples' Markdown in every flavour and pipeline, all three
+    languages on one page, in headless Chromium: no error, every formula read back as attn wrote
+    it (the written-out lines of the new steps among them), and every matrix a grid in its
+    brackets."""
     from attncli.i18n import LANGUAGES
     from tests.test_markdown_render import (
         ALL,
@@ -238,12 +248,12 @@ def test_the_written_out_tanh_renders_in_katex_and_mathjax(tmp_path: Path) -> No
         source_math,
     )
 
-    pages = run_pages(jobs_for(EXAMPLE, "softcap"), tmp_path)
-    expected_grids = [m for lang in LANGUAGES for m in expected_matrices(EXAMPLE, lang)]
+    pages = run_pages(jobs_for(example, "softcap"), tmp_path)
+    expected_grids = [m for lang in LANGUAGES for m in expected_matrices(example, lang)]
     for flavor, pipelines in PIPELINES.items():
-        text = markdown(EXAMPLE, ALL, flavor)
-        written = [tex for tex, _ in source_math(text, flavor) if r"\tanh(" in tex]
-        assert len(written) >= 3 * 3  # three written-out cells in each language
+        text = markdown(example, ALL, flavor)
+        written = [tex for tex, _ in source_math(text, flavor) if marker in tex]
+        assert len(written) >= 3 * 2  # written-out cells in each language
         for pipeline in pipelines:
             name = f"softcap/{flavor}/{pipeline}"
             page = pages[name]

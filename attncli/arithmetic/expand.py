@@ -181,6 +181,30 @@ def scaled_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Ex
                        matrix.at(i, j))
 
 
+def qk_norm_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    """Q̃[i, a] = Q[i, a] / RMS(q_i)·g_q[a] (and K̃ alike), with the numbers substituted."""
+    before = {m.symbol.text: m for m in ctx.steps["projections"].matrices}  # Q, K (, V)
+    shown = {m.symbol.text: m for m in step.matrices}
+    for letter in ("Q", "K"):
+        result = shown.get(letter + "\u0303")
+        if result is None:
+            continue  # a K shared with an earlier head is normalized there
+        rms, gain = shown[f"RMS({letter})"], shown.get(f"g_{letter.lower()}")
+        for i, a in chosen_cells(result.rows, result.columns, cells):
+            row, column = result.rows[i], result.columns[a]
+            x = cell(before[letter].symbol, row, column)
+            r = Formula(f"RMS({letter.lower()}_{row})",
+                        rf"\operatorname{{RMS}}({named(letter.lower(), row).latex})")
+            expr: Expr = Quotient(Num(before[letter].at(i, a)), Num(rms.at(i, 0)))
+            symbolic = joined(x, " / ", r)
+            if gain is not None:
+                g = Formula(f"g_{letter.lower()}[{column}]",
+                            rf"g_{{{letter.lower()}}}[{token_latex(column)}]")
+                symbolic = joined(symbolic, "·", g)
+                expr = Product((expr, Num(gain.at(0, a))))
+            yield ctx.line(cell(result.symbol, row, column), symbolic, expr, result.at(i, a))
+
+
 def softcap_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     """S″[i, j] = c·tanh(S′[i, j] / c), with the score before the cap and the cap substituted."""
     matrix = step.matrices[0]
@@ -264,6 +288,7 @@ WRITERS: dict[str, Writer] = {
     "scores": score_cells,
     "scaled": scaled_cells,
     "softcap": softcap_cells,
+    "qk_norm": qk_norm_cells,
     "weights": weight_rows,
     "output": output_rows,
     "out_projection": out_projection_cells,

@@ -49,6 +49,10 @@ FORMULAS: dict[str, str] = {
     "−∞": r"-\infty",
     # logit soft-capping
     "(−c, c)": r"(-c, c)", "tanh x ≈ x": r"\tanh x \approx x",
+    # QK-norm
+    "RMS(x) = √(mean(x²) + ε)":
+        r"\operatorname{RMS}(x) = \sqrt{\operatorname{mean}(x^{2}) + \varepsilon}",
+    "heads·d_k": r"\mathrm{heads} \cdot d_{k}",
 }
 
 

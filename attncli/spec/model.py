@@ -178,6 +178,17 @@ Norm = LayerNorm | RMSNorm
 
 
 @dataclass(frozen=True)
+class QKNorm:
+    """RMSNorm of the queries and keys before RoPE: over each head's d_k (`head`, Qwen3) or
+    over the whole projection of all heads (`projection`, OLMo 2); gains None: all ones."""
+
+    over: Literal["head", "projection"]
+    q_gain: Array | None = None  # (d_k,) for head; (heads·d_k,) for projection
+    k_gain: Array | None = None  # (d_k,) for head; (kv_heads·d_k,) for projection
+    eps: float = 1e-6
+
+
+@dataclass(frozen=True)
 class FeedForward:
     """The position-wise feed-forward network: activation(X·W_1 + b_1)·W_2 + b_2, or gated
     (swiglu, geglu): (act(X·W_1 + b_1) ⊙ (X·W_3 + b_3))·W_2 + b_2, W_1 the gate, W_3 the up."""
@@ -256,6 +267,7 @@ class Spec:
     description: dict[str, str] = field(default_factory=dict)
     backward: Backward | None = None  # the gradient steps after the forward ones (backward.py)
     softcap: float | None = None  # c of S″ = c·tanh(S′ / c), Gemma 2's logit soft-capping
+    qk_norm: QKNorm | None = None  # RMSNorm of q and k before RoPE (Qwen3, OLMo 2)
 
     @property
     def keys_source(self) -> Sequence:

@@ -15,6 +15,7 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
 from attncli.spec.precision import check_dtype, dtype_spec
+from attncli.spec.qk_norm import qk_norm_spec
 from attncli.spec.scores import scale_spec, score_spec, softcap_spec
 from attncli.spec.sequences import context_sequence, sequence
 from attncli.spec.source import Node
@@ -37,7 +38,7 @@ TOP_KEYS = (
     "masked_rows", "display", "title", "description",
     "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
     "dtype",
-    "tiling", "softcap",
+    "tiling", "softcap", "qk_norm",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -113,6 +114,8 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         title=optional(top, "title", localized, {}),
         description=optional(top, "description", localized, {}),
         softcap=optional(top, "softcap", softcap_spec, None),
+        qk_norm=optional(top, "qk_norm", lambda n: qk_norm_spec(n, heads, convention, files),
+                         None),
     )
     if "backward" in top:
         from dataclasses import replace
@@ -120,7 +123,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         from attncli.spec.backward import backward_spec
         spec = replace(spec, backward=backward_spec(top["backward"], spec, files))
     check_dtype(spec, top)
-    check_softcap(spec, top)
+    forward_only(spec, top)
     files.budget.charge_walkthrough(root, walkthrough_cells(spec))
     return spec
 
@@ -139,15 +142,15 @@ def rotary(sequence: Sequence | None, node: Node | None, heads: tuple[Head, ...]
                  "d_k = {d_k}", index=index, d_k=d_k)
 
 
-def check_softcap(spec: Spec, top: dict[str, Node]) -> None:
-    """Soft-capping is worked out in the forward pass of a whole prompt: the decode steps and
-    the backward pass do not cap their scores yet, so they are refused beside it."""
-    if spec.softcap is None:
-        return
-    for key in ("decode", "backward"):
-        if key in top:
-            fail(top["softcap"], "{key} does not work with soft-capping yet; remove softcap or "
-                 "{key}", key=key)
+def forward_only(spec: Spec, top: dict[str, Node]) -> None:
+    """Soft-capping and QK-norm are worked out in the forward pass of a whole prompt: the decode
+    steps and the backward pass do not cap the scores or normalize q and k yet, so they are
+    refused beside them."""
+    for name, on in (("softcap", spec.softcap is not None), ("qk_norm", spec.qk_norm is not None)):
+        for key in ("decode", "backward"):
+            if on and key in top:
+                fail(top[name], "{key} does not work with {name} yet; remove {name} or {key}",
+                     key=key, name=name)
 
 
 def walkthrough_cells(spec: Spec) -> int:
@@ -166,6 +169,7 @@ def walkthrough_cells(spec: Spec) -> int:
             total += 2 * n * m + passes * n * (4 + d_v)
         total += 2 * n * m if spec.bias is not None else 0  # B and S′ + B
         total += n * m if spec.softcap is not None else 0  # S″
+        total += (2 * (n + m) * d_k) if spec.qk_norm is not None else 0  # RMS and Q̃, K̃
         if spec.rotary:
             total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
     total += n * sum(head.d_v(conv) for head in spec.heads) + n * d

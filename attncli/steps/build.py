@@ -30,6 +30,10 @@ def scales(spec: Spec) -> bool:
     return spec.scale.kind != "none"
 
 
+def qk_normed(spec: Spec) -> bool:
+    return spec.qk_norm is not None
+
+
 def caps(spec: Spec) -> bool:
     return spec.softcap is not None
 
@@ -70,6 +74,7 @@ def has_backward(spec: Spec) -> bool:
 # The steps of one head, in order.
 HEAD: tuple[Family[HeadState], ...] = (
     Family("projections", "projections.projections"),
+    Family("qk_norm", "qk_norm.normed", qk_normed),
     Family("rope", "rope.rope", rotary),
     Family("scores", "scores.scores"),
     Family("scaled", "scores.scaled", scales),

@@ -52,9 +52,11 @@ def prepare(spec: Spec, view: View) -> Shown:
     option, or the key where it was written, otherwise."""
     if spec.dtype != "float64":
         low_precision(spec, view)
-    if view.backward and spec.softcap is not None:
-        refuse("backward", Msg.of("{key} does not work with soft-capping yet; remove softcap or "
-                                  "{key}", key="--backward"), view.where.get("backward"))
+    for name, on in (("softcap", spec.softcap is not None), ("qk_norm", spec.qk_norm is not None)):
+        if view.backward and on:
+            refuse("backward", Msg.of("{key} does not work with {name} yet; remove {name} or "
+                                      "{key}", key="--backward", name=name),
+                   view.where.get("backward"))
     if view.backward and spec.backward is None:
         from attncli.spec.backward import with_ones
 

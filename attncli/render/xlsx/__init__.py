@@ -39,6 +39,7 @@ WRITERS: dict[str, Writer] = {
     "norm_2": layer.norm,
     "parameters": head.parameters,
     "projections": head.projections,
+    "qk_norm": head.qk_norm,
     "rope": head.rope,
     "scores": head.scores,
     "scaled": head.scaled,
@@ -150,9 +151,10 @@ def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Wo
     return Workbook(out.getvalue(), tuple(ctx.places.blocks))
 
 
-HEAD_STEPS = frozenset({"parameters", "projections", "rope", "scores", "scaled", "softcap",
-                        "bias", "masked", "weights", "output", "prefill", "decode", "grad_values",
-                        "grad_softmax", "grad_scores", "grad_projections", "grad_weights"})
+HEAD_STEPS = frozenset({"parameters", "projections", "qk_norm", "rope", "scores", "scaled",
+                        "softcap", "bias", "masked", "weights", "output", "prefill", "decode",
+                        "grad_values", "grad_softmax", "grad_scores", "grad_projections",
+                        "grad_weights"})
 # What the backward pass reads of each head, kept as `key@head` when the head's step is placed:
 # the latest of a key is another head's by the time the gradients are written.
 PER_HEAD = ("A", "q_rows", "k_rows", "v_rows", "x_in", "keys_from", "W_Q", "W_K", "W_V",

@@ -17,7 +17,7 @@ from attncli.render.xlsx.cells import (
     number,
     projected,
 )
-from attncli.render.xlsx.grid import HIDDEN, Content, Formula, Piece
+from attncli.render.xlsx.grid import HIDDEN, Block, Content, Formula, Piece
 
 
 def parameters(ctx: Context, step: Step) -> list[Piece]:
@@ -41,6 +41,43 @@ def projections(ctx: Context, step: Step) -> list[Piece]:
         x = ctx.places["x_in"] if letter == "Q" else ctx.places["keys_from"]
         fill = projected(ctx, x, ctx.places["W_" + letter], ctx.places.get("b_" + letter))
         pieces.append(computed(step, index, letter, fill, letter.lower() + "_rows"))
+    return pieces
+
+
+def qk_norm(ctx: Context, step: Step) -> list[Piece]:
+    """RMS(Q) = √(mean(q²) + eps) of each row, Q̃ = Q / RMS(Q) ⊙ g_q; K alike. Over the whole
+    projection the RMS reads every head's queries, on other sheets: it is held as a number."""
+    norm = ctx.spec.qk_norm
+    assert norm is not None
+    pieces: list[Piece] = []
+    on = ctx.sheet
+    for letter in "QK":
+        result = find(step, letter + "\u0303")
+        if result is None:
+            continue  # a shared K̃ is read where it stands
+        rms, gain = f"RMS({letter})", find(step, f"g_{letter.lower()}")
+        rms_at = find(step, rms)
+        assert rms_at is not None
+        source = ctx.places[letter]
+        d_k = step.matrices[result].shape[1]
+        if norm.over == "head":
+            def root(i: int, j: int, source: Block = source, d_k: int = d_k) -> Content:
+                return Formula(f"=SQRT(SUMSQ({source.row_range(i, on)})/{d_k}"
+                               f"+{literal(norm.eps)})")
+
+            pieces.append(computed(step, rms_at, rms, root))
+        else:
+            pieces.append(given_piece(step.matrices[rms_at], rms_at, rms))
+        if gain is not None:
+            pieces.append(given_piece(step.matrices[gain], gain, f"g_{letter.lower()}"))
+
+        def fill(i: int, j: int, source: Block = source, letter: str = letter, rms: str = rms,
+                 scaled: bool = gain is not None) -> Content:
+            value = f"={source.cell(i, j, on)}/{ctx.at(rms, i, 0)}"
+            return Formula(value + (f"*{ctx.at('g_' + letter.lower(), 0, j)}" if scaled else ""))
+
+        pieces.append(computed(step, result, letter + "_normed", fill, letter.lower() + "_rows",
+                               letter))
     return pieces
 
 
