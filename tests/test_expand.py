@@ -153,7 +153,7 @@ def test_max_subtraction_is_written_when_the_scores_are_large() -> None:
                   "-x", "weights:a")
     assert "e^(16.00 − 16.00) = 1.00" in out
     assert "e^(12.00 − 16.00) = 0.02" in out
-    assert "Row a: its largest score, 16.00, is subtracted" in out
+    assert "Row “a”: its largest score, 16.00, is subtracted" in out
     for line in written_out(out):
         assert line.sign == "≈" or agrees(line, 2), line.text
 

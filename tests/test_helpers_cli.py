@@ -50,7 +50,7 @@ def test_validate_builds_the_spec_too(tmp_path: Path) -> None:
     result = invoke("validate", str(spec))
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        f"{spec}: mask: the query a sees no key (masked_rows: error)",
+        f"{spec}: mask: the query “a” sees no key (masked_rows: error)",
         "attn: 1 spec of 1 has errors",
     ]
 

@@ -110,8 +110,8 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], stderr: str) -> None:
 
 
 def oracle(config: Path) -> np.ndarray:
-    """softmax(QKᵀ/√d_k + B + M)V in one shot, from the YAML as written (row or column
-    convention; B a bias matrix, when given)."""
+    """softmax(c·tanh(QKᵀ/√d_k / c) + B + M)V in one shot, from the YAML as written (row or
+    column convention; B a bias matrix and c a soft cap, when given)."""
     doc = yaml.safe_load(config.read_text(encoding="utf-8"))
     x = np.array(doc["embeddings"], dtype=float)
     weights = doc.get("weights", {})
@@ -124,6 +124,8 @@ def oracle(config: Path) -> np.ndarray:
 
     q, k, v = x @ w("W_Q"), x @ w("W_K"), x @ w("W_V")
     s = q @ k.T / (1.0 if doc.get("scale") == "none" else np.sqrt(q.shape[1]))
+    if "softcap" in doc:  # Gemma 2: c·tanh(s/c), after the scale, before the bias and the mask
+        s = doc["softcap"] * np.tanh(s / doc["softcap"])
     if isinstance(doc.get("bias"), list):
         s = s + np.array(doc["bias"], dtype=float)
     if doc.get("mask") == "causal":

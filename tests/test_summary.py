@@ -82,7 +82,7 @@ def test_a_summary_reads_the_shown_queries_and_counts_the_rest(tmp_path: Path) -
     number = NumberFormat(2)
     first = [translate(s, "en", number) for s in reading[0].sentences]
     assert len(first) == 8 + 1
-    assert first[0] == "t0 sees only itself, so all its weight (1.00) stays there."
+    assert first[0] == "“t0” sees only itself, so all its weight (1.00) stays there."
     assert first[-1] == "The other 62 queries are not read here; --full reads every one."
     together = [translate(s, "en", number) for s in reading[-1].sentences]
     assert together[-1] == first[-1]
@@ -110,7 +110,7 @@ def test_explain_text_summarizes_and_full_or_json_do_not(tmp_path: Path) -> None
     assert "The other 62 queries are not read here; --full reads every one." in short.stdout
     full = run("explain", path, "-f", "text", "-x", "none", "--full")
     assert "not read here" not in full.stdout
-    assert "\n   t69 attends" in full.stdout and "\n   t40 attends" in full.stdout
+    assert "\n   “t69” attends" in full.stdout and "\n   “t40” attends" in full.stdout
     doc = run("explain", path, "-f", "json", "-x", "none").json()
     assert len(doc["heads"][0]["weights"]) == N
 
@@ -210,9 +210,11 @@ def test_groups_are_the_weights_equal_within_the_tolerance(values: list[float], 
 
 def test_a_long_group_names_five_keys_and_counts_the_rest() -> None:
     keys = [f"t{i}" for i in range(2000)]
-    assert translate(key_listing("q", keys), "en") == "t0, t1, t2, t3, t4 and 1995 more keys"
-    assert translate(key_listing("q", keys[:6]), "en") == "t0, t1, t2, t3, t4 and t5"
-    polish = "t0, t1, siebie, t3, t4 i\u00a0jeszcze 2 klucze"
+    assert translate(key_listing("q", keys), "en") == (
+        "“t0”, “t1”, “t2”, “t3”, “t4” and 1995 more keys")
+    assert translate(key_listing("q", keys[:6]), "en") == (
+        "“t0”, “t1”, “t2”, “t3”, “t4” and “t5”")
+    polish = "„t0”, „t1”, siebie, „t3”, „t4” i\u00a0jeszcze 2 klucze"
     assert translate(key_listing("t2", keys[:7]), "pl") == polish
 
 

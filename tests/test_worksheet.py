@@ -218,27 +218,3 @@ def test_a_blanked_weight_is_blank_in_every_later_line_worked_from_it() -> None:
     for weight in ("0.36", "0.64", "0.40", "0.25", "0.35"):  # A's numbers, but 1.00 and the —
         assert not re.search(r"(?<![\d.])" + re.escape(weight) + r"·", backward), weight
     assert "\\_\\_\\_\\_·(1.20 − 0.98)" in backward  # dS′[mouse, chases] = A·(dA − Σ)
-
-
-def test_a_blanked_weight_is_blank_where_it_is_reused_though_an_earlier_matrix_shows_its_value(
-        ) -> None:
-    """cat sees only itself, so A[cat, cat] = 1.00 exactly, and X, W_V and V show 1.00 as well.
-    dV[cat] = Σᵢ A[i, cat]·dz_i is worked from that very weight: all three of its weights are
-    boxes, A[cat, cat] among them (before, its 1.00 stayed, readable off the line). The rows dz_i
-    beside them, all 1.00, are other quantities, merely equal, and stay; so does V's 1.00 in the
-    output row."""
-    spec = CONFIGS / "backward_cat_chases_mouse.yaml"
-    key = build(load_spec(str(spec)))
-    sheet = blank(key, ("weights",))
-    text, answers = (render(w, "markdown", "en", md_flavor="plain") for w in (sheet, key))
-    box = "\\_\\_\\_\\_"
-    line = next(x for x in text.splitlines() if x.startswith("- dV\\[cat\\]"))
-    assert line == (f"- dV\\[cat\\] = Σᵢ A\\[i, cat\\]·dz\\_i = {box}·\\[1.00, 1.00\\] + "
-                    f"{box}·\\[1.00, 1.00\\] + {box}·\\[1.00, 1.00\\] ≈ \\[1.75, 1.75\\]")
-    assert ("- dV\\[cat\\] = Σᵢ A\\[i, cat\\]·dz\\_i = 1.00·\\[1.00, 1.00\\] + "
-            "0.36·\\[1.00, 1.00\\] + 0.40·\\[1.00, 1.00\\] ≈ \\[1.75, 1.75\\]") in answers
-    assert f"{box}·\\[1.00, 0.00\\]" in text  # Z[mouse]: V's first row stays as it is
-    # in LaTeX too: the sheet's dV line has three boxes and no weight
-    latex = render(sheet, "latex", "en")
-    dv = next(x for x in latex.splitlines() if "dV[" in x and r"\sum_i" in x)
-    assert dv.count(BOX) == 3 and "{1.00 \\cdot" not in dv, dv

@@ -256,10 +256,9 @@ def output_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Exp
         keys = [j for j in range(v.shape[0]) if visible[j]]
         if not keys or not np.isfinite(weights).all():
             continue
-        label = matrix.rows[i]
-        a = ctx.head.weights
-        terms = tuple(Product((Num(float(weights[j]), cell=a.cell_name(i, j)),
+        terms = tuple(Product((Num(float(weights[j])),
                                Vec(tuple(float(x) for x in v[j])))) for j in keys)
+        label = matrix.rows[i]
         symbolic = Formula(f"Σⱼ A[{label}, j]·v_j", rf"\sum_j A[{token_latex(label)}, j] \, v_j")
         target = Formula(f"{matrix.symbol.text}[{label}]",
                          f"{matrix.symbol.latex}[{token_latex(label)}]")

@@ -24,7 +24,7 @@ import numpy as np
 
 from attncli.arithmetic.elision import FULL_SWITCH
 from attncli.arithmetic.numbers import rounded
-from attncli.i18n import Finer, Msg, Param, quoted
+from attncli.i18n import Finer, Msg, Param, listing, quoted
 from attncli.model import HeadResult, Lazy, Reading, Walkthrough
 
 MOST_LISTED = 4  # groups named between "most" and "least" before the rest is counted
@@ -140,16 +140,6 @@ def key_listing(query: str, keys: Sequence[str]) -> Msg | str:
         named = Msg.of("{first}, {second}", first=named, second=key_name(query, key))
     return Msg.plural_of("{first} and {count} more key", "{first} and {count} more keys",
                          len(keys) - NAMED_KEYS, first=named)
-
-
-def listing(items: Sequence[Msg | str]) -> Msg | str:
-    """`a`, `a and b`, `a, b and c`."""
-    if len(items) == 1:
-        return items[0]
-    head: Msg | str = items[0]
-    for item in items[1:-1]:
-        head = Msg.of("{first}, {second}", first=head, second=item)
-    return Msg.of("{first} and {last}", first=head, last=items[-1])
 
 
 def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from attncli.arithmetic.numbers import NumberFormat
-from attncli.arithmetic.reading import listing
 from attncli.check.compare import SlipMatch, Verdict
-from attncli.i18n import Msg, quoted, translate
+from attncli.i18n import Msg, listing, quoted, translate
 
 SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
 

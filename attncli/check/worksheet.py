@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -124,19 +124,14 @@ def blank(walkthrough: Walkthrough, steps: Sequence[str] | None = None, count: i
     # weights, the backward steps from A ...), or the sheet would give it away
     # (a number also in a matrix the student computes it from, a V of 1.00 beside a weight of
     # 1.00, is no secret: a box there would hide a given number)
-    # A number a line names as the cell it is (a weight in the output row and the backward
-    # steps) is blank exactly when that cell is, even where an earlier matrix shows its value
     first = min((s for s, _, _, _ in chosen), default=len(new_steps))
     secrets = frozenset(float(walkthrough.steps[s].matrices[k].whole()[i, j])
                         for s, k, i, j in chosen) - shown_numbers(new_steps[:first])
-    blanked = frozenset((walkthrough.steps[s].head,
-                         walkthrough.steps[s].matrices[k].cell_name(i, j)) for s, k, i, j in chosen)
     for s in range(first, len(new_steps)):
         step = new_steps[s]
         if step.expansions:
             new_steps[s] = replace(step, expansions=tuple(
-                replace(e, expression=hidden(e.expression, Secrets(secrets, blanked, step.head)))
-                for e in step.expansions))
+                replace(e, expression=hidden(e.expression, secrets)) for e in step.expansions))
     # the reading and the hand calculation's drift would say the blanked numbers in words
     sheet = replace(walkthrough, steps=tuple(new_steps), reading=(), drift=None)
     return told(sheet, Msg.of("Worksheet: fill in every empty box with the number it should "
@@ -168,34 +163,18 @@ def shown_numbers(steps: Sequence[Step]) -> set[float]:
     return shown
 
 
-@dataclass(frozen=True)
-class Secrets:
-    """What a worksheet hides in a later step's lines: the blanked cells (by the head of their
-    step and their name), and the values of those not shown in an earlier matrix, for a number
-    a line does not name."""
-
-    values: frozenset[float]
-    cells: frozenset[tuple[int | None, str]]
-    head: int | None  # the head of the step whose lines these are
-
-    def hides(self, number: Num) -> bool:
-        if number.cell is not None:  # the same quantity: hidden wherever it is written
-            return (self.head, number.cell) in self.cells
-        return number.value in self.values
-
-
-def hidden(expr: Expr, secrets: Secrets) -> Expr:
-    """`expr` with every number it hides blank (a dot product's rows made into its products
-    where one of their numbers is)."""
+def hidden(expr: Expr, secrets: frozenset[float]) -> Expr:
+    """`expr` with every number that is one of `secrets` blank (a dot product's rows made into
+    its products where one of their numbers is)."""
     if isinstance(expr, Num):
-        return replace(expr, blank=True) if secrets.hides(expr) else expr
+        return replace(expr, blank=True) if expr.value in secrets else expr
     if isinstance(expr, Vec):
-        places = frozenset(k for k, x in enumerate(expr.values) if x in secrets.values)
+        places = frozenset(k for k, x in enumerate(expr.values) if x in secrets)
         return replace(expr, blank=places) if places else expr
     if isinstance(expr, Sum):
         if isinstance(expr.terms, Terms) and not (
-                secrets.values.intersection(expr.terms.left.tolist())
-                or secrets.values.intersection(expr.terms.right.tolist())):
+                secrets.intersection(expr.terms.left.tolist())
+                or secrets.intersection(expr.terms.right.tolist())):
             return expr  # (a dot product of 768 terms is not made into 768 products)
         return Sum(tuple(hidden(e, secrets) for e in expr.terms))
     if isinstance(expr, Product):
@@ -212,8 +191,9 @@ def hidden(expr: Expr, secrets: Secrets) -> Expr:
 def cell_names(matrix: Matrix, cells: frozenset[tuple[int, int]]) -> set[str]:
     """How written-out lines name these cells: `A[chases, cat]`, and `Z[chases]` for a row
     whose result is a whole row of numbers."""
-    names = {matrix.cell_name(i, j) for i, j in cells}
-    return names | {f"{matrix.symbol.text}[{matrix.rows[i]}]" for i, _ in cells}
+    symbol = matrix.symbol.text
+    names = {f"{symbol}[{matrix.rows[i]}, {matrix.columns[j]}]" for i, j in cells}
+    return names | {f"{symbol}[{matrix.rows[i]}]" for i, _ in cells}
 
 
 def targets(expansion: Expansion, names: set[str]) -> bool:

@@ -87,6 +87,13 @@ SHAPES = {"standalone": ("latex", "typst"), "fragment": ("html",), "slides": ("t
           "frames_only": ("beamer",), "front_matter": ("markdown",), "md_flavor": ("markdown",)}
 
 
+def alternatives(options: list[str]) -> Msg | str:
+    """`--latex or --typst` (a list of two at most, as SHAPES holds)."""
+    if len(options) == 1:
+        return options[0]
+    return Msg.of("{first} or {second}", first=options[0], second=options[1])
+
+
 def check_shape(chosen: str, **given: bool) -> None:
     """Refuse an option of `SHAPES` given with a format (`chosen`) it does not shape."""
     for name, on in given.items():
@@ -94,7 +101,7 @@ def check_shape(chosen: str, **given: bool) -> None:
         if on and chosen not in formats:
             raise UsageError(Msg.of("{option} works only with {formats}; the format chosen is "
                                     "{found}", option="--" + name.replace("_", "-"),
-                                    formats=", ".join("--" + f for f in formats),
+                                    formats=alternatives(["--" + f for f in formats]),
                                     found="--" + chosen))
 
 

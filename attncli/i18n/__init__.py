@@ -14,7 +14,7 @@ from __future__ import annotations
 import gettext
 import io
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -80,6 +80,25 @@ def quoted(name: str) -> Msg:
     token may be a word of the sentence's own language (`a`, `I`, `we`, `и`), so it is always
     set apart, in every format alike."""
     return Msg.of("“{name}”", name=name)
+
+
+def listing(items: Sequence[Msg | str]) -> Msg | str:
+    """`a`, `a and b`, `a, b and c`."""
+    if len(items) == 1:
+        return items[0]
+    head: Msg | str = items[0]
+    for item in items[1:-1]:
+        head = Msg.of("{first}, {second}", first=head, second=item)
+    return Msg.of("{first} and {last}", first=head, last=items[-1])
+
+
+def quoted_list(names: Sequence[str]) -> Msg | str:
+    """Token names in a sentence, each quoted, separated by commas: „we”, „read”."""
+    listed: Msg | str = ""
+    for name in names:
+        listed = Msg.of("{first}, {second}", first=listed, second=quoted(name)) if listed else (
+            quoted(name))
+    return listed
 
 
 def N_(msgid: str) -> str:

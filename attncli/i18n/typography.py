@@ -2,7 +2,8 @@
 
 A one-letter word (pl: a i o u w z; ru: а в и к о с у я) is bound to the next word by a no-break
 space, so no line ends with one; a dash is bound to the word before it, so no line starts with
-one; `name = value` stays on one line. Text wrapping (textwrap) and TeX (`~`) keep a no-break
+one; `name = value` stays on one line, and so do a head or a step and its number and a
+percentage and its sign. Text wrapping (textwrap) and TeX (`~`) keep a no-break
 space. Quotation marks are the catalog's own („…” in Polish, «…» in Russian):
 tests/test_typography.py checks that no straight quote is left there.
 
@@ -26,6 +27,9 @@ _DASH = re.compile(r" (—|–)(?= )")
 _EQUALS = re.compile(r" = (?=\{\w+\}|\d)")  # "d_model = {d}": one unit, never split by a line end
 # a formula in a sentence is one unit too: "{heads} · ({d_k} + {d_v}) · 2", "(i, i + d_k/2)"
 _OPERATOR = re.compile(r"(?<=\S) ([+−·×⊙/]) (?=\S)")
+# a head, a step or a percentage and its number are one unit: "głowica 1", "Krok 2", "0.05 %"
+_NUMBERED = re.compile(r"(?<=\w) (?=\{(?:index|head|other|number)\}(?!\w))|"
+                       r"(?<=\}) (?=%)")
 _PAIR = re.compile(r"([(\[][^\s,()\[\]]{1,8},) (?=[^\s,()\[\]]{1,12}[)\]\s])")
 
 
@@ -44,6 +48,7 @@ def typeset(text: str, lang: str) -> str:
         return text
     text = bind_formulas(text)
     text = _EQUALS.sub(NBSP + "=" + NBSP, text)
+    text = _NUMBERED.sub(NBSP, text)
     text = pattern.sub(r"\1" + NBSP, text)
     return _DASH.sub(NBSP + r"\1", text)
 

@@ -10,7 +10,7 @@ when they are read. A renderer that elides a sum of 768 terms to five makes five
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
@@ -29,14 +29,10 @@ class Formula:
 @dataclass(frozen=True)
 class Num:
     """A number written into a calculation (-inf for a hidden score); `blank` on a worksheet,
-    where it is a number the sheet leaves to the student (printed as a box). `cell` names the
-    computed cell it is, where a later step reuses one (`A[mouse, cat]` in the output row and the
-    backward steps): a worksheet that blanks that cell blanks this number too, and no number
-    merely equal to it."""
+    where it is a number the sheet leaves to the student (printed as a box)."""
 
     value: float
     blank: bool = False
-    cell: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -89,10 +89,6 @@ class Matrix:
     def at(self, i: int, j: int) -> float:
         return float(self.row(i)[j])
 
-    def cell_name(self, i: int, j: int) -> str:
-        """How a written-out line names cell (i, j): `A[chases, cat]`."""
-        return f"{self.symbol.text}[{self.rows[i]}, {self.columns[j]}]"
-
     def hidden(self, i: int, j: int) -> bool:
         """Whether the mask hides key j from query i (its weight is 0 by the mask, not earned)."""
         return self.hidden_by is not None and self.hidden_by.at(i, j) == -np.inf

@@ -206,14 +206,11 @@ def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion
     total = float((a * da).sum())
     tex = token_latex(row)
     sigma = Formula(f"Σⱼ A[{row}, j]·dA[{row}, j]", rf"\sum_j A[{tex}, j]\, dA[{tex}, j]")
-    def weight(j: int) -> Num:  # A[row, j], named: a worksheet blanking it blanks it here
-        return Num(float(a[j]), cell=r.weights.cell_name(i, j))
-
-    lines = [line(sigma, None, Sum(tuple(Product((weight(j), Num(float(da[j]))))
+    lines = [line(sigma, None, Sum(tuple(Product((Num(float(a[j])), Num(float(da[j]))))
                                          for j in seen)), total, precision)]
     for j in seen:
         target = cell(symbol("dS′"), row, r.weights.columns[j])
-        lines.append(line(target, None, Product((weight(j), Difference(
+        lines.append(line(target, None, Product((Num(float(a[j])), Difference(
             Num(float(da[j])), Num(total)))), float(g.dS_scaled[i, j]), precision))
     return tuple(lines)
 
@@ -228,8 +225,8 @@ def value_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, .
     tex = token_latex(key)
     target = Formula(f"dV[{key}]", f"dV[{tex}]")
     symbolic = Formula(f"Σᵢ A[i, {key}]·dz_i", rf"\sum_i A[i, {tex}]\, dz_i")
-    expr = Sum(tuple(Product((Num(float(a[i, 0]), cell=r.weights.cell_name(i, 0)),
-                              Vec(tuple(float(x) for x in g.dZ[i])))) for i in seen))
+    expr = Sum(tuple(Product((Num(float(a[i, 0])), Vec(tuple(float(x) for x in g.dZ[i]))))
+                     for i in seen))
     return (line(target, symbolic, expr, tuple(float(x) for x in g.dV[0]),
                  spec.display.precision),)
 

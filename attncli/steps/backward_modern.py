@@ -10,10 +10,9 @@ import math
 from attncli.arithmetic.cells import token_latex
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import cell
-from attncli.arithmetic.reading import listing
 from attncli.compute import ops
 from attncli.compute.gradients import Gradients, HeadGradients
-from attncli.i18n import Msg
+from attncli.i18n import Msg, listing
 from attncli.model import Expansion, Formula, HeadResult, Matrix, Num, Product, Step, Sum
 from attncli.spec.model import ACTIVATION_NAMES, FeedForward, RMSNorm, Spec
 from attncli.steps.base import feature_labels

@@ -4,7 +4,7 @@ example beyond them (heads' shapes, cross-attention, positions, W_O, the rest of
 from __future__ import annotations
 
 from attncli.compute import ops
-from attncli.i18n import Msg
+from attncli.i18n import Msg, listing
 from attncli.i18n.visible import visible, visible_lines
 from attncli.model import Header
 from attncli.steps.base import Build
@@ -88,7 +88,7 @@ def grouped(b: Build) -> list[Msg]:
              Msg.of("grouped-query attention: kv_heads = {groups}, heads = {heads}",
                     heads=h, groups=g)]
     found += [Msg.of("heads {heads} use K{group} and V{group}", group=subscript(i),
-                     heads=", ".join(map(str, head.sharing)))
+                     heads=listing([str(n) for n in head.sharing]))
               for i, head in enumerate(spec.heads[:: h // g], start=1)] if g > 1 else []
     found.append(Msg.of("size of K and V per token: {kv}, against {full} with a K and V for "
                         "every head", kv=kv, full=full))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from attncli.compute import ops
-from attncli.i18n import Msg
+from attncli.i18n import Msg, listing
 from attncli.model import Formula, Step
 from attncli.spec.model import Head
 from attncli.steps.base import COMBINING_TILDE, Build, HeadState, Made, feature_labels
@@ -82,9 +82,9 @@ def grouped_note(b: Build, head: Head) -> Msg:
     assert head.kv_split is not None and head.split is not None
     (q0, q1), _ = head.split
     (k0, k1), (v0, v1) = head.kv_split
-    blocks: dict[str, str | int] = {
+    blocks: dict[str, Msg | str | int] = {
         "q_first": q0 + 1, "q_last": q1, "k_first": k0 + 1, "k_last": k1, "v_first": v0 + 1,
-        "v_last": v1, "heads": ", ".join(map(str, head.sharing))}
+        "v_last": v1, "heads": listing([str(n) for n in head.sharing])}
     if b.row:
         return Msg.of("This head's part of the full weights: columns {q_first}–{q_last} of W_Q; "
                       "columns {k_first}–{k_last} of W_K and {v_first}–{v_last} of W_V, shared "

@@ -13,6 +13,7 @@ from attncli.i18n import Msg
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.spec.model import Head, QKNorm
 from attncli.steps.base import COMBINING_TILDE, Build, HeadState, Made
+from attncli.steps.block import plain_number
 from attncli.steps.projections import shows_kv
 
 
@@ -51,7 +52,7 @@ def normed(b: Build, hs: HeadState) -> Made[HeadState]:
     notes = [Msg.of("RMS(x) = √(mean(x²) + ε), here ε = {eps}: each query and key is divided by "
                     "its root mean square, so its length stays near √d_k however large the "
                     "projection makes it, and the scores cannot grow without bound.",
-                    eps=f"{norm.eps:g}"),
+                    eps=plain_number(norm.eps)),
              Msg.of("Over each head's d_k features, as Qwen3: one gain g of d_k, shared by the "
                     "heads.") if norm.over == "head" else
              Msg.of("Over the whole projection, every head's features at once, as OLMo 2: the "

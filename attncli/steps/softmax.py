@@ -8,7 +8,7 @@ import numpy as np
 
 from attncli.compute import ops
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Msg, quoted
 from attncli.model import Array, Formula, Step
 from attncli.steps.base import Build, HeadState, Made
 
@@ -37,7 +37,7 @@ def empty_rows(b: Build, weights: Array, empty: ops.Bools, notes: list[Msg]) -> 
     first = b.query_labels[int(np.argmax(empty))]
     if policy == "error":
         raise SpecError(
-            Msg.of("mask: the query {token} sees no key (masked_rows: error)", token=first),
+            Msg.of("mask: the query {token} sees no key (masked_rows: error)", token=quoted(first)),
             Location(b.spec.source, "mask"),
         )
     count = int(empty.sum())

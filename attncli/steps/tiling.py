@@ -12,7 +12,7 @@ import numpy as np
 from attncli.arithmetic.handcalc import written
 from attncli.compute import online_softmax
 from attncli.compute.online_softmax import Tile
-from attncli.i18n import Msg, Symbol
+from attncli.i18n import Msg, Symbol, quoted_list
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.steps.base import Build, HeadState, Made
 from attncli.steps.labels import subscript
@@ -51,7 +51,7 @@ def tile_step(b: Build, hs: HeadState, t: Tile, first: bool) -> Step:
     keys = b.key_labels[t.columns.start:t.columns.stop]
     i, j = t.i + 1, t.j + 1
     title = Msg.of("Tile {i}, {j}: queries {queries}; keys {keys}", i=i, j=j,
-                   queries=", ".join(queries), keys=", ".join(keys))
+                   queries=quoted_list(queries), keys=quoted_list(keys))
     if t.skipped:
         note = Msg.of("The mask hides every score of this tile, so it is skipped, as "
                       "FlashAttention skips it: m, ℓ and Õ stay as they are.")
@@ -94,7 +94,7 @@ def rescale_note(t: Tile, queries: tuple[str, ...]) -> Msg:
         "e^(m_old − m) < 1, as if it had been computed with the new maximum.",
         "The maximum grows for {count} queries ({queries}): what ℓ and Õ kept is multiplied by "
         "e^(m_old − m) < 1, as if it had been computed with the new maximum.",
-        len(grew), queries=", ".join(grew))
+        len(grew), queries=quoted_list(grew))
 
 
 def tile_formula(ij: Formula, j: int) -> Formula:
