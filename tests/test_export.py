@@ -454,7 +454,8 @@ def test_latex_and_markdown_show_the_work_and_the_reading() -> None:
     assert (r"$Z[\text{mouse}] = \sum_j A[\text{mouse}, j] \, v_j = 0.40 \cdot "
             rf"[1.00{comma}0.00] + 0.25 \cdot [0.20{comma}1.00] + 0.35 \cdot "
             rf"[0.80{comma}0.00] = [0.73{comma}0.25]$") in latex
-    reading = "“mouse” attends most to “cat” (0.40), then to itself (0.35), least to “chases” (0.25)."
+    reading = ("“mouse” attends most to “cat” (0.40), then to itself (0.35), least to “chases” "
+               "(0.25).")
     assert reading in latex
     assert "A[chases, cat]: 0.35 by hand" in latex
     markdown = runner.invoke(app, ["export", "--markdown"]).stdout
