@@ -243,7 +243,7 @@ def test_float64_is_the_default(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("extra", "lang", "message"), [
     ("dtype: float8\n", "en",
      "spec.yaml:4:8: dtype: expected one of float16, bfloat16, float32, float64, found the text "
-     '"float8"'),
+     '"float8"; did you mean float16?'),
     ("dtype: float16\nbackward: {}\n", "en",
      "spec.yaml:5:11: backward: expected no backward with dtype: float16 (low precision is "
      "worked out without it), found one; remove it or use dtype: float64"),
@@ -268,7 +268,7 @@ def test_what_low_precision_does_not_cover_is_refused(tmp_path: Path, extra: str
 def test_the_reading_says_an_overflow_made_the_nan(tmp_path: Path) -> None:
     spec = spec_with_scores([[1.0, 0.0], [0.0, 1.0]], scale=1.0)
     spec["embeddings"] = [[300.0, 0.0], [0.0, 1.0]]
-    assert "t0: its weights are NaN, from a score that overflowed." in explained(spec, tmp_path)
+    assert "“t0”: its weights are NaN, from a score that overflowed." in explained(spec, tmp_path)
 
 
 def test_the_json_export_keeps_the_report_as_data() -> None:

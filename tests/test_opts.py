@@ -242,8 +242,8 @@ def test_display_chooses_what_the_spec_shows(write) -> None:  # type: ignore[no-
     ("  header: maybe", "spec.yaml:5:11: display.header: expected true or false, found "),
     ("  md_flavour: katex", "spec.yaml:5:3: display.md_flavour: unknown key; did you mean "
                             "md_flavor?"),
-    ("  steps: [scaled]\n  head: 2", "spec.yaml:6:9: display.head: expected a head from 1 to 1, "
-                                     "found 2"),
+    ("  steps: [scaled]\n  head: 2", "spec.yaml:6:9: display.head: the spec has one head; "
+                                     "expected 1, found 2"),
     ("  expand: [weights]", "spec.yaml:5:11: display.expand: expected auto, all, none, "
                             "shown or STEP:ROW[,COLUMN], found weights"),
 ])
@@ -320,7 +320,7 @@ def test_a_manifest_entry_writes_what_the_options_print(repo: Path) -> None:
     ('md_flavor = "gfm"', "attn.toml: snippets[0].md_flavor: expected one of github, katex, "
                           "plain, found the text \"gfm\""),
     ('matrix = "B"', "attn.toml: snippets[0].matrix: no matrix B here; this walkthrough has X, "),
-    ("head = 2", "attn.toml: snippets[0].head: expected a head from 1 to 1, found 2"),
+    ("head = 2", "attn.toml: snippets[0].head: the spec has one head; expected 1, found 2"),
     ('expand = ["weights"]', "attn.toml: snippets[0].expand: expected auto, all, none, shown or "
                              "STEP:ROW[,COLUMN], found weights"),
 ])

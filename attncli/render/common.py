@@ -104,10 +104,10 @@ def header_facts(header: Header, t: Translate) -> list[str]:
 
 
 def step_heading(number: int, step: Step, t: Translate) -> str:
-    text = f"{number}. {t(step.title)}"
-    if step.head is not None:
-        text += " — " + t(Msg.of("head {index}", index=step.head))
-    return text
+    if step.head is None:
+        return f"{number}. {t(step.title)}"
+    # the dash as each language sets it between a title and its head (Polish: an en dash)
+    return f"{number}. " + t(Msg.of("{title} — head {index}", title=step.title, index=step.head))
 
 
 def matrix_caption(matrix: Matrix) -> str:
