@@ -231,7 +231,7 @@ def test_beamer_one_frame_per_step_continued_and_reading_alone(tmp_path: Path) -
     last = subprocess.run(["pdftotext", "-f", str(len(titles)), "-l", str(len(titles)),
                            "doc.pdf", "-"], cwd=tmp_path, capture_output=True, text=True,
                           check=True).stdout
-    assert "mouse attends most to cat" in " ".join(last.split())
+    assert "“mouse” attends most to “cat”" in " ".join(last.split())
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -75,7 +75,7 @@ def random_case(seed: int) -> Case:
             out_weight=rng.normal(size=(embed, embed)),
             out_bias=rng.normal(size=embed) if rng.random() < 0.6 else None,
             causal=n == m and bool(rng.random() < 0.4),
-            window=(int(rng.integers(0, 3)), n == m and bool(rng.random() < 0.5))
+            window=(int(rng.integers(1, 3)), n == m and bool(rng.random() < 0.5))
             if rng.random() < 0.3 else None,
             padding=rng.random(m) < 0.3 if rng.random() < 0.5 else None,
             convention="row" if rng.random() < 0.7 else "column",

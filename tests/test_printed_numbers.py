@@ -143,8 +143,8 @@ def test_the_issues_ties_print_half_up() -> None:
         assert f"a  {printed}" in table, table
 
 
-READING = re.compile(
-    r"((?:(?:t\d|itself)(?:, | and ))*(?:t\d|itself)) \((under |over )?(−?[\d.]+)( each)?\)")
+READING = re.compile(  # the keys, quoted (“t0”), or itself
+    r"((?:(?:“t\d”|itself)(?:, | and ))*(?:“t\d”|itself)) \((under |over )?(−?[\d.]+)( each)?\)")
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -161,7 +161,7 @@ def test_no_reading_contradicts_its_table(spec: dict[str, Any]) -> None:
         for i, sentence in enumerate(queries):
             text = translate(sentence, "en", _format(walkthrough))
             query = head.weights.rows[i]
-            assert text.startswith(query + " "), text
+            assert text.startswith(f"“{query}” "), text
             seen = {head.weights.columns[j]: head.weights.at(i, j)
                     for j in range(len(head.weights.columns)) if head.scores.at(i, j) > -1e308}
             if not seen or "undefined" in text:
@@ -186,7 +186,8 @@ def test_no_reading_contradicts_its_table(spec: dict[str, Any]) -> None:
             assert named, text
             printed = []
             for names, under, weight, each in named:
-                keys = [query if k == "itself" else k for k in re.split(r", | and ", names)]
+                keys = [query if k == "itself" else k.strip("“”") for k in re.split(r", | and ",
+                                                                                   names)]
                 places = len(weight.partition(".")[2])
                 if under == "over ":  # a weight within 10⁻¹⁰ of 1, not 1
                     assert len(keys) == 1 and Fraction(weight) < Fraction(repr(seen[keys[0]]))
@@ -227,7 +228,7 @@ def test_no_reading_contradicts_its_table(spec: dict[str, Any]) -> None:
                     head.weights.columns[j] for j in range(len(head.weights.columns))
                     if top is not None and head.scores.at(i, j) > -1e308
                     and abs(head.weights.at(i, j) - top) <= tolerance))
-            disagree = any(f"disagree about {query}:" in s for s in together)
+            disagree = any(f"disagree about “{query}”:" in s for s in together)
             assert disagree == (len(set(tops)) > 1), (together, tops)
 
 

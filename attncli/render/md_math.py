@@ -288,15 +288,16 @@ def _pad(width: float) -> str:
 
 def written_out(rows: Iterable[str]) -> Iterator[list[str]]:
     """align* rows (`S[a, b] &= q_a \\cdot k_b = ...`) as lines of math, one each, as they
-    come, each cut into pieces that end in a top-level `=` or `+` (see pieces)."""
+    come, each cut into pieces that end in a top-level `=`, `\\approx` or `+` (see pieces)."""
     return (pieces(formula(re.sub(r"(?<!\\)&", "", row, count=1))) for row in rows)
 
 
-_TOP = re.compile(r"\\left\b|\\right\b|[{}]| = | \+ ")
+_TOP = re.compile(r"\\left\b|\\right\b|[{}]| = | \\approx | \+ ")
 
 
 def pieces(tex: str) -> list[str]:
-    """`a = b + c` as `a ={}`, `b +{}`, `c`: inline math that a page may wrap between the pieces.
+    """`a = b + c` as `a ={}`, `b +{}`, `c` (and after `\\approx`, as after `=`): inline math that
+    a page may wrap between the pieces.
     KaTeX breaks a long inline formula after a relation or a binary operator by itself, MathJax
     3's default bundle never does (its line breaking is for displays, and off): written as
     pieces, a long line wraps in both, at the same places, and stays in the column."""
