@@ -35,8 +35,8 @@ def test_a_tab_says_yaml_indents_with_spaces(write: Callable[[str, str], Path]) 
     assert result.stderr.splitlines()[0] == (
         f"{path}:3:1: malformed YAML: a tab: YAML indents with spaces")
     polish = run("validate", str(path), env={"ATTN_LANG": "pl"}).stderr.splitlines()[0]
-    assert polish == (f"{path}:3:1: błędny YAML: tabulator: wcięcia w\u00a0YAML-u robi się "
-                      "tylko spacjami")
+    assert polish == (f"{path}:3:1: błędny YAML: tabulator: YAML dopuszcza we wcięciach "
+                      "tylko spacje")
 
 
 @pytest.mark.parametrize(("args", "line"), [

@@ -434,7 +434,7 @@ def test_wide_matrices_split_into_balanced_blocks_only_when_they_do_not_fit() ->
 
 
 def test_a_written_out_line_is_pieces_that_a_page_may_wrap_between() -> None:
-    """MathJax 3 never breaks inline math: a line is cut after each top-level `=` and `+`,
+    """MathJax 3 never breaks inline math: a line is cut after each top-level `=`, `≈` and `+`,
     never inside a group or a bracket."""
     row = (r"Z[\text{a}] = \sum_j A[\text{a}, j] \thinspace v_j = 0.40 \cdot \left[1.00,\ "
            r"{-}1.04\right] + 0.60 \cdot \left[0.20,\ 1.00\right] = \left[0.52,\ 0.18\right]")
@@ -442,4 +442,6 @@ def test_a_written_out_line_is_pieces_that_a_page_may_wrap_between() -> None:
         r"Z[\text{a}] ={}", r"\sum_j A[\text{a}, j] \thinspace v_j ={}",
         r"0.40 \cdot \left[1.00,\ {-}1.04\right] +{}",
         r"0.60 \cdot \left[0.20,\ 1.00\right] ={}", r"\left[0.52,\ 0.18\right]"]
-    assert md_math.pieces(r"e^{0.57 + 0.11} \approx 1.76") == [r"e^{0.57 + 0.11} \approx 1.76"]
+    # after a top-level ≈ too (a shortened row's result), never at a + inside a group
+    assert md_math.pieces(r"e^{0.57 + 0.11} \approx 1.76") == [r"e^{0.57 + 0.11} \approx{}",
+                                                               "1.76"]

@@ -105,7 +105,7 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
         spec["scale"] = draw(st.sampled_from(["sqrt_dk", "none", 0.5, 3.0]))
     masks = draw(st.lists(st.one_of(
         st.just("causal"),
-        st.builds(lambda w, c: {"window": w, "causal": c}, st.integers(0, 3), st.booleans()),
+        st.builds(lambda w, c: {"window": w, "causal": c}, st.integers(1, 3), st.booleans()),
         st.builds(lambda p: {"padding": p}, st.lists(st.booleans(), min_size=n, max_size=n)),
         mat(n, n).map(lambda m: [[1 if c > 0 else 0 for c in r] for r in m]),
     ), max_size=3))
