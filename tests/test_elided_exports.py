@@ -191,7 +191,8 @@ def test_a_notebook_names_the_library_keyword_where_the_command_line_names_full(
         shown = w._repr_markdown_()
         assert "--full" not in shown and "--full" not in attncli.render(w, "text",
                                                                         full_switch="x")
-        notes = [line for line in shown.splitlines() if "20 × 8" in line and line[:1] == "*"]
+        notes = [line for line in shown.splitlines()
+                 if "20 × 8" in line.replace("\u00a0", " ") and line[:1] == "*"]
         assert notes and all('attncli.render(w, "markdown", full=True)' in n for n in notes)
         assert "--full" in attncli.render(w, "markdown")  # the command line's own words
 
@@ -203,7 +204,8 @@ def test_the_switch_stays_two_hyphens_in_pandoc(lang: str) -> None:
     if shutil.which("pandoc") is None:
         need("pandoc", "apt-get install pandoc")
     markdown = export(str(large_spec(40)), "--markdown", "--lang", lang, "--steps", "weights")
-    notes = [line for line in markdown.splitlines() if "40 × 40" in line and "*" in line]
+    notes = [line for line in markdown.splitlines()
+             if "40 × 40" in line.replace("\u00a0", " ") and "*" in line]
     assert notes and all("`--full`" in line for line in notes)
     html = subprocess.run(["pandoc", "-f", "markdown", "-t", "html"], input="\n\n".join(notes),
                           capture_output=True, text=True, check=True).stdout

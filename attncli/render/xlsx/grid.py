@@ -20,8 +20,10 @@ HIDDEN = "−∞"  # what a hidden score or a mask entry that hides a key holds:
 
 
 def sheet_name(text: str, taken: set[str]) -> str:
-    """`text` as a sheet name Excel accepts, unique among `taken`."""
-    clean = "".join("_" if c in SHEET_NAME_FORBIDDEN or ord(c) < 32 else c for c in text)
+    """`text` as a sheet name Excel accepts, unique among `taken`; a tab's name is never
+    wrapped, so a no-break space of the catalog's typography is a plain one there."""
+    clean = "".join("_" if c in SHEET_NAME_FORBIDDEN or ord(c) < 32 else c
+                    for c in text.replace("\u00a0", " "))
     clean = clean.strip("'").strip() or "_"
     name, extra = clean[:SHEET_NAME_MAX], 2
     while name.casefold() in {t.casefold() for t in taken}:
