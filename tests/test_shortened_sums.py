@@ -88,7 +88,8 @@ def test_markdown_renders_in_katex_and_mathjax(spec: str, tmp_path: Path) -> Non
     sources = {flavor: export(spec, "markdown", "en,pl,ru", md_flavor=flavor)
                for flavor in PIPELINES}
     for lang, words in LEFT_OUT.items():
-        assert rf"\text{{{words}}} \approx 10.50" in sources["katex"], lang
+        # the line is cut after a top-level ≈ as after =, so the result wraps alone
+        assert rf"\text{{{words}}} \approx{{}}$ $10.50$" in sources["katex"], lang
     jobs = [{"name": f"{flavor}/{pipeline}", "markdown": sources[flavor], "pipeline": pipeline,
              "flavor": flavor} for flavor, pipelines in PIPELINES.items()
             for pipeline in pipelines]

@@ -16,8 +16,14 @@ function Inlines(inlines)
         and c and c.t == "Str" and c.text:sub(1, 1) == "$" then
       if #a.text > 1 then out:insert(pandoc.Str(a.text:sub(1, -2))) end
       out:insert(pandoc.Math("InlineMath", b.text))
-      if #c.text > 1 then out:insert(pandoc.Str(c.text:sub(2))) end
-      i = i + 3
+      if #c.text > 1 then
+        -- what follows the closing $ may open the next formula ("$\u{a0}SiLU$" after a
+        -- no-break space): it is read again as the next text
+        inlines[i + 2] = pandoc.Str(c.text:sub(2))
+        i = i + 2
+      else
+        i = i + 3
+      end
     else
       out:insert(a)
       i = i + 1
