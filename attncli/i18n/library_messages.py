@@ -1,4 +1,5 @@
-"""What the libraries attn reads with say, as catalogue messages: PyYAML (libyaml), json, the OS.
+"""What the libraries attn reads with say, as catalogue messages: PyYAML (libyaml), json, the
+OS, the `tokenizers` package (serde's JSON reader, Oniguruma).
 
 A library's English sentence never goes into a translated one. Each message a reader can
 produce today has an entry here (tests/test_library_messages.py lists them from the libraries'
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Callable
 
 from attncli.i18n import Msg
 
@@ -214,6 +216,71 @@ def yaml_value_problem(problem: str) -> Msg:
     if problem.startswith(("failed to decode base64", "failed to convert base64")):
         return Msg.of("malformed base64 data (!!binary)")
     return yaml_problem(problem)
+
+
+def date_problem(written: str) -> Msg:
+    """A plain scalar that YAML reads as a date (`2024-02-30`) or a date and time, and that
+    names none (Python's datetime refused it): said without the library's words."""
+    if re.search(r"[0-9][Tt ]+[0-9]", written.strip()):
+        return Msg.of("YAML reads {written} as a date and time, and there is no such date or "
+                      "time; if it is text, write it in quotes: \"{written}\"", written=written)
+    return Msg.of("YAML reads {written} as a date, and there is no such date; if it is text, "
+                  "write it in quotes: \"{written}\"", written=written)
+
+
+# What the `tokenizers` package says of a tokenizer.json it refuses (serde's words, before the
+# " at line L column C" it ends with), by pattern; each makes its message from the match.
+TOKENIZERS_PROBLEMS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Msg]]] = [
+    (re.compile(p), m) for p, m in [
+        (r"missing field `(?P<key>[^`]*)`",
+         lambda found: Msg.of("the key {key} is missing", key=found["key"])),
+        (r"Model missing\.", lambda found: Msg.of("the key {key} is missing", key="model")),
+        (r"unknown field `(?P<key>[^`]*)`.*",
+         lambda found: Msg.of("the tokenizers package knows no key {key} here",
+                              key=found["key"])),
+        (r"unknown variant `(?P<found>[^`]*)`.*",
+         lambda found: Msg.of("the tokenizers package knows no type {found} here",
+                              found=found["found"])),
+        (r"data did not match any variant of untagged enum .*",
+         lambda found: Msg.of("the tokenizers package knows no part of this type with these "
+                              "keys")),
+        (r"invalid type: .*|invalid value: .*",
+         lambda found: Msg.of("a value of the wrong kind (text, number, list or mapping) for "
+                              "its key")),
+        # serde's syntax messages, met in a file Python's JSON reader has read: the package
+        # stopped where its tokenizer's layout and the file part (a file that is not one)
+        (r"expected .*|EOF while parsing .*|trailing .*|key must be .*",
+         lambda found: Msg.of("the tokenizers package expects something else here (is it a "
+                              "tokenizer file?)")),
+        (r"Oniguruma error: .*",
+         lambda found: Msg.of("a pattern (Regex) that Oniguruma cannot compile")),
+    ]]
+
+
+def tokenizers_problem(message: str) -> tuple[Msg, int | None, int | None]:
+    """The message of the `tokenizers` package refusing a tokenizer.json (which is JSON) as a
+    catalogue message, with the line and column it names (None if it names none)."""
+    place = re.fullmatch(r"(?P<said>.*) at line (?P<line>\d+) column (?P<column>\d+)", message)
+    said = place["said"] if place is not None else message
+    line = int(place["line"]) if place is not None else None
+    column = int(place["column"]) if place is not None else None
+    for pattern, made in TOKENIZERS_PROBLEMS:
+        found = pattern.fullmatch(said)
+        if found is not None:
+            return made(found), line, column
+    return Msg.of("the tokenizers package's message has no translation: {detail}",
+                  detail=said), line, column
+
+
+def regex_search_problem(message: str, name: str, pattern: str, key: str) -> Msg | None:
+    """Oniguruma giving up on the pattern `pattern` (at `key` of the tokenizer file `name`)
+    while the tokenizer splits a text, past its retry or stack limit, as a catalogue message;
+    None for any other failure."""
+    if re.fullmatch(r"Onig: Regex search error: .*(limit|over).*", message.strip()):
+        return Msg.of("{name}: the pattern {pattern} at {key} backtracks more on this text than "
+                      "the regex engine (Oniguruma) allows; overlapping alternatives repeated, "
+                      "as in (a|a)+, do that", name=name, pattern=pattern, key=key)
+    return None
 
 
 def json_problem(message: str) -> Msg:

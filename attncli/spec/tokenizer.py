@@ -21,10 +21,11 @@ from typing import Any
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import json_problem, regex_search_problem, tokenizers_problem
 from attncli.spec.files import FileProblem, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.source import LIMIT_HINT, Node
-from attncli.spec.tokenizer_check import MAX_TOKENS, check_config
+from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, patterns
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
 
@@ -121,8 +122,7 @@ def encode(content: str, name: str, sentence: str) -> Answer:
         tokenizer = Tokenizer.from_str(content)
         config = configuration(tokenizer)
     except BaseException as error:  # the Rust side's errors, and its panics (BaseException)
-        return "problem", Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
-                                 reason=first_line(error)), None
+        return "problem", refused(content, name, first_line(error)), None
     try:  # what costs work or memory is in effect only when a text is encoded
         check_config(config, name, len(sentence))
     except FileProblem as problem:
@@ -131,14 +131,44 @@ def encode(content: str, name: str, sentence: str) -> Answer:
         encoding = tokenizer.encode(sentence)
         ids, tokens = encoding.ids, encoding.tokens
     except BaseException as error:
+        said = first_line(error)
+        search = regex_search_problem(said, name, **pattern_at(config))
+        if search is not None:
+            return "problem", search, None
         return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name,
-                                 reason=first_line(error)), None
+                                 reason=said), None
     if len(ids) > MAX_TOKENS:
         return "too_many", len(ids), None
     longest = max(map(len, tokens), default=0)
     if longest > MAX_TEXT:
         return "too_long", longest, None
     return "tokens", tuple(tokens), list(ids)
+
+
+def refused(content: str, name: str, said: str) -> Msg:
+    """Why `tokenizers` refused the file: Python's JSON reader's account if it is not JSON,
+    else the package's own (serde's) message, each at the line:column of the file it names."""
+    try:
+        json.loads(content)
+    except json.JSONDecodeError as error:
+        return Msg.of("{name}:{line}:{column}: cannot read the tokenizer: {reason}", name=name,
+                      line=error.lineno, column=error.colno, reason=Msg.of(
+                          "malformed JSON: {problem}", problem=json_problem(error.msg)))
+    except RecursionError:
+        pass  # nested past Python's limit: the package's message says where
+    reason, line, column = tokenizers_problem(said)
+    if line is None or column is None:
+        return Msg.of("{name}: cannot read the tokenizer: {reason}", name=name, reason=reason)
+    return Msg.of("{name}:{line}:{column}: cannot read the tokenizer: {reason}", name=name,
+                  line=line, column=max(column, 1), reason=reason)
+
+
+def pattern_at(config: dict[str, Any]) -> dict[str, str]:
+    """The key and pattern of the tokenizer's split or replace patterns (the ones Oniguruma
+    runs), several joined by commas."""
+    found = patterns(config)
+    return {"key": ", ".join(key for key, _ in found) or "pre_tokenizer",
+            "pattern": ", ".join(regex for _, regex in found)}
 
 
 def configuration(tokenizer: Any) -> dict[str, Any]:

@@ -156,3 +156,24 @@ def nested_repetition(regex: str) -> bool:
 def repeats(regex: str, k: int) -> bool:
     """Whether an unbounded repetition starts at `k`: +, * or {n,}."""
     return regex[k: k + 1] in ("+", "*") or UNBOUNDED.match(regex, k) is not None
+
+
+def patterns(config: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every Regex pattern of the normalizer and pre-tokenizer, with its key path."""
+    found: list[tuple[str, str]] = []
+
+    def walk(part: Any, key: str) -> None:
+        if not isinstance(part, dict):
+            return
+        for field in ("normalizers", "pretokenizers"):
+            members = part.get(field)
+            for k, member in enumerate(members if isinstance(members, list) else []):
+                walk(member, f"{key}.{field}[{k}]")
+        pattern = part.get("pattern")
+        regex = pattern.get("Regex") if isinstance(pattern, dict) else None
+        if isinstance(regex, str):
+            found.append((f"{key}.pattern.Regex", regex))
+
+    for key in ("normalizer", "pre_tokenizer"):
+        walk(config.get(key), key)
+    return found

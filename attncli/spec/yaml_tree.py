@@ -10,7 +10,7 @@ import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
-from attncli.i18n.library_messages import yaml_value_problem
+from attncli.i18n.library_messages import date_problem, yaml_value_problem
 from attncli.spec.bounds import TextBudget
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.node import Node
@@ -19,6 +19,7 @@ from attncli.spec.yaml_loader import plain_numbers, scalar_number
 # The tags of a list and a mapping, written or not (`!!seq [a]` is `[a]`); any other tag on a
 # collection (`!foo [a]`, `!!set`, `!!omap`) is refused as it is on a scalar.
 PLAIN_COLLECTIONS = frozenset(("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"))
+TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 
 class TreeBuilder:
@@ -93,6 +94,8 @@ class TreeBuilder:
                 self.where(node, path),
             ) from None
         except (ValueError, OverflowError) as exc:  # e.g. a date such as 2024-02-30
-            problem = Msg.of("cannot read this value: {problem}", problem=str(exc))
+            problem = (date_problem(node.value) if node.tag == TIMESTAMP_TAG else
+                       Msg.of("cannot read this value: {problem}", problem=Msg.of(
+                           "Python's message has no translation: {detail}", detail=str(exc))))
             raise SpecError(Msg.of("{path}: {problem}", path=path, problem=problem) if path
                             else problem, self.where(node, path)) from None

@@ -1,0 +1,108 @@
+"""Three refusals that used to carry a library's English into a Polish or Russian line: a date
+YAML reads but that does not exist (Python's "day is out of range for month"), a tokenizer.json
+that is not JSON or not a tokenizer (serde's "expected `,` or `}` at line 1 column 14"), and a
+split pattern Oniguruma gives up on ("Onig: Regex search error"). Each is one line in the
+user's language, exit 2, naming the file:line:column or the key path.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from attncli.i18n.library_messages import tokenizers_problem
+from tests.conftest import run
+
+CATALOGUE = Path(__file__).parent / "bad_inputs"
+# What the libraries say, none of which may reach a line in any language.
+LIBRARY_WORDS = ("day is out of range", "out of range", "must be in", "expected `", "at line",
+                 "Onig:", "Regex search error", "retry-limit", "Expecting")
+
+
+def refused(lang: str, spec: Path) -> str:
+    result = run("explain", str(spec), "--lang", lang, "--format", "text")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+    for words in LIBRARY_WORDS:
+        assert words not in result.stderr
+    # compared with ordinary spaces: typography.py binds a one-letter word to the next one
+    return result.stderr.rstrip("\n").replace("\u00a0", " ")
+
+
+@pytest.mark.parametrize(("lang", "line"), [
+    ("pl", "spec.yaml:1:8: title: YAML odczytuje 2024-02-30 jako datę, a takiej daty nie ma; "
+           "jeśli to tekst, ujmij go w cudzysłów: \"2024-02-30\""),
+    ("ru", "spec.yaml:1:8: title: YAML читает 2024-02-30 как дату, но такой даты нет; если это "
+           "текст, заключите его в кавычки: \"2024-02-30\""),
+])
+def test_a_date_that_does_not_exist(lang: str, line: str, tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("title: 2024-02-30\ntokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n")
+    assert refused(lang, spec) == f"{tmp_path}/{line}"
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("pl", "YAML odczytuje 2024-01-01 25:00:00 jako datę z godziną, a takiej daty lub godziny "
+           "nie ma"),
+    ("ru", "YAML читает 2024-01-01 25:00:00 как дату и время, но такой даты или такого времени "
+           "нет"),
+])
+def test_a_time_that_does_not_exist_inside_a_matrix(lang: str, said: str, tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("tokens: [a, b]\nembeddings:\n  - [1, 0]\n  - [0, 2024-01-01 25:00:00]\n")
+    assert refused(lang, spec).startswith(f"{spec}:4:9: embeddings[1][1]: {said}; ")
+
+
+@pytest.fixture
+def cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cases"
+    shutil.copytree(CATALOGUE, folder)
+    monkeypatch.chdir(folder)
+    return folder
+
+
+@pytest.mark.parametrize(("case", "lang", "line"), [
+    ("tokenizer_broken_json", "pl", "tokenizer_broken_json.tokenizer.json:1:12: nie można "
+     "odczytać tokenizatora: błędny JSON: oczekiwano dwukropka po kluczu"),
+    ("tokenizer_broken_json", "ru", "tokenizer_broken_json.tokenizer.json:1:12: не удаётся "
+     "прочитать токенизатор: некорректный JSON: ожидается двоеточие после ключа"),
+    ("checkpoint_tokenizer_not_json", "pl", "data/model.safetensors.index.json:1:14: nie można "
+     "odczytać tokenizatora: pakiet tokenizers oczekuje w tym miejscu czegoś innego (czy to na "
+     "pewno plik tokenizatora?)"),
+    ("checkpoint_tokenizer_not_json", "ru", "data/model.safetensors.index.json:1:14: не удаётся "
+     "прочитать токенизатор: пакет tokenizers ожидает здесь другого (это точно файл "
+     "токенизатора?)"),
+    ("tokenizer_panic", "pl", "tokenizer_panic.tokenizer.json: wzorzec (a|a)+$ w "
+     "pre_tokenizer.pattern.Regex wymaga na tym tekście więcej nawrotów, niż pozwala silnik "
+     "wyrażeń regularnych (Oniguruma); tak działają powtarzane alternatywy, które się "
+     "pokrywają, jak w (a|a)+"),
+    ("tokenizer_panic", "ru", "tokenizer_panic.tokenizer.json: шаблону (a|a)+$ в "
+     "pre_tokenizer.pattern.Regex на этом тексте нужно больше возвратов, чем допускает движок "
+     "регулярных выражений (Oniguruma); так бывает с повторяемыми пересекающимися "
+     "альтернативами, как в (a|a)+"),
+])
+def test_a_tokenizer_refusal_in_the_language(case: str, lang: str, line: str,
+                                             cases: Path) -> None:
+    assert refused(lang, Path(f"{case}.yaml")) == f"{case}.yaml:1:21: tokens.tokenizer: {line}"
+
+
+@pytest.mark.parametrize(("said", "msgid", "line", "column"), [
+    ("missing field `vocab` at line 1 column 354", "the key {key} is missing", 1, 354),
+    ("Model missing. at line 1 column 18", "the key {key} is missing", 1, 18),
+    ("unknown variant `Foo`, expected one of `BPE`, `WordPiece` at line 3 column 7",
+     "the tokenizers package knows no type {found} here", 3, 7),
+    ("data did not match any variant of untagged enum ModelUntagged at line 1 column 347",
+     "the tokenizers package knows no part of this type with these keys", 1, 347),
+    ("invalid type: integer `5`, expected a string at line 1 column 347",
+     "a value of the wrong kind (text, number, list or mapping) for its key", 1, 347),
+    ("Oniguruma error: end pattern with unmatched parenthesis at line 1 column 198",
+     "a pattern (Regex) that Oniguruma cannot compile", 1, 198),
+    ("something new", "the tokenizers package's message has no translation: {detail}", None,
+     None),
+])
+def test_the_tokenizers_messages_are_read(said: str, msgid: str, line: int | None,
+                                          column: int | None) -> None:
+    message, at_line, at_column = tokenizers_problem(said)
+    assert (message.msgid, at_line, at_column) == (msgid, line, column)
