@@ -170,6 +170,16 @@ def test_unicode_in_prose_and_tokens_compiles(tmp_path: Path) -> None:
         assert code in text
 
 
+def test_prose_greek_is_the_letter_the_formulas_draw() -> None:
+    """U+03B5 ε and U+03C6 φ are drawn round in Unicode fonts, as TeX's \\varepsilon and \\varphi;
+    \\epsilon and \\phi are U+03F5 ϵ and U+03D5 ϕ. The note "here ε = 10⁻⁶" beside
+    RMS(x) = √(mean(x²) + ε) must show one letter, not two."""
+    from attncli.render.tex import escape_text
+
+    assert escape_text("ε φ θ") == (r"\ensuremath{\varepsilon} \ensuremath{\varphi} "
+                                     r"\ensuremath{\theta}")
+
+
 def test_wide_matrix_compiles(tmp_path: Path) -> None:
     text = compile_latex(standalone(DATA / "wide.yaml", "en"), tmp_path)
     assert "t12" in text

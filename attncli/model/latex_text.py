@@ -85,6 +85,8 @@ def _greek() -> dict[str, str]:
             table[chr(code)] = "o"
         elif letter == "SIGMA" and "FINAL" in name:
             table[chr(code)] = r"\varsigma"
+        elif letter in ("EPSILON", "PHI"):  # U+03B5 ε and U+03C6 φ are TeX's \var forms
+            table[chr(code)] = "\\var" + letter.lower()
         else:
             table[chr(code)] = "\\" + letter.lower()
     return table
