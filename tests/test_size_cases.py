@@ -51,6 +51,14 @@ def big_csv(folder: Path) -> None:
     (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: E.csv}\n")
 
 
+def many_tensors(folder: Path) -> None:
+    # 560,000 one-number tensors: a 37 MB header, within the byte limit; parsed, 400 MB
+    entry = '"t%d": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}'
+    header = ("{" + ", ".join(entry % i for i in range(560_000)) + "}").encode()
+    (folder / "m.safetensors").write_bytes(len(header).to_bytes(8, "little") + header + bytes(4))
+    (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: m.safetensors, key: t0}\n")
+
+
 def shape(n: int, d: int) -> Callable[[Path], None]:
     def write(folder: Path) -> None:
         (folder / "spec.yaml").write_text(tokens(n, d))
@@ -106,6 +114,12 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
     ".npz of 70,000 members": (
         many_members, ["explain", "spec.yaml"],
         "spec.yaml:2:20: embeddings.file: W.npz lists 70000 arrays; the limit is 1024"),
+    "a .safetensors header of 560,000 entries": (
+        many_tensors, ["explain", "spec.yaml"],
+        # 7 values a tensor (its entry, dtype, shape and its number, data_offsets and its two):
+        # 3 commas, a brace and 2 brackets each, 559,999 commas between, the outer brace, + 1
+        "spec.yaml:2:20: embeddings.file: m.safetensors: the header holds up to 3920001 JSON "
+        "values; the limit is 262144"),
     "CSV of 40 MB": (
         big_csv, ["explain", "spec.yaml"],
         "spec.yaml:2:20: embeddings.file: E.csv holds more than 10000000 numbers, the limit "

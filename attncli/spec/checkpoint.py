@@ -22,7 +22,7 @@ import numpy as np
 
 from attncli.i18n import Msg
 from attncli.spec.files import FileProblem, _as_float, _some, resolve
-from attncli.spec.limits import max_bytes
+from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.source import LIMIT_HINT
 
 SUFFIXES = (".safetensors", ".json")
@@ -123,7 +123,23 @@ def _read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str,
         return _parse_object(file.read(size), name)
 
 
+def header_values(data: bytes) -> int:
+    """An upper bound of the JSON values in `data`, keys aside (an object has a value for each
+    key, so Python builds at most twice as many), counted without parsing it: every value but
+    the first of a list or an object follows a comma, and every list and object opens with a
+    bracket (commas and brackets inside texts, and empty lists and objects, raise the bound)."""
+    return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
+
+
 def _parse_object(data: bytes, name: str) -> dict[str, object]:
+    """The JSON object in `data`; its values are counted first, so a header of too many entries
+    is refused before Python builds any of them."""
+    count = header_values(data)
+    if count > MAX_HEADER_VALUES:
+        raise FileProblem(Msg.plural_of(
+            "{name}: the header holds up to {count} JSON value; the limit is {limit}",
+            "{name}: the header holds up to {count} JSON values; the limit is {limit}",
+            count, name=name, limit=MAX_HEADER_VALUES))
     try:
         found = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):

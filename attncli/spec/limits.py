@@ -38,6 +38,11 @@ MAX_MEMBERS = 1024
 # label, and every matrix repeats its labels. All texts together, aliases expanded, may have
 # max_bytes characters.
 MAX_TEXT = 1000
+# Values (objects, lists, numbers, texts) a JSON header of a checkpoint may hold, counted from its
+# separators before it is parsed: a tensor's entry holds 7 or 8, so about 33,000 tensors in one
+# file (a shard of the largest models holds a few thousand). Parsed, a value takes about 100
+# bytes, so a header of 560,000 entries would take 400 MB before any check could refuse it.
+MAX_HEADER_VALUES = 1 << 18
 # Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
 MAX_NAME = 1024
 
