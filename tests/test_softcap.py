@@ -61,7 +61,8 @@ def test_each_capped_score_is_written_out_and_read() -> None:
             in result.stdout)
     assert "The cap bends S′[fast, fast] most: from 8.50 to 4.68." in result.stdout
     for lang, words in (("pl", "Najbardziej zmienia się S′[fast, fast]: z 8.50 na 4.68."),
-                        ("ru", "Сильнее всего порог меняет S′[fast, fast]: с 8.50 до 4.68.")):
+                        ("ru", "Сильнее всего ограничение меняет оценку S′[fast, fast]: "
+                               "с 8.50 до 4.68.")):
         translated = run("explain", str(EXAMPLE), "--format", "text", "--steps", "softcap",
                          "--lang", lang)
         # Polish keeps a one-letter word with the next one (a no-break space after `z`)
