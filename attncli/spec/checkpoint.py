@@ -23,7 +23,7 @@ import numpy as np
 from attncli.i18n import Msg
 from attncli.spec.files import FileProblem, _as_float, _some, resolve
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
-from attncli.spec.source import LIMIT_HINT
+from attncli.spec.source import LIMIT_HINT, byte_count
 
 SUFFIXES = (".safetensors", ".json")
 # The safetensors format's data types that hold real numbers; BF16 is read as float32's top half.
@@ -112,9 +112,9 @@ def _check_header_size(name: str, size: int, limit: int) -> None:
     """A JSON header (an index, or a safetensors header) is read only within the byte limit."""
     if size > limit:
         raise FileProblem(Msg.plural_of(
-            "{name}: the header has {count} byte; the limit is {limit} bytes, which {option} sets",
-            "{name}: the header has {count} bytes; the limit is {limit} bytes, which {option} sets",
-            size, name=name, limit=limit, option=LIMIT_HINT))
+            "{name}: the header has {count} byte; the limit is {limit}, which {option} sets",
+            "{name}: the header has {count} bytes; the limit is {limit}, which {option} sets",
+            size, name=name, limit=byte_count(limit), option=LIMIT_HINT))
 
 
 def _read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
@@ -178,7 +178,7 @@ def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], i
         raise FileProblem(Msg.plural_of(
             "{name}: the header says {count} byte, but the file has only {found}",
             "{name}: the header says {count} bytes, but the file has only {found}", length,
-            name=name, found=size - 8))
+            name=name, found=byte_count(size - 8)))
     limit = max_bytes(max_cells)
     _check_header_size(name, length, limit)
     with open(path, "rb") as file:
@@ -209,7 +209,7 @@ def _tensor(entry: object, name: str, path: Path, start: int) -> Tensor:
         raise FileProblem(Msg.plural_of(
             "{name}: data_offsets hold {count} byte, expected {expected}",
             "{name}: data_offsets hold {count} bytes, expected {expected}",
-            offsets[1] - offsets[0], name=name, expected=wanted))
+            offsets[1] - offsets[0], name=name, expected=byte_count(wanted)))
     if start + offsets[1] > path.stat().st_size:
         raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
     return Tensor(name, path, start + offsets[0], tuple(shape), dtype)

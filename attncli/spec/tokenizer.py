@@ -24,7 +24,7 @@ from attncli.i18n import Msg
 from attncli.i18n.library_messages import json_problem, regex_search_problem, tokenizers_problem
 from attncli.spec.files import FileProblem, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
-from attncli.spec.source import LIMIT_HINT, Node
+from attncli.spec.source import LIMIT_HINT, Node, byte_count
 from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, patterns
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
@@ -79,9 +79,9 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
     size, limit = path.stat().st_size, max_bytes(max_cells)
     if size > limit:
         raise FileProblem(Msg.plural_of(
-            "{name} has {count} byte; the limit is {limit} bytes, which {option} sets",
-            "{name} has {count} bytes; the limit is {limit} bytes, which {option} sets",
-            size, name=name, limit=limit, option=LIMIT_HINT))
+            "{name} has {count} byte; the limit is {limit}, which {option} sets",
+            "{name} has {count} bytes; the limit is {limit}, which {option} sets",
+            size, name=name, limit=byte_count(limit), option=LIMIT_HINT))
     if find_spec("tokenizers") is None:
         raise FileProblem(Msg.of("{name}: reading a tokenizer needs the tokenizers package "
                                  "(pip install \"attn[models]\")", name=name))

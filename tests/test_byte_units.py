@@ -1,0 +1,71 @@
+"""Two byte counts in one sentence read alike: both with the word, each in its own plural form
+(1 bajt, 2 bajty, 5 bajtów; 1 байт, 2 байта, 5 байт), never "24 байта, а должно быть 32 Б"."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from attncli.i18n import Msg, translate
+from attncli.spec.source import byte_count
+from tests.conftest import run
+
+CATALOGUE = Path(__file__).parent / "bad_inputs"
+
+
+def said(msg: Msg, lang: str) -> str:
+    """The sentence with ordinary spaces (typography.py binds a one-letter word to the next)."""
+    return translate(msg, lang).replace("\u00a0", " ")
+
+
+def offsets(count: int, expected: int) -> Msg:
+    return Msg.plural_of("{name}: data_offsets hold {count} byte, expected {expected}",
+                         "{name}: data_offsets hold {count} bytes, expected {expected}", count,
+                         name="W", expected=byte_count(expected))
+
+
+@pytest.mark.parametrize(("count", "expected", "pl", "ru"), [
+    (1, 2, "1 bajt, a powinny obejmować 2 bajty", "1 байт, а должно быть 2 байта"),
+    (2, 5, "2 bajty, a powinny obejmować 5 bajtów", "2 байта, а должно быть 5 байт"),
+    (5, 1, "5 bajtów, a powinny obejmować 1 bajt", "5 байт, а должно быть 1 байт"),
+    (22, 25, "22 bajty, a powinny obejmować 25 bajtów", "22 байта, а должно быть 25 байт"),
+    (21, 12, "21 bajtów, a powinny obejmować 12 bajtów", "21 байт, а должно быть 12 байт"),
+])
+def test_both_numbers_take_the_word_in_their_own_form(count: int, expected: int, pl: str,
+                                                      ru: str) -> None:
+    assert said(offsets(count, expected), "pl") == f"W: data_offsets obejmują {pl}"
+    assert said(offsets(count, expected), "ru") == f"W: data_offsets охватывают {ru}"
+    assert said(offsets(count, expected), "en").endswith(
+        f"{count} byte{'s' * (count != 1)}, expected {expected} byte{'s' * (expected != 1)}")
+
+
+def test_no_byte_symbol_is_left_beside_a_number() -> None:
+    """No catalogue sentence writes a count as `{n} B` or `{n} Б` (the word is used)."""
+    for lang, symbol in (("pl", "} B"), ("ru", "} Б")):
+        po = Path(__file__).parent.parent / f"attncli/i18n/locale/{lang}/LC_MESSAGES/attn.po"
+        live = [line for line in po.read_text(encoding="utf-8").splitlines()
+                if line.startswith("msgstr") and symbol in line]
+        assert live == []
+
+
+@pytest.mark.parametrize(("case", "lang", "said"), [
+    ("checkpoint_bad_offsets", "pl", "data/bad_offsets.safetensors (W): data_offsets obejmują "
+                                     "24 bajty, a powinny obejmować 32 bajty"),
+    ("checkpoint_bad_offsets", "ru", "data/bad_offsets.safetensors (W): data_offsets охватывают "
+                                     "24 байта, а должно быть 32 байта"),
+    ("checkpoint_huge_header", "pl", "data/huge_header.safetensors: według nagłówka dane mają "
+                                     "1099511627776 bajtów, a plik ma tylko 97 bajtów"),
+    ("checkpoint_huge_header", "ru", "data/huge_header.safetensors: согласно заголовку, в файле "
+                                     "1099511627776 байт, а на самом деле всего 97 байт"),
+])
+def test_the_refusal_reads_both_counts_with_the_word(case: str, lang: str, said: str,
+                                                     tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(CATALOGUE, tmp_path / "cases")
+    monkeypatch.chdir(tmp_path / "cases")
+    result = run("explain", f"{case}.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.replace("\u00a0", " ") == (
+        f"{case}.yaml:2:20: embeddings.file: {said}\n")
