@@ -265,13 +265,24 @@ def test_output_template_placeholders_and_precision(repo: Path) -> None:
      "(posts/column.attn.yaml [text, en] and posts/column.attn.yaml [json, en]); "
      "use {name}, {dir}, {lang} or {ext} to tell them apart"),
     ('[[snippets]]\nspecs = "posts/**/*.attn.yaml"\nformat = ["text"]\noutput = "s/{name}"\n',
-     "attn.toml: snippets[0].format: unknown key; did you mean formats?"),
+     "attn.toml:3:1: snippets[0].format: unknown key; did you mean formats?"),
     ('[[snippets]]\nspecs = "posts/**/*.attn.yaml"\noutput = "s/{name}"\n',
      "attn.toml: snippets[0]: the key formats is missing"),
     ('[[snippets]]\nspecs = "/etc/*.yaml"\nformats = ["text"]\noutput = "s/{name}"\n',
      "attn.toml: snippets[0].specs: expected a path relative to the manifest's folder, "
      "found /etc/*.yaml"),
-    ('[snippet]\nspecs = "x"\n', "attn.toml: snippet: unknown key; did you mean snippets?"),
+    ('[snippet]\nspecs = "x"\n', "attn.toml:1:1: snippet: unknown key; did you mean snippets?"),
+    # an inline table: the key is found inside its braces, after a quoted key beside it
+    ('snippets = [\n  {"specs" = "posts/*.attn.yaml", formats = ["text"], output = "s/{name}",'
+     ' precison = 3},\n]\n',
+     "attn.toml:2:76: snippets[0].precison: unknown key; did you mean precision?"),
+    # a dotted header after an array of tables names a table of its latest entry
+    ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\noutput = "s/{name}"\n'
+     '[[snippets]]\nspecs = "posts/*.attn.yaml"\n[snippets.view]\nhead = 1\n',
+     "attn.toml:7:1: snippets[1].view: unknown key; expected one of specs, formats, languages, "
+     "output, precision, steps, expand, head, reading, header, md_flavor, matrix"),
+    ("# what CI writes\n[tool.attn]\nx = 1\n",
+     "attn.toml:2:1: tool: unknown key; expected one of snippets"),
     ('[[snippets]]\nspecs = "posts/*.yaml\n', "attn.toml:2:22: malformed TOML: Illegal character "
      "'\\n'"),
     ("", "attn.toml: the manifest is empty, expected a list named snippets"),

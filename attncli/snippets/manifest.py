@@ -16,8 +16,9 @@ Both files hold the same thing, a list named `snippets`; each entry reads
     md_flavor = "katex"
     matrix = "A:2"
 
-Errors name the file and key path, with line:column for YAML (its Node tree keeps marks; TOML's
-reader does not, so a TOML error names the key path alone, except for malformed TOML).
+Errors name the file and key path, with line:column for YAML (its Node tree keeps marks). TOML's
+reader keeps none: toml_marks finds each key in the text, so an unknown key is named at its
+line:column; other TOML errors name the key path alone, except for malformed TOML.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from attncli.i18n.library_messages import os_problem
 from attncli.render import EXTENSIONS, file_formats
 from attncli.snippets.rules import check_output
 from attncli.snippets.toml_depth import check_depth, too_deep
+from attncli.snippets.toml_marks import Position, key_marks
 from attncli.spec.limits import MIN_BYTES
 from attncli.spec.source import Node, decode, parse
 from attncli.spec.values import (
@@ -150,7 +152,8 @@ def load_manifest(path: Path) -> Manifest:
 
 
 def toml_tree(name: str, content: str) -> Node:
-    """The TOML document as a Node tree whose locations carry the key path (no line:column)."""
+    """The TOML document as a Node tree whose locations carry the key path (and each key of a
+    mapping its line:column too)."""
     check_depth(name, content)
     try:
         document = tomllib.loads(content)
@@ -161,7 +164,7 @@ def toml_tree(name: str, content: str) -> Node:
         problem = re.sub(r"\s*\(at .*\)$", "", str(exc))
         raise SpecError(Msg.of("malformed TOML: {problem}", problem=problem),
                         Location(name, line=line, column=column)) from None
-    return to_node(document, name, "")
+    return to_node(document, name, "", key_marks(content))
 
 
 def toml_position(message: str) -> tuple[int | None, int | None]:
@@ -169,14 +172,20 @@ def toml_position(message: str) -> tuple[int | None, int | None]:
     return (int(found[1]), int(found[2])) if found else (None, None)
 
 
-def to_node(value: Any, name: str, path: str) -> Node:
+def to_node(value: Any, name: str, path: str, keys: dict[str, Position] | None = None) -> Node:
+    """`value` as a Node at `path`; `keys`: where each key was written (toml_marks.key_marks)."""
     where = Location(name, path)
     if isinstance(value, dict):
-        return Node({key: to_node(child, name, f"{path}.{key}" if path else key)
+        paths = {key: f"{path}.{key}" if path else key for key in value}
+        node = Node({key: to_node(child, name, paths[key], keys)
                      for key, child in value.items()}, where)
+        for key, at in paths.items():
+            line, column = (keys or {}).get(at, (None, None))
+            node.keys[key] = Location(name, at, line=line, column=column)
+        return node
     if isinstance(value, list):
-        return Node([to_node(child, name, f"{path}[{i}]") for i, child in enumerate(value)],
-                    where)
+        return Node([to_node(child, name, f"{path}[{i}]", keys)
+                     for i, child in enumerate(value)], where)
     return Node(value, where, quoted=isinstance(value, str))
 
 
