@@ -7,16 +7,15 @@ translated when it is printed, and, for spec errors, where in the input the prob
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from attncli.i18n import DEFAULT_LANG, Msg, translate
+from attncli.records import record
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
-@dataclass(frozen=True)
+@record
 class Location:
     """Where in a spec a value was written: file, 1-based line and column, and key path."""
 

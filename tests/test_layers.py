@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("model", "files", "workers"),
     ("errors",),
     ("i18n",),
+    ("records",),
 )
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from attncli.arithmetic.exactness import line
@@ -12,6 +11,7 @@ from attncli.arithmetic.handcalc import Arithmetic
 from attncli.arithmetic.selection import Cell
 from attncli.model import Expansion, Expr, Formula, HeadResult, Step, Value
 from attncli.model.latex_text import text_math
+from attncli.records import record
 from attncli.spec.model import Spec
 
 # --- formulas with token names, as text and LaTeX ---
@@ -42,7 +42,7 @@ def joined(*parts: Formula | str) -> Formula:
     return Formula(text, latex)
 
 
-@dataclass(frozen=True)
+@record
 class Context:
     """What the writers of one head need besides the step itself."""
 

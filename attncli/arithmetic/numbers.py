@@ -14,10 +14,12 @@ hidden score and `—` for the weight of a hidden key.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 from typing import Protocol
+
+from attncli.records import record
 
 DECIMAL_MARKS = {"dot": ".", "comma": ","}
 MINUS = "\u2212"  # −, the minus sign, as printed mathematics writes it
@@ -122,7 +124,7 @@ class Cells(Protocol):
     def hidden(self, i: int, j: int) -> bool: ...
 
 
-@dataclass(frozen=True)
+@record
 class NumberFormat:
     precision: int = 2
     decimal: str = "."

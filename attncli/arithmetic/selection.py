@@ -13,7 +13,7 @@ cells a head, which are written out as they are found and never listed.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from attncli.arithmetic import elision
 from attncli.errors import UsageError
 from attncli.i18n import Msg, suggesting
 from attncli.model import HeadResult, Step, Walkthrough
+from attncli.records import record
 from attncli.spec.view import CELL_STEPS, EXPANDABLE, ROW_STEPS
 
 SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
@@ -29,7 +30,7 @@ OPTION = "--expand"
 Cell = tuple[str, str | None]  # (row, column); column None: the whole row
 
 
-@dataclass(frozen=True)
+@record
 class Selection:
     """Which cells to write out: mode auto/all/none, or explicit cells per step id."""
 

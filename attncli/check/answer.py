@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.records import record
 from attncli.spec.inline import DECIMAL_COMMA, comma_is_decimal
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.source import Node, parse, read_text
@@ -33,7 +34,7 @@ STEP_OPTION, HEAD_OPTION = Location("--step"), Location("--head")
 EXAMPLE = '"weights: [[1, 0], [0.35, 0.65]]"'  # a spec key, never translated
 
 
-@dataclass(frozen=True)
+@record
 class Written:
     """One number of an answer: its text, its value and how many decimals it was written with."""
 
@@ -42,7 +43,7 @@ class Written:
     decimals: int
 
 
-@dataclass(frozen=True)
+@record
 class Answer:
     """The matrix a student gives for one step (of one head)."""
 

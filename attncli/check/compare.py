@@ -10,7 +10,7 @@ bit of a computed value never decides a student's grade.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from attncli.arithmetic.handcalc import written as half_up
 from attncli.check.answer import Answer, Written
@@ -18,6 +18,7 @@ from attncli.check.slips import CATALOGUE, Situation
 from attncli.errors import AttnError, Location, SpecError
 from attncli.i18n import Msg, suggesting
 from attncli.model import Matrix, Walkthrough
+from attncli.records import record
 from attncli.spec.model import Spec
 from attncli.steps.build import compute
 
@@ -36,7 +37,7 @@ def matches(value: float, answer: Written) -> bool:
                                                                         value + near))
 
 
-@dataclass(frozen=True)
+@record
 class SlipMatch:
     """A slip and the differing cells it reproduces; `whole`: it reproduces every number."""
 
@@ -45,7 +46,7 @@ class SlipMatch:
     whole: bool
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     answer: Answer
     right: Matrix

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -20,11 +20,12 @@ from attncli.check.altered import AddedMask, ColumnSoftmax, MaskAfterSoftmax
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array
+from attncli.records import record
 from attncli.spec.model import CausalMask, Mask, MatrixMask, Scale, Score, Spec, WindowMask
 from attncli.steps.masks import visible_keys
 
 
-@dataclass(frozen=True)
+@record
 class Situation:
     """What a slip needs to know: the spec, the head answered (0-based) and the student's
     precision (the most decimals written)."""
@@ -41,7 +42,7 @@ class Situation:
         return visible_keys(self.spec.masks, self.spec.queries.n, self.spec.keys_source.n)
 
 
-@dataclass(frozen=True)
+@record
 class Variant:
     """One way of going wrong, ready to compute: an altered spec, perhaps altered arithmetic."""
 
@@ -50,7 +51,7 @@ class Variant:
     calc: Arithmetic | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Slip:
     id: str
     first: str  # the first step whose numbers it changes (steps before it are unaffected)

@@ -18,17 +18,16 @@ attncli/compute/gradients_modern.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from attncli.compute.gradients_block import BlockGradients, block_gradients, layer_norm_backward
 from attncli.compute.gradients_modern import GroupGradients, shared, turned_back
 from attncli.model import Array, HeadResult
+from attncli.records import record
 from attncli.spec.model import Head, Spec
 
 
-@dataclass(frozen=True)
+@record
 class HeadGradients:
     dZ: Array  # (n, d_v)
     dV: Array  # (m, d_v)
@@ -43,7 +42,7 @@ class HeadGradients:
     dK_hat: Array | None = None  # (m, d_k)
 
 
-@dataclass(frozen=True)
+@record
 class Gradients:
     dO: Array  # (n, d_out)
     dZ: Array  # (n, h·d_v): the heads' outputs side by side

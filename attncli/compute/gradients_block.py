@@ -13,17 +13,18 @@ The forward pass is recomputed from X and O with ops.py (full precision), then r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
 from attncli.compute import ops
 from attncli.compute.gradients_modern import rms_parts, slope
 from attncli.model import Array
+from attncli.records import record
 from attncli.spec.model import FeedForward, LayerNorm, RMSNorm, Spec
 
 
-@dataclass(frozen=True)
+@record
 class Normed:
     """What a LayerNorm's backward needs of its forward: x̂ (n, d), σ (n, 1) and the gain; for
     RMSNorm x̂ = x / RMS, σ = RMS, and nothing centred (no mean, no bias)."""
@@ -55,7 +56,7 @@ def layer_norm_backward(dy: Array, normed: Normed, name: str,
     return (centred - x_hat * (dx_hat * x_hat).mean(axis=1, keepdims=True)) / normed.sigma
 
 
-@dataclass(frozen=True)
+@record
 class BlockGradients:
     d_attention: Array  # (n, d_model): dO, what reaches the attention output
     d_x: Array  # (n, d_model): what reaches X through the first residual add

@@ -13,12 +13,12 @@ these), pure NumPy, row convention:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from attncli.compute import ops
 from attncli.model import Array, HeadResult
+from attncli.records import record
 from attncli.spec.model import Spec
 
 
@@ -31,7 +31,7 @@ def turned_back(spec: Spec, which: str, d_hat: Array) -> Array | None:
     return ops.rope(d_hat, -angles, setting.layout)  # (n, d_k): Rᵀ = R(−p·θ)
 
 
-@dataclass(frozen=True)
+@record
 class GroupGradients:
     """The gradients of one shared K/V head (grouped- or multi-query attention)."""
 

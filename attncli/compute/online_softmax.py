@@ -14,14 +14,14 @@ precision in a hand calculation, where the rounding of every rescale is what the
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from attncli.model import Array
+from attncli.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Tile:
     """One step of the loop: query block i and key block j (0-based) and what it made."""
 

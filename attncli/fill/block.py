@@ -17,13 +17,14 @@ same spec and options (`--markdown` or `--latex`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from attncli.errors import AttnError, SpecError
 from attncli.files import NotRegular, check_regular, same_file
 from attncli.i18n import DEFAULT_LANG, Msg
+from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.node import Node
 from attncli.spec.values import MAX_PRECISION, check_keys, expect, fail, integer, text
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 OPTION_KEYS = ("spec", "lang", "precision", *VIEW_KEYS)
 
 
-@dataclass(frozen=True)
+@record
 class Request:
     """What a block asks for: a spec, what of it to show, in which languages."""
 

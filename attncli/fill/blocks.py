@@ -23,17 +23,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.records import record
 
 FENCE = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 LINE = re.compile(r"([^\r\n]*)(\r\n|\n|\r|$)")
 VERBATIM = re.compile(r"\\(begin|end)\{(verbatim|lstlisting|minted|comment)\*?\}")
 
 
-@dataclass(frozen=True)
+@record
 class Style:
     """How a kind of document marks its generated parts."""
 
@@ -50,7 +50,7 @@ LATEX = Style("% attn fill: generated from the block above, do not edit", "% att
 BEGIN_PREFIX = "attn fill: generated"
 
 
-@dataclass(frozen=True)
+@record
 class Line:
     start: int  # offset of the line in the text
     text: str  # without its line ending
@@ -62,7 +62,7 @@ class Line:
         return self.start + len(self.text)
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """One attn block: where its fence opens (1-based), its body as YAML whose line n is line n
     of the document, and the part after it that is (or is to be) generated."""

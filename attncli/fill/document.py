@@ -11,7 +11,6 @@ atomically, never through a symbolic link.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from pathlib import Path
 
 from attncli.errors import Location, SpecError
@@ -20,6 +19,7 @@ from attncli.fill.block import read_block, walkthrough_text
 from attncli.fill.blocks import LATEX, MARKDOWN, Style, find_blocks, generated, newline_of
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
+from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".qmd")
@@ -28,7 +28,7 @@ SUFFIXES = (*MARKDOWN_SUFFIXES, ".tex", ".ipynb")
 FLAVORS = {".qmd": "katex", ".ipynb": "katex"}
 
 
-@dataclass(frozen=True)
+@record
 class Filled:
     """A document before and after filling, and where each block whose output changes opens."""
 

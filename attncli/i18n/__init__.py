@@ -15,19 +15,20 @@ import gettext
 import io
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Union
 
 from attncli.i18n.suggest import closest
+from attncli.records import record
 
 LANGUAGES = ("en", "pl", "ru")
 DEFAULT_LANG = "en"
 DOMAIN = "attn"
 LOCALE_DIR = Path(__file__).parent / "locale"
 
-@dataclass(frozen=True)
+@record
 class Finer:
     """A number to be printed with `more` decimals than the others (a weight that would
     otherwise read the same as its neighbour's)."""
@@ -56,7 +57,7 @@ class Symbol(str):
 Param = Union[str, int, float, Finer, "Msg"]
 
 
-@dataclass(frozen=True)
+@record
 class Msg:
     """A sentence to be translated: msgid (English), optional plural msgid and its count."""
 

@@ -14,17 +14,17 @@ from __future__ import annotations
 import json
 import re
 import textwrap
-from dataclasses import dataclass
 from typing import Any
 
 from attncli.i18n import DEFAULT_LANG, catalog
 from attncli.i18n.typography import typeset
+from attncli.records import record
 
 WIDTH = 100  # the example specs' comments fill lines of at most this many characters
 _COMMENT = re.compile(r"^(?P<indent>[ \t]*)#(?: (?P<text>.*))?$")
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """Lines start .. end - 1 of a YAML text: one comment, its text joined into one line."""
 

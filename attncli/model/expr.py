@@ -10,15 +10,16 @@ when they are read. A renderer that elides a sum of 768 terms to five makes five
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
+
+from attncli.records import record
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
 
-@dataclass(frozen=True)
+@record
 class Formula:
     """One formula, as plain text (Unicode) and as LaTeX math."""
 
@@ -26,7 +27,7 @@ class Formula:
     latex: str
 
 
-@dataclass(frozen=True)
+@record
 class Num:
     """A number written into a calculation (-inf for a hidden score); `blank` on a worksheet,
     where it is a number the sheet leaves to the student (printed as a box)."""
@@ -35,7 +36,7 @@ class Num:
     blank: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Vec:
     """A row of numbers written into a calculation: `[1.00, 0.00]`; on a worksheet, `blank`
     holds the places of the numbers it leaves to the student."""
@@ -44,7 +45,7 @@ class Vec:
     blank: frozenset[int] = frozenset()
 
 
-@dataclass(frozen=True)
+@record
 class Sum:
     """`a + b + …`; a renderer may elide the middle of a long sum, saying how many terms. A dot
     product's terms are Terms: its two rows, made into products as they are read."""
@@ -52,14 +53,14 @@ class Sum:
     terms: tuple[Expr, ...] | Terms
 
 
-@dataclass(frozen=True)
+@record
 class Product:
     """`a·b·…`; a factor may be a Vec (a number times a value row)."""
 
     factors: tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Quotient:
     """`a / b`."""
 
@@ -67,21 +68,21 @@ class Quotient:
     denominator: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Exp:
     """`e^x`."""
 
     argument: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Tanh:
     """`tanh(x)` (the soft-capping of a score)."""
 
     argument: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Difference:
     """`a − b` (the max subtraction before e^x)."""
 
@@ -93,7 +94,7 @@ Expr = Num | Vec | Sum | Product | Quotient | Exp | Tanh | Difference
 Value = float | tuple[float, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Expansion:
     """One calculation written out, read as `target = symbolic = expression = result`.
 

@@ -5,7 +5,7 @@ symbol as shown) and shows itself in a notebook (the view attncli/render/noteboo
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import islice
 from typing import Any, ClassVar, Literal, Protocol, TypeVar, overload
 
@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.model.expr import Expansion, Formula
+from attncli.records import record
 
 Array = NDArray[np.float64]
 T = TypeVar("T")
@@ -57,7 +58,7 @@ class Lazy(Sequence[T]):
         return "Lazy(...)"
 
 
-@dataclass(frozen=True)
+@record
 class Matrix:
     """A labelled matrix. A hidden (masked) score is -inf; an undefined weight is NaN.
 
@@ -104,7 +105,7 @@ class Matrix:
                              "with summary=False for a format that shows every number")
         return self.values
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One step of the computation: what it is called, its formula, what it produced."""
 
@@ -124,7 +125,7 @@ class Step:
     number: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class HeadResult:
     """The matrices of one head, for the JSON `heads` entries."""
 
@@ -142,7 +143,7 @@ class HeadResult:
     key_inputs: Array | None = None  # (m, d_model)
 
 
-@dataclass(frozen=True)
+@record
 class Header:
     title: dict[str, str]  # language -> text; "" for any
     description: dict[str, str]
@@ -159,7 +160,7 @@ class Header:
     facts: tuple[Msg, ...] = ()  # more about the example: heads' shapes, positions, W_O, layer
 
 
-@dataclass(frozen=True)
+@record
 class Reading:
     """Sentences that say in words what the numbers of one head show
     (attncli/arithmetic/reading.py)."""
@@ -168,7 +169,7 @@ class Reading:
     sentences: Sequence[Msg]  # a Lazy when many: an angle for every written-out score
 
 
-@dataclass(frozen=True)
+@record
 class Drift:
     """A printed number that hand calculation got differently from full precision."""
 
@@ -180,7 +181,7 @@ class Drift:
     full: float  # the full-precision value
 
 
-@dataclass(frozen=True)
+@record
 class Cell:
     """One number of a step's matrix, by the step's number and the matrix's symbol."""
 
@@ -190,7 +191,7 @@ class Cell:
     column: str
 
 
-@dataclass(frozen=True)
+@record
 class StepError:
     """How far a step computed in a low precision lands from the same step in float64."""
 
@@ -201,7 +202,7 @@ class StepError:
     relative_at: Cell | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """A cell that overflowed (inf), underflowed (0) or became NaN where float64 did not."""
 
@@ -210,7 +211,7 @@ class Finding:
     full: float  # float64's value
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """Softmax without a safeguard, for one head: where e^x overflows, a row where every e^x
     underflows to 0, or the largest e^x, which stays finite."""
@@ -224,7 +225,7 @@ class Verdict:
     count: int = 0  # overflow: how many cells overflow
 
 
-@dataclass(frozen=True)
+@record
 class LowPrecisionReport:
     """What a dtype below float64 did: the errors of each step, every finding, the verdicts."""
 
@@ -234,7 +235,7 @@ class LowPrecisionReport:
     verdicts: tuple[Verdict, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Walkthrough:
     header: Header
     steps: tuple[Step, ...]

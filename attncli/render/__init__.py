@@ -4,13 +4,13 @@ compute; every word they print comes from the message catalog."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from attncli.errors import UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, suggesting
+from attncli.records import record
 from attncli.spec.view import parse_languages
 
 if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must stay light
@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must 
 MIN_WIDTH, MAX_WIDTH = 40, 1000
 
 
-@dataclass(frozen=True)
+@record
 class RenderOptions:
     lang: str = DEFAULT_LANG
     precision: int | None = None  # None: the spec's display.precision

@@ -9,7 +9,8 @@ subscript, `ᵀ`, `′`, `⁻¹¹` and `^(…)` a superscript, `√x` a root, an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from attncli.records import record
 
 SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖₕ", "0123456789ijkh", strict=True))
 SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᵀ", "0123456789−T", strict=True))
@@ -23,25 +24,25 @@ FORMULAS_APART = ",  "  # `Q = X·W_Q,  K = X·W_K`: several formulas on one lin
 OPERATOR_LETTERS = frozenset("Σ∂")
 
 
-@dataclass(frozen=True)
+@record
 class Leaf:
     kind: str  # "name", "number" or "operator"
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Script:
     kind: str  # "sub" or "sup"
     base: Node
     script: Node
 
 
-@dataclass(frozen=True)
+@record
 class Root:
     radicand: Node
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     items: tuple[Node, ...]
 

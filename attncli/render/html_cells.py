@@ -11,15 +11,15 @@ column of V.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from attncli.model import Expansion, Matrix, Step
+from attncli.records import record
 
 # (matrix index in its step, row, column) -> indices into the step's lines
 CellLines = dict[tuple[int, int, int], list[int]]
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     """The cells of an earlier matrix (step number, matrix index) a cell was made from: its row
     ("row"), its column ("column"), the row named by its column ("row_of_column": k_j for

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from attncli.records import record
 from attncli.render.common import column_blocks, label_lines
 from attncli.render.tex import text_math
 from attncli.render.tex_metrics import ARRAYCOLSEP, BRACKET, number_width, text_width
@@ -38,7 +38,7 @@ CELL_MACROS = "\n".join([
 MAX_MATRIX_COLS = 10  # amsmath's default limit for bmatrix
 
 
-@dataclass(frozen=True)
+@record
 class Page:
     """Where matrices go: the width of a line (pt) at a font size (pt), and at most `rows` rows
     of a matrix at once (None: any number, the page breaks between matrices); a slide also has
@@ -53,7 +53,7 @@ class Page:
         return points_at_10pt * self.font / 10 <= self.width * 0.96
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """The rows and columns of a matrix shown together."""
 

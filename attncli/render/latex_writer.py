@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
+from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import translator
 from attncli.render.latex_matrix import Page
@@ -30,7 +31,7 @@ class Part:
     chunks: list[Chunk] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@record
 class Writer:
     """What every piece needs: the language, escaping, numbers as text and as math."""
 

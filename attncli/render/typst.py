@@ -12,15 +12,15 @@ helpers are named attn-…, and a fragment's set rules stay inside the file it i
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from attncli.model import Walkthrough
+from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.typst_math import quoted
 from attncli.render.typst_parts import Layout, parts
 
 
-@dataclass(frozen=True)
+@record
 class Page:
     """A page's `#set page` and text size, and the width a matrix block may take (points)."""
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
+from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import (
     Translate,
@@ -39,7 +40,7 @@ CHAR_EM = 0.85 * 0.55
 INSET_EM = 0.85 * 0.4 * 2
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     width: float  # points a matrix block may take
     slides: bool = False

@@ -28,7 +28,7 @@ import os
 import re
 import string
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -36,6 +36,7 @@ from attncli.errors import Location, SpecError, UsageError
 from attncli.files import NotRegular, check_regular, read_regular
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.i18n.library_messages import os_problem
+from attncli.records import record
 from attncli.render import EXTENSIONS, file_formats
 from attncli.snippets.rules import check_output
 from attncli.snippets.toml_depth import check_depth, too_deep
@@ -67,13 +68,13 @@ SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 GLOB_CHARACTERS = frozenset("*?[")
 
 
-@dataclass(frozen=True)
+@record
 class Pattern:
     text: str
     where: Location
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One entry of the manifest, validated; the globs are expanded by `targets`."""
 
@@ -86,7 +87,7 @@ class Entry:
     view: View  # what to show: steps, head ... (see entry_view)
 
 
-@dataclass(frozen=True)
+@record
 class Manifest:
     path: Path
     entries: tuple[Entry, ...]
@@ -97,7 +98,7 @@ class Manifest:
         return self.path.parent
 
 
-@dataclass(frozen=True)
+@record
 class Target:
     """One snippet file: a spec written in one format and language. Paths are as shown to the
     user (the manifest's folder joined with the path written in the manifest)."""

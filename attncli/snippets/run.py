@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Literal
@@ -19,6 +19,7 @@ from attncli.errors import AttnError, Location, SpecError
 from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
+from attncli.records import record
 from attncli.snippets.manifest import Target
 from attncli.snippets.rules import check_inputs
 from attncli.spec.files import recording
@@ -33,7 +34,7 @@ from attncli.workers.pool import each
 Status = Literal["written", "unchanged", "stale", "missing", "failed"]
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     target: Target
     status: Status
@@ -42,7 +43,7 @@ class Outcome:
     error: AttnError | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     outcomes: tuple[Outcome, ...]
 

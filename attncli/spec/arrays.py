@@ -4,13 +4,14 @@ counted against the one limit of numbers a spec may make (attncli.spec.limits)."
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
+from attncli.records import record
 from attncli.spec.files import FileProblem, load_array, resolve
 from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.model import Array
@@ -78,7 +79,7 @@ class Budget:
         self.used += cells
 
 
-@dataclass(frozen=True)
+@record
 class Files:
     """Where the files a spec names are read from, and the budget of numbers they count
     against."""

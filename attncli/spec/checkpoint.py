@@ -15,12 +15,12 @@ import json
 import math
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from attncli.i18n import Msg
+from attncli.records import record
 from attncli.spec.files import FileProblem, _as_float, _some, resolve
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.source import LIMIT_HINT, byte_count
@@ -31,7 +31,7 @@ DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8",
           "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1"}
 
 
-@dataclass(frozen=True)
+@record
 class Tensor:
     """Where one tensor's bytes are: `path` from byte `start`, `shape`, and its data type."""
 

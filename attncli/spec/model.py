@@ -6,13 +6,14 @@ d_k x d_model in the column convention); ops.py knows how to apply either.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from attncli.errors import Location
+from attncli.records import record
 
 Array = NDArray[np.float64]
 Convention = Literal["row", "column"]
@@ -27,7 +28,7 @@ ACTIVATION_NAMES: dict[str, str] = {"relu": "ReLU", "gelu": "GELU", "silu": "SiL
                                     "swiglu": "SwiGLU", "geglu": "GeGLU"}
 
 
-@dataclass(frozen=True)
+@record
 class Positional:
     """What is added to the embeddings: P = sinusoidal(n, d_model, base), or a given matrix;
     or `rope`: rotary embeddings, applied to each head's queries and keys instead."""
@@ -39,7 +40,7 @@ class Positional:
     layout: Literal["half", "interleaved"] = "half"
 
 
-@dataclass(frozen=True)
+@record
 class Sequence:
     """Tokens and their embeddings: the rows of E (n x d_model), and an optional P to add."""
 
@@ -56,7 +57,7 @@ class Sequence:
         return int(self.embeddings.shape[1])
 
 
-@dataclass(frozen=True)
+@record
 class Head:
     """One attention head's projections; biases are optional vectors."""
 
@@ -83,14 +84,14 @@ class Head:
         return int(self.W_V.shape[1] if convention == "row" else self.W_V.shape[0])
 
 
-@dataclass(frozen=True)
+@record
 class Decode:
     """Generation with a KV cache: the first `prefill` tokens at once, then one token a step."""
 
     prefill: int
 
 
-@dataclass(frozen=True)
+@record
 class Tiling:
     """Online softmax in tiles: keys read `keys` at a time, queries `queries` at a time."""
 
@@ -98,7 +99,7 @@ class Tiling:
     queries: int
 
 
-@dataclass(frozen=True)
+@record
 class Score:
     """How a query is compared with a key: q·k, or q·W·k (`general`)."""
 
@@ -106,7 +107,7 @@ class Score:
     W: Array | None = None  # (d_k, d_k) for `general`
 
 
-@dataclass(frozen=True)
+@record
 class Scale:
     """What the scores are divided by: √d_k, nothing, or a given number."""
 
@@ -114,12 +115,12 @@ class Scale:
     value: float = 1.0  # the divisor, for `number`
 
 
-@dataclass(frozen=True)
+@record
 class CausalMask:
     """Query i sees keys j <= i."""
 
 
-@dataclass(frozen=True)
+@record
 class WindowMask:
     """Query i sees keys with |i - j| <= width; with causal, only j in [i - width, i]."""
 
@@ -127,14 +128,14 @@ class WindowMask:
     causal: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class PaddingMask:
     """Key j is visible where keep[j] is true (padding tokens are hidden)."""
 
     keep: tuple[bool, ...]
 
 
-@dataclass(frozen=True)
+@record
 class MatrixMask:
     """An explicit n x m matrix: true (1) where the key is visible."""
 
@@ -144,7 +145,7 @@ class MatrixMask:
 Mask = CausalMask | WindowMask | PaddingMask | MatrixMask
 
 
-@dataclass(frozen=True)
+@record
 class ScoreBias:
     """What is added to the scaled scores before the mask: ALiBi's −m·|i − j| with each head's
     slope m, or given n x m matrices (one for every head, or one per head)."""
@@ -157,7 +158,7 @@ class ScoreBias:
         return self.matrices[index if len(self.matrices) > 1 else 0]
 
 
-@dataclass(frozen=True)
+@record
 class LayerNorm:
     """LayerNorm over the features of each row: gain·(x - μ)/√(σ² + eps) + bias."""
 
@@ -166,7 +167,7 @@ class LayerNorm:
     eps: float = 1e-5
 
 
-@dataclass(frozen=True)
+@record
 class RMSNorm:
     """RMSNorm over the features of each row: gain·x/√(mean(x²) + eps), no centring, no bias."""
 
@@ -177,7 +178,7 @@ class RMSNorm:
 Norm = LayerNorm | RMSNorm
 
 
-@dataclass(frozen=True)
+@record
 class QKNorm:
     """RMSNorm of the queries and keys before RoPE: over each head's d_k (`head`, Qwen3) or
     over the whole projection of all heads (`projection`, OLMo 2); gains None: all ones."""
@@ -188,7 +189,7 @@ class QKNorm:
     eps: float = 1e-6
 
 
-@dataclass(frozen=True)
+@record
 class FeedForward:
     """The position-wise feed-forward network: activation(X·W_1 + b_1)·W_2 + b_2, or gated
     (swiglu, geglu): (act(X·W_1 + b_1) ⊙ (X·W_3 + b_3))·W_2 + b_2, W_1 the gate, W_3 the up."""
@@ -206,7 +207,7 @@ class FeedForward:
         return self.activation in GATED
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """The rest of the layer around attention: residual adds, LayerNorms and the FFN."""
 
@@ -216,7 +217,7 @@ class Block:
     norm: Literal["post", "pre"] = "post"
 
 
-@dataclass(frozen=True)
+@record
 class Display:
     """How the spec asks to be shown; a command's options override each choice."""
 
@@ -233,7 +234,7 @@ class Display:
     where: dict[str, Location] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True)
+@record
 class Backward:
     """dL/dO for L = Σ dO ⊙ O: the output's gradient, n x d_out (the layer's output Y, n x
     d_model, with a block)."""
@@ -241,7 +242,7 @@ class Backward:
     dO: Array  # (n, d_out)
 
 
-@dataclass(frozen=True)
+@record
 class Spec:
     """Everything the pipeline needs, validated. Keys and values come from `context` when given."""
 

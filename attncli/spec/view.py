@@ -3,10 +3,11 @@ NumPy is imported. attncli.steps.show.prepare and attncli.spec.inline.inline_spe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from attncli.errors import Location, UsageError
 from attncli.i18n import LANGUAGES, Msg, split_languages, suggesting
+from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 
 # every step id a walkthrough may have, in the order they come (attncli/steps/build.py)
@@ -27,7 +28,7 @@ MD_FLAVORS = ("github", "katex", "plain")
 ALL = "all"  # --steps all, --head all: undo a spec's display choice
 
 
-@dataclass(frozen=True)
+@record
 class View:
     """What to show; None keeps the spec's own choice (or shows everything)."""
 
@@ -49,7 +50,7 @@ class View:
     backward: bool = False  # --backward: add the gradient steps (dO all ones) if the spec has none
 
 
-@dataclass(frozen=True)
+@record
 class Loading:
     """How spec files are read: the keyword arguments of attncli.spec.load_spec."""
 
@@ -57,7 +58,7 @@ class Loading:
     max_cells: int = DEFAULT_MAX_CELLS
 
 
-@dataclass(frozen=True)
+@record
 class Inline:
     """A spec typed as options (calculator form); None where an option was not given."""
 

@@ -10,7 +10,6 @@ spec turns on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib import import_module
 from typing import Generic, TypeVar
 
@@ -20,6 +19,7 @@ from attncli.arithmetic.handcalc import Arithmetic, arithmetic
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, HeadResult, Matrix, Step, Walkthrough
+from attncli.records import record
 from attncli.spec.model import Head, Spec
 from attncli.steps.labels import token_labels
 
@@ -94,7 +94,7 @@ class Build:
             )
 
 
-@dataclass(frozen=True)
+@record
 class State:
     """The layer so far: what the layer families have made."""
 
@@ -107,7 +107,7 @@ class State:
     output: Matrix | None = None  # what the layer gives back
 
 
-@dataclass(frozen=True)
+@record
 class HeadState:
     """One head so far: its inputs, then what the head families have made. Each n x m array is
     dropped from the state once the next is made: a real-size head holds few at once."""
@@ -140,7 +140,7 @@ def always(spec: Spec) -> bool:
     return True
 
 
-@dataclass(frozen=True)
+@record
 class Family(Generic[S]):
     """One entry of a registry: a family of steps, and whether a spec turns it on.
 

@@ -9,13 +9,14 @@ walkthrough still writes "7. Attention weights".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import islice
 from typing import TypeVar
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough, pick
+from attncli.records import record
 from attncli.spec.model import Display, Spec
 from attncli.spec.view import View
 from attncli.steps.build import build
@@ -27,7 +28,7 @@ T = TypeVar("T")
 CHOICES = ("precision", "round_intermediates", "steps", "head", "reading", "header", "md_flavor")
 
 
-@dataclass(frozen=True)
+@record
 class Shown:
     """A walkthrough built as asked, and the one matrix to show alone (--matrix), if any."""
 

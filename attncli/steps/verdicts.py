@@ -6,7 +6,6 @@ e^x, which stays finite."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -14,6 +13,7 @@ import numpy as np
 from attncli.compute.lowprec import finfo, largest, to_format
 from attncli.i18n import Finer, Msg
 from attncli.model import Cell, Matrix, Step, Verdict
+from attncli.records import record
 from attncli.spec.model import Dtype
 
 SCORES = ("scores", "scaled", "masked")  # the steps whose matrix may be the softmax input
@@ -21,7 +21,7 @@ Without = Literal["max_subtraction", "scale_and_max_subtraction"]
 Outcome = Literal["overflow", "underflow", "finite"]
 
 
-@dataclass(frozen=True)
+@record
 class Digits:
     """The format reported on, and the display precision its small numbers must outgrow."""
 

@@ -15,12 +15,12 @@ program computes every formula when it opens the file.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
 from attncli.model import Step, Walkthrough
+from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import number_format, step_heading, title, translator
 from attncli.render.xlsx import backward, decode, head, layer
@@ -75,7 +75,7 @@ MAX_COLUMNS = 16_384
 CREATED = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
 
-@dataclass(frozen=True)
+@record
 class Workbook:
     """The spreadsheet's bytes and where each block stands (for tests and tools)."""
 

@@ -9,9 +9,10 @@ block knows its place, so a formula names any cell of an earlier block (on its o
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from xlsxwriter.utility import xl_rowcol_to_cell
+
+from attncli.records import record
 
 # Excel's own limits: a sheet name of at most 31 characters, none of these in it.
 SHEET_NAME_MAX = 31
@@ -33,7 +34,7 @@ def sheet_name(text: str, taken: set[str]) -> str:
     return name
 
 
-@dataclass(frozen=True)
+@record
 class Formula:
     """A cell computed from others: `=…` as Excel writes it; `array` for one that must be entered
     as an array formula (MMULT, TRANSPOSE) though it fills a single cell."""
@@ -47,7 +48,7 @@ Content = float | Formula | str
 Fill = Callable[[int, int], Content]
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """One labelled matrix on a sheet: data cells from (row, col), `shape` of them.
 
@@ -84,7 +85,7 @@ class Block:
         return f"{self._prefix(on)}{first}:{last}"
 
 
-@dataclass(frozen=True)
+@record
 class Piece:
     """A block to be placed: what it shows and how each cell is filled.
 

@@ -1,0 +1,67 @@
+"""`@record` (attncli/records): compared, hashed and printed as `dataclass(frozen=True)` would,
+with the standard library's frozen dataclass as the oracle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from attncli.records import record
+
+
+@record
+class Cheap:
+    name: str
+    size: int = 1
+    seen: dict[str, int] = field(default_factory=dict, compare=False)
+    note: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class Oracle:
+    name: str
+    size: int = 1
+    seen: dict[str, int] = field(default_factory=dict, compare=False)
+    note: str = field(default="", repr=False)
+
+
+def test_equality_hash_and_repr_are_a_frozen_dataclasses() -> None:
+    pairs = [(("q", 2), ("q", 2)), (("q", 2), ("q", 3)), (("k",), ("q",))]
+    for left, right in pairs:
+        assert (Cheap(*left) == Cheap(*right)) == (Oracle(*left) == Oracle(*right))
+    # a field left out of comparison changes neither equality nor hash
+    assert Cheap("q", 2, {"a": 1}) == Cheap("q", 2, {"b": 2})
+    assert hash(Cheap("q", 2, {"a": 1})) == hash(Cheap("q", 2)) == hash(Oracle("q", 2))
+    assert len({Cheap("q"), Cheap("q"), Cheap("k")}) == 2
+    assert repr(Cheap("q", 2, note="x")).replace("Cheap", "Oracle") == repr(Oracle("q", 2))
+    assert repr(Cheap("q", 2)) == "Cheap(name='q', size=2, seen={})"
+
+
+def test_another_class_with_the_same_fields_is_not_equal() -> None:
+    assert Cheap("q") != Oracle("q")
+    assert Cheap("q").__eq__(Oracle("q")) is NotImplemented
+
+
+def test_replace_makes_a_new_record() -> None:
+    first = Cheap("q", 2)
+    second = replace(first, size=3)
+    assert (first.size, second.size, second.name) == (2, 3, "q")
+
+
+@record
+class OwnMethods:
+    value: float
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OwnMethods) and round(self.value) == round(other.value)
+
+    def __hash__(self) -> int:
+        return hash(round(self.value))
+
+    def __repr__(self) -> str:
+        return f"≈{round(self.value)}"
+
+
+def test_methods_a_class_writes_are_kept() -> None:
+    assert OwnMethods(1.2) == OwnMethods(0.9)
+    assert hash(OwnMethods(1.2)) == hash(1)
+    assert repr(OwnMethods(2.6)) == "≈3"
