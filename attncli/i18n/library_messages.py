@@ -100,8 +100,9 @@ YAML_PROBLEMS: dict[str, Msg] = {
 }
 
 # PyYAML's own (Python) reader, used when it is built without libyaml: patterns, since its
-# problems quote what was found.
-YAML_PATTERNS: list[tuple[re.Pattern[str], Msg]] = [(re.compile(p), m) for p, m in [
+# problems quote what was found. Kept as text and compiled by `re` only when a problem is read:
+# compiling them all cost every command a tenth of its start.
+YAML_PATTERNS: list[tuple[str, Msg]] = [
     (r"expected ',' or '\]', but got .*", YAML_PROBLEMS["did not find expected ',' or ']'"]),
     (r"expected ',' or '\}', but got .*", YAML_PROBLEMS["did not find expected ',' or '}'"]),
     (r"expected '<document start>', but found .*",
@@ -150,9 +151,9 @@ YAML_PATTERNS: list[tuple[re.Pattern[str], Msg]] = [(re.compile(p), m) for p, m 
     (r"special characters are not allowed",
      YAML_PROBLEMS["control characters are not allowed"]),
     (r"'utf-8' codec can't decode .*", YAML_PROBLEMS["invalid leading UTF-8 octet"]),
-]]
+]
 
-JSON_PROBLEMS: list[tuple[re.Pattern[str], Msg]] = [(re.compile(p), m) for p, m in [
+JSON_PROBLEMS: list[tuple[str, Msg]] = [
     (r"Expecting value", Msg.of("expected a value")),
     (r"Expecting property name enclosed in double quotes",
      Msg.of("expected a key in double quotes")),
@@ -168,7 +169,7 @@ JSON_PROBLEMS: list[tuple[re.Pattern[str], Msg]] = [(re.compile(p), m) for p, m 
      Msg.of("a comma before the closing }}: JSON allows none there")),
     (r"Illegal trailing comma before end of array",
      Msg.of("a comma before the closing ]: JSON allows none there")),
-]]
+]
 
 OS_ERRORS: dict[int, Msg] = {
     errno.ENOENT: Msg.of("no such file or folder"),
@@ -202,7 +203,7 @@ def yaml_problem(problem: str) -> Msg:
     if found is not None:
         return found
     for pattern, message in YAML_PATTERNS:
-        if pattern.fullmatch(problem):
+        if re.fullmatch(pattern, problem):
             return message
     return Msg.of("PyYAML's message has no translation: {detail}", detail=problem)
 
@@ -286,7 +287,7 @@ def regex_search_problem(message: str, name: str, pattern: str, key: str) -> Msg
 def json_problem(message: str) -> Msg:
     """The json module's JSONDecodeError.msg as a catalogue message."""
     for pattern, found in JSON_PROBLEMS:
-        if pattern.fullmatch(message):
+        if re.fullmatch(pattern, message):
             return found
     return Msg.of("the json module's message has no translation: {detail}", detail=message)
 
