@@ -251,11 +251,12 @@ GATE_MARGIN = 0.25
 GATE_LAYER = 1024
 GATE_LAYER_TARGET = (1.2, 1.0)  # time, memory: the real-size case's targets
 # A case not yet at its target is held where it stands, so that nothing slower lands: start's
-# CPU-time ratio measured 1.17 to 1.35 (target 1.1) on the gate's machine under load, the
+# CPU-time ratio measured 1.23 and 1.25 (target 1.1; 1.17 to 1.35 before attn's data classes were
+# records) on the gate's machine under load (load average 18 to 21), the
 # layer's at 1024 tokens 1.35 (target 1.2; at 2048 tokens it meets it: NumPy's work is most);
 # batch's 7.2 and expand_all's 5.9 (their targets, 5 and 3, are for wall time: in CPU time the
 # processes they write with side by side add up).
-GATE_HELD = {"start": 1.35, "layer": 1.35, "batch": 7.2, "expand_all": 5.9}
+GATE_HELD = {"start": 1.25, "layer": 1.35, "batch": 7.2, "expand_all": 5.9}
 BIG = ("--max-cells", "100000000000")  # the large specs' documents are past the default budget
 
 
