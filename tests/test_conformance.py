@@ -381,11 +381,9 @@ def test_no_markdown_math_runs_past_the_column(pages: dict[str, Any]) -> None:
                                                       indent=1)[:3000])
 
 
-# A known defect, kept visible: a Markdown matrix whose row labels are 40-character names (the
-# label column alone is wider than the page's column) runs past it. strict: it fails once fixed.
-@pytest.mark.xfail(strict=True, reason="a matrix labelled by 40-character names runs past the "
-                   "Markdown column")
 def test_long_named_markdown_matrices_stay_in_the_column(pages: dict[str, Any]) -> None:
+    """40-character names: a matrix's labels set in lines (as LaTeX's), a written-out line cut
+    where such names make a piece too long for MathJax's unbroken inline math."""
     assert any(name.startswith(LONG_NAMED) for name in pages)  # the variant is in every sample
     failures = {name: page["wide"][:2] for name, page in pages.items()
                 if page["wide"] and name.startswith(LONG_NAMED)}

@@ -445,3 +445,51 @@ def test_a_written_out_line_is_pieces_that_a_page_may_wrap_between() -> None:
     # after a top-level ≈ too (a shortened row's result), never at a + inside a group
     assert md_math.pieces(r"e^{0.57 + 0.11} \approx 1.76") == [r"e^{0.57 + 0.11} \approx{}",
                                                                "1.76"]
+
+
+def test_a_piece_with_long_names_is_cut_after_its_dot_comma_and_a_name_gap() -> None:
+    """A piece of a written-out line that 40-character names make wider than a column (MathJax
+    never breaks it) is cut again: after its `\\cdot` and its index's comma, and a piece still
+    too long after a `_` of its name nearest the middle. Short pieces are left whole."""
+    name = md_math.token("{braces}_$dollars$_%percent%_&amp;_#hash#")
+    cut = md_math.pieces(r"S[\text{the}, " + name + r"] = q_{\text{the}} \cdot k_{" + name
+                         + "} = 0.47")
+    gap = r"\underline{\hspace{0.5em}}{}"
+    assert cut == [
+        r"S[\text{the},{}",
+        r"{\lbrace}\text{braces}{\rbrace}" + gap + r"\mathtt{U{+}0024}\text{dollars}"
+        r"\mathtt{U{+}0024}" + gap,
+        r"\verb|%|\text{percent}\verb|%|" + gap + r"\verb|&|\text{amp;}" + gap
+        + r"\verb|#|\text{hash}\verb|#|] ={}",
+        r"q_{\text{the}} \cdot{}", "k_{" + name + "} ={}", "0.47"]
+    assert "".join(cut).replace("{}", "").replace(" ", "") == (
+        r"S[\text{the}," + name + r"]=q_{\text{the}}\cdotk_{" + name + "}=0.47").replace(
+        "{}", "").replace(" ", "")
+    assert md_math.pieces(r"S[\text{cat}, \text{sat}] = q_{\text{cat}} \cdot k_{\text{sat}}") == [
+        r"S[\text{cat}, \text{sat}] ={}", r"q_{\text{cat}} \cdot k_{\text{sat}}"]
+
+
+def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
+    """A 39-character name is three lines of at most 16 characters (common.label_lines, as
+    LaTeX's column labels): a column label's last line over its numbers, a row's numbers beside
+    its first line, and the numbers' array has a row for every line of the labels' array."""
+    long = "internationalization and localization A"
+    lines = md_math.labelled_matrix("S", [["0.10", "0.20"], ["0.30", "0.40"]], [long, "cat"],
+                                    [long, "cat"])
+    text = "\n".join(lines)
+    head = text[text.index(r"\begin{array}{cc}"):text.index(r"\end{array} \cr")]
+    assert head.split(r" \cr")[1:] == [
+        "\n" + md_math.token("internationaliza") + " & ",
+        "\n" + md_math.token("tion and localiz") + " & ",
+        "\n" + md_math.token("ation A") + r" & \text{cat}" + "\n"]
+    labels = text[text.index(r"S = & \begin{array}{r}"):text.index(r"\end{array} & \left[")]
+    numbers = text[text.index(r"\left[\hspace{0.2em}\begin{array}{rr}"):]
+    label_rows, number_rows = labels.split(r"\cr"), numbers.split(r"\cr")
+    assert len(label_rows) == len(number_rows) == 4  # 3 lines of the long name, 1 of cat
+    assert [md_math.STRUT in row for row in label_rows] == [True] * 4
+    assert ["0.10" in number_rows[0], "0.30" in number_rows[3]] == [True, True]
+    assert [re.search("[0-9]", re.sub(r"\\rule\[[^]]*\]\{[^}]*\}\{[^}]*\}", "", row)) is None
+            for row in number_rows[1:3]] == [True, True]
+    # a short label is one line, as before
+    short = md_math.labelled_matrix("A", [["1.00"]], ["cat"], ["dog"])
+    assert sum(r"\cr" in line for line in short) == 2

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from attncli.i18n import Symbol
-from attncli.render.common import column_blocks
+from attncli.render.common import column_blocks, label_lines
 from attncli.render.latex_matrix import balanced
 from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
 
@@ -236,16 +236,25 @@ def _em(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".") + "em"
 
 
+def label_width(label: str) -> float:
+    """A label's width in em: its widest line (a long one is set in lines, see label_lines)."""
+    return max(text_width(line) for line in label_lines(label))
+
+
 def column_width(label: str, cells: Sequence[tuple[str, float]]) -> float:
-    return max(text_width(label), *(w for _, w in cells))
+    return max(label_width(label), *(w for _, w in cells))
+
+
+def _widths(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]]) -> list[float]:
+    return [column_width(c, [row[j] for row in cells]) + 1.0 for j, c in enumerate(columns)]
 
 
 def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
            rows: Sequence[str]) -> list[range]:
     """Column blocks that each fit a page beside the row labels (wider matrices are shown in
     parts)."""
-    widths = [column_width(c, [row[j] for row in cells]) + 1.0 for j, c in enumerate(columns)]
-    labels = max((text_width(r) for r in rows), default=0.0)
+    widths = _widths(columns, cells)
+    labels = max((label_width(r) for r in rows), default=0.0)
     available = max(PAGE_EM - BESIDE_EM - labels, 8.0)
     filled = column_blocks([round(w * 10) for w in widths], round(available * 10))
     # as few blocks as fit, of nearly equal size when that fits (4 + 4, not 7 + 1), as LaTeX's
@@ -256,30 +265,47 @@ def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
 def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
                     columns: Sequence[str]) -> list[str]:
     """`symbol =` a bracketed matrix, its column labels above and its row labels on the left;
-    one line of math per row, each ending in \\cr."""
+    one line of math per row, each ending in \\cr. A long label is set in lines (label_lines),
+    as LaTeX's: a column's last line over its numbers, a row's numbers beside its first line
+    (the numbers' array has an empty row for each further line, so the two arrays keep one row
+    height). Set in lines of 16 characters, a label of 40 fits the page beside its numbers at the
+    text's size (no size command: MathJax's default bundle knows none in math)."""
     numbers = [[number(c) for c in row] for row in cells]
     widths = [column_width(c, [row[j] for row in numbers]) for j, c in enumerate(columns)]
     digits = [max(row[j][1] for row in numbers) for j in range(len(columns))]
     spec = "c" * len(columns)
+    heads = [label_lines(c) for c in columns]
+    depth = max((len(h) for h in heads), default=1)
+    heads = [[""] * (depth - len(h)) + h for h in heads]  # the last lines side by side
+    sides = [label_lines(r) for r in rows]
     lines = [r"\begin{array}{rrc}",
              r"& & \begin{array}{" + spec + "}",
              " & ".join(r"\hspace{" + _em(w) + "}" for w in widths) + r" \cr",
-             " & ".join(token(c) for c in columns),
+             *(" & ".join(token(h[k]) if h[k] else "" for h in heads)
+               + (r" \cr" if k < depth - 1 else "") for k in range(depth)),
              r"\end{array} \cr",
              symbol + r" = & \begin{array}{r}",
-             *(STRUT + token(r) + (r" \cr" if i < len(rows) - 1 else "")
-               for i, r in enumerate(rows)),
+             *_rows([[STRUT + token(line)] for line in side] for side in sides),
              # right-aligned: a glyph whose width the table misjudges still ends where the others do
              r"\end{array} & \left[\hspace{0.2em}\begin{array}{" + "r" * len(columns) + "}"]
-    for i, row in enumerate(numbers):
+    table = []
+    for side, row in zip(sides, numbers, strict=True):
         out = []
         for j, (tex, w) in enumerate(row):
             margin = (widths[j] - digits[j]) / 2
             left, right = margin + digits[j] - w, margin
             out.append((STRUT if j == 0 else "") + _pad(left) + tex + _pad(right))
-        lines.append(" & ".join(out) + (r" \cr" if i < len(numbers) - 1 else ""))
+        table.append([out] + [[STRUT] + [""] * (len(row) - 1) for _ in side[1:]])
+    lines += _rows(table)
     lines += [r"\end{array}\hspace{0.2em}\right]", r"\end{array}"]
     return lines
+
+
+def _rows(groups: Iterable[Iterable[list[str]]]) -> list[str]:
+    """Array rows (lists of cells), each group's one after another, as lines ending in \\cr
+    but the last."""
+    rows = [" & ".join(row) for group in groups for row in group]
+    return [row + (r" \cr" if i < len(rows) - 1 else "") for i, row in enumerate(rows)]
 
 
 def _pad(width: float) -> str:
@@ -293,16 +319,46 @@ def written_out(rows: Iterable[str]) -> Iterator[list[str]]:
 
 
 _TOP = re.compile(r"\\left\b|\\right\b|[{}]| = | \\approx | \+ ")
+# Within a piece that long names make too long for a line (LONG_PIECE characters shown), also
+# after a product's dot and an index's comma: `q_{…} \cdot{}` `k_{…} ={}`, `S[the₂,{}` `…] ={}`;
+# and a piece still too long (a name alone nearly a line) after a `_` of a name in it.
+_LONG_TOP = re.compile(r"\\left\b|\\right\b|[{}]| \\cdot |, ")
+_NAME_GAP = re.compile(r"\\left\b|\\right\b|\\underline\{\\hspace\{0\.5em\}\}|[{}]")
+LONG_PIECE = 40
 
 
 def pieces(tex: str) -> list[str]:
     """`a = b + c` as `a ={}`, `b +{}`, `c` (and after `\\approx`, as after `=`): inline math that
-    a page may wrap between the pieces.
+    a page may wrap between the pieces; a piece longer than LONG_PIECE characters (long token
+    names) is cut again after its `\\cdot` and its commas.
     KaTeX breaks a long inline formula after a relation or a binary operator by itself, MathJax
     3's default bundle never does (its line breaking is for displays, and off): written as
     pieces, a long line wraps in both, at the same places, and stays in the column."""
+    return [part for piece in _cut(tex, _TOP)
+            for cut in (_cut(piece, _LONG_TOP) if shown_length(piece) > LONG_PIECE else [piece])
+            for part in (_halves(cut) if shown_length(cut) > LONG_PIECE else [cut])]
+
+
+def _halves(piece: str) -> list[str]:
+    """A piece cut in two after the `_` of a name nearest its middle."""
+    parts = _cut(piece, _NAME_GAP)
+    lengths = [shown_length(part) for part in parts]
+    if len(parts) < 2:
+        return parts
+    half = min(range(1, len(parts)), key=lambda k: abs(2 * sum(lengths[:k]) - sum(lengths)))
+    return ["".join(parts[:half]), "".join(parts[half:])]
+
+
+def shown_length(tex: str) -> int:
+    """About how many characters `tex` shows: without its commands, braces and scripts' marks."""
+    return len(re.sub(r"\\[A-Za-z]+|[{}_^\s]", "", tex))
+
+
+def _cut(tex: str, top: re.Pattern[str]) -> list[str]:
+    """`tex` cut after each of `top`'s separators outside braces and \\left…\\right, each piece
+    but the last ending in `{}`."""
     out, depth, start = [], 0, 0
-    for found in _TOP.finditer(tex):
+    for found in top.finditer(tex):
         token = found.group()
         if token in ("{", "\\left"):
             depth += 1
