@@ -10,9 +10,10 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.spec.limits import MAX_DEPTH
 
-# A string (multi-line or one-line, basic or literal) or a comment, skipped whole; else a bracket.
-_TOKEN = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\''
-                    r"|#[^\n]*|[\[\]{}]", re.S)
+# A TOML string: multi-line or one-line, basic or literal (compiled with re.S).
+STRING = r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\''
+# A string or a comment, skipped whole; else a bracket.
+_TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{}]", re.S)
 
 
 def check_depth(name: str, content: str) -> None:

@@ -11,6 +11,8 @@ import contextlib
 import re
 import sys
 
+from attncli.snippets.toml_depth import STRING
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -18,8 +20,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 Position = tuple[int, int]  # 1-based line and column
 
-_STRING = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'',
-                     re.S)
+_STRING = re.compile(STRING, re.S)
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _BLANK = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")  # spaces, line ends and comments
 _SPACE = re.compile(r"[ \t]*")
