@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
@@ -141,6 +140,8 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
                                     "output file", file=str(path)))
     target = output_target(path, follow)
     folder = target.parent if str(target.parent) else Path(".")
+    import tempfile  # only a command that writes a file needs it (7 million instructions)
+
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:

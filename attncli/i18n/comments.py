@@ -11,7 +11,6 @@ make a new message; its translation is wrapped again to the width of the file.
 
 from __future__ import annotations
 
-import json
 import re
 import textwrap
 from typing import Any
@@ -99,5 +98,7 @@ def translated_schema(text: str, lang: str) -> str:
         if isinstance(node, list):
             return [walk(value) for value in node]
         return node
+
+    import json  # the JSON Schema's comments only, not a walkthrough (5 million instructions)
 
     return json.dumps(walk(json.loads(text)), ensure_ascii=False, indent=2) + "\n"
