@@ -50,14 +50,15 @@ def normed(b: Build, hs: HeadState) -> Made[HeadState]:
                       "⊙ g_k", r"\tilde{Q} = Q / \operatorname{RMS}(Q) \odot g_{q},\quad "
                       r"\tilde{K} = K / \operatorname{RMS}(K) \odot g_{k}")
     notes = [Msg.of("RMS(x) = √(mean(x²) + ε), here ε = {eps}: each query and key is divided by "
-                    "its root mean square, so its length stays near √d_k however large the "
-                    "projection makes it, and the scores cannot grow without bound.",
-                    eps=plain_number(norm.eps)),
-             Msg.of("Over each head's d_k features, as Qwen3: one gain g of d_k, shared by the "
+                    "its root mean square, so however large the projection makes it, the scores "
+                    "cannot grow without bound.", eps=plain_number(norm.eps)),
+             Msg.of("Over each head's d_k features, as Qwen3: each query and key of a head "
+                    "keeps a length near √d_k before the gain g, one vector of d_k shared by the "
                     "heads.") if norm.over == "head" else
-             Msg.of("Over the whole projection, every head's features at once, as OLMo 2: the "
-                    "mean of x² runs over heads·d_k features, so one head's RMS depends on the "
-                    "other heads.")]
+             Msg.of("Over the whole projection, as OLMo 2: the mean of x² runs over every "
+                    "head's features at once (heads·d_k for queries, kv_heads·d_k for keys), so "
+                    "one head's RMS depends on the other heads, and only the whole projection "
+                    "keeps a length near √(heads·d_k) or √(kv_heads·d_k).")]
     step = Step("qk_norm", Msg.of("QK-norm"), formula, tuple(matrices), hs.index, tuple(notes))
     (q, Q), (k, K) = made["q"], made["k"]
     return (step,), replace(hs, q=q, k=k, Q=Q, K=K)
