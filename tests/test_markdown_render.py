@@ -474,8 +474,10 @@ def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
     LaTeX's column labels): a column label's last line over its numbers, a row's numbers beside
     its first line, and the numbers' array has a row for every line of the labels' array."""
     long = "internationalization and localization A"
-    lines = md_math.labelled_matrix("S", [["0.10", "0.20"], ["0.30", "0.40"]], [long, "cat"],
-                                    [long, "cat"])
+    cells = [["0.10", "0.20"], ["0.30", "0.40"]]
+    assert md_math.wraps([long, "cat"], [[md_math.number(c) for c in row] for row in cells],
+                         [long, "cat"])
+    lines = md_math.labelled_matrix("S", cells, [long, "cat"], [long, "cat"], wrap=True)
     text = "\n".join(lines)
     head = text[text.index(r"\begin{array}{cc}"):text.index(r"\end{array} \cr")]
     assert head.split(r" \cr")[1:] == [
@@ -490,6 +492,8 @@ def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
     assert ["0.10" in number_rows[0], "0.30" in number_rows[3]] == [True, True]
     assert [re.search("[0-9]", re.sub(r"\\rule\[[^]]*\]\{[^}]*\}\{[^}]*\}", "", row)) is None
             for row in number_rows[1:3]] == [True, True]
-    # a short label is one line, as before
+    # a short label is one line, as before; and a 24-character one too where it fits whole
     short = md_math.labelled_matrix("A", [["1.00"]], ["cat"], ["dog"])
     assert sum(r"\cr" in line for line in short) == 2
+    hostile = "[x](javascript:alert(1))"
+    assert not md_math.wraps(["d1", "d2"], [[md_math.number("0.10")] * 2], [hostile, "cat"])

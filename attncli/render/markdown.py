@@ -232,14 +232,15 @@ def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str,
     rows, columns = shown.row_labels(), shown.column_labels()
     lines = [caption(matrix, flavor), "", *elided_lines(matrix, full, t)]
     symbol = md_math.formula(matrix.symbol.latex)
-    for block in shown.split(md_math.blocks(
-            columns, [[md_math.number(c) for c in row] for row in cells], rows)):
+    numbers = [[md_math.number(c) for c in row] for row in cells]
+    wrap = md_math.wraps(columns, numbers, rows)  # 40-character names: labels in lines
+    for block in shown.split(md_math.blocks(columns, numbers, rows)):
         marker = block_marker(block, len(columns), tuple(columns), t, matrix.shape[1])
         if marker:
             lines += ["*" + escape(marker) + "*", ""]
         lines += display(md_math.labelled_matrix(
             symbol, [[row[j] for j in block] for row in cells], rows,
-            [columns[j] for j in block]), flavor)
+            [columns[j] for j in block], wrap), flavor)
     return lines
 
 

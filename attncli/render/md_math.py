@@ -236,25 +236,42 @@ def _em(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".") + "em"
 
 
-def label_width(label: str) -> float:
-    """A label's width in em: its widest line (a long one is set in lines, see label_lines)."""
-    return max(text_width(line) for line in label_lines(label))
+def _lines(label: str, wrap: bool) -> list[str]:
+    return label_lines(label) if wrap else [label]
 
 
-def column_width(label: str, cells: Sequence[tuple[str, float]]) -> float:
-    return max(label_width(label), *(w for _, w in cells))
+def label_width(label: str, wrap: bool = False) -> float:
+    """A label's width in em: its widest line (set in lines when `wrap`, see wraps)."""
+    return max(text_width(line) for line in _lines(label, wrap))
 
 
-def _widths(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]]) -> list[float]:
-    return [column_width(c, [row[j] for row in cells]) + 1.0 for j, c in enumerate(columns)]
+def column_width(label: str, cells: Sequence[tuple[str, float]], wrap: bool = False) -> float:
+    return max(label_width(label, wrap), *(w for _, w in cells))
+
+
+def _widths(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
+            wrap: bool = False) -> list[float]:
+    return [column_width(c, [row[j] for row in cells], wrap) + 1.0
+            for j, c in enumerate(columns)]
+
+
+def wraps(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
+          rows: Sequence[str]) -> bool:
+    """Whether the matrix's long labels are set in lines (label_lines, 16 characters, as LaTeX
+    sets its column labels): when, whole, they leave no room for even its widest column beside
+    the row labels (40-character token names). Else every label is one line, as it was."""
+    need = BESIDE_EM + max((text_width(r) for r in rows), default=0.0) + max(
+        _widths(columns, cells), default=0.0)
+    return need > PAGE_EM
 
 
 def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
            rows: Sequence[str]) -> list[range]:
     """Column blocks that each fit a page beside the row labels (wider matrices are shown in
     parts)."""
-    widths = _widths(columns, cells)
-    labels = max((label_width(r) for r in rows), default=0.0)
+    wrap = wraps(columns, cells, rows)
+    widths = _widths(columns, cells, wrap)
+    labels = max((label_width(r, wrap) for r in rows), default=0.0)
     available = max(PAGE_EM - BESIDE_EM - labels, 8.0)
     filled = column_blocks([round(w * 10) for w in widths], round(available * 10))
     # as few blocks as fit, of nearly equal size when that fits (4 + 4, not 7 + 1), as LaTeX's
@@ -263,21 +280,22 @@ def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
 
 
 def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
-                    columns: Sequence[str]) -> list[str]:
+                    columns: Sequence[str], wrap: bool = False) -> list[str]:
     """`symbol =` a bracketed matrix, its column labels above and its row labels on the left;
-    one line of math per row, each ending in \\cr. A long label is set in lines (label_lines),
-    as LaTeX's: a column's last line over its numbers, a row's numbers beside its first line
-    (the numbers' array has an empty row for each further line, so the two arrays keep one row
-    height). Set in lines of 16 characters, a label of 40 fits the page beside its numbers at the
-    text's size (no size command: MathJax's default bundle knows none in math)."""
+    one line of math per row, each ending in \\cr. With `wrap` (see wraps), a long label is set
+    in lines (label_lines), as LaTeX's: a column's last line over its numbers, a row's numbers
+    beside its first line (the numbers' array has an empty row for each further line, so the two
+    arrays keep one row height). Set in lines of 16 characters, a label of 40 fits the page
+    beside its numbers at the text's size (no size command: MathJax's default bundle knows none
+    in math)."""
     numbers = [[number(c) for c in row] for row in cells]
-    widths = [column_width(c, [row[j] for row in numbers]) for j, c in enumerate(columns)]
+    widths = [column_width(c, [row[j] for row in numbers], wrap) for j, c in enumerate(columns)]
     digits = [max(row[j][1] for row in numbers) for j in range(len(columns))]
     spec = "c" * len(columns)
-    heads = [label_lines(c) for c in columns]
+    heads = [_lines(c, wrap) for c in columns]
     depth = max((len(h) for h in heads), default=1)
     heads = [[""] * (depth - len(h)) + h for h in heads]  # the last lines side by side
-    sides = [label_lines(r) for r in rows]
+    sides = [_lines(r, wrap) for r in rows]
     lines = [r"\begin{array}{rrc}",
              r"& & \begin{array}{" + spec + "}",
              " & ".join(r"\hspace{" + _em(w) + "}" for w in widths) + r" \cr",
