@@ -32,9 +32,9 @@ REFUSED = {"cat_chases_mouse_by_hand", "low_precision_bfloat16", "low_precision_
            "backward_llama_style"}
 SUPPORTED = [path for path in EXAMPLES if path.stem not in REFUSED]
 ROTARY = {"llama_style", "rope_half", "rope_interleaved"}
-# attn refuses --backward beside softcap and qk_norm (tests/test_softcap.py,
-# tests/test_qk_norm.py): no gradient of the cap or of the norm yet
-CAPPED = {"softcap_gemma2", "qk_norm_qwen3"}
+# attn refuses --backward beside softcap, qk_norm and sinks (tests/test_softcap.py,
+# tests/test_qk_norm.py, tests/test_sinks.py): no gradient of the cap, the norm or the sink yet
+CAPPED = {"softcap_gemma2", "qk_norm_qwen3", "sinks_gpt_oss"}
 WITH_BACKWARD = [path for path in SUPPORTED if path.stem not in ROTARY | CAPPED]
 HIDDEN = "−∞"
 

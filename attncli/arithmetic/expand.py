@@ -222,28 +222,50 @@ def softcap_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[E
 
 
 def weight_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
-    """Softmax of each chosen row, written out: e^x of every score, the sum, every quotient."""
+    """Softmax of each chosen row, written out: e^x of every score, the sum, every quotient; with
+    a sink (gpt-oss), its term e^s is one more of the sum."""
     matrix = step.matrices[0]
+    sinks = ctx.spec.sinks
+    sink = None if sinks is None else sinks[(step.head or 1) - 1]
     for i in chosen_rows(matrix.rows, cells):
         logits = ctx.head.scores.row(i)  # (m,), -inf where hidden
+        if sink is not None:
+            logits = np.append(logits, sink)  # (m + 1,): the sink as a last key
         shift, e, total, _ = ctx.calc.softmax_parts(logits[None, :])
         if total[0] == 0.0 or not np.isfinite(matrix.row(i)).all():
             continue  # a query that sees no key: the reading says so
         peak = float(shift[0])
-        for j in range(len(matrix.columns)):
+        for j in range(len(logits)):
             x = float(logits[j])
             argument: Expr = Num(x)
             if peak != 0.0 and math.isfinite(x):  # e^(12.00 − 16.00), e^(−3.00 + 2.00)
                 argument = Difference(Num(x), Num(peak)) if peak > 0 else Sum(
                     (Num(x), Num(-peak)))
-            yield ctx.line(None, None, Exp(argument), float(e[0, j]))
-        visible = [j for j in range(len(matrix.columns)) if math.isfinite(logits[j])]
+            target = None if j < len(matrix.columns) else Formula("e^s", "e^{s}")
+            yield ctx.line(target, None, Exp(argument), float(e[0, j]))
+        visible = [j for j in range(len(logits)) if math.isfinite(logits[j])]
         yield ctx.line(Formula("Σ", r"\Sigma"), None,
                        Sum(tuple(Num(float(e[0, j])) for j in visible)), float(total[0]))
         for j in range(len(matrix.columns)):
             yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), None,
                            Quotient(Num(float(e[0, j])), Num(float(total[0]))),
                            matrix.at(i, j))
+
+
+def sink_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    """A_s[i] = 1 − Σⱼ A[i, j]: the weight query i gave the sink, what its row of A lacks."""
+    share = step.matrices[0]
+    weights = ctx.head.weights  # (n, m)
+    for i, j in chosen_cells(share.rows, share.columns, cells):
+        row = weights.row(i)  # (m,)
+        visible = np.isfinite(ctx.head.scores.row(i))  # (m,)
+        terms = tuple(Num(float(row[k])) for k in range(len(row)) if visible[k])
+        label = share.rows[i]
+        symbolic = Formula(f"1 − Σⱼ A[{label}, j]", rf"1 - \sum_j A[{token_latex(label)}, j]")
+        expr: Expr = Difference(Num(1.0), Sum(terms)) if terms else Num(1.0)
+        target = Formula(f"{share.symbol.text}[{label}]",
+                         f"{share.symbol.latex}[{token_latex(label)}]")
+        yield ctx.line(target, symbolic, expr, share.at(i, j))
 
 
 def output_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
@@ -290,6 +312,7 @@ WRITERS: dict[str, Writer] = {
     "softcap": softcap_cells,
     "qk_norm": qk_norm_cells,
     "weights": weight_rows,
+    "sinks": sink_cells,
     "output": output_rows,
     "out_projection": out_projection_cells,
     "tile": tile_rows,

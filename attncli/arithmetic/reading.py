@@ -142,6 +142,9 @@ def key_listing(query: str, keys: Sequence[str]) -> Msg | str:
                          len(keys) - NAMED_KEYS, first=named)
 
 
+SINK_TOLERANCE = 1e-12  # a row of weights that sums below 1 by more gave the rest to a sink
+
+
 def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
     name = head.weights.rows[i]
     query = quoted(name)
@@ -157,6 +160,12 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
                       query=query)
     if len(found) == 1 and len(found[0][0]) == 1:
         (key,), weight = found[0]
+        if float(head.weights.row(i).sum()) < 1.0 - SINK_TOLERANCE:  # a sink took the rest
+            if key == name:
+                return Msg.of("{query} sees only itself: it keeps {weight} there, and the sink "
+                              "takes the rest.", query=query, weight=weight)
+            return Msg.of("{query} sees only {key}: it gives it {weight}, and the sink takes "
+                          "the rest.", query=query, key=quoted(key), weight=weight)
         if key == name:
             return Msg.of("{query} sees only itself, so all its weight ({weight}) stays there.",
                           query=query, weight=weight)

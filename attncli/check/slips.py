@@ -143,7 +143,7 @@ def causal_reversed(s: Situation) -> tuple[Variant, ...]:
         if isinstance(mask, CausalMask):
             return MatrixMask(ahead)
         if isinstance(mask, WindowMask) and mask.causal:
-            return MatrixMask(ops.window(n, m, mask.width, False) & ahead)
+            return MatrixMask(ops.window(n, m, mask.width, False, mask.sink_tokens) & ahead)
         return mask
 
     if not any(isinstance(mk, CausalMask) or (isinstance(mk, WindowMask) and mk.causal)

@@ -61,10 +61,11 @@ def causal(n: int, m: int) -> Bools:
     return np.tri(n, m, dtype=bool)  # (n, m)
 
 
-def window(n: int, m: int, width: int, causal_only: bool) -> Bools:
-    """Query i sees keys with |i - j| <= width (and j <= i when causal)."""
+def window(n: int, m: int, width: int, causal_only: bool, sink_tokens: int = 0) -> Bools:
+    """Query i sees keys with |i - j| <= width and the first `sink_tokens` keys (StreamingLLM's
+    attention sinks), of these only j <= i when causal."""
     offset = np.arange(m)[None, :] - np.arange(n)[:, None]  # (1, m) - (n, 1) -> (n, m): j - i
-    inside = np.abs(offset) <= width
+    inside = (np.abs(offset) <= width) | (np.arange(m) < sink_tokens)[None, :]  # (n, m)
     return inside & (offset <= 0) if causal_only else inside  # (n, m)
 
 

@@ -101,6 +101,8 @@ def sources(steps: Sequence[Step], at: int, convention: str) -> list[list[Source
             return scores(matrix, "cell")
         if step.id == "weights":
             return scores(matrix, "row")
+        if step.id == "sinks":
+            return named("row", "A")
         if step.id == "output":
             return named("row", "A") + named("column", "V")
         if step.id == "out_projection" and symbol == "O":

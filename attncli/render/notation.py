@@ -49,6 +49,8 @@ FORMULAS: dict[str, str] = {
     "−∞": r"-\infty",
     # logit soft-capping
     "(−c, c)": r"(-c, c)", "tanh x ≈ x": r"\tanh x \approx x",
+    # attention sinks
+    "e^s": r"e^{s}",
     # QK-norm
     "RMS(x) = √(mean(x²) + ε)":
         r"\operatorname{RMS}(x) = \sqrt{\operatorname{mean}(x^{2}) + \varepsilon}",

@@ -31,7 +31,7 @@ from attncli.spec.values import (
     optional,
 )
 
-MASK_KEYS = ("window", "causal", "padding")
+MASK_KEYS = ("window", "causal", "padding", "sink_tokens")
 
 
 def visible_flag(node: Node) -> bool:
@@ -90,6 +90,9 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
                 expected=m))
         return PaddingMask(keep)
     if "window" not in keys:
+        if "sink_tokens" in keys:
+            fail(keys["sink_tokens"], "sink_tokens keeps the first keys beside a window; add "
+                 "window: w")
         if "causal" in keys and boolean(keys["causal"]):
             return one_mask(Node("causal", node.where), n, m)
         fail(node, "expected window, causal or padding")
@@ -97,7 +100,8 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
     if causal and n != m:
         fail(node, "a causal mask needs as many queries as keys, found {n} × {m}", n=n, m=m)
     # window 0 would leave each query only itself: no attention to speak of, and never meant
-    return WindowMask(integer(keys["window"], 1), causal)
+    sink_tokens = optional(keys, "sink_tokens", lambda k: integer(k, 0), 0)
+    return WindowMask(integer(keys["window"], 1), causal, sink_tokens)
 
 
 def matrix_mask(node: Node, visible: Array, n: int, m: int) -> MatrixMask:

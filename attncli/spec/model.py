@@ -122,10 +122,12 @@ class CausalMask:
 
 @record
 class WindowMask:
-    """Query i sees keys with |i - j| <= width; with causal, only j in [i - width, i]."""
+    """Query i sees keys with |i - j| <= width; with causal, only j in [i - width, i]; and the
+    first `sink_tokens` keys besides (StreamingLLM's attention sinks), with causal only j <= i."""
 
     width: int
     causal: bool = False
+    sink_tokens: int = 0
 
 
 @record
@@ -269,6 +271,7 @@ class Spec:
     backward: Backward | None = None  # the gradient steps after the forward ones (backward.py)
     softcap: float | None = None  # c of S″ = c·tanh(S′ / c), Gemma 2's logit soft-capping
     qk_norm: QKNorm | None = None  # RMSNorm of q and k before RoPE (Qwen3, OLMo 2)
+    sinks: tuple[float, ...] | None = None  # each head's sink logit s_h (gpt-oss), one per head
 
     @property
     def keys_source(self) -> Sequence:

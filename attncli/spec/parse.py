@@ -18,6 +18,7 @@ from attncli.spec.precision import check_dtype, dtype_spec
 from attncli.spec.qk_norm import qk_norm_spec
 from attncli.spec.scores import scale_spec, score_spec, softcap_spec
 from attncli.spec.sequences import context_sequence, sequence
+from attncli.spec.sinks import sinks_spec
 from attncli.spec.source import Node
 from attncli.spec.tiling import tiling_spec
 from attncli.spec.values import (
@@ -38,7 +39,7 @@ TOP_KEYS = (
     "masked_rows", "display", "title", "description",
     "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
     "dtype",
-    "tiling", "softcap", "qk_norm",
+    "tiling", "softcap", "qk_norm", "sinks",
 )
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
@@ -116,6 +117,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         softcap=optional(top, "softcap", softcap_spec, None),
         qk_norm=optional(top, "qk_norm", lambda n: qk_norm_spec(n, heads, convention, files),
                          None),
+        sinks=optional(top, "sinks", lambda n: sinks_spec(n, len(heads)), None),
     )
     if "backward" in top:
         from dataclasses import replace
@@ -143,11 +145,13 @@ def rotary(sequence: Sequence | None, node: Node | None, heads: tuple[Head, ...]
 
 
 def forward_only(spec: Spec, top: dict[str, Node]) -> None:
-    """Soft-capping and QK-norm are worked out in the forward pass of a whole prompt: the decode
-    steps and the backward pass do not cap the scores or normalize q and k yet, so they are
-    refused beside them."""
-    for name, on in (("softcap", spec.softcap is not None), ("qk_norm", spec.qk_norm is not None)):
-        for key in ("decode", "backward"):
+    """Soft-capping, QK-norm and sink logits are worked out in the forward pass of a whole
+    prompt: the decode steps and the backward pass do not cap the scores, normalize q and k or
+    add a sink yet, so they are refused beside them; nor do the online softmax's tiles add a
+    sink."""
+    for name, on in (("softcap", spec.softcap is not None), ("qk_norm", spec.qk_norm is not None),
+                     ("sinks", spec.sinks is not None)):
+        for key in ("decode", "backward") + (("tiling",) if name == "sinks" else ()):
             if on and key in top:
                 fail(top[name], "{key} does not work with {name} yet; remove {name} or {key}",
                      key=key, name=name)

@@ -13,7 +13,7 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 # every step id a walkthrough may have, in the order they come (attncli/steps/build.py)
 STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
             "projections", "qk_norm", "rope", "scores", "scaled", "softcap", "bias", "masked",
-            "weights", "output", "tile", "tiled_output", "prefill", "decode", "concat",
+            "weights", "sinks", "output", "tile", "tiled_output", "prefill", "decode", "concat",
             "out_projection", "residual_1", "norm_1", "ffn", "residual_2", "norm_2", "kv_cache",
             "precision",
             # the backward pass (docs/backward.md), in the order it runs
@@ -21,7 +21,8 @@ STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parame
             "grad_scores", "grad_projections", "grad_rope", "grad_weights", "grad_shared",
             "grad_input")
 # The steps whose cells --expand STEP:ROW[,COLUMN] writes out: one line per cell, or a row at once
-CELL_STEPS = ("projections", "qk_norm", "scores", "scaled", "softcap", "out_projection")
+CELL_STEPS = ("projections", "qk_norm", "scores", "scaled", "softcap", "sinks",
+              "out_projection")
 ROW_STEPS = ("weights", "output", "tile", "tiled_output")
 EXPANDABLE = CELL_STEPS + ROW_STEPS
 MD_FLAVORS = ("github", "katex", "plain")

@@ -38,6 +38,14 @@ def caps(spec: Spec) -> bool:
     return spec.softcap is not None
 
 
+def has_sinks(spec: Spec) -> bool:
+    return spec.sinks is not None
+
+
+def plain_softmax(spec: Spec) -> bool:
+    return spec.sinks is None
+
+
 def has_bias(spec: Spec) -> bool:
     return spec.bias is not None
 
@@ -81,7 +89,8 @@ HEAD: tuple[Family[HeadState], ...] = (
     Family("softcap", "softcap.capped", caps),
     Family("bias", "biases.biased", has_bias),
     Family("masked", "masks.masked", has_masks),
-    Family("weights", "softmax.weights"),
+    Family("weights", "softmax.weights", plain_softmax),
+    Family("sinks", "sinks.sink_weights", has_sinks),
     Family("output", "heads.output"),
     Family("tiles", "tiling.tiled", tiles_on),
     Family("decode", "decode.prefill", decodes),

@@ -20,7 +20,7 @@ def visible_keys(masks: tuple[Mask, ...], n: int, m: int) -> ops.Bools:
         if isinstance(mask, CausalMask):
             visible &= ops.causal(n, m)
         elif isinstance(mask, WindowMask):
-            visible &= ops.window(n, m, mask.width, mask.causal)
+            visible &= ops.window(n, m, mask.width, mask.causal, mask.sink_tokens)
         elif isinstance(mask, PaddingMask):
             visible &= ops.padding(n, mask.keep)
         elif isinstance(mask, MatrixMask):
@@ -42,6 +42,11 @@ def describe_mask(mask: Mask) -> Msg:
     if isinstance(mask, CausalMask):
         return Msg.of("causal")
     if isinstance(mask, WindowMask):
+        if mask.sink_tokens:
+            window = describe_mask(WindowMask(mask.width, mask.causal))
+            return Msg.plural_of("{window} and the first {count} key",
+                                 "{window} and the first {count} keys", mask.sink_tokens,
+                                 window=window)
         if mask.causal:
             return Msg.of("causal window of {width}", width=mask.width)
         return Msg.of("window of ±{width}", width=mask.width)

@@ -47,6 +47,7 @@ WRITERS: dict[str, Writer] = {
     "bias": head.bias,
     "masked": head.masked,
     "weights": head.weights,
+    "sinks": head.sinks,
     "output": head.output,
     "concat": layer.concat,
     "out_projection": layer.out_projection,
@@ -152,8 +153,8 @@ def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Wo
 
 
 HEAD_STEPS = frozenset({"parameters", "projections", "qk_norm", "rope", "scores", "scaled",
-                        "softcap", "bias", "masked", "weights", "output", "prefill", "decode",
-                        "grad_values", "grad_softmax", "grad_scores", "grad_projections",
+                        "softcap", "bias", "masked", "weights", "sinks", "output", "prefill",
+                        "decode", "grad_values", "grad_softmax", "grad_scores", "grad_projections",
                         "grad_weights"})
 # What the backward pass reads of each head, kept as `key@head` when the head's step is placed:
 # the latest of a key is another head's by the time the gradients are written.

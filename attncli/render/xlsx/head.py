@@ -154,6 +154,13 @@ def softcap(ctx: Context, step: Step) -> list[Piece]:
         f"={c}*TANH({before.cell(i, j, ctx.sheet)}/{c})"))]
 
 
+def sinks(ctx: Context, step: Step) -> list[Piece]:
+    """A_s = 1 − Σⱼ A[i, j], the weight each query gave the sink (gpt-oss)."""
+    a = ctx.places["A"]
+    return [computed(step, 0, "sink", lambda i, j: Formula(
+        f"=1-SUM({a.row_range(i, ctx.sheet)})"))]
+
+
 def bias(ctx: Context, step: Step) -> list[Piece]:
     """S′ + B, with B given (ALiBi's slopes or the spec's matrix); −∞ in B hides a key."""
     before = ctx.places["logits"]
@@ -183,13 +190,18 @@ def masked(ctx: Context, step: Step) -> list[Piece]:
 
 
 def weights(ctx: Context, step: Step) -> list[Piece]:
-    """max of each row, e^(s − max), their row sum Σ, and A = e / Σ."""
+    """max of each row, e^(s − max), their row sum Σ, and A = e / Σ; with a sink logit
+    (gpt-oss), the sink joins the max and adds its e^(s − max) to Σ."""
     s, on = ctx.places["logits"], ctx.sheet
     labels = step.matrices[0].rows
     t = ctx.t
     empty = '"NaN"' if ctx.spec.masked_rows == "nan" else "0"
+    sinks = ctx.spec.sinks
+    sink = None if sinks is None else literal(sinks[(step.head or 1) - 1])
 
     def row_max(i: int, j: int) -> Content:  # MAX skips the text −∞ of hidden keys
+        if sink is not None:
+            return Formula(f"=MAX({s.row_range(i, on)},{sink})")
         return Formula(f"=MAX({s.row_range(i, on)})")
 
     def exp(i: int, j: int) -> Content:
@@ -197,6 +209,9 @@ def weights(ctx: Context, step: Step) -> list[Piece]:
         return Formula(f"=IF(ISNUMBER({x}),EXP({x}-{ctx.at('max', i, 0)}),0)")
 
     def total(i: int, j: int) -> Content:
+        if sink is not None:
+            return Formula(f"=SUM({ctx.places['exp'].row_range(i, on)})"
+                           f"+EXP({sink}-{ctx.at('max', i, 0)})")
         return Formula(f"=SUM({ctx.places['exp'].row_range(i, on)})")
 
     def weight(i: int, j: int) -> Content:
