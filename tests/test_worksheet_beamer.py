@@ -22,7 +22,8 @@ from tests.test_worksheet import blank_operands
 NUMBER = re.compile(r"−?-?\d+\.\d+")  # a printed number (2 decimals), its minus sign kept
 
 
-CONTINUED = re.compile(r" \(\d+\)$")  # a step's further frame: "13. Output — head 2 (2)"
+# a step's further frame: "13. Output — head 2 (cont.)", „… (cd.)”, «… (продолжение)»
+CONTINUED = re.compile(r" \((cont\.|cd\.|продолжение)\)$")
 
 
 def pages(pdf: Path) -> dict[str, str]:

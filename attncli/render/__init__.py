@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from attncli.errors import UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, suggesting
 from attncli.records import record
+from attncli.render.paper import PAPER_FORMATS
 from attncli.spec.view import parse_languages
 
 if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must stay light
@@ -120,7 +121,8 @@ def stream(walkthrough: Walkthrough, format: str = "text",
     lang = walkthrough.lang if lang is None else lang
     langs = parse_languages(lang if isinstance(lang, str) else ",".join(lang))
     module = _module(format)
-    options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor, **options}
+    options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor,
+               "full_switch": "" if format in PAPER_FORMATS else "--full", **options}
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
     if not MIN_WIDTH <= base.width <= MAX_WIDTH:
         raise UsageError(width_problem("width", base.width))

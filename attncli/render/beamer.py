@@ -1,6 +1,6 @@
-"""Beamer slides: one frame per shown step, continued on the next frames (titled `(2)`,
-`(3)` ...) when it does not fit, the title and facts on the first frame, each reading on a frame
-of its own.
+"""Beamer slides: one frame per shown step, continued on the next frames (titled "(cont.)",
+„(cd.)”, «(продолжение)» after the step's title) when it does not fit, the title and facts on
+the first frame, each reading on a frame of its own.
 
 Every matrix is cut into blocks that fit the frame: columns by the width of a 4:3 or 16:9 frame
 (aspect "43" or "169"), rows by a number that fits its height. A step's pieces are then packed
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from attncli.i18n import Msg, translate
+from attncli.model.latex_text import escape_text
 from attncli.render import RenderOptions
 from attncli.render.frame_fit import pack
 from attncli.render.latex import BABEL_NAMES, ENGINE, packages
@@ -44,7 +46,9 @@ def document(walkthrough: object, options: RenderOptions, langs: Sequence[str]) 
     for lang in langs:
         if len(langs) > 1:
             frames.append(r"\selectlanguage{" + BABEL_NAMES[lang] + "}")
-        frames += [frame(part, page) for part in parts(walkthrough, options, lang, page)]
+        continued = escape_text(translate(Msg.of("(cont.)"), lang))
+        frames += [frame(part, page, continued)
+                   for part in parts(walkthrough, options, lang, page)]
     text = "\n".join(frames)
     needs = [line for line in packages(langs, text, not options.frames_only)
              if "amsmath" not in line and "xcolor" not in line]  # beamer loads both itself
@@ -78,11 +82,12 @@ def preamble(needs: Sequence[str], table: bool, aspect: str) -> str:
     ])
 
 
-def frame(part: Part, page: Page) -> str:
-    """The part's frames: as many as its pieces need, the second and later titled `(2)` ..."""
+def frame(part: Part, page: Page, continued: str) -> str:
+    """The part's frames: as many as its pieces need, the second and later titled with the
+    part's heading and `continued` (its "(cont.)" in the deck's language)."""
     out = []
     for number, group in enumerate(pack(part.chunks, page), start=1):
-        heading = part.heading + (rf"\ ({number})" if number > 1 else "")
+        heading = part.heading + (r"\ " + continued if number > 1 else "")
         lines = [r"\begin{frame}", r"\frametitle{" + heading + "}"]
         for chunk in group:
             lines += [*chunk, ""]

@@ -30,6 +30,7 @@ from attncli.model import (
     Walkthrough,
 )
 from attncli.render import RenderOptions, shortened
+from attncli.render.paper import on_paper
 
 Translate = Callable[[Msg], str]
 
@@ -41,7 +42,8 @@ def number_format(walkthrough: Walkthrough, options: RenderOptions) -> NumberFor
 
 
 def translator(options: RenderOptions, number: NumberFormat) -> Translate:
-    """Messages in the options' language; `{switch}` says how to ask for every number there.
+    """Messages in the options' language; `{switch}` says how to ask for every number there
+    (an empty `full_switch`: a document, where the sentence is said without it).
     The sentences said again and again (`(64 terms)` after every long sum) are kept."""
     said: dict[Msg, str] = {}
 
@@ -53,6 +55,8 @@ def translator(options: RenderOptions, number: NumberFormat) -> Translate:
         return text if text is not None else keep(msg)
 
     def switched(msg: Msg) -> Msg:
+        if isinstance(msg, Msg) and not options.full_switch:  # a document: no switch to name
+            return on_paper(msg)
         if isinstance(msg, Msg) and options.full_switch != FULL_SWITCH and any(
                 name == "switch" for name, _ in msg.params):
             return replace(msg, params=tuple((name, options.full_switch if name == "switch"

@@ -15,6 +15,7 @@ from attncli.render.common import translator
 from attncli.render.latex_matrix import Page
 from attncli.render.notation import latex as notation_latex
 from attncli.render.notation import message
+from attncli.render.paper import on_paper
 from attncli.render.tex import escape_text
 
 CYRILLIC_LANGS = frozenset({"ru"})
@@ -49,11 +50,12 @@ class Writer:
 
     def say(self, msg: Msg | str) -> str:
         """A catalog sentence, its notation as math."""
-        return message(msg, self.lang, self.esc, self.number)
+        return message(on_paper(msg) if isinstance(msg, Msg) else msg, self.lang, self.esc,
+                       self.number)
 
     def prose(self, text: str) -> str:
         """Text attn wrote (a heading, a fact) with its notation as math."""
         return notation_latex(text, self.esc)
 
     def t(self, msg: Msg) -> str:
-        return translator(RenderOptions(lang=self.lang), self.number)(msg)
+        return translator(RenderOptions(lang=self.lang, full_switch=""), self.number)(msg)

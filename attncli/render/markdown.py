@@ -127,7 +127,8 @@ def body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
 def _body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
           top: str) -> Iterator[str]:
     number = number_format(walkthrough, options)
-    t = translator(replace(options, lang=lang, full_switch=SWITCH), number)
+    t = translator(replace(options, lang=lang, full_switch=options.full_switch and SWITCH),
+                   number)  # an empty switch: a document, which names none
     header = walkthrough.header
     flavor = options.md_flavor
     if options.header:

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from attncli.arithmetic.elision import FULL_SWITCH
 from attncli.compute.lowprec import SUPERSCRIPT, finfo, largest, power
 from attncli.i18n import Msg
 from attncli.model import Cell, Finding, Formula, LowPrecisionReport, Matrix, Step, StepError
@@ -153,8 +154,8 @@ def summary(d: Digits, findings: list[Finding], judged: list[Msg], partial: bool
     if partial:  # a summary of a large spec (attncli/arithmetic/elision.py) keeps some rows of n x
         # m
         notes.insert(3, Msg.of("The queries × keys matrices are summaries here: their errors, "
-                               "overflows and underflows are those of the rows shown (--full "
-                               "counts every row)."))
+                               "overflows and underflows are those of the rows shown ({switch} "
+                               "counts every row).", switch=FULL_SWITCH))
     return Step("precision", Msg.of("Low precision: {dtype}", dtype=dtype),
                 Formula(f"fl(x) = x·(1 + δ), |δ| ≤ 2{str(-p).translate(SUPERSCRIPT)}",
                         rf"\operatorname{{fl}}(x) = x\,(1 + \delta),\ "
