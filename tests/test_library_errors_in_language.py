@@ -76,8 +76,8 @@ def cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
      "токенизатора?)"),
     ("tokenizer_panic", "pl", "tokenizer_panic.tokenizer.json: wzorzec (a|a)+$ w "
      "pre_tokenizer.pattern.Regex wymaga na tym tekście więcej nawrotów, niż pozwala silnik "
-     "wyrażeń regularnych (Oniguruma); tak działają powtarzane alternatywy, które się "
-     "pokrywają, jak w (a|a)+"),
+     "wyrażeń regularnych (Oniguruma); tyle nawrotów powodują powtarzane, nakładające się "
+     "alternatywy, jak w (a|a)+"),
     ("tokenizer_panic", "ru", "tokenizer_panic.tokenizer.json: шаблону (a|a)+$ в "
      "pre_tokenizer.pattern.Regex на этом тексте нужно больше возвратов, чем допускает движок "
      "регулярных выражений (Oniguruma); так бывает с повторяемыми пересекающимися "

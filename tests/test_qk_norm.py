@@ -58,7 +58,7 @@ def test_each_normalized_cell_is_written_out() -> None:
     assert "Q̃[cat, d1] = Q[cat, d1] / RMS(q_cat)·g_q[d1] = (2.00 / 1.58)·1.00 ≈ 1.26" \
         in result.stdout
     assert "K̃[cat, d1] = K[cat, d1] / RMS(k_cat) = 1.00 / 1.00 = 1.00" in result.stdout
-    for lang, words in (("pl", "jak w Qwen3: przed wzmocnieniem g każde zapytanie"),
+    for lang, words in (("pl", "Qwen3: przed pomnożeniem przez wzmocnienie g każde zapytanie"),
                         ("ru", "как в Qwen3: до умножения на масштаб g длина")):
         translated = run("explain", str(EXAMPLE), "--format", "text", "--steps", "qk_norm",
                          "--lang", lang)

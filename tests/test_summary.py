@@ -118,7 +118,7 @@ def test_explain_text_summarizes_and_full_or_json_do_not(tmp_path: Path) -> None
 def test_polish_and_russian_count_the_queries_left_unread(tmp_path: Path) -> None:
     path = str(large_spec(tmp_path, heads=1))
     pl = run("explain", path, "-f", "text", "-x", "none", "--lang", "pl").stdout
-    assert "Jeszcze 62 zapytania nie są tu opisane; --full opisuje wszystkie." in pl
+    assert "62 pozostałe zapytania nie są tu opisane; --full opisuje wszystkie." in pl
     ru = run("explain", path, "-f", "text", "-x", "none", "--lang", "ru").stdout
     assert "Ещё 62 запроса здесь не описаны; --full описывает все." in ru
 
