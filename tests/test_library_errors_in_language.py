@@ -34,7 +34,7 @@ def refused(lang: str, spec: Path) -> str:
 @pytest.mark.parametrize(("lang", "line"), [
     ("pl", "spec.yaml:1:8: title: YAML odczytuje 2024-02-30 jako datę, a takiej daty nie ma; "
            "jeśli to tekst, ujmij go w cudzysłów: \"2024-02-30\""),
-    ("ru", "spec.yaml:1:8: title: YAML читает 2024-02-30 как дату, но такой даты нет; если это "
+    ("ru", "spec.yaml:1:8: title: YAML принимает 2024-02-30 за дату, но такой даты нет; если это "
            "текст, заключите его в кавычки: \"2024-02-30\""),
 ])
 def test_a_date_that_does_not_exist(lang: str, line: str, tmp_path: Path) -> None:
@@ -46,7 +46,7 @@ def test_a_date_that_does_not_exist(lang: str, line: str, tmp_path: Path) -> Non
 @pytest.mark.parametrize(("lang", "said"), [
     ("pl", "YAML odczytuje 2024-01-01 25:00:00 jako datę z godziną, a takiej daty lub godziny "
            "nie ma"),
-    ("ru", "YAML читает 2024-01-01 25:00:00 как дату и время, но такой даты или такого времени "
+    ("ru", "YAML принимает 2024-01-01 25:00:00 за дату и время, но такой даты или такого времени "
            "нет"),
 ])
 def test_a_time_that_does_not_exist_inside_a_matrix(lang: str, said: str, tmp_path: Path) -> None:
@@ -72,8 +72,8 @@ def cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
      "odczytać tokenizatora: pakiet tokenizers oczekuje w tym miejscu czegoś innego (czy to na "
      "pewno plik tokenizatora?)"),
     ("checkpoint_tokenizer_not_json", "ru", "data/model.safetensors.index.json:1:14: не удаётся "
-     "прочитать токенизатор: пакет tokenizers ожидает здесь другого (это точно файл "
-     "токенизатора?)"),
+     "прочитать токенизатор: пакет tokenizers ожидает здесь что-то другое (это точно "
+     "файл токенизатора?)"),
     ("tokenizer_panic", "pl", "tokenizer_panic.tokenizer.json: wzorzec (a|a)+$ w "
      "pre_tokenizer.pattern.Regex wymaga na tym tekście więcej nawrotów, niż pozwala silnik "
      "wyrażeń regularnych (Oniguruma); tyle nawrotów powodują powtarzane, nakładające się "

@@ -158,7 +158,7 @@ def test_the_header_names_the_sink_tokens() -> None:
              for lang in ("en", "pl", "ru")}
     assert words == {"en": "causal window of 1 and the first 1 key",
                      "pl": "przyczynowe okno o szerokości 1 i 1 pierwszy klucz",
-                     "ru": "каузальное окно шириной 1 и 1 первый ключ"}
+                     "ru": "каузальное окно шириной 1 и первые ключи (1)"}
 
 
 # --- bad input -------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_a_bad_sinks_list_is_one_line_with_its_place(tmp_path: Path, line: str, 
 
 @pytest.mark.parametrize(("lang", "problem"), [
     ("pl", "sinks: ma 3 logity ujścia, oczekiwano jednego na głowicę (2)"),
-    ("ru", "sinks: 3 логита стока, ожидается по одному на голову (2)"),
+    ("ru", "sinks: задано 3 логита стока, а ожидается по одному на голову (2)"),
 ])
 def test_a_wrong_length_is_refused_in_each_language(tmp_path: Path, lang: str,
                                                     problem: str) -> None:
