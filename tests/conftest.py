@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from tests import skips
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
 EXAMPLES = sorted(CONFIGS.glob("*.yaml"))
+BAD_INPUTS = ROOT / "tests" / "bad_inputs"  # one folder per mistake: spec, files, expected line
 
 
 @dataclass
@@ -38,6 +40,16 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
     """attn with `args`, in-process; stdout and stderr apart."""
     result = CliRunner().invoke(app, list(args), input=input, env=env)
     return Result(result.exit_code, result.stdout, result.stderr)
+
+
+@pytest.fixture
+def catalogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of tests/bad_inputs to run in, so that nothing a case might write reaches the
+    repo."""
+    folder = tmp_path / "cases"
+    shutil.copytree(BAD_INPUTS, folder)
+    monkeypatch.chdir(folder)
+    return folder
 
 
 @pytest.fixture

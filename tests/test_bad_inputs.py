@@ -10,14 +10,13 @@ not a byte written or changed in the folder. The files in data/ are the matrices
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run
+from tests.conftest import BAD_INPUTS, run
 
-CATALOGUE = Path(__file__).parent / "bad_inputs"
+CATALOGUE = BAD_INPUTS
 CASES = sorted(p.stem + "".join(p.suffixes[:-1]) for p in CATALOGUE.glob("*.expected"))
 
 
@@ -34,15 +33,6 @@ def snapshot(folder: Path) -> dict[str, bytes | None]:
     """Every file and folder under `folder` with its bytes (None for a folder)."""
     return {p.relative_to(folder).as_posix(): None if p.is_dir() else p.read_bytes()
             for p in sorted(folder.rglob("*"))}
-
-
-@pytest.fixture
-def catalogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the catalogue to run in, so that nothing a case might write reaches the repo."""
-    folder = tmp_path / "cases"
-    shutil.copytree(CATALOGUE, folder)
-    monkeypatch.chdir(folder)
-    return folder
 
 
 def expected_line(case: str) -> str:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,6 @@ import pytest
 from attncli.i18n import Msg, translate
 from attncli.spec.source import byte_count
 from tests.conftest import run
-
-CATALOGUE = Path(__file__).parent / "bad_inputs"
 
 
 def said(msg: Msg, lang: str) -> str:
@@ -61,10 +58,7 @@ def test_no_byte_symbol_is_left_beside_a_number() -> None:
                                      "1099511627776 байт, а на самом деле всего 97 байт"),
 ])
 def test_the_refusal_reads_both_counts_with_the_word(case: str, lang: str, said: str,
-                                                     tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    shutil.copytree(CATALOGUE, tmp_path / "cases")
-    monkeypatch.chdir(tmp_path / "cases")
+                                                     catalogue: Path) -> None:
     result = run("explain", f"{case}.yaml", "--lang", lang)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.replace("\u00a0", " ") == (

@@ -7,7 +7,6 @@ user's language, exit 2, naming the file:line:column or the key path.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ import pytest
 from attncli.i18n.library_messages import tokenizers_problem
 from tests.conftest import run
 
-CATALOGUE = Path(__file__).parent / "bad_inputs"
 # What the libraries say, none of which may reach a line in any language.
 LIBRARY_WORDS = ("day is out of range", "out of range", "must be in", "expected `", "at line",
                  "Onig:", "Regex search error", "retry-limit", "Expecting")
@@ -55,14 +53,6 @@ def test_a_time_that_does_not_exist_inside_a_matrix(lang: str, said: str, tmp_pa
     assert refused(lang, spec).startswith(f"{spec}:4:9: embeddings[1][1]: {said}; ")
 
 
-@pytest.fixture
-def cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cases"
-    shutil.copytree(CATALOGUE, folder)
-    monkeypatch.chdir(folder)
-    return folder
-
-
 @pytest.mark.parametrize(("case", "lang", "line"), [
     ("tokenizer_broken_json", "pl", "tokenizer_broken_json.tokenizer.json:1:12: nie można "
      "odczytać tokenizatora: błędny JSON: oczekiwano dwukropka po kluczu"),
@@ -84,7 +74,7 @@ def cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
      "альтернативами, как в (a|a)+"),
 ])
 def test_a_tokenizer_refusal_in_the_language(case: str, lang: str, line: str,
-                                             cases: Path) -> None:
+                                             catalogue: Path) -> None:
     assert refused(lang, Path(f"{case}.yaml")) == f"{case}.yaml:1:21: tokens.tokenizer: {line}"
 
 
