@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncli import build, load_spec, loads_spec
+from attncli import build, load_spec, loads_spec, render
 from attncli.compute import ops
 from attncli.i18n import translate
 from tests.conftest import run
 from tests.test_checkpoints import needed
+from tests.test_export_renderers import compile_latex
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "configs" / "sinks_gpt_oss.yaml"
@@ -314,3 +315,16 @@ def test_gpt_oss_attention_module_agrees(mask: str) -> None:
     lost = 1 - weights[0].numpy().sum(axis=-1)  # (heads, n): what the module gave the sinks
     assert np.abs(np.array(shares) - lost).max() < TOLERANCE
     assert np.array(shares).max() > 0.1  # the sinks took enough to be seen if left out
+
+
+@pytest.mark.parametrize("fmt", ["latex", "beamer"])
+def test_a_negative_sink_compiles_with_its_sign(fmt: str, tmp_path: Path) -> None:
+    """Head 1's sink is −1: the formula's TeX writes `s = -1` (pdflatex stops at a Unicode minus
+    in math, and without -halt-on-error prints `s = 1`), the text keeps the true minus."""
+    walkthrough = build(load_spec(str(EXAMPLE)))
+    formulas = [s.formula for s in walkthrough.steps if s.id == "weights" and s.formula]
+    assert [f.latex.rsplit("s = ", 1)[1] for f in formulas] == ["-1", "2"]
+    assert [f.text.rsplit("s = ", 1)[1] for f in formulas] == ["−1", "2"]
+    options = {"standalone": True} if fmt == "latex" else {}
+    text = compile_latex(render(walkthrough, fmt, "en", **options), tmp_path)
+    assert "s = −1" in text or "s = -1" in text

@@ -10,6 +10,7 @@ column dropped). The family replaces the plain softmax when the spec has `sinks`
 from __future__ import annotations
 
 from dataclasses import replace
+from decimal import Decimal
 
 import numpy as np
 
@@ -21,9 +22,13 @@ SINK = Formula("A_s", "A_{s}")  # the weight that went to the sink s, in no lang
 HALF = 0.5  # a query that gives the sink more than this has given it most of its attention
 
 
-def written(value: float) -> str:
-    """A sink logit as a person writes it: 2, −1, 0.5 (a true minus sign)."""
-    return f"{value:g}".replace("-", "−")
+def written(value: float, minus: str = "−") -> str:
+    """A sink logit as a person writes it: 2, −1, 0.5, 0.00001 (a true minus sign in text; TeX's
+    math takes `-` as its minus, and pdflatex stops at a Unicode one)."""
+    magnitude = f"{abs(value):g}"
+    if "e" in magnitude:  # 1e-05: never e-notation
+        magnitude = format(Decimal(repr(abs(value))), "f")
+    return (minus if value < 0 else "") + magnitude
 
 
 def sink_logit(b: Build, hs: HeadState) -> float:
@@ -52,7 +57,7 @@ def sink_weights(b: Build, hs: HeadState) -> Made[HeadState]:
     formula = Formula(
         f"A[i, j] = e^{x}[i, j] / (e^s + Σₖ e^{x}[i, k]),  s = {written(s)}",
         rf"A_{{ij}} = \frac{{e^{{{xl}_{{ij}}}}}}{{e^{{s}} + \sum_k e^{{{xl}_{{ik}}}}}},"
-        rf"\quad s = {written(s)}")
+        rf"\quad s = {written(s, '-')}")
     weights_step = Step("weights", Msg.of("Attention weights with a sink"), formula, (A,),
                         hs.index, (Msg.of(
                             "The sink logit s = {sink} joins the softmax of every row as e^s "
