@@ -126,7 +126,8 @@ def test_corners_of_the_weights_are_the_json_numbers_rounded_half_up() -> None:
                 assert cells[r][c] == "—"
             else:
                 assert cells[r][c] == half_up(values[i][j]), (i, j)
-    assert "40 × 40" in markdown and "--full" in markdown
+    # a document says the size, not a command-line switch its reader cannot type on paper
+    assert "*elided in the middle; 40 × 40 in all*" in markdown and "--full" not in markdown
 
 
 def test_full_keeps_every_row_and_column() -> None:
@@ -196,19 +197,23 @@ def test_a_notebook_names_the_library_keyword_where_the_command_line_names_full(
         notes = [line for line in shown.splitlines()
                  if "20 × 8" in line.replace("\u00a0", " ") and line[:1] == "*"]
         assert notes and all('attncli.render(w, "markdown", full=True)' in n for n in notes)
-        assert "--full" in attncli.render(w, "markdown")  # the command line's own words
+        # a document names no switch at all; the terminal names the command line's own
+        assert "--full" not in attncli.render(w, "markdown")
+        assert "--full" in attncli.render(w, "text")
 
 
 @pytest.mark.parametrize("lang", ["en", "pl", "ru"])
-def test_the_switch_stays_two_hyphens_in_pandoc(lang: str) -> None:
-    """pandoc (like Hugo and kramdown) turns `--` in text into an en dash: the switch that shows
-    every number is written as code, so a reader can type what the note says."""
+def test_a_document_names_no_switch_for_pandoc_to_turn_into_a_dash(lang: str) -> None:
+    """pandoc (like Hugo and kramdown) turns `--` in text into an en dash, and a switch means
+    nothing on paper: an elided matrix's note in a document gives its size, and pandoc's HTML of
+    it has no switch, whole or dashed."""
     if shutil.which("pandoc") is None:
         need("pandoc", "apt-get install pandoc")
     markdown = export(str(large_spec(40)), "--markdown", "--lang", lang, "--steps", "weights")
     notes = [line for line in markdown.splitlines()
-             if "40 × 40" in line.replace("\u00a0", " ") and "*" in line]
-    assert notes and all("`--full`" in line for line in notes)
+             if "40 × 40" in line.replace("\u00a0", " ") and line.startswith("*")]
+    assert len(notes) == 4 and not any("full" in line for line in notes)  # one per head
     html = subprocess.run(["pandoc", "-f", "markdown", "-t", "html"], input="\n\n".join(notes),
                           capture_output=True, text=True, check=True).stdout
-    assert html.count("<code>--full</code>") == len(notes) and "–full" not in html
+    assert html.replace("\u00a0", " ").count("40 × 40") == 4
+    assert "full" not in html
