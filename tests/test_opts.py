@@ -314,7 +314,7 @@ def test_a_manifest_entry_writes_what_the_options_print(repo: Path) -> None:
 
 
 @pytest.mark.parametrize(("entry", "message"), [
-    ('stepz = ["weights"]', "attn.toml: snippets[0].stepz: unknown key; did you mean steps?"),
+    ('stepz = ["weights"]', "attn.toml:5:1: snippets[0].stepz: unknown key; did you mean steps?"),
     ('steps = ["wieghts"]', "attn.toml: snippets[0].steps[0]: expected one of embeddings, "),
     ("head = 0", "attn.toml: snippets[0].head: expected a whole number of at least 1, found 0"),
     ('md_flavor = "gfm"', "attn.toml: snippets[0].md_flavor: expected one of github, katex, "
