@@ -95,9 +95,12 @@ def walkthrough(spec: Path) -> Walkthrough:
 def written_out(w: Walkthrough, lang: str) -> list[str]:
     """The text format's written-out lines (unwrapped), whitespace as pdftotext joins it."""
     text = render(w, "text", lang, width=MAX_WIDTH)
+    # a step's own formula (the sinks' `A[i, j] = e^… / (e^s + …)`) is Typst math, not a line
+    formulas = {" ".join(s.formula.text.split()) for s in w.steps if s.formula is not None}
     return [" ".join(line.split()) for line in text.splitlines()
             if line.startswith("   ") and (" = " in line or " ≈ " in line)
-            and re.match(r"\s+(\S+\[|Σ =|e\^)", line)]
+            and re.match(r"\s+(\S+\[|Σ =|e\^)", line)
+            and " ".join(line.split()) not in formulas]
 
 
 def check(source: Path, area: tuple[float, float, float, float], w: Walkthrough,
