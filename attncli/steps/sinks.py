@@ -53,7 +53,9 @@ def sink_weights(b: Build, hs: HeadState) -> Made[HeadState]:
     if b.spec.masks:  # a hidden key's weight prints as —, not as a 0 it could have earned
         A = replace(A, hidden_by=hs.scores)
     x = given.text if " " not in given.text else f"({given.text})"
-    xl = given.latex if " " not in given.text else rf"\left({given.latex}\right)"
+    # `\right) _{ij}`: an underscore after a space never closes emphasis, so CommonMark before
+    # KaTeX's auto-render cannot pair `)_{ij}` with `)_{ik}` and take the display apart
+    xl = given.latex if " " not in given.text else rf"\left({given.latex}\right) "
     formula = Formula(
         f"A[i, j] = e^{x}[i, j] / (e^s + Σₖ e^{x}[i, k]),  s = {written(s)}",
         rf"A_{{ij}} = \frac{{e^{{{xl}_{{ij}}}}}}{{e^{{s}} + \sum_k e^{{{xl}_{{ik}}}}}},"
