@@ -497,3 +497,13 @@ def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
     assert sum(r"\cr" in line for line in short) == 2
     hostile = "[x](javascript:alert(1))"
     assert not md_math.wraps(["d1", "d2"], [[md_math.number("0.10")] * 2], [hostile, "cat"])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_bare_subscript_joins_its_letter_so_commonmark_sees_no_emphasis(lang: str) -> None:
+    """`S${}_{11}$ … $\\max(m_{…}$`: CommonMark (before KaTeX's auto-render) reads the `_` after
+    `}` as opening emphasis and the one after `m` as closing it, and the math between falls
+    apart (in Polish, KaTeX then refused „zapytań” as math). Written $S_{11}$, no `_` follows
+    anything but a letter there."""
+    text = markdown(ROOT / "configs" / "online_softmax_tiling.yaml", lang, "katex")
+    assert "$S_{11}$" in text and "${}_" not in text

@@ -91,7 +91,7 @@ def prose(text: str, flavor: str, words: Sequence[str] = ()) -> str:
     out: list[str] = []
     for is_math, part in segments(text):
         if is_math:
-            out.append(inline_math(md_math.formula(part), flavor))
+            out.append(inline_math(_attached(out, md_math.formula(part)), flavor))
         else:
             out.append(_words(part, flavor, words))
     return _line_start("".join(out))
@@ -109,11 +109,21 @@ def _words(text: str, flavor: str, words: Sequence[str]) -> str:
             out.append(inline_math(tex, flavor))
         else:
             word = words[int(match.group(3))]
-            out.append(inline_math(md_math.formula(word.latex), flavor)
+            out.append(inline_math(_attached(out, md_math.formula(word.latex)), flavor)
                        if isinstance(word, Symbol) else _literal(word, ()))
         end = match.end()
     out.append(_literal(text[end:], words))
     return "".join(out)
+
+
+def _attached(out: list[str], tex: str) -> str:
+    """S₁₁ is $S_{11}$, not S${}_{11}$: an underscore after `}` opens CommonMark emphasis, which
+    a later m_{…} closes, taking the math apart before KaTeX's auto-render; after a letter it
+    never opens. The letter before a bare subscript moves into its math (out[-1] loses it)."""
+    if tex.startswith("{}_") and out and re.search(r"(?<![\w\\])[A-Za-z]$", out[-1]):
+        out[-1], letter = out[-1][:-1], out[-1][-1]
+        return letter + tex[2:]
+    return tex
 
 
 def _literal(text: str, words: Sequence[str]) -> str:
