@@ -226,7 +226,8 @@ def test_beamer_one_frame_per_step_continued_and_reading_alone(tmp_path: Path) -
     assert titles[0].startswith("cat chases mouse")
     for prefix in steps:  # every step has a frame, its continuations follow it
         assert any(t.startswith(prefix) for t in titles), prefix
-    assert "7. Attention weights (cont.)" in titles  # matrix and heatmap, then the written-out lines
+    # the matrix and heatmap, then the written-out lines
+    assert "7. Attention weights (cont.)" in titles
     assert titles[-1] == "What the weights say"
     last = subprocess.run(["pdftotext", "-f", str(len(titles)), "-l", str(len(titles)),
                            "doc.pdf", "-"], cwd=tmp_path, capture_output=True, text=True,
