@@ -470,8 +470,9 @@ def test_a_piece_with_long_names_is_cut_after_its_dot_comma_and_a_name_gap() -> 
 
 
 def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
-    """A 39-character name is three lines of at most 16 characters (common.label_lines, as
-    LaTeX's column labels): a column label's last line over its numbers, a row's numbers beside
+    """A 39-character name is three lines of at most 16 characters, cut between words where a
+    line has a gap (common.label_lines, as LaTeX's labels): a column label's last line over its
+    numbers, a row's numbers beside
     its first line, and the numbers' array has a row for every line of the labels' array."""
     long = "internationalization and localization A"
     cells = [["0.10", "0.20"], ["0.30", "0.40"]]
@@ -482,8 +483,8 @@ def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
     head = text[text.index(r"\begin{array}{cc}"):text.index(r"\end{array} \cr")]
     assert head.split(r" \cr")[1:] == [
         "\n" + md_math.token("internationaliza") + " & ",
-        "\n" + md_math.token("tion and localiz") + " & ",
-        "\n" + md_math.token("ation A") + r" & \text{cat}" + "\n"]
+        "\n" + md_math.token("tion and") + " & ",
+        "\n" + md_math.token("localization A") + r" & \text{cat}" + "\n"]
     labels = text[text.index(r"S = & \begin{array}{r}"):text.index(r"\end{array} & \left[")]
     numbers = text[text.index(r"\left[\hspace{0.2em}\begin{array}{rr}"):]
     label_rows, number_rows = labels.split(r"\cr"), numbers.split(r"\cr")

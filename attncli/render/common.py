@@ -340,11 +340,31 @@ def reading_sections(walkthrough: Walkthrough,
 # A column label longer than this many characters is shown in lines of at most this many, one
 # over the other, so that a 40-character token name does not make its column 40 characters wide.
 LABEL_LINE = 16
+# A label is cut between words: after a hyphen or underscore, or at a space (which the line break
+# then stands for), the last such gap in the line; mid-word, at LABEL_LINE, only where the line
+# has none that leaves at least SHORTEST_LINE characters before it.
+GAPS = "-_"
+SHORTEST_LINE = LABEL_LINE // 4
+
+
+def _cut(rest: str) -> int:
+    """Where the first line of `rest` (longer than LABEL_LINE) ends."""
+    for end in range(LABEL_LINE, SHORTEST_LINE - 1, -1):
+        if rest[end] == " " or rest[end - 1] in GAPS:
+            return end
+    return LABEL_LINE
 
 
 def label_lines(label: str) -> list[str]:
-    """A column label's lines: itself, or its pieces of LABEL_LINE characters (attn's own
-    notation, a Symbol, is never cut)."""
+    """A label's lines: itself, or its pieces of at most LABEL_LINE characters, cut between words
+    where it can be (attn's own notation, a Symbol, is never cut).
+    `internationalization and localization A` -> `internationaliza`, `tion and`,
+    `localization A`."""
     if len(label) <= LABEL_LINE or isinstance(label, Symbol):
         return [label]
-    return [label[k:k + LABEL_LINE] for k in range(0, len(label), LABEL_LINE)]
+    lines, rest = [], label
+    while len(rest) > LABEL_LINE:
+        end = _cut(rest)
+        lines.append(rest[:end])
+        rest = rest[end + 1:] if rest[end] == " " else rest[end:]
+    return [*lines, rest] if rest else lines
