@@ -38,13 +38,18 @@ TINY = 10  # a weight that prints as 0 with 10 decimals is said to be under 10â
 Group = tuple[tuple[str, ...], float]  # keys with the same weight, and that weight
 
 
-def groups(head: HeadResult, i: int) -> list[Group]:
-    """The keys query i sees, grouped by weight (equal within TOLERANCE), largest first."""
+def ranked(head: HeadResult, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """The keys query i sees, largest weight first, and their weights negated (ascending)."""
     weights = head.weights.row(i)  # (m,)
     visible = np.isfinite(head.scores.row(i))  # (m,)
     order = np.argsort(-weights, kind="stable")  # (m,)
     order = order[visible[order]]  # (seen,): the keys it sees, largest weight first
-    falling = -weights[order]  # (seen,), ascending
+    return order, -weights[order]  # (seen,), (seen,)
+
+
+def groups(head: HeadResult, i: int) -> list[Group]:
+    """The keys query i sees, grouped by weight (equal within TOLERANCE), largest first."""
+    order, falling = ranked(head, i)
     if (np.diff(falling) > TOLERANCE).all():  # no two alike (a large random layer): one each
         columns = head.weights.columns
         return [((columns[j],), w) for j, w in zip(order.tolist(), (-falling).tolist(),
@@ -57,6 +62,16 @@ def groups(head: HeadResult, i: int) -> list[Group]:
                       float(-falling[start])))
         start = end
     return found
+
+
+def top_keys(head: HeadResult, i: int) -> tuple[str, ...]:
+    """The keys of the first of `groups(head, i)` (none when query i sees no key), without
+    grouping the rest."""
+    order, falling = ranked(head, i)
+    if not len(order):
+        return ()
+    end = int(np.searchsorted(falling, falling[0] + TOLERANCE, side="right"))
+    return tuple(head.weights.columns[j] for j in order[:end])
 
 
 def decimals(weight: float, others: Sequence[float], precision: int,
@@ -95,7 +110,7 @@ def negligible_tail(found: list[Group], precision: int) -> tuple[list[Group], bo
             low = middle + 1
     if len(found) - tail < 2 or rounded(found[tail - 1][1], precision) == 0.0:
         return found, False
-    keys = tuple(key for group in found[tail:] for key in group[0])
+    keys = tuple(chain.from_iterable(group[0] for group in found[tail:]))
     return [*found[:tail], (keys, found[tail][1])], True
 
 
@@ -171,7 +186,7 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
                           query=query, weight=weight)
         return Msg.of("{query} sees only {key}, so all its weight ({weight}) goes there.",
                       query=query, key=quoted(key), weight=weight)
-    seen = sum(len(keys) for keys, _ in found)
+    seen = int(np.isfinite(head.scores.row(i)).sum())  # the keys it sees, all in `found`
     if len(found) == 1:
         return Msg.plural_of("{query} attends equally to the {count} key it sees ({weight} each).",
                              "{query} attends equally to the {count} keys it sees "
@@ -233,8 +248,7 @@ def comparison(heads: Sequence[HeadResult], precision: int) -> Reading:
         query = heads[0].weights.rows[i]
         tops = []
         for head in heads:
-            found = groups(head, i)
-            tops.append(found[0][0] if found else ())
+            tops.append(top_keys(head, i))
         if len({frozenset(top) for top in tops}) > 1:
             parts: Msg | str = ""
             for head, top in zip(heads, tops, strict=True):

@@ -79,7 +79,8 @@ def apply_mask(scores: Array, visible: Bools, out: Array | None = None) -> Array
     """S + M, with M = 0 where visible and -inf where hidden; into `out` when given (see scale)."""
     if out is None:
         return np.where(visible, scores, -np.inf)  # (n, m)
-    np.copyto(out, scores)
+    if out is not scores:
+        np.copyto(out, scores)
     np.copyto(out, -np.inf, where=~visible)
     return out  # (n, m)
 

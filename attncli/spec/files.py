@@ -298,7 +298,8 @@ def _as_float(array: np.ndarray, name: str) -> np.ndarray:
     if array.size == 0:
         raise FileProblem(Msg.of("{name} holds no numbers", name=name))
     with np.errstate(over="ignore", invalid="ignore"):  # a longdouble past float64: inf, below
-        values = array.astype(np.float64)  # (same shape)
-    if not np.isfinite(values).all():
+        values = array.astype(np.float64, copy=False)  # (same shape); float64 as it was read
+        total = values.sum()  # finite when every number is: one pass, no n x m mask
+    if not np.isfinite(total) and not np.isfinite(values).all():
         raise FileProblem(Msg.of("{name}: expected finite numbers, found inf or NaN", name=name))
     return values

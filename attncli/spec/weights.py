@@ -188,14 +188,12 @@ def split(full: Head, node: Node, convention: Convention, g: int | None = None) 
     for i in range(h):
         k_cols, v_cols = (i * d_k, (i + 1) * d_k), (i * d_v, (i + 1) * d_v)
 
-        def part(w: Array, cols: tuple[int, int]) -> Array:
-            return np.take(w, range(*cols), axis=axis)  # row: (d_model, d); column: (d, d_model)
-
         def bias(b: Array | None, cols: tuple[int, int]) -> Array | None:
             return None if b is None else b[cols[0]:cols[1]]  # (d,)
 
         heads.append(Head(
-            W_Q=part(full.W_Q, k_cols), W_K=part(full.W_K, k_cols), W_V=part(full.W_V, v_cols),
+            W_Q=block(full.W_Q, k_cols, axis), W_K=block(full.W_K, k_cols, axis),
+            W_V=block(full.W_V, v_cols, axis),
             b_Q=bias(full.b_Q, k_cols), b_K=bias(full.b_K, k_cols), b_V=bias(full.b_V, v_cols),
             split=(k_cols, v_cols),
         ))
@@ -231,6 +229,14 @@ def check_split(node: Node, splits: tuple[tuple[str, int, int], ...]) -> None:
                 name=name, total=total))
 
 
+def block(w: Array, cols: tuple[int, int], axis: int) -> Array:
+    """One head's block of the weights' columns (rows in the column convention), as an array of
+    its own: a slice copied, not gathered index by index."""
+    start, stop = cols
+    part = w[:, start:stop] if axis == 1 else w[start:stop]
+    return part.copy()  # row: (d_model, d); column: (d, d_model)
+
+
 def grouped(full: Head, h: int, g: int, node: Node, convention: Convention) -> tuple[Head, ...]:
     """Grouped-query heads: W_Q split into h blocks, W_K and W_V into g, shared by h/g heads."""
     total_q, total_v = full.d_k(convention), full.d_v(convention)
@@ -238,9 +244,6 @@ def grouped(full: Head, h: int, g: int, node: Node, convention: Convention) -> t
     d_k, d_v = total_q // h, total_v // g
     axis = 1 if convention == "row" else 0
     per_group = h // g
-
-    def part(w: Array, cols: tuple[int, int]) -> Array:
-        return np.take(w, range(*cols), axis=axis)  # row: (d_model, d); column: (d, d_model)
 
     def bias(b: Array | None, cols: tuple[int, int]) -> Array | None:
         return None if b is None else b[cols[0]:cols[1]]  # (d,)
@@ -251,7 +254,8 @@ def grouped(full: Head, h: int, g: int, node: Node, convention: Convention) -> t
         q_cols = (i * d_k, (i + 1) * d_k)
         k_cols, v_cols = (group * d_k, (group + 1) * d_k), (group * d_v, (group + 1) * d_v)
         heads.append(Head(
-            W_Q=part(full.W_Q, q_cols), W_K=part(full.W_K, k_cols), W_V=part(full.W_V, v_cols),
+            W_Q=block(full.W_Q, q_cols, axis), W_K=block(full.W_K, k_cols, axis),
+            W_V=block(full.W_V, v_cols, axis),
             b_Q=bias(full.b_Q, q_cols), b_K=bias(full.b_K, k_cols), b_V=bias(full.b_V, v_cols),
             split=(q_cols, v_cols), group=group, kv_split=(k_cols, v_cols),
             sharing=tuple(range(group * per_group + 1, (group + 1) * per_group + 1)),

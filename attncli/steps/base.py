@@ -52,6 +52,8 @@ class Build:
         self.row = spec.convention == "row"
         self.query_labels = token_labels(spec.queries.tokens)
         self.key_labels = token_labels(spec.keys_source.tokens)
+        # the masks' keys each query sees, (n, m), made by the first head that needs them
+        self.visible: dict[tuple[int, int], np.ndarray] = {}
         self.calc: Arithmetic = calc or arithmetic(spec.display.round_intermediates,
                                                    spec.display.precision, spec.dtype)
 

@@ -61,9 +61,10 @@ def masked(b: Build, hs: HeadState) -> Made[HeadState]:
     """S′ + M: −∞ where a mask hides the key."""
     assert hs.logits is not None and hs.scores is not None
     n, m = len(b.query_labels), len(b.key_labels)
-    visible = visible_keys(b.spec.masks, n, m)  # (n, m)
+    visible = b.visible.get((n, m))
+    if visible is None:  # the same for every head: made once
+        visible = b.visible[n, m] = visible_keys(b.spec.masks, n, m)  # (n, m)
     logits = ops.apply_mask(hs.logits, visible, b.reuse(hs.logits))  # (n, m)
-    del visible
     given = hs.scores.symbol
     symbol = Formula(f"{given.text} + M", f"{given.latex} + M")
     scores = b.attention(symbol, logits)
