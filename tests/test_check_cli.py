@@ -66,8 +66,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
                                                  "expected 3\n")
     shape = run("check", CAT, "--step", "output", "--answer", "1 0 0; 0.36 0.64 0")
     assert shape.exit_code == 2
-    assert shape.stderr == ("attn: --answer: Z is 3 × 2 (rows cat chases mouse); the answer is "
-                            "2 × 3\n")
+    assert shape.stderr == ("attn: --answer: Z is 3 × 2 (rows “cat”, “chases”, “mouse”); the "
+                            "answer is 2 × 3\n")
     answers = tmp_path / "a.yaml"
     answers.write_text("weights:\n  - [1, 0, x]\n", encoding="utf-8")
     word = run("check", CAT, "--answer", str(answers))

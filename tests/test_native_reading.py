@@ -141,13 +141,13 @@ SAME = {
     ("en", 2): "Both heads agree on where every query attends most.",
     ("pl", 2): "Obie głowice wskazują dla każdego zapytania ten sam klucz, na który patrzy ono "
                "najbardziej.",
-    ("ru", 2): "Обе головы указывают для каждого запроса один и тот же ключ, на который он "
-               "смотрит больше всего.",
+    ("ru", 2): "В обеих головах каждый запрос больше всего смотрит на один и тот же ключ.",
     ("en", 3): "All 3 heads agree on where every query attends most.",
     ("pl", 3): "Wszystkie głowice (3) wskazują dla każdego zapytania ten sam klucz, na który "
                "patrzy ono najbardziej.",
-    ("ru", 3): "Все головы (3) указывают для каждого запроса один и тот же ключ, на который он "
-               "смотрит больше всего.",
+    ("ru", 3): "Во всех головах (3) каждый запрос больше всего смотрит на один и тот же ключ.",
+    # 21 takes the form of 1 in Russian: still "all", never "21 голова указывает"
+    ("ru", 21): "Во всех головах (21) каждый запрос больше всего смотрит на один и тот же ключ.",
 }
 
 

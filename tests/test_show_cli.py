@@ -93,7 +93,7 @@ def test_no_color_loses_nothing_the_heatmap_prints_every_number() -> None:
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--wq", "1 0 0; 0 1 0; 0 0 1"],
      "attn: --wq: is 3 × 3, expected d_model × d_k = 2 × 3\n"),
     (["--tokens", "a b", "--embeddings", "1 0; 0 1", "--mask", "sideways"],
-     'attn: --mask: expected causal or none or a matrix like "1 0; 0 1", found sideways\n'),
+     'attn: --mask: expected causal, none or a matrix like "1 0; 0 1", found sideways\n'),
     (["--tokens", "a b"], "attn: --embeddings is needed to describe a spec without a file\n"),
     ([SEED_000, "--tokens", "a"], "attn: give either SPEC or --tokens/--embeddings, not both\n"),
     (["--steps", "scores,nope"], "attn: --steps: unknown step nope; expected one of embeddings, "

@@ -105,7 +105,7 @@ def word_or_matrix(text: str, option: str, path: str, words: tuple[str, ...]) ->
         return Node(word, Location(option, path), word)
     if word.isalpha():
         raise _fail(option, 'expected {words} or a matrix like "1 0; 0 1", found {found}',
-                    words=" or ".join(words), found=word)
+                    words=", ".join(words), found=word)
     return matrix(text, option, path)
 
 
