@@ -2,7 +2,11 @@
 
 Every import of every module is read with `ast`, those inside functions and under
 `if TYPE_CHECKING:` included: an import deferred to run time, or made for the type checker only,
-still makes the lower module know the higher one. Two rules hold:
+still makes the lower module know the higher one. For the layers, so does a string that names a
+module of the package in full (`"attncli.spec.block"`): a registry that imports its entries by
+name when one is needed (importlib.import_module) depends on them as an import statement would.
+Such a name closes no circle of imports (the entry is imported after the registry's module, when
+it is asked for, as a format of render/ is), so the circles are sought among import statements. Two rules hold:
 - a package imports only the packages below it in LAYERS (never one beside it in the same layer);
 - no module is in a circle of imports (a strongly connected component of more than one module).
 The checker is run on a small package made here too, so that the test is seen to fail.
@@ -69,10 +73,25 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]
                 yield child if child in modules else source
 
 
-def graph(package: Path) -> dict[str, set[str]]:
+def named_in(path: Path, modules: dict[str, Path]) -> Iterator[str]:
+    """The modules of the package a module names in full in a string: a registry's entries,
+    imported by name (importlib.import_module) when one is needed."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value in modules:
+            yield node.value
+
+
+def graph(package: Path, by_name: bool = False) -> dict[str, set[str]]:
+    """Who imports whom; `by_name`: a registry's entries named in strings too."""
     modules = module_names(package)
-    return {name: {m for m in imports_of(name, path, modules) if m != name and m in modules}
-            for name, path in modules.items()}
+    edges = {}
+    for name, path in modules.items():
+        found = set(imports_of(name, path, modules))
+        if by_name:
+            found |= set(named_in(path, modules))
+        edges[name] = {m for m in found if m != name and m in modules}
+    return edges
 
 
 def unit(module: str) -> str:
@@ -134,7 +153,7 @@ def circles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_every_package_imports_only_the_layers_below_it() -> None:
-    assert layer_violations(graph(PACKAGE), LAYERS) == []
+    assert layer_violations(graph(PACKAGE, by_name=True), LAYERS) == []
 
 
 def test_no_module_is_in_a_circle_of_imports() -> None:
@@ -168,13 +187,17 @@ def tiny(tmp_path: Path) -> Path:
     (pkg / "high" / "top.py").write_text("from attncli.low.base import f\n")
     (pkg / "low" / "base.py").write_text("def f():\n    from attncli.high import top\n")
     (pkg / "low" / "helper.py").write_text("from . import base\n")
+    (pkg / "low" / "registry.py").write_text('SECTIONS = {"top": "attncli.high.top"}\n')
     return pkg
 
 
 def test_the_checker_sees_an_import_back_up_and_the_circle_it_makes(tiny: Path) -> None:
-    edges = graph(tiny)
+    edges = graph(tiny, by_name=True)
     assert edges["attncli.low.helper"] == {"attncli.low.base"}  # a relative import, resolved
     layers = (("attncli",), ("high",), ("low",))
+    assert edges["attncli.low.registry"] == {"attncli.high.top"}  # a module named in a string
+    assert graph(tiny)["attncli.low.registry"] == set()
     assert layer_violations(edges, layers) == [
-        "attncli.low.base -> attncli.high.top: high is above it"]
+        "attncli.low.base -> attncli.high.top: high is above it",
+        "attncli.low.registry -> attncli.high.top: high is above it"]
     assert circles(edges) == [["attncli.high.top", "attncli.low.base"]]

@@ -4,23 +4,22 @@ was expected and what was found, and carries the line:column of the offending va
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+from importlib import import_module
+from typing import Any
+
 from attncli.i18n import Msg
 from attncli.spec import view_keys
 from attncli.spec.arrays import Budget, Files
-from attncli.spec.biases import score_bias
-from attncli.spec.block import block_spec
-from attncli.spec.decode import decode_spec
 from attncli.spec.files import spec_folder
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
 from attncli.spec.precision import check_dtype, dtype_spec
-from attncli.spec.qk_norm import qk_norm_spec
 from attncli.spec.scores import scale_spec, score_spec, softcap_spec
 from attncli.spec.sequences import context_sequence, sequence
-from attncli.spec.sinks import sinks_spec
 from attncli.spec.source import Node
-from attncli.spec.tiling import tiling_spec
 from attncli.spec.values import (
     MAX_PRECISION,
     boolean,
@@ -41,6 +40,27 @@ TOP_KEYS = (
     "dtype",
     "tiling", "softcap", "qk_norm", "sinks",
 )
+# The sections a spec may leave out, each read by a module of its own that is imported only when
+# its key is there (a plain spec loads none of them): key -> (module, function). The modules are
+# named in full, so tests/test_layers.py counts each as an import of this one.
+SECTIONS: dict[str, tuple[str, str]] = {
+    "block": ("attncli.spec.block", "block_spec"),
+    "decode": ("attncli.spec.decode", "decode_spec"),
+    "tiling": ("attncli.spec.tiling", "tiling_spec"),
+    "bias": ("attncli.spec.biases", "score_bias"),
+    "qk_norm": ("attncli.spec.qk_norm", "qk_norm_spec"),
+    "sinks": ("attncli.spec.sinks", "sinks_spec"),
+    "backward": ("attncli.spec.backward", "backward_spec"),
+}
+
+
+def section(key: str) -> Callable[..., Any]:
+    """The function that reads the section `key` (see SECTIONS), its module imported now."""
+    module, function = SECTIONS[key]
+    reader: Callable[..., Any] = getattr(import_module(module), function)
+    return reader
+
+
 DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand", "head",
                 "reading", "header", "md_flavor")
 
@@ -77,8 +97,8 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     if context is not None:
         rotary(context, top["context"].get("positional"), heads, convention)
     default_scale = Scale("sqrt_dk") if kind == "scaled_dot" else Scale("none")
-    block = optional(top, "block", lambda n: block_spec(n, queries.d_model, convention, files),
-                     None)
+    block = optional(top, "block",
+                     lambda n: section("block")(n, queries.d_model, convention, files), None)
     if block is not None:
         width = queries.d_model if W_O is not None else sum(h.d_v(convention) for h in heads)
         if width != queries.d_model:
@@ -89,7 +109,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
                 width=width))
     no_mask: tuple[Mask, ...] = ()
     mask = optional(top, "mask", lambda n: masks(n, queries.n, keys_n, files), no_mask)
-    decoding = optional(top, "decode", lambda n: decode_spec(n, queries.n, mask, context,
+    decoding = optional(top, "decode", lambda n: section("decode")(n, queries.n, mask, context,
                                                              "bias" in top), None)
     spec = Spec(
         source=root.where.source,
@@ -104,10 +124,10 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         scale=optional(top, "scale", scale_spec, default_scale),
         masks=mask,
         decode=decoding,
-        tiling=optional(top, "tiling", lambda n: tiling_spec(n, queries.n, keys_n, decoding),
+        tiling=optional(top, "tiling", lambda n: section("tiling")(n, queries.n, keys_n, decoding),
                         None),
         bias=optional(top, "bias",
-                      lambda n: score_bias(n, queries.n, keys_n, len(heads), files), None),
+                      lambda n: section("bias")(n, queries.n, keys_n, len(heads), files), None),
         kv_heads=len({h.group for h in heads}) if heads[0].group is not None else None,
         masked_rows=optional(top, "masked_rows", masked_rows, "zeros"),
         dtype=optional(top, "dtype", dtype_spec, "float64"),
@@ -115,15 +135,12 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         title=optional(top, "title", localized, {}),
         description=optional(top, "description", localized, {}),
         softcap=optional(top, "softcap", softcap_spec, None),
-        qk_norm=optional(top, "qk_norm", lambda n: qk_norm_spec(n, heads, convention, files),
+        qk_norm=optional(top, "qk_norm", lambda n: section("qk_norm")(n, heads, convention, files),
                          None),
-        sinks=optional(top, "sinks", lambda n: sinks_spec(n, len(heads)), None),
+        sinks=optional(top, "sinks", lambda n: section("sinks")(n, len(heads)), None),
     )
     if "backward" in top:
-        from dataclasses import replace
-
-        from attncli.spec.backward import backward_spec
-        spec = replace(spec, backward=backward_spec(top["backward"], spec, files))
+        spec = replace(spec, backward=section("backward")(top["backward"], spec, files))
     check_dtype(spec, top)
     forward_only(spec, top)
     files.budget.charge_walkthrough(root, walkthrough_cells(spec))
