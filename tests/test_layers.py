@@ -6,7 +6,8 @@ still makes the lower module know the higher one. For the layers, so does a stri
 module of the package in full (`"attncli.spec.block"`): a registry that imports its entries by
 name when one is needed (importlib.import_module) depends on them as an import statement would.
 Such a name closes no circle of imports (the entry is imported after the registry's module, when
-it is asked for, as a format of render/ is), so the circles are sought among import statements. Two rules hold:
+it is asked for, as a format of render/ is), so the circles are sought among import statements.
+Two rules hold:
 - a package imports only the packages below it in LAYERS (never one beside it in the same layer);
 - no module is in a circle of imports (a strongly connected component of more than one module).
 The checker is run on a small package made here too, so that the test is seen to fail.
