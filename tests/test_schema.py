@@ -18,6 +18,7 @@ from attncli.spec.block import BLOCK_KEYS, FFN_KEYS, LAYER_NORM_KEYS, RMS_NORM_K
 from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
+from attncli.spec.model_folder import INPUT_KEYS, MODEL_KEYS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
 from attncli.spec.qk_norm import QK_NORM_KEYS
 from attncli.spec.schema import SCHEMA_PATH, schema
@@ -134,7 +135,8 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "$defs/localized/oneOf/1": LANGUAGES,
     "$defs/file": CHECKPOINT_KEYS,  # .npy/.npz/.csv take file and key; a checkpoint rows, columns
     "properties/backward": BACKWARD_KEYS,
-    "properties/tokens": TOKENIZER_KEYS,
+    "properties/tokens": (*TOKENIZER_KEYS, *INPUT_KEYS),
+    "properties/model": MODEL_KEYS,
     "$defs/randomOptions": RANDOM_KEYS,
     "$defs/random": RANDOM_SHAPE_KEYS,
     "$defs/embeddings/else/oneOf/1": (*RANDOM_SHAPE_KEYS, *EMBEDDINGS_RANDOM_KEYS),
@@ -190,4 +192,7 @@ def test_attn_schema_prints_the_schema() -> None:
     result = CliRunner().invoke(app, ["schema"])
     assert result.exit_code == 0
     assert result.stdout == SCHEMA_PATH.read_text("utf-8")
-    assert json.loads(result.stdout)["required"] == ["tokens", "embeddings"]
+    printed = json.loads(result.stdout)
+    assert printed["required"] == ["tokens"]  # and embeddings, unless a model folder gives them:
+    assert (printed["if"], printed["then"]) == ({"not": {"required": ["model"]}},
+                                                {"required": ["embeddings"]})

@@ -117,7 +117,9 @@ def _check_header_size(name: str, size: int, limit: int) -> None:
             size, name=name, limit=byte_count(limit), option=LIMIT_HINT))
 
 
-def _read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
+def read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
+    """The JSON object of the file at `path` (`size` bytes), read only within the byte limit and
+    refused before parsing when it holds too many values (an index, a model's config.json)."""
     _check_header_size(name, size, limit)
     with open(path, "rb") as file:
         return _parse_object(file.read(size), name)
@@ -151,7 +153,7 @@ def _parse_object(data: bytes, name: str) -> dict[str, object]:
 
 def _shard_of(path: Path, name: str, key: str, max_cells: int) -> str:
     """The shard file that the index at `path` names for `key`."""
-    index = _read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
+    index = read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
     weight_map = index.get("weight_map")
     if not isinstance(weight_map, dict):
         raise FileProblem(Msg.of("{name}: expected a checkpoint index with a weight_map",
@@ -213,3 +215,17 @@ def _tensor(entry: object, name: str, path: Path, start: int) -> Tensor:
     if start + offsets[1] > path.stat().st_size:
         raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
     return Tensor(name, path, start + offsets[0], tuple(shape), dtype)
+
+
+def tensor_names(path: Path, name: str, max_cells: int) -> frozenset[str]:
+    """The names of the tensors in the checkpoint at `path` (a .safetensors file, or the index
+    of a sharded one), read from its header or its weight_map within the byte limit."""
+    if path.suffix.lower() == ".json":
+        index = read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
+        weight_map = index.get("weight_map")
+        if not isinstance(weight_map, dict):
+            raise FileProblem(Msg.of("{name}: expected a checkpoint index with a weight_map",
+                                     name=name))
+        return frozenset(str(key) for key in weight_map)
+    header, _ = _header(path, name, max_cells)
+    return frozenset(key for key in header if key != "__metadata__")

@@ -272,6 +272,9 @@ class Spec:
     softcap: float | None = None  # c of S″ = c·tanh(S′ / c), Gemma 2's logit soft-capping
     qk_norm: QKNorm | None = None  # RMSNorm of q and k before RoPE (Qwen3, OLMo 2)
     sinks: tuple[float, ...] | None = None  # each head's sink logit s_h (gpt-oss), one per head
+    # `model: {layer: L}` past the first layer: the whole layers 0 … L − 1 of the saved model,
+    # whose output is this layer's input X (attncli/steps/build.py)
+    earlier: tuple[Spec, ...] = ()
 
     @property
     def keys_source(self) -> Sequence:

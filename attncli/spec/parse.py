@@ -38,7 +38,7 @@ TOP_KEYS = (
     "masked_rows", "display", "title", "description",
     "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
     "dtype",
-    "tiling", "softcap", "qk_norm", "sinks",
+    "tiling", "softcap", "qk_norm", "sinks", "model",
 )
 # The sections a spec may leave out, each read by a module of its own that is imported only when
 # its key is there (a plain spec loads none of them): key -> (module, function). The modules are
@@ -51,6 +51,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "qk_norm": ("attncli.spec.qk_norm", "qk_norm_spec"),
     "sinks": ("attncli.spec.sinks", "sinks_spec"),
     "backward": ("attncli.spec.backward", "backward_spec"),
+    "model": ("attncli.spec.model_folder", "folder_specs"),
 }
 
 
@@ -73,10 +74,15 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     number at most `max_cells` in all.
     """
     top = check_keys(root, TOP_KEYS)
+    files = Files(spec_folder(root.where.source), allow_outside, Budget(max_cells))
+    earlier: tuple[Spec, ...] = ()
+    if "model" in top:  # a layer of a saved model: the keys its folder stands for
+        *before, root = section("model")(root, files)
+        earlier = tuple(load(spec, allow_outside, max_cells) for spec in before)
+        top = check_keys(root, TOP_KEYS)
     for key in ("tokens", "embeddings"):
         if key not in top:
             fail(root, "the key {key} is missing", key=key)
-    files = Files(spec_folder(root.where.source), allow_outside, Budget(max_cells))
     queries = sequence(top["tokens"], top["embeddings"], top.get("positional"), files)
     context = optional(top, "context", lambda n: context_sequence(n, queries.d_model, files), None)
     keys_n = context.n if context is not None else queries.n
@@ -138,6 +144,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         qk_norm=optional(top, "qk_norm", lambda n: section("qk_norm")(n, heads, convention, files),
                          None),
         sinks=optional(top, "sinks", lambda n: section("sinks")(n, len(heads)), None),
+        earlier=earlier,
     )
     if "backward" in top:
         spec = replace(spec, backward=section("backward")(top["backward"], spec, files))

@@ -173,6 +173,7 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
 def layer(spec: Spec, kept: tuple[int, ...] | None,
           calc: Arithmetic | None) -> tuple[Build, list[Step], State]:
     """The LAYER families on `spec`: the build, its steps and the final state."""
+    spec = after_earlier(spec)
     b = Build(spec, kept, calc, forward=compute)
     steps: list[Step] = []
     # An overflow becomes inf here and is reported by Build.finite as a SpecError (in float64;
@@ -180,6 +181,21 @@ def layer(spec: Spec, kept: tuple[int, ...] | None,
     with np.errstate(over="ignore", invalid="ignore"):
         state = run(b, State(), LAYER, steps)
     return b, steps, state
+
+
+def after_earlier(spec: Spec) -> Spec:
+    """A layer past the first of a saved model (`model: {layer: L}`) reads what the layers
+    before it give back, each computed whole as the walkthrough of its own spec would be."""
+    x = None
+    for before in spec.earlier:
+        if x is not None:
+            before = replace(before, queries=replace(before.queries, embeddings=x))
+        output = layer(before, None, None)[2].output
+        assert output is not None  # an earlier layer has its block
+        x = output.values  # (n, d_model)
+    if x is None:
+        return spec
+    return replace(spec, queries=replace(spec.queries, embeddings=x), earlier=())
 
 
 def compute(spec: Spec, kept: tuple[int, ...] | None = None,

@@ -1,0 +1,201 @@
+"""The `model` section: `model: {path: DIR, layer: L}` stands for the keys of a layer of a model
+saved by its own library (`config.json`, `model.safetensors` or a sharded
+`model.safetensors.index.json`, and `tokenizer.json` for a text).
+
+The folder is read into the keys a spec writer would have written by hand: the embeddings, what
+the model does before the layer's attention, the projections of every head, the mask, and the
+rest of the layer when `block: true`; each matrix a `{file: ..., key: ...}` of the checkpoint, so
+it is read through the bounded reader of attncli/spec/checkpoint.py and counted against the spec's
+limit like any other. Which tensor and which config field is which key is the architecture's
+business (attncli/spec/architectures.py); this module reads the folder and the section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from attncli.errors import Location, SpecError
+from attncli.i18n import Msg
+from attncli.spec.architectures import ARCHITECTURES, Checkpoint
+from attncli.spec.arrays import Files
+from attncli.spec.checkpoint import open_tensor, read_json_object, tensor_names
+from attncli.spec.files import FileProblem, resolve
+from attncli.spec.limits import max_bytes
+from attncli.spec.model import Array
+from attncli.spec.source import Node
+from attncli.spec.values import (
+    boolean,
+    check_keys,
+    expect,
+    fail,
+    integer,
+    items,
+    optional,
+    text,
+)
+
+MODEL_KEYS = ("path", "layer", "block")
+INPUT_KEYS = ("text", "ids")
+# what a spec may say beside `model`: its input and how it is shown
+BESIDE_MODEL = ("model", "tokens", "display", "title", "description")
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json")
+T = TypeVar("T")
+
+
+def folder_specs(root: Node, files: Files) -> list[Node]:
+    """The specs that `model: {layer: L}` stands for, as trees of Nodes, each made where `model`
+    is written: the whole layers 0 … L − 1 (their output is layer L's input), then layer L, its
+    keys read from the folder beside the spec's own tokens, display, title and description."""
+    top = dict(root.value)
+    for key, child in top.items():
+        if key not in BESIDE_MODEL:
+            fail(Node(key, root.keys.get(key, child.where)),
+                 "{key} comes from the model folder; remove it or model", key=key)
+    keys = check_keys(top["model"], MODEL_KEYS)
+    for key in ("path", "layer"):
+        if key not in keys:
+            fail(top["model"], "the key {key} is missing", key=key)
+    if "tokens" not in top:
+        fail(root, "the key {key} is missing", key="tokens")
+    path_node = keys["path"]
+    name = text(path_node)
+    folder = located(path_node, lambda: model_folder(files, name))
+    config_name = f"{name}/config.json"
+    config_path = located(path_node, lambda: existing(files, config_name))
+    config = config_node(config_path, config_name, files.budget.max_cells)
+    model_type = config.get("model_type")
+    known = ", ".join(sorted(ARCHITECTURES))
+    if model_type is None or model_type.value not in ARCHITECTURES:
+        found = "—" if model_type is None else str(model_type.value)[:40]
+        fail(path_node, "model_type {found} is not supported; the supported ones are {known}",
+             found=found, known=known)
+    architecture = ARCHITECTURES[model_type.value]
+    layers = integer(required(config, architecture.layers_key, config_name), 1)
+    layer = integer(keys["layer"], 0, layers - 1)
+    if layer > 0 and not architecture.deep:
+        fail(keys["layer"], "the layers before layer {layer} are not worked out for {model} "
+             "yet; expected layer: 0", layer=layer, model=model_type.value)
+    weights = located(path_node, lambda: weight_file(files, name, folder))
+    weights_path = resolve(files.folder, weights, files.allow_outside)
+    names = located(path_node, lambda: tensor_names(weights_path, weights,
+                                                    files.budget.max_cells))
+    tokens, ids = model_input(top["tokens"], name, files)
+
+    def read(key: str, rows: list[int]) -> Array:
+        return located(path_node, lambda: open_tensor(
+            weights_path, weights, key, files.budget.max_cells, files.allow_outside).read(
+                rows, files.budget.max_cells))
+
+    checkpoint = Checkpoint(weights, layer, tuple(ids), config, config_name, names,
+                            optional(keys, "block", boolean, False), keys.get("block"),
+                            architecture.prefixes, read)
+    where = top["model"].where
+    specs = []
+    for before in range(layer + 1):
+        made = architecture.keys(checkpoint if before == layer else
+                                 replace(checkpoint, layer=before, block=True))
+        spec = {key: tree(value, where) for key, value in made.items()}
+        spec["tokens"] = tokens
+        specs.append(Node(spec, root.where))
+    for key in ("display", "title", "description"):
+        if key in top:
+            specs[-1].value[key] = top[key]
+    return specs
+
+
+def located(node: Node, read: Callable[[], T]) -> T:
+    """What `read` gives, with a FileProblem said at `node`."""
+    try:
+        return read()
+    except FileProblem as problem:
+        raise SpecError(Msg.of("{path}: {problem}", path=node.where.path,
+                               problem=problem.message), node.where) from None
+
+
+def model_folder(files: Files, name: str) -> Path:
+    folder = resolve(files.folder, name, files.allow_outside)
+    if not folder.is_dir():
+        raise FileProblem(Msg.of("{name}: expected a folder saved by the model's library",
+                                 name=name))
+    return folder
+
+
+def existing(files: Files, name: str) -> Path:
+    path = resolve(files.folder, name, files.allow_outside)
+    if not path.is_file():
+        raise FileProblem(Msg.of("{name}: no such file", name=name))
+    return path
+
+
+def weight_file(files: Files, name: str, folder: Path) -> str:
+    """The folder's model.safetensors, or the index of its shards, as the spec names it."""
+    for weights in WEIGHT_FILES:
+        if (folder / weights).is_file():
+            return f"{name}/{weights}"
+    raise FileProblem(Msg.of("{name}: expected {first} or {second}, found neither", name=name,
+                             first=WEIGHT_FILES[0], second=WEIGHT_FILES[1]))
+
+
+def config_node(path: Path, name: str, max_cells: int) -> dict[str, Node]:
+    """config.json's fields as Nodes that say where they are (`config.json: num_attention_heads`),
+    so a field of the wrong kind is refused by the spec's own checks, naming the file and the
+    field."""
+    try:
+        found = read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
+    except FileProblem as problem:
+        raise SpecError(problem.message, Location(name)) from None
+    return {key: tree(value, Location(name, key)) for key, value in found.items()}
+
+
+def required(config: dict[str, Node], key: str, name: str) -> Node:
+    found = config.get(key)
+    if found is None:
+        raise SpecError(Msg.of("{path}: {problem}", path=key, problem=Msg.of(
+            "the key {key} is missing", key=key)), Location(name, key))
+    return found
+
+
+def tree(value: Any, where: Location) -> Node:
+    """A Node tree of plain Python values (a NumPy array as its nested lists), every Node at
+    `where`."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, dict):
+        made = Node({k: tree(v, Location(where.source, f"{where.path}.{k}" if where.path else k,
+                                         where.line, where.column))
+                     for k, v in value.items()}, where)
+        return made
+    if isinstance(value, list):
+        return Node([tree(item, where) for item in value], where)
+    if isinstance(value, Node):
+        return value
+    return Node(value, where)
+
+
+def model_input(node: Node, name: str, files: Files) -> tuple[Node, list[int]]:
+    """`tokens: {text: "..."}` through the folder's tokenizer.json, or `tokens: {ids: [...]}`:
+    the tokens as the spec reads them, and their ids (the rows of the embedding matrix)."""
+    expected = Msg.of('{{text: "..."}} or {{ids: [...]}}')
+    if not isinstance(node.value, dict):
+        expect(node, expected)
+    keys = check_keys(node, INPUT_KEYS)
+    if len(keys) != 1:
+        expect(node, expected)
+    if "text" in keys:
+        from attncli.spec.tokenizer import tokenize  # only a spec that names a text
+
+        tokenizer = Node(f"{name}/tokenizer.json", keys["text"].where)
+        written = Node({"tokenizer": tokenizer, "text": keys["text"]}, node.where)
+        tokens, ids = tokenize(written, files.folder, files.allow_outside,
+                               files.budget.max_cells)
+        return Node([Node(t, keys["text"].where) for t in tokens], node.where), ids
+    ids = [integer(item, 0) for item in items(keys["ids"], Msg.of("a list of token ids"))]
+    if not ids:
+        expect(keys["ids"], Msg.of("a list of token ids"))
+    names = [Node(str(i), item.where) for i, item in zip(ids, keys["ids"].value, strict=True)]
+    return Node(names, keys["ids"].where), ids

@@ -1,0 +1,247 @@
+"""`model: {path: DIR, layer: L}`: a layer of a model folder as its own library saves it, against
+that library's forward pass.
+
+Each test builds a tiny random model with `transformers` in float64 (eager attention), saves it
+with `save_pretrained`, writes a spec of two keys and compares attn's attention weights of every
+head with the model's `output_attentions`, and the layer's output where the library gives it.
+What the library computes in float32 even in a float64 model (its RMSNorm, its RoPE table, the
+eager softmax) is run in float64 here, by the same formula without the cast."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from attncli import load_spec
+from attncli.steps.build import compute
+from tests.conftest import run
+from tests.test_checkpoints import maker, needed
+
+TOLERANCE = 1e-9
+IDS = [3, 7, 1, 12, 5]
+
+
+def float64_parts(monkeypatch: pytest.MonkeyPatch, torch: Any, module: Any, norm: str,
+                  rotary: str | None, base: float = 10000.0) -> None:
+    """The library's float32 parts, run in float64: RMSNorm, the RoPE table and the softmax."""
+    def rms_norm(self: Any, hidden: Any) -> Any:
+        variance = hidden.pow(2).mean(-1, keepdim=True)
+        return self.weight * (hidden * torch.rsqrt(variance + self.variance_epsilon))
+
+    def rope_table(self: Any, x: Any, position_ids: Any) -> Any:
+        d = 2 * self.inv_freq.shape[0]
+        theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+        angles = position_ids[..., None].double() * theta  # (1, n, d/2)
+        emb = torch.cat((angles, angles), dim=-1)  # (1, n, d)
+        return emb.cos(), emb.sin()
+
+    softmax = torch.nn.functional.softmax
+    monkeypatch.setattr(getattr(module, norm), "forward", rms_norm)
+    if rotary is not None:
+        monkeypatch.setattr(getattr(module, rotary), "forward", rope_table)
+    monkeypatch.setattr(torch.nn.functional, "softmax",
+                        lambda t, dim, dtype=None: softmax(t, dim=dim, dtype=torch.float64))
+
+
+def saved(model: Any, folder: Path, torch: Any, seed: int) -> Any:
+    """`model` in float64 with every parameter drawn afresh (norm gains too, so that a gain read
+    from the wrong tensor shows), saved to `folder`."""
+    model = model.double().eval()
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.copy_(torch.rand(parameter.shape, generator=generator,
+                                       dtype=torch.float64) * 1.6 - 0.8)
+    model.save_pretrained(str(folder))
+    return model
+
+
+def spec_of(folder: Path, tokens: str, layer: int = 0, extra: str = "") -> Path:
+    spec = folder.parent / f"spec{layer}.yaml"
+    spec.write_text(f"model: {{path: {folder.name}, layer: {layer}{extra}}}\ntokens: {tokens}\n",
+                    encoding="utf-8")
+    return spec
+
+
+def forward(model: Any, torch: Any, ids: list[int], attention: list[Any]) -> tuple[Any, Any, Any]:
+    """The model's attention weights of every layer, what each module of `attention` returns
+    (the attention's output of each layer), and the hidden states after each layer."""
+    caught: list[Any] = []
+    def keep(_m: Any, _a: Any, out: Any) -> None:
+        caught.append((out[0] if isinstance(out, tuple) else out)[0].numpy())
+
+    hooks = [module.register_forward_hook(keep) for module in attention]
+    with torch.no_grad():
+        out = model(torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
+    for hook in hooks:
+        hook.remove()
+    return out.attentions, caught, out.hidden_states
+
+
+def agree(spec: Path, weights: Any, output: Any | None) -> Any:
+    walkthrough = compute(load_spec(str(spec)))
+    assert len(walkthrough.heads) == weights.shape[1]
+    for h, head in enumerate(walkthrough.heads):
+        assert np.abs(head.weights.values - weights[0, h].numpy()).max() < TOLERANCE
+    if output is not None:
+        assert np.abs(walkthrough.output.values - output).max() < TOLERANCE
+    return walkthrough
+
+
+LLAMAS = {
+    "llama": ("LlamaConfig", "LlamaForCausalLM", "modeling_llama", "Llama", {}),
+    "mistral": ("MistralConfig", "MistralForCausalLM", "modeling_mistral", "Mistral",
+                {"sliding_window": 3}),
+    "qwen3": ("Qwen3Config", "Qwen3ForCausalLM", "modeling_qwen3", "Qwen3", {"head_dim": 4}),
+}
+
+
+def llama_like(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    torch = needed("torch")
+    transformers = needed("transformers")
+    config_name, model_name, modeling, prefix, extra = LLAMAS[name]
+    config = getattr(transformers, config_name)(
+        hidden_size=8, num_attention_heads=4, num_key_value_heads=2, num_hidden_layers=2,
+        intermediate_size=12, vocab_size=20, rms_norm_eps=1e-6, **extra)
+    config._attn_implementation = "eager"
+    model = saved(getattr(transformers, model_name)(config), tmp_path / name, torch, 5)
+    module = getattr(transformers.models, name).__dict__[modeling]
+    float64_parts(monkeypatch, torch, module, f"{prefix}RMSNorm", f"{prefix}RotaryEmbedding")
+    return torch, model
+
+
+@pytest.mark.parametrize("name", sorted(LLAMAS))
+def test_a_llama_like_layer_is_the_models_own(name: str, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    torch, model = llama_like(name, tmp_path, monkeypatch)
+    attentions, outputs, hidden = forward(model, torch, IDS,
+                                          [layer.self_attn for layer in model.model.layers])
+    walkthrough = agree(spec_of(tmp_path / name, f"{{ids: {IDS}}}"), attentions[0], outputs[0])
+    assert walkthrough.heads[0].weights.rows == tuple(str(i) for i in IDS)
+    if name == "mistral":  # a window of 3: the query sees itself and the 2 keys before it
+        assert walkthrough.heads[0].weights.values[4, :2].tolist() == [0.0, 0.0]
+        assert walkthrough.heads[0].weights.values[4, 2] > 0
+    if name == "qwen3":
+        assert any(step.id == "qk_norm" for step in walkthrough.steps)
+    # with the rest of the layer: the hidden state that leaves layer 0
+    whole = agree(spec_of(tmp_path / name, f"{{ids: {IDS}}}", extra=", block: true"),
+                  attentions[0], hidden[1][0].numpy())
+    assert any(step.id == "ffn" for step in whole.steps)
+    # layer 1 reads what the whole layer 0 gives back
+    second = agree(spec_of(tmp_path / name, f"{{ids: {IDS}}}", layer=1), attentions[1],
+                   outputs[1])
+    assert np.abs(second.steps[0].matrices[0].values - hidden[1][0].numpy()).max() < TOLERANCE
+
+
+def test_gpt2_from_a_text_is_the_models_own(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Learned positions, LayerNorm before attention, c_attn's thirds; the folder's tokenizer."""
+    torch = needed("torch")
+    transformers = needed("transformers")
+    config = transformers.GPT2Config(vocab_size=14, n_positions=16, n_embd=8, n_layer=1,
+                                     n_head=2, attn_implementation="eager")
+    model = saved(transformers.GPT2LMHeadModel(config), tmp_path / "gpt2", torch, 6)
+    maker().tokenizer(False).save(str(tmp_path / "gpt2" / "tokenizer.json"))
+    ids = [4, 5, 6, 7, 8]  # the cat chases a mouse
+    attentions, outputs, _ = forward(model, torch, ids, [model.transformer.h[0].attn])
+    walkthrough = agree(spec_of(tmp_path / "gpt2", '{text: "the cat chases a mouse"}'),
+                        attentions[0], outputs[0])
+    assert walkthrough.heads[0].weights.rows == ("the", "cat", "chases", "a", "mouse")
+
+
+def test_bert_from_a_text_is_the_models_own(tmp_path: Path) -> None:
+    """Word, position and token-type embeddings, the embeddings' LayerNorm, [CLS] … [SEP]."""
+    torch = needed("torch")
+    transformers = needed("transformers")
+    config = transformers.BertConfig(vocab_size=14, hidden_size=8, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=16,
+                                     max_position_embeddings=16, attn_implementation="eager")
+    model = saved(transformers.BertModel(config), tmp_path / "bert", torch, 7)
+    maker().tokenizer(True).save(str(tmp_path / "bert" / "tokenizer.json"))
+    ids = [1, 4, 9, 10, 7, 11, 2]  # [CLS] the dog sees a bird [SEP]
+    attention = model.encoder.layer[0].attention
+    attentions, outputs, _ = forward(model, torch, ids, [attention.output.dense])
+    walkthrough = agree(spec_of(tmp_path / "bert", '{text: "the dog sees a bird"}'),
+                        attentions[0], outputs[0])
+    assert walkthrough.heads[0].weights.rows[0] == "[CLS]"
+
+
+# --- refusals: one line, where the spec says it, exit 2 ---------------------------------------
+
+
+def folder_with(tmp_path: Path, config: str, weights: bool = True) -> Path:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "config.json").write_text(config, encoding="utf-8")
+    if weights:
+        (folder / "model.safetensors").write_bytes(b"\x02\0\0\0\0\0\0\0{}")
+    return folder
+
+
+LLAMA_CONFIG = '{"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 2}'
+
+
+@pytest.mark.parametrize(("config", "spec", "problem"), [
+    ('{"model_type": "t5"}', "model: {path: m, layer: 0}\ntokens: {ids: [1]}",
+     "1:15: model.path: model_type t5 is not supported; the supported ones are bert, gpt2, "
+     "llama, mistral, qwen3"),
+    (LLAMA_CONFIG, "model: {path: m, layer: 2}\ntokens: {ids: [1]}",
+     "1:25: model.layer: expected a whole number from 0 to 1, found 2"),
+    (LLAMA_CONFIG, "model: {path: nowhere, layer: 0}\ntokens: {ids: [1]}",
+     "1:15: model.path: nowhere: expected a folder saved by the model's library"),
+    (LLAMA_CONFIG, "model: {path: .., layer: 0}\ntokens: {ids: [1]}",
+     "1:15: model.path: .. is outside the spec's folder; only files in that folder or below it "
+     "are read"),
+    (LLAMA_CONFIG, "model: {path: m, layer: 0}\ntokens: [a, b]",
+     '2:9: tokens: expected {text: "..."} or {ids: [...]}, found a list of 2 items'),
+    (LLAMA_CONFIG, "model: {path: m, layer: 0}\ntokens: {ids: [1]}\nheads: 2",
+     "3:1: heads: heads comes from the model folder; remove it or model"),
+])
+def test_a_model_folder_is_refused_where_the_spec_names_it(tmp_path: Path, config: str,
+                                                           spec: str, problem: str) -> None:
+    folder_with(tmp_path, config)
+    path = tmp_path / "spec.yaml"
+    path.write_text(spec + "\n", encoding="utf-8")
+    result = run("explain", str(path))
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"{path}:{problem}\n")
+
+
+def test_a_folder_without_weights_or_config_is_refused(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, LLAMA_CONFIG, weights=False)
+    path = tmp_path / "spec.yaml"
+    path.write_text("model: {path: m, layer: 0}\ntokens: {ids: [1]}\n", encoding="utf-8")
+    result = run("explain", str(path))
+    assert result.stderr == (f"{path}:1:15: model.path: m: expected model.safetensors or "
+                             "model.safetensors.index.json, found neither\n")
+    (folder / "config.json").unlink()
+    result = run("explain", str(path), "--lang", "pl")
+    assert (result.exit_code, result.stderr) == (
+        2, f"{path}:1:15: model.path: m/config.json: nie ma takiego pliku\n")
+
+
+@pytest.mark.parametrize(("lang", "problem"), [
+    ("pl", "model.path: model_type t5 nie jest obsługiwany; obsługiwane to: bert, gpt2, llama, "
+           "mistral, qwen3"),
+    ("ru", "model.path: model_type t5 не поддерживается; поддерживаются: bert, gpt2, llama, "
+           "mistral, qwen3"),
+])
+def test_an_unknown_architecture_is_named_in_every_language(tmp_path: Path, lang: str,
+                                                            problem: str) -> None:
+    folder_with(tmp_path, '{"model_type": "t5"}')
+    path = tmp_path / "spec.yaml"
+    path.write_text("model: {path: m, layer: 0}\ntokens: {ids: [1]}\n", encoding="utf-8")
+    result = run("explain", str(path), "--lang", lang)
+    assert (result.exit_code, result.stderr.replace("\u00a0", " ")) == (
+        2, f"{path}:1:15: {problem}\n")
+
+
+def test_the_schema_takes_a_model_spec_and_needs_its_layer() -> None:
+    from tests.test_schema import errors
+
+    assert errors("model: {path: m, layer: 0}\ntokens: {ids: [1, 2]}\n") == []
+    assert errors("model: {path: m}\ntokens: {text: the cat}\n") == [
+        "'layer' is a required property"]
+    assert errors("tokens: {ids: [1]}\n") == ["'embeddings' is a required property"]
