@@ -149,7 +149,7 @@ def test_the_two_heads_are_those_worked_out_with_numpy() -> None:
 
 def test_a_mistake_is_reported_in_polish() -> None:
     message = data(5, "text/plain").strip()
-    assert message.startswith("walkthrough_of: W_Q ")
+    assert message.startswith("walkthrough_of: W_Q: oczekiwano wymiarów ")
     assert "3 × 2" in message and "2 × 2" in message and "expected" not in message
 
 
