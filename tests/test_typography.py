@@ -27,7 +27,8 @@ ONE_LETTER = {"pl": "aiouwzAIOUWZ", "ru": "авикосуяАВИКОСУЯ"}
 TYPED = {'"cat chases mouse"', '"1 0; 0.2 1"', '"1 0; 1 1"', '"1 0; 0 1"',
          '"1 0; 0.2 1; 0.8 0"', '"{written}"', '"S\' + M"', '"1 0; 0,2 1"',
          '"1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"', '"attn[models]"',
-         '"the dog sees a bird"', '"the cat chases a mouse"'}  # YAML in an example's comment
+         '"the dog sees a bird"', '"the cat chases a mouse"',
+         '"..."'}  # YAML in an example's comment; {text: "..."} of a model folder's tokens
 # English words that are not Polish or Russian ones: a run of them is an untranslated phrase
 ENGLISH = {"the", "of", "is", "and", "for", "with", "are", "be", "by", "from", "this", "that",
            "it", "or", "an", "not", "has", "have", "which", "found", "expected", "each", "its",
