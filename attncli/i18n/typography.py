@@ -16,28 +16,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 NBSP = "\u00a0"
 ONE_LETTER_WORDS = {"pl": "aiouwz", "ru": "авикосуя"}
-# a one-letter word starts the text or follows a space, a bracket or an opening quote (so the
-# "a" of "YAML-a" or a {placeholder} is not one)
-_ONE_LETTER = {lang: re.compile(rf"(?<![^\s(„«])([{letters}]) (?=\S)", re.IGNORECASE)
+# The patterns are compiled when first used (`_re`): English text, and `attn --help`, need none.
+# A one-letter word starts the text or follows a space, a bracket or an opening quote (so the
+# "a" of "YAML-a" or a {placeholder} is not one).
+_ONE_LETTER = {lang: rf"(?i)(?<![^\s(„«])([{letters}]) (?=\S)"
                for lang, letters in ONE_LETTER_WORDS.items()}
-_DASH = re.compile(r" (—|–)(?= )")
-_EQUALS = re.compile(r" = (?=\{\w+\}|\d)")  # "d_model = {d}": one unit, never split by a line end
+_DASH = r" (—|–)(?= )"
+_EQUALS = r" = (?=\{\w+\}|\d)"  # "d_model = {d}": one unit, never split by a line end
 # a formula in a sentence is one unit too: "{heads} · ({d_k} + {d_v}) · 2", "(i, i + d_k/2)"
-_OPERATOR = re.compile(r"(?<=\S) ([+−·×⊙/]) (?=\S)")
+_OPERATOR = r"(?<=\S) ([+−·×⊙/]) (?=\S)"
 # a head, a step or a percentage and its number are one unit: "głowica 1", "Krok 2", "0.05 %"
-_NUMBERED = re.compile(r"(?<=\w) (?=\{(?:index|head|other|number)\}(?!\w))|"
-                       r"(?<=\}) (?=%)")
-_PAIR = re.compile(r"([(\[][^\s,()\[\]]{1,8},) (?=[^\s,()\[\]]{1,12}[)\]\s])")
+_NUMBERED = (r"(?<=\w) (?=\{(?:index|head|other|number)\}(?!\w))|"
+             r"(?<=\}) (?=%)")
+_PAIR = r"([(\[][^\s,()\[\]]{1,8},) (?=[^\s,()\[\]]{1,12}[)\]\s])"
+
+
+@cache
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def bind_formulas(text: str) -> str:
     """`text` with no-break spaces around the operators of its formulas and after the comma of
     a short pair, so no line (in the terminal, in a PDF) ends inside `(i, i + d_k/2)`."""
-    text = _OPERATOR.sub(NBSP + r"\1" + NBSP, text)
-    return _PAIR.sub(r"\1" + NBSP, text)
+    text = _re(_OPERATOR).sub(NBSP + r"\1" + NBSP, text)
+    return _re(_PAIR).sub(r"\1" + NBSP, text)
 
 
 def typeset(text: str, lang: str) -> str:
@@ -47,10 +54,10 @@ def typeset(text: str, lang: str) -> str:
     if pattern is None:
         return text
     text = bind_formulas(text)
-    text = _EQUALS.sub(NBSP + "=" + NBSP, text)
-    text = _NUMBERED.sub(NBSP, text)
-    text = pattern.sub(r"\1" + NBSP, text)
-    return _DASH.sub(NBSP + r"\1", text)
+    text = _re(_EQUALS).sub(NBSP + "=" + NBSP, text)
+    text = _re(_NUMBERED).sub(NBSP, text)
+    text = _re(pattern).sub(r"\1" + NBSP, text)
+    return _re(_DASH).sub(NBSP + r"\1", text)
 
 
 def is_one_letter_word(text: str, lang: str) -> bool:

@@ -42,10 +42,17 @@ _ASTRAL_NONCHARACTERS = "".join(f"{chr(plane * 0x10000 + 0xFFFE)}-{chr(plane * 0
                                 for plane in range(1, 17))
 _OTHER_HIDDEN = (f"{_ASTRAL_NONCHARACTERS}\U000110bd\U000110cd\U00013430-\U0001343f"
                  "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
-HIDDEN = re.compile(f"[{_HIDDEN_RANGES}{_OTHER_HIDDEN}]")
 # The same but the line break, which a document keeps: one pass over a whole document.
 _BUT_LINE_BREAK = _HIDDEN_RANGES.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f", 1)
-HIDDEN_IN_LINES = re.compile(f"[{_BUT_LINE_BREAK}{_OTHER_HIDDEN}]")
+
+
+@cache
+def hidden_pattern(line_breaks: bool = True) -> re.Pattern[str]:
+    """The hidden characters as one class, line breaks among them or not; compiled when first
+    used (a few milliseconds that `attn --help` never needs)."""
+    return re.compile(f"[{_HIDDEN_RANGES if line_breaks else _BUT_LINE_BREAK}{_OTHER_HIDDEN}]")
+
+
 _ASCII_HIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # the same, in ASCII text: far quicker
 
 
@@ -55,7 +62,7 @@ def _has_hidden(text: str) -> bool:
         return True
     # the rest, in the few distinct characters of each part that is not ASCII (a document is
     # mostly ASCII: numbers, markup)
-    return any(HIDDEN_IN_LINES.search("".join(set(part))) is not None
+    return any(hidden_pattern(False).search("".join(set(part))) is not None
                for start in range(0, len(text), _PART)
                if not (part := text[start:start + _PART]).isascii())
 
@@ -78,15 +85,15 @@ def escape_char(char: str) -> str:
 
 def is_hidden(char: str) -> bool:
     """Whether `visible` escapes `char` (a control, format or noncharacter, or a surrogate)."""
-    return HIDDEN.fullmatch(char) is not None
+    return hidden_pattern().fullmatch(char) is not None
 
 
 def visible(text: str) -> str:
     """`text` with every hidden character written as its escape; `text` itself (the same
     object) when it has none, which is nearly always."""
-    if HIDDEN.search(text) is None:
+    if hidden_pattern().search(text) is None:
         return text
-    return HIDDEN.sub(lambda found: escape_char(found.group()), text)
+    return hidden_pattern().sub(lambda found: escape_char(found.group()), text)
 
 
 def visible_label(text: str) -> str:
@@ -110,7 +117,7 @@ def visible_document(text: str) -> str:
     pass is the guarantee for whatever else a document quotes."""
     if not _has_hidden(text):
         return text
-    return HIDDEN_IN_LINES.sub(lambda found: escape_char(found.group()), text)
+    return hidden_pattern(False).sub(lambda found: escape_char(found.group()), text)
 
 
 def _json_escape(char: str) -> str:
@@ -126,7 +133,7 @@ def inert_json(text: str) -> str:
     the same data for a program, nothing raw for a terminal. (`json.dumps` escapes only C0.)"""
     if not _has_hidden(text):
         return text
-    return HIDDEN_IN_LINES.sub(lambda found: _json_escape(found.group()), text)
+    return hidden_pattern(False).sub(lambda found: _json_escape(found.group()), text)
 
 
 _LINK_SEAM = re.compile(r"\](?=[(\[])")
