@@ -140,8 +140,8 @@ BAD_MASK = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmask: causl\n"
      'logiczna true; ujmij to w\u00a0cudzysłów: "on"'),
     (["-", "--lang", "ru"], {},
      "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nweights:\n  W_Q: [[1, 0], [0, 1], [1, 1]]\n",
-     "<stdin>:4:8: weights.W_Q имеет размер 3 × 2, а\u00a0ожидается d_model × "
-     "d_k\u00a0=\u00a02 × 2"),
+     "<stdin>:4:8: weights.W_Q: ожидается размер d_model × d_k\u00a0=\u00a02 × 2, получено: "
+     "3 × 2"),
     (["-", "--lang", "pl"], {}, "- 1\n- 2\n- 3\n- 4\n- 5\n",
      "<stdin>:1:1: oczekiwano mapowania, otrzymano: lista z\u00a05 elementami"),
     (["-", "--lang", "ru"], {}, "- 1\n",

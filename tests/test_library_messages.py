@@ -26,13 +26,16 @@ from attncli.i18n.library_messages import (
     json_problem,
     numpy_problem,
     os_problem,
+    toml_problem,
     yaml_problem,
 )
+from attncli.snippets.manifest import toml_tree
 from attncli.spec import load_spec
 
 UNTRANSLATED = ("PyYAML's message has no translation: {detail}",
                 "the json module's message has no translation: {detail}",
-                "NumPy's message has no translation: {detail}")
+                "NumPy's message has no translation: {detail}",
+                "the tomllib module's message has no translation: {detail}")
 # libyaml's strings that are not problems a reader meets (a context, an emitter's, an API's)
 NOT_READER_PROBLEMS = {
     "expected SCALAR, SEQUENCE-START, MAPPING-START, or ALIAS", "expected STREAM-START",
@@ -91,6 +94,25 @@ def json_messages() -> list[str]:
     return [m.replace("{0!r}", "'x'") for m in found]
 
 
+def toml_messages() -> list[str]:
+    """The message of every error tomllib's parser raises (suffixed_err(src, pos, message)),
+    with what an f-string quotes filled by a sample."""
+    import tomllib
+
+    source = (Path(tomllib.__file__).parent / "_parser.py").read_text(encoding="utf-8")
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "suffixed_err" and len(node.args) == 3):
+            message = node.args[2]
+            if isinstance(message, ast.Constant):
+                found.append(message.value)
+            elif isinstance(message, ast.JoinedStr):
+                found.append("".join(part.value if isinstance(part, ast.Constant) else "'x'"
+                                     for part in message.values))
+    return found
+
+
 def is_translated(message: Msg) -> bool:
     return message.msgid not in UNTRANSLATED
 
@@ -119,6 +141,25 @@ def test_every_json_message_has_a_catalogue_message() -> None:
     assert {"Expecting value", "Extra data", "Unterminated string starting at"} <= set(messages)
     assert [m for m in messages if not is_translated(json_problem(m))] == []
     assert len(JSON_PROBLEMS) >= 9
+
+
+def test_every_tomllib_message_has_a_catalogue_message() -> None:
+    messages = toml_messages()
+    assert {"Invalid value", "Unclosed array", "Invalid statement"} <= set(messages)
+    assert [m for m in messages if not is_translated(toml_problem(m))] == []
+
+
+@pytest.mark.parametrize(("text", "ru"), [
+    ("[[snippets]\nspecs = 3\n", "некорректный TOML: имя таблицы [[...]] без закрывающих ]]"),
+    ("[[snippets]]\nspecs = c/*.yaml\n",
+     "некорректный TOML: значение, которое TOML не может прочитать (текст без кавычек?)"),
+    ('[[snippets]]\nspecs = "a"\nspecs = "b"\n',
+     "некорректный TOML: ключ или таблица, заданные дважды"),
+])
+def test_toml_mistakes_are_said_in_russian(text: str, ru: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        toml_tree("attn.toml", text)
+    assert translate(caught.value.message, "ru").replace("\u00a0", " ") == ru
 
 
 def test_an_unknown_library_message_says_so_and_names_the_library() -> None:

@@ -283,8 +283,8 @@ def test_output_template_placeholders_and_precision(repo: Path) -> None:
      "output, precision, steps, expand, head, reading, header, md_flavor, matrix"),
     ("# what CI writes\n[tool.attn]\nx = 1\n",
      "attn.toml:2:1: tool: unknown key; expected one of snippets"),
-    ('[[snippets]]\nspecs = "posts/*.yaml\n', "attn.toml:2:22: malformed TOML: Illegal character "
-     "'\\n'"),
+    ('[[snippets]]\nspecs = "posts/*.yaml\n', "attn.toml:2:22: malformed TOML: a quoted text "
+     "without its closing quote on this line"),
     ("", "attn.toml: the manifest is empty, expected a list named snippets"),
 ])
 def test_a_bad_toml_manifest_exits_2_naming_the_key(repo: Path, manifest: str,

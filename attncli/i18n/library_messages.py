@@ -171,6 +171,34 @@ JSON_PROBLEMS: list[tuple[str, Msg]] = [
      Msg.of("a comma before the closing ]: JSON allows none there")),
 ]
 
+# tomllib's problems (the manifest attn.toml), by pattern: some quote a key or a character
+# as Python writes it, which the line:column before the message already points to
+TOML_PROBLEMS: list[tuple[str, Msg]] = [
+    (r"Invalid initial character for a key part", Msg.of("a key cannot start with this "
+                                                         "character")),
+    (r"Invalid value", Msg.of("a value TOML cannot read (a text without quotes?)")),
+    (r"Illegal character '\\n'", Msg.of("a quoted text without its closing quote on this line")),
+    (r"(Found invalid|Illegal) character .*", Msg.of("a character that is not allowed here")),
+    (r"Cannot (declare .* twice|overwrite a value|redefine namespace .*|mutate immutable "
+     r"namespace .*)|Duplicate inline table key .*", Msg.of("a key or table given twice")),
+    (r"Expected '\]' at the end of a table declaration",
+     Msg.of("a table name without a closing ]")),
+    (r"Expected '\]\]' at the end of an array declaration",
+     Msg.of("a [[...]] table name without a closing ]]")),
+    (r"Expected '=' after a key in a key/value pair", Msg.of("a key without = after it")),
+    (r"Invalid hex value|Escaped character is not a Unicode scalar value",
+     Msg.of("an escape that names no Unicode character")),
+    (r"Expected newline or end of document after a statement",
+     Msg.of("more text where the line should end")),
+    (r"Unclosed array", Msg.of("a list in [ ] without a comma or a closing ]")),
+    (r"Unclosed inline table", Msg.of("a mapping in {{ }} without a comma or a closing }}")),
+    (r"Unescaped '\\' in a string", Msg.of("an unknown escape after a backslash")),
+    (r"Expected .*", Msg.of("a closing quote or bracket is missing")),
+    (r"Unterminated string", Msg.of("the text ends inside a quoted value")),
+    (r"Invalid date or datetime", Msg.of("an invalid date or time")),
+    (r"Invalid statement", Msg.of("a line that is neither key = value nor a [table] name")),
+]
+
 OS_ERRORS: dict[int, Msg] = {
     errno.ENOENT: Msg.of("no such file or folder"),
     errno.EISDIR: Msg.of("this is a folder, not a file"),
@@ -290,6 +318,14 @@ def json_problem(message: str) -> Msg:
         if re.fullmatch(pattern, message):
             return found
     return Msg.of("the json module's message has no translation: {detail}", detail=message)
+
+
+def toml_problem(message: str) -> Msg:
+    """tomllib's TOMLDecodeError text, without its "(at line …)", as a catalogue message."""
+    for pattern, found in TOML_PROBLEMS:
+        if re.fullmatch(pattern, message):
+            return found
+    return Msg.of("the tomllib module's message has no translation: {detail}", detail=message)
 
 
 def numpy_problem(message: str) -> Msg:

@@ -35,7 +35,7 @@ from typing import Any
 from attncli.errors import Location, SpecError, UsageError
 from attncli.files import NotRegular, check_regular, read_regular
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
-from attncli.i18n.library_messages import os_problem
+from attncli.i18n.library_messages import os_problem, toml_problem
 from attncli.records import record
 from attncli.render import EXTENSIONS, file_formats
 from attncli.snippets.rules import check_output
@@ -163,7 +163,7 @@ def toml_tree(name: str, content: str) -> Node:
     except tomllib.TOMLDecodeError as exc:
         line, column = toml_position(str(exc))
         problem = re.sub(r"\s*\(at .*\)$", "", str(exc))
-        raise SpecError(Msg.of("malformed TOML: {problem}", problem=problem),
+        raise SpecError(Msg.of("malformed TOML: {problem}", problem=toml_problem(problem)),
                         Location(name, line=line, column=column)) from None
     return to_node(document, name, "", key_marks(content))
 
