@@ -16,10 +16,11 @@ import textwrap
 from typing import Any
 
 from attncli.i18n import DEFAULT_LANG, catalog
-from attncli.i18n.typography import typeset
+from attncli.i18n.typography import NBSP, typeset
 from attncli.records import record
 
 WIDTH = 100  # the example specs' comments fill lines of at most this many characters
+_RELATION = re.compile(r"(?<=\S) ([=≈<>]) (?=\S)")  # inside a formula: no line break
 _COMMENT = re.compile(r"^(?P<indent>[ \t]*)#(?: (?P<text>.*))?$")
 
 
@@ -63,10 +64,17 @@ def translated_comments(text: str, lang: str) -> str:
         if translation == block.text:
             continue
         prefix = block.indent + "# "
-        wrapped = textwrap.wrap(typeset(translation, lang), WIDTH - len(prefix),
-                                break_long_words=False, break_on_hyphens=False)
-        lines[block.start:block.end] = [prefix + line for line in wrapped]
+        lines[block.start:block.end] = [prefix + line for line in
+                                        comment_lines(translation, lang, WIDTH - len(prefix))]
     return "\n".join(lines)
+
+
+def comment_lines(text: str, lang: str, width: int) -> list[str]:
+    """A translated comment in lines of at most `width` characters, broken between words and
+    never inside a formula: besides what `typeset` binds, every `a = b` and `a ≈ b` is one unit
+    (`F = (GELU(Y·W_1) ⊙ Y·W_3)·W_2` stays whole, even longer than a line)."""
+    bound = _RELATION.sub(NBSP + r"\1" + NBSP, typeset(text, lang))
+    return textwrap.wrap(bound, width, break_long_words=False, break_on_hyphens=False)
 
 
 def descriptions(node: Any) -> list[str]:
