@@ -9,6 +9,7 @@ import pytest
 
 from attncli.i18n import Msg, translate
 from attncli.spec.source import byte_count
+from attncli.spec.spec_text import too_large
 from tests.conftest import run
 
 
@@ -63,3 +64,28 @@ def test_the_refusal_reads_both_counts_with_the_word(case: str, lang: str, said:
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.replace("\u00a0", " ") == (
         f"{case}.yaml:2:20: embeddings.file: {said}\n")
+
+
+@pytest.mark.parametrize(("limit", "ru", "pl"), [
+    (1, "больше 1 байта", "więcej niż 1 bajt"),
+    (2, "больше 2 байт", "więcej niż 2 bajty"),
+    (5, "больше 5 байт", "więcej niż 5 bajtów"),
+    (21, "больше 21 байта", "więcej niż 21 bajtów"),
+    (22, "больше 22 байт", "więcej niż 22 bajty"),
+])
+def test_larger_than_takes_the_genitive(limit: int, ru: str, pl: str) -> None:
+    """After «больше» the count is genitive: «1 байта», and for a measure «байт» from 2 on
+    (never «байтов»); Polish „więcej niż” keeps the nominative's forms."""
+    refused = too_large("s.yaml", None, limit).message
+    assert said(refused, "ru") == f"спецификация {ru} — предела, который задаёт --max-cells"
+    assert said(refused, "pl").startswith(f"specyfikacja ma {pl}, ")
+    refusal = Msg.plural_of("the file is larger than {count} byte, the limit that {option} sets",
+                            "the file is larger than {count} bytes, the limit that {option} "
+                            "sets", limit, option="--max-cells")
+    assert said(refusal, "ru") == f"файл {ru} — предела, который задаёт --max-cells"
+
+
+def test_standard_input_over_the_limit_in_russian() -> None:
+    result = run("explain", "-", "--max-cells", "10", "--lang", "ru", input="#" * (2**20 + 1))
+    assert (result.exit_code, result.stderr.replace("\u00a0", " ")) == (
+        2, "<stdin>: спецификация больше 1048576 байт — предела, который задаёт --max-cells\n")

@@ -151,15 +151,27 @@ def test_window_with_sink_tokens_by_hand() -> None:
     assert (np.isfinite(masked) == expected).all()
 
 
-def test_the_header_names_the_sink_tokens() -> None:
-    spec = {"tokens": list("abcd"), "embeddings": np.eye(4).tolist(),
-            "mask": {"window": 1, "causal": True, "sink_tokens": 1}}
+def header_mask(sink_tokens: int) -> dict[str, str]:
+    """The header's mask with a causal window of 1 and `sink_tokens`, in each language."""
+    spec = {"tokens": list("abcdefghijklmnopqrstuvwxyz"), "embeddings": np.eye(26).tolist(),
+            "mask": {"window": 1, "causal": True, "sink_tokens": sink_tokens}}
     walkthrough = build(loads_spec(json.dumps(spec), name="s.json"))
-    words = {lang: translate(walkthrough.header.mask, lang).replace("\u00a0", " ")
-             for lang in ("en", "pl", "ru")}
-    assert words == {"en": "causal window of 1 and the first 1 key",
-                     "pl": "przyczynowe okno o szerokości 1 i 1 pierwszy klucz",
-                     "ru": "каузальное окно шириной 1 и первые ключи (1)"}
+    return {lang: translate(walkthrough.header.mask, lang).replace("\u00a0", " ")
+            for lang in ("en", "pl", "ru")}
+
+
+def test_the_header_names_the_sink_tokens() -> None:
+    """One key is "the first key", with no numeral; 2, 5, 21 and 22 take their plural forms."""
+    assert header_mask(1) == {"en": "causal window of 1 and the first key",
+                              "pl": "przyczynowe okno o szerokości 1 i pierwszy klucz",
+                              "ru": "каузальное окно шириной 1 и первый ключ"}
+    assert header_mask(2) == {"en": "causal window of 1 and the first 2 keys",
+                              "pl": "przyczynowe okno o szerokości 1 i 2 pierwsze klucze",
+                              "ru": "каузальное окно шириной 1 и первые 2 ключа"}
+    assert header_mask(5)["pl"].endswith(" i 5 pierwszych kluczy")
+    assert header_mask(5)["ru"].endswith(" и первые 5 ключей")
+    assert header_mask(21)["ru"].endswith(" и первые 21 ключ")
+    assert header_mask(22)["pl"].endswith(" i 22 pierwsze klucze")
 
 
 # --- bad input -------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ class Writer:
 
     def prose(self, text: str) -> str:
         """Text attn wrote (a heading, a fact) with its notation as math."""
-        return notation_latex(text, self.esc)
+        return notation_latex(text, self.esc, self.lang)
 
     def t(self, msg: Msg) -> str:
         return translator(RenderOptions(lang=self.lang, full_switch=""), self.number)(msg)

@@ -137,7 +137,7 @@ def _body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
         if about:
             yield from [escape(about), ""]
         facts = header_facts(header, t)
-        yield from [prose(fact, flavor) + ("  " if i < len(facts) - 1 else "")
+        yield from [prose(fact, flavor, (), lang) + ("  " if i < len(facts) - 1 else "")
                     for i, fact in enumerate(facts)]
         yield ""
     for step in walkthrough.steps:
@@ -150,7 +150,7 @@ def _body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
     marked = Marked(t)
     for heading, sentences in reading_sections(walkthrough, marked):
         yield from [top + "# " + escape(marked.unmark(heading)), ""]
-        yield from (prose(s, flavor, marked.words) + "\n" for s in sentences)
+        yield from (prose(s, flavor, marked.words, lang) + "\n" for s in sentences)
     drift = drift_lines(walkthrough, number, lang)
     if drift:
         yield from [top + "# " + escape(t(Msg.of("Hand calculation"))), "",
@@ -166,7 +166,7 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
                flavor: str, lang: str, full: bool = False) -> list[str]:
     heading = step_heading(index, step, t)
     lines = [level + " " + (escape_heading(heading) if flavor == "plain"
-                            else prose(heading, flavor).removeprefix("\\")), ""]
+                            else prose(heading, flavor, (), lang).removeprefix("\\")), ""]
     if step.formula is not None:
         if flavor == "plain":
             lines += ["```text", step.formula.text, "```", ""]
@@ -174,11 +174,11 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
             lines += display([md_math.formula(step.formula.latex)], flavor)
     for note in step.notes:
         marked = Marked(t)
-        lines += [prose(marked(note), flavor, marked.words), ""]
+        lines += [prose(marked(note), flavor, marked.words, lang), ""]
     matrices, identities = shown_matrices(step, full)
     if identities:
         marked = Marked(t)
-        lines += [prose(marked(identities), flavor, marked.words), ""]
+        lines += [prose(marked(identities), flavor, marked.words, lang), ""]
     for matrix in matrices:
         if flavor == "plain":
             lines += table_lines(matrix, number, t, full)

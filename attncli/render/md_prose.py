@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from attncli.i18n import Msg, Symbol
 from attncli.i18n.visible import inert_markdown_math
-from attncli.render import md_math
+from attncli.render import md_math, symbols
 from attncli.render.notation import segments
 
 # Characters that start Markdown syntax anywhere in a line; a backslash makes them literal.
@@ -78,23 +78,31 @@ def _line_start(line: str) -> str:
     return "\\" + line if line[:1] in LINE_START or numbered(line) else line
 
 
+_VALUED = re.compile(rf"((?<![\w'’\\.−-])[A-Za-zε][′″]?[ \u00a0]=[ \u00a0]){MARK}(\d+){END}")
 _SUBSCRIPT = re.compile(rf"(?<![\w])([qk])_{MARK}(\d+){END}")  # q_{query}: named by a token
 
 
-def prose(text: str, flavor: str, words: Sequence[str] = ()) -> str:
+def prose(text: str, flavor: str, words: Sequence[str] = (), lang: str = "en") -> str:
     """A sentence escaped like `escape`, its notation (`d_k = 2`, `÷ √d_k`, `q_mouse`, `W_Q`)
     as inline math, found as the LaTeX export finds it (attncli/render/notation.py); `words`
     are the marked word parameters (see Marked): a Symbol among them is math too."""
     text = " ".join(re.split(r"[^\S\u00a0]+", text.strip()))  # keeps no-break spaces
     if flavor == "plain":
         return escape(unmark(text, words))
+    text, words = _valued(text, words, lang)
     out: list[str] = []
-    for is_math, part in segments(text):
+    for is_math, part in segments(text, lang):
         if is_math:
             out.append(inline_math(_attached(out, md_math.formula(part)), flavor))
         else:
             out.append(_words(part, flavor, words))
-    return _line_start("".join(out))
+    return _line_start(_touching("".join(out), flavor))
+
+
+def _touching(line: str, flavor: str) -> str:
+    """Two inline formulas with nothing between (the symbol `S`, then its subscript `{}_{11}`)
+    as one: `$S$$…$` would open a display."""
+    return line.replace("`$$`", "") if flavor == "github" else re.sub(r"(?<!\\)\$\$", "", line)
 
 
 def _words(text: str, flavor: str, words: Sequence[str]) -> str:
@@ -114,6 +122,22 @@ def _words(text: str, flavor: str, words: Sequence[str]) -> str:
         end = match.end()
     out.append(_literal(text[end:], words))
     return "".join(out)
+
+
+def _valued(text: str, words: Sequence[str], lang: str) -> tuple[str, list[str]]:
+    """`s = {sink}`, `ε = {eps}` with a Symbol as the value: one formula, a new marked word."""
+    out = list(words)
+
+    def joined(match: re.Match[str]) -> str:
+        word = out[int(match.group(2))]
+        if not isinstance(word, Symbol) or symbols.valued(match.group(1), lang) is None:
+            return match.group(0)
+        letter = match.group(1).split()[0]
+        out.append(Symbol(f"{letter} = {word}",
+                          f"{symbols.math_of(letter)} = {word.latex}"))
+        return f"{MARK}{len(out) - 1}{END}"
+
+    return _VALUED.sub(joined, text), out
 
 
 def _attached(out: list[str], tex: str) -> str:

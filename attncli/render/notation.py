@@ -13,6 +13,7 @@ from collections.abc import Callable
 from string import Formatter
 
 from attncli.i18n import Finer, Msg, Param, Symbol, template
+from attncli.render import symbols
 
 # Formulas the catalog's sentences write in Unicode (the same in every language), as LaTeX math.
 # A sentence with new notation registers it here; tests/test_notation.py finds every catalog
@@ -29,9 +30,9 @@ FORMULAS: dict[str, str] = {
     "dW_K = dKᵀ·X": r"dW_{K} = dK^{\top} X", "dW_V = dVᵀ·X": r"dW_{V} = dV^{\top} X",
     "dS′": "dS'", "Rᵀ": r"R^{\top}", "−p·θᵢ": r"-p \cdot \theta_i", "p·θᵢ": r"p \cdot \theta_i",
     "−p·ωᵢ": r"-p \cdot \omega_i", "p·ωᵢ": r"p \cdot \omega_i",
-    "dx = (dx̂ − x̂ ⊙ mean(dx̂ ⊙ x̂)) / RMS":
-        r"dx = \bigl(d\hat{x} - \hat{x} \odot \operatorname{mean}(d\hat{x} \odot \hat{x})\bigr)"
-        r" / \operatorname{RMS}",
+    "dx = (dx̂ − x̂·(1/d)·Σⱼ dx̂ⱼ·x̂ⱼ) / RMS(x)":
+        r"dx = \bigl(d\hat{x} - \hat{x} \cdot \tfrac{1}{d} \sum_{j} d\hat{x}_{j} \hat{x}_{j}\bigr)"
+        r" / \operatorname{RMS}(x)",
     "dx̂ = dy ⊙ gain": r"d\hat{x} = dy \odot \mathrm{gain}",
     "dM = dF·W_2ᵀ": r"dM = dF \cdot W_{2}^{\top}",
     "dU = dM ⊙": r"dU = dM \odot", "dA₁ = dM ⊙ U ⊙": r"dA_{1} = dM \odot U \odot",
@@ -51,10 +52,14 @@ FORMULAS: dict[str, str] = {
     "(−c, c)": r"(-c, c)", "tanh x ≈ x": r"\tanh x \approx x",
     # attention sinks
     "e^s": r"e^{s}",
+    # the pairs of RoPE, the columns of the sinusoidal encoding
+    "(i, i + d_k/2)": r"(i, i + d_k/2)", "(2i, 2i+1)": r"(2i, 2i+1)", "2i+1": "2i+1",
+    "2i": "2i",
     # QK-norm
-    "RMS(x) = √(mean(x²) + ε)":
-        r"\operatorname{RMS}(x) = \sqrt{\operatorname{mean}(x^{2}) + \varepsilon}",
+    "RMS(x) = √((1/d)·Σᵢ xᵢ² + ε)":
+        r"\operatorname{RMS}(x) = \sqrt{\tfrac{1}{d} \sum_{i} x_{i}^{2} + \varepsilon}",
     "heads·d_k": r"\mathrm{heads} \cdot d_{k}",
+    "kv_heads·d_k": r"\mathrm{kv\_heads} \cdot d_{k}",
 }
 
 
@@ -77,9 +82,14 @@ _NOTATION = re.compile(
     r"(?P<eq> = [0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<cos>cos θ(?P<cos_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<power>(?<![\w])e\^(?:x|\((?P<from>x|m_old) − m\))(?![\w])(?P<power_eq> = 1| < 1)?)"
+    r"|(?P<trig>(?<![\w])(?P<fn>sin|cos)\((?P<angle>[a-z]) / (?P<base_of>[0-9]+)"
+    r"\^\((?P<of>[^()]+)\)\))"
     r"|(?P<exponent>(?<![\w.,])(?P<number>[0-9]+)\^\((?P<power_of>[^()]+)\))"
     r"|(?P<bare>\^\((?P<bare_of>[^()]+)\))"
+    r"|(?P<gradient>(?<![\w])d(?P<grad_of>[A-Z])(?P<grad_prime>′?)"
+    r"(?:_(?P<grad_sub>[A-Za-z0-9]+))?(?![\w′]))"
     r"|(?P<minus>(?<![\w.,−-])[-−](?=[0-9]))"
+    r"|" + symbols.LETTER
 )
 _SYMBOLS = {"ᵢ": "_i", "ⱼ": "_j", "·": r" \cdot ", "|": "|", "θ": r"\theta"}
 # math, " = ", math: one formula
@@ -108,6 +118,9 @@ def _math(match: re.Match[str]) -> str:
         return "".join(_SYMBOLS.get(ch, ch) for ch in text)
     if match.group("sub"):
         return subscript(match.group("base"), match.group("index")) + _value(match.group("eq"))
+    if match.group("trig"):  # sin(k / 10000^(2i/d)), the sinusoidal encoding's column
+        return (f"\\{match.group('fn')}({match.group('angle')} / {match.group('base_of')}"
+                f"^{{{match.group('of')}}})")
     if match.group("exponent"):  # 10000^(−2i/d_k)
         return match.group("number") + "^{" + match.group("power_of").replace("−", "-") + "}"
     if match.group("bare"):  # the power of a base written apart (1e+04^(2i/d))
@@ -116,6 +129,12 @@ def _math(match: re.Match[str]) -> str:
         return r"\cos\theta" + _value(match.group("cos_eq"))
     if match.group("minus"):  # -0.94 in prose: the minus sign, not a hyphen
         return "-"
+    if match.group("gradient"):  # dO, dZ, dS′, dW_Q: a gradient's symbol
+        sub = match.group("grad_sub")
+        return ("d" + match.group("grad_of") + "'" * len(match.group("grad_prime"))
+                + ("" if sub is None else "_{" + sub + "}"))
+    if match.group("letter"):  # c = 5.00, the gain g, the matrix A
+        return symbols.math(match)
     relation = match.group("power_eq") or ""
     if match.group("from") == "m_old":  # the rescale of online softmax
         return r"e^{m_{\text{old}} - m}" + relation
@@ -127,13 +146,19 @@ def _value(equals: str | None) -> str:
     return "" if equals is None else " = " + equals[3:].replace(",", "{,}").replace("−", "-")
 
 
-def segments(text: str) -> list[Segment]:
+def segments(text: str, lang: str = "en") -> list[Segment]:
     """`text` split into prose and math: `scale: ÷ √d_k = 1.41` gives prose `scale: ÷ ` and the
-    math `\\sqrt{d_k}`, then ` = 1.41`."""
+    math `\\sqrt{d_k}`, then ` = 1.41`; a one-letter symbol is math as `lang`'s words allow
+    (attncli/render/symbols.py)."""
     out: list[Segment] = []
     start = 0
     # Polish and Russian typography binds `=` with no-break spaces: matched as spaces
-    for match in _NOTATION.finditer(text.replace("\u00a0", " ")):
+    plain = text.replace("\u00a0", " ")
+    quoted = symbols.quoted_spans(plain)
+    for match in _NOTATION.finditer(plain):
+        if match.group("letter") and not symbols.is_symbol(plain, match.start(),
+                                                           match.start() + 1, lang, quoted):
+            continue
         if match.start() > start:
             out.append((False, text[start:match.start()]))
         out.append((True, _math(match)))
@@ -155,9 +180,10 @@ def _join(parts: list[Segment]) -> list[Segment]:
     return out
 
 
-def latex(text: str, escape: TextFn) -> str:
+def latex(text: str, escape: TextFn, lang: str = "en") -> str:
     """Trusted prose as LaTeX text: notation in `$...$`, the rest through `escape`."""
-    return "".join("$" + s + "$" if is_math else spaced(s, escape) for is_math, s in segments(text))
+    return "".join("$" + s + "$" if is_math else spaced(s, escape)
+                   for is_math, s in segments(text, lang))
 
 
 def spaced(text: str, escape: TextFn) -> str:
@@ -189,19 +215,34 @@ def message(msg: Msg | str, lang: str, escape: TextFn, number: Callable[[float],
         if isinstance(value, int) and not isinstance(value, bool):
             pending += str(value)
             continue
-        if isinstance(value, Symbol):  # attn's own notation: a matrix's name
-            out.append(latex(pending, escape) + "$" + value.latex + "$")
+        valued = (symbols.valued(pending, lang) if isinstance(value, float | Finer | Symbol)
+                  else None)
+        if valued:  # c = {cap}: the value is math with its symbol
+            out.append(latex(pending[:valued.start()], escape, lang))
+            text = (value.latex if isinstance(value, Symbol) else
+                    _param(value, lang, escape, number).replace("$-$", "-").replace(",", "{,}"))
+            out.append("$" + symbols.math_of(valued.group(1)) + " = " + text + "$")
+        elif isinstance(value, Symbol):  # attn's own notation: a matrix's name
+            out.append(_touching(latex(pending, escape, lang), value.latex))
         elif isinstance(value, str) and re.search(r"(?<![\w])([A-Za-z])_$", pending):
             tail = re.search(r"(?<![\w])([A-Za-z])_$", pending)
             assert tail is not None  # q_{query}: the token is the subscript
-            out.append(latex(pending[:tail.start()], escape))
+            out.append(latex(pending[:tail.start()], escape, lang))
             out.append("$" + tail.group(1) + r"_{\text{" + escape(value) + "}}$")
         else:
-            out.append(latex(pending, escape))
+            out.append(latex(pending, escape, lang))
             out.append(_param(value, lang, escape, number))
         pending = ""
-    out.append(latex(pending, escape))
+    out.append(latex(pending, escape, lang))
     return "".join(out)
+
+
+def _touching(before: str, tex: str) -> str:
+    """`before` then the math `tex`; math ending `before` (the S of `S{ij}`) takes `tex` in, as
+    `$S$$…$` would open a display."""
+    if before.endswith("$") and not before.endswith("\\$"):
+        return before[:-1] + tex + "$"
+    return before + "$" + tex + "$"
 
 
 def _param(value: Param, lang: str, escape: TextFn, number: Callable[[float], str]) -> str:

@@ -142,8 +142,8 @@ def block_notes(spec: Spec) -> tuple[Msg, ...]:
     if block.norms is not None and isinstance(block.norms[0], RMSNorm):
         notes = [Msg.of("From the layer's output back through RMSNorm, the feed-forward network "
                         "and the residual adds, to the attention output O."),
-                 Msg.of("RMSNorm backwards: dx = (dx̂ − x̂ ⊙ mean(dx̂ ⊙ x̂)) / RMS with dx̂ = "
-                        "dy ⊙ gain; no mean is subtracted, so there is no bias to learn.")]
+                 Msg.of("RMSNorm backwards: dx = (dx̂ − x̂·(1/d)·Σⱼ dx̂ⱼ·x̂ⱼ) / RMS(x) with "
+                        "dx̂ = dy ⊙ gain; no mean is subtracted, so there is no bias to learn.")]
     else:
         notes = [Msg.of("From the layer's output back through LayerNorm, the feed-forward network "
                         "and the residual adds, to the attention output O.")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from attncli.compute import ops
-from attncli.i18n import Msg
+from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, Step
 from attncli.steps.base import Build, HeadState, Made
 
@@ -23,7 +23,7 @@ def head_bias(b: Build, index: int | None) -> tuple[Array, Msg]:
         return ops.alibi(n, m, slope), Msg.of(
             "ALiBi adds −m·|i − j| to the score of query i and key j, with this head's slope "
             "m = {slope}: the further a key is from the query, the more its score is lowered.",
-            slope=f"{slope:.6g}")
+            slope=Symbol(f"{slope:.6g}", f"{slope:.6g}"))
     return bias.for_head(i), Msg.of("B is the bias matrix of the spec, added to the scores.")
 
 

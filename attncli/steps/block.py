@@ -4,13 +4,14 @@ network, post-norm (after each sublayer) or pre-norm (before it)."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from decimal import Decimal
 
 import numpy as np
 
 from attncli.compute import ops
-from attncli.i18n import Msg
+from attncli.i18n import Msg, Symbol
 from attncli.model import Formula, Matrix, Step
 from attncli.spec.model import ACTIVATION_NAMES, FeedForward, Norm, RMSNorm, Spec
 from attncli.steps.base import Build, Made, State, feature_labels
@@ -92,7 +93,7 @@ def norm(b: Build, step_id: str, ln: Norm, h: Matrix, symbol: Formula) -> tuple[
     latex = rf"{symbol.latex} = \operatorname{{LayerNorm}}({h.symbol.latex})"
     step = Step(step_id, Msg.of("Layer normalization"), Formula(text, latex), tuple(matrices),
                 None, (Msg.of("Each row becomes (x − μ) / σ with σ = √(variance + {eps}), "
-                              "then times the gain plus the bias.", eps=plain_number(ln.eps)),))
+                              "then times the gain plus the bias.", eps=constant(ln.eps)),))
     return step, matrices[-1]
 
 
@@ -111,9 +112,10 @@ def rms_norm(b: Build, step_id: str, rms: RMSNorm, h: Matrix,
     text = f"{symbol.text} = RMSNorm({h.symbol.text})"
     latex = rf"{symbol.latex} = \operatorname{{RMSNorm}}({h.symbol.latex})"
     step = Step(step_id, Msg.of("RMS normalization"), Formula(text, latex), tuple(matrices),
-                None, (Msg.of("Each row is divided by its RMS = √(mean of x² + {eps}), then "
-                              "times the gain; unlike LayerNorm, no mean is subtracted and no "
-                              "bias added.", eps=plain_number(rms.eps)),))
+                None, (Msg.of("Each row x is divided by RMS(x) = √((1/d)·Σᵢ xᵢ² + ε), where "
+                              "d = {d} (the number of features) and ε = {eps}, then multiplied "
+                              "by the gain; unlike LayerNorm, no mean is subtracted and no bias "
+                              "added.", d=int(h.values.shape[1]), eps=constant(rms.eps)),))
     return step, matrices[-1]
 
 
@@ -204,6 +206,16 @@ def describe_block(spec: Spec) -> Msg:
     for part in parts[1:]:
         result = Msg.of("{first}, {second}", first=result, second=part)
     return result
+
+
+def constant(value: float) -> Symbol:
+    """`plain_number` as notation: ε = 10⁻⁶ is math in LaTeX and Markdown (`10^{-6}`)."""
+    text = plain_number(value)
+    power = re.fullmatch(r"10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
+    if power is None:
+        return Symbol(text, text)
+    digits = power.group(1).translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+    return Symbol(text, "10^{" + digits + "}")
 
 
 def plain_number(value: float) -> str:

@@ -44,6 +44,9 @@ def describe_mask(mask: Mask) -> Msg:
     if isinstance(mask, WindowMask):
         if mask.sink_tokens:
             window = describe_mask(WindowMask(mask.width, mask.causal))
+            if mask.sink_tokens == 1:  # "the first key", not "the first 1 key"; a plural form
+                # cannot drop the number: Russian's form for 1 serves 21 and 31 too
+                return Msg.of("{window} and the first key", window=window)
             return Msg.plural_of("{window} and the first {count} key",
                                  "{window} and the first {count} keys", mask.sink_tokens,
                                  window=window)

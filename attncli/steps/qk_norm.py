@@ -13,7 +13,7 @@ from attncli.i18n import Msg
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.spec.model import Head, QKNorm
 from attncli.steps.base import COMBINING_TILDE, Build, HeadState, Made
-from attncli.steps.block import plain_number
+from attncli.steps.block import constant
 from attncli.steps.projections import shows_kv
 
 
@@ -49,14 +49,15 @@ def normed(b: Build, hs: HeadState) -> Made[HeadState]:
     formula = Formula(f"Q{COMBINING_TILDE} = Q / RMS(Q) ⊙ g_q,  K{COMBINING_TILDE} = K / RMS(K) "
                       "⊙ g_k", r"\tilde{Q} = Q / \operatorname{RMS}(Q) \odot g_{q},\quad "
                       r"\tilde{K} = K / \operatorname{RMS}(K) \odot g_{k}")
-    notes = [Msg.of("RMS(x) = √(mean(x²) + ε), here ε = {eps}: each query and key is divided by "
-                    "its root mean square, so however large the projection makes it, the scores "
-                    "cannot grow without bound.", eps=plain_number(norm.eps)),
+    notes = [Msg.of("RMS(x) = √((1/d)·Σᵢ xᵢ² + ε), summed over the d features of x, here "
+                    "ε = {eps}: each query and key is divided by its root mean square, so however "
+                    "large the projection makes it, the scores cannot grow without bound.",
+                    eps=constant(norm.eps)),
              Msg.of("Over each head's d_k features, as Qwen3: each query and key of a head "
                     "keeps a length near √d_k before the gain g, one vector of d_k shared by the "
                     "heads.") if norm.over == "head" else
-             Msg.of("Over the whole projection, as OLMo 2: the mean of x² runs over every "
-                    "head's features at once (heads·d_k for queries, kv_heads·d_k for keys), so "
+             Msg.of("Over the whole projection, as OLMo 2: the sum runs over every head's "
+                    "features at once (d = heads·d_k for queries, d = kv_heads·d_k for keys), so "
                     "one head's RMS depends on the other heads, and only the whole projection "
                     "keeps a length near √(heads·d_k) or √(kv_heads·d_k).")]
     step = Step("qk_norm", Msg.of("QK-norm"), formula, tuple(matrices), hs.index, tuple(notes))

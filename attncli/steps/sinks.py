@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from attncli.i18n import Msg, quoted
+from attncli.i18n import Msg, Symbol, quoted
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.steps.base import Build, HeadState, Made
 
@@ -64,7 +64,7 @@ def sink_weights(b: Build, hs: HeadState) -> Made[HeadState]:
                         hs.index, (Msg.of(
                             "The sink logit s = {sink} joins the softmax of every row as e^s "
                             "in its denominator, a key with no value: each row of A sums to "
-                            "less than 1.", sink=written(s)),))
+                            "less than 1.", sink=Symbol(written(s), written(s, "-"))),))
     share = Matrix(SINK, sunk if b.kept is None else sunk[list(b.kept)], b.query_labels,
                    ("s",), kept=b.kept)  # (n, 1), or the kept rows of a summary
     sink_step = Step("sinks", Msg.of("Weight given to the sink"),

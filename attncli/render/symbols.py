@@ -1,0 +1,77 @@
+"""One-letter symbols in attn's prose (`c = 5.00`, the gain `g`, the sink logit `s`, the matrix
+`A`): set as math, so a symbol looks the same in a sentence as in the formula beside it.
+
+A Latin letter standing alone in a catalog sentence is a symbol, except where the language has a
+one-letter word: English "a", "A" and "I"; Polish "a", "i", "o", "u", "w", "z" (a conjunction or a
+preposition); Russian has none in Latin letters. Such a letter is a symbol where no word can
+stand: before a comma, a bracket, an operator, a hyphen (`i-ta para`), or the end of the sentence,
+and a capital one also inside a sentence (`suma wiersza A`). Letters inside quotation marks are a
+token's name, never a symbol.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Letters that are words of a language, by language (Russian: none among Latin letters).
+WORD_LETTERS: dict[str, frozenset[str]] = {
+    "en": frozenset("aAI"),
+    "pl": frozenset("aiouwzAIOUWZ"),
+    "ru": frozenset(),
+}
+
+# A lone letter, with primes and ` = number` after it: `c = 5.00`, `s = −1`, `S′`.
+LETTER = (r"(?P<letter>(?<![\w'’\\.−-])[A-Za-z](?P<primes>[′″]?)(?![\w'’]|\.\w)"
+          r"(?P<letter_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?(?!\w|[.,]\d))?)")
+
+# Spans a symbol is never found in: a token in quotation marks.
+_QUOTED = re.compile(r"„[^”]*”|«[^»]*»|“[^”]*”|\"[^\"]*\"|`[^`]*`")
+# After a word letter: an operator, a closing mark or the end (a symbol), or a word (a word).
+_AFTER_SYMBOL = re.compile(r"[ \u00a0]*[=+−<>≈·/×⊙]|$|[,;:.)\]}-]")
+_NUMBER_SIGN = re.compile(r"(?:\bnr|№|\bNo\.)[ \u00a0]$")  # `tokenu nr i`: an index
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;(]\s*)$")
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _QUOTED.finditer(text)]
+
+
+def is_symbol(text: str, start: int, end: int, lang: str,
+              quoted: list[tuple[int, int]]) -> bool:
+    """Whether the letter at text[start:end] (matched by LETTER) is a symbol, not a word."""
+    if any(a <= start < b for a, b in quoted):
+        return False
+    letter = text[start]
+    if letter not in WORD_LETTERS.get(lang, WORD_LETTERS["en"]):
+        return True
+    if _AFTER_SYMBOL.match(text, end) or _NUMBER_SIGN.search(text, 0, start):
+        return True
+    # a capital word letter is a word only where a sentence starts (`A row…`, `Z tych…`)
+    return letter.isupper() and not _SENTENCE_START.search(text, 0, start)
+
+
+# A symbol a number parameter is the value of, at the end of a piece of a sentence: `c = {cap}`.
+VALUED = re.compile(r"(?<![\w'’\\.−-])([A-Za-zε][′″]?)[ \u00a0]=[ \u00a0]$")
+
+
+def valued(piece: str, lang: str) -> re.Match[str] | None:
+    """`c = ` at the end of `piece`, when its letter is a symbol: the number after it joins it."""
+    match = VALUED.search(piece)
+    if match is None:
+        return None
+    plain = piece.replace("\u00a0", " ")
+    return match if is_symbol(plain, match.start(), match.start() + 1, lang,
+                              quoted_spans(plain)) else None
+
+
+def math_of(letter: str) -> str:
+    """`S′` as LaTeX math: `S'`; `ε` as `\\varepsilon`."""
+    base = r"\varepsilon" if letter[0] == "ε" else letter[0]
+    return base + "'" * {"′": 1, "″": 2}.get(letter[1:], 0)
+
+
+def math(match: re.Match[str]) -> str:
+    """The letter as LaTeX math, its primes and value with it."""
+    value = match.group("letter_eq")
+    tail = "" if value is None else " = " + value[3:].replace(",", "{,}").replace("−", "-")
+    return math_of(match.group("letter")[:1] + match.group("primes")) + tail
