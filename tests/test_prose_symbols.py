@@ -68,8 +68,8 @@ def test_an_index_is_math_where_no_word_can_stand() -> None:
     rope = Msg.of("At position p, the i-th pair of features turns by the angle p·ωᵢ, where "
                   "ωᵢ = {base}^(−2i/d_k); V is not turned.", base=100)
     pl = latex(rope, "pl")
-    assert pl.startswith("Na pozycji $p$ $i$-{}ta para cech"), pl
-    assert "; $V$ nie jest" in pl
+    assert pl.startswith("Na pozycji $p$ obracamy $i$-{}tą parę cech"), pl
+    assert "wartości $V$ nie" in pl
 
 
 def test_a_token_in_quotes_is_never_a_symbol() -> None:
