@@ -35,6 +35,8 @@ The large specs come from benchmarks/large_spec.py (fixed seed).
     arrays     attncli.walkthrough_of on a BERT-base-size layer of 512 tokens loaded as
                NumPy arrays vs build(load_spec()) of the same .npy files (from_arrays.py)
                                                                      1.1 (time), 1.1 (memory)
+    rich       explain --format rich of 32 causal heads of 6 tokens, d_k 2 (386 matrix tables)
+               vs --format text of the same spec                                           2.0
     xlsx       attn export --xlsx of 48 tokens, d_model 32, 4 causal heads, W_O (about
                56,000 formula cells) vs XlsxWriter alone writing as many formulas          2.0
 The .npy files are drawn with a fixed seed into a temporary folder at the start. Every case
@@ -133,6 +135,15 @@ class Case:
             statistics.median(s.peak_mib for s in self.a_samples),
             statistics.median(s.peak_mib for s in self.b_samples),
         )
+
+
+def write_heads(folder: Path, heads: int = 32, n: int = 6) -> Path:
+    """A spec of `heads` small causal heads: the terminal format's many matrix tables."""
+    path = folder / "heads.yaml"
+    path.write_text(f"tokens: [{', '.join(f't{i}' for i in range(n))}]\n"
+                    f"embeddings: {{random: {{seed: 1}}, shape: [{n}, {2 * heads}]}}\n"
+                    f"heads: {heads}\nmask: causal\n", encoding="utf-8")
+    return path
 
 
 def write_big_yaml(folder: Path, n: int = 400, d: int = 250) -> Path:
@@ -238,7 +249,7 @@ def help_imports_nothing_heavy() -> str:
 
 
 CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml", "import", "arrays",
-         "xlsx", "expand_all", "export_large", "json_full")
+         "xlsx", "expand_all", "export_large", "json_full", "rich")
 
 # The gate CI runs (.ci/run, `--gate`): the ratio cases in a few minutes, the layer at a size CI
 # can afford. A case fails the gate when its ratio passes its target by more than GATE_MARGIN,
@@ -356,6 +367,10 @@ def cases(work: Path) -> dict[str, Callable[[], Case]]:
             note="attn snippets writing 20 specs x 3 languages x 3 formats (180 files) vs one "
             "explain"),
         "xlsx": lambda: xlsx_case(attn, work),
+        "rich": lambda: Case(
+            "rich", [*attn, "explain", str(write_heads(work)), "--format", "rich"],
+            [*attn, "explain", str(work / "heads.yaml"), "--format", "text"], 2.0,
+            note="explain of 32 causal heads of 6 tokens (386 matrix tables), rich vs text"),
         "layer": lambda: Case(
             "layer", explain_layer(GATE_LAYER, work),
             [PYTHON, str(HERE / "numpy_layer.py"), str(work / f"layer{GATE_LAYER}"), str(HEADS)],
