@@ -142,3 +142,12 @@ def test_just_under_the_limits_the_work_is_done(tmp_path: Path) -> None:
     code, stderr, peak = peak_rss_mb("export", "spec.yaml", "--latex", cwd=tmp_path)
     assert (code, stderr) == (0, "")
     assert peak < PEAK_MB
+
+
+@pytest.mark.parametrize("command", ["validate", "explain"])
+def test_8000_tokens_are_worked_within_the_memory_bound(command: str, tmp_path: Path) -> None:
+    # one n x m array of 8,000 x 8,000 is 512 MB; a summary's head is worked in blocks of rows
+    (tmp_path / "spec.yaml").write_text(tokens(8000, 4) + "mask: causal\n")
+    code, stderr, peak = peak_rss_mb(command, "spec.yaml", cwd=tmp_path)
+    assert code == 0, stderr
+    assert peak < PEAK_MB

@@ -32,14 +32,31 @@ def is_identity(w: Array) -> bool:
     return n == m and bool(np.all(w.ravel()[:: n + 1] == 1.0)) and np.count_nonzero(w) == n
 
 
+# Products over keys are taken ROWS queries at a time, from rows 0, 512, 1024 ...: BLAS sums a row
+# in an order that depends on the rows computed with it, so fixed blocks give each row the same
+# numbers whether the whole matrix is computed or a block of its rows (attncli/steps/row_blocks.py,
+# whose blocks start at multiples of ROWS).
+ROWS = 512
+
+
+def by_rows(a: Array, b: Array) -> Array:
+    """a @ b, ROWS rows of a at a time."""
+    if a.shape[0] <= ROWS:
+        return a @ b  # (n, k) @ (k, m) -> (n, m)
+    out = np.empty((a.shape[0], b.shape[1]), dtype=(a[:1] @ b[:, :1]).dtype)  # (n, m)
+    for first in range(0, a.shape[0], ROWS):
+        np.matmul(a[first:first + ROWS], b, out=out[first:first + ROWS])  # (ROWS, m)
+    return out
+
+
 def dot_scores(q: Array, k: Array) -> Array:
     """S = Q·Kᵀ: S[i, j] = q_i·k_j."""
-    return q @ k.T  # (n, d_k) @ (d_k, m) -> (n, m)
+    return by_rows(q, k.T)  # (n, d_k) @ (d_k, m) -> (n, m)
 
 
 def general_scores(q: Array, w: Array, k: Array) -> Array:
     """S = Q·W·Kᵀ: S[i, j] = q_iᵀ W k_j (the `general` similarity)."""
-    return q @ w @ k.T  # (n, d_k) @ (d_k, d_k) @ (d_k, m) -> (n, m)
+    return by_rows(by_rows(q, w), k.T)  # (n, d_k) @ (d_k, d_k) @ (d_k, m) -> (n, m)
 
 
 def scale(scores: Array, divisor: float, out: Array | None = None) -> Array:
@@ -56,15 +73,17 @@ def softcap(scores: Array, cap: float, out: Array | None = None) -> Array:
     return np.multiply(capped, cap, out=capped)  # (n, m)
 
 
-def causal(n: int, m: int) -> Bools:
-    """Query i sees keys j <= i."""
-    return np.tri(n, m, dtype=bool)  # (n, m)
+def causal(n: int, m: int, first: int = 0) -> Bools:
+    """Query i sees keys j <= i; the rows of queries first .. first + n - 1."""
+    return np.tri(n, m, k=first, dtype=bool)  # (n, m)
 
 
-def window(n: int, m: int, width: int, causal_only: bool, sink_tokens: int = 0) -> Bools:
+def window(n: int, m: int, width: int, causal_only: bool, sink_tokens: int = 0,
+           first: int = 0) -> Bools:
     """Query i sees keys with |i - j| <= width and the first `sink_tokens` keys (StreamingLLM's
-    attention sinks), of these only j <= i when causal."""
-    offset = np.arange(m)[None, :] - np.arange(n)[:, None]  # (1, m) - (n, 1) -> (n, m): j - i
+    attention sinks), of these only j <= i when causal; the rows of queries first .. first + n - 1.
+    """
+    offset = np.arange(m)[None, :] - np.arange(first, first + n)[:, None]  # (1, m) - (n, 1): j - i
     inside = (np.abs(offset) <= width) | (np.arange(m) < sink_tokens)[None, :]  # (n, m)
     return inside & (offset <= 0) if causal_only else inside  # (n, m)
 
@@ -141,7 +160,7 @@ def softmax_parts(logits: Array) -> tuple[Array, Array, Array, Array]:
 
 def attend(weights: Array, v: Array) -> Array:
     """Z = A·V: each output row is the weighted sum of the value rows."""
-    return weights @ v  # (n, m) @ (m, d_v) -> (n, d_v)
+    return by_rows(weights, v)  # (n, m) @ (m, d_v) -> (n, d_v)
 
 
 def sinusoidal(n: int, d: int, base: float = 10000.0) -> Array:

@@ -10,6 +10,7 @@ spec turns on.
 from __future__ import annotations
 
 from collections.abc import Callable
+from copy import copy
 from importlib import import_module
 from typing import Generic, TypeVar
 
@@ -49,6 +50,7 @@ class Build:
         # needs it again for a summary's heads and for the finite-difference check
         self.forward = forward
         self.kept = kept  # the rows of the n x m matrices to keep (a summary), or None: all
+        self.first_row = 0  # the first query of a block of rows (attncli/steps/row_blocks.py)
         self.row = spec.convention == "row"
         self.query_labels = token_labels(spec.queries.tokens)
         self.key_labels = token_labels(spec.keys_source.tokens)
@@ -56,6 +58,16 @@ class Build:
         self.visible: dict[tuple[int, int], np.ndarray] = {}
         self.calc: Arithmetic = calc or arithmetic(spec.display.round_intermediates,
                                                    spec.display.precision, spec.dtype)
+
+    def rows(self, first: int, stop: int) -> Build:
+        """The same build on the queries first .. stop - 1 only (a block of a summary's rows)."""
+        block = copy(self)
+        block.first_row = self.first_row + first
+        block.query_labels = self.query_labels[first:stop]
+        block.visible = {}  # a block's own masks, never the whole matrix's
+        if self.kept is not None:
+            block.kept = tuple(i - first for i in self.kept if first <= i < stop)
+        return block
 
     def matrix(self, symbol: Formula, values: Array, rows: tuple[str, ...],
                columns: tuple[str, ...] | None = None) -> Matrix:

@@ -15,7 +15,7 @@ from attncli.arithmetic.handcalc import Arithmetic, drift
 from attncli.arithmetic.reading import read
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.spec.model import Spec
-from attncli.steps import narrow, scores
+from attncli.steps import narrow, row_blocks, scores
 from attncli.steps.base import Build, Family, HeadState, Made, S, State
 from attncli.steps.header import header
 from attncli.steps.labels import token_labels
@@ -106,7 +106,7 @@ def attend(b: Build, state: State) -> Made[State]:
     for i, head in enumerate(spec.heads):
         hs = HeadState(i + 1 if len(spec.heads) > 1 else None, head, state.x_in, keys_from,
                        state.pre_normed)
-        hs = run(b, hs, HEAD, steps)
+        hs = run_head(b, hs, steps)
         assert hs.Q and hs.K and hs.V and hs.scores and hs.A and hs.Z
         results.append(HeadResult(hs.index or 1, hs.Q, hs.K, hs.V, hs.scores, hs.A, hs.Z,
                                   scores.divisor(b, head), hs.x, hs.xk))
@@ -124,6 +124,21 @@ LAYER: tuple[Family[State], ...] = (
     Family("kv_cache", "decode.cache_sizes", decodes),
     Family("backward", "backward.backward", has_backward),
 )
+
+def run_head(b: Build, hs: HeadState, steps: list[Step]) -> HeadState:
+    """The HEAD families on one head; a summary's n x m ones in blocks of query rows when they
+    all allow it (attncli/steps/row_blocks.py)."""
+    families = tuple(family for family in HEAD if family.applies(b.spec))
+    start = row_blocks.chain(b, families)
+    if start is None:
+        return run(b, hs, families, steps)
+    hs = run(b, hs, families[:start], steps)
+    made = row_blocks.blocks(b, hs, families[start:])
+    if made is None:
+        return run(b, hs, families[start:], steps)
+    steps.extend(made[0])
+    return made[1]
+
 
 def run(b: Build, state: S, families: tuple[Family[S], ...],
         steps: list[Step]) -> S:

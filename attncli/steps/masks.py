@@ -13,18 +13,18 @@ from attncli.spec.model import CausalMask, Mask, MatrixMask, PaddingMask, Window
 from attncli.steps.base import Build, HeadState, Made
 
 
-def visible_keys(masks: tuple[Mask, ...], n: int, m: int) -> ops.Bools:
-    """Where every mask lets query i see key j."""
+def visible_keys(masks: tuple[Mask, ...], n: int, m: int, first: int = 0) -> ops.Bools:
+    """Where every mask lets query i see key j; the rows of queries first .. first + n - 1."""
     visible = np.ones((n, m), dtype=bool)  # (n, m)
     for mask in masks:
         if isinstance(mask, CausalMask):
-            visible &= ops.causal(n, m)
+            visible &= ops.causal(n, m, first)
         elif isinstance(mask, WindowMask):
-            visible &= ops.window(n, m, mask.width, mask.causal, mask.sink_tokens)
+            visible &= ops.window(n, m, mask.width, mask.causal, mask.sink_tokens, first)
         elif isinstance(mask, PaddingMask):
             visible &= ops.padding(n, mask.keep)
         elif isinstance(mask, MatrixMask):
-            visible &= mask.visible
+            visible &= mask.visible[first:first + n]
     return visible
 
 
@@ -65,8 +65,8 @@ def masked(b: Build, hs: HeadState) -> Made[HeadState]:
     assert hs.logits is not None and hs.scores is not None
     n, m = len(b.query_labels), len(b.key_labels)
     visible = b.visible.get((n, m))
-    if visible is None:  # the same for every head: made once
-        visible = b.visible[n, m] = visible_keys(b.spec.masks, n, m)  # (n, m)
+    if visible is None:  # the same for every head: made once (once a block of rows in blocks)
+        visible = b.visible[n, m] = visible_keys(b.spec.masks, n, m, b.first_row)  # (n, m)
     logits = ops.apply_mask(hs.logits, visible, b.reuse(hs.logits))  # (n, m)
     given = hs.scores.symbol
     symbol = Formula(f"{given.text} + M", f"{given.latex} + M")
