@@ -25,17 +25,19 @@ IDS = [3, 7, 1, 12, 5]
 
 
 def float64_parts(monkeypatch: pytest.MonkeyPatch, torch: Any, module: Any, norm: str,
-                  rotary: str | None, base: float = 10000.0) -> None:
-    """The library's float32 parts, run in float64: RMSNorm, the RoPE table and the softmax."""
+                  rotary: str | None, halves: bool = False) -> None:
+    """The library's float32 parts, run in float64: RMSNorm, the RoPE table (base 10000; each
+    angle twice for rotate_half, or once when the model turns the two halves itself, as
+    gpt-oss does) and the softmax."""
     def rms_norm(self: Any, hidden: Any) -> Any:
         variance = hidden.pow(2).mean(-1, keepdim=True)
         return self.weight * (hidden * torch.rsqrt(variance + self.variance_epsilon))
 
     def rope_table(self: Any, x: Any, position_ids: Any) -> Any:
         d = 2 * self.inv_freq.shape[0]
-        theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+        theta = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
         angles = position_ids[..., None].double() * theta  # (1, n, d/2)
-        emb = torch.cat((angles, angles), dim=-1)  # (1, n, d)
+        emb = angles if halves else torch.cat((angles, angles), dim=-1)  # (1, n, d)
         return emb.cos(), emb.sin()
 
     softmax = torch.nn.functional.softmax
@@ -186,8 +188,8 @@ LLAMA_CONFIG = '{"model_type": "llama", "num_hidden_layers": 2, "num_attention_h
 
 @pytest.mark.parametrize(("config", "spec", "problem"), [
     ('{"model_type": "t5"}', "model: {path: m, layer: 0}\ntokens: {ids: [1]}",
-     "1:15: model.path: model_type t5 is not supported; the supported ones are bert, gpt2, "
-     "llama, mistral, qwen3"),
+     "1:15: model.path: model_type t5 is not supported; the supported ones are bert, gemma2, "
+     "gpt2, gpt_oss, llama, mistral, qwen3"),
     (LLAMA_CONFIG, "model: {path: m, layer: 2}\ntokens: {ids: [1]}",
      "1:25: model.layer: expected a whole number from 0 to 1, found 2"),
     (LLAMA_CONFIG, "model: {path: nowhere, layer: 0}\ntokens: {ids: [1]}",
@@ -223,10 +225,10 @@ def test_a_folder_without_weights_or_config_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("lang", "problem"), [
-    ("pl", "model.path: model_type t5 nie jest obsługiwany; obsługiwane to: bert, gpt2, llama, "
-           "mistral, qwen3"),
-    ("ru", "model.path: model_type t5 не поддерживается; поддерживаются: bert, gpt2, llama, "
-           "mistral, qwen3"),
+    ("pl", "model.path: model_type t5 nie jest obsługiwany; obsługiwane to: bert, gemma2, gpt2, "
+           "gpt_oss, llama, mistral, qwen3"),
+    ("ru", "model.path: model_type t5 не поддерживается; поддерживаются: bert, gemma2, gpt2, "
+           "gpt_oss, llama, mistral, qwen3"),
 ])
 def test_an_unknown_architecture_is_named_in_every_language(tmp_path: Path, lang: str,
                                                             problem: str) -> None:
@@ -245,3 +247,48 @@ def test_the_schema_takes_a_model_spec_and_needs_its_layer() -> None:
     assert errors("model: {path: m}\ntokens: {text: the cat}\n") == [
         "'layer' is a required property"]
     assert errors("tokens: {ids: [1]}\n") == ["'embeddings' is a required property"]
+
+
+def test_gemma2_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """√d_model times the embeddings, RMSNorm's gain 1 + w, √query_pre_attn_scalar, the soft cap
+    and a sliding window in layer 0 (`layer_types`), a full one in layer 1."""
+    torch = needed("torch")
+    transformers = needed("transformers")
+    gemma2 = transformers.models.gemma2.modeling_gemma2
+    config = transformers.Gemma2Config(
+        hidden_size=8, num_attention_heads=4, num_key_value_heads=2, head_dim=4,
+        num_hidden_layers=2, intermediate_size=12, vocab_size=20, query_pre_attn_scalar=6,
+        attn_logit_softcapping=2.0, sliding_window=3, attn_implementation="eager")
+    model = saved(transformers.Gemma2ForCausalLM(config), tmp_path / "gemma2", torch, 8)
+
+    def rms_norm(self: Any, x: Any) -> Any:  # Gemma2RMSNorm without its float32 cast
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * (1.0 + self.weight)
+
+    float64_parts(monkeypatch, torch, gemma2, "Gemma2RMSNorm", "Gemma2RotaryEmbedding")
+    monkeypatch.setattr(gemma2.Gemma2RMSNorm, "forward", rms_norm)
+    attentions, outputs, _ = forward(model, torch, IDS, [model.model.layers[0].self_attn])
+    walkthrough = agree(spec_of(tmp_path / "gemma2", f"{{ids: {IDS}}}"), attentions[0],
+                        outputs[0])
+    assert walkthrough.heads[0].weights.values[4, :2].tolist() == [0.0, 0.0]  # the window
+    assert any(step.id == "softcap" for step in walkthrough.steps)
+
+
+def test_gpt_oss_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each head's learned sink logit in the softmax's denominator, biases on every projection,
+    and layer 0's sliding window (`layer_types`)."""
+    torch = needed("torch")
+    transformers = needed("transformers")
+    config = transformers.GptOssConfig(
+        hidden_size=8, num_attention_heads=4, num_key_value_heads=2, head_dim=4,
+        num_hidden_layers=2, intermediate_size=8, vocab_size=20, num_local_experts=2,
+        num_experts_per_tok=1, sliding_window=3, attn_implementation="eager",
+        experts_implementation="eager",
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    model = saved(transformers.GptOssForCausalLM(config), tmp_path / "gpt_oss", torch, 9)
+    float64_parts(monkeypatch, torch, transformers.models.gpt_oss.modeling_gpt_oss,
+                  "GptOssRMSNorm", "GptOssRotaryEmbedding", halves=True)
+    attentions, outputs, _ = forward(model, torch, IDS, [model.model.layers[0].self_attn])
+    walkthrough = agree(spec_of(tmp_path / "gpt_oss", f"{{ids: {IDS}}}"), attentions[0],
+                        outputs[0])
+    assert walkthrough.heads[0].weights.values.sum(axis=1).max() < 1.0  # the sink takes a share
+    assert walkthrough.heads[0].weights.values[4, :2].tolist() == [0.0, 0.0]

@@ -134,15 +134,13 @@ def linears(c: Checkpoint, at: str, names: dict[str, str], bias: bool) -> Keys:
     return weights
 
 
-def llama(c: Checkpoint) -> Keys:
-    """Llama, Mistral and Qwen3: RMSNorm before attention, RoPE, grouped-query heads, and a SwiGLU
-    feed-forward; Qwen3 normalizes each head's q and k."""
-    at = f"layers.{c.layer}."
+def rotary_heads(c: Checkpoint, at: str) -> Keys:
+    """The attention of the Llama family and its heirs: `Linear` q_proj, k_proj, v_proj, o_proj
+    (their biases where the file has them), grouped-query heads, RoPE, the causal mask or this
+    layer's window."""
     heads = c.whole("num_attention_heads")
-    eps = c.number("rms_norm_eps", 1e-6)
-    keys: Keys = {
+    return {
         "convention": "column",
-        "embeddings": c.tensor("embed_tokens.weight", rows=c.rows),
         "positional": rope(c),
         "heads": heads,
         "kv_heads": c.whole("num_key_value_heads", heads),
@@ -150,6 +148,15 @@ def llama(c: Checkpoint) -> Keys:
                                                   "O": "o_proj"}, True),
         "mask": causal(c),
     }
+
+
+def llama(c: Checkpoint) -> Keys:
+    """Llama, Mistral and Qwen3: RMSNorm before attention, RoPE, grouped-query heads, and a SwiGLU
+    feed-forward; Qwen3 normalizes each head's q and k."""
+    at = f"layers.{c.layer}."
+    eps = c.number("rms_norm_eps", 1e-6)
+    keys: Keys = {"embeddings": c.tensor("embed_tokens.weight", rows=c.rows),
+                  **rotary_heads(c, at)}
     norms = [{"gain": c.tensor(at + name + ".weight"), "eps": eps}
              for name in ("input_layernorm", "post_attention_layernorm")]
     keys["block"] = {"norm": "pre", "rms_norm": norms, "residual": c.block}
@@ -219,6 +226,42 @@ def bert(c: Checkpoint) -> Keys:
     }
 
 
+def gemma2(c: Checkpoint) -> Keys:
+    """Gemma 2: token embeddings times √d_model, RMSNorm with the gain 1 + w, scores divided by
+    √query_pre_attn_scalar and soft-capped, sliding-window layers as `layer_types` lists."""
+    at = f"layers.{c.layer}."
+    refuse_block(c, "post_feedforward_layernorm")
+    d = c.whole("hidden_size")
+    eps = c.number("rms_norm_eps", 1e-6)
+    embeddings = c.rows_of("embed_tokens.weight", c.rows) * d ** 0.5  # (n, d_model)
+    gain = 1.0 + c.rows_of(at + "input_layernorm.weight", [0])  # (d_model,)
+    keys: Keys = {
+        "embeddings": embeddings,
+        **rotary_heads(c, at),
+        "scale": c.number("query_pre_attn_scalar", 256.0) ** 0.5,
+        "block": {"norm": "pre", "rms_norm": {"gain": gain, "eps": eps}, "residual": False},
+    }
+    cap = c.config.get("attn_logit_softcapping")
+    if cap is not None and cap.value is not None:
+        keys["softcap"] = number(cap)
+    return keys
+
+
+def gpt_oss(c: Checkpoint) -> Keys:
+    """gpt-oss: RMSNorm before attention, RoPE, grouped-query heads with biases, each head's
+    learned sink logit, sliding-window and full layers as `layer_types` lists."""
+    at = f"layers.{c.layer}."
+    refuse_block(c, "mlp.experts")
+    return {
+        "embeddings": c.tensor("embed_tokens.weight", rows=c.rows),
+        **rotary_heads(c, at),
+        "sinks": c.rows_of(at + "self_attn.sinks", [0]),  # (heads,)
+        "block": {"norm": "pre", "residual": False, "rms_norm": {
+            "gain": c.tensor(at + "input_layernorm.weight"), "eps": c.number("rms_norm_eps",
+                                                                              1e-5)}},
+    }
+
+
 @record
 class Architecture:
     """How one `model_type` is read: its config's count of layers, its tensors' prefixes, and
@@ -237,4 +280,6 @@ ARCHITECTURES: dict[str, Architecture] = {
     "qwen3": LLAMA,
     "gpt2": Architecture("n_layer", ("transformer.", ""), gpt2),
     "bert": Architecture("num_hidden_layers", ("bert.", ""), bert),
+    "gemma2": Architecture("num_hidden_layers", ("model.", ""), gemma2),
+    "gpt_oss": Architecture("num_hidden_layers", ("model.", ""), gpt_oss),
 }
