@@ -151,3 +151,25 @@ def test_8000_tokens_are_worked_within_the_memory_bound(command: str, tmp_path: 
     code, stderr, peak = peak_rss_mb(command, "spec.yaml", cwd=tmp_path)
     assert code == 0, stderr
     assert peak < PEAK_MB
+
+
+WIDE = {
+    # the three [10⁶, 2] projections and the embeddings, 16 MB each, share one tuple of labels
+    "d_model 10⁶": "tokens: [a, b]\nembeddings: {random: {seed: 1}, shape: [2, 1000000]}\n"
+                   "heads: 1\nweights:\n  W_Q: {random: {seed: 2}, shape: [1000000, 2]}\n"
+                   "  W_K: {random: {seed: 3}, shape: [1000000, 2]}\n"
+                   "  W_V: {random: {seed: 4}, shape: [1000000, 2]}\n",
+    "d_ff 10⁶": "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+                "weights: {W_Q: identity, W_K: identity, W_V: identity, W_O: [[1, 0], [0, 1]]}\n"
+                "block:\n  residual: true\n  layer_norm: {eps: 1.0e-5}\n  ffn:\n"
+                "    W_1: {random: {seed: 1}, shape: [2, 1000000]}\n    W_2: {random: {seed: 2}}\n"
+                "    activation: relu\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(WIDE))
+def test_a_million_features_are_worked_within_the_memory_bound(case: str, tmp_path: Path) -> None:
+    (tmp_path / "spec.yaml").write_text(WIDE[case])
+    code, stderr, peak = peak_rss_mb("explain", "spec.yaml", cwd=tmp_path)
+    assert (code, stderr) == (0, "")
+    assert peak < PEAK_MB

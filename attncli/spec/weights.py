@@ -231,8 +231,11 @@ def check_split(node: Node, splits: tuple[tuple[str, int, int], ...]) -> None:
 
 def block(w: Array, cols: tuple[int, int], axis: int) -> Array:
     """One head's block of the weights' columns (rows in the column convention), as an array of
-    its own: a slice copied, not gathered index by index."""
+    its own: a slice copied, not gathered index by index; the whole matrix, not a copy, when
+    the one head takes every column (d_model 10⁶ by d_k: 16 MB each)."""
     start, stop = cols
+    if start == 0 and stop == w.shape[axis]:
+        return w  # row: (d_model, d); column: (d, d_model)
     part = w[:, start:stop] if axis == 1 else w[start:stop]
     return part.copy()  # row: (d_model, d); column: (d, d_model)
 

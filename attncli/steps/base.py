@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from copy import copy
+from functools import lru_cache
 from importlib import import_module
 from typing import Generic, TypeVar
 
@@ -27,7 +28,9 @@ from attncli.steps.labels import token_labels
 COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
 
 
+@lru_cache(maxsize=8)
 def feature_labels(d: int) -> tuple[str, ...]:
+    """d1 … d_d: one tuple for every matrix of d features (at d_model 10⁶, 55 MB each)."""
     return tuple(f"d{i}" for i in range(1, d + 1))
 
 
