@@ -292,3 +292,17 @@ def test_gpt_oss_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                         outputs[0])
     assert walkthrough.heads[0].weights.values.sum(axis=1).max() < 1.0  # the sink takes a share
     assert walkthrough.heads[0].weights.values[4, :2].tolist() == [0.0, 0.0]
+
+
+def test_a_bert_block_is_refused_in_words_of_the_language(tmp_path: Path) -> None:
+    """BERT's LayerNorm after each sublayer is said in Polish and Russian, not as "post-norm"."""
+    folder_with(tmp_path, '{"model_type": "bert", "num_hidden_layers": 1, '
+                '"num_attention_heads": 2, "hidden_size": 8, "intermediate_size": 16, '
+                '"vocab_size": 14, "max_position_embeddings": 16}')
+    path = tmp_path / "spec.yaml"
+    path.write_text("model: {path: m, layer: 0, block: true}\ntokens: {ids: [1]}\n",
+                    encoding="utf-8")
+    result = run("explain", str(path), "--lang", "ru")
+    assert (result.exit_code, result.stderr.replace("\u00a0", " ")) == (
+        2, f"{path}:1:35: model.block: остальная часть слоя для этой модели пока не расписывается "
+        "(LayerNorm после каждого подслоя); удалите block\n")

@@ -14,6 +14,7 @@ from dataclasses import field
 from typing import Any
 
 from attncli.errors import Location
+from attncli.i18n import Msg
 from attncli.records import record
 from attncli.spec.model import Array
 from attncli.spec.source import Node
@@ -84,7 +85,7 @@ class Checkpoint:
         return len(self.ids)
 
 
-def refuse_block(c: Checkpoint, why: str) -> None:
+def refuse_block(c: Checkpoint, why: str | Msg) -> None:
     if c.block and c.block_node is not None:
         fail(c.block_node, "the rest of the layer is not worked out for this model yet ({why}); "
              "remove block", why=why)
@@ -204,7 +205,7 @@ def bert(c: Checkpoint) -> Keys:
     layer; the token type is 0 for every token (one sentence), so its row joins the positions'
     rows in P; `Linear` query, key and value."""
     at = f"encoder.layer.{c.layer}.attention."
-    refuse_block(c, "post-norm")
+    refuse_block(c, Msg.of("LayerNorm after each sublayer"))
     eps = c.number("layer_norm_eps", 1e-12)
     weights = linears(c, at + "self.", {"Q": "query", "K": "key", "V": "value"}, True)
     weights["W_O"] = c.tensor(at + "output.dense.weight")
