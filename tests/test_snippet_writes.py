@@ -88,6 +88,25 @@ def test_a_folder_linked_into_git_is_no_way_in(repo: Path) -> None:
     refused(repo, entry("out/{name}.txt"), DOT.format(output="out/planted.txt", part=".git"))
 
 
+TOOL = ("attn.toml: snippets[0].output: the snippet {output} has {part} in its path; attn "
+        "snippets writes nothing into a tool's folder (node_modules, bower_components, "
+        "__pycache__, site-packages, venv)")
+
+
+@pytest.mark.parametrize(("output", "part"), [
+    ("node_modules/.bin/{name}.txt", "node_modules"),  # the first part that breaks a rule
+    (".cache/node_modules/{name}.txt", ".cache"),
+    ("node_modules/left-pad/{name}.txt", "node_modules"),
+    ("docs/__pycache__/{name}.txt", "__pycache__"),
+    ("venv/lib/site-packages/{name}.txt", "venv"),
+])
+def test_nothing_is_written_into_a_tool_folder_without_a_dot(repo: Path, output: str,
+                                                             part: str) -> None:
+    shown = output.replace("{name}", "planted")
+    line = (DOT if part.startswith(".") else TOOL).format(output=shown, part=part)
+    refused(repo, entry(output), line)
+
+
 @pytest.mark.parametrize(("output", "formats", "shown", "extension", "fmt"), [
     ("hooks/pre-commit", '["text"]', "hooks/pre-commit", ".txt", "text"),
     ("scripts/{name}.sh", '["text"]', "scripts/planted.sh", ".txt", "text"),

@@ -6,6 +6,8 @@ reads. A snippet's path is checked before anything is written:
 
 - no part of it (a folder or the file's name), as written and as links resolve it, begins
   with a dot: `.git/`, `.github/`, `.venv/`, `.pre-commit-config.yaml` are out of reach;
+- no part of it is one of the tool folders without a dot (TOOL_FOLDERS: `node_modules`, whose
+  files npm runs, and the like);
 - its name ends in its format's extension (`.txt`, `.json`, `.tex`, `.md`, `.svg`), so it is
   never a hook, a script, a Makefile or a manifest;
 - it is neither the manifest nor a spec nor a file any spec reads (`check_inputs`, once every
@@ -24,6 +26,9 @@ from pathlib import Path, PurePosixPath
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 
+# Folders that tools fill and run code from, though their names have no dot
+TOOL_FOLDERS = ("node_modules", "bower_components", "__pycache__", "site-packages", "venv")
+
 
 def check_output(output: PurePosixPath, real: Path, real_root: Path, extension: str,
                  format_name: str, where: Location) -> None:
@@ -38,6 +43,11 @@ def check_output(output: PurePosixPath, real: Path, real_root: Path, extension: 
                 "{path}: the snippet {output} has {part} in its path; attn snippets writes "
                 "nothing whose path has a name beginning with a dot (such as .git or .github)",
                 path=where.path, output=shown, part=part), where)
+        if part in TOOL_FOLDERS:
+            raise SpecError(Msg.of(
+                "{path}: the snippet {output} has {part} in its path; attn snippets writes "
+                "nothing into a tool's folder ({folders})", path=where.path, output=shown,
+                part=part, folders=", ".join(TOOL_FOLDERS)), where)
     if not output.name.endswith("." + extension):
         raise SpecError(Msg.of(
             "{path}: the snippet {output} does not end in {extension}, the extension of the "
