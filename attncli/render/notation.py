@@ -52,9 +52,6 @@ FORMULAS: dict[str, str] = {
     "(−c, c)": r"(-c, c)", "tanh x ≈ x": r"\tanh x \approx x",
     # attention sinks
     "e^s": r"e^{s}",
-    # the pairs of RoPE, the columns of the sinusoidal encoding
-    "(i, i + d_k/2)": r"(i, i + d_k/2)", "(2i, 2i+1)": r"(2i, 2i+1)", "2i+1": "2i+1",
-    "2i": "2i",
     # QK-norm
     "RMS(x) = √((1/d)·Σᵢ xᵢ² + ε)":
         r"\operatorname{RMS}(x) = \sqrt{\tfrac{1}{d} \sum_{i} x_{i}^{2} + \varepsilon}",
