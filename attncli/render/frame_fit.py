@@ -35,9 +35,10 @@ def height(chunk: Chunk, page: Page) -> float:
     text = "\n".join(chunk)
     per_line = page.width / (0.5 * page.font)  # characters of 0.5 em on one line
     if r"\begin{bmatrix}" in text:
+        # every row of the bracket, the empty ones beside a long row label's further lines too
         rows = text.split(r"\begin{bmatrix}")[1].count(r"\\") + 1
         caption = 1 if chunk[0].startswith(r"\noindent") else 0
-        return (rows + caption + DISPLAY) * line + 6
+        return (rows + caption + header_lines(text) - 1 + DISPLAY) * line + 6
     if r"\begin{tabular}" in text:
         legend = text.split(r"\begin{center}")[0].replace(r"\begin{minipage}{\linewidth}", "")
         lines = math.ceil(plain_length(legend) / per_line) if legend.strip() else 0
@@ -48,6 +49,12 @@ def height(chunk: Chunk, page: Page) -> float:
         lines = sum(math.ceil(plain_length(x) / per_line) for x in chunk[1:-1])
         return (lines + 1) * line
     return math.ceil(plain_length(text) / per_line) * line + 0.3 * line
+
+
+def header_lines(text: str) -> int:
+    """The lines of a matrix's tallest column label (a long one is set in lines)."""
+    labels = re.findall(r"\\attncell\{\d+\}\{\\begin\{matrix\}(.*?)\\end\{matrix\}\}", text)
+    return max((label.count(r"\\") + 1 for label in labels), default=1)
 
 
 def split_written_out(chunks: list[Chunk]) -> list[Chunk]:

@@ -92,21 +92,39 @@ def _widths(cells: Sequence[Sequence[str]], columns: Sequence[str]) -> list[floa
             2 * ARRAYCOLSEP for j in range(len(columns))]
 
 
-def _fixed(symbol: str, rows: Sequence[str]) -> float:
-    """The symbol, the row labels and the brackets."""
-    return symbol_width(symbol) + max((text_width(r) for r in rows), default=0) + 2 + 2 * BRACKET
+def _fixed(symbol: str, rows: Sequence[str], wrap: bool = False) -> float:
+    """The symbol, the row labels (whole, or their widest line) and the brackets."""
+    width = label_width if wrap else text_width
+    return symbol_width(symbol) + max((width(r) for r in rows), default=0) + 2 + 2 * BRACKET
+
+
+def _room(page: Page) -> float:
+    return page.width * 0.96 * 10 / page.font + 2 * ARRAYCOLSEP
+
+
+def wraps(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
+          columns: Sequence[str], page: Page) -> bool:
+    """Whether the row labels are set in lines (label_lines, as the column labels always are):
+    only when whole ones leave no room for even the widest column at the body's size."""
+    need = _fixed(symbol, rows) + max(_widths(cells, columns), default=0.0)
+    return need > _room(page) and any(len(label_lines(r)) > 1 for r in rows)
+
+
+def row_lines(rows: Sequence[str], wrap: bool) -> list[int]:
+    """The lines each row takes: its label's when the labels are set in lines, else one."""
+    return [len(label_lines(r)) if wrap else 1 for r in rows]
 
 
 def fitting_size(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
                  columns: Sequence[str], page: Page) -> tuple[str, float]:
     """The size a matrix is set in and its share of the body's: the body's own, or, when even
-    its widest column beside the row labels is wider than the line (40-character token names),
+    its widest column beside the row labels (in lines where `wraps`) is wider than the line,
     the largest smaller size at which it fits."""
-    room = page.width * 0.96 * 10 / page.font + 2 * ARRAYCOLSEP
-    need = _fixed(symbol, rows) + max(_widths(cells, columns), default=0.0)
-    if need <= room:
+    wrap = wraps(symbol, cells, rows, columns, page)
+    need = _fixed(symbol, rows, wrap) + max(_widths(cells, columns), default=0.0)
+    if need <= _room(page):
         return "", 1.0
-    return next((size for size in SIZES if need * size[1] <= room), SIZES[-1])
+    return next((size for size in SIZES if need * size[1] <= _room(page)), SIZES[-1])
 
 
 def blocks(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
@@ -114,10 +132,12 @@ def blocks(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
     """Balanced blocks of the matrix that each fit `page` (at the size `fitting_size` gives):
     as few column blocks as fit, of nearly equal size, and as few row blocks as `page.rows`
     allows."""
-    n, m = len(rows), len(columns)
+    m = len(columns)
     widths = _widths(cells, columns)
     _, share = fitting_size(symbol, cells, rows, columns, page)
-    room = (page.width * 0.96 * 10 / page.font) / share - _fixed(symbol, rows) + 2 * ARRAYCOLSEP
+    wrap = wraps(symbol, cells, rows, columns, page)
+    room = (page.width * 0.96 * 10 / page.font) / share - _fixed(symbol, rows, wrap) \
+        + 2 * ARRAYCOLSEP
     # as few blocks as fit: even in size when that fits, else filled in order (long labels)
     column_ranges = column_blocks([math.ceil(w) for w in widths], max(math.floor(room), 1))
     for count in range(1, len(column_ranges) + 1):
@@ -125,7 +145,8 @@ def blocks(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
         if all(sum(widths[j] for j in block) <= room for block in even):
             column_ranges = even
             break
-    row_ranges = balanced(n, page.rows or max(n, 1))
+    lines = row_lines(rows, wrap)
+    row_ranges = row_blocks(lines, page.rows or max(sum(lines), 1))
     return [Block(r, c) for c in column_ranges for r in row_ranges]
 
 
@@ -141,16 +162,37 @@ def balanced(count: int, most: int) -> list[range]:
     return out
 
 
+def row_blocks(lines: Sequence[int], most: int) -> list[range]:
+    """Rows in consecutive ranges of at most `most` lines (a row of a long label takes several;
+    a taller row alone): as few as filling them in order gives, of nearly equal size when that
+    fits too."""
+    filled, start, used = [], 0, 0
+    for i, count in enumerate(lines):
+        if i > start and used + count > most:
+            filled.append(range(start, i))
+            start, used = i, 0
+        used += count
+    filled.append(range(start, len(lines)))
+    even = balanced(len(lines), math.ceil(len(lines) / len(filled)))
+    return even if all(sum(lines[i] for i in r) <= most for r in even) else filled
+
+
 def matrix_latex(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
                  columns: Sequence[str], cyrillic_base: bool = False,
-                 widths: Sequence[Sequence[str]] | None = None, size: str = "") -> list[str]:
+                 widths: Sequence[Sequence[str]] | None = None, size: str = "",
+                 wrap: bool = False) -> list[str]:
     """The lines of one labelled matrix (one block) as an equation*; `cells` are math. Columns
     are sized from `widths` (the cells with a number in place of a worksheet's blank, as
-    `blocks` measured them; default: `cells`), so a sheet and its key size them alike."""
+    `blocks` measured them; default: `cells`), so a sheet and its key size them alike. With
+    `wrap` (see `wraps`), a long row label is one row of the labels' array per line, its
+    numbers beside the first and an empty row of the bracket beside each further line, so the
+    two arrays keep the same rows."""
     sizing = cells if widths is None else widths
-    row_labels = [text_math(r, "latex", cyrillic_base) for r in rows]
+    lines_of = [label_lines(r) if wrap else [r] for r in rows]
+    row_labels = [text_math(line, "latex", cyrillic_base) for r in lines_of for line in r]
     labels = [column_label(c, cyrillic_base) for c in columns]
-    height = r"\vphantom{\begin{matrix}" + r"\\".join("0" for _ in cells) + r"\end{matrix}}"
+    height = r"\vphantom{\begin{matrix}" + r"\\".join("0" for _ in row_labels) \
+        + r"\end{matrix}}"
     lines = [r"\attncolumn{" + str(j) + "}{" + r"\\".join(
         sorted({label} | {row[j] for row in sizing})) + "}" for j, label in enumerate(labels)]
     if len(columns) > MAX_MATRIX_COLS:
@@ -165,7 +207,8 @@ def matrix_latex(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str
     ]
     for i, row in enumerate(cells):
         end = r" \\" if i < len(cells) - 1 else ""
-        lines.append(" & ".join(cell(j, x) for j, x in enumerate(row)) + end)
+        more = [r" \\ {}"] * (len(lines_of[i]) - 1) if i < len(lines_of) else []
+        lines.append(" & ".join(cell(j, x) for j, x in enumerate(row)) + "".join(more) + end)
     lines += [r"\end{bmatrix}", r"\end{array}", r"\end{equation*}"]
     if size:  # a smaller size for the whole matrix, its measures included
         return [r"\begingroup" + size, *lines, r"\par\endgroup"]

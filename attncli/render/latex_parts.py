@@ -28,7 +28,14 @@ from attncli.render.common import (
 from attncli.render.heat import hidden_cells
 from attncli.render.latex_heatmap import heatmap_chunks
 from attncli.render.latex_lines import written_out
-from attncli.render.latex_matrix import Block, Page, blocks, fitting_size, matrix_latex
+from attncli.render.latex_matrix import (
+    Block,
+    Page,
+    blocks,
+    fitting_size,
+    matrix_latex,
+    wraps,
+)
 from attncli.render.latex_writer import Chunk, Part, Writer
 from attncli.render.shown_cells import MARKS, ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import MATH_SYMBOLS
@@ -95,6 +102,7 @@ def matrix_chunks(matrix: Matrix, w: Writer,
     chunks: list[Chunk] = []
     fitted = blocks(matrix.symbol.text, widths, rows, columns, w.page)
     size, _ = fitting_size(matrix.symbol.text, widths, rows, columns, w.page)
+    wrap = wraps(matrix.symbol.text, widths, rows, columns, w.page)
     row_ranges = list(dict.fromkeys(b.rows for b in fitted))
     column_ranges = shown.split(list(dict.fromkeys(b.columns for b in fitted)))
     for block in (Block(r, c) for c in column_ranges for r in row_ranges):
@@ -106,11 +114,13 @@ def matrix_chunks(matrix: Matrix, w: Writer,
                               total=matrix.shape[0]))
             marker = span if marker is None else marker + ", " + span
         if marker:
-            lines.append(r"\noindent " + w.esc(marker))
+            # a long token name in the marker may break after its underscores
+            lines.append(r"\noindent " + w.esc(marker).replace(r"\_", r"\_\allowbreak{}"))
         lines += matrix_latex(matrix.symbol.latex,
                               [[cells[i][j] for j in block.columns] for i in block.rows],
                               [rows[i] for i in block.rows],
                               [columns[j] for j in block.columns], w.cyrillic,
-                              [[widths[i][j] for j in block.columns] for i in block.rows], size)
+                              [[widths[i][j] for j in block.columns] for i in block.rows], size,
+                              wrap)
         chunks.append(lines)
     return chunks
