@@ -166,13 +166,7 @@ def row_blocks(lines: Sequence[int], most: int) -> list[range]:
     """Rows in consecutive ranges of at most `most` lines (a row of a long label takes several;
     a taller row alone): as few as filling them in order gives, of nearly equal size when that
     fits too."""
-    filled, start, used = [], 0, 0
-    for i, count in enumerate(lines):
-        if i > start and used + count > most:
-            filled.append(range(start, i))
-            start, used = i, 0
-        used += count
-    filled.append(range(start, len(lines)))
+    filled = column_blocks(list(lines), most)  # filled in order, as column blocks are
     even = balanced(len(lines), math.ceil(len(lines) / len(filled)))
     return even if all(sum(lines[i] for i in r) <= most for r in even) else filled
 
