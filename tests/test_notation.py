@@ -80,3 +80,28 @@ def test_a_symbol_is_math_and_a_word_is_text() -> None:
     assert tex == r"$W_{Q}$ and W\_Q"  # attn's W_Q typeset; a token that reads W_Q as written
     marked = Marked(lambda m: translate(m, "en"))
     assert prose(marked(names), "github", marked.words) == r"$`W_{Q}`$ and W\_Q"
+
+
+def test_markdown_math_has_no_underscore_commonmark_could_read_as_emphasis() -> None:
+    """An underscore after `}` or `)` may open emphasis that a later `m_{…}` closes, taking the
+    math apart before KaTeX's auto-render; `\\_` becomes `_` in that CommonMark pass. Every formula
+    of the catalog's sentences, as Markdown writes it, has neither."""
+    from attncli.render import md_math
+    from attncli.render.notation import FORMULAS
+
+    bad = {unicode: tex for unicode, tex in
+           ((u, md_math.formula(t)) for u, t in FORMULAS.items())
+           if re.search(r"[^\w\s]_|\\_", tex)}
+    assert bad == {}
+
+
+def test_a_symbol_and_its_subscript_are_one_formula_in_markdown() -> None:
+    note = Msg.of("S{ij} is the tile of {scores} for query block {i} and key block {j}; "
+                  "m = max(m_old, the row's largest score in the tile), and α = e^(m_old − m) "
+                  "rescales what ℓ and Õ kept.", ij=Symbol("₁₁", "{}_{11}"),
+                  scores=Symbol("S′ + M", "S' + M"), i=1, j=1)
+    marked = Marked(lambda m: translate(m, "en"))
+    line = prose(marked(note), "katex", marked.words)
+    assert line.startswith("$S_{11}$ is the tile of $S' + M$"), line
+    github = prose(marked(note), "github", marked.words)
+    assert github.startswith("$`S_{11}`$ is the tile of $`S' + M`$"), github

@@ -101,8 +101,11 @@ def prose(text: str, flavor: str, words: Sequence[str] = (), lang: str = "en") -
 
 def _touching(line: str, flavor: str) -> str:
     """Two inline formulas with nothing between (the symbol `S`, then its subscript `{}_{11}`)
-    as one: `$S$$…$` would open a display."""
-    return line.replace("`$$`", "") if flavor == "github" else re.sub(r"(?<!\\)\$\$", "", line)
+    as one: `$S$$…$` would open a display. A subscript then joins its letter (`S_{11}`, not
+    `S{}_{11}`): an underscore after `}` opens CommonMark emphasis (see `_attached`)."""
+    if flavor == "github":
+        return re.sub(r"(?<=[A-Za-z])`\$\$`\{\}_", "_", line).replace("`$$`", "")
+    return re.sub(r"(?<!\\)\$\$", "", re.sub(r"(?<=[A-Za-z])\$\$\{\}_", "_", line))
 
 
 def _words(text: str, flavor: str, words: Sequence[str]) -> str:

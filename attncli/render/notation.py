@@ -31,7 +31,7 @@ FORMULAS: dict[str, str] = {
     "dS′": "dS'", "Rᵀ": r"R^{\top}", "−p·θᵢ": r"-p \cdot \theta_i", "p·θᵢ": r"p \cdot \theta_i",
     "−p·ωᵢ": r"-p \cdot \omega_i", "p·ωᵢ": r"p \cdot \omega_i",
     "dx = (dx̂ − x̂·(1/d)·Σⱼ dx̂ⱼ·x̂ⱼ) / RMS(x)":
-        r"dx = \bigl(d\hat{x} - \hat{x} \cdot \tfrac{1}{d} \sum_{j} d\hat{x}_{j} \hat{x}_{j}\bigr)"
+        r"dx = \bigl(d\hat{x} - \hat{x} \cdot \tfrac{1}{d} \sum_{j} d\hat x_{j} \hat x_{j}\bigr)"
         r" / \operatorname{RMS}(x)",
     "dx̂ = dy ⊙ gain": r"d\hat{x} = dy \odot \mathrm{gain}",
     "dM = dF·W_2ᵀ": r"dM = dF \cdot W_{2}^{\top}",
@@ -56,7 +56,7 @@ FORMULAS: dict[str, str] = {
     "RMS(x) = √((1/d)·Σᵢ xᵢ² + ε)":
         r"\operatorname{RMS}(x) = \sqrt{\tfrac{1}{d} \sum_{i} x_{i}^{2} + \varepsilon}",
     "heads·d_k": r"\mathrm{heads} \cdot d_{k}",
-    "kv_heads·d_k": r"\mathrm{kv\_heads} \cdot d_{k}",
+    "kv_heads·d_k": r"\text{kv\_heads} \cdot d_{k}",
 }
 
 
