@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,21 +33,29 @@ def long_tokens_spec(folder: Path, count: int, length: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("fmt", "length"), [("--latex", 42), ("--beamer", 42),
-                                             ("--markdown", 32)])
-def test_long_token_names_split_a_matrix_one_column_a_block(fmt: str, length: int,
-                                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize(("fmt", "length", "widest"), [("--latex", 42, 2), ("--beamer", 42, 1),
+                                                       ("--markdown", 32, 1)])
+def test_long_token_names_split_a_matrix_into_blocks(fmt: str, length: int, widest: int,
+                                                     tmp_path: Path) -> None:
     spec = long_tokens_spec(tmp_path, 20, length)
     out = tmp_path / "out.txt"
     result = run("export", str(spec), fmt, "-o", str(out))
     assert (result.exit_code, result.stderr) == (0, "")
-    text = out.read_text(encoding="utf-8")
-    # A is 20 × 20, elided to 4 + 4 columns; each block names its one column, the mark (⋯)
-    # rides with t03's block and no block is the mark alone
+    text = out.read_text(encoding="utf-8").replace("\\_", "_")
+    # A is 20 × 20, elided to 4 + 4 columns; each block names its columns (one, or two in the
+    # article, whose row labels are set in lines), the mark (⋯) rides with a block and no block
+    # is the mark alone
     names = [f"t{i:02d}" + "x" * (length - 3) for i in (*range(4), *range(16, 20))]
-    for name in names:
-        assert f"column {name} of 20" in text.replace("\\_", "_")
-    assert "columns" not in text.split("Attention weights")[-1].split("Output")[0]
+    weights = text.split("Attention weights")[-1].split("Output")[0]
+    if widest == 1:
+        for name in names:
+            assert f"column {name} of 20" in text
+        assert "columns" not in weights
+        return
+    blocks = re.findall(r"columns? (t\d\dx+)(?:–(t\d\dx+))? of 20", weights)
+    spans = [range(int(first[1:3]), int((last or first)[1:3]) + 1) for first, last in blocks]
+    assert [i for span in spans for i in span] == [int(name[1:3]) for name in names]
+    assert max(len(span) for span in spans) == widest
 
 
 def test_long_token_names_compile_in_latex(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ without it ("W_Q, W_K and W_V are the 2 × 2 identity matrix I.", "[elided in th
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.conftest import CONFIGS, run
@@ -16,7 +18,9 @@ IDENTITY = {"en": ("are the 2 × 2 identity matrix I.", "(--full shows them)"),
 
 
 def plain(text: str) -> str:
-    """Text as a reader sees it: no-break spaces as spaces, LaTeX's × and -- as typed."""
+    """Text as a reader sees it: no-break spaces as spaces, LaTeX's × and -- as typed, a symbol
+    set as math (`$I$`, `$`I`$`) as its letter."""
+    text = re.sub(r"\$`?([A-Za-z])`?\$", r"\1", text)
     return (text.replace("\u00a0", " ").replace("~", " ").replace(r"\ensuremath{\times}", "×")
             .replace("-{}-{}", "--"))
 

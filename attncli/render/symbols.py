@@ -20,8 +20,9 @@ WORD_LETTERS: dict[str, frozenset[str]] = {
     "ru": frozenset(),
 }
 
-# A lone letter, with primes and ` = number` after it: `c = 5.00`, `s = −1`, `S′`.
-LETTER = (r"(?P<letter>(?<![\w'’\\.−-])[A-Za-z](?P<primes>[′″]?)(?![\w'’]|\.\w)"
+# A lone letter, with primes and ` = number` after it: `c = 5.00`, `s = −1`, `S′`; not a cell's
+# name before its tokens in brackets (`Z[short, d11]` stays one name, as written).
+LETTER = (r"(?P<letter>(?<![\w'’\\.−-])[A-Za-z](?P<primes>[′″]?)(?![\w'’\[]|\.\w)"
           r"(?P<letter_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?(?!\w|[.,]\d))?)")
 
 # Spans a symbol is never found in: a token in quotation marks.
