@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from string import Formatter
 
 from attncli.i18n import Finer, Msg, Param, Symbol, template
@@ -143,10 +144,12 @@ def _value(equals: str | None) -> str:
     return "" if equals is None else " = " + equals[3:].replace(",", "{,}").replace("−", "-")
 
 
-def segments(text: str, lang: str = "en") -> list[Segment]:
+@lru_cache(maxsize=4096)
+def segments(text: str, lang: str = "en") -> tuple[Segment, ...]:
     """`text` split into prose and math: `scale: ÷ √d_k = 1.41` gives prose `scale: ÷ ` and the
     math `\\sqrt{d_k}`, then ` = 1.41`; a one-letter symbol is math as `lang`'s words allow
-    (attncli/render/symbols.py)."""
+    (attncli/render/symbols.py). Kept for the next time: `attn snippets` writes the same
+    sentences for every spec, and one scan tries every notation at every character."""
     out: list[Segment] = []
     start = 0
     # Polish and Russian typography binds `=` with no-break spaces: matched as spaces
@@ -162,7 +165,7 @@ def segments(text: str, lang: str = "en") -> list[Segment]:
         start = match.end()
     if start < len(text):
         out.append((False, text[start:]))
-    return _join(out)
+    return tuple(_join(out))
 
 
 def _join(parts: list[Segment]) -> list[Segment]:
