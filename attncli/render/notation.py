@@ -110,12 +110,13 @@ def _math(match: re.Match[str]) -> str:
         return FORMULAS[match.group("known")]
     if match.group("sqrt"):
         root = r"\sqrt{" + subscript(match.group("sq_base"), match.group("sq_sub")) + "}"
-        return (r"\div " if match.group("div") else "") + root + _value(match.group("sq_eq"))
+        return (r"\div " if match.group("div") else "") + root + symbols.value(match.group("sq_eq"))
     if match.group("chain"):
         text = match.group("chain").replace("cos θ", r"\cos\theta")
         return "".join(_SYMBOLS.get(ch, ch) for ch in text)
     if match.group("sub"):
-        return subscript(match.group("base"), match.group("index")) + _value(match.group("eq"))
+        return (subscript(match.group("base"), match.group("index"))
+                + symbols.value(match.group("eq")))
     if match.group("trig"):  # sin(k / 10000^(2i/d)), the sinusoidal encoding's column
         return (f"\\{match.group('fn')}({match.group('angle')} / {match.group('base_of')}"
                 f"^{{{match.group('of')}}})")
@@ -124,7 +125,7 @@ def _math(match: re.Match[str]) -> str:
     if match.group("bare"):  # the power of a base written apart (1e+04^(2i/d))
         return "{}^{" + match.group("bare_of").replace("−", "-") + "}"
     if match.group("cos"):
-        return r"\cos\theta" + _value(match.group("cos_eq"))
+        return r"\cos\theta" + symbols.value(match.group("cos_eq"))
     if match.group("minus"):  # -0.94 in prose: the minus sign, not a hyphen
         return "-"
     if match.group("gradient"):  # dO, dZ, dS′, dW_Q: a gradient's symbol
@@ -137,11 +138,6 @@ def _math(match: re.Match[str]) -> str:
     if match.group("from") == "m_old":  # the rescale of online softmax
         return r"e^{m_{\text{old}} - m}" + relation
     return ("e^{x - m}" if match.group("from") else "e^{x}") + relation
-
-
-def _value(equals: str | None) -> str:
-    """` = 1.41` after a symbol, as math (`1{,}41` with a decimal comma)."""
-    return "" if equals is None else " = " + equals[3:].replace(",", "{,}").replace("−", "-")
 
 
 @lru_cache(maxsize=4096)

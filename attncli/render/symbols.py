@@ -71,8 +71,12 @@ def math_of(letter: str) -> str:
     return base + "'" * {"′": 1, "″": 2}.get(letter[1:], 0)
 
 
+def value(equals: str | None) -> str:
+    """` = 1.41` after a symbol, as math (`1{,}41` with a decimal comma, a true minus)."""
+    return "" if equals is None else " = " + equals[3:].replace(",", "{,}").replace("−", "-")
+
+
 def math(match: re.Match[str]) -> str:
     """The letter as LaTeX math, its primes and value with it."""
-    value = match.group("letter_eq")
-    tail = "" if value is None else " = " + value[3:].replace(",", "{,}").replace("−", "-")
-    return math_of(match.group("letter")[:1] + match.group("primes")) + tail
+    return math_of(match.group("letter")[:1] + match.group("primes")) + value(
+        match.group("letter_eq"))
