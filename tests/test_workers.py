@@ -26,15 +26,17 @@ from attncli.cli.inputs import jobs_option
 from attncli.workers import bounded, pool
 from tests.conftest import run
 
-# attn with its renderer of one spec's snippets slowed (so a signal finds the workers busy),
-# or with a process limit of FAKE_NPROC forked processes alive at once.
+# attn with its renderer of one spec's snippets slowed in the workers (so a signal finds them
+# busy; the first spec, made by the command itself before it forks, is not), or with a process
+# limit of FAKE_NPROC forked processes alive at once.
 PRELUDE = """
 import errno, os, sys, time
 if "SLOW" in os.environ:
     import attncli.snippets.run as snippets
-    made = snippets._spec_snippets
+    made, command = snippets._spec_snippets, os.getpid()
     def slow(work):
-        time.sleep(float(os.environ["SLOW"]))
+        if os.getpid() != command:
+            time.sleep(float(os.environ["SLOW"]))
         return made(work)
     snippets._spec_snippets = slow
 if "FAKE_NPROC" in os.environ:
@@ -153,6 +155,30 @@ def test_no_fork_at_all_is_work_in_this_process(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(os, "fork", refused)
     assert pool.start([_pid] * 4, 4) is None
     assert list(pool.each([_pid] * 4, jobs=4)) == [os.getpid()] * 4
+
+
+def _loads() -> int:
+    """A task that loads something (a module attribute standing for a catalog) when first
+    run, and says in which process it ran and whether that was already loaded there."""
+    global _LOADED
+    was, _LOADED = _LOADED, True
+    return os.getpid() * 2 + was
+
+
+_LOADED = False
+
+
+def test_the_first_task_here_leaves_what_it_loaded_to_every_worker() -> None:
+    global _LOADED
+    _LOADED = False
+    answers = list(pool.each([_loads] * 5, jobs=2, first_here=True))
+    assert answers[0] == os.getpid() * 2  # made here, loading
+    workers = {answer // 2 for answer in answers[1:]}
+    assert os.getpid() not in workers and len(workers) == 2  # the rest in two workers,
+    assert all(answer % 2 for answer in answers[1:])  # which found it loaded: inherited
+    _LOADED = False
+    fresh = [a % 2 for a in pool.each([_loads] * 5, jobs=2)]
+    assert fresh.count(0) == 2  # without it, each of the two workers loads it again
 
 
 def _fails() -> int:

@@ -155,9 +155,17 @@ def end(workers: Workers[Any] | None, done: bool) -> None:
         (workers.finish if done else workers.stop)()
 
 
-def each(tasks: Sequence[Callable[[], T]], jobs: int) -> Iterator[T]:
+def each(tasks: Sequence[Callable[[], T]], jobs: int, first_here: bool = False) -> Iterator[T]:
     """What each task returns, in order, made by up to `jobs` workers when there are two
-    tasks or more; an error or a signal that ends the loop kills the workers."""
+    tasks or more; an error or a signal that ends the loop kills the workers.
+
+    With `first_here`, the first task is done in this process before any worker is forked:
+    what it loads (modules, message catalogs, caches) is then inherited by every worker
+    instead of being loaded again in each; for tasks that are alike and many, that is most
+    of what a worker would otherwise spend beyond the task itself."""
+    if first_here and jobs > 1 and len(tasks) > 2:
+        yield tasks[0]()
+        tasks = tasks[1:]
     workers = start(tasks, min(jobs, len(tasks))) if jobs > 1 and len(tasks) > 1 else None
     if workers is None:
         yield from (task() for task in tasks)
