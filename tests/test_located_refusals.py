@@ -146,8 +146,8 @@ def test_an_output_folder_that_is_a_loop_of_links(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     result = run("snippets")
     assert (result.exit_code, result.stderr) == (
-        2, "attn.toml: snippets[0].output: the snippet out/a.txt: the symbolic links lead in a "
-           "loop\n")
+        2, "attn.toml:4:10: snippets[0].output: the snippet out/a.txt: the symbolic links lead "
+           "in a loop\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["attn.toml", "out", "posts"]
 
 
@@ -157,7 +157,7 @@ def test_a_conversion_in_a_placeholder_is_named_as_written(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     result = run("snippets")
     assert (result.exit_code, result.stderr) == (
-        2, "attn.toml: snippets[0].output: unknown placeholder {name!r}; expected one of "
+        2, "attn.toml:4:10: snippets[0].output: unknown placeholder {name!r}; expected one of "
            "{name}, {dir}, {lang}, {format}, {ext}\n")
 
 

@@ -315,14 +315,15 @@ def test_a_manifest_entry_writes_what_the_options_print(repo: Path) -> None:
 
 @pytest.mark.parametrize(("entry", "message"), [
     ('stepz = ["weights"]', "attn.toml:5:1: snippets[0].stepz: unknown key; did you mean steps?"),
-    ('steps = ["wieghts"]', "attn.toml: snippets[0].steps[0]: expected one of embeddings, "),
-    ("head = 0", "attn.toml: snippets[0].head: expected a whole number of at least 1, found 0"),
-    ('md_flavor = "gfm"', "attn.toml: snippets[0].md_flavor: expected one of github, katex, "
+    ('steps = ["wieghts"]', "attn.toml:5:10: snippets[0].steps[0]: expected one of embeddings, "),
+    ("head = 0", "attn.toml:5:8: snippets[0].head: expected a whole number of at least 1, found 0"),
+    ('md_flavor = "gfm"', "attn.toml:5:13: snippets[0].md_flavor: expected one of github, katex, "
                           "plain, found the text \"gfm\""),
-    ('matrix = "B"', "attn.toml: snippets[0].matrix: no matrix B here; this walkthrough has X, "),
-    ("head = 2", "attn.toml: snippets[0].head: the spec has one head; expected 1, found 2"),
-    ('expand = ["weights"]', "attn.toml: snippets[0].expand: expected auto, all, none, shown or "
-                             "STEP:ROW[,COLUMN], found weights"),
+    ('matrix = "B"', "attn.toml:5:10: snippets[0].matrix: no matrix B here; this walkthrough "
+                     "has X, "),
+    ("head = 2", "attn.toml:5:8: snippets[0].head: the spec has one head; expected 1, found 2"),
+    ('expand = ["weights"]', "attn.toml:5:10: snippets[0].expand: expected auto, all, none, "
+                             "shown or STEP:ROW[,COLUMN], found weights"),
 ])
 def test_a_bad_entry_choice_is_located(repo: Path, entry: str, message: str) -> None:
     (repo / "attn.toml").write_text('[[snippets]]\nspecs = "cat.attn.yaml"\nformats = ["text"]\n'

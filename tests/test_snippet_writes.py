@@ -62,7 +62,7 @@ def refused(root: Path, manifest: str, line: str, *options: str) -> None:
     assert snapshot(root) == before
 
 
-DOT = ("attn.toml: snippets[0].output: the snippet {output} has {part} in its path; attn "
+DOT = ("attn.toml:4:10: snippets[0].output: the snippet {output} has {part} in its path; attn "
        "snippets writes nothing whose path has a name beginning with a dot (such as .git or "
        ".github)")
 
@@ -88,7 +88,7 @@ def test_a_folder_linked_into_git_is_no_way_in(repo: Path) -> None:
     refused(repo, entry("out/{name}.txt"), DOT.format(output="out/planted.txt", part=".git"))
 
 
-TOOL = ("attn.toml: snippets[0].output: the snippet {output} has {part} in its path; attn "
+TOOL = ("attn.toml:4:10: snippets[0].output: the snippet {output} has {part} in its path; attn "
         "snippets writes nothing into a tool's folder (node_modules, bower_components, "
         "__pycache__, site-packages, venv)")
 
@@ -118,7 +118,7 @@ def test_nothing_is_written_into_a_tool_folder_without_a_dot(repo: Path, output:
 def test_a_snippet_ends_in_its_formats_extension(repo: Path, output: str, formats: str,
                                                  shown: str, extension: str, fmt: str) -> None:
     refused(repo, entry(output, formats=formats),
-            f"attn.toml: snippets[0].output: the snippet {shown} does not end in {extension}, "
+            f"attn.toml:4:10: snippets[0].output: the snippet {shown} does not end in {extension}, "
             f"the extension of the format {fmt}")
 
 
@@ -139,7 +139,7 @@ def test_no_snippet_is_written_over_a_file_a_spec_reads(repo: Path, jobs: str) -
     tokenizer_spec(repo)
     manifest = (entry("{dir}/{name}.{ext}", specs="model/*.attn.yaml")  # written first
                 + entry("model/tokenizer.json", specs="planted.attn.yaml", formats='["json"]'))
-    refused(repo, manifest, "attn.toml: snippets[1].output: the snippet model/tokenizer.json "
+    refused(repo, manifest, "attn.toml:8:10: snippets[1].output: the snippet model/tokenizer.json "
             "would be written over the input model/tokenizer.json", "--jobs", jobs)
 
 
@@ -174,10 +174,10 @@ def test_a_snippet_never_has_an_exec_bit(repo: Path) -> None:
 
 
 @pytest.mark.parametrize(("lang", "line"), [
-    ("pl", "attn.toml: snippets[0].output: ścieżka fragmentu .git/config zawiera .git; attn "
+    ("pl", "attn.toml:4:10: snippets[0].output: ścieżka fragmentu .git/config zawiera .git; attn "
            "snippets nie zapisuje niczego pod ścieżką, w\u00a0której któraś nazwa zaczyna się "
            "od kropki (jak .git czy .github)"),
-    ("ru", "attn.toml: snippets[0].output: путь фрагмента .git/config содержит .git; attn "
+    ("ru", "attn.toml:4:10: snippets[0].output: путь фрагмента .git/config содержит .git; attn "
            "snippets не записывает файлы, в\u00a0пути к\u00a0которым есть имя, начинающееся "
            "с\u00a0точки (например,\u00a0.git или .github)"),
 ])

@@ -249,27 +249,27 @@ def test_output_template_placeholders_and_precision(repo: Path) -> None:
 
 @pytest.mark.parametrize(("manifest", "message"), [
     ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text", "docx"]\noutput = "s/{name}"\n',
-     'attn.toml: snippets[0].formats[1]: expected one of text, json, latex, markdown, svg, '
+     'attn.toml:3:20: snippets[0].formats[1]: expected one of text, json, latex, markdown, svg, '
      'html, typst, found the text "docx"'),
     ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\nlanguages = ["en", "de"]\n'
      'output = "s/{name}.{lang}"\n',
-     'attn.toml: snippets[0].languages[1]: expected one of en, pl, ru, found the text "de"'),
+     'attn.toml:4:20: snippets[0].languages[1]: expected one of en, pl, ru, found the text "de"'),
     ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\noutput = "s/{nmae}"\n',
-     "attn.toml: snippets[0].output: unknown placeholder {nmae}; expected one of {name}, {dir}, "
-     "{lang}, {format}, {ext}"),
+     "attn.toml:4:10: snippets[0].output: unknown placeholder {nmae}; expected one of {name}, "
+     "{dir}, {lang}, {format}, {ext}"),
     ('[[snippets]]\nspecs = "post/*.attn.yaml"\nformats = ["text"]\noutput = "s/{name}"\n',
-     "attn.toml: snippets[0].specs: post/*.attn.yaml matches no spec file"),
+     "attn.toml:2:9: snippets[0].specs: post/*.attn.yaml matches no spec file"),
     ('[[snippets]]\nspecs = "posts/**/*.attn.yaml"\nformats = ["text", "json"]\n'
      'output = "s/{name}.txt"\n',
-     "attn.toml: snippets[0].output: two snippets would be written to s/column.txt "
+     "attn.toml:4:10: snippets[0].output: two snippets would be written to s/column.txt "
      "(posts/column.attn.yaml [text, en] and posts/column.attn.yaml [json, en]); "
      "use {name}, {dir}, {lang} or {ext} to tell them apart"),
     ('[[snippets]]\nspecs = "posts/**/*.attn.yaml"\nformat = ["text"]\noutput = "s/{name}"\n',
      "attn.toml:3:1: snippets[0].format: unknown key; did you mean formats?"),
     ('[[snippets]]\nspecs = "posts/**/*.attn.yaml"\noutput = "s/{name}"\n',
-     "attn.toml: snippets[0]: the key formats is missing"),
+     "attn.toml:1:1: snippets[0]: the key formats is missing"),
     ('[[snippets]]\nspecs = "/etc/*.yaml"\nformats = ["text"]\noutput = "s/{name}"\n',
-     "attn.toml: snippets[0].specs: expected a path relative to the manifest's folder, "
+     "attn.toml:2:9: snippets[0].specs: expected a path relative to the manifest's folder, "
      "found /etc/*.yaml"),
     ('[snippet]\nspecs = "x"\n', "attn.toml:1:1: snippet: unknown key; did you mean snippets?"),
     # an inline table: the key is found inside its braces, after a quoted key beside it
@@ -293,6 +293,49 @@ def test_a_bad_toml_manifest_exits_2_naming_the_key(repo: Path, manifest: str,
     for args in (["snippets"], ["snippets", "--check"]):
         result = invoke(*args)
         assert (result.exit_code, result.stderr) == (2, message + "\n")
+    assert not (repo / "s").exists()
+
+
+@pytest.mark.parametrize(("manifest", "message"), [
+    # a list over several lines, with a comment between its items
+    ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = [\n  "text",  # one, "two"\n'
+     '  "docx",\n]\noutput = "s/{name}"\n',
+     'attn.toml:5:3: snippets[0].formats[1]: expected one of text, json, latex, markdown, svg, '
+     'html, typst, found the text "docx"'),
+    # an inline table in a list, a quoted key before the value
+    ('snippets = [\n  {"specs" = "posts/*.attn.yaml", formats = ["text"], output = "s/{name}",'
+     ' precision = 13},\n]\n',
+     "attn.toml:2:88: snippets[0].precision: expected a whole number from 0 to 12, found 13"),
+    # the second entry of an array of tables; its header when a key is missing
+    ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\noutput = "s/{name}"\n\n'
+     '  [[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\n',
+     "attn.toml:6:3: snippets[1]: the key output is missing"),
+    # a multi-line string before the value does not move it
+    ('[[snippets]]\nspecs = """posts/\n*.attn.yaml"""\nformats = ["text"]\nlanguages = '
+     '["en",\t"de"]\noutput = "s/{name}.{lang}"\n',
+     'attn.toml:5:20: snippets[0].languages[1]: expected one of en, pl, ru, found the text "de"'),
+])
+def test_a_wrong_toml_value_is_named_at_its_line_and_column(repo: Path, manifest: str,
+                                                            message: str) -> None:
+    """TOML's reader keeps no positions: the columns here are counted by hand in the text."""
+    (repo / "attn.toml").write_text(manifest, "utf-8")
+    result = invoke("snippets", "--check")
+    assert (result.exit_code, result.stderr) == (2, message + "\n")
+    assert not (repo / "s").exists()
+
+
+@pytest.mark.parametrize(("lang", "message"), [
+    ("pl", 'attn.toml:3:20: snippets[0].formats[1]: oczekiwano jednej z\xa0wartości: text, json, '
+           'latex, markdown, svg, html, typst, otrzymano: tekst „docx”'),
+    ("ru", 'attn.toml:3:20: snippets[0].formats[1]: ожидается одно из значений: text, json, '
+           'latex, markdown, svg, html, typst, получено: текст «docx»'),
+])
+def test_a_wrong_toml_value_is_located_in_every_language(repo: Path, lang: str,
+                                                         message: str) -> None:
+    (repo / "attn.toml").write_text('[[snippets]]\nspecs = "posts/*.attn.yaml"\n'
+                                    'formats = ["text", "docx"]\noutput = "s/{name}"\n', "utf-8")
+    result = invoke("snippets", "--lang", lang)
+    assert (result.exit_code, result.stderr) == (2, message + "\n")
     assert not (repo / "s").exists()
 
 

@@ -66,7 +66,7 @@ def test_a_snippet_that_is_a_link_is_never_read(tree: Path, link: str) -> None:
     # a link inside the tree that leads out is refused by its resolved path; one to a place
     # that exists is refused as a link
     assert result.stderr.splitlines()[0] in (
-        "attn.toml: snippets[0].output: the snippet snippets/cat.en.txt: this path leads "
+        "attn.toml:4:10: snippets[0].output: the snippet snippets/cat.en.txt: this path leads "
         "outside the manifest's folder; attn snippets reads and writes only files inside it",
         "snippets/cat.en.txt: cannot write the file: this is a symbolic link, expected a "
         "regular file")
@@ -123,7 +123,7 @@ def test_no_snippet_is_written_outside_the_tree_or_over_an_input(
     manifest(tree, output)
     before = files(tree.parent)
     result = run("snippets")
-    assert (result.exit_code, result.stderr) == (2, f"attn.toml: snippets[0].output: {line}\n")
+    assert (result.exit_code, result.stderr) == (2, f"attn.toml:4:10: snippets[0].output: {line}\n")
     assert files(tree.parent) == before
 
 
@@ -133,7 +133,7 @@ def test_a_spec_named_dots_cannot_climb(tree: Path) -> None:
     before = files(tree.parent)
     result = run("snippets")
     assert (result.exit_code, result.stderr) == (
-        2, "attn.toml: snippets[0].output: the snippet ../x.txt: this path leads outside the "
+        2, "attn.toml:4:10: snippets[0].output: the snippet ../x.txt: this path leads outside the "
         "manifest's folder; attn snippets reads and writes only files inside it\n")
     assert files(tree.parent) == before
 
@@ -146,7 +146,7 @@ def test_two_spellings_of_one_file_clash(tree: Path) -> None:
     result = run("snippets")
     assert result.exit_code == 2
     assert result.stderr == (
-        "attn.toml: snippets[1].output: two snippets would be written to out/../out/cat.txt "
+        "attn.toml:8:10: snippets[1].output: two snippets would be written to out/../out/cat.txt "
         "(cat.attn.yaml [text, en] and cat.attn.yaml [text, en]); use {name}, {dir}, {lang} or "
         "{ext} to tell them apart\n")
     assert not (tree / "out").exists()
@@ -159,7 +159,7 @@ def test_a_spec_that_is_a_link_out_of_the_tree_is_never_read(tree: Path) -> None
     result = attn("snippets", "--check", "--diff", cwd=tree)
     assert (result.returncode, result.stdout) == (2, "")
     assert "hunter2" not in result.stderr
-    assert result.stderr == ("attn.toml: evil.attn.yaml: this is a symbolic link, expected a "
+    assert result.stderr == ("attn.toml:2:9: evil.attn.yaml: this is a symbolic link, expected a "
                              "regular file\n")
 
 
@@ -171,7 +171,7 @@ def test_a_linked_folder_out_of_the_tree_is_not_searched(tree: Path) -> None:
     manifest(tree, specs="posts/*.attn.yaml")
     result = attn("snippets", "--check", "--diff", cwd=tree)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == ("attn.toml: posts/x.attn.yaml: this path leads outside the "
+    assert result.stderr == ("attn.toml:2:9: posts/x.attn.yaml: this path leads outside the "
                              "manifest's folder; attn snippets reads and writes only files "
                              "inside it\n")
 
@@ -198,5 +198,5 @@ def test_a_spec_pattern_never_searches_outside_the_tree(tree: Path, pattern: str
     manifest(tree, specs=pattern)
     result = run("snippets", "--check")
     assert (result.exit_code, result.stderr) == (
-        2, "attn.toml: snippets[0].specs: expected a path inside the manifest's folder, found "
+        2, "attn.toml:2:9: snippets[0].specs: expected a path inside the manifest's folder, found "
         f"{pattern}\n")

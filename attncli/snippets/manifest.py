@@ -16,9 +16,8 @@ Both files hold the same thing, a list named `snippets`; each entry reads
     md_flavor = "katex"
     matrix = "A:2"
 
-Errors name the file and key path, with line:column for YAML (its Node tree keeps marks). TOML's
-reader keeps none: toml_marks finds each key in the text, so an unknown key is named at its
-line:column; other TOML errors name the key path alone, except for malformed TOML.
+Errors name the file, line:column and key path. YAML's Node tree keeps marks; TOML's reader
+keeps none, so toml_marks finds each key and value in the text.
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ from attncli.records import record
 from attncli.render import EXTENSIONS, file_formats
 from attncli.snippets.rules import check_output
 from attncli.snippets.toml_depth import check_depth, too_deep
-from attncli.snippets.toml_marks import Position, key_marks
+from attncli.snippets.toml_marks import Position, marks
 from attncli.spec.limits import MIN_BYTES
 from attncli.spec.source import Node, decode, parse
 from attncli.spec.values import (
@@ -165,7 +164,8 @@ def toml_tree(name: str, content: str) -> Node:
         problem = re.sub(r"\s*\(at .*\)$", "", str(exc))
         raise SpecError(Msg.of("malformed TOML: {problem}", problem=toml_problem(problem)),
                         Location(name, line=line, column=column)) from None
-    return to_node(document, name, "", key_marks(content))
+    keys, values = marks(content)
+    return to_node(document, name, "", keys, values)
 
 
 def toml_position(message: str) -> tuple[int | None, int | None]:
@@ -173,19 +173,23 @@ def toml_position(message: str) -> tuple[int | None, int | None]:
     return (int(found[1]), int(found[2])) if found else (None, None)
 
 
-def to_node(value: Any, name: str, path: str, keys: dict[str, Position] | None = None) -> Node:
-    """`value` as a Node at `path`; `keys`: where each key was written (toml_marks.key_marks)."""
-    where = Location(name, path)
+def to_node(value: Any, name: str, path: str, keys: dict[str, Position] | None = None,
+            values: dict[str, Position] | None = None) -> Node:
+    """`value` as a Node at `path`; `keys` and `values`: where each key and each value was
+    written (toml_marks.marks); a table made by a dotted key alone is placed at its key."""
+    keys, values = keys or {}, values or {}
+    line, column = values.get(path) or keys.get(path) or (None, None)
+    where = Location(name, path, line=line, column=column)
     if isinstance(value, dict):
         paths = {key: f"{path}.{key}" if path else key for key in value}
-        node = Node({key: to_node(child, name, paths[key], keys)
+        node = Node({key: to_node(child, name, paths[key], keys, values)
                      for key, child in value.items()}, where)
         for key, at in paths.items():
-            line, column = (keys or {}).get(at, (None, None))
+            line, column = keys.get(at, (None, None))
             node.keys[key] = Location(name, at, line=line, column=column)
         return node
     if isinstance(value, list):
-        return Node([to_node(child, name, f"{path}[{i}]", keys)
+        return Node([to_node(child, name, f"{path}[{i}]", keys, values)
                      for i, child in enumerate(value)], where)
     return Node(value, where, quoted=isinstance(value, str))
 

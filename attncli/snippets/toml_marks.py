@@ -1,8 +1,10 @@
-"""Where each key of a TOML manifest was written: tomllib gives the values alone, so the text,
-once tomllib has read it without error, is scanned again for the line and column of every key,
-by the key path that manifest.to_node gives it (`snippets[0].specs`, `snippets[1].format`), so
-that an unknown key is named at its line and column. The nesting was checked by toml_depth
-first, so the recursion here is at most MAX_DEPTH deep."""
+"""Where each key and each value of a TOML manifest was written: tomllib gives the values alone,
+so the text, once tomllib has read it without error, is scanned again for the line and column of
+every key and value, by the key path that manifest.to_node gives it (`snippets[0].specs`,
+`snippets[1].formats[1]`), so that an unknown key and a wrong value are named at their line and
+column, as in a YAML manifest. A table written as a header (`[[snippets]]`) is placed at its
+header. The nesting was checked by toml_depth first, so the recursion here is at most MAX_DEPTH
+deep."""
 
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ class _Scanner:
         self.at = 0
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", content)]
         self.keys: dict[str, Position] = {}
+        self.values: dict[str, Position] = {}
 
     def position(self, at: int) -> Position:
         line = bisect.bisect_right(self.line_starts, at)
@@ -66,11 +69,13 @@ class _Scanner:
                 tables[name] = index + 1
                 self.note(name, start)
                 prefix = f"{name}[{index}]"
+                self.values.setdefault(prefix, self.position(start))
                 self.expect("]]")
             elif self.peek() == "[":
                 self.at += 1
                 prefix = resolve(self.dotted(), tables)
                 self.note(prefix, start)
+                self.values.setdefault(prefix, self.position(start))
                 self.expect("]")
             else:
                 self.pair(prefix)
@@ -114,6 +119,7 @@ class _Scanner:
         self.value(path)
 
     def value(self, path: str) -> None:
+        self.values[path] = self.position(self.at)
         first = self.peek()
         if first == "[":
             self.array(path)
@@ -168,10 +174,10 @@ def resolve(name: str, tables: dict[str, int]) -> str:
     return path
 
 
-def key_marks(content: str) -> dict[str, Position]:
-    """Where each key was written, by key path, for a text that tomllib has read; a key the
-    scanner cannot follow keeps no position."""
+def marks(content: str) -> tuple[dict[str, Position], dict[str, Position]]:
+    """Where each key and where each value was written, by key path, for a text that tomllib
+    has read; what the scanner cannot follow keeps no position."""
     scanner = _Scanner(content)
     with contextlib.suppress(_Stop):
         scanner.document()
-    return scanner.keys
+    return scanner.keys, scanner.values
