@@ -43,7 +43,7 @@ def by_rows(a: Array, b: Array) -> Array:
     """a @ b, ROWS rows of a at a time."""
     if a.shape[0] <= ROWS:
         return a @ b  # (n, k) @ (k, m) -> (n, m)
-    out = np.empty((a.shape[0], b.shape[1]), dtype=(a[:1] @ b[:, :1]).dtype)  # (n, m)
+    out = np.empty((a.shape[0], b.shape[1]), dtype=np.result_type(a, b))  # (n, m)
     for first in range(0, a.shape[0], ROWS):
         np.matmul(a[first:first + ROWS], b, out=out[first:first + ROWS])  # (ROWS, m)
     return out

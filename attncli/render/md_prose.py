@@ -78,7 +78,7 @@ def _line_start(line: str) -> str:
     return "\\" + line if line[:1] in LINE_START or numbered(line) else line
 
 
-_VALUED = re.compile(rf"((?<![\w'’\\.−-])[A-Za-zε][′″]?[ \u00a0]=[ \u00a0]){MARK}(\d+){END}")
+_VALUED = re.compile(rf"(?P<valued>{symbols.SYMBOL_EQUALS}){MARK}(?P<number>\d+){END}")
 _SUBSCRIPT = re.compile(rf"(?<![\w])([qk])_{MARK}(\d+){END}")  # q_{query}: named by a token
 
 
@@ -132,10 +132,10 @@ def _valued(text: str, words: Sequence[str], lang: str) -> tuple[str, list[str]]
     out = list(words)
 
     def joined(match: re.Match[str]) -> str:
-        word = out[int(match.group(2))]
-        if not isinstance(word, Symbol) or symbols.valued(match.group(1), lang) is None:
+        word = out[int(match["number"])]
+        if not isinstance(word, Symbol) or symbols.valued(match["valued"], lang) is None:
             return match.group(0)
-        letter = match.group(1).split()[0]
+        letter = match["valued"].split()[0]
         out.append(Symbol(f"{letter} = {word}",
                           f"{symbols.math_of(letter)} = {word.latex}"))
         return f"{MARK}{len(out) - 1}{END}"

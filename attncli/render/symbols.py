@@ -51,8 +51,11 @@ def is_symbol(text: str, start: int, end: int, lang: str,
     return letter.isupper() and not _SENTENCE_START.search(text, 0, start)
 
 
-# A symbol a number parameter is the value of, at the end of a piece of a sentence: `c = {cap}`.
-VALUED = re.compile(r"(?<![\w'’\\.−-])([A-Za-zε][′″]?)[ \u00a0]=[ \u00a0]$")
+# A symbol a number parameter is the value of: `c = {cap}`. SYMBOL_EQUALS is the symbol (group 1)
+# and its ` = `; VALUED finds it at the end of a piece of a sentence, and Markdown's prose
+# (md_prose.py) before a marked number.
+SYMBOL_EQUALS = r"(?<![\w'’\\.−-])([A-Za-zε][′″]?)[ \u00a0]=[ \u00a0]"
+VALUED = re.compile(SYMBOL_EQUALS + "$")
 
 
 def valued(piece: str, lang: str) -> re.Match[str] | None:
