@@ -15,7 +15,7 @@ from attncli.records import record
 from attncli.spec.files import FileProblem, load_array, resolve
 from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.model import Array
-from attncli.spec.selection import CHECKPOINT_KEYS, checkpoint_values, is_checkpoint
+from attncli.spec.selection import CHECKPOINT_KEYS, is_checkpoint, sliced_values
 from attncli.spec.source import LIMIT_HINT, Node
 from attncli.spec.values import (
     check_keys,
@@ -134,7 +134,8 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
 
 def file_values(node: Node, files: Files, ndim: int) -> Array:
     """{file: name.npy | name.csv} or {file: name.npz, key: W_Q}, relative to the spec, or
-    {file: model.safetensors, key: NAME, rows: ..., columns: ...} (attncli.spec.selection)."""
+    {file: model.safetensors, key: NAME, rows: ..., columns: ...} or {file: name.npy, rows: ...,
+    columns: ...} (attncli.spec.selection)."""
     name_node = node.get("file")
     name = text(name_node) if name_node is not None else ""
     charged = False
@@ -144,10 +145,11 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
         files.budget.charge(at, shape)
         charged = True
 
-    if is_checkpoint(name):
+    sliceable = is_checkpoint(name) or name.lower().endswith(".npy")
+    if sliceable and ("rows" in node.value or "columns" in node.value or is_checkpoint(name)):
         keys = check_keys(node, CHECKPOINT_KEYS)
-        values = checkpoint_values(keys, name, files.folder, files.token_ids or None,
-                                   files.budget.max_cells, files.allow_outside, charge)
+        values = sliced_values(keys, name, files.folder, files.token_ids or None,
+                               files.budget.max_cells, files.allow_outside, charge)
     else:
         keys = check_keys(node, FILE_KEYS)
         key = optional(keys, "key", text, None)

@@ -211,6 +211,58 @@ def _csv_row(line: str, name: str, number: int) -> list[float]:
 
 def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]:
     """Refuse a .npy array by its header alone: objects, other than real numbers, too many."""
+    shape, _ = _header_shape(file, name)
+    cells = math.prod(shape)
+    if cells > max_cells:
+        raise FileProblem(Msg.plural_of("{name} holds {count} number ({shape}); the limit is "
+                                        "{limit}, which {option} sets", "{name} holds {count} "
+                                        "numbers ({shape}); the limit is {limit}, which {option} "
+                                        "sets", cells, name=name,
+                                        shape=" × ".join(str(s) for s in shape), limit=max_cells,
+                                        option=LIMIT_HINT))
+    return shape
+
+
+def npy_shape(path: Path, name: str) -> tuple[int, ...]:
+    """The shape of the .npy array at `path`, from its header alone (objects and other than real
+    numbers refused, and a file shorter than its header says); the cells a spec takes from it
+    are counted by whoever selects them."""
+    if not path.is_file():
+        raise FileProblem(Msg.of("{name}: no such file", name=name))
+    try:
+        with open(path, "rb") as file:
+            shape, dtype = _header_shape(file, name)
+            if file.tell() + math.prod(shape) * dtype.itemsize > path.stat().st_size:
+                raise EOFError
+        return shape
+    except (ValueError, OSError, EOFError, UnicodeDecodeError) as exc:
+        raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
+                                 name=name, reason=_reason(exc))) from None
+
+
+def read_npy_slice(path: Path, name: str, rows: list[int] | None,
+                   columns: list[int] | None) -> np.ndarray:
+    """The chosen `rows` (first axis) and `columns` (last axis) of the .npy array at `path`,
+    as float64. The file is mapped, not read: only the pages that hold chosen numbers are read
+    (from each row of a C-ordered matrix, the bytes around its chosen columns), so two columns
+    of a [4, 2,500,000] array cost four pages, not 80 MB."""
+    try:
+        mapped = np.load(path, mmap_mode="r", allow_pickle=False)  # shape as its header says
+        if rows is not None and columns is not None and mapped.ndim == 2:
+            chosen = mapped[np.ix_(rows, columns)]  # (rows, columns)
+        else:
+            chosen = mapped if rows is None else mapped[rows]  # (rows, ...)
+            chosen = chosen if columns is None else chosen[..., columns]  # (..., columns)
+        values = np.array(chosen)  # the chosen numbers alone, copied out of the mapping
+        del mapped, chosen
+    except (ValueError, OSError, EOFError, UnicodeDecodeError) as exc:
+        raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
+                                 name=name, reason=_reason(exc))) from None
+    return _as_float(values, name)
+
+
+def _header_shape(file: IO[bytes], name: str) -> tuple[tuple[int, ...], np.dtype]:
+    """A .npy header's shape and data type, checked: no objects, real numbers only."""
     version = np.lib.format.read_magic(file)
     try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets
         if version == (1, 0):
@@ -225,15 +277,7 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]
         raise FileProblem(Msg.of("{name} holds Python objects, which attn never loads (they "
                                  "could run code); save plain numbers", name=name))
     _check_dtype(dtype, name)
-    cells = math.prod(shape)
-    if cells > max_cells:
-        raise FileProblem(Msg.plural_of("{name} holds {count} number ({shape}); the limit is "
-                                        "{limit}, which {option} sets", "{name} holds {count} "
-                                        "numbers ({shape}); the limit is {limit}, which {option} "
-                                        "sets", cells, name=name,
-                                        shape=" × ".join(str(s) for s in shape), limit=max_cells,
-                                        option=LIMIT_HINT))
-    return tuple(shape)
+    return tuple(shape), dtype
 
 
 def _from_npz(path: Path, name: str, key: str | None, max_cells: int,

@@ -1,6 +1,7 @@
 """`{file: model.safetensors, key: NAME, rows: ..., columns: ...}`: one tensor of a checkpoint,
-with the rows and columns a spec takes from it (`0:64`, a list of indices, or `tokens`: the rows
-of the token ids that a tokenizer gave)."""
+or `{file: W.npy, rows: ..., columns: ...}`: part of a .npy array, with the rows and columns a
+spec takes from it (`0:64`, a list of indices, or `tokens`: the rows of the token ids that a
+tokenizer gave), charged and read as the slice they are."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
-from attncli.spec.files import FileProblem, resolve
+from attncli.spec.files import FileProblem, npy_shape, read_npy_slice, resolve
 from attncli.spec.model import Array
 from attncli.spec.source import Node
 from attncli.spec.values import expect, fail, integer, items, text
@@ -27,41 +28,36 @@ def is_checkpoint(name: str) -> bool:
     return lowered.endswith(".safetensors") or lowered.endswith(".safetensors.index.json")
 
 
-def checkpoint_values(keys: dict[str, Node], name: str, folder: Path,
-                      token_ids: Sequence[int] | None, max_cells: int,
-                      allow_outside: bool, charge: Charge | None = None) -> Array:
-    """The selected rows and columns of the tensor `key` of the checkpoint `name`; `charge`
-    counts their shape against the spec's cells before they are read."""
+def sliced_values(keys: dict[str, Node], name: str, folder: Path,
+                  token_ids: Sequence[int] | None, max_cells: int,
+                  allow_outside: bool, charge: Charge | None = None) -> Array:
+    """The selected rows and columns of a checkpoint's tensor `key`, or of the .npy array
+    `name`; `charge` counts their shape against the spec's cells before they are read, and only
+    they are read."""
     from attncli.spec.checkpoint import open_tensor  # only a spec that reads a checkpoint
 
     name_node = keys["file"]
     key = text(keys["key"]) if "key" in keys else None
     try:
-        tensor = open_tensor(resolve(folder, name, allow_outside), name, key, max_cells,
-                             allow_outside)
-    except FileProblem as problem:
-        raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
-                               problem=problem.message), name_node.where) from None
-    shape = tensor.shape
-    rows = None
-    if "rows" in keys:
-        if len(shape) < 2:
-            fail(keys["rows"], "{name} is a vector; select its entries with columns",
-                 name=tensor.name)
-        rows = indices(keys["rows"], tensor.name, shape[0], "rows", token_ids)
-    columns = None
-    if "columns" in keys:
-        columns = indices(keys["columns"], tensor.name, shape[-1] if shape else 0, "columns",
-                          token_ids)
-    sliced = columns if len(shape) <= 2 else None  # read as a slice; deeper: selected after
-    if charge is not None:  # counted as the slice it is, before a byte of it is read
-        selected = list(shape)
-        if rows is not None:
-            selected[0] = len(rows)
-        if columns is not None:
-            selected[-1] = len(columns)
-        charge(name_node, tuple(selected))
-    try:
+        path = resolve(folder, name, allow_outside)
+        if is_checkpoint(name):
+            tensor = open_tensor(path, name, key, max_cells, allow_outside)
+            shape, shown_name = tensor.shape, tensor.name
+        else:
+            if key is not None:
+                raise FileProblem(Msg.of("{name}: key is only for .npz files", name=name))
+            shape, shown_name = npy_shape(path, name), name
+        rows, columns = chosen(keys, shown_name, shape, token_ids)
+        sliced = columns if len(shape) <= 2 else None  # read as a slice; deeper: selected after
+        if charge is not None:  # counted as the slice it is, before a byte of it is read
+            selected = list(shape)
+            if rows is not None:
+                selected[0] = len(rows)
+            if columns is not None:
+                selected[-1] = len(columns)
+            charge(name_node, tuple(selected))
+        if not is_checkpoint(name):
+            return read_npy_slice(path, name, rows, columns)
         values = tensor.read(rows, max_cells, sliced)  # (rows, columns) or (length,)
     except FileProblem as problem:
         raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
@@ -69,6 +65,20 @@ def checkpoint_values(keys: dict[str, Node], name: str, folder: Path,
     if columns is not None and sliced is None:
         values = values[..., np.asarray(columns, dtype=np.intp)]  # (rows, ..., columns)
     return values
+
+
+def chosen(keys: dict[str, Node], name: str, shape: tuple[int, ...],
+           token_ids: Sequence[int] | None) -> tuple[list[int] | None, list[int] | None]:
+    """The rows and the columns that `rows:` and `columns:` choose (None: every one)."""
+    rows = None
+    if "rows" in keys:
+        if len(shape) < 2:
+            fail(keys["rows"], "{name} is a vector; select its entries with columns", name=name)
+        rows = indices(keys["rows"], name, shape[0], "rows", token_ids)
+    columns = None
+    if "columns" in keys:
+        columns = indices(keys["columns"], name, shape[-1] if shape else 0, "columns", token_ids)
+    return rows, columns
 
 
 def indices(node: Node, name: str, size: int, axis: str,
