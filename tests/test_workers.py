@@ -100,6 +100,7 @@ def usable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     quota = tmp_path / "cpu.max"
     quota.write_text("max 100000\n", encoding="ascii")
     monkeypatch.setattr(pool, "CPU_MAX", quota)
+    monkeypatch.setattr(pool, "CPU_V1", tmp_path / "v1")  # none unless a test writes it
     yield quota
 
 
@@ -116,6 +117,33 @@ def test_a_cpu_quota_lowers_the_cap(usable: Path) -> None:
     assert jobs_option(128) == 2 and jobs_option(None) == 2
     usable.write_text("50000 100000\n", encoding="ascii")
     assert jobs_option(128) == 1
+
+
+@pytest.mark.parametrize(("quota", "period", "cap"), [
+    ("150000", "100000", 2),  # one and a half processors
+    ("50000", "100000", 1),
+    ("400000", "100000", 4),
+    ("-1", "100000", 8),  # no quota
+    ("100000", "0", 8),  # a period of nothing: read as no quota, never a division by zero
+])
+def test_a_cgroup_v1_quota_lowers_the_cap(usable: Path, quota: str, period: str,
+                                          cap: int) -> None:
+    usable.unlink()  # a cgroup v1 host has no cpu.max
+    v1 = usable.parent / "v1"
+    v1.mkdir()
+    (v1 / "cpu.cfs_quota_us").write_text(quota + "\n", encoding="ascii")
+    (v1 / "cpu.cfs_period_us").write_text(period + "\n", encoding="ascii")
+    assert pool.usable_processors() == cap
+    assert jobs_option(128) == cap
+
+
+def test_cgroup_v2_is_read_before_v1(usable: Path) -> None:
+    usable.write_text("200000 100000\n", encoding="ascii")
+    v1 = usable.parent / "v1"
+    v1.mkdir()
+    (v1 / "cpu.cfs_quota_us").write_text("100000\n", encoding="ascii")
+    (v1 / "cpu.cfs_period_us").write_text("100000\n", encoding="ascii")
+    assert pool.usable_processors() == 2
 
 
 def test_the_help_says_the_cap() -> None:
