@@ -523,3 +523,29 @@ def test_an_html_snippet_is_the_page_attn_export_html_writes(
     assert exported.exit_code == 0 and page == exported.stdout
     # every number of Q, K and V (3 × 2 each), S and S′ (3 × 3 each), A (3 × 3) and Z (3 × 2)
     assert page.count("data-lines=") == 3 * 3 * 2 + 3 * 3 * 2 + 3 * 3 + 3 * 2
+
+
+def test_checking_carries_no_document_back(repo: Path) -> None:
+    """--check and --diff hold, for the whole tree, statuses and diffs, never the documents:
+    the memory of 48 specs in 4 formats is that of 12 (docs/snippets.md)."""
+    from attncli.snippets.manifest import load_manifest, targets
+    from attncli.snippets.run import generate
+
+    planned = targets(load_manifest(repo / "attn.toml"))
+    assert len(planned) == 6  # 3 specs x 2 formats, none written yet
+    checked = generate(planned, write=False, jobs=2).outcomes
+    assert [(o.status, o.new, o.old, o.diff) for o in checked] == [
+        ("missing", None, None, None)] * 6
+    diffs = generate(planned, write=False, jobs=2, diff=True).outcomes
+    assert invoke("snippets").exit_code == 0
+    for outcome in diffs:
+        assert (outcome.status, outcome.new, outcome.old) == ("missing", None, None)
+        name = outcome.target.output.as_posix()
+        head, body = outcome.diff.split("@@\n", 1) if outcome.diff else ("", "")
+        assert head.startswith(f"--- /dev/null\n+++ b/{name}\n@@ -0,0 +1,")
+        written = outcome.target.output.read_text("utf-8")
+        assert body == "".join("+" + line for line in written.splitlines(keepends=True))
+    for keep_diff in (False, True):
+        again = generate(planned, write=False, jobs=2, diff=keep_diff).outcomes
+        assert [(o.status, o.new, o.old, o.diff) for o in again] == [
+            ("unchanged", None, None, None)] * 6

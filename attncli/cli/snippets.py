@@ -80,7 +80,7 @@ def snippets(
         from pathlib import Path
 
         from attncli.snippets.manifest import find_manifest, load_manifest, targets
-        from attncli.snippets.run import generate, unified_diff
+        from attncli.snippets.run import generate
 
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         reading = loading(allow_outside, max_cells)
@@ -90,7 +90,7 @@ def snippets(
         writing = not (check or diff)
         with progress_bar(len(planned)) as tick:
             report = generate(planned, write=writing, tick=tick, loading=reading,
-                              jobs=processes)
+                              jobs=processes, diff=diff)
         for error in report.errors():
             fail(error, lang)
         fix = "attn snippets" + ("" if manifest is None else " " + shlex.quote(manifest))
@@ -103,7 +103,7 @@ def snippets(
                 say(Msg.of("{path} is missing; run: {command}", path=where, command=fix), lang)
         if diff:  # before the summary, which may end the command with an exit code
             # the old files are the tree's (a pull request's): what they hold is shown inert
-            write_stdout(visible_document("".join(unified_diff(outcome) for outcome in stale)))
+            write_stdout(visible_document("".join(outcome.diff or "" for outcome in stale)))
         finish(report, writing, check, lang)
         return ""
 
