@@ -310,6 +310,8 @@ def test_a_bad_toml_manifest_exits_2_naming_the_key(repo: Path, manifest: str,
     ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\noutput = "s/{name}"\n\n'
      '  [[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\n',
      "attn.toml:6:3: snippets[1]: the key output is missing"),
+    # the document itself is the table that lacks the key
+    ("# the gallery's snippets\n", "attn.toml:1:1: the key snippets is missing"),
     # a multi-line string before the value does not move it
     ('[[snippets]]\nspecs = """posts/\n*.attn.yaml"""\nformats = ["text"]\nlanguages = '
      '["en",\t"de"]\noutput = "s/{name}.{lang}"\n',

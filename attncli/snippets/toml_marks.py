@@ -39,7 +39,7 @@ class _Scanner:
         self.at = 0
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", content)]
         self.keys: dict[str, Position] = {}
-        self.values: dict[str, Position] = {}
+        self.values: dict[str, Position] = {"": (1, 1)}  # the document, a table from its start
 
     def position(self, at: int) -> Position:
         line = bisect.bisect_right(self.line_starts, at)
