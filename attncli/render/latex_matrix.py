@@ -70,9 +70,11 @@ def cell(column: int, content: str) -> str:
     return r"\attncell{" + str(column) + "}{" + content + "}"
 
 
-# LaTeX's smaller sizes as a share of the body's (of 10 pt in an article and 11 pt in beamer,
-# the larger of the two), for a matrix whose one column and row labels are wider than the line
-SIZES = ((r"\small", 0.91), (r"\footnotesize", 0.82), (r"\scriptsize", 0.73), (r"\tiny", 0.55))
+# LaTeX's smaller sizes, for a matrix whose one column and row labels are wider than the line,
+# and the share of the body's width a label or a number takes in each: more than the share of
+# the point size, since a smaller design size is drawn wider (\tiny: 5 pt of an article's 10,
+# 6 of Beamer's 11, yet 0.70 of the width). Measured in both by tests/test_tex_metrics.py.
+SIZES = ((r"\small", 0.93), (r"\footnotesize", 0.86), (r"\scriptsize", 0.81), (r"\tiny", 0.71))
 
 
 def label_width(label: str) -> float:
