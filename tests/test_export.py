@@ -447,17 +447,16 @@ def test_latex_and_markdown_show_the_work_and_the_reading() -> None:
     # seed 000 by hand, row mouse: S′ = 0.80 / 1.41 = 0.57, 0.16 / 1.41 = 0.11, 0.64 / 1.41 =
     # 0.45; e^0.57 = 1.768 -> 1.77, e^0.11 = 1.116 -> 1.12, e^0.45 = 1.568 -> 1.57; sum 4.46
     assert r"$\Sigma = 1.77 + 1.12 + 1.57 = 4.46$" in latex
-    comma = r",\allowbreak\ "  # a long row of numbers may break after a comma
-    assert (r"$Z[\text{chases}] = \sum_j A[\text{chases}, j] \, v_j = 0.35 \cdot "
-            rf"[1.00{comma}0.00] + 0.65 \cdot [0.20{comma}1.00] = "
-            rf"[0.48{comma}0.65]$") not in latex  # auto writes out one row: mouse
-    assert (r"$Z[\text{mouse}] = \sum_j A[\text{mouse}, j] \, v_j = 0.40 \cdot "
-            rf"[1.00{comma}0.00] + 0.25 \cdot [0.20{comma}1.00] + 0.35 \cdot "
-            rf"[0.80{comma}0.00] = [0.73{comma}0.25]$") in latex
+    # a row of numbers that fits a line is one group, and so is its product: no line ends
+    # inside `[0.20, 1.00]` (a longer row may break after a comma: tests/test_latex_breaks.py)
+    assert (r"$Z[\text{chases}] = \sum_j A[\text{chases}, j] \, v_j = ") not in latex
+    assert (r"$Z[\text{mouse}] = \sum_j A[\text{mouse}, j] \, v_j = {0.40 \cdot "
+            r"{[1.00,\ 0.00]}} + {0.25 \cdot {[0.20,\ 1.00]}} + {0.35 \cdot "
+            r"{[0.80,\ 0.00]}} = {[0.73,\ 0.25]}$") in latex  # auto writes out one row: mouse
     reading = ("“mouse” attends most to “cat” (0.40), then to itself (0.35), least to “chases” "
                "(0.25).")
     assert reading in latex
-    assert "A[chases, cat]: 0.35 by hand" in latex
+    assert "A[chases,~cat]: 0.35 by hand" in latex  # the cell's name on one line
     markdown = runner.invoke(app, ["export", "--markdown"]).stdout
     # full precision: e^0.1131 = 1.1198 over the row sum 4.4528 is 0.2515, printed at 2 decimals
     assert (r"- $`A[\text{mouse}, \text{chases}] ={}`$ $`1.12 / 4.45 ={}`$ $`0.25`$" + "\n"

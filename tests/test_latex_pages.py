@@ -119,9 +119,10 @@ def test_prose_notation_is_math_and_minus_is_a_minus() -> None:
     from attncli.render.notation import latex
     from attncli.render.tex import escape_text
 
-    # a negative number in prose (hand calculation's drift) gets the minus sign, not a hyphen
+    # a negative number in prose (hand calculation's drift) gets the minus sign, not a hyphen;
+    # the cell's name is one unit (no line ends inside its brackets)
     assert latex("Z[short, d11]: -0.9396 by hand", escape_text) == (
-        r"Z[short, d11]: $-$0.9396 by hand")
+        r"Z[short,~d11]: $-$0.9396 by hand")
     assert latex("a well-known 3-4 split", escape_text) == "a well-{}known 3-{}4 split"
 
 

@@ -1,9 +1,10 @@
 """Written-out cells as paragraphs of inline math that TeX may break.
 
 TeX breaks inline math after a binary operator or a relation, never inside a group: so each
-product (`0.20 \\cdot 0.20`) is a group and a line breaks after `+` or `=`; brackets are plain
-`[ ]`, not `\\left[ \\right]`, so a long row of numbers may break after a comma too. Each line
-hangs: its continuation is indented under its start.
+product (`0.20 \\cdot 0.20`) is a group and a line breaks after `+` or `=`. A row of numbers that
+fits on a line is a group too (`[0.20, 1.00]` never ends a line inside its brackets); a longer
+one (`--full`, 64 numbers) may break after a comma: its brackets are plain `[ ]`, not
+`\\left[ \\right]`. Each line hangs: its continuation is indented under its start.
 """
 
 from __future__ import annotations
@@ -29,10 +30,17 @@ from attncli.model import (
 from attncli.render import shortened
 from attncli.render.common import box_math, exact_as_written
 from attncli.render.latex_matrix import SIZES
-from attncli.render.tex_metrics import text_width
+from attncli.render.tex_metrics import (
+    MATH_WIDTHS,
+    SPACE,
+    UNBROKEN,
+    number_width,
+    text_width,
+)
+
+BRACKET = 2.78  # a square bracket in text size
 
 HANG = r"\hangindent=2em\hangafter=1 "
-COMMA = r",\allowbreak\ "
 # ends a heading's paragraph so that no page (nor frame: frame_fit.py) breaks after it
 KEEP = r"\par\nopagebreak"
 
@@ -57,12 +65,11 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
     if isinstance(expr, Vec):
         values = shortened.values(expr.values, lambda k, x: box_math(number) if k in expr.blank
                                   else number(x), full, r"\dots")
-        separator = ";\\allowbreak\\ " if number.decimal == "{,}" else COMMA
-        return "[" + separator.join(values) + "]"
+        return vector_math(values, number)
     if isinstance(expr, Product):
         text = r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
-        # a group cannot break; a product with a row of numbers must, after its commas
-        return text if any(isinstance(f, Vec) for f in expr.factors) else "{" + text + "}"
+        # a group cannot break; a product with a long row of numbers must, after its commas
+        return text if r"\allowbreak" in text else "{" + text + "}"
     if isinstance(expr, Sum):
         parts = shortened.sum_terms(expr.terms, lambda _, e: wrapped(e, (Sum, Difference)), full,
                                     r"\dots")
@@ -80,6 +87,18 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
             wrapped(expr.right, (Sum, Difference)))
 
 
+def vector_math(values: Sequence[str], number: NumberFormat) -> str:
+    """A row of numbers in brackets: one group when it fits on a line (UNBROKEN), else one that
+    may break after a comma (a semicolon with a decimal comma)."""
+    separator = ";" if number.decimal == "{,}" else ","
+    blank = number_width(number(0.0)) + MATH_WIDTHS["0"]  # box_math: a number and a digit
+    width = sum(blank if "hphantom" in v else number_width(v) for v in values) \
+        + (len(values) - 1) * (MATH_WIDTHS[","] + SPACE) + 2 * BRACKET
+    if width <= UNBROKEN:
+        return "{[" + (separator + r"\ ").join(values) + "]}"
+    return "[" + (separator + r"\allowbreak\ ").join(values) + "]"
+
+
 def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[int], str],
                    full: bool = False) -> str:
     """`S[a, b] = q_a \\cdot k_b = 0.20 \\cdot 0.20 + 1.00 \\cdot 1.00 = 1.04`, with `\\approx`
@@ -88,7 +107,7 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
     if not expansion.repeats_result():
         parts.append(expr_math(expansion.expression, number, words, full))
     result = expansion.result
-    value = ("[" + COMMA.join(number(x) for x in result) + "]" if isinstance(result, tuple)
+    value = (vector_math([number(x) for x in result], number) if isinstance(result, tuple)
              else number(result))
     relation = " = " if exact_as_written(expansion, full) else r" \approx "
     if expansion.blank:  # a worksheet: the result is the student's to write

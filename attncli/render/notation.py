@@ -15,6 +15,7 @@ from string import Formatter
 
 from attncli.i18n import Finer, Msg, Param, Symbol, template
 from attncli.render import symbols
+from attncli.render.tex_metrics import UNBROKEN, text_width
 
 # Formulas the catalog's sentences write in Unicode (the same in every language), as LaTeX math.
 # A sentence with new notation registers it here; tests/test_notation.py finds every catalog
@@ -94,6 +95,10 @@ _SYMBOLS = {"ᵢ": "_i", "ⱼ": "_j", "·": r" \cdot ", "|": "|", "θ": r"\theta
 _JOINED = re.compile(r"^\s*=\s*$")
 
 ORDINARY_SPACE = " \t\n\r\f\v"  # whitespace a line may break at: not the no-break space
+NBSP = "\u00a0"
+_BEFORE_RELATION = re.compile(r" (?=[=<>≈≤≥≠→](?: |$))")
+_OPERATOR_NAME = re.compile(r"(?<![\w])(ln|log|exp) (?=\S|$)")  # `ln 65504`: one operand
+_BRACKETED = re.compile(r"(?:\([^()]*\))?\[[^\[\]]*\]")  # a cell: S[a, b], (S′ + M)[a, b]
 Segment = tuple[bool, str]  # (is math, text or LaTeX)
 TextFn = Callable[[str], str]
 
@@ -178,8 +183,18 @@ def _join(parts: list[Segment]) -> list[Segment]:
 
 def latex(text: str, escape: TextFn, lang: str = "en") -> str:
     """Trusted prose as LaTeX text: notation in `$...$`, the rest through `escape`."""
-    return "".join("$" + s + "$" if is_math else spaced(s, escape)
+    return "".join("$" + s + "$" if is_math else spaced(unbroken(s), escape)
                    for is_math, s in segments(text, lang))
+
+
+def unbroken(text: str) -> str:
+    """`text` with no-break spaces where TeX would break a formula written as text: before a
+    relation (`13.6641 > ln 65504`: a line may end after `>`, as in math, not before it), after
+    an operator's name (`ln 65504`) and inside brackets that fit a line (`S[cat, mouse]`,
+    `[0.20, 1.00]`)."""
+    text = _OPERATOR_NAME.sub(r"\1" + NBSP, _BEFORE_RELATION.sub(NBSP, text))
+    return _BRACKETED.sub(lambda m: m.group().replace(" ", NBSP)
+                          if text_width(m.group()) <= UNBROKEN else m.group(), text)
 
 
 def spaced(text: str, escape: TextFn) -> str:
@@ -255,4 +270,4 @@ def _param(value: Param, lang: str, escape: TextFn, number: Callable[[float], st
         else:
             text = number(value)
         return "$-$" + escape(text[1:]) if text[:1] in "-−" else escape(text)
-    return spaced(value, escape)
+    return spaced(unbroken(value), escape)
