@@ -20,6 +20,8 @@ from babel.messages.pofile import read_po as babel_read_po
 from attncli.i18n import LANGUAGES, LOCALE_DIR, Msg, catalog, po_path, translate
 from attncli.i18n.extract import extract, template, update
 from attncli.i18n.po import Entry, PoError, header, mo_bytes, read_po, write_po
+from attncli.spec import load_spec
+from attncli.steps.build import build
 
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
 GLOSSARY = Path(LOCALE_DIR).parent / "GLOSSARY.md"
@@ -371,3 +373,21 @@ def test_example_titles_and_descriptions_use_the_glossary_terms(lang: str) -> No
             if hits:
                 found.append((path.name, key, sorted(hits)))
     assert found == []
+
+
+def test_the_rmsnorm_backward_note_gives_no_false_reason() -> None:
+    """Not subtracting the mean is not why RMSNorm has no bias: the English said "so", while
+    Polish and Russian state two facts side by side („i nie ma też”, «и … тоже нет»). The
+    three languages now say the same."""
+    config = Path(__file__).parent.parent / "configs" / "backward_llama_style.yaml"
+    walkthrough = build(load_spec(str(config)))
+    notes = [note for step in walkthrough.steps for note in step.notes
+             if isinstance(note, Msg) and note.msgid.startswith("RMSNorm backwards")]
+    assert len(notes) == 1
+    said = {lang: translate(notes[0], lang).split(";")[-1].replace("\u00a0", " ")
+            for lang in LANGUAGES}
+    assert said["en"] == " no mean is subtracted, and there is no bias to learn either."
+    assert "i nie ma też" in said["pl"] and "тоже нет" in said["ru"]
+    causes = {"en": r"\bso\b|\bthus\b|\btherefore\b", "pl": r"\bwięc\b|\bdlatego\b",
+              "ru": r"поэтому|так что|\bпотому\b"}
+    assert [lang for lang, cause in causes.items() if re.search(cause, said[lang])] == []

@@ -143,7 +143,8 @@ def block_notes(spec: Spec) -> tuple[Msg, ...]:
         notes = [Msg.of("From the layer's output back through RMSNorm, the feed-forward network "
                         "and the residual adds, to the attention output O."),
                  Msg.of("RMSNorm backwards: dx = (dx̂ − x̂·(1/d)·Σⱼ dx̂ⱼ·x̂ⱼ) / RMS(x) with "
-                        "dx̂ = dy ⊙ gain; no mean is subtracted, so there is no bias to learn.")]
+                        "dx̂ = dy ⊙ gain; no mean is subtracted, and there is no bias to learn "
+                        "either.")]
     else:
         notes = [Msg.of("From the layer's output back through LayerNorm, the feed-forward network "
                         "and the residual adds, to the attention output O.")]
