@@ -11,12 +11,16 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from attncli.cli.app import app
 from attncli.i18n import Msg, po_path, translate
 from attncli.i18n.extract import extract
 from attncli.i18n.po import Entry, read_po
-from attncli.i18n.typography import NBSP, typeset
+from attncli.i18n.typography import NBSP, bind_units, typeset
 from attncli.render import render
+from attncli.render.common import cell_width
+from attncli.render.wrap import words
 from attncli.spec import load_spec
 from attncli.steps.block import plain_number
 from attncli.steps.build import build
@@ -190,3 +194,65 @@ def test_the_terminal_view_keeps_the_no_break_spaces(lang: str, width: int) -> N
     assert [line for line in prose if ends.search(line) or re.match(r"[—–]", line)] == []
     assert all(len(line) <= width for line in out.splitlines())
 
+
+
+# --- what fills a sentence in: one unit on a line ----------------------------------------------
+
+def overflow_note(lang: str) -> str:
+    """The float16 walkthrough's note on e^x overflowing, as its text format writes it."""
+    walkthrough = build(load_spec(str(CONFIGS[0].parent / "low_precision_float16.yaml")))
+    notes = [translate(note, lang) for step in walkthrough.steps for note in step.notes]
+    found = [note for note in notes if "S[sat, sat]" in note and "e^x" in note]
+    assert len(found) == 1
+    return found[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_no_line_ends_inside_a_cell_name_or_a_vector(lang: str) -> None:
+    """«переполняется в S[sat,⏎sat]» and "[0.20,⏎1.00]" before: a filled-in value wrapped
+    inside its brackets. Now a line ends before the name, at every width it fits in."""
+    vector = translate(Msg.of("In {dtype}: the largest error against float64 is {error}, at "
+                              "{cell}.", dtype="float16", error="0.0030",
+                              cell="(S′ + M)[sat, sat] = [0.20, 1.00]"), lang)
+    for text, units in ((overflow_note(lang), ["S[sat, sat]"]),
+                        (vector, ["(S′ + M)[sat, sat]", "[0.20, 1.00]"])):
+        for width in range(20, 81):
+            lines = words(text, width, "   ")
+            assert " ".join(line.strip(" ") for line in lines) == text  # spaces as they were
+            assert all(cell_width(line) <= width for line in lines)
+            for unit in units:
+                # with what is bound to it: „w\u00a0S[sat, sat]:”
+                whole = re.search(r"[^ ]*" + re.escape(unit) + r"[^ ]*", text)
+                assert whole is not None
+                fits = len("   " + whole.group()) <= width
+                assert any(unit in line for line in lines) or not fits, (width, lines)
+
+
+def test_a_unit_wider_than_the_line_still_breaks_after_a_comma() -> None:
+    lines = words("at [0.1234, 0.5678, 0.9012]", 16, "")
+    assert lines == ["at", "[0.1234, 0.5678,", "0.9012]"]
+
+
+@pytest.mark.parametrize(("lang", "unit"), [("en", "MiB"), ("pl", "MiB"), ("ru", "МиБ")])
+def test_help_keeps_a_number_with_its_unit(lang: str, unit: str) -> None:
+    """„(co najmniej 1⏎MiB)” in `--help --max-cells` before, in English too; Click wraps at
+    spaces and keeps a no-break one."""
+    runner = CliRunner()
+    for width in range(40, 81):
+        result = runner.invoke(app, ["explain", "--help", "--lang", lang],
+                               terminal_width=width, env={"ATTN_LANG": ""})
+        assert result.exit_code == 0
+        assert f"1{NBSP}{unit}" in result.stdout
+        assert not [line for line in result.stdout.splitlines()
+                    if line.strip().startswith(unit)], width
+
+
+@pytest.mark.parametrize(("text", "bound"), [
+    ("в S[sat, sat]: 13.66", "в S[sat,~sat]: 13.66"),
+    ("at (S′ + M)[sat, sat];", "at (S′~+~M)[sat,~sat];"),
+    ("0.40·[1.00, 0.00] + 0.25", "0.40·[1.00,~0.00] + 0.25"),
+    ("co najmniej 1 MiB, 4 bajty i 1,5 МиБ", "co najmniej 1~MiB, 4~bajty i 1,5~МиБ"),
+    ("x1 MiB, 2 MiBs, 3 dogs", "x1 MiB, 2 MiBs, 3 dogs"),  # not a number, not a unit
+])
+def test_bind_units_finds_names_vectors_and_units(text: str, bound: str) -> None:
+    assert bind_units(text, "~") == bound

@@ -34,7 +34,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, suggesting, translate
 from attncli.i18n.suggest import closest
-from attncli.i18n.typography import typeset
+from attncli.i18n.typography import bind_units, typeset
 from attncli.i18n.visible import visible
 from attncli.spec.view import EXPANDABLE, STEP_IDS
 
@@ -75,18 +75,22 @@ def help_language(args: Sequence[str], environ: Any = None) -> str:
 
 
 def gettext(text: str, lang: str) -> str:
-    """A help text or one of Click's words in `lang` (unchanged in English), typeset; example
-    commands (a `\\b` paragraph, a `code` span) are left as typed, so they run when copied."""
-    if lang == DEFAULT_LANG:
+    """A help text or one of Click's words in `lang`, typeset (in English too, a number and its
+    unit are bound: `1 MiB`); example commands (a `\\b` paragraph, a `code` span) are left as
+    typed, so they run when copied."""
+    if lang != DEFAULT_LANG:
+        text = catalog(lang).gettext(text)
+    elif " " not in text:  # Click's words and metavars: nothing to bind
         return text
-    paragraphs = catalog(lang).gettext(text).split("\n\n")
+    paragraphs = text.split("\n\n")
     return "\n\n".join(part if part.startswith("\b") else _typeset_prose(part, lang)
                        for part in paragraphs)
 
 
 def _typeset_prose(text: str, lang: str) -> str:
     pieces = re.split(r"(`[^`]*`)", text)
-    return "".join(piece if piece.startswith("`") else typeset(piece, lang) for piece in pieces)
+    return "".join(piece if piece.startswith("`") else bind_units(typeset(piece, lang))
+                   for piece in pieces)
 
 
 @cache

@@ -10,6 +10,11 @@ tests/test_typography.py checks that no straight quote is left there.
 `typeset` works on a catalog sentence before its parameters are filled in, so what the user
 wrote (a file name, a token) is never changed; a parameter that is itself a one-letter word is
 bound to what follows it (see `bind_after`).
+
+What fills a sentence in is a unit of its own too, in every language: a cell's name or a
+vector in brackets (`S[sat, sat]`, `(S′ + M)[sat, sat]`, `[0.20, 1.00]`) and a number with its
+unit (`1 MiB`, `4 bajty`). `bind_units` finds them in the finished sentence: the text renderers
+wrap with it (render/wrap.py) and the help pages are set with it (cli/language.py).
 """
 
 from __future__ import annotations
@@ -33,6 +38,13 @@ _OPERATOR = r"(?<=\S) ([+−·×⊙/]) (?=\S)"
 _NUMBERED = (r"(?<=\w) (?=\{(?:index|head|other|number)\}(?!\w))|"
              r"(?<=\}) (?=%)")
 _PAIR = r"([(\[][^\s,()\[\]]{1,8},) (?=[^\s,()\[\]]{1,12}[)\]\s])"
+# a cell's name or a vector: brackets (after a short bracketed matrix: `(S′ + M)[sat, sat]`)
+# holding at most 40 characters; a longer vector may break after its commas
+_BRACKETED = r"(?:\([^()\[\]\n]{1,16}\))?\[[^\[\]\n]{1,40}\]"
+UNITS = ("KiB", "MiB", "GiB", "kB", "KB", "MB", "GB", "bytes", "byte", "bits", "bit",
+         "bajtów", "bajty", "bajt", "bitów", "bity", "КиБ", "МиБ", "ГиБ", "КБ", "МБ", "ГБ",
+         "байтов", "байта", "байт", "битов", "бита", "бит")
+_UNIT = r"(?<![\w.,])(\d+(?:[.,]\d+)?) (?=(?:" + "|".join(UNITS) + r")(?!\w))"
 
 
 @cache
@@ -61,6 +73,14 @@ def typeset(text: str, lang: str) -> str:
     text = _re(_NUMBERED).sub(NBSP, text)
     text = _re(pattern).sub(r"\1" + NBSP, text)
     return _re(_DASH).sub(NBSP + r"\1", text)
+
+
+def bind_units(text: str, space: str = NBSP) -> str:
+    """`text` with `space` (a no-break space) for the spaces inside each cell name or vector in
+    brackets and between a number and its unit: `S[sat,\u00a0sat]`, `1\u00a0MiB`."""
+    if "[" in text:
+        text = _re(_BRACKETED).sub(lambda m: m.group(0).replace(" ", space), text)
+    return _re(_UNIT).sub(r"\1" + space, text)
 
 
 def is_one_letter_word(text: str, lang: str) -> bool:

@@ -1,12 +1,17 @@
 """Lines that fit a width in terminal columns (attncli.render.common.cell_width: a CJK character
 takes two): prose broken between words, a written-out calculation broken after `=` or `+` with
 a hanging indent. A piece that fits nowhere (a long vector, a long token) is broken after a
-comma, then after `·`, and a word longer than a whole line is cut where the line ends."""
+comma, then after `·`, and a word longer than a whole line is cut where the line ends.
+
+Prose keeps a cell's name, a vector and a number with its unit on one line (`S[sat, sat]`,
+`[0.20, 1.00]`, `1 MiB`: attncli.i18n.typography.bind_units) unless one is wider than a line;
+their spaces stay ordinary spaces in the output."""
 
 from __future__ import annotations
 
 import re
 
+from attncli.i18n.typography import bind_units
 from attncli.render.common import NARROW, cell_width
 
 HANGING = "    "  # a written-out line's continuation lines go this much further in
@@ -19,13 +24,21 @@ FORMULA_BREAKS = (
     (re.compile(r" / "), 2),
     (re.compile(r"·"), 1),
 )
-WORD_BREAKS = ((re.compile(r" +"), 0),)
+# A space inside a unit of bind_units while prose is wrapped (a private-use character, one
+# column wide): broken at only where no line break between words fits.
+BOUND = "\ue002"
+WORD_BREAKS = ((re.compile(r" +"), 0), (re.compile(BOUND), 0))
 
 
 def words(text: str, width: int, indent: str, rest: str | None = None) -> list[str]:
-    """`text` as lines of at most `width` columns, broken between words: the first line starts
+    """`text` as lines of at most `width` columns, broken between words (not inside a cell's
+    name, a vector or a number with its unit, where another break fits): the first line starts
     with `indent`, the others with `rest` (default: the same)."""
-    return fill(text, width, indent, indent if rest is None else rest, WORD_BREAKS)
+    rest = indent if rest is None else rest
+    if BOUND in text or cell_width(indent + text) <= width:  # a user's own BOUND: as it is
+        return fill(text, width, indent, rest, WORD_BREAKS)
+    lines = fill(bind_units(text, BOUND), width, indent, rest, WORD_BREAKS)
+    return [line.replace(BOUND, " ") for line in lines]
 
 
 def formula(text: str, width: int, indent: str) -> list[str]:
