@@ -87,3 +87,26 @@ def test_a_symbol_touching_its_subscript_is_one_formula() -> None:
     for lang in ("en", "pl", "ru"):
         text = latex(tile, lang)
         assert text.startswith("$S{}_{11}$") and "$$" not in text, text
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_a_numbered_symbol_is_math_as_the_layer_writes_its_r1(lang: str) -> None:
+    """K₁ in a sentence is `$K_{1}$`, italic like the `$K$` of the next line and the `R_{1}` of
+    the layer's formulas, not an upright K beside a subscript set apart (`K\\ensuremath{{}_{1}}`
+    before)."""
+    shared = Msg.of("heads {heads} use K{group} and V{group}", heads="1, 2", group="₁")
+    check = Msg.of("Check: z{sub} equals row {token} of Z, the output of full causal "
+                   "attention, to 12 decimal places.", sub="₃", token="sat")
+    text = latex(shared, lang)
+    assert "$K_{1}$" in text and "$V_{1}$" in text and "{}_" not in text, text
+    assert latex(check, lang).count("$z_{3}$") == 1
+    marked = Marked(lambda m: translate(m, lang))
+    assert "$`K_{1}`$" in prose(marked(shared), "github", marked.words, lang)
+    assert "$`z_{3}`$" in prose(marked(check), "github", marked.words, lang)
+
+
+def test_a_token_with_a_subscript_stays_the_users_word() -> None:
+    """Only attn's own numbering joins a letter: a token `a₁` is escaped whole, as written."""
+    msg = Msg.of("Check: z{sub} equals row {token} of Z, the output of full causal attention, "
+                 "to 12 decimal places.", sub="₃", token="a₁")
+    assert r"a\ensuremath{{}_{1}}" in latex(msg, "en")

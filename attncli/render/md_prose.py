@@ -39,6 +39,7 @@ class Marked:
     def _marked(self, msg: Msg) -> Msg:
         """`msg` with every word parameter marked, in the sentences it holds too."""
         params = tuple((name, self._mark(value) if isinstance(value, str)
+                        and not symbols.is_subscript(value)  # the `₁` of `K₁`: attn's own
                         else self._marked(value) if isinstance(value, Msg) else value)
                        for name, value in msg.params)
         return replace(msg, params=params)

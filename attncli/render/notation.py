@@ -88,7 +88,8 @@ _NOTATION = re.compile(
     r"|(?P<gradient>(?<![\w])d(?P<grad_of>[A-Z])(?P<grad_prime>′?)"
     r"(?:_(?P<grad_sub>[A-Za-z0-9]+))?(?![\w′]))"
     r"|(?P<minus>(?<![\w.,−-])[-−](?=[0-9]))"
-    r"|" + symbols.LETTER
+    r"|" + symbols.SUBSCRIPTED
+    + r"|" + symbols.LETTER
 )
 _SYMBOLS = {"ᵢ": "_i", "ⱼ": "_j", "·": r" \cdot ", "|": "|", "θ": r"\theta"}
 # math, " = ", math: one formula
@@ -137,6 +138,8 @@ def _math(match: re.Match[str]) -> str:
         sub = match.group("grad_sub")
         return ("d" + match.group("grad_of") + "'" * len(match.group("grad_prime"))
                 + ("" if sub is None else "_{" + sub + "}"))
+    if match.group("subscripted"):  # K₁, z₃: as the layer writes R₁, `R_{1}`
+        return symbols.subscripted(match)
     if match.group("letter"):  # c = 5.00, the gain g, the matrix A
         return symbols.math(match)
     relation = match.group("power_eq") or ""
@@ -223,8 +226,9 @@ def message(msg: Msg | str, lang: str, escape: TextFn, number: Callable[[float],
         if field is None:
             continue
         value = params[field]
-        if isinstance(value, int) and not isinstance(value, bool):
-            pending += str(value)
+        if (isinstance(value, int) and not isinstance(value, bool)) or (
+                symbols.is_subscript(value)):
+            pending += str(value)  # a whole number, the `₁` of `K₁`: the sentence's own
             continue
         valued = (symbols.valued(pending, lang) if isinstance(value, float | Finer | Symbol)
                   else None)

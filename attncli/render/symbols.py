@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from attncli.i18n import Symbol
+
 # Letters that are words of a language, by language (Russian: none among Latin letters).
 WORD_LETTERS: dict[str, frozenset[str]] = {
     "en": frozenset("aAI"),
@@ -24,6 +26,12 @@ WORD_LETTERS: dict[str, frozenset[str]] = {
 # name before its tokens in brackets (`Z[short, d11]` stays one name, as written).
 LETTER = (r"(?P<letter>(?<![\w'’\\.−-])[A-Za-z](?P<primes>[′″]?)(?![\w'’\[]|\.\w)"
           r"(?P<letter_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?(?!\w|[.,]\d))?)")
+
+# A letter with subscript digits (`K₁`, `z₃`, attn's own numbering of a matrix or a row): one
+# symbol, `K_{1}` in math, as the layer writes `R₁` (`R_{1}`), never `K` upright and `₁` apart.
+SUBSCRIPT_DIGITS = "₀₁₂₃₄₅₆₇₈₉"
+SUBSCRIPTED = (r"(?P<subscripted>(?<![\w'’\\.−-])(?P<sub_letter>[A-Za-z][′″]?)"
+               rf"(?P<sub_digits>[{SUBSCRIPT_DIGITS}]+)(?![\w′″]))")
 
 # Spans a symbol is never found in: a token in quotation marks.
 _QUOTED = re.compile(r"„[^”]*”|«[^»]*»|“[^”]*”|\"[^\"]*\"|`[^`]*`")
@@ -83,3 +91,19 @@ def math(match: re.Match[str]) -> str:
     """The letter as LaTeX math, its primes and value with it."""
     return math_of(match.group("letter")[:1] + match.group("primes")) + value(
         match.group("letter_eq"))
+
+
+def is_subscript(value: object) -> bool:
+    """Whether `value` is a plain string of subscript digits (`₁`, `₁₂`): attn's numbering, never
+    a word; a Symbol keeps its own LaTeX."""
+    return (isinstance(value, str) and not isinstance(value, Symbol) and bool(value)
+            and all(ch in SUBSCRIPT_DIGITS for ch in value))
+
+
+def subscripted(match: re.Match[str]) -> str:
+    """`K₁` as LaTeX math: `K_{1}`; `S′₂` as `S'_{2}`."""
+    digits = match.group("sub_digits").translate(_DIGITS)
+    return math_of(match.group("sub_letter")) + "_{" + digits + "}"
+
+
+_DIGITS = str.maketrans(SUBSCRIPT_DIGITS, "0123456789")
