@@ -303,6 +303,52 @@ def test_the_checker_sees_a_broken_grid(tmp_path: Path) -> None:
             check_grid(pages[bad]["displays"][0], cells, ["cat", "dog"], ["cat", "dog"], em)
 
 
+def signs_spec(folder: Path) -> Path:
+    """X's three columns each have −0.50 as their widest number, so the three are as wide."""
+    spec = folder / "signs.yaml"
+    spec.write_text("tokens: [a, b, c]\nembeddings: [[-0.5, 0.25, -0.5], [0.25, -0.5, 0.25], "
+                    "[1, 1, 1]]\nweights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                    encoding="utf-8")
+    return spec
+
+
+def check_bracket_room(display: dict[str, Any], name: str) -> None:
+    """In X of signs_spec, the gap from the left bracket to the first column is the gap from the
+    last column to the right bracket, half the gap between two columns (each column's own room
+    on either side)."""
+    tall = sorted(display["delims"], key=lambda d: d["b"] - d["t"], reverse=True)[:2]
+    left, right = sorted(tall, key=lambda d: d["l"])
+    inside = [w for w in display["words"] if w["l"] >= left["r"] - 1
+              and w["r"] <= right["l"] + 1 and left["t"] < w["mid"] < left["b"]]
+    assert sorted(w["text"] for w in inside) == sorted(
+        ["−0.50", "0.25", "−0.50", "0.25", "−0.50", "0.25", "1.00", "1.00", "1.00"]), name
+    # the columns' boxes, from their widest numbers: three apart, each as wide as −0.50
+    starts = sorted({round(w["l"]) for w in inside if w["text"] == "−0.50"})
+    ends = sorted({round(w["r"]) for w in inside})
+    assert len(starts) == 3 and len(ends) == 3, (name, starts, ends)
+    gap = min(b - a for a, b in zip(ends[:-1], starts[1:], strict=True))
+    before, after = starts[0] - left["r"], right["l"] - ends[-1]
+    assert abs(before - after) <= 1.5, (name, before, after)
+    assert abs(before - gap / 2) <= 1.5, (name, before, gap)
+
+
+def test_the_first_column_stands_as_far_from_its_bracket_as_the_last_in_every_engine(
+        tmp_path: Path) -> None:
+    """In KaTeX and in MathJax alike (JupyterLab's MathJax: tests/test_notebook_render.py), the
+    columns keep their labels over them. Before, MathJax set the first column 0.24 em from its
+    bracket, a fifth of the 1.24 em between columns (KaTeX: 0.86 em, more than half its 1.19)."""
+    spec = signs_spec(tmp_path)
+    sources = {flavor: markdown(spec, "en", flavor) for flavor in PIPELINES}
+    jobs = [{"name": f"{flavor}/{pipeline}", "markdown": sources[flavor], "pipeline": pipeline,
+             "flavor": flavor} for flavor, pipelines in PIPELINES.items()
+            for pipeline in pipelines]
+    for name, page in run_pages(jobs, tmp_path).items():
+        flavor = name.split("/")[0]
+        display = matrix_displays(page, sources[flavor], flavor)[0]  # X (3 × 3)
+        check_grid(display, *expected_matrices(spec, "en")[0], page["em"])
+        check_bracket_room(display, name)
+
+
 # --- hostile token names --------------------------------------------------------------------
 
 
@@ -480,13 +526,13 @@ def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
                          [long, "cat"])
     lines = md_math.labelled_matrix("S", cells, [long, "cat"], [long, "cat"], wrap=True)
     text = "\n".join(lines)
-    head = text[text.index(r"\begin{array}{cc}"):text.index(r"\end{array} \cr")]
+    head = text[text.index(r"& & \begin{matrix}"):text.index(r"\end{matrix} \cr")]
     assert head.split(r" \cr")[1:] == [
         "\n" + md_math.token("internationaliza") + " & ",
         "\n" + md_math.token("tion and") + " & ",
         "\n" + md_math.token("localization A") + r" & \text{cat}" + "\n"]
     labels = text[text.index(r"S = & \begin{array}{r}"):text.index(r"\end{array} & \left[")]
-    numbers = text[text.index(r"\left[\hspace{0.2em}\begin{array}{rr}"):]
+    numbers = text[text.index(r"\left[\hspace{0.5em}\begin{matrix}"):]
     label_rows, number_rows = labels.split(r"\cr"), numbers.split(r"\cr")
     assert len(label_rows) == len(number_rows) == 4  # 3 lines of the long name, 1 of cat
     assert [md_math.STRUT in row for row in label_rows] == [True] * 4

@@ -95,8 +95,8 @@ def test_the_arrays_are_the_numbers_of_the_json_export() -> None:
 def shown_matrices(markdown: str) -> list[tuple[str, list[list[str]]]]:
     """(symbol, cells as printed) of every labelled matrix in the Markdown's math."""
     found = []
-    for match in re.finditer(r"\n(\S+) = & \\begin\{array\}\{r\}.*?\\left\[\\hspace\{0.2em\}"
-                             r"\\begin\{array\}\{r+\}\n(.*?)\n\\end\{array\}", markdown, re.S):
+    for match in re.finditer(r"\n(\S+) = & \\begin\{array\}\{r\}.*?\\left\[\\hspace\{0.5em\}"
+                             r"\\begin\{matrix\}\n(.*?)\n\\end\{matrix\}", markdown, re.S):
         rows = []
         for line in match.group(2).split("\n"):
             line = re.sub(r"\\rule\[[^]]*\]\{[^}]*\}\{[^}]*\}|\\hspace\{[^}]*\}|\\cr", "", line)

@@ -24,12 +24,14 @@ from tests.test_markdown_render import (
     EXAMPLES,
     HOSTILE,
     as_drawn,
+    check_bracket_room,
     check_grid,
     check_grids,
     expected_matrices,
     hostile_spec,
     matrix_displays,
     run_pages,
+    signs_spec,
     source_math,
 )
 
@@ -106,6 +108,19 @@ def test_hostile_token_names_stay_text_in_jupyterlab(tmp_path: Path) -> None:
     embeddings = matrix_displays(page, shown(spec, "en"), "katex")[0]
     drawn = check_grid(embeddings, *expected_matrices(spec, "en")[0], page["em"])
     assert [as_drawn(d) for d in drawn] == [as_drawn(t) for t in HOSTILE]
+
+
+def test_the_first_column_stands_as_far_from_its_bracket_as_the_last_in_jupyterlab(
+        tmp_path: Path) -> None:
+    """As in KaTeX and pandoc's MathJax (tests/test_markdown_render.py), with the labels over
+    their columns. Before, JupyterLab set the first column 0.26 em from its bracket, a fifth of
+    the 1.25 em between columns."""
+    spec = signs_spec(tmp_path)
+    page = run_pages([job(spec, "signs", "en")], tmp_path / "pages")["signs"]
+    assert not page["errors"], page["errors"][:2]
+    display = matrix_displays(page, shown(spec, "en"), "katex")[0]  # X (3 × 3)
+    check_grid(display, *expected_matrices(spec, "en")[0], page["em"])
+    check_bracket_room(display, "jupyterlab")
 
 
 def test_the_math_is_taken_out_before_markdown_reads_it(tmp_path: Path) -> None:

@@ -186,7 +186,10 @@ def latex_text(escaped: str) -> str:
 # Widths in em of the glyphs a number is made of: the same in KaTeX's and MathJax's TeX fonts.
 NUMBER_GLYPHS = {**{d: (d, 0.5) for d in "0123456789"}, ".": (".", 0.278), ",": ("{,}", 0.278),
                  "-": ("{-}", 0.778), "−": ("{-}", 0.778), "∞": (r"\infty", 1.0),
-                 "—": (r"\text{—}", 1.0), "N": (r"\text{N}", 0.75), "a": (r"\text{a}", 0.5)}
+                 "—": (r"\text{—}", 1.0), "N": (r"\text{N}", 0.75), "a": (r"\text{a}", 0.5),
+                 # the marks of an elided matrix: a cell is centred in its column, so only its
+                 # true width puts its right edge at the numbers' (KaTeX's and MathJax's glyphs)
+                 "⋮": (r"{\vdots}", 0.278), "⋯": (r"{\cdots}", 1.172), "⋱": (r"{\ddots}", 1.282)}
 
 
 BLANK = "\ufffc"  # before a number's text: a worksheet's blank cell as wide as that number
@@ -220,6 +223,12 @@ CMR = {**dict(zip("abcdefghijklmnopqrstuvwxyz", (
     **{d: .5 for d in "0123456789"}, " ": .333, ".": .278, ",": .278, ":": .278, ";": .278,
     "(": .389, ")": .389, "'": .278, "!": .278, "?": .472, "/": .5, "-": .333}
 STRUT = r"\rule[-0.35em]{0pt}{1.3em}"  # taller and deeper than any letter: equal rows
+# The cells are a `matrix`, as LaTeX's bmatrix sets them: no room at its edges in KaTeX or in
+# MathJax (an `array` has half a column gap there in KaTeX and none in MathJax, where the first
+# column sat against the bracket), 1em between columns; inside each bracket, the half of that gap
+# every column has on either side. Each cell is padded to its column's width, so all of a
+# column's numbers end at one right edge.
+EDGE = r"\hspace{0.5em}"
 # What a display may take, in math em: GitHub's column is ~830 px of 16 px text and KaTeX draws
 # math 1.21 times larger (43 em); blog and pandoc columns are narrower (36 em of 20 px text).
 PAGE_EM = 30.0
@@ -291,21 +300,19 @@ def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[
     numbers = [[number(c) for c in row] for row in cells]
     widths = [column_width(c, [row[j] for row in numbers], wrap) for j, c in enumerate(columns)]
     digits = [max(row[j][1] for row in numbers) for j in range(len(columns))]
-    spec = "c" * len(columns)
     heads = [_lines(c, wrap) for c in columns]
     depth = max((len(h) for h in heads), default=1)
     heads = [[""] * (depth - len(h)) + h for h in heads]  # the last lines side by side
     sides = [_lines(r, wrap) for r in rows]
     lines = [r"\begin{array}{rrc}",
-             r"& & \begin{array}{" + spec + "}",
+             r"& & \begin{matrix}",
              " & ".join(r"\hspace{" + _em(w) + "}" for w in widths) + r" \cr",
              *(" & ".join(token(h[k]) if h[k] else "" for h in heads)
                + (r" \cr" if k < depth - 1 else "") for k in range(depth)),
-             r"\end{array} \cr",
+             r"\end{matrix} \cr",
              symbol + r" = & \begin{array}{r}",
              *_rows([[STRUT + token(line)] for line in side] for side in sides),
-             # right-aligned: a glyph whose width the table misjudges still ends where the others do
-             r"\end{array} & \left[\hspace{0.2em}\begin{array}{" + "r" * len(columns) + "}"]
+             r"\end{array} & \left[" + EDGE + r"\begin{matrix}"]
     table = []
     for side, row in zip(sides, numbers, strict=True):
         out = []
@@ -315,7 +322,7 @@ def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[
             out.append((STRUT if j == 0 else "") + _pad(left) + tex + _pad(right))
         table.append([out] + [[STRUT] + [""] * (len(row) - 1) for _ in side[1:]])
     lines += _rows(table)
-    lines += [r"\end{array}\hspace{0.2em}\right]", r"\end{array}"]
+    lines += [r"\end{matrix}" + EDGE + r"\right]", r"\end{array}"]
     return lines
 
 
