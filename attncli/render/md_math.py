@@ -232,7 +232,7 @@ EDGE = r"\hspace{0.5em}"
 # What a display may take, in math em: GitHub's column is ~830 px of 16 px text and KaTeX draws
 # math 1.21 times larger (43 em); blog and pandoc columns are narrower (36 em of 20 px text).
 PAGE_EM = 30.0
-BESIDE_EM = 5.5  # the symbol, `=`, the brackets and the gaps, with room for a misjudged glyph
+BESIDE_EM = 6.8  # `S′ + M =`, the brackets, the half gap inside each, a misjudged glyph
 
 
 def text_width(text: str) -> float:
