@@ -17,7 +17,7 @@ from attncli.cli.app import app
 from attncli.i18n import Msg, po_path, translate
 from attncli.i18n.extract import extract
 from attncli.i18n.po import Entry, read_po
-from attncli.i18n.typography import NBSP, bind_units, typeset
+from attncli.i18n.typography import NBSP, bind_formulas_in_prose, bind_units, typeset
 from attncli.render import render
 from attncli.render.common import cell_width
 from attncli.render.wrap import words
@@ -256,3 +256,44 @@ def test_help_keeps_a_number_with_its_unit(lang: str, unit: str) -> None:
 ])
 def test_bind_units_finds_names_vectors_and_units(text: str, bound: str) -> None:
     assert bind_units(text, "~") == bound
+
+
+def rmsnorm_backward_note(lang: str) -> str:
+    """The RMSNorm backward note of backward_llama_style, as its text format writes it."""
+    walkthrough = build(load_spec(str(CONFIGS[0].parent / "backward_llama_style.yaml")))
+    notes = [translate(note, lang) for step in walkthrough.steps for note in step.notes]
+    found = [note for note in notes if "RMSNorm" in note and re.search(r"dx̂\s=\sdy", note)]
+    assert len(found) == 1
+    return found[0]
+
+
+RELATIONS_AND_OPERATORS = "=≈<>+−·⊙/"
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_a_formula_in_a_sentence_breaks_after_its_relation_never_before(lang: str) -> None:
+    """«где dx̂⏎= dy ⊙ gain», "dy ⊙⏎gain", „13.6641 > ln⏎65504” and „w 1⏎komórce” before:
+    no line starts with a relation or an operator (one may end with it), none ends with ln or
+    Σⱼ, and a number stays with the word it counts, at every width from 40 to 100."""
+    for text in (rmsnorm_backward_note(lang), overflow_note(lang)):
+        for width in range(40, 101):
+            lines = [line.strip(" ") for line in words(text, width, "   ")]
+            assert " ".join(lines) == text  # spaces as they were
+            for line, after in itertools.pairwise(lines):
+                assert after[0] not in RELATIONS_AND_OPERATORS, (width, line, after)
+                assert not re.search(r"(\bln|Σ\S)$", line), (width, line, after)
+                assert not (re.search(r"\d$", line) and re.match(r"[^\W\d_]{2}", after)), (
+                    width, line, after)
+
+
+@pytest.mark.parametrize(("text", "bound"), [
+    ("dx̂ = dy ⊙ gain", "dx̂~= dy~⊙~gain"),  # a line may end after `=`, not before it
+    ("13.6641 > ln 65504 ≈ 11.0899", "13.6641~> ln~65504~≈ 11.0899"),
+    ("·Σⱼ dx̂ⱼ·x̂ⱼ", "·Σⱼ~dx̂ⱼ·x̂ⱼ"),
+    ("w 1 komórce, 12 знаков", "w 1~komórce, 12~знаков"),
+    ("columns 1–2 of W_V, heads 10–12 and", "columns 1–2 of W_V, heads 10–12 and"),  # a range
+    ("kiln 5, a z b", "kiln 5, a z b"),  # not ln; a one-letter word is not counted
+])
+def test_bind_formulas_in_prose_finds_relations_operators_and_counts(text: str,
+                                                                   bound: str) -> None:
+    assert bind_formulas_in_prose(text, "~") == bound

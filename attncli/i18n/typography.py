@@ -83,6 +83,21 @@ def bind_units(text: str, space: str = NBSP) -> str:
     return _re(_UNIT).sub(r"\1" + space, text)
 
 
+# Inside a formula in prose: no line starts with a relation or an operator (`a⏎= b`, `dy⏎⊙ gain`)
+# or ends with `ln` or a sum's Σⱼ (`ln⏎65504`), and a number stays with the word it counts
+# (`1⏎komórce`; not a range's end: `columns 1–2⏎of W_V`).
+_IN_FORMULA = (r" (?=[=≈<>≤≥≠→] )|(?<=\S) (?=[+−·×⊙/] \S)|(?<=\S [+−·×⊙/]) (?=\S)|"
+               r"(?:(?<=\bln)|(?<=\blog)|(?<=\bexp)|(?<=Σ\S)) (?=\S)|"
+               r"(?<![–-]\d)(?<![–-]\d\d)(?<=\d) (?=[^\W\d_]{2})")
+
+
+def bind_formulas_in_prose(text: str, space: str) -> str:
+    """`text` with `space` for the spaces a line should not break at inside a formula of a
+    sentence: before a relation or an operator, after one, after `ln` or `Σⱼ`, and between a number
+    and the word it counts (for text wrapped in columns: attncli/render/wrap.py)."""
+    return _re(_IN_FORMULA).sub(space, text)
+
+
 def is_one_letter_word(text: str, lang: str) -> bool:
     letters = ONE_LETTER_WORDS.get(lang, "")
     return len(text) == 1 and text.lower() in letters

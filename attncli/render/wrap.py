@@ -4,14 +4,16 @@ a hanging indent. A piece that fits nowhere (a long vector, a long token) is bro
 comma, then after `·`, and a word longer than a whole line is cut where the line ends.
 
 Prose keeps a cell's name, a vector and a number with its unit on one line (`S[sat, sat]`,
-`[0.20, 1.00]`, `1 MiB`: attncli.i18n.typography.bind_units) unless one is wider than a line;
-their spaces stay ordinary spaces in the output."""
+`[0.20, 1.00]`, `1 MiB`: attncli.i18n.typography.bind_units) unless one is wider than a line,
+and a formula in a sentence breaks after a relation or an operator, never before one, nor after
+`ln` or between a number and the word it counts (bind_formulas_in_prose); their spaces stay
+ordinary spaces in the output."""
 
 from __future__ import annotations
 
 import re
 
-from attncli.i18n.typography import bind_units
+from attncli.i18n.typography import bind_formulas_in_prose, bind_units
 from attncli.render.common import NARROW, cell_width
 
 HANGING = "    "  # a written-out line's continuation lines go this much further in
@@ -37,7 +39,8 @@ def words(text: str, width: int, indent: str, rest: str | None = None) -> list[s
     rest = indent if rest is None else rest
     if BOUND in text or cell_width(indent + text) <= width:  # a user's own BOUND: as it is
         return fill(text, width, indent, rest, WORD_BREAKS)
-    lines = fill(bind_units(text, BOUND), width, indent, rest, WORD_BREAKS)
+    bound = bind_formulas_in_prose(bind_units(text, BOUND), BOUND)
+    lines = fill(bound, width, indent, rest, WORD_BREAKS)
     return [line.replace(BOUND, " ") for line in lines]
 
 
