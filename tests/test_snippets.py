@@ -327,10 +327,10 @@ def test_a_wrong_toml_value_is_named_at_its_line_and_column(repo: Path, manifest
 
 
 @pytest.mark.parametrize(("lang", "message"), [
-    ("pl", 'attn.toml:3:20: snippets[0].formats[1]: oczekiwano jednej z\xa0wartości: text, json, '
-           'latex, markdown, svg, html, typst, otrzymano: tekst „docx”'),
-    ("ru", 'attn.toml:3:20: snippets[0].formats[1]: ожидается одно из значений: text, json, '
-           'latex, markdown, svg, html, typst, получено: текст «docx»'),
+    ("pl", 'attn.toml:3:20: snippets[0].formats[1]: oczekiwano jednej z\xa0wartości (text, json, '
+           'latex, markdown, svg, html, typst), otrzymano: tekst „docx”'),
+    ("ru", 'attn.toml:3:20: snippets[0].formats[1]: ожидается одно из значений (text, json, '
+           'latex, markdown, svg, html, typst), получено: текст «docx»'),
 ])
 def test_a_wrong_toml_value_is_located_in_every_language(repo: Path, lang: str,
                                                          message: str) -> None:
