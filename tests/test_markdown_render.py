@@ -181,10 +181,13 @@ def expected_matrices(spec: Path | str, lang: str) -> list[tuple[list[list[str]]
                       "⋯" if j is None else whole[i][j] for j in columns] for i in rows]
             labels = ["⋮" if i is None else matrix.rows[i] for i in rows]
             names = ["⋯" if j is None else matrix.columns[j] for j in columns]
-            blocks = md_math.blocks(names, [[md_math.number(c) for c in row] for row in cells],
-                                    labels)
-            if len(blocks) == 2 and None in columns:
-                blocks = [range(5), range(5, 9)]
+            numbers = [[md_math.number(c) for c in row] for row in cells]
+            if None in columns:  # elided: each side of the mark (d1 … d4 ⋯, d61 … d64) apart
+                left = md_math.blocks(names[:5], [row[:5] for row in numbers], labels)
+                right = md_math.blocks(names[5:], [row[5:] for row in numbers], labels)
+                blocks = [*left, *(range(b.start + 5, b.stop + 5) for b in right)]
+            else:
+                blocks = md_math.blocks(names, numbers, labels)
             for block in blocks:
                 out.append(([[row[j] for j in block] for row in cells], labels,
                             [names[j] for j in block]))

@@ -223,6 +223,18 @@ def caption(matrix: Matrix, flavor: str) -> str:
     return f"{symbol} ({rows} × {columns})"
 
 
+def _blocks(shown: ShownCells, columns: list[str], numbers: list[list[tuple[str, float]]],
+            rows: list[str]) -> list[range]:
+    """md_math.blocks; an elided matrix's on each side of its mark (`d1 … d4 ⋯` and `d25 … d28`),
+    so that no side is cut into a lone column where the whole was cut in three."""
+    if None not in shown.columns:
+        return md_math.blocks(columns, numbers, rows)
+    mark = shown.columns.index(None) + 1
+    left = md_math.blocks(columns[:mark], [row[:mark] for row in numbers], rows)
+    right = md_math.blocks(columns[mark:], [row[mark:] for row in numbers], rows)
+    return [*left, *(range(b.start + mark, b.stop + mark) for b in right)]
+
+
 def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str,
                full: bool = True) -> list[str]:
     """The matrix as display math, in column blocks that fit a page; a large one elided in the
@@ -235,7 +247,7 @@ def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str,
     symbol = md_math.formula(matrix.symbol.latex)
     numbers = [[md_math.number(c) for c in row] for row in cells]
     wrap = md_math.wraps(columns, numbers, rows)  # 40-character names: labels in lines
-    for block in shown.split(md_math.blocks(columns, numbers, rows)):
+    for block in shown.split(_blocks(shown, columns, numbers, rows)):
         marker = block_marker(block, len(columns), tuple(columns), t, matrix.shape[1])
         if marker:
             lines += ["*" + escape(marker) + "*", ""]
