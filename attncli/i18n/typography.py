@@ -33,7 +33,8 @@ _ONE_LETTER = {lang: rf"(?i)(?<![^\s(„«])([{letters}]) (?=\S)"
 _DASH = r" (—|–)(?= )"
 _EQUALS = r" = (?=\{\w+\}|\d)"  # "d_model = {d}": one unit, never split by a line end
 # a formula in a sentence is one unit too: "{heads} · ({d_k} + {d_v}) · 2", "(i, i + d_k/2)"
-_OPERATOR = r"(?<=\S) ([+−·×⊙/]) (?=\S)"
+OPERATORS = "[+−·×⊙/]"  # the binary operators of the formulas attn writes in sentences
+_OPERATOR = r"(?<=\S) (" + OPERATORS + r") (?=\S)"
 # a head, a step or a percentage and its number are one unit: "głowica 1", "Krok 2", "0.05 %"
 _NUMBERED = (r"(?<=\w) (?=\{(?:index|head|other|number)\}(?!\w))|"
              r"(?<=\}) (?=%)")
@@ -86,7 +87,8 @@ def bind_units(text: str, space: str = NBSP) -> str:
 # Inside a formula in prose: no line starts with a relation or an operator (`a⏎= b`, `dy⏎⊙ gain`)
 # or ends with `ln` or a sum's Σⱼ (`ln⏎65504`), and a number stays with the word it counts
 # (`1⏎komórce`; not a range's end: `columns 1–2⏎of W_V`).
-_IN_FORMULA = (r" (?=[=≈<>≤≥≠→] )|(?<=\S) (?=[+−·×⊙/] \S)|(?<=\S [+−·×⊙/]) (?=\S)|"
+_IN_FORMULA = (r" (?=[=≈<>≤≥≠→] )|(?<=\S) (?=" + OPERATORS + r" \S)|(?<=\S " + OPERATORS
+               + r") (?=\S)|"
                r"(?:(?<=\bln)|(?<=\blog)|(?<=\bexp)|(?<=Σ\S)) (?=\S)|"
                r"(?<![–-]\d)(?<![–-]\d\d)(?<=\d) (?=[^\W\d_]{2})")
 
