@@ -125,7 +125,7 @@ def test_the_example_cache_sizes_worked_by_hand() -> None:
     out = " ".join(result.stdout.split())
     assert "This spec: 2 · (2 + 2) · 2 = 16 bytes per token per layer." in out
     assert "every query head: 2 · (2 + 2) · 2 = 16 bytes." in out
-    assert "(MQA), one key-value head for all query heads: (2 + 2) · 2 = 8 bytes." in out
+    assert "(MQA), one key-value head for both query heads: (2 + 2) · 2 = 8 bytes." in out
     assert "(GQA): 2 heads cannot be split" in out
 
 
@@ -146,6 +146,11 @@ def test_the_cache_sizes_in_polish_and_russian_use_plural_forms() -> None:
     assert "(GQA): 2 głowice nie dają się" in " ".join(pl.stdout.split())
     assert "= 16 байт на токен и слой" in " ".join(ru.stdout.split())
     assert "(GQA): 2 головы нельзя" in " ".join(ru.stdout.split())
+    # two heads are "both": `obu głowic`, `обе головы`
+    assert "jedna głowica KV dla obu głowic zapytań: (2 + 2) · 2 = 8 bajtów." in " ".join(
+        pl.stdout.split())
+    assert "одна KV-голова на обе головы запросов: (2 + 2) · 2 = 8 байт." in " ".join(
+        ru.stdout.split())
 
 
 def test_shared_key_value_heads_shrink_the_cache() -> None:

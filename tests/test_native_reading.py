@@ -157,6 +157,29 @@ def test_two_heads_are_both_and_three_are_counted(lang: str, h: int) -> None:
     assert SAME[(lang, h)] in text.replace("\u00a0", " ").replace("\n   ", " ")
 
 
+MULTI_QUERY = {
+    ("en", 2): "multi-query attention: kv_heads = 1, both heads share one K and V",
+    ("pl", 2): "atencja wielozapytaniowa (MQA): kv_heads = 1, obie głowice korzystają z tych "
+               "samych K i V",
+    ("ru", 2): "многозапросное внимание (MQA): kv_heads = 1, обе головы используют одни и те же "
+               "K и V",
+    ("en", 3): "multi-query attention: kv_heads = 1, every head shares one K and V",
+    ("pl", 3): "atencja wielozapytaniowa (MQA): kv_heads = 1, każda głowica korzysta z tych "
+               "samych K i V",
+    ("ru", 3): "многозапросное внимание (MQA): kv_heads = 1, все головы используют одни и те же "
+               "K и V",
+}
+
+
+@pytest.mark.parametrize(("lang", "h"), list(MULTI_QUERY))
+def test_the_multi_query_header_says_both_for_two_heads(lang: str, h: int) -> None:
+    column = [[1.0]] * h  # W_K and W_V: d_model x (kv_heads·d_k) = h x 1
+    spec = (heads_spec(h) + f"kv_heads: 1\nweights: {{W_Q: identity, W_K: {column}, "
+            f"W_V: {column}}}\n")
+    text = render(build(loads_spec(spec)), "text", lang)
+    assert MULTI_QUERY[(lang, h)] in text.replace("\u00a0", " ").replace("\n   ", " ")
+
+
 READING = {
     "en": ["“I” sees only itself", "“a” attends most to itself (0.44), then to “am” (0.35)"],
     "pl": ["„I” widzi tylko siebie", "„a” patrzy najbardziej na siebie (0.44), potem na „am” "

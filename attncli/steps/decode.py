@@ -147,7 +147,12 @@ def cache_sizes(b: Build, state: State) -> Made[State]:
             "groups of several heads.",
             "Grouped-query attention (GQA): {count} heads cannot be split into several equal "
             "groups of several heads.", h))
-    notes.append(Msg.plural_of("Multi-query attention (MQA), one key-value head for all query "
+    notes.append(Msg.plural_of("Multi-query attention (MQA), one key-value head for both query "
+                               "heads: ({d_k} + {d_v}) · 2 = {count} byte.",
+                               "Multi-query attention (MQA), one key-value head for both query "
+                               "heads: ({d_k} + {d_v}) · 2 = {count} bytes.", per_head, **sizes)
+                 if h == 2 else  # "both": Polish "obu", Russian "обе"
+                 Msg.plural_of("Multi-query attention (MQA), one key-value head for all query "
                                "heads: ({d_k} + {d_v}) · 2 = {count} byte.",
                                "Multi-query attention (MQA), one key-value head for all query "
                                "heads: ({d_k} + {d_v}) · 2 = {count} bytes.", per_head, **sizes))

@@ -83,7 +83,9 @@ def grouped(b: Build) -> list[Msg]:
     conv = spec.convention
     kv = sum(head.d_k(conv) + head.d_v(conv) for head in spec.heads[:: h // g])
     full = sum(head.d_k(conv) + head.d_v(conv) for head in spec.heads)
-    found = [Msg.of("multi-query attention: kv_heads = 1, every head shares one K and V")
+    found = [Msg.of("multi-query attention: kv_heads = 1, both heads share one K and V")
+             if g == 1 and h == 2 else  # "both": Polish "obie", Russian "обе"
+             Msg.of("multi-query attention: kv_heads = 1, every head shares one K and V")
              if g == 1 else
              Msg.of("grouped-query attention: kv_heads = {groups}, heads = {heads}",
                     heads=h, groups=g)]
