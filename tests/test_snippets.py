@@ -286,6 +286,9 @@ def test_output_template_placeholders_and_precision(repo: Path) -> None:
     ('[[snippets]]\nspecs = "posts/*.yaml\n', "attn.toml:2:22: malformed TOML: a quoted text "
      "without its closing quote on this line"),
     ("", "attn.toml: the manifest is empty, expected a list named snippets"),
+    # only comments and blank lines: as empty as no byte, the same message
+    ("# the gallery's snippets\n\n  # none yet\n",
+     "attn.toml: the manifest is empty, expected a list named snippets"),
 ])
 def test_a_bad_toml_manifest_exits_2_naming_the_key(repo: Path, manifest: str,
                                                     message: str) -> None:
@@ -294,6 +297,23 @@ def test_a_bad_toml_manifest_exits_2_naming_the_key(repo: Path, manifest: str,
         result = invoke(*args)
         assert (result.exit_code, result.stderr) == (2, message + "\n")
     assert not (repo / "s").exists()
+
+
+EMPTY = {
+    "en": "the manifest is empty, expected a list named snippets",
+    "pl": "manifest jest pusty; oczekiwano listy o\u00a0nazwie snippets",  # no line ends with "o"
+    "ru": "манифест пуст; ожидается список с\u00a0именем snippets",
+}
+
+
+@pytest.mark.parametrize("lang", list(EMPTY))
+@pytest.mark.parametrize(("name", "manifest"), [("attn.toml", ""), ("attn.toml", "# none\n"),
+                                                ("snippets.yaml", "# none\n")])
+def test_an_empty_manifest_and_one_of_comments_say_the_same(repo: Path, name: str, manifest: str,
+                                                            lang: str) -> None:
+    (repo / name).write_text(manifest, "utf-8")
+    result = invoke("snippets", name, "--lang", lang)
+    assert (result.exit_code, result.stderr) == (2, f"{name}: {EMPTY[lang]}\n")
 
 
 @pytest.mark.parametrize(("manifest", "message"), [
@@ -310,8 +330,6 @@ def test_a_bad_toml_manifest_exits_2_naming_the_key(repo: Path, manifest: str,
     ('[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\noutput = "s/{name}"\n\n'
      '  [[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\n',
      "attn.toml:6:3: snippets[1]: the key output is missing"),
-    # the document itself is the table that lacks the key
-    ("# the gallery's snippets\n", "attn.toml:1:1: the key snippets is missing"),
     # a multi-line string before the value does not move it
     ('[[snippets]]\nspecs = """posts/\n*.attn.yaml"""\nformats = ["text"]\nlanguages = '
      '["en",\t"de"]\noutput = "s/{name}.{lang}"\n',

@@ -139,10 +139,11 @@ def load_manifest(path: Path) -> Manifest:
                         Location(name)) from None
     if data is None:
         raise SpecError(Msg.of("no such file"), Location(name))
-    if not data.strip():
+    content = decode(name, data) if data.strip() else ""
+    if all(not line.strip() or line.lstrip().startswith("#") for line in content.splitlines()):
+        # no byte, or only comments (`#` in TOML and YAML alike): one message for both
         raise SpecError(Msg.of("the manifest is empty, expected a list named snippets"),
                         Location(name))
-    content = decode(name, data)
     root = toml_tree(name, content) if path.suffix == ".toml" else parse(name, content)
     top = check_keys(root, TOP_KEYS)
     if "snippets" not in top:
