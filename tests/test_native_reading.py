@@ -308,3 +308,20 @@ def test_the_schema_describes_the_keys_in_the_language(lang: str, mask: str) -> 
     schema, original = json.loads(text), json.loads(english)
     assert without_descriptions(schema) == without_descriptions(original)
     assert schema["properties"]["mask"]["description"].replace("\u00a0", " ") == mask
+
+
+EMPTY = {
+    ("empty_tokens", "pl"): "tokens: oczekiwano listy tokenów, otrzymano: pusta lista",
+    ("empty_tokens", "ru"): "tokens: ожидается список токенов, получено: пустой список",
+    ("token_blank", "pl"): "tokens[1]: oczekiwano tokenu, otrzymano: pusty tekst",
+    ("token_blank", "ru"): "tokens[1]: ожидается токен, получено: пустой текст",
+}
+
+
+@pytest.mark.parametrize(("name", "lang"), list(EMPTY))
+def test_an_empty_list_or_text_is_found_in_the_one_error_style(name: str, lang: str) -> None:
+    """`expected X, found Y` as `oczekiwano X, otrzymano: Y` and `ожидается X, получено: Y`,
+    never `a lista jest pusta`, `а список пуст`."""
+    code, _, err = invoke("explain", f"tests/bad_inputs/{name}.yaml", "--lang", lang)
+    assert code == 2
+    assert err.replace("\u00a0", " ").split(": ", 1)[1] == EMPTY[(name, lang)] + "\n"
