@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import typer
 from typer._click import exceptions as click_errors
@@ -12,6 +14,7 @@ from attncli.cli.app import app
 from attncli.cli.language import help_language, usage_message
 from attncli.i18n import catalog
 from attncli.i18n.extract import extract
+from attncli.i18n.typography import group_digits
 
 NBSP = "\u00a0"
 
@@ -78,6 +81,27 @@ def test_defaults_required_and_value_placeholders_are_translated() -> None:
     assert "[domyślnie: rich]" in out and "-p, --precision <liczba>" in out
     _, out, _ = invoke("validate", "--lang", "ru", "--help")
     assert "[обязательный]" in out and "--max-cells <число>" in out
+
+
+@pytest.mark.parametrize(("lang", "default"), [
+    ("en", "[default: 10,000,000]"),
+    ("pl", f"[domyślnie: 10{NBSP}000{NBSP}000]"),
+    ("ru", f"[по умолчанию: 10{NBSP}000{NBSP}000]"),
+])
+def test_a_default_number_has_its_digits_grouped(lang: str, default: str) -> None:
+    """--max-cells's default, 10000000, as docs/limits.md writes it in English; Polish and Russian
+    group with a no-break space, so the number never breaks across a line; 169 stays as it is."""
+    for command in ("explain", "validate"):
+        _, out, _ = invoke(command, "--lang", lang, "--help")
+        assert default in re.sub("[ \n]+", " ", out)  # Click's wrapping undone, NBSP kept
+
+
+@pytest.mark.parametrize(("lang", "number", "written"), [
+    ("en", 169, "169"), ("en", 1000, "1,000"), ("pl", 1000, "1000"), ("ru", 9999, "9999"),
+    ("pl", 10000, f"10{NBSP}000"), ("ru", 1234567, f"1{NBSP}234{NBSP}567"),
+])
+def test_group_digits(lang: str, number: int, written: str) -> None:
+    assert group_digits(number, lang) == written
 
 
 def test_english_help_is_unchanged() -> None:

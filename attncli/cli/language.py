@@ -34,7 +34,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, suggesting, translate
 from attncli.i18n.suggest import closest
-from attncli.i18n.typography import bind_units, typeset
+from attncli.i18n.typography import bind_units, group_digits, typeset
 from attncli.i18n.visible import visible
 from attncli.spec.view import EXPANDABLE, STEP_IDS
 
@@ -115,12 +115,15 @@ def _formatter(lang: str) -> type[click.HelpFormatter]:
 
 
 def _extras(text: str, lang: str) -> str:
-    """The `[default: x]` and `[required]` that Click appends to an option's help, in `lang`."""
-    if lang == DEFAULT_LANG:
-        return text
+    """The `[default: x]` and `[required]` that Click appends to an option's help, in `lang`;
+    a whole number with its digits grouped as the language writes them (10,000,000)."""
     text = _DEFAULT.sub(lambda m: "[" + gettext(N_("default: {default}"), lang).format(
-        default=m.group("value")) + "]", text)
+        default=_default(m.group("value"), lang)) + "]", text)
     return text.replace(_REQUIRED, "[" + gettext(N_("required"), lang) + "]")
+
+
+def _default(value: str, lang: str) -> str:
+    return group_digits(int(value), lang) if value.isdigit() else value
 
 
 @cache

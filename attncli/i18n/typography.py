@@ -110,3 +110,16 @@ def bind_after(template: str, names: Iterable[str]) -> str:
     for name in names:
         template = template.replace("{" + name + "} ", "{" + name + "}" + NBSP)
     return template
+
+
+# Digit grouping of a whole number: English 10,000,000 from 1,000; Polish and Russian
+# 10 000 000 (a no-break space, so a line never splits the number) from 10 000, their four-digit
+# numbers staying whole (1000), as their typesetters write them.
+_GROUPING = {"en": (",", 1000), "pl": (NBSP, 10000), "ru": (NBSP, 10000)}
+
+
+def group_digits(number: int, lang: str) -> str:
+    """`number` as the help pages print it in `lang`: 10000000 is `10,000,000` in English and
+    `10 000 000` in Polish and Russian."""
+    separator, least = _GROUPING.get(lang, _GROUPING["en"])
+    return f"{number:,}".replace(",", separator) if abs(number) >= least else str(number)
