@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from attncli.i18n import LANGUAGES
-from attncli.render import RenderOptions, md_math, render
+from attncli.render import RenderOptions, md_math, md_measure, render
 from attncli.render.common import number_format
 from attncli.spec import load_spec
 from attncli.steps.build import build
@@ -200,12 +200,13 @@ def expected_matrices(spec: Path | str, lang: str) -> list[tuple[list[list[str]]
             labels = ["⋮" if i is None else matrix.rows[i] for i in rows]
             names = ["⋯" if j is None else matrix.columns[j] for j in columns]
             numbers = [[md_math.number(c) for c in row] for row in cells]
+            symbol = md_math.formula(matrix.symbol.latex)
             if None in columns:  # elided: each side of the mark (d1 … d4 ⋯, d61 … d64) apart
-                left = md_math.blocks(names[:5], [row[:5] for row in numbers], labels)
-                right = md_math.blocks(names[5:], [row[5:] for row in numbers], labels)
+                left = md_measure.blocks(symbol, names[:5], [row[:5] for row in numbers], labels)
+                right = md_measure.blocks(symbol, names[5:], [row[5:] for row in numbers], labels)
                 blocks = [*left, *(range(b.start + 5, b.stop + 5) for b in right)]
             else:
-                blocks = md_math.blocks(names, numbers, labels)
+                blocks = md_measure.blocks(symbol, names, numbers, labels)
             for block in blocks:
                 out.append(([[row[j] for j in block] for row in cells], labels,
                             [names[j] for j in block]))
@@ -491,7 +492,8 @@ def test_wide_matrices_split_into_balanced_blocks_only_when_they_do_not_fit() ->
     def split(count: int) -> list[int]:
         columns = [f"d{j + 1}" for j in range(count)]
         cells = [[md_math.number("−0.35") for _ in columns] for _ in range(3)]
-        return [len(b) for b in md_math.blocks(columns, cells, ["the", "cat", "chases"])]
+        return [len(b) for b in md_measure.blocks("S", columns, cells,
+                                                      ["the", "cat", "chases"])]
 
     assert split(5) == [5]
     assert split(8) == [8] or split(8) == [4, 4]
@@ -544,8 +546,8 @@ def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
     its first line, and the numbers' array has a row for every line of the labels' array."""
     long = "internationalization and localization A"
     cells = [["0.10", "0.20"], ["0.30", "0.40"]]
-    assert md_math.wraps([long, "cat"], [[md_math.number(c) for c in row] for row in cells],
-                         [long, "cat"])
+    assert md_measure.wraps("S", [long, "cat"],
+                            [[md_math.number(c) for c in row] for row in cells], [long, "cat"])
     lines = md_math.labelled_matrix("S", cells, [long, "cat"], [long, "cat"], wrap=True)
     text = "\n".join(lines)
     head = text[text.index(r"& & \begin{matrix}"):text.index(r"\end{matrix} \cr")]
@@ -565,7 +567,8 @@ def test_a_long_label_is_set_in_lines_as_latex_sets_it() -> None:
     short = md_math.labelled_matrix("A", [["1.00"]], ["cat"], ["dog"])
     assert sum(r"\cr" in line for line in short) == 2
     hostile = "[x](javascript:alert(1))"
-    assert not md_math.wraps(["d1", "d2"], [[md_math.number("0.10")] * 2], [hostile, "cat"])
+    assert not md_measure.wraps("A", ["d1", "d2"], [[md_math.number("0.10")] * 2],
+                                [hostile, "cat"])
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -23,7 +23,7 @@ from attncli.errors import UsageError
 from attncli.i18n import Msg, suggesting
 from attncli.i18n.visible import inert_markdown_math
 from attncli.model import Matrix, Step, Walkthrough
-from attncli.render import RenderOptions, md_math, shortened
+from attncli.render import RenderOptions, md_math, md_measure, shortened
 from attncli.render.common import (
     BOX_MARKDOWN,
     Translate,
@@ -223,15 +223,15 @@ def caption(matrix: Matrix, flavor: str) -> str:
     return f"{symbol} ({rows} × {columns})"
 
 
-def _blocks(shown: ShownCells, columns: list[str], numbers: list[list[tuple[str, float]]],
-            rows: list[str]) -> list[range]:
-    """md_math.blocks; an elided matrix's on each side of its mark (`d1 … d4 ⋯` and `d25 … d28`),
+def _blocks(symbol: str, shown: ShownCells, columns: list[str],
+            numbers: list[list[tuple[str, float]]], rows: list[str]) -> list[range]:
+    """md_measure.blocks; an elided matrix's on each side of its mark (`d1 … d4 ⋯` and `d25 … d28`),
     so that no side is cut into a lone column where the whole was cut in three."""
     if None not in shown.columns:
-        return md_math.blocks(columns, numbers, rows)
+        return md_measure.blocks(symbol, columns, numbers, rows)
     mark = shown.columns.index(None) + 1
-    left = md_math.blocks(columns[:mark], [row[:mark] for row in numbers], rows)
-    right = md_math.blocks(columns[mark:], [row[mark:] for row in numbers], rows)
+    left = md_measure.blocks(symbol, columns[:mark], [row[:mark] for row in numbers], rows)
+    right = md_measure.blocks(symbol, columns[mark:], [row[mark:] for row in numbers], rows)
     return [*left, *(range(b.start + mark, b.stop + mark) for b in right)]
 
 
@@ -246,8 +246,8 @@ def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str,
     lines = [caption(matrix, flavor), "", *elided_lines(matrix, full, t)]
     symbol = md_math.formula(matrix.symbol.latex)
     numbers = [[md_math.number(c) for c in row] for row in cells]
-    wrap = md_math.wraps(columns, numbers, rows)  # 40-character names: labels in lines
-    for block in shown.split(_blocks(shown, columns, numbers, rows)):
+    wrap = md_measure.wraps(symbol, columns, numbers, rows)  # 40-character names: labels in lines
+    for block in shown.split(_blocks(symbol, shown, columns, numbers, rows)):
         marker = block_marker(block, len(columns), tuple(columns), t, matrix.shape[1])
         if marker:
             lines += ["*" + escape(marker) + "*", ""]

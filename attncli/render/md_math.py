@@ -23,14 +23,12 @@ line up because every one of their columns has the same width: the numbers are p
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from attncli.i18n import Symbol
-from attncli.render.common import column_blocks, label_lines
-from attncli.render.latex_matrix import balanced
+from attncli.render.md_measure import column_width, lines_of
 from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
 
 # ASCII that every engine prints as typed inside \text{} and that Markdown leaves alone there.
@@ -212,16 +210,6 @@ def _number(text: str) -> tuple[str, float]:
 
 # --- labelled matrices ---
 
-# Widths in em of Computer Modern roman (KaTeX's and MathJax's text font); too wide is harmless
-# (a little more room), so a character not in the table counts as wide.
-CMR = {**dict(zip("abcdefghijklmnopqrstuvwxyz", (
-    .5, .556, .444, .556, .444, .306, .5, .556, .278, .306, .528, .278, .833, .556, .5, .556,
-    .528, .392, .394, .389, .556, .528, .722, .528, .528, .444), strict=True)),
-    **dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", (
-        .75, .708, .722, .764, .681, .653, .785, .75, .361, .514, .778, .625, .917, .75, .778,
-        .681, .778, .736, .556, .722, .75, .75, 1.028, .75, .75, .611), strict=True)),
-    **{d: .5 for d in "0123456789"}, " ": .333, ".": .278, ",": .278, ":": .278, ";": .278,
-    "(": .389, ")": .389, "'": .278, "!": .278, "?": .472, "/": .5, "-": .333}
 STRUT = r"\rule[-0.35em]{0pt}{1.3em}"  # taller and deeper than any letter: equal rows
 # The cells are a `matrix`, as LaTeX's bmatrix sets them: no room at its edges in KaTeX or in
 # MathJax (an `array` has half a column gap there in KaTeX and none in MathJax, where the first
@@ -229,81 +217,28 @@ STRUT = r"\rule[-0.35em]{0pt}{1.3em}"  # taller and deeper than any letter: equa
 # every column has on either side. Each cell is padded to its column's width, so all of a
 # column's numbers end at one right edge.
 EDGE = r"\hspace{0.5em}"
-# What a display may take, in math em: GitHub's column is ~830 px of 16 px text and KaTeX draws
-# math 1.21 times larger (43 em); blog and pandoc columns are narrower (36 em of 20 px text).
-PAGE_EM = 30.0
-BESIDE_EM = 6.8  # `S′ + M =`, the brackets, the half gap inside each, a misjudged glyph
-
-
-def text_width(text: str) -> float:
-    """A label's width in em, at least: other fonts (Cyrillic falls back to the browser's) get
-    a wide guess."""
-    return sum(CMR.get(ch, 0.8 if ch.islower() else 1.0) for ch in text) + 0.3
 
 
 def _em(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".") + "em"
 
 
-def _lines(label: str, wrap: bool) -> list[str]:
-    return label_lines(label) if wrap else [label]
-
-
-def label_width(label: str, wrap: bool = False) -> float:
-    """A label's width in em: its widest line (set in lines when `wrap`, see wraps)."""
-    return max(text_width(line) for line in _lines(label, wrap))
-
-
-def column_width(label: str, cells: Sequence[tuple[str, float]], wrap: bool = False) -> float:
-    return max(label_width(label, wrap), *(w for _, w in cells))
-
-
-def _widths(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
-            wrap: bool = False) -> list[float]:
-    return [column_width(c, [row[j] for row in cells], wrap) + 1.0
-            for j, c in enumerate(columns)]
-
-
-def wraps(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
-          rows: Sequence[str]) -> bool:
-    """Whether the matrix's long labels are set in lines (label_lines, 16 characters, as LaTeX
-    sets its column labels): when, whole, they leave no room for even its widest column beside
-    the row labels (40-character token names). Else every label is one line, as it was."""
-    need = BESIDE_EM + max((text_width(r) for r in rows), default=0.0) + max(
-        _widths(columns, cells), default=0.0)
-    return need > PAGE_EM
-
-
-def blocks(columns: Sequence[str], cells: Sequence[Sequence[tuple[str, float]]],
-           rows: Sequence[str]) -> list[range]:
-    """Column blocks that each fit a page beside the row labels (wider matrices are shown in
-    parts)."""
-    wrap = wraps(columns, cells, rows)
-    widths = _widths(columns, cells, wrap)
-    labels = max((label_width(r, wrap) for r in rows), default=0.0)
-    available = max(PAGE_EM - BESIDE_EM - labels, 8.0)
-    filled = column_blocks([round(w * 10) for w in widths], round(available * 10))
-    # as few blocks as fit, of nearly equal size when that fits (4 + 4, not 7 + 1), as LaTeX's
-    even = balanced(len(columns), math.ceil(len(columns) / len(filled)))
-    return even if all(sum(widths[j] for j in block) <= available for block in even) else filled
-
-
 def labelled_matrix(symbol: str, cells: Sequence[Sequence[str]], rows: Sequence[str],
                     columns: Sequence[str], wrap: bool = False) -> list[str]:
     """`symbol =` a bracketed matrix, its column labels above and its row labels on the left;
-    one line of math per row, each ending in \\cr. With `wrap` (see wraps), a long label is set
-    in lines (label_lines), as LaTeX's: a column's last line over its numbers, a row's numbers
-    beside its first line (the numbers' array has an empty row for each further line, so the two
-    arrays keep one row height). Set in lines of 16 characters, a label of 40 fits the page
-    beside its numbers at the text's size (no size command: MathJax's default bundle knows none
-    in math)."""
+    one line of math per row, each ending in \\cr. With `wrap` (see md_measure.wraps), a long
+    label is set in lines (label_lines), as LaTeX's: a column's last line over its numbers, a
+    row's numbers beside its first line (the numbers' array has an empty row for each further
+    line, so the two arrays keep one row height). Set in lines of 16 characters, a label of 40
+    fits the page beside its numbers at the text's size (no size command: MathJax's default
+    bundle knows none in math)."""
     numbers = [[number(c) for c in row] for row in cells]
     widths = [column_width(c, [row[j] for row in numbers], wrap) for j, c in enumerate(columns)]
     digits = [max(row[j][1] for row in numbers) for j in range(len(columns))]
-    heads = [_lines(c, wrap) for c in columns]
+    heads = [lines_of(c, wrap) for c in columns]
     depth = max((len(h) for h in heads), default=1)
     heads = [[""] * (depth - len(h)) + h for h in heads]  # the last lines side by side
-    sides = [_lines(r, wrap) for r in rows]
+    sides = [lines_of(r, wrap) for r in rows]
     lines = [r"\begin{array}{rrc}",
              r"& & \begin{matrix}",
              " & ".join(r"\hspace{" + _em(w) + "}" for w in widths) + r" \cr",
