@@ -11,6 +11,7 @@ from dataclasses import replace
 from attncli.arithmetic.elision import FULL_SWITCH
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg, Symbol, translate
+from attncli.i18n.typography import typeset
 from attncli.model import (
     Difference,
     Exp,
@@ -74,16 +75,19 @@ def translator(options: RenderOptions, number: NumberFormat) -> Translate:
 
 
 def title(header: Header, lang: str, t: Translate) -> str:
+    """The spec's title in `lang`, set as a catalog sentence is (typeset: no line of a Polish
+    or Russian title ends with a one-letter word), or attn's own."""
     for key in (lang, "", "en"):
         if key in header.title:
-            return header.title[key]
+            return typeset(header.title[key], lang)
     return t(Msg.of("Attention step by step"))
 
 
 def description(header: Header, lang: str) -> str | None:
+    """The paragraph under the title, set as the title is."""
     for key in (lang, "", "en"):
         if key in header.description:
-            return header.description[key]
+            return typeset(header.description[key], lang)
     return None
 
 
