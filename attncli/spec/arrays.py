@@ -134,8 +134,8 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
 
 def file_values(node: Node, files: Files, ndim: int) -> Array:
     """{file: name.npy | name.csv} or {file: name.npz, key: W_Q}, relative to the spec, or
-    {file: model.safetensors, key: NAME, rows: ..., columns: ...} or {file: name.npy, rows: ...,
-    columns: ...} (attncli.spec.selection)."""
+    {file: model.safetensors, key: NAME, rows: ..., columns: ...} or {file: name.npy | name.npz
+    | name.csv, rows: ..., columns: ...} (attncli.spec.selection)."""
     name_node = node.get("file")
     name = text(name_node) if name_node is not None else ""
     charged = False
@@ -145,7 +145,7 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
         files.budget.charge(at, shape)
         charged = True
 
-    sliceable = is_checkpoint(name) or name.lower().endswith(".npy")
+    sliceable = is_checkpoint(name) or name.lower().endswith((".npy", ".npz", ".csv"))
     if sliceable and ("rows" in node.value or "columns" in node.value or is_checkpoint(name)):
         keys = check_keys(node, CHECKPOINT_KEYS)
         values = sliced_values(keys, name, files.folder, files.token_ids or None,

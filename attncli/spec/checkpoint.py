@@ -21,7 +21,7 @@ import numpy as np
 
 from attncli.i18n import Msg
 from attncli.records import record
-from attncli.spec.files import FileProblem, _as_float, _some, resolve
+from attncli.spec.files import FileProblem, as_float, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.source import LIMIT_HINT, byte_count
 
@@ -79,8 +79,8 @@ class Tensor:
         if self.dtype == "BF16":  # bfloat16 is the upper 16 bits of a float32
             raw = (raw.astype(np.uint32) << 16).view(np.float32)
         if len(self.shape) < 2:
-            return _as_float(raw.reshape((shown,) if self.shape else ()), self.name)
-        return _as_float(raw.reshape((count, shown) if len(self.shape) == 2 else
+            return as_float(raw.reshape((shown,) if self.shape else ()), self.name)
+        return as_float(raw.reshape((count, shown) if len(self.shape) == 2 else
                                      (count, *self.shape[1:])), self.name)
 
 
@@ -104,7 +104,7 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
     if entry is None or key == "__metadata__":
         keys = [k for k in header if k != "__metadata__"]
         raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
-                                 keys=_some(keys)))
+                                 keys=some(keys)))
     return _tensor(entry, f"{name} ({key})", path, start)
 
 
@@ -161,7 +161,7 @@ def _shard_of(path: Path, name: str, key: str, max_cells: int) -> str:
     shard = weight_map.get(key)
     if shard is None:
         raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
-                                 keys=_some([str(k) for k in weight_map])))
+                                 keys=some([str(k) for k in weight_map])))
     if not isinstance(shard, str):
         raise FileProblem(Msg.of("{name}: expected a file name for {key}", name=name, key=key))
     return shard

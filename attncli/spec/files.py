@@ -24,6 +24,7 @@ import numpy as np
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
+from attncli.spec.npy_slice import Layout
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 
 SUFFIXES = (".npy", ".npz", ".csv")
@@ -117,8 +118,8 @@ def load_array(path: Path, name: str, key: str | None,
     except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile,
             RuntimeError, NotImplementedError) as exc:  # encrypted or compressed unknown-ly
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
-                                 name=name, reason=_reason(exc))) from None
-    return _as_float(array, name)
+                                 name=name, reason=reason(exc))) from None
+    return as_float(array, name)
 
 
 def more_numbers(name: str, max_cells: int) -> Msg:
@@ -127,7 +128,7 @@ def more_numbers(name: str, max_cells: int) -> Msg:
                          max_cells, name=name, option=LIMIT_HINT)
 
 
-def _reason(exc: Exception) -> Msg:
+def reason(exc: Exception) -> Msg:
     """Why NumPy, zipfile or the system could not read a file, as a catalogue message (never
     with a path)."""
     if isinstance(exc, OSError):
@@ -150,12 +151,7 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
     """The numbers of a CSV file, read line by line: the file is measured first, and the cells
     are counted as they are read, so memory never passes 8 bytes per cell of the limit. A byte
     order mark (Excel's "CSV UTF-8") is skipped."""
-    size, limit = path.stat().st_size, max_bytes(max_cells)
-    if size > limit:
-        raise FileProblem(Msg.plural_of("{name} has {count} byte; the limit is {limit}, which "
-                                        "{option} sets", "{name} has {count} bytes; the limit "
-                                        "is {limit}, which {option} sets", size, name=name,
-                                        limit=byte_count(limit), option=LIMIT_HINT))
+    check_csv_size(path, name, max_cells)
     if most_cells(path) > max_cells:
         raise FileProblem(more_numbers(name, max_cells))
     cells = array.array("d")
@@ -165,7 +161,7 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
         for number, line in enumerate(file, start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            row = _csv_row(line, name, number)
+            row = csv_row(line, name, number)
             if width is None:
                 width = len(row)
             elif len(row) != width:
@@ -178,6 +174,16 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
             cells.extend(row)
             rows += 1
     return np.frombuffer(cells, dtype=np.float64).reshape(rows, width or 0)  # (rows, width)
+
+
+def check_csv_size(path: Path, name: str, max_cells: int) -> None:
+    """Refuse a CSV file longer than the bytes `max_cells` allows, before a line is read."""
+    size, limit = path.stat().st_size, max_bytes(max_cells)
+    if size > limit:
+        raise FileProblem(Msg.plural_of("{name} has {count} byte; the limit is {limit}, which "
+                                        "{option} sets", "{name} has {count} bytes; the limit "
+                                        "is {limit}, which {option} sets", size, name=name,
+                                        limit=byte_count(limit), option=LIMIT_HINT))
 
 
 def most_cells(path: Path) -> int:
@@ -195,7 +201,7 @@ def most_cells(path: Path) -> int:
     return commas + breaks + (0 if last.endswith((b"\n", b"\r")) else 1)
 
 
-def _csv_row(line: str, name: str, number: int) -> list[float]:
+def csv_row(line: str, name: str, number: int) -> list[float]:
     try:
         return [float(cell) for cell in line.split(",")]
     except ValueError:
@@ -211,7 +217,7 @@ def _csv_row(line: str, name: str, number: int) -> list[float]:
 
 def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]:
     """Refuse a .npy array by its header alone: objects, other than real numbers, too many."""
-    shape, _ = _header_shape(file, name)
+    shape = header_layout(file, name).shape
     cells = math.prod(shape)
     if cells > max_cells:
         raise FileProblem(Msg.plural_of("{name} holds {count} number ({shape}); the limit is "
@@ -223,52 +229,15 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]
     return shape
 
 
-def npy_shape(path: Path, name: str) -> tuple[int, ...]:
-    """The shape of the .npy array at `path`, from its header alone (objects and other than real
-    numbers refused, and a file shorter than its header says); the cells a spec takes from it
-    are counted by whoever selects them."""
-    if not path.is_file():
-        raise FileProblem(Msg.of("{name}: no such file", name=name))
-    try:
-        with open(path, "rb") as file:
-            shape, dtype = _header_shape(file, name)
-            if file.tell() + math.prod(shape) * dtype.itemsize > path.stat().st_size:
-                raise EOFError
-        return shape
-    except (ValueError, OSError, EOFError, UnicodeDecodeError) as exc:
-        raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
-                                 name=name, reason=_reason(exc))) from None
-
-
-def read_npy_slice(path: Path, name: str, rows: list[int] | None,
-                   columns: list[int] | None) -> np.ndarray:
-    """The chosen `rows` (first axis) and `columns` (last axis) of the .npy array at `path`,
-    as float64. The file is mapped, not read: only the pages that hold chosen numbers are read
-    (from each row of a C-ordered matrix, the bytes around its chosen columns), so two columns
-    of a [4, 2,500,000] array cost four pages, not 80 MB."""
-    try:
-        mapped = np.load(path, mmap_mode="r", allow_pickle=False)  # shape as its header says
-        if rows is not None and columns is not None and mapped.ndim == 2:
-            chosen = mapped[np.ix_(rows, columns)]  # (rows, columns)
-        else:
-            chosen = mapped if rows is None else mapped[rows]  # (rows, ...)
-            chosen = chosen if columns is None else chosen[..., columns]  # (..., columns)
-        values = np.array(chosen)  # the chosen numbers alone, copied out of the mapping
-        del mapped, chosen
-    except (ValueError, OSError, EOFError, UnicodeDecodeError) as exc:
-        raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
-                                 name=name, reason=_reason(exc))) from None
-    return _as_float(values, name)
-
-
-def _header_shape(file: IO[bytes], name: str) -> tuple[tuple[int, ...], np.dtype]:
-    """A .npy header's shape and data type, checked: no objects, real numbers only."""
+def header_layout(file: IO[bytes], name: str) -> Layout:
+    """A .npy header's shape, data type and order, and where its data starts, checked: no
+    objects, real numbers only."""
     version = np.lib.format.read_magic(file)
     try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets
         if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(file)
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(file)
         else:
-            shape, _, dtype = np.lib.format.read_array_header_2_0(file)
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(file)
     except (ValueError, SyntaxError, tokenize.TokenError, RecursionError, MemoryError):
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}", name=name,
                                  reason=Msg.of("its header is not the dictionary of a .npy "
@@ -276,26 +245,24 @@ def _header_shape(file: IO[bytes], name: str) -> tuple[tuple[int, ...], np.dtype
     if dtype.hasobject:
         raise FileProblem(Msg.of("{name} holds Python objects, which attn never loads (they "
                                  "could run code); save plain numbers", name=name))
-    _check_dtype(dtype, name)
-    return tuple(shape), dtype
+    check_dtype(dtype, name)
+    return Layout(tuple(shape), dtype, bool(fortran), file.tell())
+
+
+def truncated(name: str, layout: Layout, found: int) -> FileProblem:
+    """A file (or .npz member) whose data, `found` bytes after its header, is shorter than the
+    header says."""
+    return FileProblem(Msg.of("{name}: the file ends before its data does: its header promises "
+                              "{expected} of numbers, the file holds {found}", name=name,
+                              expected=byte_count(layout.data_bytes),
+                              found=byte_count(max(0, found))))
 
 
 def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
               charge: Callable[[tuple[int, ...]], None] | None = None) -> np.ndarray:
-    _check_members(path, name)
+    check_members(path, name)
     with np.load(path, allow_pickle=False) as archive:
-        keys = list(archive.files)
-        if key is None:
-            if len(keys) != 1:
-                raise FileProblem(Msg.plural_of(
-                    "{name} holds {count} array ({keys}); say which with key",
-                    "{name} holds {count} arrays ({keys}); say which with key", len(keys),
-                    name=name, keys=_some(keys)))
-            key = keys[0]
-        if key not in keys:
-            raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",
-                                     name=name, key=key, keys=_some(keys)))
-        member = key + ".npy" if key + ".npy" in archive.zip.namelist() else key
+        key, member = member_of(archive.zip.namelist(), name, key)
         with archive.zip.open(member) as file:
             shape = _check_header(file, f"{name} ({key})", max_cells)
         if charge is not None:
@@ -303,13 +270,30 @@ def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
         return np.asarray(archive[key])
 
 
-def _some(keys: list[str], shown: int = 10) -> str:
+def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]:
+    """The key an .npz's array is known by (its member's name without .npy, as NumPy names it)
+    and its member's name: `key`, or the only one there is."""
+    keys = [member[:-4] if member.endswith(".npy") else member for member in members]
+    if key is None:
+        if len(keys) != 1:
+            raise FileProblem(Msg.plural_of(
+                "{name} holds {count} array ({keys}); say which with key",
+                "{name} holds {count} arrays ({keys}); say which with key", len(keys),
+                name=name, keys=some(keys)))
+        key = keys[0]
+    if key not in keys:
+        raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",
+                                 name=name, key=key, keys=some(keys)))
+    return key, key + ".npy" if key + ".npy" in members else key
+
+
+def some(keys: list[str], shown: int = 10) -> str:
     """The first keys of an archive, for a message of one short line."""
     listed = ", ".join(key[:MAX_NAME] for key in keys[:shown])
     return listed + (f", … (+{len(keys) - shown})" if len(keys) > shown else "")
 
 
-def _check_members(path: Path, name: str) -> None:
+def check_members(path: Path, name: str) -> None:
     """Refuse an .npz whose zip directory lists more than MAX_MEMBERS arrays or is larger than
     MAX_DIRECTORY bytes, read from its end record before the directory itself is read (reading
     it builds an object per member: a million members took 772 MB)."""
@@ -331,14 +315,14 @@ def _check_members(path: Path, name: str) -> None:
                                         members, name=name, limit=MAX_MEMBERS))
 
 
-def _check_dtype(dtype: np.dtype, name: str) -> None:
+def check_dtype(dtype: np.dtype, name: str) -> None:
     if dtype.kind not in "biuf":
         raise FileProblem(Msg.of("{name}: expected real numbers, found the data type {dtype}",
                                  name=name, dtype=str(dtype)))
 
 
-def _as_float(array: np.ndarray, name: str) -> np.ndarray:
-    _check_dtype(array.dtype, name)
+def as_float(array: np.ndarray, name: str) -> np.ndarray:
+    check_dtype(array.dtype, name)
     if array.size == 0:
         raise FileProblem(Msg.of("{name} holds no numbers", name=name))
     with np.errstate(over="ignore", invalid="ignore"):  # a longdouble past float64: inf, below

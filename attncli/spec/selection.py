@@ -1,7 +1,8 @@
 """`{file: model.safetensors, key: NAME, rows: ..., columns: ...}`: one tensor of a checkpoint,
-or `{file: W.npy, rows: ..., columns: ...}`: part of a .npy array, with the rows and columns a
-spec takes from it (`0:64`, a list of indices, or `tokens`: the rows of the token ids that a
-tokenizer gave), charged and read as the slice they are."""
+or `{file: W.npy, rows: ..., columns: ...}`: part of a .npy array (or of an .npz's array, by
+key, or of a .csv file), with the rows and columns a spec takes from it (`0:64`, a list of
+indices, or `tokens`: the rows of the token ids that a tokenizer gave), charged and read as the
+slice they are."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Msg
-from attncli.spec.files import FileProblem, npy_shape, read_npy_slice, resolve
+from attncli.spec.file_slices import opened
+from attncli.spec.files import FileProblem, resolve
 from attncli.spec.model import Array
 from attncli.spec.source import Node
 from attncli.spec.values import expect, fail, integer, items, text
@@ -31,33 +33,24 @@ def is_checkpoint(name: str) -> bool:
 def sliced_values(keys: dict[str, Node], name: str, folder: Path,
                   token_ids: Sequence[int] | None, max_cells: int,
                   allow_outside: bool, charge: Charge | None = None) -> Array:
-    """The selected rows and columns of a checkpoint's tensor `key`, or of the .npy array
-    `name`; `charge` counts their shape against the spec's cells before they are read, and only
-    they are read."""
+    """The selected rows and columns of a checkpoint's tensor `key`, or of the array in the
+    .npy, .npz or .csv file `name`; `charge` counts their shape against the spec's cells before
+    they are read, and only they are read."""
     from attncli.spec.checkpoint import open_tensor  # only a spec that reads a checkpoint
 
     name_node = keys["file"]
     key = text(keys["key"]) if "key" in keys else None
     try:
         path = resolve(folder, name, allow_outside)
-        if is_checkpoint(name):
-            tensor = open_tensor(path, name, key, max_cells, allow_outside)
-            shape, shown_name = tensor.shape, tensor.name
-        else:
-            if key is not None:
-                raise FileProblem(Msg.of("{name}: key is only for .npz files", name=name))
-            shape, shown_name = npy_shape(path, name), name
-        rows, columns = chosen(keys, shown_name, shape, token_ids)
-        sliced = columns if len(shape) <= 2 else None  # read as a slice; deeper: selected after
-        if charge is not None:  # counted as the slice it is, before a byte of it is read
-            selected = list(shape)
-            if rows is not None:
-                selected[0] = len(rows)
-            if columns is not None:
-                selected[-1] = len(columns)
-            charge(name_node, tuple(selected))
         if not is_checkpoint(name):
-            return read_npy_slice(path, name, rows, columns)
+            with opened(path, name, key, max_cells) as array:
+                rows, columns = chosen(keys, array.name, array.shape, token_ids)
+                _charge(name_node, array.shape, rows, columns, charge)
+                return array.read(rows, columns)  # (rows, ..., columns)
+        tensor = open_tensor(path, name, key, max_cells, allow_outside)
+        rows, columns = chosen(keys, tensor.name, tensor.shape, token_ids)
+        sliced = columns if len(tensor.shape) <= 2 else None  # a slice; deeper: selected after
+        _charge(name_node, tensor.shape, rows, columns, charge)
         values = tensor.read(rows, max_cells, sliced)  # (rows, columns) or (length,)
     except FileProblem as problem:
         raise SpecError(Msg.of("{path}: {problem}", path=name_node.where.path,
@@ -65,6 +58,18 @@ def sliced_values(keys: dict[str, Node], name: str, folder: Path,
     if columns is not None and sliced is None:
         values = values[..., np.asarray(columns, dtype=np.intp)]  # (rows, ..., columns)
     return values
+
+
+def _charge(at: Node, shape: tuple[int, ...], rows: list[int] | None,
+            columns: list[int] | None, charge: Charge | None) -> None:
+    """Count the slice against the spec's cells, before a byte of it is read."""
+    if charge is not None:
+        selected = list(shape)
+        if rows is not None:
+            selected[0] = len(rows)
+        if columns is not None:
+            selected[-1] = len(columns)
+        charge(at, tuple(selected))
 
 
 def chosen(keys: dict[str, Node], name: str, shape: tuple[int, ...],

@@ -1,0 +1,170 @@
+"""`rows:` and `columns:` of a .npy, .npz or .csv file, read without a memory map and charged as
+the slice (attncli/spec/file_slices.py, npy_slice.py). The numbers are checked against NumPy
+reading the whole file; a file cut short under attn is one line; a slice of a 2 GB file reads
+one row."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli import load_spec
+from attncli.errors import SpecError
+from attncli.i18n import translate
+from attncli.spec.file_slices import opened
+from attncli.spec.files import FileProblem
+from tests.test_npy_slices import WHOLE, sparse_npy
+
+ROOT = Path(__file__).resolve().parent.parent
+PICKS = [
+    ('"1:3"', '"2:4"', (slice(1, 3), slice(2, 4))),
+    ("[4, 0, 4]", "[6, 1, 6]", ([4, 0, 4], [6, 1, 6])),  # repeated and out of order
+    (None, '"5:"', (slice(None), slice(5, None))),
+    ("[2]", None, ([2], slice(None))),
+]
+
+
+def spec_of(tmp_path: Path, file: str, rows: str | None, columns: str | None, count: int,
+            key: str | None = None) -> Path:
+    chosen = "".join(f", {name}: {value}" for name, value in
+                     (("key", key), ("rows", rows), ("columns", columns)) if value is not None)
+    tokens = ", ".join(f"t{i}" for i in range(count))
+    (tmp_path / "spec.yaml").write_text(f"tokens: [{tokens}]\n"
+                                        f"embeddings: {{file: {file}{chosen}}}\n")
+    return tmp_path / "spec.yaml"
+
+
+@pytest.mark.parametrize("save", [np.savez, np.savez_compressed])
+@pytest.mark.parametrize("stored", [WHOLE, np.asfortranarray(WHOLE), WHOLE.astype(">f4")])
+@pytest.mark.parametrize(("rows", "columns", "picked"), PICKS)
+def test_an_npz_slice_is_the_numbers_numpy_reads(tmp_path: Path, save: object,
+                                                 stored: np.ndarray, rows: str | None,
+                                                 columns: str | None,
+                                                 picked: tuple[object, object]) -> None:
+    save(tmp_path / "w.npz", other=np.eye(3), E=stored)  # type: ignore[operator]
+    whole = np.load(tmp_path / "w.npz")["E"].astype(np.float64)
+    expected = whole[picked[0]][:, picked[1]]  # type: ignore[index]
+    spec = spec_of(tmp_path, "w.npz", rows, columns, expected.shape[0], key="E")
+    assert np.array_equal(load_spec(str(spec)).queries.embeddings, expected)
+
+
+@pytest.mark.parametrize(("rows", "columns", "picked"), PICKS)
+def test_a_csv_slice_is_the_numbers_numpy_reads(tmp_path: Path, rows: str | None,
+                                                columns: str | None,
+                                                picked: tuple[object, object]) -> None:
+    lines = [",".join(repr(float(x)) for x in row) for row in WHOLE]
+    # a byte order mark, a comment, a blank line and \r\n ends: none of them is a row
+    text = "\ufeff# W\r\n" + "\r\n".join(lines[:2]) + "\r\n\r\n" + "\r\n".join(lines[2:]) + "\r\n"
+    (tmp_path / "w.csv").write_text(text, encoding="utf-8", newline="")
+    whole = np.loadtxt(tmp_path / "w.csv", delimiter=",", comments="#", encoding="utf-8-sig")
+    expected = whole[picked[0]][:, picked[1]]  # type: ignore[index]
+    spec = spec_of(tmp_path, "w.csv", rows, columns, expected.shape[0])
+    assert np.array_equal(load_spec(str(spec)).queries.embeddings, expected)
+
+
+@pytest.mark.parametrize("name", ["E.csv", "E.npz"])
+def test_a_csv_or_npz_slice_is_charged_as_the_slice(tmp_path: Path, name: str) -> None:
+    # the whole [4, 1000] array is 4,000 numbers, past a limit of 100; two columns are 8
+    whole = np.arange(4000.0).reshape(4, 1000)
+    if name.endswith(".csv"):
+        np.savetxt(tmp_path / name, whole, delimiter=",", fmt="%g")
+    else:
+        np.savez(tmp_path / name, E=whole)
+    spec = spec_of(tmp_path, name, None, "'998:1000'", 4)
+    got = load_spec(str(spec), max_cells=100).queries.embeddings
+    assert got.tolist() == [[998, 999], [1998, 1999], [2998, 2999], [3998, 3999]]
+    with pytest.raises(SpecError, match=r"4000 numbers|more than 100 numbers"):
+        load_spec(str(spec_of(tmp_path, name, None, None, 4)), max_cells=100)
+
+
+def test_a_compressed_member_is_decompressed_only_within_the_limit(tmp_path: Path) -> None:
+    np.savez_compressed(tmp_path / "E.npz", E=np.arange(4000.0).reshape(4, 1000))
+    # the first row's first two numbers: 2 numbers decompressed, under 100
+    spec = spec_of(tmp_path, "E.npz", "[0]", "'0:2'", 1)
+    assert load_spec(str(spec), max_cells=100).queries.embeddings.tolist() == [[0, 1]]
+    # the last row's last two: every number before them is decompressed to reach them
+    spec = spec_of(tmp_path, "E.npz", "[3]", "'998:1000'", 1)
+    with pytest.raises(SpecError, match=r"E\.npz \(E\) is compressed: reaching the chosen "
+                                        r"numbers means decompressing 4000 numbers; the limit "
+                                        r"is 100"):
+        load_spec(str(spec), max_cells=100)
+
+
+def test_a_file_cut_short_after_its_header_was_read_is_one_line(tmp_path: Path) -> None:
+    np.save(tmp_path / "E.npy", np.ones((4, 1000)))
+    with pytest.raises(FileProblem) as caught, \
+            opened(tmp_path / "E.npy", "E.npy", None, 10_000_000) as array:
+        assert array.shape == (4, 1000)  # the header is read, the file is whole
+        with open(tmp_path / "E.npy", "r+b") as file:
+            file.truncate(128 + 8 * 2500)  # another process cuts it to 2,500 numbers of 4,000
+        array.read([3], [0, 999])
+    assert translate(caught.value.message, "en") == (
+        "E.npy: the file ends before its data does: its header promises 32000 bytes of numbers, "
+        "the file holds 20000 bytes")
+
+
+def test_a_header_promising_more_than_the_file_holds_exits_2(tmp_path: Path) -> None:
+    with open(tmp_path / "W.npy", "wb") as out:
+        np.lib.format.write_array_header_1_0(
+            out, {"descr": "<f8", "fortran_order": False, "shape": (1, 2)})
+        out.write(np.ones(1).tobytes())  # 1 number of 2
+    spec_of(tmp_path, "W.npy", "'0:1'", "'0:2'", 1)
+    done = subprocess.run([sys.executable, "-m", "attncli", "explain", "spec.yaml"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    line = ("spec.yaml:2:20: embeddings.file: W.npy: the file ends before its data does: its "
+            "header promises 16 bytes of numbers, the file holds 8 bytes")
+    assert (done.returncode, done.stderr, done.stdout) == (2, line + "\n", "")
+    assert line in (ROOT / "docs" / "spec-layer.md").read_text(encoding="utf-8")
+
+
+def test_one_row_of_a_2_gb_file_reads_that_row(tmp_path: Path) -> None:
+    # [1000, 262144] float64 is 2 GB of holes; a row is 2 MB
+    sparse_npy(tmp_path / "W.npy", 1000, 262_144)
+    with opened(tmp_path / "W.npy", "W.npy", None, 10_000_000) as array:
+        tracemalloc.start()
+        try:
+            row = array.read([700], None)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert row.shape == (1, 262_144)
+    assert row[0, :3].tolist() == [701, -701, 0]
+    assert peak < 4 * 262_144 * 8  # the row, its column indices and a 1 MB read: not 2 GB
+
+
+def test_reads_stay_within_the_chosen_numbers(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    sparse_npy(tmp_path / "W.npy", 1000, 262_144)
+    sizes: list[int] = []
+    with opened(tmp_path / "W.npy", "W.npy", None, 10_000_000) as array:
+        real_open = open
+
+        class Counting:
+            def __init__(self, file: object) -> None:
+                self.file = file
+
+            def __getattr__(self, name: str) -> object:
+                return getattr(self.file, name)
+
+            def __enter__(self) -> Counting:
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                self.file.close()  # type: ignore[attr-defined]
+
+            def read(self, size: int = -1) -> bytes:
+                data: bytes = self.file.read(size)  # type: ignore[attr-defined]
+                sizes.append(len(data))
+                return data
+
+        monkeypatch.setattr("builtins.open", lambda *a, **k: Counting(real_open(*a, **k)))
+        values = array.read([5, 999], [0, 1, 200_000])
+    assert values.tolist() == [[6, -6, 0], [1000, -1000, 0]]
+    # the 128-byte header, then of two rows each: columns 0 and 1, and column 200,000
+    assert sum(sizes) == 128 + 2 * (16 + 8)
