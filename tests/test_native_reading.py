@@ -159,13 +159,12 @@ def test_two_heads_are_both_and_three_are_counted(lang: str, h: int) -> None:
 
 MULTI_QUERY = {
     ("en", 2): "multi-query attention: kv_heads = 1, both heads share one K and V",
-    ("pl", 2): "atencja wielozapytaniowa (MQA): kv_heads = 1, obie głowice korzystają z tych "
-               "samych K i V",
+    ("pl", 2): "atencja wielozapytaniowa (MQA): kv_heads = 1, K i V są wspólne dla obu głowic",
     ("ru", 2): "многозапросное внимание (MQA): kv_heads = 1, обе головы используют одни и те же "
                "K и V",
     ("en", 3): "multi-query attention: kv_heads = 1, every head shares one K and V",
-    ("pl", 3): "atencja wielozapytaniowa (MQA): kv_heads = 1, każda głowica korzysta z tych "
-               "samych K i V",
+    ("pl", 3): "atencja wielozapytaniowa (MQA): kv_heads = 1, K i V są wspólne dla wszystkich "
+               "głowic",
     ("ru", 3): "многозапросное внимание (MQA): kv_heads = 1, все головы используют одни и те же "
                "K и V",
 }

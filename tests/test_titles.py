@@ -25,18 +25,18 @@ def multi_query(fmt: str, lang: str, **options: object) -> str:
 TITLES = {  # configs/multi_query.yaml's title line in each format
     ("latex", "en"): r"\section*{Multi-{}query attention: two heads, one $K$ and $V$}",
     ("latex", "pl"): r"\section*{Atencja wielozapytaniowa: dwie głowice, jedno $K$ i~$V$}",
-    ("latex", "ru"): r"\section*{Многозапросное внимание: две головы, одни $K$ и~$V$}",
+    ("latex", "ru"): r"\section*{Многозапросное внимание: две головы, общие $K$ и~$V$}",
     ("beamer", "pl"): r"\frametitle{Atencja wielozapytaniowa: dwie głowice, jedno $K$ i~$V$}",
-    ("beamer", "ru"): r"\frametitle{Многозапросное внимание: две головы, одни $K$ и~$V$}",
+    ("beamer", "ru"): r"\frametitle{Многозапросное внимание: две головы, общие $K$ и~$V$}",
     ("markdown", "en"): "# Multi-query attention: two heads, one $K$ and $V$",
     ("markdown", "pl"): f"# Atencja wielozapytaniowa: dwie głowice, jedno $K$ i{NBSP}$V$",
-    ("markdown", "ru"): f"# Многозапросное внимание: две головы, одни $K$ и{NBSP}$V$",
+    ("markdown", "ru"): f"# Многозапросное внимание: две головы, общие $K$ и{NBSP}$V$",
     ("typst", "pl"): f'#heading(level: 1, "Atencja wielozapytaniowa: dwie głowice, jedno K '
                      f'i{NBSP}V")',
-    ("typst", "ru"): f'#heading(level: 1, "Многозапросное внимание: две головы, одни K '
+    ("typst", "ru"): f'#heading(level: 1, "Многозапросное внимание: две головы, общие K '
                      f'и{NBSP}V")',
     ("html", "pl"): f"<h1>Atencja wielozapytaniowa: dwie głowice, jedno K i{NBSP}V</h1>",
-    ("html", "ru"): f"<h1>Многозапросное внимание: две головы, одни K и{NBSP}V</h1>",
+    ("html", "ru"): f"<h1>Многозапросное внимание: две головы, общие K и{NBSP}V</h1>",
 }
 
 
