@@ -154,3 +154,24 @@ def table_source() -> str:
 
 if __name__ == "__main__":
     print(table_source(), end="")
+
+
+RUSSIAN_LONG = ["интернационализация_и_локализация_текста", "представление_последовательности_слов",
+                "механизм_внимания_трансформера_модели", "нормализация_слоя_и_остаточная_связь"]
+
+
+def test_two_long_russian_names_of_a_written_out_cell_break_after_their_comma(
+        tmp_path: Path) -> None:
+    """S[name, name] = … and cos θ's fraction of two 39-character Cyrillic names are wider than
+    a 4:3 frame's line even in \\tiny (28 overfull boxes, up to 32 pt): the line now breaks
+    after the names' comma and writes the fraction inline, in the size one name fits in."""
+    spec = loads_spec(json.dumps({
+        "tokens": RUSSIAN_LONG, "heads": 2, "display": {"steps": ["scores"]},
+        "embeddings": [[round(((i * 5 + j * 3) % 7) / 3.0 - 1.0, 2) for j in range(6)]
+                       for i in range(len(RUSSIAN_LONG))]}), name="long.json")
+    deck = render(build(spec), "beamer", "ru", aspect="43")
+    assert r",\allowbreak \text{" in deck and r" /\allowbreak (|" in deck
+    assert r"{\tiny \hangindent" not in deck
+    log = pdflatex(deck, tmp_path)
+    assert overfull(log) == []
+    assert words_outside(tmp_path / "doc.pdf") == []

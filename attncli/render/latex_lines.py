@@ -39,6 +39,7 @@ from attncli.render.tex_metrics import (
 )
 
 BRACKET = 2.78  # a square bracket in text size
+SUBSCRIPT = 0.8  # a line of q_name·k_name beside the same in text: its names are subscripts
 
 HANG = r"\hangindent=2em\hangafter=1 "
 # ends a heading's paragraph so that no page (nor frame: frame_fit.py) breaks after it
@@ -119,15 +120,48 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
 _UNBROKEN = re.compile(r"\w*\[[^\]]*\]")
 
 
-def fitting(expansion: Expansion, line: float) -> str:
-    """The size command that fits the line's widest unbreakable part, or "" (the body's size).
-    Sans serif (Beamer) and math take a little more than the article's roman: 1.2 to spare."""
+_NAME_COMMA = re.compile(r"(?<!\\), ")  # `[a, b]`, not a thin space `\, `
+
+
+def inline_fraction(math: str) -> str:
+    """`math` with its first `\\frac{a}{b}` written `a / (b)`, which may break after `·`."""
+    start = math.find(r"\frac{")
+    if start < 0:
+        return math
+    groups, end = [], start + len(r"\frac")
+    for _ in range(2):
+        depth, first = 0, end
+        for end in range(first, len(math)):
+            depth += {"{": 1, "}": -1}.get(math[end], 0)
+            if depth == 0:
+                break
+        groups.append(math[first + 1:end])
+        end += 1
+    below = groups[1].replace(r"\, ", r"\,\allowbreak ")  # |q| |k|: may break between
+    return math[:start] + groups[0] + r" /\allowbreak (" + below + ")" + math[end:]
+
+
+def fitting(expansion: Expansion, line: float) -> tuple[str, bool]:
+    """The size command that fits the line's widest unbreakable part, or "" (the body's size),
+    and whether a name in brackets must break after its comma: when the whole name does not
+    fit even in the smallest size (two 40-character names on a 4:3 slide), the size is the
+    one its widest piece fits in. Sans serif (Beamer) and math take a little more than the
+    article's roman: 1.2 to spare."""
     texts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
-    widest = max((text_width(m.group()) for t in texts for m in _UNBROKEN.finditer(t)),
-                 default=0.0) * 1.2
-    if widest <= line:
-        return ""
-    return next((size for size, share in SIZES if widest * share <= line), SIZES[-1][0])
+    names = [m.group() for t in texts for m in _UNBROKEN.finditer(t)]
+    # a fraction (cos θ's q·k over |q|·|k|) is one box: its wider line, names in subscripts
+    fractions = [max(map(text_width, f.text.split(" / ", 1))) * SUBSCRIPT
+                 for f in (expansion.symbolic,) if f is not None and r"\frac" in f.latex]
+    whole = max(max(map(text_width, names), default=0.0), *fractions, 0.0) * 1.2
+    if whole <= line:
+        return "", False
+    size = next((size for size, share in SIZES if whole * share <= line), None)
+    if size is not None:
+        return size, False
+    # broken, a fraction is written inline (inline_fraction): its names are the pieces
+    piece = max([text_width(part) for name in names for part in name.split(", ")],
+                default=0.0) * 1.2
+    return next((size for size, share in SIZES if piece * share <= line), SIZES[-1][0]), True
 
 
 def written_out(expansions: Sequence[Expansion], number: NumberFormat,
@@ -137,7 +171,7 @@ def written_out(expansions: Sequence[Expansion], number: NumberFormat,
     paragraph, each line made as it is written (`-x all` writes millions). The heading is inside
     the list and tied to the first line (KEEP): a page or frame never ends with it. A line whose
     unbreakable part (`dQ[name, d2]` with a 40-character name) is wider than `line` (points at
-    10 pt) is set in the largest smaller size at which it fits."""
+    10 pt) is set in the largest smaller size at which it fits, or broken after its comma."""
     def words(count: int) -> str:
         return r"\text{" + esc(t(shortened.left_out(count))) + "}"
 
@@ -148,8 +182,11 @@ def written_out(expansions: Sequence[Expansion], number: NumberFormat,
         if heading:
             yield heading + KEEP
         for e in expansions:
-            text = HANG + "$" + expansion_math(e, math_number, words, full) + r"$\par"
-            size = fitting(e, line)
+            size, breaking = fitting(e, line)
+            math = expansion_math(e, math_number, words, full)
+            if breaking:  # the names' commas (the numbers' rows are groups), and a fraction
+                math = _NAME_COMMA.sub(r",\\allowbreak ", inline_fraction(math))
+            text = HANG + "$" + math + r"$\par"
             yield "{" + size + " " + text + "}" if size else text
         yield r"\end{flushleft}"
 
