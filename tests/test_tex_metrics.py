@@ -152,9 +152,6 @@ def table_source() -> str:
         "    ch: int(width) / 100 for ch, width in re.findall(r\"(.)(\\d+) \", _TABLE, re.S)\n}\n")
 
 
-if __name__ == "__main__":
-    print(table_source(), end="")
-
 
 RUSSIAN_LONG = ["интернационализация_и_локализация_текста", "представление_последовательности_слов",
                 "механизм_внимания_трансформера_модели", "нормализация_слоя_и_остаточная_связь"]
@@ -175,3 +172,7 @@ def test_two_long_russian_names_of_a_written_out_cell_break_after_their_comma(
     log = pdflatex(deck, tmp_path)
     assert overfull(log) == []
     assert words_outside(tmp_path / "doc.pdf") == []
+
+
+if __name__ == "__main__":
+    print(table_source(), end="")
