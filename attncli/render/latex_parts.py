@@ -48,7 +48,7 @@ def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str, page: Pag
     header = walkthrough.header
     out = []
     if options.header:  # --no-header: the steps alone
-        intro = Part("title", w.prose(title(header, lang, t)))  # its K and V math, as below
+        intro = Part("title", w.esc(title(header, lang, t)))  # the user's words, as written
         about = description(header, lang)
         if about:
             intro.chunks.append([w.esc(about)])

@@ -132,7 +132,7 @@ def _body(walkthrough: Walkthrough, options: RenderOptions, lang: str,
     header = walkthrough.header
     flavor = options.md_flavor
     if options.header:
-        yield from [top + " " + prose(title(header, lang, t), flavor, (), lang), ""]
+        yield from [top + " " + escape(title(header, lang, t)), ""]  # as written: a_b stays
         about = description(header, lang)
         if about:
             yield from [escape(about), ""]
