@@ -67,6 +67,7 @@ COMMANDS = {"thinspace": .167, "medspace": .222, "thickspace": .278, "quad": 1.0
             "theta": .469, "tau": .437, "lambda": .583, "pi": .57, "infty": 1.0}
 ACCENTS = ("tilde", "hat", "bar", "vec", "left", "right", "mathop", "mathrm", "text", "mathit")
 SCRIPT = 0.7  # a sub- or superscript's size
+ITALIC = {**CMR, **CMMI, **MATH}  # outside \mathrm and \text: letters italic, symbols spaced
 
 
 def math_width(tex: str) -> float:
@@ -95,7 +96,7 @@ def math_width(tex: str) -> float:
             upright, size = groups.pop()
             roman -= upright
         elif part not in " }":
-            table = CMR if roman > 0 else {**CMR, **CMMI, **MATH}
+            table = CMR if roman > 0 else ITALIC
             width += size * table.get(part, 1.0)
     return width
 
