@@ -32,13 +32,17 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.render.json_text import Streamed, pieces
+from attncli.render.drawn import kept, per_matrix
+from attncli.render.json_text import Numbers, Streamed, pieces
 
 FORMAT_VERSION = 1
 
 
+@per_matrix
 def values(matrix: Matrix) -> list[list[float | None]]:
-    """The numbers by rows, a hidden score or undefined weight (±inf, NaN) as None."""
+    """The numbers by rows, a hidden score or undefined weight (±inf, NaN) as None; for a
+    matrix whose drawings are kept (drawn.kept), the same object while the matrix lives, its
+    text written once (json_text.Numbers)."""
     import numpy as np
 
     whole = matrix.whole()  # (rows, columns)
@@ -46,7 +50,7 @@ def values(matrix: Matrix) -> list[list[float | None]]:
     finite = np.isfinite(whole).all(axis=1)  # (rows,)
     for i in np.flatnonzero(~finite).tolist():
         rows[i] = [x if math.isfinite(x) else None for x in whole[i].tolist()]
-    return rows
+    return Numbers(rows) if kept(matrix) else rows
 
 
 def matrix_doc(matrix: Matrix) -> dict[str, Any]:

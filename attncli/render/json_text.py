@@ -37,6 +37,15 @@ class Streamed(list):  # type: ignore[type-arg]
 _END = object()
 
 
+class Numbers(list):  # type: ignore[type-arg]
+    """A matrix's rows of numbers, written once at each indent they stand at: `attn snippets`
+    writes a spec's JSON in every language a manifest names, around the same matrices."""
+
+    def __init__(self, rows: Iterable[Any]) -> None:
+        super().__init__(rows)
+        self.written: dict[int, str] = {}
+
+
 def pieces(value: Any, level: int = 0) -> Iterator[str]:
     """The text of `value` indented at `level`, an object or a lazy array at a time."""
     kind = type(value)
@@ -82,6 +91,11 @@ def text(value: Any, level: int = 0) -> str:
         return "false"
     if kind is int:
         return int.__repr__(value)
+    if kind is Numbers:
+        written = value.written.get(level)
+        if written is None:
+            written = value.written[level] = text(list(value), level)
+        return written
     if kind is list or kind is tuple:
         if not value:
             return "[]"

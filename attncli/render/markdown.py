@@ -38,6 +38,7 @@ from attncli.render.common import (
     title,
     translator,
 )
+from attncli.render.drawn import per_matrix
 from attncli.render.md_prose import Marked, inline_math, numbered, prose
 from attncli.render.md_prose import escape as escape  # what other renderers escape prose with
 from attncli.render.shown_cells import ShownCells, block_marker, cell_texts, elided_note
@@ -239,22 +240,33 @@ def math_lines(matrix: Matrix, number: NumberFormat, t: Translate, flavor: str,
                full: bool = True) -> list[str]:
     """The matrix as display math, in column blocks that fit a page; a large one elided in the
     middle unless `full`."""
+    lines = [caption(matrix, flavor), "", *elided_lines(matrix, full, t)]
+    columns, blocks = _drawn(matrix, number, flavor, full)
+    for block, drawn in blocks:
+        marker = block_marker(block, len(columns), columns, t, matrix.shape[1])
+        if marker:
+            lines += ["*" + escape(marker) + "*", ""]
+        lines += drawn
+    return lines
+
+
+@per_matrix
+def _drawn(matrix: Matrix, number: NumberFormat, flavor: str, full: bool
+           ) -> tuple[tuple[str, ...], tuple[tuple[range, tuple[str, ...]], ...]]:
+    """The shown column labels, and each block's columns and display lines: the same in every
+    language."""
     # a worksheet's blank cell: a line to write on, as wide as a number (md_math.number)
     cells = cell_texts(matrix, number, md_math.BLANK + number(0.0), full)
     shown = ShownCells(matrix, full)
     rows, columns = shown.row_labels(), shown.column_labels()
-    lines = [caption(matrix, flavor), "", *elided_lines(matrix, full, t)]
     symbol = md_math.formula(matrix.symbol.latex)
     numbers = [[md_math.number(c) for c in row] for row in cells]
     wrap = md_measure.wraps(symbol, columns, numbers, rows)  # 40-character names: labels in lines
-    for block in shown.split(_blocks(symbol, shown, columns, numbers, rows)):
-        marker = block_marker(block, len(columns), tuple(columns), t, matrix.shape[1])
-        if marker:
-            lines += ["*" + escape(marker) + "*", ""]
-        lines += display(md_math.labelled_matrix(
+    return tuple(columns), tuple(
+        (block, tuple(display(md_math.labelled_matrix(
             symbol, [[row[j] for j in block] for row in cells], rows,
-            [columns[j] for j in block], wrap), flavor)
-    return lines
+            [columns[j] for j in block], wrap), flavor)))
+        for block in shown.split(_blocks(symbol, shown, columns, numbers, rows)))
 
 
 def table_lines(matrix: Matrix, number: NumberFormat, t: Translate,

@@ -31,6 +31,7 @@ from attncli.render.common import (
     title,
     translator,
 )
+from attncli.render.drawn import per_matrix
 from attncli.render.shortened import ELLIPSIS
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
@@ -161,6 +162,24 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
     """The matrix as aligned columns under its caption, split into blocks to fit `width`; a large
     one elided in the middle unless `full`; with `heat`, each number after its shade; a key the
     mask hides as `—`."""
+    lines = [indent + matrix_caption(matrix)] if caption else []
+    note = elided_note(matrix, full, t)
+    if note:
+        lines += words(note, width, indent)
+    columns, blocks = _drawn(matrix, number, width, full, heat, indent)
+    for block, drawn in blocks:
+        marker = block_marker(block, len(columns), columns, t, matrix.shape[1])
+        if marker:
+            lines += words("[" + marker + "]", width, indent)
+        lines += drawn
+    return lines
+
+
+@per_matrix
+def _drawn(matrix: Matrix, number: NumberFormat, width: int, full: bool, heat: bool,
+           indent: str) -> tuple[tuple[str, ...], tuple[tuple[range, tuple[str, ...]], ...]]:
+    """The shown column labels, and each block's columns and lines: the same in every
+    language."""
     def write(i: int, j: int) -> str:
         text = number.cell(matrix, i, j)
         return shade(matrix.at(i, j)) + " " + text if heat else text
@@ -178,16 +197,9 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
         for j in range(len(columns))
     ]
     available = width - len(indent) - label_width
-    blocks = column_blocks([w + GAP for w in col_widths], available)
-    lines = [indent + matrix_caption(matrix)] if caption else []
-    note = elided_note(matrix, full, t)
-    if note:
-        lines += words(note, width, indent)
-    for block in blocks:
-        marker = block_marker(block, len(col_widths), tuple(columns), t,
-                              matrix.shape[1])
-        if marker:
-            lines += words("[" + marker + "]", width, indent)
+    drawn = []
+    for block in column_blocks([w + GAP for w in col_widths], available):
+        lines = []
         tall = max(len(heads[j]) for j in block)
         for k in range(tall):
             head = "".join(" " * GAP + pad_left(
@@ -197,4 +209,5 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
         for label, row in zip(labels, cells, strict=True):
             body = "".join(" " * GAP + pad_left(row[j], col_widths[j]) for j in block)
             lines.append(indent + pad_right(label, label_width) + body)
-    return lines
+        drawn.append((block, tuple(lines)))
+    return tuple(columns), tuple(drawn)
