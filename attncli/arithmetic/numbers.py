@@ -124,6 +124,9 @@ class Cells(Protocol):
     def hidden(self, i: int, j: int) -> bool: ...
 
 
+_MEMOS: dict[NumberFormat, dict[float, str]] = {}  # NumberFormat._memo of each format
+
+
 @record
 class NumberFormat:
     precision: int = 2
@@ -139,10 +142,14 @@ class NumberFormat:
         """The format for `display.decimal` (`dot` or `comma`)."""
         return cls(precision=precision, decimal=DECIMAL_MARKS[decimal])
 
-    # the text of the numbers written last (a row of X is printed in every cell of a projection);
-    # not a field: `replace` makes a format of its own with an empty memo
+    # the text of the numbers written last (a row of X is printed in every cell of a projection),
+    # one memo for every format alike (_MEMOS): `attn snippets` writes a spec's numbers in each
+    # language and format, each with a format of its own
     _memo: dict[float, str] = field(default_factory=dict, init=False, repr=False,
                                     compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_memo", _MEMOS.setdefault(self, self._memo))
 
     def __call__(self, value: float) -> str:
         memo = self._memo

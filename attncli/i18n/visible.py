@@ -56,18 +56,22 @@ def hidden_pattern(line_breaks: bool = True) -> re.Pattern[str]:
 _ASCII_HIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # the same, in ASCII text: far quicker
 
 
+@cache
+def _candidates() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The hidden characters of the BMP but the line break, with every character beyond it (a
+    class of ranges the regex engine tests by a table: one pass, about 13 ns a character); and
+    the hidden characters beyond the BMP, for the few such characters a document holds."""
+    return (re.compile(f"[{_BUT_LINE_BREAK}\U00010000-\U0010ffff]"),
+            re.compile(f"[{_OTHER_HIDDEN}]"))
+
+
 def _has_hidden(text: str) -> bool:
     """Whether `text` has a hidden character other than a line break."""
-    if _ASCII_HIDDEN.search(text) is not None:
-        return True
-    # the rest, in the few distinct characters of each part that is not ASCII (a document is
-    # mostly ASCII: numbers, markup)
-    return any(hidden_pattern(False).search("".join(set(part))) is not None
-               for start in range(0, len(text), _PART)
-               if not (part := text[start:start + _PART]).isascii())
-
-
-_PART = 1 << 16
+    if text.isascii():  # a flag of the string: no scan
+        return _ASCII_HIDDEN.search(text) is not None
+    candidates, beyond = _candidates()
+    return any(found.group() <= "\uffff" or beyond.match(found.group()) is not None
+               for found in candidates.finditer(text))
 
 
 @cache

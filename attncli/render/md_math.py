@@ -275,7 +275,10 @@ def _pad(width: float) -> str:
 def written_out(rows: Iterable[str]) -> Iterator[list[str]]:
     """align* rows (`S[a, b] &= q_a \\cdot k_b = ...`) as lines of math, one each, as they
     come, each cut into pieces that end in a top-level `=`, `\\approx` or `+` (see pieces)."""
-    return (pieces(formula(re.sub(r"(?<!\\)&", "", row, count=1))) for row in rows)
+    return (pieces(formula(_ALIGN.sub("", row, count=1))) for row in rows)
+
+
+_ALIGN = re.compile(r"(?<!\\)&")  # align*'s column mark, which a line of inline math drops
 
 
 _TOP = re.compile(r"\\left\b|\\right\b|[{}]| = | \\approx | \+ ")
@@ -311,7 +314,10 @@ def _halves(piece: str) -> list[str]:
 
 def shown_length(tex: str) -> int:
     """About how many characters `tex` shows: without its commands, braces and scripts' marks."""
-    return len(re.sub(r"\\[A-Za-z]+|[{}_^\s]", "", tex))
+    return len(_UNSHOWN.sub("", tex))
+
+
+_UNSHOWN = re.compile(r"\\[A-Za-z]+|[{}_^\s]")  # what shown_length does not count
 
 
 def _cut(tex: str, top: re.Pattern[str]) -> list[str]:

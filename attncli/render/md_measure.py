@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from attncli.render.common import column_blocks, label_lines
@@ -70,6 +71,7 @@ SCRIPT = 0.7  # a sub- or superscript's size
 ITALIC = {**CMR, **CMMI, **MATH}  # outside \mathrm and \text: letters italic, symbols spaced
 
 
+@lru_cache(maxsize=1024)
 def math_width(tex: str) -> float:
     """About how wide `tex` (a matrix's symbol, as md_math writes it) is drawn, in em, at least:
     italic letters by cmmi10, \\mathrm and \\text by cmr10, scripts at 0.7, an unknown command
@@ -101,6 +103,7 @@ def math_width(tex: str) -> float:
     return width
 
 
+@lru_cache(maxsize=4096)  # a matrix's labels are measured for each of its blocks and symbols
 def text_width(text: str) -> float:
     """A label's width in em, at least: other fonts (Cyrillic falls back to the browser's) get
     a wide guess."""

@@ -66,13 +66,11 @@ def escape(text: str) -> str:
     link, no table border."""
     # one line; a no-break space (Polish and Russian typography) stays one
     line = re.sub(r"[ \t\n\r\f\v]+", " ", text).strip(" ")
-    return _line_start("".join(_escape_char(ch) for ch in line))
+    return _line_start(line.translate(_ESCAPES))
 
 
-def _escape_char(ch: str) -> str:
-    if ch == "&":
-        return "&amp;"
-    return "\\" + ch if ch in MARKDOWN_SPECIALS else ch
+# each special character with its backslash, `&` as `&amp;`: one str.translate a line
+_ESCAPES = {ord(ch): "\\" + ch for ch in MARKDOWN_SPECIALS} | {ord("&"): "&amp;"}
 
 
 def _line_start(line: str) -> str:
@@ -155,7 +153,7 @@ def _attached(out: list[str], tex: str) -> str:
 
 
 def _literal(text: str, words: Sequence[str]) -> str:
-    return "".join(_escape_char(ch) for ch in unmark(text, words))
+    return unmark(text, words).translate(_ESCAPES)
 
 
 def numbered(line: str) -> bool:
