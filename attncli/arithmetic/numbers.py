@@ -174,7 +174,10 @@ class NumberFormat:
 
     def cell(self, matrix: Cells, i: int, j: int) -> str:
         """Cell (i, j) of a matrix: its number, or `—` where the mask hides the key."""
-        value = matrix.at(i, j)
+        return self.cell_of(matrix, i, j, matrix.at(i, j))
+
+    def cell_of(self, matrix: Cells, i: int, j: int, value: float) -> str:
+        """Cell (i, j) of a matrix whose number, `value`, the caller has read already."""
         return self.hidden if value == 0.0 and matrix.hidden(i, j) else self(value)
 
     def cells(self, matrix: Cells) -> list[list[str]]:

@@ -180,20 +180,23 @@ def _drawn(matrix: Matrix, number: NumberFormat, width: int, full: bool, heat: b
            indent: str) -> tuple[tuple[str, ...], tuple[tuple[range, tuple[str, ...]], ...]]:
     """The shown column labels, and each block's columns and lines: the same in every
     language."""
-    def write(i: int, j: int) -> str:
-        text = number.cell(matrix, i, j)
-        return shade(matrix.at(i, j)) + " " + text if heat else text
+    def write(i: int, j: int, value: float) -> str:
+        text = number.cell_of(matrix, i, j, value)
+        return shade(value) + " " + text if heat else text
 
     elide = is_elided(matrix, full)
     row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
     columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
-    cells = [[ELLIPSIS if i is None or j is None else write(i, j)
-              for j in column_at] for i in row_at]
+    # each shown row's numbers as Python floats, read once (matrix.at is a lookup a cell)
+    values = [None if i is None else matrix.row(i).astype(float).tolist() for i in row_at]
+    cells = [[ELLIPSIS if i is None or row is None or j is None else write(i, j, row[j])
+              for j in column_at] for i, row in zip(row_at, values, strict=True)]
+    widths = [[cell_width(text) for text in row] for row in cells]  # each measured once
     label_width = max((cell_width(label) for label in labels), default=0)
     heads = [label_lines(c) for c in columns]  # a long label in lines, the last over the numbers
     col_widths = [
-        max(*(cell_width(piece) for piece in heads[j]), *(cell_width(row[j]) for row in cells))
+        max(*(cell_width(piece) for piece in heads[j]), *(row[j] for row in widths))
         for j in range(len(columns))
     ]
     available = width - len(indent) - label_width
@@ -206,8 +209,8 @@ def _drawn(matrix: Matrix, number: NumberFormat, width: int, full: bool, heat: b
                 ([""] * (tall - len(heads[j])) + heads[j])[k], col_widths[j]) for j in block)
             lines.append((indent + " " * label_width + head).rstrip() if k < tall - 1
                          else indent + " " * label_width + head)
-        for label, row in zip(labels, cells, strict=True):
-            body = "".join(" " * GAP + pad_left(row[j], col_widths[j]) for j in block)
+        for label, row, row_widths in zip(labels, cells, widths, strict=True):
+            body = "".join(" " * (GAP + col_widths[j] - row_widths[j]) + row[j] for j in block)
             lines.append(indent + pad_right(label, label_width) + body)
         drawn.append((block, tuple(lines)))
     return tuple(columns), tuple(drawn)

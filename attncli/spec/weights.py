@@ -230,14 +230,11 @@ def check_split(node: Node, splits: tuple[tuple[str, int, int], ...]) -> None:
 
 
 def block(w: Array, cols: tuple[int, int], axis: int) -> Array:
-    """One head's block of the weights' columns (rows in the column convention), as an array of
-    its own: a slice copied, not gathered index by index; the whole matrix, not a copy, when
-    the one head takes every column (d_model 10⁶ by d_k: 16 MB each)."""
+    """One head's block of the weights' columns (rows in the column convention): a view of the
+    whole matrix, not a copy (BLAS reads a block of columns in place, with the same numbers as
+    from a copy), so the heads' blocks take no memory beside the weights they come from."""
     start, stop = cols
-    if start == 0 and stop == w.shape[axis]:
-        return w  # row: (d_model, d); column: (d, d_model)
-    part = w[:, start:stop] if axis == 1 else w[start:stop]
-    return part.copy()  # row: (d_model, d); column: (d, d_model)
+    return w[:, start:stop] if axis == 1 else w[start:stop]  # (d_model, d) or (d, d_model)
 
 
 def grouped(full: Head, h: int, g: int, node: Node, convention: Convention) -> tuple[Head, ...]:

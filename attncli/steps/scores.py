@@ -46,7 +46,8 @@ def scaled(b: Build, hs: HeadState) -> Made[HeadState]:
     assert hs.logits is not None
     by = divisor(b, hs.head)
     s = b.calc.scale(hs.logits, by, b.reuse(hs.logits))  # (n, m)
-    b.finite(s, "S′", b.query_labels, b.key_labels)
+    if not abs(by) >= 1.0:  # the scores are finite (checked), and so is each over |by| >= 1
+        b.finite(s, "S′", b.query_labels, b.key_labels)
     if scale.kind == "sqrt_dk":
         d_k = hs.head.d_k(b.spec.convention)
         formula = Formula(f"S′ = S / √d_k = S / √{d_k}",
