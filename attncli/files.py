@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from attncli.errors import UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import os_problem
 
 
@@ -88,13 +88,14 @@ def read_regular(path: Path, limit: int) -> bytes | None:
             raise NotRegular(Msg.plural_of(
                 "the file has {count} byte; the limit is {limit}, which {option} sets",
                 "the file has {count} bytes; the limit is {limit}, which {option} sets",
-                info.st_size, limit=Msg.plural_of("{count} byte", "{count} bytes", limit),
+                Count(info.st_size),
+                limit=Msg.plural_of("{count} byte", "{count} bytes", Count(limit)),
                 option="--max-cells"))
         data = read_at_most(file, limit + 1)
     if len(data) > limit:  # grew while it was read
         raise NotRegular(Msg.plural_of("the file is larger than {count} byte, the limit that "
                                        "{option} sets", "the file is larger than {count} bytes, "
-                                       "the limit that {option} sets", limit,
+                                       "the limit that {option} sets", Count(limit),
                                        option="--max-cells"))
     return data
 

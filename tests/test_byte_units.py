@@ -54,9 +54,9 @@ def test_no_byte_symbol_is_left_beside_a_number() -> None:
     ("checkpoint_bad_offsets", "ru", "data/bad_offsets.safetensors (W): data_offsets охватывают "
                                      "24 байта, а должно быть 32 байта"),
     ("checkpoint_huge_header", "pl", "data/huge_header.safetensors: według nagłówka dane mają "
-                                     "1099511627776 bajtów, a plik ma tylko 97 bajtów"),
+                                     "1 099 511 627 776 bajtów, a plik ma tylko 97 bajtów"),
     ("checkpoint_huge_header", "ru", "data/huge_header.safetensors: согласно заголовку, в файле "
-                                     "1099511627776 байт, а на самом деле всего 97 байт"),
+                                     "1 099 511 627 776 байт, а на самом деле всего 97 байт"),
 ])
 def test_the_refusal_reads_both_counts_with_the_word(case: str, lang: str, said: str,
                                                      catalogue: Path) -> None:
@@ -88,4 +88,4 @@ def test_larger_than_takes_the_genitive(limit: int, ru: str, pl: str) -> None:
 def test_standard_input_over_the_limit_in_russian() -> None:
     result = run("explain", "-", "--max-cells", "10", "--lang", "ru", input="#" * (2**20 + 1))
     assert (result.exit_code, result.stderr.replace("\u00a0", " ")) == (
-        2, "<stdin>: спецификация больше 1048576 байт — предела, который задаёт --max-cells\n")
+        2, "<stdin>: спецификация больше 1 048 576 байт — предела, который задаёт --max-cells\n")

@@ -78,7 +78,7 @@ def test_a_csv_or_npz_slice_is_charged_as_the_slice(tmp_path: Path, name: str) -
     spec = spec_of(tmp_path, name, None, "'998:1000'", 4)
     got = load_spec(str(spec), max_cells=100).queries.embeddings
     assert got.tolist() == [[998, 999], [1998, 1999], [2998, 2999], [3998, 3999]]
-    with pytest.raises(SpecError, match=r"4000 numbers|more than 100 numbers"):
+    with pytest.raises(SpecError, match=r"4,000 numbers|more than 100 numbers"):
         load_spec(str(spec_of(tmp_path, name, None, None, 4)), max_cells=100)
 
 
@@ -90,7 +90,7 @@ def test_a_compressed_member_is_decompressed_only_within_the_limit(tmp_path: Pat
     # the last row's last two: every number before them is decompressed to reach them
     spec = spec_of(tmp_path, "E.npz", "[3]", "'998:1000'", 1)
     with pytest.raises(SpecError, match=r"E\.npz \(E\) is compressed: reaching the chosen "
-                                        r"numbers means decompressing 4000 numbers; the limit "
+                                        r"numbers means decompressing 4,000 numbers; the limit "
                                         r"is 100"):
         load_spec(str(spec), max_cells=100)
 
@@ -104,8 +104,8 @@ def test_a_file_cut_short_after_its_header_was_read_is_one_line(tmp_path: Path) 
             file.truncate(128 + 8 * 2500)  # another process cuts it to 2,500 numbers of 4,000
         array.read([3], [0, 999])
     assert translate(caught.value.message, "en") == (
-        "E.npy: the file ends before its data does: its header promises 32000 bytes of numbers, "
-        "the file holds 20000 bytes")
+        "E.npy: the file ends before its data does: its header promises 32,000 bytes of numbers, "
+        "the file holds 20,000 bytes")
 
 
 def test_a_header_promising_more_than_the_file_holds_exits_2(tmp_path: Path) -> None:

@@ -59,20 +59,20 @@ def bomb() -> str:
 
 
 SPECS = {
-    "bomb.yaml": (bomb(), "bomb.yaml:1:1: the spec holds 490329055 values once its aliases are "
-                  "expanded; the limit is 10000000, which --max-cells sets"),
+    "bomb.yaml": (bomb(), "bomb.yaml:1:1: the spec holds 490,329,055 values once its aliases are "
+                  "expanded; the limit is 10,000,000, which --max-cells sets"),
     "random.yaml": ("tokens: [a]\nembeddings: {random: {}, shape: [1, 100000000]}\n",
                     "random.yaml:2:13: embeddings: a matrix of 1 × 100000000 is too large; the "
-                    "limit is 10000000 numbers, which --max-cells sets"),
+                    "limit is 10,000,000 numbers, which --max-cells sets"),
     "scores.yaml": ("tokens: [" + ", ".join(f"t{i}" for i in range(10_000)) + "]\n"
                     "embeddings: {random: {}, dim: 1}\n",
                     # n = 10^4, d = 1: E and 3 identities (10^4 + 3), then Q, K, V, Z,
                     # the heads side by side, O (6·10^4) and 4 n x n: 400070003
-                    "scores.yaml:1:1: the walkthrough of this spec would compute 400070003 "
-                    "numbers; the limit is 320000000, 32 times what --max-cells sets"),
+                    "scores.yaml:1:1: the walkthrough of this spec would compute 400,070,003 "
+                    "numbers; the limit is 320,000,000, 32 times what --max-cells sets"),
     "header.yaml": ("tokens: [a]\nembeddings: {file: big.npy}\n",
-                    "header.yaml:2:20: embeddings.file: big.npy holds 100000000 numbers "
-                    "(10000 × 10000); the limit is 10000000, which --max-cells sets"),
+                    "header.yaml:2:20: embeddings.file: big.npy holds 100,000,000 numbers "
+                    "(10000 × 10000); the limit is 10,000,000, which --max-cells sets"),
 }
 
 
@@ -93,8 +93,8 @@ def test_a_100_mb_spec_is_refused_unread(tmp_path: Path) -> None:
     with open(tmp_path / "big.yaml", "wb") as out:  # sparse: 100 MB of NUL, never read
         out.truncate(100 * 2**20)
     code, stderr, peak = peak_rss_mb("explain", "big.yaml", cwd=tmp_path)
-    assert (code, stderr) == (2, "big.yaml: the spec has 104857600 bytes; the limit is 40000000 "
-                              "bytes, which --max-cells sets\n")
+    assert (code, stderr) == (2, "big.yaml: the spec has 104,857,600 bytes; the limit is "
+                              "40,000,000 bytes, which --max-cells sets\n")
     assert peak < PEAK_MB
 
 
@@ -106,7 +106,7 @@ def test_the_byte_limit_follows_max_cells() -> None:
 def test_standard_input_is_read_only_up_to_the_limit() -> None:
     result = run("explain", "-", "--max-cells", "10", input="#" * (2**20 + 1))
     assert (result.exit_code, result.stderr) == (
-        2, "<stdin>: the spec is larger than 1048576 bytes, the limit that --max-cells sets\n")
+        2, "<stdin>: the spec is larger than 1,048,576 bytes, the limit that --max-cells sets\n")
 
 
 # Written: the mapping, 2 keys, 2 lists, 2 tokens, 2 rows, 4 numbers = 13 values (11 counted
@@ -137,7 +137,7 @@ def test_max_cells_is_an_option_of_every_command_that_reads_specs(command: list[
         "numbers; the limit is 15, which --max-cells sets\n"
     assert run(*command, "-", "--max-cells", "16", input=SMALL).exit_code == 0
     assert refused(208, MANY) == "<stdin>:1:1: the walkthrough of this spec would compute " \
-        "6683 numbers; the limit is 6656, 32 times what --max-cells sets\n"
+        "6,683 numbers; the limit is 6,656, 32 times what --max-cells sets\n"
     assert run(*command, "-", "--max-cells", "209", input=MANY).exit_code == 0
     zero = run(*command, "-", "--max-cells", "0", input=SMALL)
     assert (zero.exit_code, zero.stderr) == (
@@ -149,8 +149,8 @@ def test_the_calculator_form_counts_too() -> None:
     result = run("explain", "--tokens", tokens, "--embeddings", "; ".join(["1"] * 40),
                  "--max-cells", "208")
     assert (result.exit_code, result.stderr) == (
-        2, "attn explain: the walkthrough of this spec would compute 6683 numbers; the limit is "
-        "6656, 32 times what --max-cells sets\n")
+        2, "attn explain: the walkthrough of this spec would compute 6,683 numbers; the limit is "
+        "6,656, 32 times what --max-cells sets\n")
 
 
 def outside_spec(tmp_path: Path) -> Path:

@@ -60,7 +60,7 @@ def test_a_slice_is_charged_as_the_slice(tmp_path: Path) -> None:
                                         "embeddings: {file: E.npy, columns: '0:2'}\n")
     assert load_spec(str(tmp_path / "spec.yaml"), max_cells=100).queries.embeddings.shape == (4, 2)
     (tmp_path / "spec.yaml").write_text("tokens: [a, b, c, d]\nembeddings: {file: E.npy}\n")
-    with pytest.raises(SpecError, match="holds 4000 numbers"):
+    with pytest.raises(SpecError, match="holds 4,000 numbers"):
         load_spec(str(tmp_path / "spec.yaml"), max_cells=100)
 
 

@@ -71,58 +71,58 @@ def shape(n: int, d: int) -> Callable[[Path], None]:
 CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
     "title of 1 MB aliased as 3000 tokens": (
         alias_title, ["explain", "spec.yaml"],
-        "spec.yaml:1:8: title: expected a text of at most 1000 characters, found 1000000"),
+        "spec.yaml:1:8: title: expected a text of at most 1,000 characters, found 1,000,000"),
     "a token of 10 MB": (
         long_token, ["explain", "spec.yaml"],
-        "spec.yaml:1:10: tokens[0]: expected a text of at most 1000 characters, found 10000000"),
+        "spec.yaml:1:10: tokens[0]: expected a text of at most 1,000 characters, found 10,000,000"),
     "20,000 heads": (
         many_heads, ["explain", "spec.yaml"],
         "spec.yaml:3:8: heads: expected at most 256 heads, found 20000"),
     "-x all on 300 x 16": (
         shape(300, 16), ["explain", "spec.yaml", "-x", "all"],
         # 1 head · 300 rows · (300 + 16)² terms at most
-        "attn: --expand all: writing out every cell of this spec takes up to 29956800 terms; "
-        "the limit is 50000, which --max-cells sets; choose cells with STEP:ROW"),
+        "attn: --expand all: writing out every cell of this spec takes up to 29,956,800 terms; "
+        "the limit is 50,000, which --max-cells sets; choose cells with STEP:ROW"),
     "--full on 3000 x 4": (
         shape(3000, 4), ["explain", "spec.yaml", "--full", "-f", "text"],
-        "attn: --full: this document would print about 36072000 numbers; the limit is 500000, "
+        "attn: --full: this document would print about 36,072,000 numbers; the limit is 500,000, "
         "which --max-cells sets"),  # 4·3000² + 6·3000·4
     "--latex --full on 2000 x 8 (without --full, LaTeX elides like the terminal)": (
         shape(2000, 8), ["export", "spec.yaml", "--latex", "--full"],
-        "attn: --full: this document would print about 16096000 numbers; the limit is 500000, "
+        "attn: --full: this document would print about 16,096,000 numbers; the limit is 500,000, "
         "which --max-cells sets"),  # 4·2000² + 6·2000·8
     "--json on 2000 x 8": (
         shape(2000, 8), ["explain", "spec.yaml", "-f", "json"],
-        "attn: --format json: this document would print about 16096000 numbers; the limit is "
-        "500000, which --max-cells sets"),
+        "attn: --format json: this document would print about 16,096,000 numbers; the limit is "
+        "500,000, which --max-cells sets"),
     "--round-intermediates on 480 x 8": (
         shape(480, 8), ["explain", "spec.yaml", "--round-intermediates", "-f", "text"],
-        "attn: --round-intermediates: hand calculation of this spec works 230400 weights; the "
-        "limit is 20000, which --max-cells sets"),  # 480²
+        "attn: --round-intermediates: hand calculation of this spec works 230,400 weights; the "
+        "limit is 20,000, which --max-cells sets"),  # 480²
     "display: {expand: all} on 300 x 16 (a spec's own choice counts too)": (
         lambda folder: (folder / "spec.yaml").write_text(tokens(300, 16)
                                                          + "display: {expand: all}\n"),
         ["explain", "spec.yaml"],
-        "attn: display.expand: writing out every cell of this spec takes up to 29956800 terms; "
-        "the limit is 50000, which --max-cells sets; choose cells with STEP:ROW"),
+        "attn: display.expand: writing out every cell of this spec takes up to 29,956,800 terms; "
+        "the limit is 50,000, which --max-cells sets; choose cells with STEP:ROW"),
     "display: {round_intermediates: true} on 480 x 8": (
         lambda folder: (folder / "spec.yaml").write_text(
             tokens(480, 8) + "display: {round_intermediates: true}\n"),
         ["explain", "spec.yaml"],
-        "attn: display.round_intermediates: hand calculation of this spec works 230400 weights; "
-        "the limit is 20000, which --max-cells sets"),
+        "attn: display.round_intermediates: hand calculation of this spec works 230,400 weights; "
+        "the limit is 20,000, which --max-cells sets"),
     ".npz of 70,000 members": (
         many_members, ["explain", "spec.yaml"],
-        "spec.yaml:2:20: embeddings.file: W.npz lists 70000 arrays; the limit is 1024"),
+        "spec.yaml:2:20: embeddings.file: W.npz lists 70,000 arrays; the limit is 1,024"),
     "a .safetensors header of 560,000 entries": (
         many_tensors, ["explain", "spec.yaml"],
         # 7 values a tensor (its entry, dtype, shape and its number, data_offsets and its two):
         # 3 commas, a brace and 2 brackets each, 559,999 commas between, the outer brace, + 1
-        "spec.yaml:2:20: embeddings.file: m.safetensors: the header holds up to 3920001 JSON "
-        "values; the limit is 262144"),
+        "spec.yaml:2:20: embeddings.file: m.safetensors: the header holds up to 3,920,001 JSON "
+        "values; the limit is 262,144"),
     "CSV of 40 MB": (
         big_csv, ["explain", "spec.yaml"],
-        "spec.yaml:2:20: embeddings.file: E.csv holds more than 10000000 numbers, the limit "
+        "spec.yaml:2:20: embeddings.file: E.csv holds more than 10,000,000 numbers, the limit "
         "that --max-cells sets"),
 }
 

@@ -74,7 +74,7 @@ def test_the_growth_is_counted_along_a_sequence() -> None:
 @pytest.mark.parametrize(("lang", "line"), [
     ("en", "tokenizer_padding_fixed.yaml:1:21: tokens.tokenizer: "
            "tokenizer_padding_fixed.tokenizer.json: padding.strategy.Fixed is 100000000; the "
-           "limit is 4096"),
+           "limit is 4,096"),
     ("pl", "tokenizer_padding_fixed.yaml:1:21: tokens.tokenizer: "
            "tokenizer_padding_fixed.tokenizer.json: padding.strategy.Fixed wynosi 100000000; "
            "limit to 4096"),

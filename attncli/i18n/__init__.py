@@ -53,8 +53,17 @@ class Symbol(str):
         return (str(self), self.latex)
 
 
+class Count(int):
+    """A count or a size in a sentence (numbers, bytes, characters, tokens, values): written with
+    its digits grouped as the language writes them, `10,000,000` in English, `10 000 000` in
+    Polish and Russian (typography.py `group_digits`). A position a user types back (a row, a
+    line, a column, an index) or a matrix's shape stays a plain int, written as it is."""
+
+    __slots__ = ()
+
+
 # A str parameter is shown as written (a token name, a file name); a Msg is translated too.
-Param = Union[str, int, float, Finer, "Msg"]
+Param = Union[str, int, float, Finer, "Msg"]  # a Count is an int
 
 
 @record
@@ -193,6 +202,10 @@ def _param(value: Param, lang: str, number: Callable[[float], str]) -> str:
         return translate(value, lang, number)
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, Count):
+        from attncli.i18n.typography import group_digits
+
+        return group_digits(value, lang)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from attncli.errors import SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.records import record
 from attncli.spec.files import FileProblem, load_array, resolve
 from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
@@ -57,12 +57,13 @@ class Budget:
             fail_at(node, Msg.plural_of("{what} is too large; the limit is {count} number, "
                                         "which {option} sets", "{what} is too large; the limit "
                                         "is {count} numbers, which {option} sets",
-                                        self.max_cells, what=what, option=LIMIT_HINT))
+                                        Count(self.max_cells), what=what, option=LIMIT_HINT))
         if self.used > self.max_cells:
             fail_at(node, Msg.plural_of(
                 "{what} brings the spec to {count} number; the limit is {limit}, which "
                 "{option} sets", "{what} brings the spec to {count} numbers; the limit is "
-                "{limit}, which {option} sets", self.used, what=what, limit=self.max_cells,
+                "{limit}, which {option} sets", Count(self.used), what=what,
+                limit=Count(self.max_cells),
                 option=LIMIT_HINT))
 
     def charge_walkthrough(self, node: Node, cells: int) -> None:
@@ -74,7 +75,8 @@ class Budget:
                 "the walkthrough of this spec would compute {count} number; the limit is "
                 "{limit}, {factor} times what {option} sets", "the walkthrough of this spec "
                 "would compute {count} numbers; the limit is {limit}, {factor} times what "
-                "{option} sets", self.used + cells, limit=limit, factor=COMPUTED_PER_CELL,
+                "{option} sets", Count(self.used + cells), limit=Count(limit),
+                factor=COMPUTED_PER_CELL,
                 option=LIMIT_HINT))
         self.used += cells
 

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH, MAX_TEXT, max_bytes
 from attncli.spec.spec_text import LIMIT_HINT
 
@@ -33,7 +33,7 @@ def prescan(name: str, loader: Any, max_cells: int) -> None:
                 raise SpecError(Msg.plural_of("the spec holds more than {count} value, the "
                                               "limit that {option} sets", "the spec holds more "
                                               "than {count} values, the limit that {option} "
-                                              "sets", max_cells, option=LIMIT_HINT),
+                                              "sets", Count(max_cells), option=LIMIT_HINT),
                                 at_mark(name, event.start_mark))
     finally:
         loader.dispose()
@@ -107,7 +107,8 @@ class TextBudget:
         if len(text) > MAX_TEXT:
             problem = Msg.plural_of("expected a text of at most {count} character, found "
                                     "{length}", "expected a text of at most {count} characters, "
-                                    "found {length}", MAX_TEXT, length=len(text))
+                                    "found {length}", Count(MAX_TEXT),
+                                    length=Count(len(text)))
             raise SpecError(Msg.of("{path}: {problem}", path=where.path, problem=problem)
                             if where.path else problem, where)
         self.left -= len(text)
@@ -115,5 +116,5 @@ class TextBudget:
             raise SpecError(Msg.plural_of(
                 "the spec's texts, with aliases expanded, are longer than the limit of {count} "
                 "character that {option} sets", "the spec's texts, with aliases expanded, are "
-                "longer than the limit of {count} characters that {option} sets", self.limit,
+                "longer than the limit of {count} characters that {option} sets", Count(self.limit),
                 option=LIMIT_HINT), where)

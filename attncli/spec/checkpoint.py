@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.records import record
 from attncli.spec.files import FileProblem, as_float, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
@@ -58,7 +58,8 @@ class Tensor:
                 "{name}: the selection holds {count} number; the limit is {limit}, which {option} "
                 "sets",
                 "{name}: the selection holds {count} numbers; the limit is {limit}, which {option} "
-                "sets", count * shown, name=self.name, limit=max_cells, option=LIMIT_HINT))
+                "sets", Count(count * shown), name=self.name, limit=Count(max_cells),
+                option=LIMIT_HINT))
         item = np.dtype(DTYPES[self.dtype])
         first, last = (0, width - 1) if columns is None else (min(columns), max(columns))
         picked = None if columns is None else np.asarray(columns, dtype=np.intp) - first
@@ -114,7 +115,7 @@ def _check_header_size(name: str, size: int, limit: int) -> None:
         raise FileProblem(Msg.plural_of(
             "{name}: the header has {count} byte; the limit is {limit}, which {option} sets",
             "{name}: the header has {count} bytes; the limit is {limit}, which {option} sets",
-            size, name=name, limit=byte_count(limit), option=LIMIT_HINT))
+            Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
 
 
 def read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
@@ -141,7 +142,7 @@ def _parse_object(data: bytes, name: str) -> dict[str, object]:
         raise FileProblem(Msg.plural_of(
             "{name}: the header holds up to {count} JSON value; the limit is {limit}",
             "{name}: the header holds up to {count} JSON values; the limit is {limit}",
-            count, name=name, limit=MAX_HEADER_VALUES))
+            Count(count), name=name, limit=Count(MAX_HEADER_VALUES)))
     try:
         found = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -179,7 +180,7 @@ def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], i
     if length > size - 8:
         raise FileProblem(Msg.plural_of(
             "{name}: the header says {count} byte, but the file has only {found}",
-            "{name}: the header says {count} bytes, but the file has only {found}", length,
+            "{name}: the header says {count} bytes, but the file has only {found}", Count(length),
             name=name, found=byte_count(size - 8)))
     limit = max_bytes(max_cells)
     _check_header_size(name, length, limit)
@@ -211,7 +212,7 @@ def _tensor(entry: object, name: str, path: Path, start: int) -> Tensor:
         raise FileProblem(Msg.plural_of(
             "{name}: data_offsets hold {count} byte, expected {expected}",
             "{name}: data_offsets hold {count} bytes, expected {expected}",
-            offsets[1] - offsets[0], name=name, expected=byte_count(wanted)))
+            Count(offsets[1] - offsets[0]), name=name, expected=byte_count(wanted)))
     if start + offsets[1] > path.stat().st_size:
         raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
     return Tensor(name, path, start + offsets[0], tuple(shape), dtype)

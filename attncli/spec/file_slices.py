@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.files import (
     FileProblem,
     as_float,
@@ -127,8 +127,8 @@ class NpzMember:
                 "{name} is compressed: reaching the chosen numbers means decompressing {count} "
                 "number; the limit is {limit}, which {option} sets",
                 "{name} is compressed: reaching the chosen numbers means decompressing {count} "
-                "numbers; the limit is {limit}, which {option} sets", numbers, name=self.name,
-                limit=self.max_cells, option=LIMIT_HINT)) from None
+                "numbers; the limit is {limit}, which {option} sets", Count(numbers),
+                name=self.name, limit=Count(self.max_cells), option=LIMIT_HINT)) from None
         except Short:
             raise truncated(self.name, self.layout, self._found()) from None
         return as_float(values, self.name)
@@ -170,7 +170,7 @@ class CsvFile:
                 raise FileProblem(Msg.plural_of(
                     "{name}: line {line} has {count} number, expected {expected}",
                     "{name}: line {line} has {count} numbers, expected {expected}",
-                    cells, name=name, line=number, expected=width))
+                    Count(cells), name=name, line=number, expected=Count(width)))
             rows += 1
         if rows == 0:
             raise FileProblem(Msg.of("{name} holds no numbers", name=name))

@@ -21,7 +21,7 @@ from typing import IO
 
 import numpy as np
 
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
 from attncli.spec.npy_slice import Layout
@@ -71,7 +71,7 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
                                  name=name))
     if len(name) > MAX_NAME:
         raise FileProblem(Msg.of("the file name has {length} characters; the limit is {limit}",
-                                 length=len(name), limit=MAX_NAME))
+                                 length=Count(len(name)), limit=Count(MAX_NAME)))
     try:
         path = (folder / name).resolve()
     except (OSError, RuntimeError) as error:  # a name too long for the system, a link loop
@@ -125,7 +125,7 @@ def load_array(path: Path, name: str, key: str | None,
 def more_numbers(name: str, max_cells: int) -> Msg:
     return Msg.plural_of("{name} holds more than {count} number, the limit that {option} sets",
                          "{name} holds more than {count} numbers, the limit that {option} sets",
-                         max_cells, name=name, option=LIMIT_HINT)
+                         Count(max_cells), name=name, option=LIMIT_HINT)
 
 
 def reason(exc: Exception) -> Msg:
@@ -168,7 +168,7 @@ def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
                 raise FileProblem(Msg.plural_of(
                     "{name}: line {line} has {count} number, expected {expected}",
                     "{name}: line {line} has {count} numbers, expected {expected}",
-                    len(row), name=name, line=number, expected=width))
+                    Count(len(row)), name=name, line=number, expected=Count(width)))
             if len(cells) + len(row) > max_cells:
                 raise FileProblem(more_numbers(name, max_cells))
             cells.extend(row)
@@ -182,7 +182,7 @@ def check_csv_size(path: Path, name: str, max_cells: int) -> None:
     if size > limit:
         raise FileProblem(Msg.plural_of("{name} has {count} byte; the limit is {limit}, which "
                                         "{option} sets", "{name} has {count} bytes; the limit "
-                                        "is {limit}, which {option} sets", size, name=name,
+                                        "is {limit}, which {option} sets", Count(size), name=name,
                                         limit=byte_count(limit), option=LIMIT_HINT))
 
 
@@ -223,8 +223,9 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]
         raise FileProblem(Msg.plural_of("{name} holds {count} number ({shape}); the limit is "
                                         "{limit}, which {option} sets", "{name} holds {count} "
                                         "numbers ({shape}); the limit is {limit}, which {option} "
-                                        "sets", cells, name=name,
-                                        shape=" × ".join(str(s) for s in shape), limit=max_cells,
+                                        "sets", Count(cells), name=name,
+                                        shape=" × ".join(str(s) for s in shape),
+                                        limit=Count(max_cells),
                                         option=LIMIT_HINT))
     return shape
 
@@ -312,7 +313,8 @@ def check_members(path: Path, name: str) -> None:
     if members > MAX_MEMBERS or directory > MAX_DIRECTORY:
         raise FileProblem(Msg.plural_of("{name} lists {count} array; the limit is {limit}",
                                         "{name} lists {count} arrays; the limit is {limit}",
-                                        members, name=name, limit=MAX_MEMBERS))
+                                        Count(members), name=name,
+                                        limit=Count(MAX_MEMBERS)))
 
 
 def check_dtype(dtype: np.dtype, name: str) -> None:

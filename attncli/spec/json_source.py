@@ -19,7 +19,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import json_problem
 from attncli.spec.bounds import TextBudget
 from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
@@ -68,7 +68,7 @@ class _Reader:
             raise self.fail(at, Msg.plural_of("the spec holds more than {count} value, the limit "
                                               "that {option} sets", "the spec holds more than "
                                               "{count} values, the limit that {option} sets",
-                                              int(self.max_cells), option=LIMIT_HINT))
+                                              Count(self.max_cells), option=LIMIT_HINT))
 
     def document(self) -> Node:
         at = self.skip(0)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from attncli.errors import SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.file_slices import opened
 from attncli.spec.files import FileProblem, resolve
 from attncli.spec.model import Array
@@ -112,10 +112,10 @@ def indices(node: Node, name: str, size: int, axis: str,
         expect(node, Msg.of("start:stop, a list of indices or tokens"))
     for index in chosen:
         if index >= size:
-            has = (Msg.plural_of("{name} has {count} row", "{name} has {count} rows", size,
-                                 name=name) if axis == "rows" else
-                   Msg.plural_of("{name} has {count} column", "{name} has {count} columns", size,
-                                 name=name))
+            has = (Msg.plural_of("{name} has {count} row", "{name} has {count} rows",
+                                 Count(size), name=name) if axis == "rows" else
+                   Msg.plural_of("{name} has {count} column", "{name} has {count} columns",
+                                 Count(size), name=name))
             fail(node, "index {index} is out of range: {has}", index=index, has=has)
     if not chosen:
         fail(node, "expected at least one index")

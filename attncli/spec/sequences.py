@@ -3,7 +3,7 @@ values come from in cross-attention."""
 
 from __future__ import annotations
 
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.arrays import Files, embeddings_at, matrix_at
 from attncli.spec.model import Positional, Sequence
 from attncli.spec.source import Node
@@ -41,8 +41,8 @@ def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | N
     if embeddings.shape[0] != len(names):
         fail_at(embeddings_node, Msg.plural_of(
             "has {count} row, expected one per token ({expected})",
-            "has {count} rows, expected one per token ({expected})", embeddings.shape[0],
-            expected=len(names)))
+            "has {count} rows, expected one per token ({expected})", Count(embeddings.shape[0]),
+            expected=Count(len(names))))
     added = None
     if positional_node is not None:
         added = positional(positional_node, len(names), int(embeddings.shape[1]), files)

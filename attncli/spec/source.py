@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import YAML_PROBLEMS, yaml_problem
 from attncli.spec.bounds import Measure, at_mark, prescan
 from attncli.spec.limits import DEFAULT_MAX_CELLS
@@ -159,7 +159,8 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any,
             Msg.plural_of("the spec holds {count} value once its aliases are expanded; the "
                           "limit is {limit}, which {option} sets", "the spec holds {count} "
                           "values once its aliases are expanded; the limit is {limit}, which "
-                          "{option} sets", size, limit=max_cells, option=LIMIT_HINT),
+                          "{option} sets", Count(size), limit=Count(max_cells),
+                          option=LIMIT_HINT),
             at_mark(name, root.start_mark),
         )
     return TreeBuilder(name, loader, max_cells).build(root, "")

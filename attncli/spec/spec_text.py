@@ -11,7 +11,7 @@ from typing import BinaryIO
 
 from attncli.errors import Location, SpecError
 from attncli.files import read_at_most
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
 
@@ -73,16 +73,17 @@ def too_large(name: str, size: int | None, limit: int) -> SpecError:
     if size is None:
         return SpecError(Msg.plural_of("the spec is larger than {count} byte, the limit that "
                                        "{option} sets", "the spec is larger than {count} bytes, "
-                                       "the limit that {option} sets", limit, option=LIMIT_HINT),
+                                       "the limit that {option} sets", Count(limit),
+                                       option=LIMIT_HINT),
                          Location(name))
     return SpecError(Msg.plural_of("the spec has {count} byte; the limit is {limit}, which "
                                    "{option} sets", "the spec has {count} bytes; the limit is "
-                                   "{limit}, which {option} sets", size, limit=byte_count(limit),
-                                   option=LIMIT_HINT), Location(name))
+                                   "{limit}, which {option} sets", Count(size),
+                                   limit=byte_count(limit), option=LIMIT_HINT), Location(name))
 
 
 def byte_count(count: int) -> Msg:
-    return Msg.plural_of("{count} byte", "{count} bytes", count)
+    return Msg.plural_of("{count} byte", "{count} bytes", Count(count))
 
 
 def decode(name: str, data: bytes) -> str:

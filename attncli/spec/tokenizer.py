@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from attncli.errors import SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import json_problem, regex_search_problem, tokenizers_problem
 from attncli.spec.files import FileProblem, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
@@ -57,13 +57,13 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
     if kind == "too_many":
         fail_at(keys["text"], Msg.plural_of(
             "the tokenizer gives {count} token; the limit is {limit}",
-            "the tokenizer gives {count} tokens; the limit is {limit}", int(str(first)),
-            limit=MAX_TOKENS))
+            "the tokenizer gives {count} tokens; the limit is {limit}", Count(int(str(first))),
+            limit=Count(MAX_TOKENS)))
     if kind == "too_long":
         fail_at(keys["text"], Msg.plural_of(
             "the tokenizer gives a token of {count} character; the limit is {limit}",
             "the tokenizer gives a token of {count} characters; the limit is {limit}",
-            int(str(first)), limit=MAX_TEXT))
+            Count(int(str(first))), limit=Count(MAX_TEXT)))
     tokens, ids = first, second
     assert isinstance(tokens, tuple) and isinstance(ids, list)
     if not ids:
@@ -81,7 +81,7 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
         raise FileProblem(Msg.plural_of(
             "{name} has {count} byte; the limit is {limit}, which {option} sets",
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
-            size, name=name, limit=byte_count(limit), option=LIMIT_HINT))
+            Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
     if find_spec("tokenizers") is None:
         raise FileProblem(Msg.of("{name}: reading a tokenizer needs the tokenizers package "
                                  "(pip install \"attn[models]\")", name=name))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.files import FileProblem
 from attncli.spec.limits import MAX_TEXT
 
@@ -44,7 +44,7 @@ def check_config(config: Any, name: str, text_length: int) -> None:
 
 def too_large(name: str, key: str, found: object, limit: int) -> FileProblem:
     return FileProblem(Msg.of("{name}: {key} is {found}; the limit is {limit}", name=name,
-                              key=key, found=str(found), limit=limit))
+                              key=key, found=str(found), limit=Count(limit)))
 
 
 def check_padding(padding: Any, name: str) -> None:
@@ -110,7 +110,7 @@ def grown(part: Any, key: str, name: str, length: int) -> int:
     if length > MAX_NORMALIZED:
         raise FileProblem(Msg.of(
             "{name}: {key} can make the text {length} characters long; the limit is {limit}",
-            name=name, key=key, length=length, limit=MAX_NORMALIZED))
+            name=name, key=key, length=Count(length), limit=Count(MAX_NORMALIZED)))
     return length
 
 
@@ -119,7 +119,7 @@ def check_pattern(regex: str, key: str, name: str) -> None:
     holds a repetition, as `(a+)+` or `(\\w*)*` (time exponential in the text's length)."""
     if len(regex) > MAX_TEXT:
         raise too_large(name, key, Msg.plural_of("{count} character", "{count} characters",
-                                                 len(regex)), MAX_TEXT)
+                                                 Count(len(regex))), MAX_TEXT)
     if nested_repetition(regex):
         raise FileProblem(Msg.of(
             "{name}: the pattern {pattern} at {key} repeats a repetition, which can take a time "

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.limits import max_hand, max_shown, max_terms
 
 if TYPE_CHECKING:
@@ -50,8 +50,8 @@ def check_hand(spec: Spec, max_cells: int, option: str = "--round-intermediates"
         raise UsageError(Msg.plural_of(
             "{option}: hand calculation of this spec works {count} weight; the limit is "
             "{limit}, which {limit_option} sets", "{option}: hand calculation of this spec works "
-            "{count} weights; the limit is {limit}, which {limit_option} sets", weights,
-            option=option, limit=limit, limit_option="--max-cells"))
+            "{count} weights; the limit is {limit}, which {limit_option} sets", Count(weights),
+            option=option, limit=Count(limit), limit_option="--max-cells"))
 
 
 def check_expansion(spec: Spec, selection: Selection, max_cells: int,
@@ -64,8 +64,8 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int,
             "{option}: writing out every cell of this spec takes up to {count} term; the limit "
             "is {limit}, which {limit_option} sets; choose cells with STEP:ROW",
             "{option}: writing out every cell of this spec takes up to {count} terms; the limit "
-            "is {limit}, which {limit_option} sets; choose cells with STEP:ROW", terms,
-            option=option, limit=limit, limit_option="--max-cells"))
+            "is {limit}, which {limit_option} sets; choose cells with STEP:ROW", Count(terms),
+            option=option, limit=Count(limit), limit_option="--max-cells"))
 
 
 def check_shown(spec: Spec, max_cells: int, option: str) -> None:
@@ -78,8 +78,8 @@ def check_shown(spec: Spec, max_cells: int, option: str) -> None:
         raise UsageError(Msg.plural_of(
             "{option}: this document would print about {count} number; the limit is {limit}, "
             "which {limit_option} sets", "{option}: this document would print about {count} "
-            "numbers; the limit is {limit}, which {limit_option} sets", count, option=option,
-            limit=limit, limit_option="--max-cells"))
+            "numbers; the limit is {limit}, which {limit_option} sets", Count(count),
+            option=option, limit=Count(limit), limit_option="--max-cells"))
 
 
 def check_view(spec: Spec, view: View, max_cells: int, shows: str) -> None:

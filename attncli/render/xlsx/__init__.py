@@ -18,7 +18,7 @@ import io
 from datetime import datetime, timezone
 
 from attncli.errors import UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.model import Step, Walkthrough
 from attncli.records import record
 from attncli.render import RenderOptions
@@ -110,11 +110,11 @@ def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
     if widest > MAX_COLUMNS:
         raise UsageError(Msg.of("a step of the spreadsheet needs more columns than Excel has "
                                 "(about {needed}, at most {limit}); choose a smaller example",
-                                needed=widest, limit=MAX_COLUMNS))
+                                needed=Count(widest), limit=Count(MAX_COLUMNS)))
     if cells > MAX_CELLS:
         raise UsageError(Msg.of("the spreadsheet would be too large to open at ease (cells: "
                                 "about {needed}, at most {limit}); choose a smaller example",
-                                needed=cells, limit=MAX_CELLS))
+                                needed=Count(cells), limit=Count(MAX_CELLS)))
 
 
 def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Workbook:

@@ -12,7 +12,7 @@ from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
 
 from attncli.errors import UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.visible import visible
 from attncli.render.xlsx.grid import Block, Formula, Piece
 
@@ -122,4 +122,4 @@ def check_length(formula: str) -> None:
     if len(formula) > MAX_FORMULA:
         raise UsageError(Msg.of("a formula of the spreadsheet would be too long for Excel "
                                 "(length: {length}, at most {limit}); choose a smaller example",
-                                length=len(formula), limit=MAX_FORMULA))
+                                length=Count(len(formula)), limit=Count(MAX_FORMULA)))
