@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import tracemalloc
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -168,3 +169,30 @@ def test_reads_stay_within_the_chosen_numbers(tmp_path: Path,
     assert values.tolist() == [[6, -6, 0], [1000, -1000, 0]]
     # the 128-byte header, then of two rows each: columns 0 and 1, and column 200,000
     assert sum(sizes) == 128 + 2 * (16 + 8)
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".npz"])
+def test_a_whole_file_shorter_than_its_header_gives_both_sizes(suffix: str,
+                                                               tmp_path: Path) -> None:
+    """Read whole (no rows: or columns:), a file cut short says what the slice path says."""
+    header = {"descr": "<f8", "fortran_order": False, "shape": (4, 1000)}
+    if suffix == ".npy":
+        with open(tmp_path / "E.npy", "wb") as out:
+            np.lib.format.write_array_header_1_0(out, header)
+            out.write(b"\0" * 8 * 2500)  # 2,500 numbers of 4,000
+    else:
+        with zipfile.ZipFile(tmp_path / "E.npz", "w") as archive, \
+                archive.open("E.npy", "w") as member:
+            np.lib.format.write_array_header_1_0(member, header)
+            member.write(b"\0" * 8 * 2500)
+    (tmp_path / "spec.yaml").write_text(f"tokens: [a, b, c, d]\nembeddings: {{file: E{suffix}}}\n",
+                                        encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(str(tmp_path / "spec.yaml"))
+    name = "E.npy" if suffix == ".npy" else "E.npz (E)"
+    assert str(caught.value) == (
+        f"{tmp_path / 'spec.yaml'}:2:20: embeddings.file: {name}: the file ends before its data "
+        "does: its header promises 32,000 bytes of numbers, the file holds 20,000 bytes")
+    assert translate(caught.value.message, "ru").endswith(
+        "заголовок обещает 32\u00a0000 байт числовых данных, а\u00a0в\u00a0файле только "
+        "20\u00a0000 байт")

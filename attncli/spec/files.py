@@ -109,9 +109,10 @@ def load_array(path: Path, name: str, key: str | None,
             array = _from_npz(path, name, key, max_cells, charge)
         else:
             with open(path, "rb") as file:
-                shape = _check_header(file, name, max_cells)
+                layout = _check_header(file, name, max_cells)
+                whole(name, layout, os.fstat(file.fileno()).st_size)
             if charge is not None:
-                charge(shape)
+                charge(layout.shape)
             array = np.load(path, allow_pickle=False)
     except FileProblem:
         raise
@@ -215,9 +216,10 @@ def csv_row(line: str, name: str, number: int) -> list[float]:
         raise
 
 
-def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]:
+def _check_header(file: IO[bytes], name: str, max_cells: int) -> Layout:
     """Refuse a .npy array by its header alone: objects, other than real numbers, too many."""
-    shape = header_layout(file, name).shape
+    layout = header_layout(file, name)
+    shape = layout.shape
     cells = math.prod(shape)
     if cells > max_cells:
         raise FileProblem(Msg.plural_of("{name} holds {count} number ({shape}); the limit is "
@@ -227,7 +229,14 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> tuple[int, ...]
                                         shape=" × ".join(str(s) for s in shape),
                                         limit=Count(max_cells),
                                         option=LIMIT_HINT))
-    return shape
+    return layout
+
+
+def whole(name: str, layout: Layout, size: int) -> None:
+    """Refuse a .npy file (or .npz member) of `size` bytes that ends before the data its header
+    promises, with the sizes (NumPy's own words would be `cannot reshape array of size …`)."""
+    if size - layout.start < layout.data_bytes:
+        raise truncated(name, layout, size - layout.start)
 
 
 def header_layout(file: IO[bytes], name: str) -> Layout:
@@ -265,9 +274,10 @@ def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
     with np.load(path, allow_pickle=False) as archive:
         key, member = member_of(archive.zip.namelist(), name, key)
         with archive.zip.open(member) as file:
-            shape = _check_header(file, f"{name} ({key})", max_cells)
+            layout = _check_header(file, f"{name} ({key})", max_cells)
+        whole(f"{name} ({key})", layout, archive.zip.getinfo(member).file_size)
         if charge is not None:
-            charge(shape)
+            charge(layout.shape)
         return np.asarray(archive[key])
 
 

@@ -20,6 +20,10 @@ with open("truncated.npy", "wb") as out:
     np.lib.format.write_array_header_1_0(
         out, {"descr": "<f8", "fortran_order": False, "shape": (1, 2)})
     out.write(b"\0" * 8)  # one number of two
+with zipfile.ZipFile("truncated.npz", "w") as archive, archive.open("W.npy", "w") as member:
+    np.lib.format.write_array_header_1_0(
+        member, {"descr": "<f8", "fortran_order": False, "shape": (1, 2)})
+    member.write(b"\0" * 8)  # one number of two
 with open("unbalanced_header.npy", "wb") as out:  # a header NumPy's tokenizer cannot end
     header = b"{'descr': '<f8', 'fortran_order': False, 'shape': ((1, 2), }"
     header += b" " * (63 - len(header) % 64) + b"\n"
