@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import pytest
+
 from attncli.records import record
 
 
@@ -65,3 +67,54 @@ def test_methods_a_class_writes_are_kept() -> None:
     assert OwnMethods(1.2) == OwnMethods(0.9)
     assert hash(OwnMethods(1.2)) == hash(1)
     assert repr(OwnMethods(2.6)) == "≈3"
+
+
+@record
+class Made:
+    name: str
+    rows: list[int] = field(default_factory=list)
+    memo: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    size: int = field(default=3, kw_only=True)
+
+    def __post_init__(self) -> None:
+        self.memo["made"] = len(self.rows)
+
+
+@dataclass
+class MadeOracle:
+    name: str
+    rows: list[int] = field(default_factory=list)
+    memo: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    size: int = field(default=3, kw_only=True)
+
+    def __post_init__(self) -> None:
+        self.memo["made"] = len(self.rows)
+
+
+@record
+class Child(Made):
+    extra: float = 0.5
+
+
+def state(obj: object) -> dict[str, object]:
+    return dict(vars(obj))
+
+
+def test_init_is_a_dataclasses_made_when_the_first_instance_is() -> None:
+    for args, kwargs in [(("q",), {}), (("q", [1, 2]), {"size": 7}), ((), {"name": "k"})]:
+        assert state(Made(*args, **kwargs)) == state(MadeOracle(*args, **kwargs))
+    first, second = Made("q"), Made("q")
+    first.rows.append(1)  # each instance its own list: the factory is called for each
+    assert (second.rows, first.memo, second.memo) == ([], {"made": 0}, {"made": 0})
+    child = Child("c", [4], size=2, extra=1.5)
+    assert (child.name, child.rows, child.size, child.extra, child.memo) == (
+        "c", [4], 2, 1.5, {"made": 1})
+    assert Made("q", [1]) == Made("q", [1]) and Made("q", size=1) != Made("q", size=2)
+
+
+def test_wrong_arguments_fail_as_a_dataclasses_do() -> None:
+    for call in (lambda: Made(), lambda: Made("q", [], 4), lambda: Made("q", colour=1)):
+        with pytest.raises(TypeError):
+            call()
+        with pytest.raises(TypeError):  # the second call meets the compiled __init__
+            call()

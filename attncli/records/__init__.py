@@ -7,13 +7,15 @@ comparison, hash and repr are three functions shared by every record, with what
 `repr=False` fields not shown). Python 3.11 compiles each generated method of a dataclass when its
 module is imported: a frozen dataclass has six (`__init__`, `__repr__`, `__eq__`, `__hash__`,
 `__setattr__`, `__delattr__`), about 3.5 million instructions a class, and a plain `attn explain`
-defines some sixty of them (docs/performance.md).
+defines some sixty of them (docs/performance.md). Even `__init__` is compiled only when the first
+instance is made (0.75 million instructions a class): a plain `attn explain` never makes one of
+some twenty of the records it defines (the spec sections it does not use), `attn --help` none.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import Field, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -53,11 +55,62 @@ def _repr(self: Any) -> str:
     return f"{type(self).__qualname__}({shown})"
 
 
+def _init_source(cls: type) -> tuple[str, dict[str, Any]]:
+    """The text of the `__init__` a dataclass would have (its fields in order, as parameters
+    where `init`, keyword-only where `kw_only`; a default factory called for each instance; then
+    `__post_init__`), and the names it reads."""
+    names: dict[str, Any] = {"_FACTORY": _FACTORY}
+    params: list[str] = []
+    keywords: list[str] = []
+    body: list[str] = []
+    for f in fields(cls):
+        factory = f.default_factory is not MISSING
+        if factory:
+            names[f"_factory_{f.name}"] = f.default_factory
+        if f.default is not MISSING:
+            names[f"_default_{f.name}"] = f.default
+        if not f.init:
+            if factory or f.default is not MISSING:
+                value = f"_factory_{f.name}()" if factory else f"_default_{f.name}"
+                body.append(f"self.{f.name} = {value}")
+            continue
+        default = "=_FACTORY" if factory else (
+            f"=_default_{f.name}" if f.default is not MISSING else "")
+        (keywords if f.kw_only is True else params).append(f.name + default)
+        value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}" if factory else f.name
+        body.append(f"self.{f.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
+    lines = "\n    ".join(body or ["pass"])
+    return f"def __init__({signature}):\n    {lines}\n", names
+
+
+_FACTORY = object()  # a parameter with a default factory, not given
+
+
+def _first_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    """A record's `__init__` until its first instance: it compiles the real one, puts it in the
+    class (the first one in the instance's MRO that is waiting for it), and calls it."""
+    owner = next(c for c in type(self).__mro__ if c.__dict__.get("__init__") is _first_init)
+    text, names = _init_source(owner)
+    exec(text, names)  # the text is made above from the class's own field names
+    init = names["__init__"]
+    init.__qualname__ = f"{owner.__qualname__}.__init__"
+    owner.__init__ = init  # type: ignore[misc]
+    init(self, *args, **kwargs)
+
+
 @dataclass_transform(frozen_default=True, field_specifiers=(field, Field))
 def record(cls: type[T]) -> type[T]:
     """The class as a dataclass that compares, hashes and prints like a frozen one; methods the
     class writes itself are kept."""
-    made: Any = dataclass(eq=False, repr=False)(cls)
+    own_init = "__init__" in cls.__dict__
+    if not cls.__doc__:  # else dataclass writes one from inspect.signature, which, with no
+        cls.__doc__ = cls.__name__  # __init__ yet, compiles the tokenize module's patterns
+    made: Any = dataclass(eq=False, repr=False, init=False)(cls)
+    if not own_init:
+        made.__init__ = _first_init
     every = fields(made)
     # staticmethod: read through an instance, the getters stay plain functions of it
     made.__record_compared__ = staticmethod(_values(tuple(f.name for f in every if f.compare)))

@@ -188,8 +188,11 @@ def _drawn(matrix: Matrix, number: NumberFormat, width: int, full: bool, heat: b
     row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
     columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
-    # each shown row's numbers as Python floats, read once (matrix.at is a lookup a cell)
-    values = [None if i is None else matrix.row(i).astype(float).tolist() for i in row_at]
+    # each shown row's shown numbers as Python floats, read at once (matrix.at is a lookup a cell)
+    taken = [j for j in column_at if j is not None]
+    values = [None if i is None else dict(zip(
+        taken, matrix.row(i)[taken].astype(float, copy=False).tolist(), strict=True))
+        for i in row_at]
     cells = [[ELLIPSIS if i is None or row is None or j is None else write(i, j, row[j])
               for j in column_at] for i, row in zip(row_at, values, strict=True)]
     widths = [[cell_width(text) for text in row] for row in cells]  # each measured once
