@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
+
+from attncli.records import record
 
 GAP_BYTES = 4096  # two chosen numbers this close are read in one piece (a page apart at most)
 SPAN_BYTES = 1 << 20  # one read holds at most this much
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     """Where a .npy array's numbers are: its shape, data type and order, and the byte its data
     starts at (just after the header)."""
