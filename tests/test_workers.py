@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from attncli.cli.inputs import jobs_option
-from attncli.workers import bounded, pool
+from attncli.workers import bounded, cgroup, pool
 from tests.conftest import run
 
 # attn with its renderer of one spec's snippets slowed in the workers (so a signal finds them
@@ -95,13 +95,22 @@ def alive(pid: int) -> bool:
 
 @pytest.fixture
 def usable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """Eight processors to run on; the control group's quota written to the returned file."""
+    """Eight processors to run on, in the root group of cgroup v2 (a fake /proc/self/cgroup and
+    /sys/fs/cgroup under tmp_path); the root's quota written to the returned file."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
-    quota = tmp_path / "cpu.max"
+    (tmp_path / "sys").mkdir()
+    quota = tmp_path / "sys" / "cpu.max"
     quota.write_text("max 100000\n", encoding="ascii")
-    monkeypatch.setattr(pool, "CPU_MAX", quota)
-    monkeypatch.setattr(pool, "CPU_V1", tmp_path / "v1")  # none unless a test writes it
+    (tmp_path / "cgroup").write_text("0::/\n", encoding="ascii")
+    monkeypatch.setattr(cgroup, "PROC_CGROUP", tmp_path / "cgroup")
+    monkeypatch.setattr(cgroup, "CGROUP_ROOT", tmp_path / "sys")
     yield quota
+
+
+def v1_quota(folder: Path, quota: str, period: str = "100000") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "cpu.cfs_quota_us").write_text(quota + "\n", encoding="ascii")
+    (folder / "cpu.cfs_period_us").write_text(period + "\n", encoding="ascii")
 
 
 def test_jobs_are_capped_at_the_processors_attn_may_run_on(usable: Path) -> None:
@@ -129,21 +138,65 @@ def test_a_cpu_quota_lowers_the_cap(usable: Path) -> None:
 def test_a_cgroup_v1_quota_lowers_the_cap(usable: Path, quota: str, period: str,
                                           cap: int) -> None:
     usable.unlink()  # a cgroup v1 host has no cpu.max
-    v1 = usable.parent / "v1"
-    v1.mkdir()
-    (v1 / "cpu.cfs_quota_us").write_text(quota + "\n", encoding="ascii")
-    (v1 / "cpu.cfs_period_us").write_text(period + "\n", encoding="ascii")
+    (usable.parent.parent / "cgroup").write_text("2:cpuacct:/\n1:cpu:/\n", encoding="ascii")
+    v1_quota(usable.parent / "cpu", quota, period)
     assert pool.usable_processors() == cap
     assert jobs_option(128) == cap
 
 
-def test_cgroup_v2_is_read_before_v1(usable: Path) -> None:
+def test_the_tightest_of_v2_and_v1_counts(usable: Path) -> None:
+    """A hybrid host: the unified hierarchy and a v1 cpu controller; each quota applies."""
     usable.write_text("200000 100000\n", encoding="ascii")
-    v1 = usable.parent / "v1"
-    v1.mkdir()
-    (v1 / "cpu.cfs_quota_us").write_text("100000\n", encoding="ascii")
-    (v1 / "cpu.cfs_period_us").write_text("100000\n", encoding="ascii")
+    (usable.parent.parent / "cgroup").write_text("1:cpu:/\n0::/\n", encoding="ascii")
+    v1_quota(usable.parent / "cpu", "300000")
     assert pool.usable_processors() == 2
+    v1_quota(usable.parent / "cpu", "100000")
+    assert pool.usable_processors() == 1
+
+
+def test_a_v2_group_is_held_to_its_tightest_ancestor(usable: Path) -> None:
+    """/user.slice/attn.scope: the scope sets no quota, its slice 1.5 processors, the root none;
+    then a scope of 0.5 under a slice of 4."""
+    (usable.parent.parent / "cgroup").write_text("0::/user.slice/attn.scope\n", encoding="ascii")
+    scope = usable.parent / "user.slice" / "attn.scope"
+    scope.mkdir(parents=True)
+    (scope / "cpu.max").write_text("max 100000\n", encoding="ascii")
+    (scope.parent / "cpu.max").write_text("150000 100000\n", encoding="ascii")
+    assert cgroup.cpu_quota() == 1.5 and pool.usable_processors() == 2
+    (scope / "cpu.max").write_text("50000 100000\n", encoding="ascii")
+    (scope.parent / "cpu.max").write_text("400000 100000\n", encoding="ascii")
+    assert cgroup.cpu_quota() == 0.5 and pool.usable_processors() == 1
+
+
+def test_a_v1_cpu_controller_is_found_from_proc(usable: Path) -> None:
+    """`4:cpu,cpuacct:/docker/abc`: the group sets no quota (-1), its parent /docker 2.5
+    processors, read under the controllers' own folder, cpu,cpuacct."""
+    usable.unlink()
+    (usable.parent.parent / "cgroup").write_text(
+        "5:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n", encoding="ascii")
+    mount = usable.parent / "cpu,cpuacct"
+    v1_quota(mount / "docker" / "abc", "-1")
+    v1_quota(mount / "docker", "250000")
+    v1_quota(usable.parent / "cpu", "100000")  # a folder of another name is not this group's
+    assert cgroup.cpu_quota() == 2.5 and pool.usable_processors() == 3
+
+
+def test_a_container_sees_its_group_as_the_root(usable: Path) -> None:
+    """The path /proc names (the host's) is not under the container's mount, nor is one outside
+    a cgroup namespace (`/../..`): the walk up reaches the root, the container's own group."""
+    usable.write_text("300000 100000\n", encoding="ascii")
+    for path in ("/kubepods/pod1/abc", "/../../other"):
+        (usable.parent.parent / "cgroup").write_text(f"0::{path}\n", encoding="ascii")
+        assert cgroup.cpu_quota() == 3.0 and pool.usable_processors() == 3
+
+
+def test_without_proc_the_roots_are_read(usable: Path) -> None:
+    (usable.parent.parent / "cgroup").unlink()
+    usable.write_text("200000 100000\n", encoding="ascii")
+    assert pool.usable_processors() == 2
+    usable.unlink()
+    v1_quota(usable.parent / "cpu", "100000")
+    assert pool.usable_processors() == 1
 
 
 def test_the_help_says_the_cap() -> None:

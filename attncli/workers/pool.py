@@ -23,14 +23,13 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from attncli.workers.cgroup import cpu_quota
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-CPU_MAX = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "quota period", or "max period"
-CPU_V1 = Path("/sys/fs/cgroup/cpu")  # cgroup v1: cpu.cfs_quota_us (-1: none), cpu.cfs_period_us
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 T = TypeVar("T")
 
@@ -38,27 +37,13 @@ T = TypeVar("T")
 def usable_processors() -> int:
     """The processors attn may use: those it may run on (its CPU affinity), fewer when its
     control group's CPU quota allows less (a container limited to two CPUs on a larger host,
-    under cgroup v2 or v1)."""
+    under cgroup v2 or v1: cgroup.py)."""
     count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
         os.cpu_count() or 1)
     quota = cpu_quota()
     if quota is not None:
         count = min(count, max(1, math.ceil(quota)))
     return max(1, count)
-
-
-def cpu_quota() -> float | None:
-    """The processors' worth of time the control group allows (1.5: one and a half), from
-    cgroup v2's cpu.max or else cgroup v1's cpu.cfs_quota_us / cpu.cfs_period_us; None when
-    there is no quota or neither can be read."""
-    with contextlib.suppress(OSError, ValueError, IndexError, ZeroDivisionError):
-        quota, period = CPU_MAX.read_text(encoding="ascii").split()[:2]
-        return None if quota == "max" else int(quota) / int(period)
-    with contextlib.suppress(OSError, ValueError, ZeroDivisionError):
-        quota_us = int((CPU_V1 / "cpu.cfs_quota_us").read_text(encoding="ascii"))
-        period_us = int((CPU_V1 / "cpu.cfs_period_us").read_text(encoding="ascii"))
-        return quota_us / period_us if quota_us > 0 and period_us > 0 else None
-    return None
 
 
 def can_fork() -> bool:
