@@ -19,6 +19,7 @@ from attncli.errors import SpecError
 from attncli.i18n import translate
 from attncli.spec.file_slices import opened
 from attncli.spec.files import FileProblem
+from attncli.spec.node import Node
 from tests.test_npy_slices import WHOLE, sparse_npy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,3 +197,44 @@ def test_a_whole_file_shorter_than_its_header_gives_both_sizes(suffix: str,
     assert translate(caught.value.message, "ru").endswith(
         "заголовок обещает 32\u00a0000 байт числовых данных, а\u00a0в\u00a0файле только "
         "20\u00a0000 байт")
+
+
+@pytest.mark.parametrize(("name", "written"), [
+    ("spec.yaml", "tokens: [a, b, c]\nembeddings: {{file: E.npy, rows: [{rows}]}}\n"),
+    ("spec.json", '{{"tokens": ["a", "b", "c"], "embeddings": {{"file": "E.npy", '
+                  '"rows": [{rows}]}}}}'),
+])
+def test_a_long_list_of_whole_rows_is_read_without_a_node_each(
+        name: str, written: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rows:` of 200,000 indices (2.0 s when each index was a Node of its own): read from the
+    list's numbers; the Nodes of its items are made only for an error's line and column."""
+    np.save(tmp_path / "E.npy", np.arange(20.0).reshape(10, 2))
+    made = []
+    items = Node.value.fget
+    monkeypatch.setattr(Node, "value", property(lambda node: made.append(node._items) or
+                                                items(node)))
+    rows = [7, 0, 7] * 3 + [9] * 199_991  # 200,000 indices, repeated
+    (tmp_path / name).write_text(written.format(rows=", ".join(map(str, rows))),
+                                 encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(str(tmp_path / name))
+    assert "has 200,000 rows, expected one per token (3)" in str(caught.value)
+    assert not [built for built in made if built is not None]  # no list's items were made
+    (tmp_path / name).write_text(written.format(rows="9, 0, 9"), encoding="utf-8")
+    assert load_spec(str(tmp_path / name)).queries.embeddings.tolist() == [
+        [18, 19], [0, 1], [18, 19]]
+
+
+@pytest.mark.parametrize(("rows", "said"), [
+    ("1.0, 2", "2:34: embeddings.rows[0]: expected a whole number, found the number 1.0"),
+    ("1, -1", "2:37: embeddings.rows[1]: expected a whole number of at least 0, found -1"),
+    ("1, 1e3", "2:37: embeddings.rows[1]: expected a whole number, found the number 1e3"),
+])
+def test_a_row_not_written_whole_is_still_refused_at_its_place(rows: str, said: str,
+                                                               tmp_path: Path) -> None:
+    np.save(tmp_path / "E.npy", np.arange(20.0).reshape(10, 2))
+    (tmp_path / "spec.yaml").write_text(
+        f"tokens: [a, b]\nembeddings: {{file: E.npy, rows: [{rows}]}}\n", encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(str(tmp_path / "spec.yaml"))
+    assert str(caught.value) == f"{tmp_path / 'spec.yaml'}:{said}"

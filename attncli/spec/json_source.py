@@ -158,8 +158,9 @@ class _Reader:
             numbers = tuple(map(float, _ROW_NUMBERS.findall(row.group())))
             if all(map(math.isfinite, numbers)):
                 self.count(start, 1 + len(numbers))
+                whole = not any(mark in row.group() for mark in ".eE")
                 return Node.number_list(numbers, lambda: self.uncounted(start, path, depth),
-                                        self.where(start, path)), row.end()
+                                        self.where(start, path), whole), row.end()
         self.count(start)
         items, end = self.items(start, path, depth)
         return Node(items, self.where(start, path)), end

@@ -20,7 +20,7 @@ class Node:
     say), so a large matrix costs no object per number.
     """
 
-    __slots__ = ("_items", "_value", "keys", "numbers", "quoted", "text", "where")
+    __slots__ = ("_items", "_value", "keys", "numbers", "quoted", "text", "where", "whole")
 
     def __init__(self, value: Any, where: Location, text: str | None = None,
                  quoted: bool = False) -> None:
@@ -30,14 +30,18 @@ class Node:
         self.text = text  # a scalar as written
         self.quoted = quoted
         self.numbers: Sequence[float] | None = None  # a tuple; a NumPy row (spec/objects.py)
+        self.whole = False  # `numbers` were all written as whole numbers (`3`, never `3.0`)
         self.keys: dict[str, Location] = {}  # a mapping: where each key itself was written
 
     @classmethod
     def number_list(cls, numbers: Sequence[float], items: Callable[[], list[Node]],
-                    where: Location) -> Node:
-        """A list of plain numbers; `items` makes the Nodes of its items when they are asked for."""
+                    where: Location, whole: bool = False) -> Node:
+        """A list of plain numbers; `items` makes the Nodes of its items when they are asked for.
+        `whole`: each was written as a whole number, so a list of indices is read from
+        `numbers` alone (spec/selection.py)."""
         node = cls(None, where)
         node.numbers = numbers
+        node.whole = whole
         node._items = items
         return node
 

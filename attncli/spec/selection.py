@@ -90,7 +90,10 @@ def indices(node: Node, name: str, size: int, axis: str,
             token_ids: Sequence[int] | None) -> list[int]:
     """`start:stop`, a list of indices, or `tokens`, each checked against `size`, the number of
     rows or columns (`axis`) of the tensor `name`."""
-    value = node.value
+    # a list of numbers written whole (`rows: [4, 0, 4]`, 200,000 of them) is read from its
+    # numbers, without a Node for each (node.py); any other is read item by item
+    plain = node.numbers if node.whole else None
+    value = None if plain is not None else node.value
     if value == "tokens":
         if token_ids is None:
             fail(node, "rows: tokens needs tokens: {{tokenizer: ..., text: ...}}")
@@ -104,9 +107,9 @@ def indices(node: Node, name: str, size: int, axis: str,
             fail(node, "expected start:stop with start < stop <= {size}, found {found}",
                  size=size, found=value)
         return list(range(start, stop))
-    elif node.numbers is not None and all(type(n) is int and n >= 0 for n in node.numbers):
-        chosen = [int(n) for n in node.numbers]  # a long list of plain indices: no Node each
-    elif isinstance(value, list):
+    elif plain is not None and all(0 <= n < 2**53 for n in plain):  # floats exact as ints
+        chosen = [int(n) for n in plain]
+    elif isinstance(node.value, list):
         chosen = [integer(entry, 0) for entry in items(node, Msg.of("a list of indices"))]
     else:
         expect(node, Msg.of("start:stop, a list of indices or tokens"))

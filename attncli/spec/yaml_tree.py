@@ -20,6 +20,7 @@ from attncli.spec.yaml_loader import plain_numbers, scalar_number
 # collection (`!foo [a]`, `!!set`, `!!omap`) is refused as it is on a scalar.
 PLAIN_COLLECTIONS = frozenset(("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"))
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+INT_TAG = "tag:yaml.org,2002:int"
 
 
 class TreeBuilder:
@@ -44,8 +45,9 @@ class TreeBuilder:
         if isinstance(node, yaml.SequenceNode):
             numbers = plain_numbers(node.value)
             if numbers is not None:
+                whole = all(item.tag == INT_TAG for item in node.value)
                 return Node.number_list(numbers, lambda: self._items(node, path),
-                                        self.where(node, path))
+                                        self.where(node, path), whole)
             return Node(self._items(node, path), self.where(node, path))
         assert isinstance(node, yaml.ScalarNode)
         self.texts.charge(node.value, self.where(node, path))
