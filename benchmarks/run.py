@@ -28,6 +28,10 @@ Cases (A vs B, target A/B):
     json_full  explain --format json --full of the 256-token spec (52 MB; at 64 tokens the
                start of the process is most of it) vs json.dumps (indent 2) of the same
                document in a plain script (which parses it from a file first)             1.5
+    rows_list  attn validate of a JSON spec whose W_Q is `rows:` of 200,000 repeated indices
+               of a 10 x 2 .npy (d_model 200,000) vs the same spec with W_Q drawn at random:
+               0.82 s vs 0.45 s, the difference the reading of 200,000 numbers' text
+               (3.3 s when each index was a value object; under 1 s is the aim)        2.0
 The large specs come from benchmarks/large_spec.py (fixed seed).
     big_yaml   explain of a spec whose embeddings are a 400 x 250 YAML matrix vs
                yaml.load with the C loader                                                 1.3
@@ -159,6 +163,28 @@ def write_big_yaml(folder: Path, n: int = 400, d: int = 250) -> Path:
     return path
 
 
+def write_rows_list(folder: Path, rows: int = 200_000) -> tuple[Path, Path]:
+    """Two JSON specs of d_model `rows`: W_Q is `rows:` of 200,000 repeated indices of a 10 x 2
+    .npy in one, drawn at random in the other (the same spec without the list to read)."""
+    import json
+    import random
+
+    import numpy as np
+
+    np.save(folder / "W10.npy", np.arange(20.0).reshape(10, 2))
+    rng = random.Random(0)
+    chosen = [rng.randrange(10) for _ in range(rows)]
+    spec = {"tokens": ["a", "b"], "embeddings": {"random": {"seed": 1}, "shape": [2, rows]},
+            "weights": {"W_Q": {"file": "W10.npy", "rows": chosen},
+                        "W_K": {"random": {"seed": 2}, "shape": [rows, 2]},
+                        "W_V": {"random": {"seed": 3}, "shape": [rows, 2]}}}
+    listed, drawn = folder / "rows_list.json", folder / "rows_drawn.json"
+    listed.write_text(json.dumps(spec), encoding="utf-8")
+    spec["weights"]["W_Q"] = {"random": {"seed": 4}, "shape": [rows, 2]}
+    drawn.write_text(json.dumps(spec), encoding="utf-8")
+    return listed, drawn
+
+
 D_MODEL, HEADS = 768, 12  # BERT-base
 SCALING_SIZES = (256, 512, 1024, 2048)
 
@@ -249,7 +275,7 @@ def help_imports_nothing_heavy() -> str:
 
 
 CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml", "import", "arrays",
-         "xlsx", "expand_all", "export_large", "json_full", "rich")
+         "xlsx", "expand_all", "export_large", "json_full", "rich", "rows_list")
 
 # The gate CI runs (.ci/run, `--gate`): the ratio cases in a few minutes, the layer at a size CI
 # can afford. A case fails the gate when its ratio passes its target by more than GATE_MARGIN,
@@ -314,6 +340,7 @@ def cases(work: Path, gate: bool = False) -> dict[str, Callable[[], Case]]:
     """The cases by name; for the gate, batch writes in one process (GATE_JOBS)."""
     attn = attn_command()
     big = write_big_yaml(work)
+    rows = write_rows_list(work)
     sys.path.insert(0, str(HERE))
     from large_spec import write_large_spec
 
@@ -332,6 +359,9 @@ def cases(work: Path, gate: bool = False) -> dict[str, Callable[[], Case]]:
             [PYTHON, "-c", "import numpy, yaml, typer, rich.console, rich.table"], 1.1,
             note="attn explain (bundled example) vs importing its libraries"),
         "help": lambda: help_case(attn),
+        "rows_list": lambda: Case(
+            "rows_list", [*attn, "validate", str(rows[0])], [*attn, "validate", str(rows[1])],
+            2.0, note="validate with rows: of 200,000 indices vs the same spec drawn at random"),
         "big_yaml": lambda: Case(
             "big_yaml", [*attn, "explain", str(big), "--format", "text"],
             [PYTHON, "-c", "import yaml, sys; yaml.load(open(sys.argv[1]), "
