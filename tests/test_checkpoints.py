@@ -165,7 +165,7 @@ def test_a_header_past_the_byte_limit_is_refused_unread(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, "{file: m.safetensors, key: W}")
     with pytest.raises(SpecError) as refused:
         load_spec(str(spec), max_cells=1000)
-    assert (f"the header has {len(header)} bytes; the limit is {max_bytes(1000)} bytes"
+    assert (f"the header has {len(header):,} bytes; the limit is {max_bytes(1000):,} bytes"
             in translate(refused.value.message, "en"))
     assert np.array_equal(load_spec(str(spec)).queries.embeddings, np.eye(2))
 

@@ -63,12 +63,18 @@ def test_a_header_of_too_many_entries_is_refused_before_it_is_parsed(
     result = run("export", "spec.yaml", "--latex", "-o", "out.tex")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        f"spec.yaml:2:20: embeddings.file: m.safetensors: the header holds up to {count} JSON "
-        f"values; the limit is {MAX_HEADER_VALUES}\n")
+        f"spec.yaml:2:20: embeddings.file: m.safetensors: the header holds up to {count:,} JSON "
+        f"values; the limit is {MAX_HEADER_VALUES:,}\n")  # counts grouped as English writes them
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     pl = run("explain", "spec.yaml", "--lang", "pl")
     assert (pl.exit_code, pl.stderr.split(": ", 3)[-1]) == (
-        2, f"nagłówek może zawierać nawet {count} wartości JSON; limit to {MAX_HEADER_VALUES}\n")
+        2, f"nagłówek może zawierać nawet {polish(count)} wartości JSON; limit to "
+        f"{polish(MAX_HEADER_VALUES)}\n")
+
+
+def polish(count: int) -> str:
+    """A count as Polish writes it: groups of three parted by no-break spaces (262 144)."""
+    return f"{count:,}".replace(",", "\u00a0")
 
 
 def test_a_header_within_the_count_is_read(tmp_path: Path) -> None:
