@@ -53,10 +53,11 @@ def test_no_byte_symbol_is_left_beside_a_number() -> None:
                                      "24 bajty, a powinny obejmować 32 bajty"),
     ("checkpoint_bad_offsets", "ru", "data/bad_offsets.safetensors (W): data_offsets охватывают "
                                      "24 байта, а должно быть 32 байта"),
-    ("checkpoint_huge_header", "pl", "data/huge_header.safetensors: według nagłówka dane mają "
-                                     "1 099 511 627 776 bajtów, a plik ma tylko 97 bajtów"),
-    ("checkpoint_huge_header", "ru", "data/huge_header.safetensors: согласно заголовку, в файле "
-                                     "1 099 511 627 776 байт, а на самом деле всего 97 байт"),
+    ("checkpoint_huge_header", "pl", "data/huge_header.safetensors: długość nagłówka zapisana "
+                                     "na początku pliku to 1 099 511 627 776 bajtów, a dalsza "
+                                     "część pliku ma tylko 97 bajtów"),
+    ("checkpoint_huge_header", "ru", "data/huge_header.safetensors: длина заголовка указана как "
+                                     "1 099 511 627 776 байт, а дальше в файле всего 97 байт"),
 ])
 def test_the_refusal_reads_both_counts_with_the_word(case: str, lang: str, said: str,
                                                      catalogue: Path) -> None:

@@ -195,8 +195,8 @@ def test_a_whole_file_shorter_than_its_header_gives_both_sizes(suffix: str,
         f"{tmp_path / 'spec.yaml'}:2:20: embeddings.file: {name}: the file ends before its data "
         "does: its header promises 32,000 bytes of numbers, the file holds 20,000 bytes")
     assert translate(caught.value.message, "ru").endswith(
-        "заголовок обещает 32\u00a0000 байт числовых данных, а\u00a0в\u00a0файле только "
-        "20\u00a0000 байт")
+        "по заголовку числовые данные занимают 32\u00a0000 байт, а\u00a0после заголовка "
+        "в\u00a0файле только 20\u00a0000 байт")
 
 
 @pytest.mark.parametrize(("name", "written"), [

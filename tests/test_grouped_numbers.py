@@ -19,9 +19,9 @@ NBSP = "\u00a0"
 @pytest.mark.parametrize(("lang", "line"), [
     ("en", "spec.yaml:2:13: embeddings: a matrix of 1 × 100000000 is too large; the limit is "
            "10,000,000 numbers, which --max-cells sets"),
-    ("pl", "spec.yaml:2:13: embeddings: macierz 1 × 100000000: za duża; limit to "
+    ("pl", "spec.yaml:2:13: embeddings: macierz 1 × 100000000 jest za duża; limit to "
            f"10{NBSP}000{NBSP}000 liczb (ustawia go --max-cells)"),
-    ("ru", "spec.yaml:2:13: embeddings: матрица 1 × 100000000: слишком велика; "
+    ("ru", "spec.yaml:2:13: embeddings: матрица 1 × 100000000 слишком велика; "
            f"предел{NBSP}— 10{NBSP}000{NBSP}000 чисел (его задаёт --max-cells)"),
 ])
 def test_the_max_cells_refusal_groups_the_limit(lang: str, line: str, tmp_path: Path,

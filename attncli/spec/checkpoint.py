@@ -179,8 +179,10 @@ def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], i
     length = struct.unpack("<Q", first)[0]
     if length > size - 8:
         raise FileProblem(Msg.plural_of(
-            "{name}: the header says {count} byte, but the file has only {found}",
-            "{name}: the header says {count} bytes, but the file has only {found}", Count(length),
+            "{name}: the header's length, written at the file's start, is {count} byte, but the "
+            "file holds only {found} after it", "{name}: the header's length, written at the "
+            "file's start, is {count} bytes, but the file holds only {found} after it",
+            Count(length),
             name=name, found=byte_count(size - 8)))
     limit = max_bytes(max_cells)
     _check_header_size(name, length, limit)
