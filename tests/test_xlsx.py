@@ -300,19 +300,19 @@ def test_too_large_and_hand_calculation_are_refused(write: Any, tmp_path: Path) 
     big = write(f"tokens: [{tokens}]\nembeddings: {{random: {{seed: 1}}, shape: [200, 64]}}\n",
                 "big.yaml")
     result = run("export", str(big), "--xlsx", "-o", str(tmp_path / "big.xlsx"))
-    assert result.exit_code == 2 and "at most 200000)" in result.stderr
+    assert result.exit_code == 2 and "at most 200,000)" in result.stderr  # a count, grouped
     narrow = "{random: {seed: 2}, shape: [9000, 1]}"
     wide = write("tokens: [one]\nembeddings: {random: {seed: 1}, shape: [1, 9000]}\n"
                  f"weights: {{W_Q: {narrow}, W_K: {narrow}, W_V: {narrow}}}\n", "wide.yaml")
     result = run("export", str(wide), "--xlsx", "-o", str(tmp_path / "wide.xlsx"))
-    assert result.exit_code == 2 and "at most 16384)" in result.stderr
+    assert result.exit_code == 2 and "at most 16,384)" in result.stderr
     # dX sums three terms a head: with 64 heads its formula outgrows Excel's 8192 characters
     weights = ", ".join(f"W_{x}: {{random: {{seed: {i}}}, shape: [64, 64]}}"
                         for i, x in enumerate("QKV"))
     many = write("tokens: [a, b]\nembeddings: {random: {seed: 1}, shape: [2, 64]}\n"
                  f"heads: 64\nweights: {{{weights}}}\n", "many.yaml")
     result = run("export", str(many), "--xlsx", "--backward", "-o", str(tmp_path / "m.xlsx"))
-    assert result.exit_code == 2 and "at most 8192)" in result.stderr
+    assert result.exit_code == 2 and "at most 8,192)" in result.stderr
     hand = next(p for p in EXAMPLES if p.stem == "cat_chases_mouse_by_hand")
     result = run("export", str(hand), "--xlsx", "-o", str(tmp_path / "hand.xlsx"))
     assert result.exit_code == 2 and "round_intermediates" in result.stderr
