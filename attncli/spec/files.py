@@ -26,6 +26,7 @@ from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
 from attncli.spec.npy_slice import Layout
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
+from attncli.spec.values import shape_text
 
 SUFFIXES = (".npy", ".npz", ".csv")
 END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
@@ -226,7 +227,7 @@ def _check_header(file: IO[bytes], name: str, max_cells: int) -> Layout:
                                         "{limit}, which {option} sets", "{name} holds {count} "
                                         "numbers ({shape}); the limit is {limit}, which {option} "
                                         "sets", Count(cells), name=name,
-                                        shape=" × ".join(str(s) for s in shape),
+                                        shape=shape_text(shape),
                                         limit=Count(max_cells),
                                         option=LIMIT_HINT))
     return layout
