@@ -155,20 +155,34 @@ def test_gpt2_from_a_text_is_the_models_own(tmp_path: Path,
 
 
 def test_bert_from_a_text_is_the_models_own(tmp_path: Path) -> None:
-    """Word, position and token-type embeddings, the embeddings' LayerNorm, [CLS] … [SEP]."""
+    """Word, position and token-type embeddings, the embeddings' LayerNorm, [CLS] … [SEP]; with
+    `block: true` the post-norm rest of the layer (residual, LayerNorm, the GELU feed-forward in
+    its erf form, residual, LayerNorm), and layer 1 from what the whole layer 0 gives back."""
     torch = needed("torch")
     transformers = needed("transformers")
-    config = transformers.BertConfig(vocab_size=14, hidden_size=8, num_hidden_layers=1,
+    config = transformers.BertConfig(vocab_size=14, hidden_size=8, num_hidden_layers=2,
                                      num_attention_heads=2, intermediate_size=16,
                                      max_position_embeddings=16, attn_implementation="eager")
+    assert config.hidden_act == "gelu"  # the erf form, attn's gelu
     model = saved(transformers.BertModel(config), tmp_path / "bert", torch, 7)
     maker().tokenizer(True).save(str(tmp_path / "bert" / "tokenizer.json"))
     ids = [1, 4, 9, 10, 7, 11, 2]  # [CLS] the dog sees a bird [SEP]
-    attention = model.encoder.layer[0].attention
-    attentions, outputs, _ = forward(model, torch, ids, [attention.output.dense])
-    walkthrough = agree(spec_of(tmp_path / "bert", '{text: "the dog sees a bird"}'),
-                        attentions[0], outputs[0])
+    attentions, outputs, hidden = forward(
+        model, torch, ids, [layer.attention.output.dense for layer in model.encoder.layer])
+    text = '{text: "the dog sees a bird"}'
+    walkthrough = agree(spec_of(tmp_path / "bert", text), attentions[0], outputs[0])
     assert walkthrough.heads[0].weights.rows[0] == "[CLS]"
+    # the hidden state that leaves layer 0, from the embeddings LayerNorm-ed on reading
+    whole = agree(spec_of(tmp_path / "bert", text, extra=", block: true"), attentions[0],
+                  hidden[1][0].numpy())
+    assert np.abs(whole.steps[0].matrices[0].values - hidden[0][0].numpy()).max() < TOLERANCE
+    assert [step.id for step in whole.steps if step.id.startswith(("norm", "residual"))] == [
+        "residual_1", "norm_1", "residual_2", "norm_2"]
+    # layer 1: its input is what the whole layer 0 gives back; then the whole layer 1
+    second = agree(spec_of(tmp_path / "bert", text, layer=1), attentions[1], outputs[1])
+    assert np.abs(second.steps[0].matrices[0].values - hidden[1][0].numpy()).max() < TOLERANCE
+    agree(spec_of(tmp_path / "bert", text, layer=1, extra=", block: true"), attentions[1],
+          hidden[2][0].numpy())
 
 
 # --- refusals: one line, where the spec says it, exit 2 ---------------------------------------
@@ -294,15 +308,19 @@ def test_gpt_oss_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert walkthrough.heads[0].weights.values[4, :2].tolist() == [0.0, 0.0]
 
 
-def test_a_bert_block_is_refused_in_words_of_the_language(tmp_path: Path) -> None:
-    """BERT's LayerNorm after each sublayer is said in Polish and Russian, not as "post-norm"."""
-    folder_with(tmp_path, '{"model_type": "bert", "num_hidden_layers": 1, '
-                '"num_attention_heads": 2, "hidden_size": 8, "intermediate_size": 16, '
-                '"vocab_size": 14, "max_position_embeddings": 16}')
+@pytest.mark.parametrize(("lang", "problem"), [
+    ("en", "the activation quick_gelu is not worked out yet; expected one of gelu, relu, silu"),
+    ("ru", "функция активации quick_gelu пока не поддерживается; ожидалась одна из: gelu, relu, "
+           "silu"),
+])
+def test_an_activation_attn_does_not_compute_is_refused_in_config_json(
+        tmp_path: Path, lang: str, problem: str) -> None:
+    """Layer 1 needs the whole layer 0, its feed-forward too, even without `block`: an
+    activation attn does not compute is named where config.json says it, in the language."""
+    folder_with(tmp_path, '{"model_type": "bert", "num_hidden_layers": 2, '
+                '"num_attention_heads": 2, "hidden_act": "quick_gelu"}')
     path = tmp_path / "spec.yaml"
-    path.write_text("model: {path: m, layer: 0, block: true}\ntokens: {ids: [1]}\n",
-                    encoding="utf-8")
-    result = run("explain", str(path), "--lang", "ru")
-    assert (result.exit_code, result.stderr.replace("\u00a0", " ")) == (
-        2, f"{path}:1:35: model.block: остальная часть слоя для этой модели пока не расписывается "
-        "(LayerNorm после каждого подслоя); удалите block\n")
+    path.write_text("model: {path: m, layer: 1}\ntokens: {ids: [1]}\n", encoding="utf-8")
+    result = run("explain", str(path), "--lang", lang)
+    assert (result.exit_code, result.stdout, result.stderr.replace("\u00a0", " ")) == (
+        2, "", f"m/config.json: hidden_act: {problem}\n")

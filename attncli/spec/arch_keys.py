@@ -1,0 +1,182 @@
+"""What every architecture's reader shares (attncli/spec/arch_*.py): a model folder as the spec
+reads it (`Checkpoint`), and the keys that several families write alike: RoPE, the window, the
+`Linear` projections, the attention of the Llama family, a LayerNorm, the activation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import field
+from typing import Any
+
+from attncli.errors import Location
+from attncli.i18n import Msg
+from attncli.records import record
+from attncli.spec.model import Array
+from attncli.spec.source import Node
+from attncli.spec.values import boolean, fail, integer, number, text
+
+Keys = dict[str, Any]
+
+
+@record
+class Checkpoint:
+    """A model folder as the spec reads it: the checkpoint file's name in the spec, the layer,
+    the token ids, config.json's fields as Nodes, the tensors' names, and whether the rest of
+    the layer (`block: true`) is asked for."""
+
+    weights: str
+    layer: int
+    ids: tuple[int, ...]
+    config: dict[str, Node]
+    config_name: str
+    names: frozenset[str]
+    block: bool = False
+    block_node: Node | None = None
+    prefixes: tuple[str, ...] = field(default=())
+    read: Callable[[str, list[int]], Array] | None = None  # a tensor's rows, as float64
+
+    def rows_of(self, key: str, rows: list[int]) -> Array:
+        """Rows of the tensor `key`, read now: for what the model adds before attention."""
+        assert self.read is not None
+        return self.read(self.tensor(key)["key"], rows)
+
+    def tensor(self, key: str, **selection: Any) -> Keys:
+        """`key` of the checkpoint, after the first prefix under which the file holds it (a
+        model saved with its head holds `model.layers…`, the bare model `layers…`)."""
+        for prefix in self.prefixes:
+            if prefix + key in self.names:
+                return {"file": self.weights, "key": prefix + key, **selection}
+        return {"file": self.weights, "key": (self.prefixes[:1] or ("",))[0] + key, **selection}
+
+    def has(self, key: str) -> bool:
+        return any(prefix + key in self.names for prefix in self.prefixes)
+
+    def field(self, key: str) -> Node:
+        found = self.config.get(key)
+        if found is None or found.value is None:
+            fail(Node({}, Location(self.config_name)), "the key {key} is missing", key=key)
+        return found
+
+    def whole(self, key: str, default: int | None = None) -> int:
+        found = self.config.get(key)
+        if default is not None and (found is None or found.value is None):
+            return default
+        return integer(self.field(key), 1)
+
+    def number(self, key: str, default: float) -> float:
+        found = self.config.get(key)
+        return default if found is None or found.value is None else number(found)
+
+    def flag(self, key: str) -> bool:
+        found = self.config.get(key)
+        return False if found is None or found.value is None else boolean(found)
+
+    @property
+    def rows(self) -> list[int]:
+        return list(self.ids)
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+
+def refuse_block(c: Checkpoint, why: str | Msg) -> None:
+    if c.block and c.block_node is not None:
+        fail(c.block_node, "the rest of the layer is not worked out for this model yet ({why}); "
+             "remove block", why=why)
+
+
+def rope(c: Checkpoint) -> Keys:
+    """RoPE from `rope_parameters` (or the older `rope_theta`), the unscaled kind only."""
+    parameters = c.config.get("rope_parameters")
+    base = c.number("rope_theta", 10000.0)
+    if parameters is not None and isinstance(parameters.value, dict):
+        kind = parameters.value.get("rope_type")
+        if kind is not None and text(kind) != "default":
+            fail(kind, "the RoPE scaling {found} is not worked out yet; expected default",
+                 found=text(kind)[:40])
+        theta = parameters.value.get("rope_theta")
+        base = base if theta is None else number(theta)
+    return {"rope": {"base": base, "layout": "half"}}
+
+
+def window(c: Checkpoint) -> int | None:
+    """The sliding window of this layer, as `layer_types` (or Mistral's `sliding_window` for
+    every layer) gives it: HF's window w lets a query see itself and the w − 1 keys before it."""
+    types = c.config.get("layer_types")
+    size = c.config.get("sliding_window")
+    if size is None or size.value is None:
+        return None
+    if types is not None and isinstance(types.value, list):
+        if c.layer < len(types.value) and types.value[c.layer].value != "sliding_attention":
+            return None
+    elif c.config["model_type"].value not in ("mistral",):
+        return None
+    return integer(size, 2) - 1
+
+
+def causal(c: Checkpoint) -> Any:
+    width = window(c)
+    return "causal" if width is None else {"window": width, "causal": True}
+
+
+def linears(c: Checkpoint, at: str, names: dict[str, str], bias: bool) -> Keys:
+    """W_Q, W_K, W_V, W_O (and their biases) from `Linear` layers under `at`."""
+    weights: Keys = {f"W_{k}": c.tensor(f"{at}{name}.weight") for k, name in names.items()}
+    if bias:
+        for k, name in names.items():
+            if c.has(f"{at}{name}.bias"):
+                weights[f"b_{k}"] = c.tensor(f"{at}{name}.bias")
+    return weights
+
+
+def rotary_heads(c: Checkpoint, at: str) -> Keys:
+    """The attention of the Llama family and its heirs: `Linear` q_proj, k_proj, v_proj, o_proj
+    (their biases where the file has them), grouped-query heads, RoPE, the causal mask or this
+    layer's window."""
+    heads = c.whole("num_attention_heads")
+    return {
+        "convention": "column",
+        "positional": rope(c),
+        "heads": heads,
+        "kv_heads": c.whole("num_key_value_heads", heads),
+        "weights": linears(c, at + "self_attn.", {"Q": "q_proj", "K": "k_proj", "V": "v_proj",
+                                                  "O": "o_proj"}, True),
+        "mask": causal(c),
+    }
+
+
+# the activation each library's config names (`hidden_act`, `activation_function`), as attn's
+# `activation`: `gelu` is the erf form x·Φ(x), as attn's gelu
+HF_ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "silu": "silu"}
+
+
+def activation(c: Checkpoint, key: str, default: str) -> str:
+    """attn's name of the feed-forward's activation that config.json's `key` names; a kind
+    attn does not compute is refused there."""
+    found = c.config.get(key)
+    if found is None or found.value is None:
+        return HF_ACTIVATIONS[default]
+    name = text(found)
+    if name not in HF_ACTIVATIONS:
+        fail(found, "the activation {found} is not worked out yet; expected one of {known}",
+             found=name[:40], known=", ".join(HF_ACTIVATIONS))
+    return HF_ACTIVATIONS[name]
+
+
+def layer_norm(c: Checkpoint, at: str, eps: float, names: tuple[str, str] = ("weight", "bias")
+               ) -> Keys:
+    """A LayerNorm's gain and bias under `at` (`….weight` and `….bias`)."""
+    return {"gain": c.tensor(f"{at}.{names[0]}"), "bias": c.tensor(f"{at}.{names[1]}"),
+            "eps": eps}
+
+
+def layer_normed(c: Checkpoint, x: Array, at: str, eps: float) -> Array:
+    """LayerNorm of each row of `x` with the gain and bias under `at`, for what a model does
+    before its first layer (attn shows it already done)."""
+    gain = c.rows_of(f"{at}.weight", [0])  # (d_model,)
+    bias = c.rows_of(f"{at}.bias", [0])  # (d_model,)
+    mu = x.mean(axis=1, keepdims=True)  # (n, 1)
+    spread = ((x - mu) ** 2).mean(axis=1, keepdims=True)  # (n, 1)
+    return (x - mu) / (spread + eps) ** 0.5 * gain + bias  # (n, d) * (d,) + (d,)

@@ -1,0 +1,66 @@
+"""The rotary families (`llama`, `mistral`, `qwen3`, `gemma2`, `gpt_oss`): each gives the keys
+of one layer of its checkpoint (see attncli/spec/architectures.py)."""
+
+from __future__ import annotations
+
+from attncli.spec.arch_keys import Checkpoint, Keys, refuse_block, rotary_heads
+from attncli.spec.values import number, text
+
+
+def llama(c: Checkpoint) -> Keys:
+    """Llama, Mistral and Qwen3: RMSNorm before attention, RoPE, grouped-query heads, and a SwiGLU
+    feed-forward; Qwen3 normalizes each head's q and k."""
+    at = f"layers.{c.layer}."
+    eps = c.number("rms_norm_eps", 1e-6)
+    keys: Keys = {"embeddings": c.tensor("embed_tokens.weight", rows=c.rows),
+                  **rotary_heads(c, at)}
+    norms = [{"gain": c.tensor(at + name + ".weight"), "eps": eps}
+             for name in ("input_layernorm", "post_attention_layernorm")]
+    keys["block"] = {"norm": "pre", "rms_norm": norms, "residual": c.block}
+    if c.block:
+        act = c.config.get("hidden_act")
+        if act is not None and text(act) != "silu":
+            refuse_block(c, text(act)[:40])
+        keys["block"]["ffn"] = {"activation": "swiglu",
+                                **{w: c.tensor(f"{at}mlp.{name}_proj.weight") for w, name in
+                                   (("W_1", "gate"), ("W_3", "up"), ("W_2", "down"))}}
+    if c.has(at + "self_attn.q_norm.weight"):  # Qwen3: each head's q and k
+        keys["qk_norm"] = {"over": "head", "q_gain": c.tensor(at + "self_attn.q_norm.weight"),
+                           "k_gain": c.tensor(at + "self_attn.k_norm.weight"), "eps": eps}
+    return keys
+
+
+def gemma2(c: Checkpoint) -> Keys:
+    """Gemma 2: token embeddings times √d_model, RMSNorm with the gain 1 + w, scores divided by
+    √query_pre_attn_scalar and soft-capped, sliding-window layers as `layer_types` lists."""
+    at = f"layers.{c.layer}."
+    refuse_block(c, "post_feedforward_layernorm")
+    d = c.whole("hidden_size")
+    eps = c.number("rms_norm_eps", 1e-6)
+    embeddings = c.rows_of("embed_tokens.weight", c.rows) * d ** 0.5  # (n, d_model)
+    gain = 1.0 + c.rows_of(at + "input_layernorm.weight", [0])  # (d_model,)
+    keys: Keys = {
+        "embeddings": embeddings,
+        **rotary_heads(c, at),
+        "scale": c.number("query_pre_attn_scalar", 256.0) ** 0.5,
+        "block": {"norm": "pre", "rms_norm": {"gain": gain, "eps": eps}, "residual": False},
+    }
+    cap = c.config.get("attn_logit_softcapping")
+    if cap is not None and cap.value is not None:
+        keys["softcap"] = number(cap)
+    return keys
+
+
+def gpt_oss(c: Checkpoint) -> Keys:
+    """gpt-oss: RMSNorm before attention, RoPE, grouped-query heads with biases, each head's
+    learned sink logit, sliding-window and full layers as `layer_types` lists."""
+    at = f"layers.{c.layer}."
+    refuse_block(c, "mlp.experts")
+    return {
+        "embeddings": c.tensor("embed_tokens.weight", rows=c.rows),
+        **rotary_heads(c, at),
+        "sinks": c.rows_of(at + "self_attn.sinks", [0]),  # (heads,)
+        "block": {"norm": "pre", "residual": False, "rms_norm": {
+            "gain": c.tensor(at + "input_layernorm.weight"), "eps": c.number("rms_norm_eps",
+                                                                              1e-5)}},
+    }
