@@ -51,7 +51,7 @@ def random_spec(seed: int) -> Spec:
                "b_1": rng.normal(0, 1, d_ff).tolist(),
                "W_2": m(d_model, d_ff) if column else m(d_ff, d_model),
                "b_2": rng.normal(0, 1, d_model).tolist(),
-               "activation": str(rng.choice(["relu", "gelu"]))}
+               "activation": str(rng.choice(["relu", "gelu", "gelu_tanh"]))}
         norm = {"gain": (1 + rng.normal(0, 0.3, d_model)).tolist(),
                 "bias": rng.normal(0, 0.3, d_model).tolist(), "eps": 1e-5}
         spec["block"] = {"residual": bool(rng.random() < 0.8), "norm": str(rng.choice(
@@ -130,7 +130,8 @@ def layer(spec: Spec, x: object, o: object, params: dict[str, object], t: object
     w1, b1, w2, b2 = t(ffn.W_1), t(ffn.b_1), t(ffn.W_2), t(ffn.b_2)  # type: ignore[operator]
     params.update({"dW_1": w1, "db_1": b1, "dW_2": w2, "db_2": b2})
     a = (ffn_in @ w1 if row else ffn_in @ w1.T) + b1  # type: ignore[operator]
-    act = torch.relu(a) if ffn.activation == "relu" else torch.nn.functional.gelu(a)  # type: ignore[attr-defined]
+    act = torch.relu(a) if ffn.activation == "relu" else torch.nn.functional.gelu(  # type: ignore[attr-defined]
+        a, approximate="tanh" if ffn.activation == "gelu_tanh" else "none")
     f = (act @ w2 if row else act @ w2.T) + b2
     out = h + f if block.residual else f
     if post:

@@ -138,20 +138,35 @@ def test_a_llama_like_layer_is_the_models_own(name: str, tmp_path: Path,
     assert np.abs(second.steps[0].matrices[0].values - hidden[1][0].numpy()).max() < TOLERANCE
 
 
-def test_gpt2_from_a_text_is_the_models_own(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """Learned positions, LayerNorm before attention, c_attn's thirds; the folder's tokenizer."""
+def test_gpt2_from_a_text_is_the_models_own(tmp_path: Path) -> None:
+    """Learned positions, LayerNorm before attention, c_attn's thirds; the folder's tokenizer;
+    with `block: true` the pre-norm rest of the layer (residual, ln_2, c_fc, gelu_new as attn's
+    gelu_tanh, c_proj, residual), and layer 1 from what the whole layer 0 gives back."""
     torch = needed("torch")
     transformers = needed("transformers")
-    config = transformers.GPT2Config(vocab_size=14, n_positions=16, n_embd=8, n_layer=1,
+    config = transformers.GPT2Config(vocab_size=14, n_positions=16, n_embd=8, n_layer=2,
                                      n_head=2, attn_implementation="eager")
+    assert config.activation_function == "gelu_new"
     model = saved(transformers.GPT2LMHeadModel(config), tmp_path / "gpt2", torch, 6)
     maker().tokenizer(False).save(str(tmp_path / "gpt2" / "tokenizer.json"))
     ids = [4, 5, 6, 7, 8]  # the cat chases a mouse
-    attentions, outputs, _ = forward(model, torch, ids, [model.transformer.h[0].attn])
-    walkthrough = agree(spec_of(tmp_path / "gpt2", '{text: "the cat chases a mouse"}'),
-                        attentions[0], outputs[0])
+    blocks = model.transformer.h
+    # the hooks fire as each module ends: attention 0, layer 0, attention 1, layer 1
+    attentions, caught, hidden = forward(model, torch, ids, [
+        blocks[0].attn, blocks[1].attn, blocks[0], blocks[1]])
+    text = '{text: "the cat chases a mouse"}'
+    walkthrough = agree(spec_of(tmp_path / "gpt2", text), attentions[0], caught[0])
     assert walkthrough.heads[0].weights.rows == ("the", "cat", "chases", "a", "mouse")
+    # the hidden state that leaves layer 0 (no ln_f: it follows the last layer only)
+    whole = agree(spec_of(tmp_path / "gpt2", text, extra=", block: true"), attentions[0],
+                  caught[1])
+    assert np.abs(caught[1] - hidden[1][0].numpy()).max() == 0.0
+    assert any(step.id == "ffn" for step in whole.steps)
+    # layer 1: its input is what the whole layer 0 gives back; then the whole layer 1
+    second = agree(spec_of(tmp_path / "gpt2", text, layer=1), attentions[1], caught[2])
+    assert np.abs(second.steps[0].matrices[0].values - hidden[1][0].numpy()).max() < TOLERANCE
+    agree(spec_of(tmp_path / "gpt2", text, layer=1, extra=", block: true"), attentions[1],
+          caught[3])
 
 
 def test_bert_from_a_text_is_the_models_own(tmp_path: Path) -> None:
@@ -309,9 +324,10 @@ def test_gpt_oss_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 @pytest.mark.parametrize(("lang", "problem"), [
-    ("en", "the activation quick_gelu is not worked out yet; expected one of gelu, relu, silu"),
-    ("ru", "функция активации quick_gelu пока не поддерживается; ожидалась одна из: gelu, relu, "
-           "silu"),
+    ("en", "the activation quick_gelu is not worked out yet; expected one of gelu, gelu_new, "
+           "gelu_pytorch_tanh, relu, silu"),
+    ("ru", "функция активации quick_gelu пока не поддерживается; ожидалась одна из: gelu, "
+           "gelu_new, gelu_pytorch_tanh, relu, silu"),
 ])
 def test_an_activation_attn_does_not_compute_is_refused_in_config_json(
         tmp_path: Path, lang: str, problem: str) -> None:

@@ -85,10 +85,20 @@ def gelu_slope(a: Array) -> Array:
     return cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)  # (n, d_ff)
 
 
+def gelu_tanh_slope(a: Array) -> Array:
+    """The derivative of 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³):
+    0.5·(1 + tanh u) + 0.5·a·(1 − tanh² u)·√(2/π)·(1 + 3·0.044715·a²)."""
+    c = math.sqrt(2.0 / math.pi)
+    t = np.tanh(c * (a + 0.044715 * a**3))  # (n, d_ff)
+    return 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * c * (1.0 + 3 * 0.044715 * a * a)
+
+
 def slope(a: Array, activation: str) -> Array:
     """act′(a) of the activation a feed-forward applies to A₁ (the gate's, when gated)."""
     if activation == "relu":
         return (a > 0.0).astype(np.float64)  # (n, d_ff): 1 where ReLU passes, else 0
     if activation in ("silu", "swiglu"):
         return silu_slope(a)
+    if activation == "gelu_tanh":
+        return gelu_tanh_slope(a)
     return gelu_slope(a)  # gelu, geglu

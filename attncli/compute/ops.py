@@ -196,6 +196,13 @@ def gelu(x: Array) -> Array:
     return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))  # (n, d_ff)
 
 
+def gelu_tanh(x: Array) -> Array:
+    """GELU's tanh approximation, GPT-2's `gelu_new` and PyTorch's gelu(approximate="tanh"):
+    0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))."""
+    inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)  # (n, d_ff)
+    return 0.5 * x * (1.0 + np.tanh(inner))  # (n, d_ff)
+
+
 def rope_angles(positions: int, d_k: int, base: float = 10000.0) -> Array:
     """RoPE's rotation angles p·θᵢ, θᵢ = base^(−2i/d_k), for p = 0 .. positions-1 (Su et al.)."""
     theta = base ** (-2.0 * np.arange(d_k // 2) / d_k)  # (d_k/2,)
@@ -255,4 +262,5 @@ def silu(x: Array) -> Array:
 
 
 # the activation of each feed-forward kind; a gated kind (swiglu, geglu) gates with the same
-ACTIVATION = {"relu": relu, "gelu": gelu, "silu": silu, "swiglu": silu, "geglu": gelu}
+ACTIVATION = {"relu": relu, "gelu": gelu, "gelu_tanh": gelu_tanh, "silu": silu, "swiglu": silu,
+              "geglu": gelu}

@@ -50,6 +50,11 @@ FORMULAS: dict[str, str] = {
     "m = max(m_old,": r"m = \max(m_{\text{old}},", "Õ": r"\tilde{O}", "ℓ": r"\ell", "α": r"\alpha",
     "Z = A·V": r"Z = A V", "O = Õ / ℓ": r"O = \tilde{O} / \ell",
     "−∞": r"-\infty",
+    # GPT-2's activation
+    "GELU_tanh(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))":
+        r"\operatorname{GELU_{tanh}}(x) = 0.5 \cdot x \cdot \bigl(1 + \tanh\bigl("
+        r"\sqrt{2/\pi} \cdot (x + 0.044715 \cdot x^{3})\bigr)\bigr)",
+    "GELU_tanh": r"\operatorname{GELU_{tanh}}",
     # logit soft-capping
     "(−c, c)": r"(-c, c)", "tanh x ≈ x": r"\tanh x \approx x",
     # attention sinks

@@ -148,8 +148,10 @@ def rotary_heads(c: Checkpoint, at: str) -> Keys:
 
 
 # the activation each library's config names (`hidden_act`, `activation_function`), as attn's
-# `activation`: `gelu` is the erf form x·Φ(x), as attn's gelu
-HF_ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "silu": "silu"}
+# `activation`: `gelu` is the erf form x·Φ(x), as attn's gelu; `gelu_new` (GPT-2) and
+# `gelu_pytorch_tanh` are its tanh approximation, attn's gelu_tanh
+HF_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh",
+                  "relu": "relu", "silu": "silu"}
 
 
 def activation(c: Checkpoint, key: str, default: str) -> str:

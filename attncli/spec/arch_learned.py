@@ -10,16 +10,18 @@ from attncli.spec.arch_keys import (
     layer_norm,
     layer_normed,
     linears,
-    refuse_block,
 )
 
 
 def gpt2(c: Checkpoint) -> Keys:
-    """GPT-2: learned positions added to the token embeddings, LayerNorm before attention, one
-    `Conv1D` c_attn holding W_Q, W_K and W_V side by side (row convention)."""
+    """GPT-2: learned positions added to the token embeddings before the first layer, LayerNorm
+    before attention, one `Conv1D` c_attn holding W_Q, W_K and W_V side by side (row
+    convention); the rest of the layer is pre-norm: residual, `ln_2`, the feed-forward `mlp.c_fc`,
+    `gelu_new` (attn's gelu_tanh), `mlp.c_proj`, residual. (`ln_f` follows the last layer only,
+    so no layer's output passes through it.)"""
     at = f"h.{c.layer}."
+    act = activation(c, "activation_function", "gelu_new") if c.block else None
     d = c.whole("n_embd")
-    refuse_block(c, "gelu_new")
     eps = c.number("layer_norm_epsilon", 1e-5)
     thirds = {"Q": f"0:{d}", "K": f"{d}:{2 * d}", "V": f"{2 * d}:{3 * d}"}
     weights: Keys = {}
@@ -28,16 +30,22 @@ def gpt2(c: Checkpoint) -> Keys:
         weights[f"b_{k}"] = c.tensor(at + "attn.c_attn.bias", columns=columns)
     weights["W_O"] = c.tensor(at + "attn.c_proj.weight")
     weights["b_O"] = c.tensor(at + "attn.c_proj.bias")
-    norms = [{"gain": c.tensor(f"{at}{name}.weight"), "bias": c.tensor(f"{at}{name}.bias"),
-              "eps": eps} for name in ("ln_1", "ln_2")]
-    return {
+    keys: Keys = {
         "embeddings": c.tensor("wte.weight", rows=c.rows),
-        "positional": c.tensor("wpe.weight", rows=f"0:{c.n}"),
         "heads": c.whole("n_head"),
         "weights": weights,
         "mask": "causal",
-        "block": {"norm": "pre", "layer_norm": norms, "residual": False},
+        "block": {"norm": "pre", "residual": c.block, "layer_norm": [
+            layer_norm(c, at + name, eps) for name in ("ln_1", "ln_2")]},
     }
+    if c.layer == 0:  # a later layer's input is what the layers before it give back
+        keys["positional"] = c.tensor("wpe.weight", rows=f"0:{c.n}")
+    if c.block:
+        keys["block"]["ffn"] = {"activation": act, **{
+            key: c.tensor(f"{at}mlp.{name}") for key, name in (
+                ("W_1", "c_fc.weight"), ("b_1", "c_fc.bias"), ("W_2", "c_proj.weight"),
+                ("b_2", "c_proj.bias"))}}
+    return keys
 
 
 def bert(c: Checkpoint) -> Keys:

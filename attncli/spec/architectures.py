@@ -35,7 +35,7 @@ ARCHITECTURES: dict[str, Architecture] = {
     "llama": LLAMA,
     "mistral": LLAMA,
     "qwen3": LLAMA,
-    "gpt2": Architecture("n_layer", ("transformer.", ""), gpt2),
+    "gpt2": Architecture("n_layer", ("transformer.", ""), gpt2, deep=True),
     "bert": Architecture("num_hidden_layers", ("bert.", ""), bert, deep=True),
     "gemma2": Architecture("num_hidden_layers", ("model.", ""), gemma2),
     "gpt_oss": Architecture("num_hidden_layers", ("model.", ""), gpt_oss),

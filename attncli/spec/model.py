@@ -20,12 +20,12 @@ Convention = Literal["row", "column"]
 MaskedRows = Literal["zeros", "nan", "error"]
 Decimal = Literal["dot", "comma"]
 Dtype = Literal["float16", "bfloat16", "float32", "float64"]  # the `dtype` key (spec/precision.py)
-Activation = Literal["relu", "gelu", "silu", "swiglu", "geglu"]
-ACTIVATIONS: tuple[Activation, ...] = ("relu", "gelu", "silu", "swiglu", "geglu")
+Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
+ACTIVATIONS: tuple[Activation, ...] = ("relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu")
 GATED = ("swiglu", "geglu")
-# how prose names each activation (the spec writes them in lower case)
-ACTIVATION_NAMES: dict[str, str] = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU",
-                                    "swiglu": "SwiGLU", "geglu": "GeGLU"}
+# how prose and a formula's text name each activation (the spec writes them in lower case)
+ACTIVATION_NAMES: dict[str, str] = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU_tanh",
+                                    "silu": "SiLU", "swiglu": "SwiGLU", "geglu": "GeGLU"}
 
 
 @record

@@ -148,9 +148,12 @@ def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
     matrices.append(b.matrix(Formula("H", "H"), hidden, h.rows))
     result = Matrix(Formula("F", "F"), f, h.rows, h.columns)
     matrices.append(result)
+    notes = [Msg.of("The same two-layer network is applied to every row on its own.")]
+    if ffn.activation == "gelu_tanh":
+        notes.append(Msg.of("GELU_tanh is GELU's tanh approximation (GPT-2's gelu_new): "
+                            "GELU_tanh(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))."))
     step = Step("ffn", Msg.of("Feed-forward network"), ffn_formula(b, ffn, h.symbol),
-                tuple(matrices), None,
-                (Msg.of("The same two-layer network is applied to every row on its own."),))
+                tuple(matrices), None, tuple(notes))
     return step, result
 
 
@@ -160,13 +163,21 @@ def ffn_formula(b: Build, ffn: FeedForward, given: Formula) -> Formula:
     act = ACTIVATION_NAMES[ffn.activation]
     if ffn.gated:
         return gated_formula(b, ffn, given, b1, b2)
+    tex = operator(act)
     if b.row:
         return Formula(f"H = {act}({given.text}·W_1{b1[0]}),  F = H·W_2{b2[0]}",
-                       rf"H = \operatorname{{{act}}}({given.latex} W_{{1}}{b1[1]}),"
+                       rf"H = {tex}({given.latex} W_{{1}}{b1[1]}),"
                        rf"\quad F = H W_{{2}}{b2[1]}")
     return Formula(f"hᵢ = {act}(W_1·xᵢ{b1[0]}),  fᵢ = W_2·hᵢ{b2[0]}",
-                   rf"h_i = \operatorname{{{act}}}(W_{{1}} x_i{b1[1]}),"
+                   rf"h_i = {tex}(W_{{1}} x_i{b1[1]}),"
                    rf"\quad f_i = W_{{2}} h_i{b2[1]}")
+
+
+def operator(name: str) -> str:
+    """An activation's name as a LaTeX operator: GELU_tanh as GELU with tanh below it (inside
+    the operator, so that Markdown reads no `}_` as emphasis)."""
+    base, _, below = name.partition("_")
+    return rf"\operatorname{{{base}" + (f"_{{{below}}}" if below else "") + "}"
 
 
 def gated_formula(b: Build, ffn: FeedForward, given: Formula, b1: tuple[str, str],

@@ -138,6 +138,7 @@ def residual(ctx: Context, step: Step) -> list[Piece]:
 ACTIVATION = {  # x -> activation(x), as attncli/compute/ops.py computes it
     "relu": "MAX(0,{x})",
     "gelu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
+    "gelu_tanh": "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}^3)))",
     "geglu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
     "silu": "{x}*0.5*(1+TANH(0.5*{x}))",
     "swiglu": "{x}*0.5*(1+TANH(0.5*{x}))",
