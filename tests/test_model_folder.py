@@ -323,20 +323,47 @@ def test_gpt_oss_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert walkthrough.heads[0].weights.values[4, :2].tolist() == [0.0, 0.0]
 
 
-@pytest.mark.parametrize(("lang", "problem"), [
-    ("en", "the activation quick_gelu is not worked out yet; expected one of gelu, gelu_new, "
-           "gelu_pytorch_tanh, relu, silu"),
-    ("ru", "функция активации quick_gelu пока не поддерживается; ожидалась одна из: gelu, "
-           "gelu_new, gelu_pytorch_tanh, relu, silu"),
+@pytest.mark.parametrize(("model", "lang", "problem"), [
+    ("bert", "en", "the activation quick_gelu is not worked out yet; expected one of gelu, "
+                   "gelu_new, gelu_pytorch_tanh, relu, silu"),
+    ("bert", "ru", "функция активации quick_gelu пока не поддерживается; ожидалась одна из: "
+                   "gelu, gelu_new, gelu_pytorch_tanh, relu, silu"),
+    ("llama", "pl", "funkcja aktywacji quick_gelu nie jest jeszcze obsługiwana; oczekiwano "
+                    "jednej z: gelu, silu"),
 ])
 def test_an_activation_attn_does_not_compute_is_refused_in_config_json(
-        tmp_path: Path, lang: str, problem: str) -> None:
+        tmp_path: Path, model: str, lang: str, problem: str) -> None:
     """Layer 1 needs the whole layer 0, its feed-forward too, even without `block`: an
-    activation attn does not compute is named where config.json says it, in the language."""
-    folder_with(tmp_path, '{"model_type": "bert", "num_hidden_layers": 2, '
+    activation attn does not compute is named where config.json says it, in the language (a
+    Llama's gate takes SiLU or GELU: SwiGLU or GeGLU)."""
+    folder_with(tmp_path, f'{{"model_type": "{model}", "num_hidden_layers": 2, '
                 '"num_attention_heads": 2, "hidden_act": "quick_gelu"}')
     path = tmp_path / "spec.yaml"
     path.write_text("model: {path: m, layer: 1}\ntokens: {ids: [1]}\n", encoding="utf-8")
     result = run("explain", str(path), "--lang", lang)
     assert (result.exit_code, result.stdout, result.stderr.replace("\u00a0", " ")) == (
         2, "", f"m/config.json: hidden_act: {problem}\n")
+
+
+def test_a_llama_whose_gate_takes_gelu_is_a_geglu_layer(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """hidden_act: gelu makes LlamaMLP down(gelu(gate(x)) ⊙ up(x)) with the exact GELU: attn's
+    geglu, in layer 0's whole output and in the input of layer 1."""
+    torch = needed("torch")
+    transformers = needed("transformers")
+    config = transformers.LlamaConfig(
+        hidden_size=8, num_attention_heads=4, num_key_value_heads=2, num_hidden_layers=2,
+        intermediate_size=12, vocab_size=20, rms_norm_eps=1e-6, hidden_act="gelu")
+    config._attn_implementation = "eager"
+    model = saved(transformers.LlamaForCausalLM(config), tmp_path / "llama", torch, 5)
+    float64_parts(monkeypatch, torch, transformers.models.llama.modeling_llama, "LlamaRMSNorm",
+                  "LlamaRotaryEmbedding")
+    attentions, outputs, hidden = forward(model, torch, IDS,
+                                          [layer.self_attn for layer in model.model.layers])
+    whole = agree(spec_of(tmp_path / "llama", f"{{ids: {IDS}}}", extra=", block: true"),
+                  attentions[0], hidden[1][0].numpy())
+    ffn = next(step for step in whole.steps if step.id == "ffn")
+    assert ffn.formula is not None and ffn.formula.text.startswith("gᵢ = GELU(W_1·xᵢ),  uᵢ = ")
+    second = agree(spec_of(tmp_path / "llama", f"{{ids: {IDS}}}", layer=1), attentions[1],
+                   outputs[1])
+    assert np.abs(second.steps[0].matrices[0].values - hidden[1][0].numpy()).max() < TOLERANCE

@@ -154,17 +154,18 @@ HF_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": 
                   "relu": "relu", "silu": "silu"}
 
 
-def activation(c: Checkpoint, key: str, default: str) -> str:
-    """attn's name of the feed-forward's activation that config.json's `key` names; a kind
-    attn does not compute is refused there."""
+def activation(c: Checkpoint, key: str, default: str,
+               names: dict[str, str] = HF_ACTIVATIONS) -> str:
+    """attn's name of the feed-forward's activation that config.json's `key` names, as `names`
+    reads it; a kind attn does not compute is refused there."""
     found = c.config.get(key)
     if found is None or found.value is None:
-        return HF_ACTIVATIONS[default]
+        return names[default]
     name = text(found)
-    if name not in HF_ACTIVATIONS:
+    if name not in names:
         fail(found, "the activation {found} is not worked out yet; expected one of {known}",
-             found=name[:40], known=", ".join(HF_ACTIVATIONS))
-    return HF_ACTIVATIONS[name]
+             found=name[:40], known=", ".join(names))
+    return names[name]
 
 
 def layer_norm(c: Checkpoint, at: str, eps: float, names: tuple[str, str] = ("weight", "bias")

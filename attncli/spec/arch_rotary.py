@@ -3,8 +3,11 @@ of one layer of its checkpoint (see attncli/spec/architectures.py)."""
 
 from __future__ import annotations
 
-from attncli.spec.arch_keys import Checkpoint, Keys, refuse_block, rotary_heads
-from attncli.spec.values import number, text
+from attncli.spec.arch_keys import Checkpoint, Keys, activation, refuse_block, rotary_heads
+from attncli.spec.values import number
+
+# the gated feed-forward that each `hidden_act` makes of gate_proj, up_proj and down_proj
+GATES = {"gelu": "geglu", "silu": "swiglu"}
 
 
 def llama(c: Checkpoint) -> Keys:
@@ -17,11 +20,8 @@ def llama(c: Checkpoint) -> Keys:
     norms = [{"gain": c.tensor(at + name + ".weight"), "eps": eps}
              for name in ("input_layernorm", "post_attention_layernorm")]
     keys["block"] = {"norm": "pre", "rms_norm": norms, "residual": c.block}
-    if c.block:
-        act = c.config.get("hidden_act")
-        if act is not None and text(act) != "silu":
-            refuse_block(c, text(act)[:40])
-        keys["block"]["ffn"] = {"activation": "swiglu",
+    if c.block:  # the gate's activation: SiLU (SwiGLU) or the exact GELU (GeGLU)
+        keys["block"]["ffn"] = {"activation": activation(c, "hidden_act", "silu", GATES),
                                 **{w: c.tensor(f"{at}mlp.{name}_proj.weight") for w, name in
                                    (("W_1", "gate"), ("W_3", "up"), ("W_2", "down"))}}
     if c.has(at + "self_attn.q_norm.weight"):  # Qwen3: each head's q and k
