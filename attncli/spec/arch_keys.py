@@ -168,11 +168,9 @@ def activation(c: Checkpoint, key: str, default: str,
     return names[name]
 
 
-def layer_norm(c: Checkpoint, at: str, eps: float, names: tuple[str, str] = ("weight", "bias")
-               ) -> Keys:
+def layer_norm(c: Checkpoint, at: str, eps: float) -> Keys:
     """A LayerNorm's gain and bias under `at` (`….weight` and `….bias`)."""
-    return {"gain": c.tensor(f"{at}.{names[0]}"), "bias": c.tensor(f"{at}.{names[1]}"),
-            "eps": eps}
+    return {"gain": c.tensor(f"{at}.weight"), "bias": c.tensor(f"{at}.bias"), "eps": eps}
 
 
 def layer_normed(c: Checkpoint, x: Array, at: str, eps: float) -> Array:

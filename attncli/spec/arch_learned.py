@@ -63,17 +63,18 @@ def bert(c: Checkpoint) -> Keys:
     keys: Keys = {"convention": "column", "heads": c.whole("num_attention_heads"),
                   "weights": weights,
                   "embeddings": c.tensor("embeddings.word_embeddings.weight", rows=c.rows)}
-    positions = c.rows_of("embeddings.position_embeddings.weight", list(range(c.n)))  # (n, d)
-    token_type = c.rows_of("embeddings.token_type_embeddings.weight", [0])[0]  # (d_model,)
+    if c.layer == 0:  # a later layer's input is what the layers before it give back
+        positions = c.rows_of("embeddings.position_embeddings.weight", list(range(c.n)))
+        token_type = c.rows_of("embeddings.token_type_embeddings.weight", [0])[0]  # (d_model,)
+        positions = positions + token_type  # (n, d_model) + (d_model,)
     if c.layer == 0 and not c.block:  # the embeddings' LayerNorm shown, as a norm before attention
-        keys["positional"] = positions + token_type  # (n, d_model) + (d_model,)
+        keys["positional"] = positions
         keys["block"] = {"norm": "pre", "residual": False, "layer_norm": [
             layer_norm(c, "embeddings.LayerNorm", eps),
             layer_norm(c, at + "attention.output.LayerNorm", eps)]}
     elif c.layer == 0:  # a post-norm block has no norm before attention: X comes LayerNorm-ed
         words = c.rows_of("embeddings.word_embeddings.weight", c.rows)  # (n, d_model)
-        keys["embeddings"] = layer_normed(c, words + positions + token_type,
-                                          "embeddings.LayerNorm", eps)
+        keys["embeddings"] = layer_normed(c, words + positions, "embeddings.LayerNorm", eps)
     if c.block:
         keys["block"] = {"norm": "post", "layer_norm": [
             layer_norm(c, at + "attention.output.LayerNorm", eps),
