@@ -326,10 +326,10 @@ def test_gpt_oss_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize(("model", "lang", "problem"), [
     ("bert", "en", "the activation quick_gelu is not worked out yet; expected one of gelu, "
                    "gelu_new, gelu_pytorch_tanh, relu, silu"),
-    ("bert", "ru", "функция активации quick_gelu пока не поддерживается; ожидалась одна из: "
+    ("bert", "ru", "функция активации quick_gelu пока не поддерживается; ожидается одна из: "
                    "gelu, gelu_new, gelu_pytorch_tanh, relu, silu"),
     ("llama", "pl", "funkcja aktywacji quick_gelu nie jest jeszcze obsługiwana; oczekiwano "
-                    "jednej z: gelu, silu"),
+                    "jednej z funkcji: gelu, silu"),
 ])
 def test_an_activation_attn_does_not_compute_is_refused_in_config_json(
         tmp_path: Path, model: str, lang: str, problem: str) -> None:
