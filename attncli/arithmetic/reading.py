@@ -16,6 +16,7 @@ to most. Expanded score cells also get the angle between query and key.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import chain
@@ -54,12 +55,14 @@ def groups(head: HeadResult, i: int) -> list[Group]:
         columns = head.weights.columns
         return [((columns[j],), w) for j, w in zip(order.tolist(), (-falling).tolist(),
                                                      strict=True)]
+    # a few weights alike among thousands: each group found by bisecting Python floats, which
+    # costs a fraction of a NumPy call per group (the same floats, the same ends)
+    columns, keys, values = head.weights.columns, order.tolist(), falling.tolist()
     found: list[Group] = []
     start = 0
-    while start < len(order):
-        end = int(np.searchsorted(falling, falling[start] + TOLERANCE, side="right"))
-        found.append((tuple(head.weights.columns[j] for j in order[start:end]),
-                      float(-falling[start])))
+    while start < len(keys):
+        end = bisect_right(values, values[start] + TOLERANCE, lo=start)
+        found.append((tuple(columns[j] for j in keys[start:end]), -values[start]))
         start = end
     return found
 

@@ -15,6 +15,8 @@ from attncli.steps.base import Build, HeadState, Made
 
 def visible_keys(masks: tuple[Mask, ...], n: int, m: int, first: int = 0) -> ops.Bools:
     """Where every mask lets query i see key j; the rows of queries first .. first + n - 1."""
+    if len(masks) == 1 and isinstance(masks[0], CausalMask):  # the usual one: no second array
+        return ops.causal(n, m, first)  # (n, m)
     visible = np.ones((n, m), dtype=bool)  # (n, m)
     for mask in masks:
         if isinstance(mask, CausalMask):
