@@ -24,7 +24,7 @@ QUOTED = [  # (page, the spec with the mistake, the line the page quotes)
      'spec.yaml:1:15: tokens[1]: expected text, found on, which YAML reads as the boolean true; '
      'write it in quotes: "on"'),
     ("limits.md", "tokens: [a]\nembeddings: {random: {}, shape: [1, 100000000]}\n",
-     "spec.yaml:2:13: embeddings: a matrix of 1 × 100000000 is too large; the limit is "
+     "spec.yaml:2:13: embeddings: a matrix of 1 × 100,000,000 is too large; the limit is "
      "10,000,000 numbers, which --max-cells sets"),
     ("library.md", "tokens: [a, b, c]\nembeddings: [[1, 0], [0, 1]]\n",
      "spec.yaml:2:13: embeddings: has 2 rows, expected one per token (3)"),

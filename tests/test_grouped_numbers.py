@@ -1,7 +1,7 @@
 """A count or a size in an error line has its digits grouped as the language writes them (as the
 help pages do): 10,000,000 in English, 10 000 000 in Polish and Russian with no-break spaces,
-their four-digit numbers whole. A position the user types back (an index, a line) and a shape
-stay as written (docs/limits.md, "Numbers in messages")."""
+their four-digit numbers whole, and so is each size of a matrix's shape. A position the user
+types back (an index, a line) stays as written (docs/limits.md, "Numbers in messages")."""
 
 from __future__ import annotations
 
@@ -11,20 +11,21 @@ import numpy as np
 import pytest
 
 from attncli.i18n import Count, Msg, translate
+from attncli.spec.values import shape_text
 from tests.conftest import run
 
 NBSP = "\u00a0"
 
 
 @pytest.mark.parametrize(("lang", "line"), [
-    ("en", "spec.yaml:2:13: embeddings: a matrix of 1 × 100000000 is too large; the limit is "
+    ("en", "spec.yaml:2:13: embeddings: a matrix of 1 × 100,000,000 is too large; the limit is "
            "10,000,000 numbers, which --max-cells sets"),
-    ("pl", "spec.yaml:2:13: embeddings: macierz 1 × 100000000 jest za duża; limit to "
+    ("pl", f"spec.yaml:2:13: embeddings: macierz 1 × 100{NBSP}000{NBSP}000 jest za duża; limit to "
            f"10{NBSP}000{NBSP}000 liczb (ustawia go --max-cells)"),
-    ("ru", "spec.yaml:2:13: embeddings: матрица 1 × 100000000 слишком велика; "
+    ("ru", f"spec.yaml:2:13: embeddings: матрица 1 × 100{NBSP}000{NBSP}000 слишком велика; "
            f"предел{NBSP}— 10{NBSP}000{NBSP}000 чисел (его задаёт --max-cells)"),
 ])
-def test_the_max_cells_refusal_groups_the_limit(lang: str, line: str, tmp_path: Path,
+def test_the_max_cells_refusal_groups_the_limit_and_the_shape(lang: str, line: str, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "spec.yaml").write_text("tokens: [a]\nembeddings: {random: {}, "
                                         "shape: [1, 100000000]}\n", encoding="utf-8")
@@ -51,9 +52,11 @@ def test_a_file_over_the_byte_limit_groups_both_sizes(lang: str, line: str, tmp_
 
 
 @pytest.mark.parametrize(("lang", "said"), [
-    ("en", "index 200000 is out of range: E.npy has 200,000 rows"),
-    ("pl", f"indeks{NBSP}200000 jest poza zakresem: E.npy ma 200{NBSP}000 wierszy"),
-    ("ru", f"индекс{NBSP}200000 вне диапазона: в{NBSP}E.npy 200{NBSP}000 строк"),
+    ("en", "index 200000 is out of range: E.npy has 200,000 rows (indices 0–199,999)"),
+    ("pl", f"indeks{NBSP}200000 jest poza zakresem: E.npy ma 200{NBSP}000 wierszy "
+           f"(indeksy 0–199{NBSP}999)"),
+    ("ru", f"индекс{NBSP}200000 вне диапазона: в{NBSP}E.npy 200{NBSP}000 строк "
+           f"(последний индекс{NBSP}— 199{NBSP}999)"),
 ])
 def test_an_index_stays_as_typed_beside_a_grouped_count(lang: str, said: str, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,3 +76,35 @@ def test_an_index_stays_as_typed_beside_a_grouped_count(lang: str, said: str, tm
 def test_a_count_is_grouped_and_a_plain_int_is_not(lang: str, count: int, written: str) -> None:
     message = Msg.of("{first}, {second}", first=Count(count), second=count)
     assert translate(message, lang) == f"{written}, {count}"
+
+
+@pytest.mark.parametrize(("lang", "shape", "written"), [
+    ("en", (3, 2), "3 × 2"), ("en", (1, 60000), "1 × 60,000"), ("pl", (1, 9999), "1 × 9999"),
+    ("pl", (12345, 2), f"12{NBSP}345 × 2"), ("ru", (1, 100_000_000), f"1 × 100{NBSP}000{NBSP}000"),
+    ("ru", (2, "?"), "2 × ?"),
+])
+def test_a_shape_in_an_error_line_groups_each_size(lang: str, shape: tuple[int | str, ...],
+                                                   written: str) -> None:
+    assert translate(Msg.of("{shape}", shape=shape_text(shape)), lang) == written
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "index 1 is out of range: One.npy has 1 row (the only index is 0)"),
+    ("pl", f"indeks{NBSP}1 jest poza zakresem: One.npy ma 1 wiersz (jedyny indeks to 0)"),
+    ("ru", f"индекс{NBSP}1 вне диапазона: в{NBSP}One.npy 1 строка "
+           f"(единственный индекс{NBSP}— 0)"),
+])
+def test_the_one_valid_index_is_named(lang: str, said: str, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    np.save(tmp_path / "One.npy", np.zeros((1, 3)))
+    (tmp_path / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: One.npy, rows: [1]}\n",
+                                        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "spec.yaml", "--lang", lang)
+    assert (result.exit_code, result.stderr) == (2, f"spec.yaml:2:35: embeddings.rows: {said}\n")
+
+
+def test_an_answer_of_a_wide_shape_is_grouped_in_russian() -> None:
+    result = run("check", "--step", "weights", "--answer", " ".join(["1"] * 12345), "--lang", "ru")
+    assert result.exit_code == 2
+    assert result.stderr.endswith(f"получено: 1{NBSP}×{NBSP}12{NBSP}345\n")

@@ -62,7 +62,7 @@ SPECS = {
     "bomb.yaml": (bomb(), "bomb.yaml:1:1: the spec holds 490,329,055 values once its aliases are "
                   "expanded; the limit is 10,000,000, which --max-cells sets"),
     "random.yaml": ("tokens: [a]\nembeddings: {random: {}, shape: [1, 100000000]}\n",
-                    "random.yaml:2:13: embeddings: a matrix of 1 × 100000000 is too large; the "
+                    "random.yaml:2:13: embeddings: a matrix of 1 × 100,000,000 is too large; the "
                     "limit is 10,000,000 numbers, which --max-cells sets"),
     "scores.yaml": ("tokens: [" + ", ".join(f"t{i}" for i in range(10_000)) + "]\n"
                     "embeddings: {random: {}, dim: 1}\n",
@@ -72,7 +72,7 @@ SPECS = {
                     "numbers; the limit is 320,000,000, 32 times what --max-cells sets"),
     "header.yaml": ("tokens: [a]\nembeddings: {file: big.npy}\n",
                     "header.yaml:2:20: embeddings.file: big.npy holds 100,000,000 numbers "
-                    "(10000 × 10000); the limit is 10,000,000, which --max-cells sets"),
+                    "(10,000 × 10,000); the limit is 10,000,000, which --max-cells sets"),
 }
 
 

@@ -279,7 +279,7 @@ def test_random_matrices(tmp_path: Path) -> None:
     ("embeddings: {random: {}, shape: [4, 2]}\n",
      "spec.yaml:2:33: embeddings.shape is 4 × 2, expected 3 × ?"),
     ("embeddings: {random: {}, shape: [3, 4000000]}\n", "spec.yaml:2:13: embeddings: a matrix "
-     "of 3 × 4000000 is too large; the limit is 10,000,000 numbers, which --max-cells sets"),
+     "of 3 × 4,000,000 is too large; the limit is 10,000,000 numbers, which --max-cells sets"),
     ("embeddings: {randm: {}}\n",
      "spec.yaml:2:13: embeddings: expected a matrix, {file: ...} or {random: ...}, "
      "found a mapping of 1 key"),

@@ -16,7 +16,7 @@ from attncli.arithmetic.handcalc import written as half_up
 from attncli.check.answer import Answer, Written
 from attncli.check.slips import CATALOGUE, Situation
 from attncli.errors import AttnError, Location, SpecError
-from attncli.i18n import Msg, quoted_list, suggesting
+from attncli.i18n import Count, Msg, quoted_list, suggesting
 from attncli.model import Matrix, Walkthrough
 from attncli.records import record
 from attncli.spec.model import Spec
@@ -111,9 +111,10 @@ def target(walkthrough: Walkthrough, answer: Answer, head: int | None) -> tuple[
     if matrix.shape != answer.shape:
         raise SpecError(Msg.of("{symbol} is {rows} × {columns} (rows {row_names}); the answer is "
                                "{found_rows} × {found_columns}", symbol=matrix.symbol.text,
-                               rows=matrix.shape[0], columns=matrix.shape[1],
-                               row_names=quoted_list(matrix.rows), found_rows=answer.shape[0],
-                               found_columns=answer.shape[1]), answer.where)
+                               rows=Count(matrix.shape[0]), columns=Count(matrix.shape[1]),
+                               row_names=quoted_list(matrix.rows),
+                               found_rows=Count(answer.shape[0]),
+                               found_columns=Count(answer.shape[1])), answer.where)
     return index, matrix
 
 

@@ -57,13 +57,25 @@ class Count(int):
     """A count or a size in a sentence (numbers, bytes, characters, tokens, values): written with
     its digits grouped as the language writes them, `10,000,000` in English, `10 000 000` in
     Polish and Russian (typography.py `group_digits`). A position a user types back (a row, a
-    line, a column, an index) or a matrix's shape stays a plain int, written as it is."""
+    line, a column, an index) stays a plain int, written as it is; a matrix's shape in an error
+    line is a Shape."""
 
     __slots__ = ()
 
 
+class Shape(tuple[int | str, ...]):
+    """A matrix's shape in an error line, `3 × 2`: each size grouped as a Count is
+    (`1 × 100,000,000`; `1 × 100 000 000` in Polish and Russian), `?` for a size not known. The
+    shapes of the walkthrough's own matrices are written by the renderers, as they are."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return " × ".join(str(size) for size in self)
+
+
 # A str parameter is shown as written (a token name, a file name); a Msg is translated too.
-Param = Union[str, int, float, Finer, "Msg"]  # a Count is an int
+Param = Union[str, int, float, Finer, Shape, "Msg"]  # a Count is an int
 
 
 @record
@@ -206,6 +218,11 @@ def _param(value: Param, lang: str, number: Callable[[float], str]) -> str:
         from attncli.i18n.typography import group_digits
 
         return group_digits(value, lang)
+    if isinstance(value, Shape):
+        from attncli.i18n.typography import group_digits
+
+        return " × ".join(size if isinstance(size, str) else group_digits(size, lang)
+                          for size in value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from string import Formatter
 
-from attncli.i18n import Finer, Msg, Param, Symbol, template
+from attncli.i18n import Finer, Msg, Param, Shape, Symbol, template
 from attncli.render import symbols
 from attncli.render.tex_metrics import UNBROKEN, text_width
 
@@ -272,6 +272,8 @@ def _param(value: Param, lang: str, escape: TextFn, number: Callable[[float], st
         return str(value).lower()
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, Shape):  # an error line's; no walkthrough sentence holds one
+        return escape(str(value))
     if isinstance(value, float | Finer):
         if isinstance(value, Finer):  # a weight shown with more decimals than its neighbours
             finer = getattr(number, "finer", None)

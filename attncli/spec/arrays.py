@@ -186,7 +186,7 @@ def random_values(node: Node, shape: Dims, budget: Budget,
         given = tuple(integer(size, 1) for size in written)
         if len(given) != len(shape) or any(
                 k is not None and k != g for k, g in zip(shape, given, strict=True)):
-            expected = " × ".join("?" if k is None else str(k) for k in shape)
+            expected = shape_text(tuple("?" if k is None else k for k in shape))
             raise SpecError(Msg.of("{path} is {found}, expected {expected}",
                                    path=keys["shape"].where.path, found=shape_text(given),
                                    expected=expected), keys["shape"].where)

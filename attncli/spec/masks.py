@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.arrays import Files, file_values
 from attncli.spec.model import (
     Array,
@@ -70,7 +70,7 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
         if node.value == "causal":
             if n != m:
                 fail(node, "a causal mask needs as many queries as keys, found {n} × {m}",
-                     n=n, m=m)
+                     n=Count(n), m=Count(m))
             return CausalMask()
         expect(node, expected, ("none", "causal"))
     if isinstance(node.value, list):
@@ -98,7 +98,8 @@ def one_mask(node: Node, n: int, m: int, files: Files | None = None) -> Mask:
         fail(node, "expected window, causal or padding")
     causal = optional(keys, "causal", boolean, False)
     if causal and n != m:
-        fail(node, "a causal mask needs as many queries as keys, found {n} × {m}", n=n, m=m)
+        fail(node, "a causal mask needs as many queries as keys, found {n} × {m}", n=Count(n),
+             m=Count(m))
     # window 0 would leave each query only itself: no attention to speak of, and never meant
     sink_tokens = optional(keys, "sink_tokens", lambda k: integer(k, 0), 0)
     return WindowMask(integer(keys["window"], 1), causal, sink_tokens)

@@ -119,7 +119,15 @@ def indices(node: Node, name: str, size: int, axis: str,
                                  Count(size), name=name) if axis == "rows" else
                    Msg.plural_of("{name} has {count} column", "{name} has {count} columns",
                                  Count(size), name=name))
-            fail(node, "index {index} is out of range: {has}", index=index, has=has)
+            fail(node, "index {index} is out of range: {has} ({valid})", index=index, has=has,
+                 valid=valid_indices(size))
     if not chosen:
         fail(node, "expected at least one index")
     return chosen
+
+
+def valid_indices(size: int) -> Msg:
+    """The indices a user may write for `size` rows or columns, counted from 0."""
+    if size == 1:
+        return Msg.of("the only index is 0")
+    return Msg.of("indices 0–{last}", last=Count(size - 1))

@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TypeVar
 import numpy as np
 
 from attncli.errors import SpecError
-from attncli.i18n import LANGUAGES, Msg, suggesting
+from attncli.i18n import LANGUAGES, Msg, Shape, suggesting
 from attncli.i18n.suggest import closest
 from attncli.spec.model import Array
 from attncli.spec.source import Node
@@ -180,8 +180,10 @@ def vector(node: Node) -> Array:
     return np.array([number(cell) for cell in entries], dtype=np.float64)  # (d,)
 
 
-def shape_text(shape: tuple[int, ...]) -> str:
-    return " × ".join(str(s) for s in shape)  # 3 × 2, as the tables write it
+def shape_text(shape: tuple[int | str, ...]) -> Shape:
+    """`shape` for an error line: `3 × 2`, each size grouped as the line's language groups a
+    count (`1 × 100 000 000` in Russian)."""
+    return Shape(int(s) if not isinstance(s, str) else s for s in shape)
 
 
 def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str | Msg) -> None:
