@@ -21,7 +21,7 @@ import numpy as np
 
 from attncli.i18n import Count, Msg
 from attncli.records import record
-from attncli.spec.files import FileProblem, as_float, resolve, some
+from attncli.spec.files import FileProblem, as_float, existing_file, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.source import LIMIT_HINT, byte_count
 
@@ -92,8 +92,7 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
     if key is None:
         raise FileProblem(Msg.of("{name}: a checkpoint holds many tensors; say which with key",
                                  name=name))
-    if not path.is_file():
-        raise FileProblem(Msg.of("{name}: no such file", name=name))
+    existing_file(path, name)
     if path.suffix.lower() == ".json":
         shard = _shard_of(path, name, key, max_cells)
         path = resolve(path.parent, shard, allow_outside)

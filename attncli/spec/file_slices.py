@@ -22,6 +22,7 @@ from attncli.spec.files import (
     as_float,
     check_csv_size,
     check_members,
+    existing_file,
     header_layout,
     member_of,
     reason,
@@ -48,8 +49,7 @@ def opened(path: Path, name: str, key: str | None, max_cells: int) -> Iterator[S
     """The array at `path` (the .npz member `key`), ready to be sliced; a problem reading it
     (the system's, NumPy's or zipfile's) is one FileProblem."""
     try:
-        if not path.is_file():
-            raise FileProblem(Msg.of("{name}: no such file", name=name))
+        existing_file(path, name)
         suffix = path.suffix.lower()
         if key is not None and suffix != ".npz":
             raise FileProblem(Msg.of("{name}: key is only for .npz files", name=name))

@@ -21,6 +21,7 @@ from typing import IO
 
 import numpy as np
 
+from attncli.files import NotRegular, check_regular
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
@@ -30,6 +31,7 @@ from attncli.spec.values import shape_text
 
 SUFFIXES = (".npy", ".npz", ".csv")
 END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
+CSV_PIECE = 1 << 16  # characters of a CSV line converted at once
 MAX_DIRECTORY = 1 << 20  # bytes of an .npz's zip directory: MAX_MEMBERS entries of long names
 
 
@@ -87,6 +89,18 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
     return path
 
 
+def existing_file(path: Path, name: str) -> None:
+    """FileProblem unless `path` is a regular file (after links): none there is "no such file";
+    a folder, a FIFO or a device says what it is, so a user looks for the right mistake. The
+    system's own refusal (a name too long) is raised as it is, for the caller to word."""
+    try:
+        if check_regular(path, follow=True):
+            return
+    except NotRegular as problem:
+        raise FileProblem(Msg.of("{name}: {problem}", name=name, problem=problem.message)) from None
+    raise FileProblem(Msg.of("{name}: no such file", name=name))
+
+
 def load_array(path: Path, name: str, key: str | None,
                max_cells: int = DEFAULT_MAX_CELLS,
                charge: Callable[[tuple[int, ...]], None] | None = None) -> np.ndarray:
@@ -102,8 +116,7 @@ def load_array(path: Path, name: str, key: str | None,
     if key is not None and suffix != ".npz":
         raise FileProblem(Msg.of("{name}: key is only for .npz files", name=name))
     try:
-        if not path.is_file():
-            raise FileProblem(Msg.of("{name}: no such file", name=name))
+        existing_file(path, name)
         if suffix == ".csv":
             array = _from_csv(path, name, max_cells)
         elif suffix == ".npz":
@@ -203,18 +216,33 @@ def most_cells(path: Path) -> int:
     return commas + breaks + (0 if last.endswith((b"\n", b"\r")) else 1)
 
 
-def csv_row(line: str, name: str, number: int) -> list[float]:
-    try:
-        return [float(cell) for cell in line.split(",")]
-    except ValueError:
-        for column, cell in enumerate(line.split(","), start=1):
-            try:
-                float(cell)
-            except ValueError:
-                raise FileProblem(Msg.of("{name}: line {line}, column {column}: expected a "
-                                         "number, found {found}", name=name, line=number,
-                                         column=column, found=cell.strip()[:40])) from None
-        raise
+def csv_row(line: str, name: str, number: int) -> array.array[float]:
+    """The numbers of one CSV line, converted a piece at a time: a line of millions of cells
+    never holds more than a piece of them as Python texts and floats at once (8 bytes a cell)."""
+    row = array.array("d")
+    start, end = 0, -1
+    while end < len(line):
+        end = line.find(",", start + CSV_PIECE)
+        end = len(line) if end < 0 else end
+        cells, before = line[start:end].split(","), len(row)
+        try:
+            row.extend(map(float, cells))
+        except ValueError:
+            raise _not_a_number(cells, before, name, number) from None
+        start = end + 1
+    return row
+
+
+def _not_a_number(cells: list[str], before: int, name: str, number: int) -> FileProblem:
+    """The first of `cells` that is no number, located by its line and column."""
+    for column, cell in enumerate(cells, start=before + 1):
+        try:
+            float(cell)
+        except ValueError:
+            return FileProblem(Msg.of("{name}: line {line}, column {column}: expected a "
+                                      "number, found {found}", name=name, line=number,
+                                      column=column, found=cell.strip()[:40]))
+    raise AssertionError("a piece that float() refused holds a cell it refuses")
 
 
 def _check_header(file: IO[bytes], name: str, max_cells: int) -> Layout:
@@ -257,6 +285,9 @@ def header_layout(file: IO[bytes], name: str) -> Layout:
         raise FileProblem(Msg.of("{name} holds Python objects, which attn never loads (they "
                                  "could run code); save plain numbers", name=name))
     check_dtype(dtype, name)
+    if any(size < 0 for size in shape):
+        raise FileProblem(Msg.of("{name}: its header gives the shape {shape}; expected sizes of "
+                                 "0 or more", name=name, shape=shape_text(tuple(shape))))
     return Layout(tuple(shape), dtype, bool(fortran), file.tell())
 
 

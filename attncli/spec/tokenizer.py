@@ -22,7 +22,7 @@ from typing import Any
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import json_problem, regex_search_problem, tokenizers_problem
-from attncli.spec.files import FileProblem, resolve
+from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
 from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, patterns
@@ -74,8 +74,7 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
 def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
     """The tokenizer file's text, within the spec's byte limit; FileProblem if there is none."""
     path = resolve(folder, name, allow_outside)
-    if not path.is_file():
-        raise FileProblem(Msg.of("{name}: no such file", name=name))
+    existing_file(path, name)
     size, limit = path.stat().st_size, max_bytes(max_cells)
     if size > limit:
         raise FileProblem(Msg.plural_of(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn, TypeVar
 
@@ -33,6 +34,10 @@ def fail_at(node: Node, problem: Msg) -> NoReturn:
                     node.where)
 
 
+# What YAML 1.1 reads in another base: 017 is octal 15, 1:30 is 90 (base 60). Written in a
+# matrix or as a size, either is a number the user did not mean, so it is refused, not read.
+_OCTAL = re.compile(r"[-+]?0[0-7_]+").fullmatch
+_BASE_60 = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?").fullmatch
 SHOWN = 40  # characters of a value quoted back in a message; a longer one is cut in the middle
 
 
@@ -108,10 +113,25 @@ def boolean(node: Node) -> bool:
     return node.value
 
 
+def in_decimals(node: Node) -> None:
+    """Refuse a plain number that YAML 1.1 read in base 8 (`017`) or base 60 (`1:30`)."""
+    written = node.text
+    if written is None or node.quoted or isinstance(node.value, bool):
+        return
+    if _OCTAL(written) and int(written.replace("_", ""), 10) != node.value:  # 07 is 7 either way
+        fail(node, "expected a decimal number, found {written}, which YAML reads as the octal "
+             "number {found}; write it without the leading zero", written=shown(written),
+             found=node.value)
+    if _BASE_60(written):
+        fail(node, "expected a decimal number, found {written}, which YAML reads in base 60 as "
+             "{found}; write it without the colon", written=shown(written), found=node.value)
+
+
 def integer(node: Node, low: int, high: int | None = None) -> int:
     value = node.value
     if isinstance(value, bool) or not isinstance(value, int):
         expect(node, Msg.of("a whole number"))
+    in_decimals(node)
     if value < low or (high is not None and value > high):
         if high is None:
             fail(node, "expected a whole number of at least {low}, found {value}",
@@ -125,6 +145,7 @@ def number(node: Node) -> float:
     value = node.value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         expect(node, Msg.of("a number"))
+    in_decimals(node)
     if isinstance(value, int) and abs(value) > 2**1023:
         fail(node, "expected a number that fits a 64-bit float, found {found}",
              found=shown(node.text or str(value)))

@@ -1,0 +1,84 @@
+"""Files a spec names that are not what they seem: a named pipe where a matrix should be, a .npy
+header with a negative size, a CSV line of more cells than one piece converts at once. Each is
+one located line and exit 2 (nothing written), or the numbers the file holds."""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli.spec.files import CSV_PIECE
+from tests.conftest import run
+
+WEIGHTS = "weights: {W_Q: identity, W_K: identity, W_V: identity}\n"
+
+
+def npy(header: str, data: bytes) -> bytes:
+    """A version 1.0 .npy file with this header dictionary, padded as NumPy pads it."""
+    text = header.encode("latin1")
+    text += b" " * (64 - (10 + len(text) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text + data
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".csv"])
+def test_a_named_pipe_is_said_to_be_one(suffix: str, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    os.mkfifo(tmp_path / f"e{suffix}")  # opened, it would wait for a writer for ever
+    (tmp_path / "s.yaml").write_text(f"tokens: [a]\nembeddings: {{file: e{suffix}}}\n" + WEIGHTS)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (f"s.yaml:2:20: embeddings.file: e{suffix}: this is a named pipe "
+                             "(FIFO), expected a regular file\n")
+
+
+def test_a_tokenizer_that_is_a_folder_is_said_to_be_one(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "t.json").mkdir()
+    (tmp_path / "s.yaml").write_text('tokens: {tokenizer: t.json, text: "a"}\n'
+                                     "embeddings: [[1]]\n" + WEIGHTS)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text")
+    assert result.exit_code == 2
+    assert result.stderr == ("s.yaml:1:21: tokens.tokenizer: t.json: this is a folder, expected "
+                             "a regular file\n")
+
+
+def test_a_negative_size_in_a_npy_header_is_named(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (-2, 2), }"
+    (tmp_path / "e.npy").write_bytes(npy(header, bytes(32)))
+    (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: {file: e.npy}\n" + WEIGHTS)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("s.yaml:2:20: embeddings.file: e.npy: its header gives the shape "
+                             "-2 × 2; expected sizes of 0 or more\n")
+
+
+def test_a_bad_cell_past_the_first_piece_of_a_long_line_keeps_its_column(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cells = ["0.5"] * (3 * CSV_PIECE // 4 + 7)  # more characters than one piece: three pieces
+    column = len(cells) - 3
+    cells[column - 1] = "x1"
+    (tmp_path / "e.csv").write_text(",".join(cells) + "\n")
+    (tmp_path / "s.yaml").write_text("tokens: [a]\nembeddings: {file: e.csv}\n" + WEIGHTS)
+    monkeypatch.chdir(tmp_path)
+    result = run("validate", "s.yaml")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == (f"s.yaml:2:20: embeddings.file: e.csv: line 1, "
+                                             f"column {column}: expected a number, found x1")
+
+
+def test_a_long_csv_line_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from attncli.spec.files import load_array
+
+    row = np.arange(2 * CSV_PIECE + 5) / 4  # quarters: exact in float64 and in decimals
+    (tmp_path / "e.csv").write_text(",".join(map(str, row)) + "\n" + ",".join(map(str, -row)))
+    found = load_array(tmp_path / "e.csv", "e.csv", None)
+    assert found.shape == (2, row.size)
+    assert (found[0] == row).all() and (found[1] == -row).all()
