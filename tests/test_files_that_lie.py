@@ -82,3 +82,18 @@ def test_a_long_csv_line_is_read_whole(tmp_path: Path, monkeypatch: pytest.Monke
     found = load_array(tmp_path / "e.csv", "e.csv", None)
     assert found.shape == (2, row.size)
     assert (found[0] == row).all() and (found[1] == -row).all()
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--xlsx"])
+def test_export_never_writes_over_a_matrix_the_spec_reads(option: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    np.save(tmp_path / "e.npy", np.eye(2))
+    before = (tmp_path / "e.npy").read_bytes()
+    (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: {file: e.npy}\n" + WEIGHTS)
+    monkeypatch.chdir(tmp_path)
+    result = run("export", "s.yaml", option, "-o", "e.npy")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("attn: refusing to write over the input e.npy; choose another "
+                             "output file\n")
+    assert (tmp_path / "e.npy").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.npy", "s.yaml"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -212,6 +213,7 @@ def export(
     def action() -> str | Iterable[str]:
         from attncli.files import write_atomic
         from attncli.render import render, stream
+        from attncli.spec.files import recording
 
         shaped = {"standalone": standalone, "fragment": fragment, "slides": slides,
                   "frames_only": frames_only, "front_matter": front_matter,
@@ -233,9 +235,11 @@ def export(
         check_precision(precision)
         check_outputs(output, heatmap)
         shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
-        shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells), shows)
+        with recording() as named:  # the matrices, tokenizer and checkpoint the spec reads
+            shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells),
+                                     shows)
         walkthrough = shown.walkthrough
-        protect = [spec_path(spec)] if spec != "-" else []
+        protect: list[str | Path] = [*([spec_path(spec)] if spec != "-" else []), *named]
         decimal = decimal_option(decimal_comma)
         key = walkthrough
         if sheet:

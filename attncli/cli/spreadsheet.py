@@ -35,15 +35,17 @@ def write_spreadsheet(spec: str | None, output: str | None, view: View, other: b
     from attncli.files import write_atomic
     from attncli.render import RenderOptions
     from attncli.render.xlsx import workbook
+    from attncli.spec.files import recording
 
     target = check_spreadsheet(output, view, other)
     chosen = languages(lang)
     check_precision(view.precision)
     check_outputs(target, None)
-    shown = load_walkthrough(spec, Inline(), replace(view, steps="all", head="all"),
-                             loading(allow_outside, max_cells), "--xlsx")
+    with recording() as named:  # every file the spec reads is an input, not an output
+        shown = load_walkthrough(spec, Inline(), replace(view, steps="all", head="all"),
+                                 loading(allow_outside, max_cells), "--xlsx")
     assert shown.spec is not None
     book = workbook(shown.spec, shown.walkthrough, RenderOptions(
         lang=chosen[0], precision=view.precision, decimal=decimal_option(decimal_comma)))
-    write_atomic(target, book.data, protect=[spec_path(spec)] if spec != "-" else [])
+    write_atomic(target, book.data, protect=[*([spec_path(spec)] if spec != "-" else []), *named])
     return ""
