@@ -97,3 +97,18 @@ def test_export_never_writes_over_a_matrix_the_spec_reads(option: str, tmp_path:
                              "output file\n")
     assert (tmp_path / "e.npy").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.npy", "s.yaml"]
+
+
+@pytest.mark.parametrize(("config", "said"), [
+    ("[1, 2]", "the file is not a JSON object"),
+    ('{"model_type": "llama", ' + "[" * 100_000, "the file is not valid JSON"),
+])
+def test_a_config_json_that_is_no_object_is_named_once(config: str, said: str, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(config)
+    (tmp_path / "s.yaml").write_text("model: {path: m, layer: 0}\ntokens: {ids: [1]}\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"attn: m/config.json: {said}\n"

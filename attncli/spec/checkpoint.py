@@ -109,7 +109,7 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
 
 
 def _check_header_size(name: str, size: int, limit: int) -> None:
-    """A JSON header (an index, or a safetensors header) is read only within the byte limit."""
+    """A safetensors header is read only within the byte limit."""
     if size > limit:
         raise FileProblem(Msg.plural_of(
             "{name}: the header has {count} byte; the limit is {limit}, which {option} sets",
@@ -119,10 +119,15 @@ def _check_header_size(name: str, size: int, limit: int) -> None:
 
 def read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, object]:
     """The JSON object of the file at `path` (`size` bytes), read only within the byte limit and
-    refused before parsing when it holds too many values (an index, a model's config.json)."""
-    _check_header_size(name, size, limit)
+    refused before parsing when it holds too many values (an index, a model's config.json). Its
+    refusals speak of the file, where a safetensors header's speak of the header."""
+    if size > limit:
+        raise FileProblem(Msg.plural_of(
+            "{name} has {count} byte; the limit is {limit}, which {option} sets",
+            "{name} has {count} bytes; the limit is {limit}, which {option} sets",
+            Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
     with open(path, "rb") as file:
-        return _parse_object(file.read(size), name)
+        return _parse_object(file.read(size), name, whole=True)
 
 
 def header_values(data: bytes) -> int:
@@ -133,21 +138,26 @@ def header_values(data: bytes) -> int:
     return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
 
 
-def _parse_object(data: bytes, name: str) -> dict[str, object]:
-    """The JSON object in `data`; its values are counted first, so a header of too many entries
-    is refused before Python builds any of them."""
+def _parse_object(data: bytes, name: str, whole: bool = False) -> dict[str, object]:
+    """The JSON object in `data` (a safetensors header, or a `whole` JSON file); its values are
+    counted first, so one of too many entries is refused before Python builds any of them."""
     count = header_values(data)
     if count > MAX_HEADER_VALUES:
         raise FileProblem(Msg.plural_of(
+            "{name}: the file holds up to {count} JSON value; the limit is {limit}",
+            "{name}: the file holds up to {count} JSON values; the limit is {limit}",
+            Count(count), name=name, limit=Count(MAX_HEADER_VALUES)) if whole else Msg.plural_of(
             "{name}: the header holds up to {count} JSON value; the limit is {limit}",
             "{name}: the header holds up to {count} JSON values; the limit is {limit}",
             Count(count), name=name, limit=Count(MAX_HEADER_VALUES)))
     try:
         found = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
-        raise FileProblem(Msg.of("{name}: the header is not valid JSON", name=name)) from None
+        raise FileProblem(Msg.of("{name}: the file is not valid JSON", name=name) if whole else
+                          Msg.of("{name}: the header is not valid JSON", name=name)) from None
     if not isinstance(found, dict):
-        raise FileProblem(Msg.of("{name}: the header is not a JSON object", name=name))
+        raise FileProblem(Msg.of("{name}: the file is not a JSON object", name=name) if whole
+                          else Msg.of("{name}: the header is not a JSON object", name=name))
     return found
 
 

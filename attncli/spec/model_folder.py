@@ -148,7 +148,7 @@ def config_node(path: Path, name: str, max_cells: int) -> dict[str, Node]:
     try:
         found = read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
     except FileProblem as problem:
-        raise SpecError(problem.message, Location(name)) from None
+        raise SpecError(problem.message) from None  # the message names the file
     return {key: tree(value, Location(name, key)) for key, value in found.items()}
 
 
