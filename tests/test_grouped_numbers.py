@@ -51,19 +51,23 @@ def test_a_file_over_the_byte_limit_groups_both_sizes(lang: str, line: str, tmp_
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", line + "\n")
 
 
-@pytest.mark.parametrize(("lang", "said"), [
-    ("en", "index 200000 is out of range: E.npy has 200,000 rows (indices 0–199,999)"),
-    ("pl", f"indeks{NBSP}200000 jest poza zakresem: E.npy ma 200{NBSP}000 wierszy "
-           f"(indeksy 0–199{NBSP}999)"),
-    ("ru", f"индекс{NBSP}200000 вне диапазона: в{NBSP}E.npy 200{NBSP}000 строк "
-           f"(последний индекс{NBSP}— 199{NBSP}999)"),
+@pytest.mark.parametrize(("lang", "rows", "said"), [
+    ("en", 200_000, "index 200000 is out of range: E.npy has 200,000 rows (indices 0–199,999)"),
+    ("pl", 200_000, f"indeks{NBSP}200000 jest poza zakresem: E.npy ma 200{NBSP}000 wierszy "
+                    f"(indeksy 0–199{NBSP}999)"),
+    ("ru", 200_000, f"индекс{NBSP}200000 вне диапазона: в{NBSP}E.npy 200{NBSP}000 строк "
+                    f"(последний индекс{NBSP}— 199{NBSP}999)"),
+    ("en", 1, "index 1 is out of range: E.npy has 1 row (the only index is 0)"),
+    ("pl", 1, f"indeks{NBSP}1 jest poza zakresem: E.npy ma 1 wiersz (jedyny indeks to 0)"),
+    ("ru", 1, f"индекс{NBSP}1 вне диапазона: в{NBSP}E.npy 1 строка (единственный индекс{NBSP}— 0)"),
 ])
-def test_an_index_stays_as_typed_beside_a_grouped_count(lang: str, said: str, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The index is what the user wrote in `rows:` and would search for; the rows are a count."""
-    np.save(tmp_path / "E.npy", np.zeros((200_000, 1)))
-    (tmp_path / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: E.npy, rows: [200000]}\n",
-                                        encoding="utf-8")
+def test_an_index_stays_as_typed_beside_a_grouped_count_and_the_valid_ones(
+        lang: str, rows: int, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index is what the user wrote in `rows:` and would search for; the rows are a count,
+    and so is the last valid index."""
+    np.save(tmp_path / "E.npy", np.zeros((rows, 1)))
+    (tmp_path / "spec.yaml").write_text(
+        f"tokens: [a]\nembeddings: {{file: E.npy, rows: [{rows}]}}\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     result = run("explain", "spec.yaml", "--lang", lang)
     assert (result.exit_code, result.stderr) == (2, f"spec.yaml:2:33: embeddings.rows: {said}\n")
@@ -86,22 +90,6 @@ def test_a_count_is_grouped_and_a_plain_int_is_not(lang: str, count: int, writte
 def test_a_shape_in_an_error_line_groups_each_size(lang: str, shape: tuple[int | str, ...],
                                                    written: str) -> None:
     assert translate(Msg.of("{shape}", shape=shape_text(shape)), lang) == written
-
-
-@pytest.mark.parametrize(("lang", "said"), [
-    ("en", "index 1 is out of range: One.npy has 1 row (the only index is 0)"),
-    ("pl", f"indeks{NBSP}1 jest poza zakresem: One.npy ma 1 wiersz (jedyny indeks to 0)"),
-    ("ru", f"индекс{NBSP}1 вне диапазона: в{NBSP}One.npy 1 строка "
-           f"(единственный индекс{NBSP}— 0)"),
-])
-def test_the_one_valid_index_is_named(lang: str, said: str, tmp_path: Path,
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    np.save(tmp_path / "One.npy", np.zeros((1, 3)))
-    (tmp_path / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: One.npy, rows: [1]}\n",
-                                        encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    result = run("explain", "spec.yaml", "--lang", lang)
-    assert (result.exit_code, result.stderr) == (2, f"spec.yaml:2:35: embeddings.rows: {said}\n")
 
 
 def test_an_answer_of_a_wide_shape_is_grouped_in_russian() -> None:
