@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -191,3 +192,26 @@ def test_a_reader_that_goes_away_ends_snippets_diff_with_141(tmp_path: Path) -> 
                           check=True)
     assert done.stdout == "--- /dev/n 141\n"
     assert not (tmp_path / "out").exists()
+
+
+NBSP = "\u00a0"
+
+
+@pytest.mark.parametrize(("write", "lang", "said"), [
+    (lambda p: p.write_text("# nothing but a comment\n"), "en",
+     "a.yaml: the answer file is empty; expected a mapping of step ids to matrices"),
+    (lambda p: p.mkdir(), "pl",
+     f"a.yaml: to jest katalog, a{NBSP}powinien być plik z{NBSP}odpowiedzią"),
+    (lambda p: p.write_text("weights: " + "[" * 200 + "]" * 200 + "\n"), "ru",
+     f"a.yaml:1:73: в{NBSP}файле ответа списки и{NBSP}словари вложены глубже, чем на 64 уровня"),
+])
+def test_an_answer_file_is_called_one_not_a_spec(write: Any, lang: str, said: str,
+                                                 tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "a.yaml")
+    monkeypatch.chdir(tmp_path)
+    result = run("check", CAT, "--answer", "a.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == said + "\n"
+    assert "spec" not in result.stderr and "specyfikac" not in result.stderr
+    assert "спецификац" not in result.stderr

@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 
+from attncli.check.answer_file import of_the_answer_file
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.records import record
@@ -121,8 +122,11 @@ def from_text(text: str, step: str, where: Location, head: int | None = None) ->
 
 def from_file(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[Answer, ...]:
     """Every answer in a YAML/JSON file: `{head: 2, weights: ..., output: ...}`, in file order."""
-    name, text = read_text(path, max_cells)
-    root = parse(name, text, max_cells)
+    try:
+        name, text = read_text(path, max_cells)
+        root = parse(name, text, max_cells)
+    except SpecError as error:
+        raise of_the_answer_file(error) from None
     if not isinstance(root.value, dict) or not root.value:
         raise SpecError(Msg.of("expected a mapping of step ids to matrices, like {example}",
                                example=EXAMPLE), root.where)
