@@ -112,3 +112,16 @@ def test_a_config_json_that_is_no_object_is_named_once(config: str, said: str, t
     result = run("explain", "s.yaml", "--format", "text")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"attn: m/config.json: {said}\n"
+
+
+def test_a_config_json_that_is_a_named_pipe_is_said_to_be_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "m").mkdir()
+    os.mkfifo(tmp_path / "m" / "config.json")  # opened, it would wait for a writer for ever
+    (tmp_path / "s.yaml").write_text("model: {path: m, layer: 0}\ntokens: {ids: [1]}\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith("m/config.json: this is a named pipe (FIFO), expected a "
+                                  "regular file\n"), result.stderr
+    assert result.stderr.count("\n") == 1

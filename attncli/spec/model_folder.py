@@ -24,7 +24,7 @@ from attncli.i18n import Msg
 from attncli.spec.architectures import ARCHITECTURES, Checkpoint
 from attncli.spec.arrays import Files
 from attncli.spec.checkpoint import open_tensor, read_json_object, tensor_names
-from attncli.spec.files import FileProblem, resolve
+from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import max_bytes
 from attncli.spec.model import Array
 from attncli.spec.source import Node
@@ -127,8 +127,7 @@ def model_folder(files: Files, name: str) -> Path:
 
 def existing(files: Files, name: str) -> Path:
     path = resolve(files.folder, name, files.allow_outside)
-    if not path.is_file():
-        raise FileProblem(Msg.of("{name}: no such file", name=name))
+    existing_file(path, name)
     return path
 
 
