@@ -57,7 +57,22 @@ def test_a_negative_size_in_a_npy_header_is_named(tmp_path: Path,
     result = run("explain", "s.yaml", "--format", "text")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == ("s.yaml:2:20: embeddings.file: e.npy: its header gives the shape "
-                             "-2 × 2; expected sizes of 0 or more\n")
+                             "\u22122 × 2; expected sizes of 0 or more\n")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("pl", "nagłówek podaje kształt \u22122 × 2; oczekiwano nieujemnych wymiarów"),
+    ("ru", "в\u00a0заголовке указана форма \u22122 × 2; ожидаются размеры не меньше 0"),
+])
+def test_a_negative_size_is_named_in_every_language(lang: str, said: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (-2, 2), }"
+    (tmp_path / "e.npy").write_bytes(npy(header, bytes(32)))
+    (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: {file: e.npy}\n" + WEIGHTS)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith(f"e.npy: {said}\n"), result.stderr
 
 
 def test_a_bad_cell_past_the_first_piece_of_a_long_line_keeps_its_column(

@@ -215,3 +215,16 @@ def test_an_answer_file_is_called_one_not_a_spec(write: Any, lang: str, said: st
     assert result.stderr == said + "\n"
     assert "spec" not in result.stderr and "specyfikac" not in result.stderr
     assert "спецификац" not in result.stderr
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "expected a number, found a list of 1 item"),
+    ("pl", "oczekiwano liczby, otrzymano: lista z\u00a01 elementem"),
+])
+def test_a_cell_that_is_a_list_is_described_in_the_language(lang: str, said: str,
+                                                            tmp_path: Path) -> None:
+    answers = tmp_path / "a.yaml"
+    answers.write_text("weights: [[[1]]]\n", encoding="utf-8")
+    result = run("check", CAT, "--answer", str(answers), "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"{answers}:1:12: weights[0][0]: {said}\n", result.stderr

@@ -22,6 +22,7 @@ from attncli.records import record
 from attncli.spec.inline import DECIMAL_COMMA, comma_is_decimal
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.source import Node, parse, read_text
+from attncli.spec.values import describe
 
 # What a person may write for a hidden score, besides plain numbers.
 _SPECIAL = {"-inf": float("-inf"), "−∞": float("-inf"), "-∞": float("-inf"), "-.inf": float("-inf"),
@@ -173,7 +174,7 @@ def _number(node: Node) -> Written:
     value = node.value
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise SpecError(Msg.of("{path}: expected a number, found {found}", path=node.where.path,
-                               found=node.text or type(value).__name__), node.where)
+                               found=node.text or describe(node)), node.where)
     try:
         return written(node.text if node.text is not None else str(value), node.where)
     except SpecError as error:

@@ -121,5 +121,7 @@ _GROUPING = {"en": (",", 1000), "pl": (NBSP, 10000), "ru": (NBSP, 10000)}
 def group_digits(number: int, lang: str) -> str:
     """`number` as the help pages print it in `lang`: 10000000 is `10,000,000` in English and
     `10 000 000` in Polish and Russian."""
+    if number < 0:  # a size a lying file gives (a .npy header's -2 × 2): a true minus sign
+        return "\u2212" + group_digits(-number, lang)
     separator, least = _GROUPING.get(lang, _GROUPING["en"])
-    return f"{number:,}".replace(",", separator) if abs(number) >= least else str(number)
+    return f"{number:,}".replace(",", separator) if number >= least else str(number)

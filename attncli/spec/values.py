@@ -12,7 +12,7 @@ from typing import Any, NoReturn, TypeVar
 import numpy as np
 
 from attncli.errors import SpecError
-from attncli.i18n import LANGUAGES, Msg, Shape, suggesting
+from attncli.i18n import LANGUAGES, Count, Msg, Shape, suggesting
 from attncli.i18n.suggest import closest
 from attncli.spec.model import Array
 from attncli.spec.source import Node
@@ -120,11 +120,12 @@ def in_decimals(node: Node) -> None:
         return
     if _OCTAL(written) and int(written.replace("_", ""), 10) != node.value:  # 07 is 7 either way
         fail(node, "expected a decimal number, found {written}, which YAML reads as the octal "
-             "number {found}; write it without the leading zero", written=shown(written),
-             found=node.value)
+             "number {found}; write it without the leading zeros", written=shown(written),
+             found=Count(node.value))
     if _BASE_60(written):
         fail(node, "expected a decimal number, found {written}, which YAML reads in base 60 as "
-             "{found}; write it without the colon", written=shown(written), found=node.value)
+             "{found}; write the number you mean in decimal digits", written=shown(written),
+             found=node.value)
 
 
 def integer(node: Node, low: int, high: int | None = None) -> int:
