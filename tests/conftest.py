@@ -88,6 +88,44 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
                           f"{skip_reason(report)}"
 
 
+# The modules whose module fixtures take minutes (pdflatex over every case, Chromium over every
+# page, LibreOffice over every workbook, torch checkpoints), heaviest first. Under `-n auto` each
+# goes to one worker whole, which builds its fixtures once (xdist's own `load` hands a module's
+# tests to whichever worker asks, and each worker that gets one builds the fixture again), and
+# they are handed out first, so that no worker is left alone at the end with one of them.
+HEAVY_MODULES = ("test_conformance.py", "test_markdown_render.py", "test_notebook_render.py",
+                 "test_docs_site.py", "test_html_page.py", "test_xlsx.py",
+                 "test_elided_exports.py", "test_checkpoints.py")
+# Slow tests without a shared fixture (a Typst compile of every example, a Beamer deck a test):
+# handed out right after those, each test on its own, for the same reason.
+SLOW_MODULES = ("test_typst.py", "test_latex_pages.py")
+FIRST = HEAVY_MODULES + SLOW_MODULES
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules of FIRST first, in its order; each module's own order is kept (stable sort),
+    so that `-n 0` too builds each module fixture once."""
+    first = {name: k for k, name in enumerate(FIRST)}
+    items.sort(key=lambda item: first.get(item.path.name, len(FIRST)))
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent under -p no:xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`-n auto`'s `load`, except that a module of HEAVY_MODULES is one unit of work, and the
+    units go out in the order collected (above), not the largest count of tests first."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class HeavyModulesWhole(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module.rsplit("/", 1)[-1] in HEAVY_MODULES else nodeid
+
+    config.option.loadscopereorder = False
+    return HeavyModulesWhole(config, log)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """What was skipped, by reason, and the one command that installs what it needs."""
     lines = skips.summary([skip_reason(r) for r in terminalreporter.stats.get("skipped", [])])
