@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import unicodedata
 from functools import cache
 from pathlib import Path
@@ -91,14 +92,18 @@ def run_pages(jobs: list[dict[str, Any]], folder: Path,
     by its name."""
     tools()
     folder.mkdir(parents=True, exist_ok=True)
+    # ATTN_RENDER_TIMES=1: render.js writes how long each page took
+    times = {k: v for k, v in os.environ.items() if k == "ATTN_RENDER_TIMES"}
     request = folder / "jobs.json"
     request.write_text(json.dumps({"outdir": str(folder), "jobs": jobs,
                                    "screenshots": screenshots or {}}), encoding="utf-8")
     done = subprocess.run(["node", str(RENDER_DIR / script), str(request)],
                           capture_output=True, text=True, timeout=2400, check=False,
                           env={"PATH": "/usr/bin:/bin:/usr/local/bin", "CHROMIUM": CHROMIUM,
-                               "HOME": str(folder)})
+                               "HOME": str(folder), **times})
     assert done.returncode == 0, done.stderr[-3000:]
+    if times:  # each page's milliseconds (load, typeset, measure), for `pytest -s`
+        print(done.stderr, file=sys.stderr)
     results: dict[str, Any] = json.loads(done.stdout)
     return results
 
