@@ -104,12 +104,14 @@ def written_out(w: Walkthrough, lang: str) -> list[str]:
 
 
 def check(source: Path, area: tuple[float, float, float, float], w: Walkthrough,
-          lang: str) -> None:
+          lang: str) -> str:
+    """Checks the compiled source; returns its text (text_of) for further checks."""
     pdf = compile_pdf(source)
     assert not outside(pdf, area), (source.name, outside(pdf, area)[:5])
     found = text_of(pdf)
     missing = [line for line in written_out(w, lang) if line not in found]
     assert not missing, (source.name, missing[:3])
+    return found
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -153,8 +155,7 @@ def test_hostile_token_names_print_as_written(tmp_path: Path) -> None:
     w = walkthrough(spec)
     source = tmp_path / "hostile.typ"
     source.write_text(render(w, "typst", "en", standalone=True), encoding="utf-8")
-    check(source, A4, w, "en")
-    found = text_of(source.with_suffix(".pdf"))
+    found = check(source, A4, w, "en")
     for token in HOSTILE:
         assert token in found, token
 
