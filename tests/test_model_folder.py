@@ -9,6 +9,8 @@ eager softmax) is run in float64 here, by the same formula without the cast."""
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ import numpy as np
 import pytest
 
 from attncli import load_spec
+from attncli.i18n import translate
 from attncli.steps.build import compute
 from tests.conftest import run
 from tests.test_checkpoints import maker, needed
@@ -26,9 +29,9 @@ IDS = [3, 7, 1, 12, 5]
 
 def float64_parts(monkeypatch: pytest.MonkeyPatch, torch: Any, module: Any, norm: str,
                   rotary: str | None, halves: bool = False) -> None:
-    """The library's float32 parts, run in float64: RMSNorm, the RoPE table (base 10000; each
-    angle twice for rotate_half, or once when the model turns the two halves itself, as
-    gpt-oss does) and the softmax."""
+    """The library's float32 parts, run in float64: RMSNorm, the RoPE table (base 10000, or the
+    scaled frequencies of the library's own function; each angle twice for rotate_half, or once
+    when the model turns the two halves itself, as gpt-oss does) and the softmax."""
     def rms_norm(self: Any, hidden: Any) -> Any:
         variance = hidden.pow(2).mean(-1, keepdim=True)
         return self.weight * (hidden * torch.rsqrt(variance + self.variance_epsilon))
@@ -36,9 +39,11 @@ def float64_parts(monkeypatch: pytest.MonkeyPatch, torch: Any, module: Any, norm
     def rope_table(self: Any, x: Any, position_ids: Any) -> Any:
         d = 2 * self.inv_freq.shape[0]
         theta = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+        if self.rope_type != "default":  # the library's own scaled frequencies, in float64
+            theta = scaled_in_float64(torch, self.rope_type, self.config)  # (d/2,)
         angles = position_ids[..., None].double() * theta  # (1, n, d/2)
         emb = angles if halves else torch.cat((angles, angles), dim=-1)  # (1, n, d)
-        return emb.cos(), emb.sin()
+        return emb.cos() * self.attention_scaling, emb.sin() * self.attention_scaling
 
     softmax = torch.nn.functional.softmax
     monkeypatch.setattr(getattr(module, norm), "forward", rms_norm)
@@ -46,6 +51,25 @@ def float64_parts(monkeypatch: pytest.MonkeyPatch, torch: Any, module: Any, norm
         monkeypatch.setattr(getattr(module, rotary), "forward", rope_table)
     monkeypatch.setattr(torch.nn.functional, "softmax",
                         lambda t, dim, dtype=None: softmax(t, dim=dim, dtype=torch.float64))
+
+
+def scaled_in_float64(torch: Any, kind: str, config: Any) -> Any:
+    """transformers' `ROPE_INIT_FUNCTIONS[kind]` run as it is written, with its `torch.float`
+    and `torch.float32` (the dtypes it computes the frequencies and YaRN's ramp in) float64."""
+    from transformers import modeling_rope_utils
+
+    class Float64Torch:
+        def __getattr__(self, name: str) -> Any:
+            return torch.float64 if name in ("float", "float32") else getattr(torch, name)
+
+    real = modeling_rope_utils.torch
+    modeling_rope_utils.torch = Float64Torch()
+    try:
+        theta, _ = modeling_rope_utils.ROPE_INIT_FUNCTIONS[kind](config, None)
+    finally:
+        modeling_rope_utils.torch = real
+    assert theta.dtype == torch.float64
+    return theta
 
 
 def saved(model: Any, folder: Path, torch: Any, seed: int) -> Any:
@@ -367,3 +391,90 @@ def test_a_llama_whose_gate_takes_gelu_is_a_geglu_layer(tmp_path: Path,
     second = agree(spec_of(tmp_path / "llama", f"{{ids: {IDS}}}", layer=1), attentions[1],
                    outputs[1])
     assert np.abs(second.steps[0].matrices[0].values - hidden[1][0].numpy()).max() < TOLERANCE
+
+
+def rope_step(walkthrough: Any) -> Any:
+    return next(step for step in walkthrough.steps if step.id == "rope")
+
+
+def test_a_llama_with_llama3_scaling_is_the_models_own(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Llama 3.1's `rope_type: llama3` (here trained on 16 positions, so that the four pairs of
+    a head of 8 are kept, blended and divided), read from `rope_parameters` as transformers 5
+    saves it and from the older `rope_scaling` beside `rope_theta`: the same weights."""
+    torch = needed("torch")
+    transformers = needed("transformers")
+    parameters = {"rope_type": "llama3", "rope_theta": 100.0, "factor": 8.0,
+                  "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                  "original_max_position_embeddings": 16}
+    config = transformers.LlamaConfig(
+        hidden_size=16, num_attention_heads=2, num_key_value_heads=1, head_dim=8,
+        num_hidden_layers=1, intermediate_size=12, vocab_size=20, rms_norm_eps=1e-6,
+        max_position_embeddings=64, rope_parameters=dict(parameters))
+    config._attn_implementation = "eager"
+    model = saved(transformers.LlamaForCausalLM(config), tmp_path / "llama", torch, 11)
+    float64_parts(monkeypatch, torch, transformers.models.llama.modeling_llama, "LlamaRMSNorm",
+                  "LlamaRotaryEmbedding")
+    attentions, outputs, _ = forward(model, torch, IDS, [model.model.layers[0].self_attn])
+    walkthrough = agree(spec_of(tmp_path / "llama", f"{{ids: {IDS}}}"), attentions[0],
+                        outputs[0])
+    omega = rope_step(walkthrough).matrices[1].values[0]  # (4,): the scaled ωᵢ
+    theirs = scaled_in_float64(torch, "llama3", model.config).numpy()
+    assert np.abs(omega - theirs).max() < 1e-15
+    assert np.abs(omega - rope_step(walkthrough).matrices[0].values[0]).max() > 0.05
+    # the older spelling: rope_scaling, its kind under `type`, rope_theta beside it
+    path = tmp_path / "llama" / "config.json"
+    written = json.loads(path.read_text(encoding="utf-8"))
+    old = written.pop("rope_parameters")
+    written["rope_theta"] = old.pop("rope_theta")
+    written["rope_scaling"] = {**old, "type": old.pop("rope_type")}
+    path.write_text(json.dumps(written), encoding="utf-8")
+    agree(spec_of(tmp_path / "llama", f"{{ids: {IDS}}}"), attentions[0], outputs[0])
+
+
+def test_gpt_oss_with_yarn_as_released_is_the_models_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gpt-oss's own RoPE (GptOssConfig's default, as the released checkpoints: YaRN, factor 32,
+    beta 32 and 1, trained on 4096 positions, truncate: false, base 150000): the blended
+    frequencies and cos and sin times the attention factor 0.1·ln 32 + 1."""
+    torch = needed("torch")
+    transformers = needed("transformers")
+    config = transformers.GptOssConfig(
+        hidden_size=16, num_attention_heads=2, num_key_value_heads=1, head_dim=8,
+        num_hidden_layers=1, intermediate_size=8, vocab_size=20, num_local_experts=2,
+        num_experts_per_tok=1, sliding_window=3, attn_implementation="eager",
+        experts_implementation="eager")
+    assert config.rope_parameters == {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
+                                      "beta_slow": 1.0, "truncate": False,
+                                      "original_max_position_embeddings": 4096,
+                                      "rope_theta": 150000.0}
+    model = saved(transformers.GptOssForCausalLM(config), tmp_path / "gpt_oss", torch, 13)
+    float64_parts(monkeypatch, torch, transformers.models.gpt_oss.modeling_gpt_oss,
+                  "GptOssRMSNorm", "GptOssRotaryEmbedding", halves=True)
+    attentions, outputs, _ = forward(model, torch, IDS, [model.model.layers[0].self_attn])
+    walkthrough = agree(spec_of(tmp_path / "gpt_oss", f"{{ids: {IDS}}}"), attentions[0],
+                        outputs[0])
+    step = rope_step(walkthrough)
+    theirs = scaled_in_float64(torch, "yarn", model.config).numpy()
+    assert np.abs(step.matrices[1].values[0] - theirs).max() < 1e-15
+    factor = model.model.rotary_emb.attention_scaling
+    assert factor == pytest.approx(0.1 * math.log(32) + 1, rel=1e-15)
+    assert any(f"a = {factor:.6g}:" in translate(note, "en") for note in step.notes)
+
+
+@pytest.mark.parametrize(("lang", "problem"), [
+    ("en", "the RoPE scaling dynamic is not worked out yet; expected one of default, linear, "
+           "llama3, yarn"),
+    ("ru", "масштабирование RoPE dynamic пока не поддерживается; ожидается одно из: default, "
+           "linear, llama3, yarn"),
+])
+def test_a_rope_scaling_attn_does_not_compute_is_refused_in_config_json(
+        tmp_path: Path, lang: str, problem: str) -> None:
+    folder_with(tmp_path, '{"model_type": "llama", "num_hidden_layers": 2, '
+                '"num_attention_heads": 2, "rope_theta": 10000, '
+                '"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}')
+    path = tmp_path / "spec.yaml"
+    path.write_text("model: {path: m, layer: 0}\ntokens: {ids: [1]}\n", encoding="utf-8")
+    result = run("explain", str(path), "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"m/config.json: rope_scaling.rope_type: {problem}\n"

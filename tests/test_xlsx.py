@@ -31,7 +31,7 @@ from tests.spreadsheet import recalculated, soffice
 REFUSED = {"cat_chases_mouse_by_hand", "low_precision_bfloat16", "low_precision_float16",
            "backward_llama_style"}
 SUPPORTED = [path for path in EXAMPLES if path.stem not in REFUSED]
-ROTARY = {"llama_style", "rope_half", "rope_interleaved"}
+ROTARY = {"llama_style", "rope_half", "rope_interleaved", "rope_yarn"}
 # attn refuses --backward beside softcap, qk_norm and sinks (tests/test_softcap.py,
 # tests/test_qk_norm.py, tests/test_sinks.py): no gradient of the cap, the norm or the sink yet
 CAPPED = {"softcap_gemma2", "qk_norm_qwen3", "sinks_gpt_oss"}

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from attncli.compute import ops
+from attncli.compute.rope_scaling import attention_factor
 from attncli.model import Array, HeadResult
 from attncli.records import record
 from attncli.spec.model import Spec
@@ -27,8 +28,10 @@ def turned_back(spec: Spec, which: str, d_hat: Array) -> Array | None:
     setting = spec.rope(which)
     if setting is None:
         return None
-    angles = ops.rope_angles(d_hat.shape[0], d_hat.shape[1], setting.base)  # (n, d_k/2)
-    return ops.rope(d_hat, -angles, setting.layout)  # (n, d_k): Rᵀ = R(−p·θ)
+    angles = ops.rope_angles(d_hat.shape[0], d_hat.shape[1], setting.base,  # (n, d_k/2)
+                             setting.scaling)
+    factor = attention_factor(setting.scaling)  # YaRN's a: Q̂ = a·R·Q, so (a·R)ᵀ = a·R(−p·θ)
+    return ops.rope(d_hat, -angles, setting.layout, factor)  # (n, d_k): Rᵀ = R(−p·θ)
 
 
 @record

@@ -13,6 +13,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from attncli.compute.rope_scaling import frequencies
+from attncli.spec.model import RopeScaling
+
 Array = NDArray[np.float64]
 Bools = NDArray[np.bool_]
 Ints = NDArray[np.int64]
@@ -203,9 +206,11 @@ def gelu_tanh(x: Array) -> Array:
     return 0.5 * x * (1.0 + np.tanh(inner))  # (n, d_ff)
 
 
-def rope_angles(positions: int, d_k: int, base: float = 10000.0) -> Array:
-    """RoPE's rotation angles p·θᵢ, θᵢ = base^(−2i/d_k), for p = 0 .. positions-1 (Su et al.)."""
-    theta = base ** (-2.0 * np.arange(d_k // 2) / d_k)  # (d_k/2,)
+def rope_angles(positions: int, d_k: int, base: float = 10000.0,
+                scaling: RopeScaling | None = None) -> Array:
+    """RoPE's rotation angles p·θᵢ, θᵢ = base^(−2i/d_k) (Su et al.), scaled as `scaling` says,
+    for p = 0 .. positions-1."""
+    theta = frequencies(d_k, base, scaling)  # (d_k/2,)
     p = np.arange(positions, dtype=np.float64)[:, None]  # (p, 1)
     return p * theta  # (p, 1) * (d_k/2,) -> (p, d_k/2)
 
@@ -219,11 +224,12 @@ def rope_pairs(d_k: int, layout: Literal["half", "interleaved"]) -> tuple[Ints, 
     return 2 * i, 2 * i + 1
 
 
-def rope(x: Array, angles: Array, layout: Literal["half", "interleaved"]) -> Array:
+def rope(x: Array, angles: Array, layout: Literal["half", "interleaved"],
+         factor: float = 1.0) -> Array:
     """Each row p of x with every pair of features (a, b) turned by angles[p]:
-    (a, b) -> (a·cos − b·sin, a·sin + b·cos)."""
+    (a, b) -> (a·cos − b·sin, a·sin + b·cos), cos and sin times `factor` (YaRN's)."""
     first, second = rope_pairs(x.shape[1], layout)  # (d_k/2,), (d_k/2,)
-    cos, sin = np.cos(angles), np.sin(angles)  # (n, d_k/2)
+    cos, sin = np.cos(angles) * factor, np.sin(angles) * factor  # (n, d_k/2)
     a, b = x[:, first], x[:, second]  # (n, d_k/2)
     out = np.empty_like(x)  # (n, d_k)
     out[:, first] = a * cos - b * sin

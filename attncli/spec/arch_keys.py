@@ -1,6 +1,7 @@
 """What every architecture's reader shares (attncli/spec/arch_*.py): a model folder as the spec
-reads it (`Checkpoint`), and the keys that several families write alike: RoPE, the window, the
-`Linear` projections, the attention of the Llama family, a LayerNorm, the activation.
+reads it (`Checkpoint`), and the keys that several families write alike: the window, the
+`Linear` projections, the attention of the Llama family, a LayerNorm, the activation (RoPE is
+read in attncli/spec/arch_rope.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from attncli.errors import Location
 from attncli.i18n import Msg
 from attncli.records import record
+from attncli.spec.arch_rope import rope
 from attncli.spec.model import Array
 from attncli.spec.source import Node
 from attncli.spec.values import boolean, fail, integer, number, text
@@ -87,20 +89,6 @@ def refuse_block(c: Checkpoint, why: str | Msg) -> None:
              "remove block", why=why)
 
 
-def rope(c: Checkpoint) -> Keys:
-    """RoPE from `rope_parameters` (or the older `rope_theta`), the unscaled kind only."""
-    parameters = c.config.get("rope_parameters")
-    base = c.number("rope_theta", 10000.0)
-    if parameters is not None and isinstance(parameters.value, dict):
-        kind = parameters.value.get("rope_type")
-        if kind is not None and text(kind) != "default":
-            fail(kind, "the RoPE scaling {found} is not worked out yet; expected default",
-                 found=text(kind)[:40])
-        theta = parameters.value.get("rope_theta")
-        base = base if theta is None else number(theta)
-    return {"rope": {"base": base, "layout": "half"}}
-
-
 def window(c: Checkpoint) -> int | None:
     """The sliding window of this layer, as `layer_types` (or Mistral's `sliding_window` for
     every layer) gives it: HF's window w lets a query see itself and the w − 1 keys before it."""
@@ -138,7 +126,7 @@ def rotary_heads(c: Checkpoint, at: str) -> Keys:
     heads = c.whole("num_attention_heads")
     return {
         "convention": "column",
-        "positional": rope(c),
+        "positional": rope(c.config, c.config_name),  # attncli/spec/arch_rope.py
         "heads": heads,
         "kv_heads": c.whole("num_key_value_heads", heads),
         "weights": linears(c, at + "self_attn.", {"Q": "q_proj", "K": "k_proj", "V": "v_proj",

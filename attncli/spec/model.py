@@ -29,6 +29,24 @@ ACTIVATION_NAMES: dict[str, str] = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh":
 
 
 @record
+class RopeScaling:
+    """How RoPE's frequencies are scaled for a longer context than the model was trained on:
+    `linear` divides each by the factor; `llama3` keeps the fast ones, divides the slow ones and
+    blends those between; `yarn` blends by pair and multiplies cos and sin by an attention
+    factor (transformers' `rope_scaling`)."""
+
+    kind: Literal["linear", "llama3", "yarn"]
+    factor: float
+    original_max_position_embeddings: int = 0  # llama3, yarn: the context trained on
+    low_freq_factor: float = 1.0  # llama3
+    high_freq_factor: float = 4.0  # llama3
+    beta_fast: float = 32.0  # yarn
+    beta_slow: float = 1.0  # yarn
+    truncate: bool = True  # yarn: floor and ceil the pairs between which it blends
+    attention_factor: float | None = None  # yarn: None is 0.1·ln(factor) + 1
+
+
+@record
 class Positional:
     """What is added to the embeddings: P = sinusoidal(n, d_model, base), or a given matrix;
     or `rope`: rotary embeddings, applied to each head's queries and keys instead."""
@@ -38,6 +56,7 @@ class Positional:
     values: Array | None = None  # (n, d_model), for `matrix`
     # for `rope` (nothing is added to E: each head's q and k are rotated): which features pair up
     layout: Literal["half", "interleaved"] = "half"
+    scaling: RopeScaling | None = None  # for `rope`: its frequencies scaled (None: unscaled)
 
 
 @record

@@ -6,6 +6,7 @@ from __future__ import annotations
 from attncli.i18n import Count, Msg
 from attncli.spec.arrays import Files, embeddings_at, matrix_at
 from attncli.spec.model import Positional, Sequence
+from attncli.spec.rope_scaling import rope_scaling
 from attncli.spec.source import Node
 from attncli.spec.values import (
     check_keys,
@@ -22,7 +23,7 @@ from attncli.spec.values import (
 CONTEXT_KEYS = ("tokens", "embeddings", "positional")
 POSITIONAL_KINDS = ("sinusoidal", "rope")
 SINUSOIDAL_KEYS = ("base",)
-ROPE_KEYS = ("base", "layout")
+ROPE_KEYS = ("base", "layout", "scaling")
 ROPE_LAYOUTS = ("half", "interleaved")
 
 
@@ -65,8 +66,8 @@ def context_sequence(node: Node, d_model: int, files: Files) -> Sequence:
 
 
 def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | None:
-    """none, sinusoidal, {sinusoidal: {base: n}}, rope, {rope: {base, layout}}, or a learned
-    n × d_model matrix."""
+    """none, sinusoidal, {sinusoidal: {base: n}}, rope, {rope: {base, layout, scaling}}, or a
+    learned n × d_model matrix."""
     expected = Msg.of("none, sinusoidal, rope, {{sinusoidal: {{base: n}}}}, {{rope: {{base: n, "
                       "layout: half}}}} or a tokens × d_model matrix")
     if node.value == "none":
@@ -86,7 +87,9 @@ def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | N
         if kind == "sinusoidal":
             return Positional("sinusoidal", base=base)
         layout = optional(options, "layout", lambda n: choice(n, ROPE_LAYOUTS), "half")
-        return Positional("rope", base=base, layout="half" if layout == "half" else "interleaved")
+        scaling = options.get("scaling")
+        return Positional("rope", base=base, layout="half" if layout == "half" else "interleaved",
+                          scaling=None if scaling is None else rope_scaling(scaling))
     values = matrix_at(node, "positional", files, (n, d_model))
     check_shape(node, values, (n, d_model), Msg.of("tokens × d_model"))
     return Positional("matrix", values=values)

@@ -12,6 +12,7 @@ from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import cell
 from attncli.compute import ops
 from attncli.compute.gradients import Gradients, HeadGradients
+from attncli.compute.rope_scaling import attention_factor
 from attncli.i18n import Msg, listing
 from attncli.model import Expansion, Formula, HeadResult, Matrix, Num, Product, Step, Sum
 from attncli.spec.model import ACTIVATION_NAMES, FeedForward, RMSNorm, Spec
@@ -43,11 +44,12 @@ def turned_pair(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion,
     """The first pair of dQ at position 1 (position 0 is not turned) written out:
     (a, b) -> (a·cos + b·sin, −a·sin + b·cos)."""
     setting = spec.rope("q")
-    if g.dQ_hat is None or setting is None:
-        return ()
+    if g.dQ_hat is None or setting is None or attention_factor(setting.scaling) != 1.0:
+        return ()  # YaRN's attention factor: the turn is a·R, not written out here
     i = min(1, g.dQ.shape[0] - 1)
     first, second = (int(p[0]) for p in ops.rope_pairs(g.dQ.shape[1], setting.layout))
-    angle = float(ops.rope_angles(i + 1, g.dQ.shape[1], setting.base)[i, 0])  # p·ω₀ = p
+    angle = float(ops.rope_angles(i + 1, g.dQ.shape[1], setting.base,  # p·ω₀
+                                  setting.scaling)[i, 0])
     cos, sin = math.cos(angle), math.sin(angle)
     a, b = float(g.dQ_hat[i, first]), float(g.dQ_hat[i, second])
     row, columns = r.weights.rows[i], r.queries.columns

@@ -8,7 +8,7 @@ from dataclasses import replace
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Step
-from attncli.spec.model import Sequence
+from attncli.spec.model import Positional, Sequence
 from attncli.steps.base import Build, Made, State, feature_labels, power_base
 
 
@@ -79,6 +79,14 @@ def positional(b: Build, sequence: Sequence, step_id: str, symbol: Formula,
 def positional_kind(sequence: Sequence) -> Msg:
     added = sequence.positional
     assert added is not None
+    if added.kind == "rope" and added.scaling is not None:
+        return Msg.of("{rope}, frequencies scaled by {kind} (factor {factor})",
+                      rope=unscaled_kind(added), kind=added.scaling.kind,
+                      factor=f"{added.scaling.factor:g}")
+    return unscaled_kind(added)
+
+
+def unscaled_kind(added: Positional) -> Msg:
     if added.kind == "sinusoidal":
         return Msg.of("sinusoidal, base {base}", base=f"{added.base:g}")
     if added.kind == "rope" and added.layout == "half":

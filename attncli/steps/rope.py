@@ -8,9 +8,11 @@ from dataclasses import replace
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import dot, named
 from attncli.compute import ops
+from attncli.compute.rope_scaling import attention_factor
 from attncli.i18n import Msg
 from attncli.model import Array, Expansion, Formula, Matrix, Step
 from attncli.spec.model import Positional
+from attncli.steps import rope_scaling as scaling
 from attncli.steps.base import Build, HeadState, Made, power_base
 from attncli.steps.labels import subscript
 from attncli.steps.projections import shows_kv
@@ -33,18 +35,21 @@ def rope(b: Build, hs: HeadState) -> Made[HeadState]:
     q, k, Q, K = hs.q, hs.k, hs.Q, hs.K
     first = turned(b, "q") or turned(b, "k")
     assert first is not None
-    omega = ops.rope_angles(2, d_k, first.base)[1]  # (d_k/2,): ωᵢ, the angle at position 1
+    omega = ops.rope_angles(2, d_k, first.base, first.scaling)[1]  # (d_k/2,): the angle at p = 1
+    if first.scaling is not None:  # ωᵢ before the scaling, then after it
+        matrices.append(scaling.unscaled_row(b, first, d_k, pairs))
     matrices.append(Matrix(Formula("ω", r"\omega"), b.calc.rounded(omega[None, :]), ("",), pairs))
     for letter, rows, values, setting in (("q", b.query_labels, q, turned(b, "q")),
                                           ("k", b.key_labels, k, turned(b, "k"))):
         if setting is None:
             continue
-        angles = ops.rope_angles(len(rows), d_k, setting.base)  # (n, d_k/2)
+        angles = ops.rope_angles(len(rows), d_k, setting.base, setting.scaling)  # (n, d_k/2)
         if letter == "q" or b.spec.context is not None:
             name = "p·ω" if b.spec.context is None else f"p·ω ({letter.upper()})"
             matrices.append(Matrix(Formula(name, r"p\,\omega"), b.calc.rounded(angles), rows,
                                    pairs))
-        turned_values = b.calc.rounded(ops.rope(values, angles, setting.layout))  # (n, d_k)
+        turned_values = b.calc.rounded(ops.rope(values, angles, setting.layout,  # (n, d_k)
+                                                attention_factor(setting.scaling)))
         symbol = Formula(f"{letter.upper()}{HAT}", rf"\hat{{{letter.upper()}}}")
         made = b.matrix(symbol, turned_values, rows)
         b.finite(turned_values, symbol.text, made.rows, made.columns)
@@ -64,8 +69,11 @@ def rope(b: Build, hs: HeadState) -> Made[HeadState]:
                     "layout of GPT-NeoX and Llama pairs features (i, i + d_k/2) instead, so "
                     "the same weights give other rotated queries and keys.")]
     expansions: tuple[Expansion, ...] = ()
+    if first.scaling is not None:
+        notes[1:1] = scaling.notes(first, d_k)
+        expansions = scaling.cell(b, first, d_k)
     if turned(b, "q") is not None and turned(b, "k") is not None:
-        expansions = relative(b, hs.q[0], hs.k[0], b.query_labels[0], b.key_labels[0], first)
+        expansions += relative(b, hs.q[0], hs.k[0], b.query_labels[0], b.key_labels[0], first)
         notes.append(Msg.of("The same q and k at positions (1, 0) and (2, 1) give the same "
                             "score: after RoPE a score depends only on how far apart the "
                             "query and the key are."))
@@ -80,11 +88,14 @@ def relative(b: Build, q: Array, k: Array, q_label: str, k_label: str,
              setting: Positional) -> tuple[Expansion, ...]:
     """q at position m and k at position n, turned, dotted: the same for (1, 0) and (2, 1)."""
     d_k = int(q.shape[0])
-    angles = ops.rope_angles(3, d_k, setting.base)  # (3, d_k/2): positions 0, 1, 2
+    angles = ops.rope_angles(3, d_k, setting.base, setting.scaling)  # (3, d_k/2): p = 0, 1, 2
+    factor = attention_factor(setting.scaling)
     lines = []
     for m, n in ((1, 0), (2, 1)):
-        q_m = b.calc.rounded(ops.rope(q[None, :], angles[m:m + 1], setting.layout))[0]  # (d_k,)
-        k_n = b.calc.rounded(ops.rope(k[None, :], angles[n:n + 1], setting.layout))[0]  # (d_k,)
+        q_m = b.calc.rounded(ops.rope(q[None, :], angles[m:m + 1], setting.layout,
+                                      factor))[0]  # (d_k,)
+        k_n = b.calc.rounded(ops.rope(k[None, :], angles[n:n + 1], setting.layout,
+                                      factor))[0]  # (d_k,)
         score = float(b.calc.dot_scores(q_m[None, :], k_n[None, :])[0, 0])
         q_name, k_name = named("q", q_label), named("k", k_label)
         symbolic = Formula(f"R{subscript(m)}·{q_name.text} · R{subscript(n)}·{k_name.text}",

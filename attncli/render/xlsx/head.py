@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from attncli.compute.rope_scaling import attention_factor
 from attncli.i18n import Msg
 from attncli.model import Step
 from attncli.render.xlsx.cells import (
@@ -87,8 +88,12 @@ def rope(ctx: Context, step: Step) -> list[Piece]:
     setting = next(p for p in settings if p is not None and p.kind == "rope")
     pairs = step.matrices[0].shape[1]
     d_k = 2 * pairs
-    pieces = [computed(step, 0, "ω", lambda i, j: Formula(
-        f"={literal(setting.base)}^(-2*{j}/{d_k})"))]
+    pieces = [computed(step, 0, "ω" if setting.scaling is None else "ω_unscaled",
+                       lambda i, j: Formula(f"={literal(setting.base)}^(-2*{j}/{d_k})"))]
+    if setting.scaling is not None:  # the scaled ωᵢ as attn computed them (the step's cell)
+        pieces.append(given_piece(step.matrices[1], 1, "ω"))
+    gain = attention_factor(setting.scaling)  # YaRN's attention factor on cos and sin
+    opened, times = ("", "") if gain == 1.0 else ("(", f")*{literal(gain)}")
     angle_indices = [i for i, m in enumerate(step.matrices) if m.symbol.text.startswith("p·ω")]
     for n, at in enumerate(angle_indices):
         pieces.append(computed(step, at, "angles_q" if n == 0 else "angles_k", lambda i, j: (
@@ -108,8 +113,8 @@ def rope(ctx: Context, step: Step) -> list[Piece]:
             a, b = ctx.at(source, i, first[pair]), ctx.at(source, i, second[pair])
             angle = ctx.at(angles, i, pair)
             if j in first:
-                return Formula(f"={a}*COS({angle})-{b}*SIN({angle})")
-            return Formula(f"={a}*SIN({angle})+{b}*COS({angle})")
+                return Formula(f"={opened}{a}*COS({angle})-{b}*SIN({angle}){times}")
+            return Formula(f"={opened}{a}*SIN({angle})+{b}*COS({angle}){times}")
 
         pieces.append(computed(step, turned, letter + "_turned", fill, letter.lower() + "_rows"))
     return pieces
