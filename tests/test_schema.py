@@ -21,6 +21,8 @@ from attncli.spec.model import ACTIVATIONS
 from attncli.spec.model_folder import INPUT_KEYS, MODEL_KEYS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
 from attncli.spec.qk_norm import QK_NORM_KEYS
+from attncli.spec.rope_scaling import NEEDED as SCALING_NEEDED
+from attncli.spec.rope_scaling import OPTIONAL as SCALING_OPTIONAL
 from attncli.spec.schema import SCHEMA_PATH, schema
 from attncli.spec.scores import SCORE_KEYS
 from attncli.spec.selection import CHECKPOINT_KEYS
@@ -145,6 +147,8 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "$defs/positional/oneOf/1/properties/sinusoidal": SINUSOIDAL_KEYS,
     "$defs/positional/oneOf/2": ("rope",),
     "$defs/positional/oneOf/2/properties/rope": ROPE_KEYS,
+    "$defs/positional/oneOf/2/properties/rope/properties/scaling": tuple(
+        {key for keys in (*SCALING_NEEDED.values(), *SCALING_OPTIONAL.values()) for key in keys}),
     "$defs/layerNorm": LAYER_NORM_KEYS,
     "$defs/rmsNorm": RMS_NORM_KEYS,
 }
