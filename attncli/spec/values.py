@@ -124,7 +124,7 @@ def in_decimals(node: Node) -> None:
              found=Count(node.value))
     if _BASE_60(written):
         fail(node, "expected a decimal number, found {written}, which YAML reads in base 60 as "
-             "{found}; write the number you mean in decimal digits", written=shown(written),
+             "{found}; write the number you mean in decimal notation", written=shown(written),
              found=node.value)
 
 
