@@ -326,20 +326,27 @@ def test_gemma2_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert any(step.id == "softcap" for step in walkthrough.steps)
 
 
+def tiny_gpt_oss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, torch: Any, seed: int,
+                 **sizes: Any) -> Any:
+    """A tiny gpt-oss (two experts, one per token, a window of 3, eager attention and experts)
+    saved as a user would, its RMSNorm and RoPE table run in float64."""
+    transformers = needed("transformers")
+    config = transformers.GptOssConfig(
+        intermediate_size=8, vocab_size=20, num_local_experts=2, num_experts_per_tok=1,
+        sliding_window=3, attn_implementation="eager", experts_implementation="eager", **sizes)
+    model = saved(transformers.GptOssForCausalLM(config), tmp_path / "gpt_oss", torch, seed)
+    float64_parts(monkeypatch, torch, transformers.models.gpt_oss.modeling_gpt_oss,
+                  "GptOssRMSNorm", "GptOssRotaryEmbedding", halves=True)
+    return model
+
+
 def test_gpt_oss_is_the_models_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each head's learned sink logit in the softmax's denominator, biases on every projection,
     and layer 0's sliding window (`layer_types`)."""
     torch = needed("torch")
-    transformers = needed("transformers")
-    config = transformers.GptOssConfig(
-        hidden_size=8, num_attention_heads=4, num_key_value_heads=2, head_dim=4,
-        num_hidden_layers=2, intermediate_size=8, vocab_size=20, num_local_experts=2,
-        num_experts_per_tok=1, sliding_window=3, attn_implementation="eager",
-        experts_implementation="eager",
-        rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
-    model = saved(transformers.GptOssForCausalLM(config), tmp_path / "gpt_oss", torch, 9)
-    float64_parts(monkeypatch, torch, transformers.models.gpt_oss.modeling_gpt_oss,
-                  "GptOssRMSNorm", "GptOssRotaryEmbedding", halves=True)
+    model = tiny_gpt_oss(tmp_path, monkeypatch, torch, 9, hidden_size=8, num_attention_heads=4,
+                         num_key_value_heads=2, head_dim=4, num_hidden_layers=2,
+                         rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
     attentions, outputs, _ = forward(model, torch, IDS, [model.model.layers[0].self_attn])
     walkthrough = agree(spec_of(tmp_path / "gpt_oss", f"{{ids: {IDS}}}"), attentions[0],
                         outputs[0])
@@ -438,19 +445,11 @@ def test_gpt_oss_with_yarn_as_released_is_the_models_own(
     beta 32 and 1, trained on 4096 positions, truncate: false, base 150000): the blended
     frequencies and cos and sin times the attention factor 0.1·ln 32 + 1."""
     torch = needed("torch")
-    transformers = needed("transformers")
-    config = transformers.GptOssConfig(
-        hidden_size=16, num_attention_heads=2, num_key_value_heads=1, head_dim=8,
-        num_hidden_layers=1, intermediate_size=8, vocab_size=20, num_local_experts=2,
-        num_experts_per_tok=1, sliding_window=3, attn_implementation="eager",
-        experts_implementation="eager")
-    assert config.rope_parameters == {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
-                                      "beta_slow": 1.0, "truncate": False,
-                                      "original_max_position_embeddings": 4096,
-                                      "rope_theta": 150000.0}
-    model = saved(transformers.GptOssForCausalLM(config), tmp_path / "gpt_oss", torch, 13)
-    float64_parts(monkeypatch, torch, transformers.models.gpt_oss.modeling_gpt_oss,
-                  "GptOssRMSNorm", "GptOssRotaryEmbedding", halves=True)
+    model = tiny_gpt_oss(tmp_path, monkeypatch, torch, 13, hidden_size=16, num_attention_heads=2,
+                         num_key_value_heads=1, head_dim=8, num_hidden_layers=1)
+    assert model.config.rope_parameters == {
+        "rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+        "truncate": False, "original_max_position_embeddings": 4096, "rope_theta": 150000.0}
     attentions, outputs, _ = forward(model, torch, IDS, [model.model.layers[0].self_attn])
     walkthrough = agree(spec_of(tmp_path / "gpt_oss", f"{{ids: {IDS}}}"), attentions[0],
                         outputs[0])
