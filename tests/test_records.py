@@ -3,7 +3,8 @@ with the standard library's frozen dataclass as the oracle."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import ClassVar
 
 import pytest
 
@@ -118,3 +119,43 @@ def test_wrong_arguments_fail_as_a_dataclasses_do() -> None:
             call()
         with pytest.raises(TypeError):  # the second call meets the compiled __init__
             call()
+
+
+@record
+class WithClassVariable:
+    name: str
+    shared: ClassVar[int] = 7
+    size: int = field(default=2, compare=False)
+
+
+@dataclass
+class WithClassVariableOracle:
+    name: str
+    shared: ClassVar[int] = 7
+    size: int = field(default=2, compare=False)
+
+
+def described(cls: type) -> list[tuple[object, ...]]:
+    return [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.compare, f.kw_only)
+            for f in fields(cls)]
+
+
+def test_fields_are_read_as_dataclass_reads_them() -> None:
+    """`@record` reads a class's fields itself: the same Field objects as `dataclass` makes,
+    a class variable left out, defaults back on the class, the same `__match_args__`."""
+    assert described(Made) == described(MadeOracle)
+    assert described(WithClassVariable) == described(WithClassVariableOracle)
+    assert [f.name for f in fields(Child)] == ["name", "rows", "memo", "size", "extra"]
+    assert (WithClassVariable.shared, WithClassVariable.size, WithClassVariable("q").shared) == (
+        7, 2, 7)
+    assert "memo" not in Made.__dict__ and "rows" not in Made.__dict__  # factories only
+    assert Made.__match_args__ == MadeOracle.__match_args__ == ("name", "rows")
+    assert WithClassVariable.__match_args__ == ("name", "size")
+    assert is_dataclass(Made) and is_dataclass(Made("q"))
+
+
+def test_what_dataclass_refuses_a_record_refuses() -> None:
+    with pytest.raises(ValueError, match="mutable default"):
+        record(type("Listed", (), {"__annotations__": {"rows": "list[int]"}, "rows": []}))
+    with pytest.raises(TypeError, match="no type annotation"):
+        record(type("Unnamed", (), {"__annotations__": {}, "size": field(default=1)}))
