@@ -9,6 +9,7 @@ import subprocess
 import sys
 from importlib import import_module
 
+from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.lazy import COMMANDS, command_name
 from tests.conftest import ROOT, run
 
@@ -42,6 +43,23 @@ def test_the_command_table_names_every_command_of_every_module() -> None:
             found[command_name(info)] = name
     assert found == COMMANDS
     assert list(COMMANDS)[:2] == ["explain", "snippets"]  # the order --help lists them in
+
+
+def test_every_command_takes_its_help_from_the_table_that_attn_help_reads() -> None:
+    """`attn --help` lists the commands from COMMAND_HELP without importing them: each
+    command's own help is that text, and none has a docstring that could say otherwise."""
+    assert list(COMMAND_HELP) == list(COMMANDS)
+    for name, module in COMMANDS.items():
+        info = next(i for i in import_module(f"attncli.cli.{module}").app.registered_commands
+                    if command_name(i) == name)
+        assert info.help is COMMAND_HELP[name]
+        assert info.callback is not None and info.callback.__doc__ is None
+
+
+def test_attn_help_imports_no_command() -> None:
+    loaded = loaded_after("--help")
+    assert sorted(m for m in loaded if m.startswith("attncli.cli.") and m.rsplit(".", 1)[1]
+                  in COMMANDS.values()) == []
 
 
 def test_the_help_lists_each_command_with_the_start_of_its_docstring() -> None:

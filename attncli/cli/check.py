@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import language, loading, spec_path
 from attncli.cli.options import (
     AllowOutsideOpt,
@@ -25,7 +26,7 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
 
 
-@app.command()
+@app.command(help=COMMAND_HELP["check"])
 def check(
     answer: Annotated[str, typer.Option(
         "--answer", "-a", show_default=False,
@@ -49,16 +50,6 @@ def check(
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
-    """Check a hand calculation: each number at the precision you wrote it, and the known slip
-    that explains the numbers that differ (no scaling, softmax over columns, ...).
-
-    Exit 0 when every number is right, 1 when one is wrong, 2 for bad input.
-
-    Example, the weights of the bundled example:
-
-    \b
-    attn check --step weights --answer "1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"
-    """
     chosen = language(lang)
 
     def action() -> str:

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import (
     check_precision,
     decimal_option,
@@ -81,7 +82,7 @@ def output_width(width: int | None, rich: bool) -> int:
 
 
 
-@app.command()
+@app.command(help=COMMAND_HELP["explain"])
 def explain(
     spec: SpecArg = None,
     precision: PrecisionOpt = None,
@@ -117,18 +118,6 @@ def explain(
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
-    """Print every step of attention on SPEC, labelled with its tokens, with the work shown.
-
-    Examples: the work rounded as by hand; one step for a slide, numbered as in the whole
-    walkthrough; one matrix; text for a page 60 columns wide; no file, the numbers typed in:
-
-    \b
-    attn explain configs/cat_chases_mouse.yaml --format text --round-intermediates
-    attn explain --steps weights --no-header --format text
-    attn explain --matrix A --format text
-    attn explain --format text --width 60
-    attn explain --tokens "cat chases mouse" --embeddings "1 0; 0.2 1; 0.8 0" --mask causal
-    """
     inline = Inline(tokens, embeddings, mask, wq, wk, wv, scale)
     view = View(precision, round_intermediates, tuple(expand or ()), steps, head,
                 reading=reading, header=header, matrix=matrix,

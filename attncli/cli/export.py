@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import (
     check_outputs,
     check_precision,
@@ -109,7 +110,7 @@ def check_shape(chosen: str, **given: bool) -> None:
 SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
 
 
-@app.command()
+@app.command(help=COMMAND_HELP["export"])
 def export(
     spec: SpecArg = None,
     latex: Annotated[bool, typer.Option("--latex", help=N_("LaTeX (amsmath), a fragment for "
@@ -183,21 +184,6 @@ def export(
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
     debug: DebugOpt = False,
 ) -> None:
-    """Write the walkthrough of SPEC as LaTeX, Beamer, Markdown, JSON, SVG, HTML or Typst, for a
-    post or slides.
-
-    With --worksheet, chosen cells are boxes to fill in; --answers writes the key to a second
-    file.
-
-    Examples: a whole LaTeX document; the weights alone, for a slide; the weights of head 2 as
-    a matrix to paste into a formula; a worksheet and its key:
-
-    \b
-    attn export configs/cat_chases_mouse.yaml --latex --standalone -o cat.tex
-    attn export --latex --steps weights --expand none --no-header
-    attn export configs/two_heads.yaml --latex --matrix A:2
-    attn export --latex --standalone --worksheet --blank-cells 6 -o sheet.tex --answers key.tex
-    """
     # a format that elides the middle of a large matrix needs only the rows it shows (build's
     # summary); a worksheet draws its blanks from every cell, --matrix shows one whole
     eliding = bool(svg or latex or beamer or markdown or html or typst) and not full and (

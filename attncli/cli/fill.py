@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import language, loading
 from attncli.cli.options import DebugOpt, MaxCellsOpt, MessagesLangOpt
 from attncli.cli.running import fail, run, say
@@ -21,7 +22,7 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
 
 
-@app.command()
+@app.command(help=COMMAND_HELP["fill"])
 def fill(
     files: Annotated[list[str], typer.Argument(
         help=N_("The documents: Markdown (.md, .markdown), Quarto (.qmd), LaTeX (.tex) or "
@@ -35,16 +36,6 @@ def fill(
     lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Write the walkthrough of every attn block right after it, in each document, between
-    markers that say it is generated; everything else in the document stays as it is.
-
-    Exit 0 when all is well, 1 when --check finds a stale block, 2 for a bad block or document.
-
-    Example, a post whose blocks are written, checked:
-
-    \b
-    attn fill posts/attention.md --check --diff
-    """
     lang = language(lang)
 
     def action() -> str:

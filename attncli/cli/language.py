@@ -6,11 +6,12 @@ command does (`--lang`, else $ATTN_LANG, else English; never the system locale),
 translated help texts into the command tree, and turns each of Click's usage errors into one
 translated line, `attn: …`, exit 2, like attn's other errors.
 
-The help texts are the commands' docstrings and the options' `help=N_("…")`; both are msgids
-that `python -m attncli.i18n.extract` collects. Click's own words (Usage, the headings, the
-usage line's placeholders, `[default: …]`) are msgids here. Usage errors are read from Click's
-exception types and their fields, never by translating Click's English sentence; one Click
-has no mapping for says so in the user's language and names Click.
+The help texts are the commands' (attncli/cli/command_help.py) and the options'
+`help=N_("…")`; both are msgids that `python -m attncli.i18n.extract` collects. Click's own
+words (Usage, the headings, the usage line's placeholders, `[default: …]`) are msgids here.
+Usage errors are read from Click's exception types and their fields, never by translating
+Click's English sentence; one Click has no mapping for says so in the user's language and
+names Click.
 """
 
 from __future__ import annotations

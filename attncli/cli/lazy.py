@@ -3,12 +3,12 @@ its own help is asked for.
 
 Typer makes a command by reading its function's signature and evaluating every option's type,
 about a tenth of a second for all of attn's commands: `attn explain` needs only its own module
-and command, and `attn --help` only each command's name and docstring.
+and command, and `attn --help` only each command's name and help text (attncli/cli/command_help.py,
+read without importing the commands' modules).
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib import import_module
 from typing import Any
@@ -18,6 +18,7 @@ from typer import _click as click
 from typer._click.utils import make_default_short_help
 from typer.models import CommandInfo
 
+from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.language import AttnGroup, help_text, install_help
 
 # Each command by name, in the order `attn --help` lists them, and its module in attncli/cli
@@ -70,11 +71,9 @@ class Commands(Mapping[str, click.Command]):
 
 
 def help_of(name: str) -> str:
-    """A command's help text (its docstring) without making the command."""
-    info = command_info(name)
-    if info.help is not None:
-        return inspect.cleandoc(info.help)
-    return inspect.getdoc(info.callback) or ""
+    """A command's help text, without importing its module (the command takes it from the
+    same table)."""
+    return COMMAND_HELP[name]
 
 
 class LazyGroup(AttnGroup):
@@ -89,7 +88,7 @@ class LazyGroup(AttnGroup):
         return self.commands.built.values()  # type: ignore[attr-defined]
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """Each command's name and the start of its help, from its docstring alone."""
+        """Each command's name and the start of its help, from COMMAND_HELP alone."""
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
         rows = [(name, make_default_short_help(help_text(help_of(name), self.help_lang),
                                                limit).strip()) for name in COMMANDS]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import jobs_option, language, languages, loading
 from attncli.cli.options import AllowOutsideOpt, DebugOpt, MaxCellsOpt, MessagesLangOpt
 from attncli.cli.running import fail, run, say
@@ -44,7 +45,7 @@ def progress_bar(total: int) -> Iterator[Callable[[], None]]:
         yield lambda: bar.advance(task)
 
 
-@app.command()
+@app.command(help=COMMAND_HELP["snippets"])
 def snippets(
     manifest: Annotated[
         Optional[str],  # noqa: UP045
@@ -64,16 +65,6 @@ def snippets(
     lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Write every snippet that the manifest lists, rewriting only files whose content changed.
-
-    Exit 0 when all is well, 1 when --check finds a stale or missing snippet, 2 for a bad
-    manifest or spec.
-
-    Example:
-
-    \b
-    attn snippets --check --diff
-    """
     asked, lang = lang, language(lang)
 
     def action() -> str:

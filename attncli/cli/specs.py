@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import language, languages, load_walkthrough, loading
 from attncli.cli.options import AllowOutsideOpt, DebugOpt, MaxCellsOpt, MessagesLangOpt
 from attncli.cli.running import fail, run, say
@@ -18,7 +19,7 @@ from attncli.spec.view import Inline, View
 app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
 
 
-@app.command()
+@app.command(help=COMMAND_HELP["validate"])
 def validate(
     specs: Annotated[list[str], typer.Argument(help=N_("Spec files to check; - reads standard "
                                                        "input."),
@@ -28,17 +29,6 @@ def validate(
     lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Check spec files without printing their walkthroughs: one line per broken file.
-
-    Each file is loaded and built, so a valid spec is one that `attn explain` accepts. A file's
-    first error is reported (with file:line:column), then the next file is checked. Exit 2 if
-    any file is broken.
-
-    Example:
-
-    \b
-    attn validate configs/*.yaml
-    """
     asked, lang = lang, language(lang)
 
     def action() -> str:
@@ -61,20 +51,8 @@ def validate(
     run(action, lang, debug)
 
 
-@app.command()
+@app.command(help=COMMAND_HELP["schema"])
 def schema(lang: MessagesLangOpt = None, debug: DebugOpt = False) -> None:
-    """Print the JSON Schema of the spec format, for editors that validate YAML as you type.
-
-    Write it to a file, then start a spec with the line
-    `# yaml-language-server: $schema=attn.schema.json`. With --lang, the schema describes the
-    keys in that language.
-
-    Example:
-
-    \b
-    attn schema > attn.schema.json
-    """
-
     def action() -> str:
         from attncli.spec.schema import schema_text
 
@@ -84,7 +62,7 @@ def schema(lang: MessagesLangOpt = None, debug: DebugOpt = False) -> None:
     run(action, language(lang), debug)
 
 
-@app.command()
+@app.command(help=COMMAND_HELP["examples"])
 def examples(
     name: Annotated[
         Optional[str],  # noqa: UP045
@@ -94,15 +72,6 @@ def examples(
     lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """List the bundled example specs, or print one to start from a copy.
-
-    With --lang, the comments of the spec are in that language.
-
-    Example:
-
-    \b
-    attn examples cat_chases_mouse > my_first.yaml
-    """
     asked, lang = lang, language(lang)
 
     def action() -> str:
