@@ -79,3 +79,17 @@ def test_a_spec_with_tiles_loads_the_tiles_when_it_needs_them() -> None:
     loaded = loaded_after("explain", "configs/online_softmax_tiling.yaml", "--format", "text")
     assert {"attncli.steps.tiling", "attncli.arithmetic.expand_tiles"} <= loaded
 
+
+
+def test_the_commands_parameter_types_are_objects_not_strings() -> None:
+    """Typer reads every parameter's type when it makes a command: a type written as a string
+    (`from __future__ import annotations`) is compiled and evaluated on every run."""
+    from attncli.cli.app import root
+
+    modules = [import_module(f"attncli.cli.{name}") for name in set(COMMANDS.values())]
+    callbacks = [root] + [info.callback for module in modules
+                          for info in module.app.registered_commands]
+    for callback in callbacks:
+        assert callback is not None
+        assert not any(isinstance(kind, str) for kind in callback.__annotations__.values()), \
+            callback.__name__

@@ -6,8 +6,8 @@ attncli/cli/running.py). NumPy, YAML and Rich are imported inside the commands, 
 `attn --help` and `attn --version` stay fast.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Typer reads the command's parameter types at run
+# time, and each written as a string would be compiled and evaluated on every run.
 import os
 from typing import Annotated
 

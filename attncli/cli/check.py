@@ -1,8 +1,8 @@
 """`attn check`: a hand calculation compared with the walkthrough, number by number, with the
 known slip that explains the numbers that differ."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Typer reads the command's parameter types at run
+# time, and each written as a string would be compiled and evaluated on every run.
 from typing import Annotated, Optional
 
 import typer

@@ -1,8 +1,8 @@
 """`attn explain`: every step of attention on a spec, in the terminal (rich or text) or as JSON.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Typer reads the command's parameter types at run
+# time, and each written as a string would be compiled and evaluated on every run.
 import os
 import sys
 from collections.abc import Iterable

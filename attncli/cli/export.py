@@ -1,8 +1,8 @@
 """`attn export`: the walkthrough as LaTeX, Beamer, Markdown, JSON or SVG (and a heatmap), to
 stdout or written safely to a file, optionally as a worksheet with its answer key."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Typer reads the command's parameter types at run
+# time, and each written as a string would be compiled and evaluated on every run.
 from collections.abc import Iterable
 from enum import Enum
 from pathlib import Path

@@ -2,8 +2,8 @@
 (or --check, --diff), with a one-line summary whose exit code says whether every document is
 up to date."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Typer reads the command's parameter types at run
+# time, and each written as a string would be compiled and evaluated on every run.
 import shlex
 from typing import Annotated
 

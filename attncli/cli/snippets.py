@@ -1,8 +1,8 @@
 """`attn snippets`: write (or --check, --diff) every snippet a manifest lists, with a one-line
 summary whose exit code says whether the tree is up to date."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Typer reads the command's parameter types at run
+# time, and each written as a string would be compiled and evaluated on every run.
 import shlex
 import sys
 from collections.abc import Callable, Iterator
@@ -101,7 +101,7 @@ def snippets(
     run(action, lang, debug)
 
 
-def finish(report: Report, writing: bool, check: bool, lang: str) -> None:
+def finish(report: "Report", writing: bool, check: bool, lang: str) -> None:
     """The one-line summary: said on success, raised (with its exit code) otherwise."""
     failed = Msg.plural_of("{count} failed", "{count} failed", report.count("failed"))
     if writing:

@@ -1,8 +1,8 @@
 """The commands about spec files themselves, printing no walkthrough: `attn validate` checks
 them, `attn schema` prints their JSON Schema, `attn examples` lists or prints the bundled ones."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Typer reads the command's parameter types at run
+# time, and each written as a string would be compiled and evaluated on every run.
 from typing import Annotated, Optional
 
 import typer
