@@ -129,13 +129,33 @@ def _default(value: str, lang: str) -> str:
 
 @cache
 def _context(lang: str) -> type[Context]:
-    return type(f"Context_{lang}", (Context,), {"formatter_class": _formatter(lang)})
+    """Click's context, which writes a help page or a usage line in `lang`: the help texts are
+    translated (and typeset) only then, not on every run."""
+
+    class HelpContext(Context):
+        formatter_class = _formatter(lang)
+
+        def get_usage(self) -> str:
+            install_help(self.find_root().command, lang)
+            return super().get_usage()
+
+        def get_help(self) -> str:
+            install_help(self.find_root().command, lang)
+            return super().get_help()
+
+    HelpContext.__name__ = HelpContext.__qualname__ = f"Context_{lang}"
+    return HelpContext
+
+
+def in_language(command: click.Command, lang: str) -> None:
+    """Make `command` write its help page and usage line in `lang` when it writes them."""
+    command.context_class = _context(lang)
 
 
 def install_help(command: click.Command, lang: str) -> None:
     """Put `lang`'s help texts into `command` and every command below it (again and again:
     the English msgid of each text is kept aside the first time)."""
-    command.context_class = _context(lang)
+    in_language(command, lang)
     command.help = _translated(command, "help", lang)
     command.options_metavar = gettext(_OPTIONS_METAVAR, lang)
     if isinstance(command, TyperGroup):
@@ -311,7 +331,7 @@ class AttnGroup(TyperGroup):
              windows_expand_args: bool = True, **extra: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         lang = self.help_lang = help_language(argv)
-        install_help(self, lang)
+        in_language(self, lang)
         try:
             code = super().main(argv, prog_name, complete_var, standalone_mode=False,
                                 windows_expand_args=windows_expand_args, **extra)

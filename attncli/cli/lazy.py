@@ -19,7 +19,7 @@ from typer._click.utils import make_default_short_help
 from typer.models import CommandInfo
 
 from attncli.cli.command_help import COMMAND_HELP
-from attncli.cli.language import AttnGroup, help_text, install_help
+from attncli.cli.language import AttnGroup, help_text, in_language
 
 # Each command by name, in the order `attn --help` lists them, and its module in attncli/cli
 # (whose Typer app holds it; tests/test_lazy_cli.py checks that the two agree).
@@ -48,8 +48,8 @@ def command_info(name: str) -> CommandInfo:
 
 
 class Commands(Mapping[str, click.Command]):
-    """Click commands by name, each made on first use and then passed to `made` (which puts
-    the help texts of the language asked for into it)."""
+    """Click commands by name, each made on first use and then passed to `made` (which makes
+    it write its help in the language asked for)."""
 
     def __init__(self, made: Callable[[click.Command], None]) -> None:
         self.made = made
@@ -82,7 +82,7 @@ class LazyGroup(AttnGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.commands = Commands(  # type: ignore[assignment]
-            lambda command: install_help(command, self.help_lang))
+            lambda command: in_language(command, self.help_lang))
 
     def made_commands(self) -> Iterable[click.Command]:
         return self.commands.built.values()  # type: ignore[attr-defined]
