@@ -20,6 +20,7 @@ from attncli.render.ahead import Ahead, written_ahead
 from attncli.render.common import number_format, translator
 from attncli.render.text import ended
 from attncli.spec.examples import example_path
+from attncli.workers import pool
 from tests.conftest import attn_executable
 from tests.test_elided_exports import large_spec
 
@@ -51,8 +52,17 @@ def test_written_ahead_the_document_is_the_same_bytes(fmt: str, lang: str, heade
     options = RenderOptions(lang=lang, jobs=2)
     number = number_format(walkthrough, options)
     t = translator(options, number)
+    counted: list[int] = []
+    monkeypatch.setattr(pool, "usable_processors", lambda: counted.append(2) or 2)
     assert written_ahead(walkthrough, options, number, t, "", ended) is None  # too few cells
+    assert written_ahead(walkthrough, RenderOptions(lang=lang, jobs=None), number, t, "",
+                         ended) is None
+    assert counted == []  # the processors are counted only for a walkthrough worth them
     monkeypatch.setattr(ahead, "AHEAD_MIN", 1)
+    assert len(written_ahead(walkthrough, RenderOptions(lang=lang, jobs=None), number, t, "",
+                             ended).parts) == len(walkthrough.steps) + len(walkthrough.reading)
+    assert written_ahead(walkthrough, RenderOptions(lang=lang, jobs=8), number, t, "",
+                         ended).jobs == 2  # at most the processors attn may use
     parts = written_ahead(walkthrough, options, number, t, "", ended)
     assert parts is not None
     assert len(parts.parts) == len(walkthrough.steps) + len(walkthrough.reading)

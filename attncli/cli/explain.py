@@ -15,7 +15,7 @@ from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import (
     check_precision,
     decimal_option,
-    jobs_option,
+    jobs_asked,
     language,
     languages,
     load_walkthrough,
@@ -128,7 +128,7 @@ def explain(
 
         chosen = languages(lang)
         check_precision(precision)
-        processes = jobs_option(jobs)
+        processes = jobs_asked(jobs)
         columns = output_width(width, format is Format.rich)
         shown = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),
                                  shows="--full" if full else "--format " + format.value)

@@ -66,17 +66,25 @@ def loading(allow_outside: bool, max_cells: int) -> Loading:
     return Loading(allow_outside, max_cells)
 
 
+def jobs_asked(jobs: int | None) -> int | None:
+    """`--jobs` as given, None when not given (as many processes as attn may use, counted
+    when they are about to start: a small walkthrough starts none); UsageError if --jobs is
+    not a positive number."""
+    if jobs is not None and jobs < 1:
+        raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
+                                "{value}", option="--jobs", low=1, value=jobs))
+    return jobs
+
+
 def jobs_option(jobs: int | None) -> int:
     """How many processes a command works in: `--jobs`, at most the processors attn may use
     (attncli/workers/pool.py), which is also the default; UsageError if --jobs is not a positive
     number."""
     from attncli.workers.pool import usable_processors
 
-    if jobs is not None and jobs < 1:
-        raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found "
-                                "{value}", option="--jobs", low=1, value=jobs))
+    asked = jobs_asked(jobs)
     usable = usable_processors()
-    return usable if jobs is None else min(jobs, usable)
+    return usable if asked is None else min(asked, usable)
 
 
 def spec_path(spec: str | None) -> str:

@@ -42,7 +42,9 @@ class RenderOptions:
     aspect: str = "169"  # beamer: the frame's aspect ratio, "169" or "43"
     fragment: bool = False  # html: one block to paste into a page, not a page of its own
     slides: bool = False  # typst: one page per step at `aspect`
-    jobs: int = 1  # text: processes that write a large walkthrough's written-out cells ahead
+    # text: processes that write a large walkthrough's written-out cells ahead, at most the
+    # processors attn may use; None: as many as those (counted only when they start)
+    jobs: int | None = 1
 
 
 # (walkthrough, options) -> the document in pieces

@@ -68,12 +68,12 @@ class WrittenAhead(Ahead):
     """A walkthrough's parts: each step's written-out cells, then each reading's sentences."""
 
     def __init__(self, walkthrough: Walkthrough, options: RenderOptions, number: NumberFormat,
-                 t: Translate, indent: str, finish: Finish) -> None:
+                 t: Translate, indent: str, finish: Finish, jobs: int) -> None:
         steps = walkthrough.steps
         super().__init__(
             [partial(_cells, step, number, t, options, indent, finish) for step in steps]
             + [partial(_sentences, walkthrough, t, options.width, indent, finish, j)
-               for j in range(len(walkthrough.reading))], options.jobs)
+               for j in range(len(walkthrough.reading))], jobs)
         self.readings_from = len(steps)
 
     def cells(self, step_index: int) -> str:
@@ -88,18 +88,21 @@ def written_ahead(walkthrough: Walkthrough, options: RenderOptions, number: Numb
     """The walkthrough's written-out cells and sentences to be written ahead, each line
     indented by `indent` and ended by `finish`, when there are many and more than one process
     may write; None otherwise."""
-    if options.jobs <= 1:
+    if options.jobs is not None and options.jobs <= 1:
         return None
     most = sum(step.expansions.most or 0 for step in walkthrough.steps
                if isinstance(step.expansions, Lazy))
     if most < AHEAD_MIN:
         return None
-    # here, not above: multiprocessing is loaded only for a walkthrough worth the processes
-    from attncli.workers.pool import can_fork
+    # here, not above: multiprocessing is loaded, and the processors attn may use counted (its
+    # control group's files read), only for a walkthrough worth the processes
+    from attncli.workers.pool import can_fork, usable_processors
 
-    if not can_fork():
+    usable = usable_processors()
+    jobs = usable if options.jobs is None else min(options.jobs, usable)
+    if jobs <= 1 or not can_fork():
         return None
-    return WrittenAhead(walkthrough, options, number, t, indent, finish)
+    return WrittenAhead(walkthrough, options, number, t, indent, finish, jobs)
 
 
 def _cells(step: Step, number: NumberFormat, t: Translate, options: RenderOptions, indent: str,
