@@ -1,3 +1,3 @@
-from attncli.cli.app import main
+from attncli.cli import main
 
 main()
