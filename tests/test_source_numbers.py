@@ -29,10 +29,16 @@ def test_plain_rows_come_converted_and_the_rest_cell_by_cell() -> None:
 
 
 def test_a_matrix_reads_as_pyyaml_reads_it() -> None:
-    spec = loads_spec(f"tokens: [a, b]\nembeddings: {MIXED}\n")
-    expected = np.array(yaml.load(MIXED, Loader=yaml.SafeLoader), dtype=np.float64)
+    """Every cell as PyYAML reads it, but for a number YAML would read in base 8 (017 is 15):
+    a spec refuses that one (tests/bad_inputs/yaml_octal_cell), and 07, 7 in either base, is
+    read."""
+    matrix = MIXED.replace("017", "07")
+    spec = loads_spec(f"tokens: [a, b]\nembeddings: {matrix}\n")
+    expected = np.array(yaml.load(matrix, Loader=yaml.SafeLoader), dtype=np.float64)
     np.testing.assert_array_equal(spec.queries.embeddings, expected)
-    assert expected[1, 1] == 15.0
+    assert expected[1, 1:3].tolist() == [7.0, 31.0]
+    with pytest.raises(SpecError, match="found 017, which YAML reads as the octal number 15"):
+        loads_spec(f"tokens: [a, b]\nembeddings: {MIXED}\n")
 
 
 def test_yaml_1_2_exponents_are_numbers_in_a_plain_row() -> None:
