@@ -25,8 +25,8 @@ def frequencies(d_k: int, base: float, scaling: RopeScaling | None) -> Array:
         return omega / scaling.factor  # (d_k/2,)
     if scaling.kind == "llama3":
         return llama3(omega, scaling)
-    return omega * yarn_ramp(d_k, base, scaling) + omega / scaling.factor * (
-        1.0 - yarn_ramp(d_k, base, scaling))  # (d_k/2,)
+    kept = yarn_ramp(d_k, base, scaling)  # (d_k/2,)
+    return omega * kept + omega / scaling.factor * (1.0 - kept)  # (d_k/2,)
 
 
 def llama3(omega: Array, s: RopeScaling) -> Array:
