@@ -14,7 +14,13 @@ from attncli.cli.app import app
 from attncli.i18n import LANGUAGES
 from attncli.spec.arrays import EMBEDDINGS_RANDOM_KEYS, RANDOM_KEYS, RANDOM_SHAPE_KEYS
 from attncli.spec.backward import BACKWARD_KEYS
-from attncli.spec.block import BLOCK_KEYS, FFN_KEYS, LAYER_NORM_KEYS, RMS_NORM_KEYS
+from attncli.spec.block import (
+    BLOCK_KEYS,
+    FFN_KEYS,
+    LAYER_NORM_KEYS,
+    RMS_NORM_KEYS,
+    SANDWICH_KEYS,
+)
 from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
@@ -131,6 +137,7 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/context": CONTEXT_KEYS,
     "properties/block": BLOCK_KEYS,
     "properties/block/properties/ffn": FFN_KEYS,
+    "properties/block/properties/sandwich": SANDWICH_KEYS,
     "properties/decode": DECODE_KEYS,
     "properties/tiling": TILING_KEYS,
     "properties/qk_norm/oneOf/1": QK_NORM_KEYS,

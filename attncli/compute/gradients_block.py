@@ -9,6 +9,7 @@ The forward pass is recomputed from X and O with ops.py (full precision), then r
     F = act(H·W_1 + b_1)·W_2 + b_2:           dW_2 = actᵀ·dF,  dA₁ = dF·W_2ᵀ ⊙ act′,  dW_1 = Hᵀ·dA₁
     gated: F = (act(A₁) ⊙ U)·W_2, U = H·W_3:  dU = dM ⊙ act(A₁),  dA₁ = dM ⊙ U ⊙ act′,  dM = dF·W_2ᵀ
     R = X + O:                                 dX = dO = dR
+    sandwich R = X + norm(O), R₂ = Y₁ + norm(F):  dO and dF through that norm as above
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ def block_gradients(spec: Spec, x: Array, o: Array, dy: Array) -> BlockGradients
     post = block.norm == "post" and block.norms is not None
     pre = block.norm == "pre" and block.norms is not None
     named: dict[str, Array] = {"dY": dy}
-    r1 = x + o if block.residual else o  # (n, d_model)
+    o_normed, around = layer_norm(o, block.sandwich[0]) if block.sandwich else (o, None)
+    r1 = x + o_normed if block.residual else o_normed  # (n, d_model)
     y1, first = layer_norm(r1, block.norms[0]) if post and block.norms else (r1, None)
     d_y1 = dy
     if block.ffn is not None:
@@ -83,7 +85,8 @@ def block_gradients(spec: Spec, x: Array, o: Array, dy: Array) -> BlockGradients
     d_r1 = layer_norm_backward(d_y1, first, "1", named) if first is not None else d_y1
     pre_normed = layer_norm(x, block.norms[0])[1] if pre and block.norms else None
     d_x = d_r1 if block.residual else np.zeros_like(x)
-    return BlockGradients(d_r1, d_x, named, pre_normed)
+    d_o = layer_norm_backward(d_r1, around, "s1", named) if around is not None else d_r1
+    return BlockGradients(d_o, d_x, named, pre_normed)
 
 
 def ffn_backward(spec: Spec, ffn: FeedForward, y1: Array, dy: Array, named: dict[str, Array],
@@ -101,14 +104,16 @@ def ffn_backward(spec: Spec, ffn: FeedForward, y1: Array, dy: Array, named: dict
     up = None if ffn.W_3 is None else ops.project(ffn_in, ffn.W_3, ffn.b_3, spec.convention)
     hidden = act if up is None else act * up  # (n, d_ff): M, what W_2 reads
     f = ops.project(hidden, ffn.W_2, ffn.b_2, spec.convention)  # (n, d_model)
+    f_normed, around = layer_norm(f, block.sandwich[1]) if block.sandwich else (f, None)
     d_r2 = dy
     if post and block.norms is not None:
-        r2 = y1 + f if block.residual else f  # (n, d_model)
+        r2 = y1 + f_normed if block.residual else f_normed  # (n, d_model)
         d_r2 = layer_norm_backward(dy, layer_norm(r2, block.norms[1])[1], "2", named)
-    named["dW_2"] = used(hidden.T @ d_r2, spec)  # (d_ff, n) @ (n, d_model)
+    d_f = layer_norm_backward(d_r2, around, "s2", named) if around is not None else d_r2
+    named["dW_2"] = used(hidden.T @ d_f, spec)  # (d_ff, n) @ (n, d_model)
     if ffn.b_2 is not None:
-        named["db_2"] = d_r2.sum(axis=0)  # (d_model,)
-    d_hidden = d_r2 @ w2.T  # (n, d_model) @ (d_model, d_ff) -> (n, d_ff)
+        named["db_2"] = d_f.sum(axis=0)  # (d_model,)
+    d_hidden = d_f @ w2.T  # (n, d_model) @ (d_model, d_ff) -> (n, d_ff)
     d_act = d_hidden if up is None else d_hidden * up  # (n, d_ff): the gate's share
     d_a1 = d_act * slope(a1, ffn.activation)  # (n, d_ff)
     named["dW_1"] = used(ffn_in.T @ d_a1, spec)  # (d_model, n) @ (n, d_ff)

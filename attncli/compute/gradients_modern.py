@@ -102,6 +102,6 @@ def slope(a: Array, activation: str) -> Array:
         return (a > 0.0).astype(np.float64)  # (n, d_ff): 1 where ReLU passes, else 0
     if activation in ("silu", "swiglu"):
         return silu_slope(a)
-    if activation == "gelu_tanh":
+    if activation in ("gelu_tanh", "geglu_tanh"):
         return gelu_tanh_slope(a)
     return gelu_slope(a)  # gelu, geglu

@@ -269,4 +269,4 @@ def silu(x: Array) -> Array:
 
 # the activation of each feed-forward kind; a gated kind (swiglu, geglu) gates with the same
 ACTIVATION = {"relu": relu, "gelu": gelu, "gelu_tanh": gelu_tanh, "silu": silu, "swiglu": silu,
-              "geglu": gelu}
+              "geglu": gelu, "geglu_tanh": gelu_tanh}

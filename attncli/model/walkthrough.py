@@ -110,8 +110,8 @@ class Step:
     """One step of the computation: what it is called, its formula, what it produced."""
 
     # stable: embeddings, positional, context, parameters, projections, rope, scores, scaled,
-    # bias, masked, weights, output (per head); concat, out_projection; residual_1, norm_1, ffn,
-    # residual_2, norm_2 (the rest of the layer)
+    # bias, masked, weights, output (per head); concat, out_projection; sandwich_1, residual_1,
+    # norm_1, ffn, sandwich_2, residual_2, norm_2 (the rest of the layer)
     id: str
     title: Msg
     formula: Formula | None

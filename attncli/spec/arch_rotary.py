@@ -8,6 +8,9 @@ from attncli.spec.values import number
 
 # the gated feed-forward that each `hidden_act` makes of gate_proj, up_proj and down_proj
 GATES = {"gelu": "geglu", "silu": "swiglu"}
+# Gemma's `hidden_activation`: `gelu_pytorch_tanh` is GELU's tanh form, `gelu` the exact one
+GEMMA_GATES = {"gelu_pytorch_tanh": "geglu_tanh", "gelu": "geglu"}
+MLP = (("W_1", "gate"), ("W_3", "up"), ("W_2", "down"))
 
 
 def llama(c: Checkpoint) -> Keys:
@@ -22,8 +25,7 @@ def llama(c: Checkpoint) -> Keys:
     keys["block"] = {"norm": "pre", "rms_norm": norms, "residual": c.block}
     if c.block:  # the gate's activation: SiLU (SwiGLU) or the exact GELU (GeGLU)
         keys["block"]["ffn"] = {"activation": activation(c, "hidden_act", "silu", GATES),
-                                **{w: c.tensor(f"{at}mlp.{name}_proj.weight") for w, name in
-                                   (("W_1", "gate"), ("W_3", "up"), ("W_2", "down"))}}
+                                **{w: c.tensor(f"{at}mlp.{name}_proj.weight") for w, name in MLP}}
     if c.has(at + "self_attn.q_norm.weight"):  # Qwen3: each head's q and k
         keys["qk_norm"] = {"over": "head", "q_gain": c.tensor(at + "self_attn.q_norm.weight"),
                            "k_gain": c.tensor(at + "self_attn.k_norm.weight"), "eps": eps}
@@ -32,19 +34,30 @@ def llama(c: Checkpoint) -> Keys:
 
 def gemma2(c: Checkpoint) -> Keys:
     """Gemma 2: token embeddings times √d_model, RMSNorm with the gain 1 + w, scores divided by
-    √query_pre_attn_scalar and soft-capped, sliding-window layers as `layer_types` lists."""
+    √query_pre_attn_scalar and soft-capped, sliding-window layers as `layer_types` lists; the
+    rest of the layer normalizes each sublayer's output before its residual add
+    (`post_attention_layernorm`, `post_feedforward_layernorm`), and its feed-forward is GeGLU
+    with the tanh GELU (`hidden_activation: gelu_pytorch_tanh`)."""
     at = f"layers.{c.layer}."
-    refuse_block(c, "post_feedforward_layernorm")
     d = c.whole("hidden_size")
     eps = c.number("rms_norm_eps", 1e-6)
-    embeddings = c.rows_of("embed_tokens.weight", c.rows) * d ** 0.5  # (n, d_model)
-    gain = 1.0 + c.rows_of(at + "input_layernorm.weight", [0])  # (d_model,)
+
+    def norm(name: str) -> Keys:
+        return {"gain": 1.0 + c.rows_of(f"{at}{name}.weight", [0]), "eps": eps}  # (d_model,)
+
     keys: Keys = {
-        "embeddings": embeddings,
+        "embeddings": c.rows_of("embed_tokens.weight", c.rows) * d ** 0.5,  # (n, d_model)
         **rotary_heads(c, at),
         "scale": c.number("query_pre_attn_scalar", 256.0) ** 0.5,
-        "block": {"norm": "pre", "rms_norm": {"gain": gain, "eps": eps}, "residual": False},
+        "block": {"norm": "pre", "residual": c.block, "rms_norm": [
+            norm("input_layernorm"), norm("pre_feedforward_layernorm")]},
     }
+    if c.block:
+        keys["block"]["sandwich"] = {"rms_norm": [norm("post_attention_layernorm"),
+                                                  norm("post_feedforward_layernorm")]}
+        keys["block"]["ffn"] = {
+            "activation": activation(c, "hidden_activation", "gelu_pytorch_tanh", GEMMA_GATES),
+            **{w: c.tensor(f"{at}mlp.{name}_proj.weight") for w, name in MLP}}
     cap = c.config.get("attn_logit_softcapping")
     if cap is not None and cap.value is not None:
         keys["softcap"] = number(cap)

@@ -27,7 +27,8 @@ from attncli.spec.values import (
     optional,
 )
 
-BLOCK_KEYS = ("residual", "layer_norm", "rms_norm", "ffn", "norm")
+BLOCK_KEYS = ("residual", "layer_norm", "rms_norm", "ffn", "norm", "sandwich")
+SANDWICH_KEYS = ("layer_norm", "rms_norm")
 FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "W_3", "b_3", "activation")
 LAYER_NORM_KEYS = ("gain", "bias", "eps")
 RMS_NORM_KEYS = ("gain", "eps")
@@ -45,9 +46,23 @@ def block_spec(node: Node, d_model: int, convention: Convention, files: Files) -
         norms = layer_norms(keys["rms_norm"], d_model, files, rms=True)
     ffn = optional(keys, "ffn", lambda n: feed_forward(n, d_model, convention, files), None)
     norm = optional(keys, "norm", lambda n: choice(n, ("post", "pre")), "post")
+    sandwich = optional(keys, "sandwich", lambda n: sandwich_norms(n, d_model, files), None)
     if not residual and norms is None and ffn is None:
         fail(node, "expected at least one of residual: true, layer_norm, rms_norm and ffn")
-    return Block(residual, norms, ffn, "pre" if norm == "pre" else "post")
+    return Block(residual, norms, ffn, "pre" if norm == "pre" else "post", sandwich)
+
+
+def sandwich_norms(node: Node, d_model: int, files: Files) -> tuple[Norm, Norm] | None:
+    """sandwich: {rms_norm: ...} or {layer_norm: ...}, each written as the block's own norms
+    (true, one for both places, or a list of two): the norm of each sublayer's output before
+    its residual add, the first after attention, the second after the feed-forward."""
+    keys = check_keys(node, SANDWICH_KEYS)
+    if len(keys) == 2:
+        fail(keys["rms_norm"], "expected layer_norm or rms_norm, found both")
+    if not keys:
+        fail(node, "expected layer_norm or rms_norm, found neither")
+    (key, value), = keys.items()
+    return layer_norms(value, d_model, files, rms=key == "rms_norm")
 
 
 def layer_norms(node: Node, d_model: int, files: Files,

@@ -20,12 +20,16 @@ Convention = Literal["row", "column"]
 MaskedRows = Literal["zeros", "nan", "error"]
 Decimal = Literal["dot", "comma"]
 Dtype = Literal["float16", "bfloat16", "float32", "float64"]  # the `dtype` key (spec/precision.py)
-Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
-ACTIVATIONS: tuple[Activation, ...] = ("relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu")
-GATED = ("swiglu", "geglu")
+Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu", "geglu_tanh"]
+ACTIVATIONS: tuple[Activation, ...] = ("relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu",
+                                       "geglu_tanh")
+GATED = ("swiglu", "geglu", "geglu_tanh")
+# the activation of a gated kind's gate (W_1)
+GATES: dict[str, str] = {"swiglu": "silu", "geglu": "gelu", "geglu_tanh": "gelu_tanh"}
 # how prose and a formula's text name each activation (the spec writes them in lower case)
 ACTIVATION_NAMES: dict[str, str] = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU_tanh",
-                                    "silu": "SiLU", "swiglu": "SwiGLU", "geglu": "GeGLU"}
+                                    "silu": "SiLU", "swiglu": "SwiGLU", "geglu": "GeGLU",
+                                    "geglu_tanh": "GeGLU_tanh"}
 
 
 @record
@@ -236,6 +240,9 @@ class Block:
     norms: tuple[Norm, Norm] | None = None  # before/after the FFN; None: no normalization
     ffn: FeedForward | None = None
     norm: Literal["post", "pre"] = "post"
+    # a norm of each sublayer's output before its residual add (Gemma 2's post_attention and
+    # post_feedforward norms): (after attention, after the FFN); None: none
+    sandwich: tuple[Norm, Norm] | None = None
 
 
 @record

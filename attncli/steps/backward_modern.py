@@ -15,7 +15,7 @@ from attncli.compute.gradients import Gradients, HeadGradients
 from attncli.compute.rope_scaling import attention_factor
 from attncli.i18n import Msg, listing
 from attncli.model import Expansion, Formula, HeadResult, Matrix, Num, Product, Step, Sum
-from attncli.spec.model import ACTIVATION_NAMES, FeedForward, RMSNorm, Spec
+from attncli.spec.model import ACTIVATION_NAMES, GATES, FeedForward, RMSNorm, Spec
 from attncli.steps.base import feature_labels
 from attncli.steps.rope import HAT
 
@@ -150,11 +150,14 @@ def block_notes(spec: Spec) -> tuple[Msg, ...]:
     else:
         notes = [Msg.of("From the layer's output back through LayerNorm, the feed-forward network "
                         "and the residual adds, to the attention output O.")]
+    if block.sandwich is not None:
+        notes.append(Msg.of("Each sandwich norm is read backwards like the block's own: the "
+                            "gradient of R₁ passes through it to O, that of R₂ to F."))
     ffn: FeedForward | None = block.ffn
     if ffn is not None and ffn.gated:
         notes.append(Msg.of("The gated feed-forward backwards: dM = dF·W_2ᵀ, dU = dM ⊙ {act}(A₁) "
                             "for W_3, dA₁ = dM ⊙ U ⊙ {act}′(A₁) for W_1.",
-                            act=ACTIVATION_NAMES["silu" if ffn.activation == "swiglu" else "gelu"]))
+                            act=ACTIVATION_NAMES[GATES[ffn.activation]]))
     elif ffn is not None and ffn.activation == "silu":
         notes.append(Msg.of("SiLU backwards: SiLU′(a) = σ(a)·(1 + a·(1 − σ(a)))."))
     return tuple(notes)

@@ -13,7 +13,7 @@ import numpy as np
 from attncli.compute import ops
 from attncli.i18n import Msg, Symbol
 from attncli.model import Formula, Matrix, Step
-from attncli.spec.model import ACTIVATION_NAMES, FeedForward, Norm, RMSNorm, Spec
+from attncli.spec.model import ACTIVATION_NAMES, GATES, FeedForward, Norm, RMSNorm, Spec
 from attncli.steps.base import Build, Made, State, feature_labels
 
 
@@ -39,6 +39,8 @@ def layer(b: Build, state: State) -> Made[State]:
 
     post = block.norm == "post" and block.norms is not None
     h = state.attention
+    if block.sandwich is not None:
+        h = made(sandwiched(b, "sandwich_1", block.sandwich[0], h))
     if block.residual:
         X = b.matrix(Formula("X", "X"), state.x, b.query_labels)
         h = made(residual(b, "residual_1", X, h, Formula("R₁", "R_1")))
@@ -51,12 +53,23 @@ def layer(b: Build, state: State) -> Made[State]:
     if block.norm == "pre" and block.norms is not None:
         ffn_in = made(norm(b, "norm_2", block.norms[1], h, Formula("Ỹ", r"\tilde{Y}")))
     out = made(feed_forward(b, block.ffn, ffn_in))
+    if block.sandwich is not None:
+        out = made(sandwiched(b, "sandwich_2", block.sandwich[1], out))
     if block.residual:
         out = made(residual(b, "residual_2", h, out, Formula("R₂", "R_2")))
     if post:
         assert block.norms is not None
         out = made(norm(b, "norm_2", block.norms[1], out, Formula("Y", "Y")))
     return tuple(steps), replace(state, output=out)
+
+
+def sandwiched(b: Build, step_id: str, ln: Norm, h: Matrix) -> tuple[Step, Matrix]:
+    """The norm of a sublayer's output before its residual add: O′ of the attention, F′ of the
+    feed-forward."""
+    step, result = norm(b, step_id, ln, h, Formula(h.symbol.text + "′", h.symbol.latex + "'"))
+    note = Msg.of("A sandwich norm: the sublayer's output is normalized before it is added "
+                  "back, so that no sublayer outgrows the residual stream.")
+    return replace(step, notes=(*step.notes, note)), result
 
 
 def residual(b: Build, step_id: str, x: Matrix, y: Matrix,
@@ -149,7 +162,7 @@ def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
     result = Matrix(Formula("F", "F"), f, h.rows, h.columns)
     matrices.append(result)
     notes = [Msg.of("The same two-layer network is applied to every row on its own.")]
-    if ffn.activation == "gelu_tanh":
+    if ffn.activation in ("gelu_tanh", "geglu_tanh"):
         notes.append(Msg.of("GELU_tanh is GELU's tanh approximation (GPT-2's gelu_new): "
                             "GELU_tanh(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))."))
     step = Step("ffn", Msg.of("Feed-forward network"), ffn_formula(b, ffn, h.symbol),
@@ -184,16 +197,17 @@ def gated_formula(b: Build, ffn: FeedForward, given: Formula, b1: tuple[str, str
                   b2: tuple[str, str]) -> Formula:
     """G = act(X·W_1), U = X·W_3, H = G ⊙ U, F = H·W_2 (Llama's w1, w3, w2)."""
     b3 = (" + b_3", " + b_{3}") if ffn.b_3 is not None else ("", "")
-    act = ACTIVATION_NAMES["silu" if ffn.activation == "swiglu" else "gelu"]
+    act = ACTIVATION_NAMES[GATES[ffn.activation]]
+    tex = operator(act)
     if b.row:
         return Formula(f"G = {act}({given.text}·W_1{b1[0]}),  U = {given.text}·W_3{b3[0]},  "
                        f"H = G ⊙ U,  F = H·W_2{b2[0]}",
-                       rf"G = \operatorname{{{act}}}({given.latex} W_{{1}}{b1[1]}),"
+                       rf"G = {tex}({given.latex} W_{{1}}{b1[1]}),"
                        rf"\quad U = {given.latex} W_{{3}}{b3[1]},\quad H = G \odot U,"
                        rf"\quad F = H W_{{2}}{b2[1]}")
     return Formula(f"gᵢ = {act}(W_1·xᵢ{b1[0]}),  uᵢ = W_3·xᵢ{b3[0]},  hᵢ = gᵢ ⊙ uᵢ,  "
                    f"fᵢ = W_2·hᵢ{b2[0]}",
-                   rf"g_i = \operatorname{{{act}}}(W_{{1}} x_i{b1[1]}),\quad u_i = W_{{3}} x_i"
+                   rf"g_i = {tex}(W_{{1}} x_i{b1[1]}),\quad u_i = W_{{3}} x_i"
                    rf"{b3[1]},\quad h_i = g_i \odot u_i,\quad f_i = W_{{2}} h_i{b2[1]}")
 
 
@@ -209,6 +223,9 @@ def describe_block(spec: Spec) -> Msg:
     elif block.norms is not None:
         parts.append(Msg.of("LayerNorm (pre-norm)") if block.norm == "pre"
                      else Msg.of("LayerNorm (post-norm)"))
+    if block.sandwich is not None:
+        kind = "RMSNorm" if isinstance(block.sandwich[0], RMSNorm) else "LayerNorm"
+        parts.append(Msg.of("{norm} of each sublayer's output", norm=kind))
     if block.ffn is not None:
         d_ff = int(block.ffn.W_1.shape[1 if spec.convention == "row" else 0])
         parts.append(Msg.of("feed-forward ({activation}, d_ff = {d_ff})",

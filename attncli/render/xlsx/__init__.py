@@ -51,6 +51,8 @@ WRITERS: dict[str, Writer] = {
     "output": head.output,
     "concat": layer.concat,
     "out_projection": layer.out_projection,
+    "sandwich_1": layer.sandwich,
+    "sandwich_2": layer.sandwich,
     "residual_1": layer.residual,
     "residual_2": layer.residual,
     "ffn": layer.ffn,

@@ -15,7 +15,7 @@ from attncli.render.xlsx.cells import (
     projected,
 )
 from attncli.render.xlsx.grid import Block, Content, Fill, Formula, Piece
-from attncli.spec.model import RMSNorm
+from attncli.spec.model import Norm, RMSNorm
 
 
 def embeddings(ctx: Context, step: Step) -> list[Piece]:
@@ -62,7 +62,22 @@ def norm(ctx: Context, step: Step) -> list[Piece]:
                  if first else ("ffn_in",))
     else:
         gives = ("h",) if first else ("out",)
-    x = ctx.places[source]
+    return normed(ctx, step, setting, ctx.places[source], gives)
+
+
+def sandwich(ctx: Context, step: Step) -> list[Piece]:
+    """The norm of a sublayer's output before its residual add: O′ of the attention output, F′
+    of the feed-forward's; what the residual add reads in their place."""
+    block = ctx.spec.block
+    assert block is not None and block.sandwich is not None
+    if step.id == "sandwich_1":
+        return normed(ctx, step, block.sandwich[0], ctx.places["attention"], ("attention", "h"))
+    return normed(ctx, step, block.sandwich[1], ctx.places["F"], ("F", "out"))
+
+
+def normed(ctx: Context, step: Step, setting: Norm, x: Block,
+           gives: tuple[str, ...]) -> list[Piece]:
+    """The cells of one LayerNorm or RMSNorm of the rows of `x`, its result found by `gives`."""
     on, d = ctx.sheet, x.shape[1]
     eps = literal(setting.eps)
     gain, bias = find(step, "gain"), find(step, "bias")
@@ -140,6 +155,7 @@ ACTIVATION = {  # x -> activation(x), as attncli/compute/ops.py computes it
     "gelu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
     "gelu_tanh": "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}^3)))",
     "geglu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
+    "geglu_tanh": "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}^3)))",
     "silu": "{x}*0.5*(1+TANH(0.5*{x}))",
     "swiglu": "{x}*0.5*(1+TANH(0.5*{x}))",
 }
