@@ -25,6 +25,7 @@ from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
 from attncli.spec.model_folder import INPUT_KEYS, MODEL_KEYS
+from attncli.spec.moe import EXPERT_KEYS, MOE_KEYS, ROUTER_KEYS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS
 from attncli.spec.qk_norm import QK_NORM_KEYS
 from attncli.spec.rope_scaling import NEEDED as SCALING_NEEDED
@@ -138,6 +139,9 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/block": BLOCK_KEYS,
     "properties/block/properties/ffn": FFN_KEYS,
     "properties/block/properties/sandwich": SANDWICH_KEYS,
+    "properties/block/properties/moe": MOE_KEYS,
+    "properties/block/properties/moe/properties/router": ROUTER_KEYS,
+    "properties/block/properties/moe/properties/experts/items": EXPERT_KEYS,
     "properties/decode": DECODE_KEYS,
     "properties/tiling": TILING_KEYS,
     "properties/qk_norm/oneOf/1": QK_NORM_KEYS,

@@ -22,8 +22,8 @@ from attncli.render import render
 from attncli.render.common import cell_width
 from attncli.render.wrap import words
 from attncli.spec import load_spec
-from attncli.steps.block import plain_number
 from attncli.steps.build import build
+from attncli.steps.constants import plain_number
 
 CONFIGS = sorted(Path(__file__).parent.parent.glob("configs/*.yaml"))
 ONE_LETTER = {"pl": "aiouwzAIOUWZ", "ru": "авикосуяАВИКОСУЯ"}

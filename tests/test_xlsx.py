@@ -34,7 +34,7 @@ SUPPORTED = [path for path in EXAMPLES if path.stem not in REFUSED]
 ROTARY = {"llama_style", "rope_half", "rope_interleaved", "rope_yarn"}
 # attn refuses --backward beside softcap, qk_norm and sinks (tests/test_softcap.py,
 # tests/test_qk_norm.py, tests/test_sinks.py): no gradient of the cap, the norm or the sink yet
-CAPPED = {"softcap_gemma2", "qk_norm_qwen3", "sinks_gpt_oss", "gemma2_layer"}
+CAPPED = {"softcap_gemma2", "qk_norm_qwen3", "sinks_gpt_oss", "gemma2_layer", "moe_gpt_oss"}
 WITH_BACKWARD = [path for path in SUPPORTED if path.stem not in ROTARY | CAPPED]
 HIDDEN = "−∞"
 

@@ -3,7 +3,7 @@ of one layer of its checkpoint (see attncli/spec/architectures.py)."""
 
 from __future__ import annotations
 
-from attncli.spec.arch_keys import Checkpoint, Keys, activation, refuse_block, rotary_heads
+from attncli.spec.arch_keys import Checkpoint, Keys, activation, rotary_heads
 from attncli.spec.values import number
 
 # the gated feed-forward that each `hidden_act` makes of gate_proj, up_proj and down_proj
@@ -66,14 +66,38 @@ def gemma2(c: Checkpoint) -> Keys:
 
 def gpt_oss(c: Checkpoint) -> Keys:
     """gpt-oss: RMSNorm before attention, RoPE, grouped-query heads with biases, each head's
-    learned sink logit, sliding-window and full layers as `layer_types` lists."""
+    learned sink logit, sliding-window and full layers as `layer_types` lists; the rest of the
+    layer is pre-norm with a mixture of experts (`mlp.router`, `mlp.experts`) in place of the
+    feed-forward."""
     at = f"layers.{c.layer}."
-    refuse_block(c, "mlp.experts")
-    return {
+    eps = c.number("rms_norm_eps", 1e-5)
+    keys: Keys = {
         "embeddings": c.tensor("embed_tokens.weight", rows=c.rows),
         **rotary_heads(c, at),
         "sinks": c.rows_of(at + "self_attn.sinks", [0]),  # (heads,)
-        "block": {"norm": "pre", "residual": False, "rms_norm": {
-            "gain": c.tensor(at + "input_layernorm.weight"), "eps": c.number("rms_norm_eps",
-                                                                              1e-5)}},
+        "block": {"norm": "pre", "residual": c.block, "rms_norm": [
+            {"gain": c.tensor(f"{at}{name}.weight"), "eps": eps}
+            for name in ("input_layernorm", "post_attention_layernorm")]},
     }
+    if c.block:
+        keys["block"]["moe"] = experts(c, at + "mlp.")
+    return keys
+
+
+def experts(c: Checkpoint, at: str) -> Keys:
+    """The router (a `Linear`: experts × d_model, the column convention) and each expert of
+    `experts.gate_up_proj` (experts, d_model, 2·d_ff), whose even columns are the gate and odd
+    ones the up projection, and `experts.down_proj` (experts, d_ff, d_model): (in, out), so
+    each is turned to the column convention."""
+    count = c.whole("num_local_experts")
+    made = []
+    for e in range(count):
+        gate_up = c.rows_of(at + "experts.gate_up_proj", [e])[0]  # (d_model, 2·d_ff)
+        gate_up_bias = c.rows_of(at + "experts.gate_up_proj_bias", [e])[0]  # (2·d_ff,)
+        down = c.rows_of(at + "experts.down_proj", [e])[0]  # (d_ff, d_model)
+        made.append({"W_1": gate_up[:, ::2].T, "b_1": gate_up_bias[::2],
+                     "W_3": gate_up[:, 1::2].T, "b_3": gate_up_bias[1::2], "W_2": down.T,
+                     "b_2": c.rows_of(at + "experts.down_proj_bias", [e])[0]})
+    return {"router": {"W": c.tensor(at + "router.weight"), "b": c.tensor(at + "router.bias")},
+            "top_k": c.whole("num_experts_per_tok"), "alpha": c.number("swiglu_alpha", 1.702),
+            "limit": c.number("swiglu_limit", 7.0), "experts": made}

@@ -38,5 +38,5 @@ ARCHITECTURES: dict[str, Architecture] = {
     "gpt2": Architecture("n_layer", ("transformer.", ""), gpt2, deep=True),
     "bert": Architecture("num_hidden_layers", ("bert.", ""), bert, deep=True),
     "gemma2": Architecture("num_hidden_layers", ("model.", ""), gemma2, deep=True),
-    "gpt_oss": Architecture("num_hidden_layers", ("model.", ""), gpt_oss),
+    "gpt_oss": Architecture("num_hidden_layers", ("model.", ""), gpt_oss, deep=True),
 }

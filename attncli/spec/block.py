@@ -27,7 +27,7 @@ from attncli.spec.values import (
     optional,
 )
 
-BLOCK_KEYS = ("residual", "layer_norm", "rms_norm", "ffn", "norm", "sandwich")
+BLOCK_KEYS = ("residual", "layer_norm", "rms_norm", "ffn", "norm", "sandwich", "moe")
 SANDWICH_KEYS = ("layer_norm", "rms_norm")
 FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "W_3", "b_3", "activation")
 LAYER_NORM_KEYS = ("gain", "bias", "eps")
@@ -47,9 +47,16 @@ def block_spec(node: Node, d_model: int, convention: Convention, files: Files) -
     ffn = optional(keys, "ffn", lambda n: feed_forward(n, d_model, convention, files), None)
     norm = optional(keys, "norm", lambda n: choice(n, ("post", "pre")), "post")
     sandwich = optional(keys, "sandwich", lambda n: sandwich_norms(n, d_model, files), None)
-    if not residual and norms is None and ffn is None:
+    moe = None
+    if "moe" in keys:
+        if "ffn" in keys:
+            fail(keys["moe"], "expected ffn or moe, found both")
+        from attncli.spec.moe import moe_spec  # only a block with a mixture of experts
+
+        moe = moe_spec(keys["moe"], d_model, convention, files)
+    if not residual and norms is None and ffn is None and moe is None:
         fail(node, "expected at least one of residual: true, layer_norm, rms_norm and ffn")
-    return Block(residual, norms, ffn, "pre" if norm == "pre" else "post", sandwich)
+    return Block(residual, norms, ffn, "pre" if norm == "pre" else "post", sandwich, moe)
 
 
 def sandwich_norms(node: Node, d_model: int, files: Files) -> tuple[Norm, Norm] | None:

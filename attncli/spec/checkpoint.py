@@ -86,9 +86,11 @@ class Tensor:
 
 
 def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
-                allow_outside: bool) -> Tensor:
+                allow_outside: bool, dims: int = 2) -> Tensor:
     """The tensor `key` of the checkpoint at `path` (a .safetensors file, or the index of a
-    sharded one), its header read and checked; no tensor data is read yet."""
+    sharded one), its header read and checked; no tensor data is read yet. A spec's matrix has
+    at most two sizes; a model folder's reader takes `dims` 3 (gpt-oss keeps its experts in one
+    tensor, expert first)."""
     if key is None:
         raise FileProblem(Msg.of("{name}: a checkpoint holds many tensors; say which with key",
                                  name=name))
@@ -105,7 +107,7 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
         keys = [k for k in header if k != "__metadata__"]
         raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
                                  keys=some(keys)))
-    return _tensor(entry, f"{name} ({key})", path, start)
+    return _tensor(entry, f"{name} ({key})", path, start, dims)
 
 
 def _check_header_size(name: str, size: int, limit: int) -> None:
@@ -201,7 +203,7 @@ def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], i
     return header, 8 + length
 
 
-def _tensor(entry: object, name: str, path: Path, start: int) -> Tensor:
+def _tensor(entry: object, name: str, path: Path, start: int, dims: int = 2) -> Tensor:
     """One header entry checked: a known data type of real numbers, a shape of sizes, and data
     offsets that hold exactly that many numbers inside the file."""
     if not isinstance(entry, dict):
@@ -210,8 +212,11 @@ def _tensor(entry: object, name: str, path: Path, start: int) -> Tensor:
     if not isinstance(dtype, str) or dtype not in DTYPES:
         raise FileProblem(Msg.of("{name}: expected real numbers, found the data type {dtype}",
                                  name=name, dtype=str(dtype)[:40]))
-    if (not isinstance(shape, list) or len(shape) > 2 or not all(
+    if (not isinstance(shape, list) or len(shape) > dims or not all(
             type(s) is int and s >= 0 for s in shape)):
+        if dims == 3:
+            raise FileProblem(Msg.of("{name}: expected a shape of at most three sizes, found "
+                                     "{found}", name=name, found=str(shape)[:40]))
         raise FileProblem(Msg.of("{name}: expected a shape of at most two sizes, found {found}",
                                  name=name, found=str(shape)[:40]))
     if (not isinstance(offsets, list) or len(offsets) != 2

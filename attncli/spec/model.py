@@ -233,6 +233,34 @@ class FeedForward:
 
 
 @record
+class Expert:
+    """One expert of a mixture (gpt-oss): a gated network W_1 (gate), W_3 (up), W_2 (down) with
+    biases, shaped as FeedForward's."""
+
+    W_1: Array  # row: (d_model, d_ff); column: (d_ff, d_model)
+    W_3: Array  # like W_1
+    W_2: Array  # row: (d_ff, d_model); column: (d_model, d_ff)
+    b_1: Array | None = None  # (d_ff,)
+    b_3: Array | None = None  # (d_ff,)
+    b_2: Array | None = None  # (d_model,)
+
+
+@record
+class Mixture:
+    """A mixture of experts in place of the feed-forward (gpt-oss): router logits X·W_r + b_r,
+    each token's top_k experts, a softmax over those k, and the weighted sum of what they give;
+    each expert is gpt-oss's clamped SwiGLU: g = min(gate, limit), u = clip(up, −limit, limit),
+    H = (u + 1) ⊙ g·σ(alpha·g)."""
+
+    W_r: Array  # row: (d_model, experts); column: (experts, d_model)
+    experts: tuple[Expert, ...]
+    top_k: int
+    b_r: Array | None = None  # (experts,)
+    alpha: float = 1.702
+    limit: float = 7.0
+
+
+@record
 class Block:
     """The rest of the layer around attention: residual adds, LayerNorms and the FFN."""
 
@@ -243,6 +271,7 @@ class Block:
     # a norm of each sublayer's output before its residual add (Gemma 2's post_attention and
     # post_feedforward norms): (after attention, after the FFN); None: none
     sandwich: tuple[Norm, Norm] | None = None
+    moe: Mixture | None = None  # in place of ffn
 
 
 @record

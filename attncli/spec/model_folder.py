@@ -88,7 +88,7 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
 
     def read(key: str, rows: list[int]) -> Array:
         return located(path_node, lambda: open_tensor(
-            weights_path, weights, key, files.budget.max_cells, files.allow_outside).read(
+            weights_path, weights, key, files.budget.max_cells, files.allow_outside, 3).read(
                 rows, files.budget.max_cells))
 
     checkpoint = Checkpoint(weights, layer, tuple(ids), config, config_name, names,

@@ -169,6 +169,15 @@ def rotary(sequence: Sequence | None, node: Node | None, heads: tuple[Head, ...]
 
 
 def forward_only(spec: Spec, top: dict[str, Node]) -> None:
+    """Soft-capping, QK-norm, sink logits and a mixture of experts are worked out in the
+    forward pass of a whole prompt (see forward_passes)."""
+    if spec.block is not None and spec.block.moe is not None and "backward" in top:
+        fail(top["block"].value["moe"], "{key} does not work with {name} yet; remove {name} or "
+             "{key}", key="backward", name="moe")
+    forward_passes(spec, top)
+
+
+def forward_passes(spec: Spec, top: dict[str, Node]) -> None:
     """Soft-capping, QK-norm and sink logits are worked out in the forward pass of a whole
     prompt: the decode steps and the backward pass do not cap the scores, normalize q and k or
     add a sink yet, so they are refused beside them; nor do the online softmax's tiles add a
@@ -204,6 +213,10 @@ def walkthrough_cells(spec: Spec) -> int:
     if spec.block is not None:
         d_ff = 0 if spec.block.ffn is None else int(spec.block.ffn.W_1.size) // d
         total += 6 * n * d + n * d_ff
+        if spec.block.moe is not None:  # L and P, and each expert's G, U, M and Eₑ on every row
+            experts = spec.block.moe.experts
+            total += 2 * n * len(experts) + sum(n * (3 * int(e.W_1.size) // d + d)
+                                                for e in experts)
     return total
 
 

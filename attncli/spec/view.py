@@ -14,7 +14,8 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
             "projections", "qk_norm", "rope", "scores", "scaled", "softcap", "bias", "masked",
             "weights", "sinks", "output", "tile", "tiled_output", "prefill", "decode", "concat",
-            "out_projection", "sandwich_1", "residual_1", "norm_1", "ffn", "sandwich_2",
+            "out_projection", "sandwich_1", "residual_1", "norm_1", "ffn", "router", "expert",
+            "moe", "sandwich_2",
             "residual_2", "norm_2", "kv_cache",
             "precision",
             # the backward pass (docs/backward.md), in the order it runs

@@ -3,18 +3,16 @@ network, post-norm (after each sublayer) or pre-norm (before it)."""
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import replace
-from decimal import Decimal
 
 import numpy as np
 
 from attncli.compute import ops
-from attncli.i18n import Msg, Symbol
+from attncli.i18n import Msg
 from attncli.model import Formula, Matrix, Step
 from attncli.spec.model import ACTIVATION_NAMES, GATES, FeedForward, Norm, RMSNorm, Spec
 from attncli.steps.base import Build, Made, State, feature_labels
+from attncli.steps.constants import constant
 
 
 def pre_norm(b: Build, state: State) -> Made[State]:
@@ -47,12 +45,19 @@ def layer(b: Build, state: State) -> Made[State]:
     if post:
         assert block.norms is not None
         h = made(norm(b, "norm_1", block.norms[0], h, Formula("Y₁", "Y_1")))
-    if block.ffn is None:
+    if block.ffn is None and block.moe is None:
         return tuple(steps), replace(state, output=h)
     ffn_in = h
     if block.norm == "pre" and block.norms is not None:
         ffn_in = made(norm(b, "norm_2", block.norms[1], h, Formula("Ỹ", r"\tilde{Y}")))
-    out = made(feed_forward(b, block.ffn, ffn_in))
+    if block.moe is not None:
+        from attncli.steps.moe import mixture  # only a block with a mixture of experts
+
+        experts, out = mixture(b, block.moe, ffn_in)
+        steps.extend(experts)
+    else:
+        assert block.ffn is not None
+        out = made(feed_forward(b, block.ffn, ffn_in))
     if block.sandwich is not None:
         out = made(sandwiched(b, "sandwich_2", block.sandwich[1], out))
     if block.residual:
@@ -226,6 +231,11 @@ def describe_block(spec: Spec) -> Msg:
     if block.sandwich is not None:
         kind = "RMSNorm" if isinstance(block.sandwich[0], RMSNorm) else "LayerNorm"
         parts.append(Msg.of("{norm} of each sublayer's output", norm=kind))
+    if block.moe is not None:
+        parts.append(Msg.plural_of(
+            "a mixture of {count} expert (top {top_k})",
+            "a mixture of {count} experts (top {top_k})", len(block.moe.experts),
+            top_k=block.moe.top_k))
     if block.ffn is not None:
         d_ff = int(block.ffn.W_1.shape[1 if spec.convention == "row" else 0])
         parts.append(Msg.of("feed-forward ({activation}, d_ff = {d_ff})",
@@ -234,23 +244,3 @@ def describe_block(spec: Spec) -> Msg:
     for part in parts[1:]:
         result = Msg.of("{first}, {second}", first=result, second=part)
     return result
-
-
-def constant(value: float) -> Symbol:
-    """`plain_number` as notation: ε = 10⁻⁶ is math in LaTeX and Markdown (`10^{-6}`)."""
-    text = plain_number(value)
-    power = re.fullmatch(r"10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
-    if power is None:
-        return Symbol(text, text)
-    digits = power.group(1).translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
-    return Symbol(text, "10^{" + digits + "}")
-
-
-def plain_number(value: float) -> str:
-    """A constant as a person writes it in a formula: 10⁻⁵ for a power of ten, else its
-    shortest decimal, never e-notation (1e-05)."""
-    exponent = math.log10(value) if value > 0 else 0.5
-    if exponent == int(exponent) and abs(exponent) >= 3:
-        superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-        return "10" + str(int(exponent)).translate(superscript)
-    return format(Decimal(repr(value)), "f")

@@ -13,7 +13,7 @@ from attncli.i18n import Msg
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.spec.model import Head, QKNorm
 from attncli.steps.base import COMBINING_TILDE, Build, HeadState, Made
-from attncli.steps.block import constant
+from attncli.steps.constants import constant
 from attncli.steps.projections import shows_kv
 
 

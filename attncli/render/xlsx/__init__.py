@@ -23,7 +23,7 @@ from attncli.model import Step, Walkthrough
 from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import number_format, step_heading, title, translator
-from attncli.render.xlsx import backward, decode, head, layer
+from attncli.render.xlsx import backward, decode, head, layer, moe
 from attncli.render.xlsx.cells import Context, Writer, as_given
 from attncli.render.xlsx.grid import Block, Places, sheet_name
 from attncli.render.xlsx.sheets import Sheets
@@ -56,6 +56,9 @@ WRITERS: dict[str, Writer] = {
     "residual_1": layer.residual,
     "residual_2": layer.residual,
     "ffn": layer.ffn,
+    "router": moe.router,
+    "expert": moe.expert,
+    "moe": moe.weighted,
     "prefill": decode.prefill,
     "decode": decode.decode,
     "grad_output": backward.grad_output,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from attncli.model import Matrix, Step
 from attncli.render.common import Translate
@@ -23,6 +23,8 @@ class Context:
     t: Translate
     sheet: str = ""
     heads: int = 1
+    # a mixture of experts: each expert's rows, as the rows of the layer they are (xlsx/moe.py)
+    routed: dict[int, list[int]] = field(default_factory=dict)
 
     @property
     def row(self) -> bool:

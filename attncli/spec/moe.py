@@ -1,0 +1,84 @@
+"""`block.moe`: a mixture of experts in place of the feed-forward, as gpt-oss computes it.
+
+    moe:
+      router: {W: ..., b: [...]}      # d_model x experts (experts x d_model in the column
+                                      # convention), and a bias per expert
+      top_k: 2                        # the experts each token goes to
+      alpha: 1.702                    # the SwiGLU's σ(alpha·g) (gpt-oss's swiglu_alpha)
+      limit: 7.0                      # the clamp of the gate and the up projection
+      experts:
+        - {W_1: ..., b_1: ..., W_3: ..., b_3: ..., W_2: ..., b_2: ...}
+"""
+
+from __future__ import annotations
+
+from attncli.i18n import Msg
+from attncli.spec.arrays import Dims, Files, matrix_at, vector_at
+from attncli.spec.model import Array, Convention, Expert, Mixture
+from attncli.spec.source import Node
+from attncli.spec.values import check_keys, check_shape, fail, integer, items, number, optional
+
+MOE_KEYS = ("router", "top_k", "alpha", "limit", "experts")
+ROUTER_KEYS = ("W", "b")
+EXPERT_KEYS = ("W_1", "b_1", "W_3", "b_3", "W_2", "b_2")
+
+
+def moe_spec(node: Node, d_model: int, convention: Convention, files: Files) -> Mixture:
+    """The router, top_k, alpha, limit and the experts, their shapes checked against d_model and
+    against each other."""
+    keys = check_keys(node, MOE_KEYS)
+    for key in ("router", "experts"):
+        if key not in keys:
+            fail(node, "the key {key} is missing", key=key)
+    row = convention == "row"
+    entries = items(keys["experts"], Msg.of("a list of experts"))
+    if not entries:
+        fail(keys["experts"], "expected at least one expert, found none")
+    count = len(entries)
+    router = check_keys(keys["router"], ROUTER_KEYS)
+    if "W" not in router:
+        fail(keys["router"], "the key {key} is missing", key="W")
+    shape: Dims = (d_model, count) if row else (count, d_model)
+    W_r = matrix_at(router["W"], "W", files, shape)
+    check_shape(router["W"], W_r, shape, "d_model × experts" if row else  # type: ignore[arg-type]
+                "experts × d_model")
+    b_r = None
+    if "b" in router:
+        b_r = vector_at(router["b"], files, count)
+        check_shape(router["b"], b_r, (count,), "experts")
+    top_k = optional(keys, "top_k", lambda n: integer(n, 1, count), 1)
+    alpha = optional(keys, "alpha", number, Mixture.alpha)
+    limit = optional(keys, "limit", number, Mixture.limit)
+    if limit <= 0:
+        fail(keys["limit"], "expected a positive limit, found {value}", value=limit)
+    experts = tuple(expert(entry, d_model, row, files) for entry in entries)
+    return Mixture(W_r, experts, top_k, b_r, alpha, limit)
+
+
+def expert(node: Node, d_model: int, row: bool, files: Files) -> Expert:
+    """{W_1, W_3, W_2} and their optional biases: a gated network of d_ff from W_1."""
+    keys = check_keys(node, EXPERT_KEYS)
+    for key in ("W_1", "W_3", "W_2"):
+        if key not in keys:
+            fail(node, "the key {key} is missing", key=key)
+
+    def shape(rows: int | None, columns: int | None) -> Dims:
+        return (rows, columns) if row else (columns, rows)
+
+    W_1 = matrix_at(keys["W_1"], "W_1", files, shape(d_model, None))
+    d_ff = int(W_1.shape[1 if row else 0])
+    names = ("d_model × d_ff", "d_ff × d_model") if row else ("d_ff × d_model", "d_model × d_ff")
+    check_shape(keys["W_1"], W_1, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
+    W_3 = matrix_at(keys["W_3"], "W_3", files, shape(d_model, d_ff))
+    check_shape(keys["W_3"], W_3, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
+    W_2 = matrix_at(keys["W_2"], "W_2", files, shape(d_ff, d_model))
+    check_shape(keys["W_2"], W_2, shape(d_ff, d_model), names[1])  # type: ignore[arg-type]
+    biases: dict[str, Array | None] = {}
+    for key, dim, dim_name in (("b_1", d_ff, "d_ff"), ("b_3", d_ff, "d_ff"),
+                               ("b_2", d_model, "d_model")):
+        biases[key] = None
+        if key in keys:
+            bias = vector_at(keys[key], files, dim)
+            check_shape(keys[key], bias, (dim,), dim_name)
+            biases[key] = bias
+    return Expert(W_1, W_3, W_2, biases["b_1"], biases["b_3"], biases["b_2"])
