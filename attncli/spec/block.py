@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from attncli.i18n import Msg
-from attncli.spec.arrays import Dims, Files, matrix_at, vector_at
+from attncli.spec.arrays import Files, vector_at
 from attncli.spec.model import (
     ACTIVATIONS,
     GATED,
@@ -15,6 +15,7 @@ from attncli.spec.model import (
     Norm,
     RMSNorm,
 )
+from attncli.spec.network import Network
 from attncli.spec.source import Node
 from attncli.spec.values import (
     boolean,
@@ -114,36 +115,20 @@ def feed_forward(node: Node, d_model: int, convention: Convention, files: Files)
     for key in ("W_1", "W_2"):
         if key not in keys:
             fail(node, "the key {key} is missing", key=key)
-    row = convention == "row"
-
-    def shape(rows: int | None, columns: int | None) -> Dims:
-        return (rows, columns) if row else (columns, rows)
-
-    W_1 = matrix_at(keys["W_1"], "W_1", files, shape(d_model, None))
-    d_ff = int(W_1.shape[1 if row else 0])
-    names = ("d_model × d_ff", "d_ff × d_model") if row else ("d_ff × d_model", "d_model × d_ff")
-    check_shape(keys["W_1"], W_1, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
-    W_2 = matrix_at(keys["W_2"], "W_2", files, shape(d_ff, d_model))
-    check_shape(keys["W_2"], W_2, shape(d_ff, d_model), names[1])  # type: ignore[arg-type]
+    network = Network(keys, d_model, convention == "row", files)
+    W_2 = network.down()
     activation = optional(keys, "activation", lambda n: choice(n, ACTIVATIONS), "relu")
     gated = activation in GATED
     W_3 = None
     if gated:
         if "W_3" not in keys:
             fail(node, "the key {key} is missing", key="W_3")
-        W_3 = matrix_at(keys["W_3"], "W_3", files, shape(d_model, d_ff))
-        check_shape(keys["W_3"], W_3, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
+        W_3 = network.up()
     for key in ("W_3", "b_3"):
         if key in keys and not gated:
             fail(keys[key], "{key} is the up projection of SwiGLU and GeGLU; the activation "
                  "is {activation}", key=key, activation=activation)
-    biases: dict[str, Array | None] = {}
-    for key, dim, dim_name in (("b_1", d_ff, "d_ff"), ("b_2", d_model, "d_model"),
-                               ("b_3", d_ff, "d_ff")):
-        biases[key] = None
-        if key in keys:
-            bias = vector_at(keys[key], files, dim)
-            check_shape(keys[key], bias, (dim,), dim_name)
-            biases[key] = bias
+    biases = network.biases(("b_1", "b_2", "b_3"))
+    W_1 = network.W_1
     return FeedForward(W_1, W_2, biases["b_1"], biases["b_2"],
                        next(a for a in ACTIVATIONS if a == activation), W_3, biases["b_3"])

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from attncli.i18n import Msg
 from attncli.spec.arrays import Dims, Files, matrix_at, vector_at
-from attncli.spec.model import Array, Convention, Expert, Mixture
+from attncli.spec.model import Convention, Expert, Mixture
+from attncli.spec.network import Network
 from attncli.spec.source import Node
 from attncli.spec.values import check_keys, check_shape, fail, integer, items, number, optional
 
@@ -62,23 +63,7 @@ def expert(node: Node, d_model: int, row: bool, files: Files) -> Expert:
         if key not in keys:
             fail(node, "the key {key} is missing", key=key)
 
-    def shape(rows: int | None, columns: int | None) -> Dims:
-        return (rows, columns) if row else (columns, rows)
-
-    W_1 = matrix_at(keys["W_1"], "W_1", files, shape(d_model, None))
-    d_ff = int(W_1.shape[1 if row else 0])
-    names = ("d_model × d_ff", "d_ff × d_model") if row else ("d_ff × d_model", "d_model × d_ff")
-    check_shape(keys["W_1"], W_1, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
-    W_3 = matrix_at(keys["W_3"], "W_3", files, shape(d_model, d_ff))
-    check_shape(keys["W_3"], W_3, shape(d_model, d_ff), names[0])  # type: ignore[arg-type]
-    W_2 = matrix_at(keys["W_2"], "W_2", files, shape(d_ff, d_model))
-    check_shape(keys["W_2"], W_2, shape(d_ff, d_model), names[1])  # type: ignore[arg-type]
-    biases: dict[str, Array | None] = {}
-    for key, dim, dim_name in (("b_1", d_ff, "d_ff"), ("b_3", d_ff, "d_ff"),
-                               ("b_2", d_model, "d_model")):
-        biases[key] = None
-        if key in keys:
-            bias = vector_at(keys[key], files, dim)
-            check_shape(keys[key], bias, (dim,), dim_name)
-            biases[key] = bias
-    return Expert(W_1, W_3, W_2, biases["b_1"], biases["b_3"], biases["b_2"])
+    network = Network(keys, d_model, row, files)
+    W_3, W_2 = network.up(), network.down()
+    biases = network.biases(("b_1", "b_3", "b_2"))
+    return Expert(network.W_1, W_3, W_2, biases["b_1"], biases["b_3"], biases["b_2"])

@@ -173,3 +173,18 @@ class Family(Generic[S]):
         module, function = self.where.rsplit(".", 1)
         made: Made[S] = getattr(import_module(f"attncli.steps.{module}"), function)(b, state)
         return made
+
+
+def weights_shown(b: Build, named: tuple[tuple[str, Array | None], ...]) -> list[Matrix]:
+    """A network's given weights as matrices (W_1 as W_{1} in LaTeX), a bias as one row; None
+    ones left out."""
+    matrices = []
+    for name, w in named:
+        if w is None:
+            continue
+        latex = name.replace("_", "_{") + "}"
+        if w.ndim == 1:
+            matrices.append(b.matrix(Formula(name, latex), w[None, :], ("",)))
+        else:
+            matrices.append(b.matrix(Formula(name, latex), w, feature_labels(int(w.shape[0]))))
+    return matrices

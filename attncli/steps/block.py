@@ -11,7 +11,7 @@ from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Matrix, Step
 from attncli.spec.model import ACTIVATION_NAMES, GATES, FeedForward, Norm, RMSNorm, Spec
-from attncli.steps.base import Build, Made, State, feature_labels
+from attncli.steps.base import Build, Made, State, weights_shown
 from attncli.steps.constants import constant
 
 
@@ -152,16 +152,8 @@ def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
                                                                        h.rows)]
     f = b.calc.project(hidden, ffn.W_2, ffn.b_2, conv)  # (n, d_ff) -> (n, d_model)
     b.finite(f, "F", h.rows, h.columns)
-    matrices = []
-    for name, w in (("W_1", ffn.W_1), ("b_1", ffn.b_1), ("W_3", ffn.W_3), ("b_3", ffn.b_3),
-                    ("W_2", ffn.W_2), ("b_2", ffn.b_2)):
-        if w is None:
-            continue
-        latex = name.replace("_", "_{") + "}"
-        if w.ndim == 1:
-            matrices.append(b.matrix(Formula(name, latex), w[None, :], ("",)))
-        else:
-            matrices.append(b.matrix(Formula(name, latex), w, feature_labels(int(w.shape[0]))))
+    matrices = weights_shown(b, (("W_1", ffn.W_1), ("b_1", ffn.b_1), ("W_3", ffn.W_3),
+                                 ("b_3", ffn.b_3), ("W_2", ffn.W_2), ("b_2", ffn.b_2)))
     matrices += shown
     matrices.append(b.matrix(Formula("H", "H"), hidden, h.rows))
     result = Matrix(Formula("F", "F"), f, h.rows, h.columns)

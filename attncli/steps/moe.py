@@ -10,7 +10,7 @@ from attncli.compute.moe import clamped_swiglu, route
 from attncli.i18n import Msg, Symbol
 from attncli.model import Formula, Matrix, Step
 from attncli.spec.model import Expert, Mixture
-from attncli.steps.base import Build, feature_labels
+from attncli.steps.base import Build, feature_labels, weights_shown
 from attncli.steps.constants import constant
 
 
@@ -81,16 +81,8 @@ def expert_step(b: Build, moe: Mixture, expert: Expert, index: int, h: Matrix,
     out = b.calc.rounded(b.calc.project(m, expert.W_2, expert.b_2, conv))  # (r, d_model)
     symbol = f"E{str(index).translate(str.maketrans('0123456789', '₀₁₂₃₄₅₆₇₈₉'))}"
     b.finite(out, symbol, rows, h.columns)
-    matrices = []
-    for name, w in (("W_1", expert.W_1), ("b_1", expert.b_1), ("W_3", expert.W_3),
-                    ("b_3", expert.b_3), ("W_2", expert.W_2), ("b_2", expert.b_2)):
-        if w is None:
-            continue
-        latex = name.replace("_", "_{") + "}"
-        if w.ndim == 1:
-            matrices.append(b.matrix(Formula(name, latex), w[None, :], ("",)))
-        else:
-            matrices.append(b.matrix(Formula(name, latex), w, feature_labels(int(w.shape[0]))))
+    matrices = weights_shown(b, (("W_1", expert.W_1), ("b_1", expert.b_1), ("W_3", expert.W_3),
+                                 ("b_3", expert.b_3), ("W_2", expert.W_2), ("b_2", expert.b_2)))
     matrices += [b.matrix(Formula("G", "G"), g, rows), b.matrix(Formula("U", "U"), u, rows),
                  b.matrix(Formula("M", "M"), m, rows),
                  Matrix(Formula(symbol, f"E_{{{index}}}"), out, rows, h.columns)]
