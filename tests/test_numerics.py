@@ -127,3 +127,31 @@ def test_weights_sum_to_one_for_every_edge_case_with_a_visible_key() -> None:
                  "tokens: [a, b, c]\nembeddings: [[1], [2], [3]]\nmask: causal\nscale: 1e-300\n"):
         full, _ = walkthroughs(text)
         np.testing.assert_allclose(weights(full).sum(axis=1), 1.0, rtol=1e-15)
+
+
+@pytest.mark.parametrize("mask", ["causal", "window", "causal window with a sink", "padding",
+                                  "none"])
+@pytest.mark.parametrize("n, m", [(1, 1), (63, 63), (64, 64), (65, 130), (300, 300), (200, 50)])
+def test_softmax_of_a_masked_row_block_gives_the_plain_formulas_bits(mask: str, n: int,
+                                                                     m: int) -> None:
+    """ops.softmax takes e^x only between the first and the last key a band of rows sees; what
+    it writes is bit for bit the textbook formula, e^(x − max) / Σ e^(x − max) over every key,
+    with e^−∞ = 0 for a hidden one."""
+    from attncli.compute import ops
+
+    rng = np.random.default_rng(n * 1000 + m)
+    i, j = np.arange(n)[:, None], np.arange(m)[None, :]  # (n, 1), (1, m)
+    visible = {"causal": j <= i, "window": abs(i * m // n - j) <= 7,
+               "causal window with a sink": ((i - j >= 0) & (i - j <= 3)) | (j == 0),
+               "padding": (j % 3 != 0) | (j == 0), "none": j >= 0}[mask] & (j >= 0) & (i >= 0)
+    assert visible.any(axis=1).all()  # (a query that sees no key takes the other path)
+    logits = np.where(visible, rng.standard_normal((n, m)) * 5, -np.inf)  # (n, m)
+    with np.errstate(under="ignore"):
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))  # (n, m)
+    expected = e / e.sum(axis=1, keepdims=True)  # (n, m)
+    weights, empty = ops.softmax(logits.copy())
+    in_place = logits.copy()
+    ops.softmax(in_place, out=in_place)
+    assert not empty.any()
+    assert weights.tobytes() == expected.tobytes()
+    assert in_place.tobytes() == expected.tobytes()

@@ -236,3 +236,33 @@ def _format(walkthrough: Walkthrough):  # type: ignore[no-untyped-def]
     from attncli.arithmetic.numbers import NumberFormat
 
     return NumberFormat(walkthrough.precision)
+
+
+def test_a_matrix_written_at_once_gives_each_number_half_up_from_its_shortest_decimal() -> None:
+    """NumberFormat.written (a table's shown numbers at once) against the rule worked here in
+    exact fractions: ties binary rounding gets wrong, numbers a hair off a tie, signs that round to
+    zero, zeros, infinities, NaN and numbers too large for the quick path, at precisions 0 to 6."""
+    from attncli.arithmetic.numbers import NumberFormat
+
+    rng = np.random.default_rng(7)
+    ties = [0.125, 0.425, 0.2845, 1.0605, 2.675, -0.125, -2.675, 0.005, -0.0049, 9.995, 0.5, 1.5]
+    values = [*ties, 0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e300, -1e15, 5e-324,
+              *np.nextafter(np.array(ties), np.inf).tolist(),
+              *(rng.standard_normal(400) * 10).tolist(),
+              *np.round(rng.standard_normal(400), 3).tolist()]
+    for precision in range(7):
+        for mark, decimal in (("dot", "."), ("comma", ",")):
+            written = NumberFormat.with_mark(precision, mark).written(values)
+            for value, text in zip(values, written, strict=True):
+                if value != value:
+                    assert text == "NaN"
+                    continue
+                if abs(value) == float("inf"):
+                    assert text == ("−∞" if value < 0 else "∞")
+                    continue
+                exact = half_up(Fraction(repr(value)), precision)
+                digits = f"{abs(exact.numerator) * 10**precision // exact.denominator}"
+                digits = digits.rjust(precision + 1, "0")
+                body = (digits[:-precision] + decimal + digits[-precision:] if precision
+                        else digits)
+                assert text == ("−" + body if exact < 0 else body), (value, precision, mark)

@@ -14,12 +14,16 @@ hidden score and `—` for the weight of a hidden key.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import field, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from attncli.records import record
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DECIMAL_MARKS = {"dot": ".", "comma": ","}
 MINUS = "\u2212"  # −, the minus sign, as printed mathematics writes it
@@ -179,6 +183,36 @@ class NumberFormat:
     def cell_of(self, matrix: Cells, i: int, j: int, value: float) -> str:
         """Cell (i, j) of a matrix whose number, `value`, the caller has read already."""
         return self.hidden if value == 0.0 and matrix.hidden(i, j) else self(value)
+
+    def written(self, values: Sequence[float] | np.ndarray) -> list[str]:
+        """Each of `values` as __call__ writes it; a row of a large matrix at once: where the
+        rule's answer is clear in floats (see _clear_half_up), its units are found for the whole
+        row by NumPy and written by `format`, which gives the decimal of units / 10^precision
+        back exactly below 2^40 units; the rest (0, a near tie, inf, NaN, a huge number) one by
+        one."""
+        import numpy as np  # a caller with a row of a matrix has it loaded
+
+        x = np.asarray(values, dtype=np.float64)  # (k,)
+        precision = self.precision
+        power = POWERS[precision] if precision < len(POWERS) else 10.0 ** precision
+        with np.errstate(invalid="ignore", over="ignore"):
+            scaled = np.abs(x) * power  # (k,), as _clear_half_up scales each
+            whole = np.floor(scaled)  # (k,)
+            fraction = scaled - whole  # (k,)
+            clear = ((scaled < 2.0 ** 40) & (x != 0.0)
+                     & (np.abs(fraction - 0.5) > 1e-9 + scaled * 1e-13))  # (k,): NaN is not
+        units = np.where(clear, whole + (fraction > 0.5), 0.0)  # (k,)
+        texts = []
+        for value, unit, sure in zip(x.tolist(), (units / power).tolist(), clear.tolist(),
+                                     strict=True):
+            if not sure:
+                texts.append(self(value))
+                continue
+            text = f"{unit:.{precision}f}"
+            if self.decimal != ".":
+                text = text.replace(".", self.decimal)
+            texts.append(self.minus + text if value < 0 and unit else text)
+        return texts
 
     def cells(self, matrix: Cells) -> list[list[str]]:
         """Every cell of a whole matrix, row by row (for the formats that show every number)."""

@@ -20,6 +20,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import chain
+from typing import overload
 
 import numpy as np
 
@@ -36,7 +37,7 @@ LAST_DECIMAL = 12  # two weights further apart than TOLERANCE print differently 
 TINY = 10  # a weight that prints as 0 with 10 decimals is said to be under 10⁻¹⁰: weights within
 # TOLERANCE of it, grouped with it, may print otherwise at 12
 
-Group = tuple[tuple[str, ...], float]  # keys with the same weight, and that weight
+Group = tuple[Sequence[str], float]  # keys with the same weight, and that weight
 
 
 def ranked(head: HeadResult, i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -48,13 +49,11 @@ def ranked(head: HeadResult, i: int) -> tuple[np.ndarray, np.ndarray]:
     return order, -weights[order]  # (seen,), (seen,)
 
 
-def groups(head: HeadResult, i: int) -> list[Group]:
+def groups(head: HeadResult, i: int) -> Sequence[Group]:
     """The keys query i sees, grouped by weight (equal within TOLERANCE), largest first."""
     order, falling = ranked(head, i)
     if (np.diff(falling) > TOLERANCE).all():  # no two alike (a large random layer): one each
-        columns = head.weights.columns
-        return [((columns[j],), w) for j, w in zip(order.tolist(), (-falling).tolist(),
-                                                     strict=True)]
+        return Singles(head.weights.columns, order.tolist(), (-falling).tolist())
     # a few weights alike among thousands: each group found by bisecting Python floats, which
     # costs a fraction of a NumPy call per group (the same floats, the same ends)
     columns, keys, values = head.weights.columns, order.tolist(), falling.tolist()
@@ -65,6 +64,56 @@ def groups(head: HeadResult, i: int) -> list[Group]:
         found.append((tuple(columns[j] for j in keys[start:end]), -values[start]))
         start = end
     return found
+
+
+class Singles(Sequence[Group]):
+    """Groups of one key each, largest weight first, made as a sentence reads them: a query of a
+    thousand keys names a dozen and counts the rest."""
+
+    def __init__(self, columns: Sequence[str], keys: list[int], weights: list[float]) -> None:
+        self.columns, self.keys, self.weights = columns, keys, weights
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @overload
+    def __getitem__(self, k: int) -> Group: ...
+    @overload
+    def __getitem__(self, k: slice) -> Singles: ...
+
+    def __getitem__(self, k: int | slice) -> Group | Singles:
+        if isinstance(k, slice):
+            return Singles(self.columns, self.keys[k], self.weights[k])
+        return (self.columns[self.keys[k]],), self.weights[k]
+
+
+
+class Names(Sequence[str]):
+    """The names of keys, looked up as a sentence reads them (it names five and counts the
+    rest)."""
+
+    def __init__(self, columns: Sequence[str], keys: list[int]) -> None:
+        self.columns, self.keys = columns, keys
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+    @overload
+    def __getitem__(self, k: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, k: int | slice) -> str | tuple[str, ...]:
+        if isinstance(k, slice):
+            return tuple(self.columns[j] for j in self.keys[k])
+        return self.columns[self.keys[k]]
+
+
+def keys_of(found: Sequence[Group]) -> Sequence[str]:
+    """The keys of every group, in order."""
+    if isinstance(found, Singles):
+        return Names(found.columns, found.keys)
+    return tuple(chain.from_iterable(group[0] for group in found))
 
 
 def top_keys(head: HeadResult, i: int) -> tuple[str, ...]:
@@ -99,7 +148,7 @@ def shown(found: Sequence[Group], k: int, precision: int) -> Param:
     return Finer(weight, more) if more else weight
 
 
-def negligible_tail(found: list[Group], precision: int) -> tuple[list[Group], bool]:
+def negligible_tail(found: Sequence[Group], precision: int) -> tuple[Sequence[Group], bool]:
     """The groups after the last weight that prints as more than 0, as one group, and whether
     there was such a tail: the keys the table shows as 0 are said to be under the last printed
     decimal (`under 0.01 each`), not told apart with twelve decimals nor said as 0."""
@@ -113,8 +162,7 @@ def negligible_tail(found: list[Group], precision: int) -> tuple[list[Group], bo
             low = middle + 1
     if len(found) - tail < 2 or rounded(found[tail - 1][1], precision) == 0.0:
         return found, False
-    keys = tuple(chain.from_iterable(group[0] for group in found[tail:]))
-    return [*found[:tail], (keys, found[tail][1])], True
+    return [*found[:tail], (keys_of(found[tail:]), found[tail][1])], True
 
 
 def key_name(query: str, key: str) -> Msg:
@@ -214,7 +262,7 @@ def query_sentence(head: HeadResult, i: int, precision: int) -> Msg:
                   query=query, first=first, last=last, middle=middle(name, found, precision))
 
 
-def middle(query: str, found: list[Group], precision: int) -> Msg:
+def middle(query: str, found: Sequence[Group], precision: int) -> Msg:
     """The groups between the first and the last, the first few named."""
     inner = range(1, len(found) - 1)
     shown_groups = [group_msg(query, found, k, precision) for k in inner[:MOST_LISTED]]

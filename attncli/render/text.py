@@ -175,26 +175,36 @@ def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,
     return lines
 
 
+def shown_cells(matrix: Matrix, row_at: Sequence[int | None], column_at: Sequence[int | None],
+                number: NumberFormat, heat: bool) -> list[list[str]]:
+    """The shown cells, row by row: each shown number written (the matrix's at once), `—` where
+    the mask hides the key, with `heat` each after its shade; `…` for an elided row or column."""
+    taken = [j for j in column_at if j is not None]
+    read = [i for i in row_at if i is not None]
+    values = [matrix.row(i)[taken].tolist() for i in read]  # (shown rows, shown columns)
+    texts = iter(number.written([value for row in values for value in row]))
+    by_row: dict[int, dict[int, str]] = {}
+    for i, row in zip(read, values, strict=True):
+        line = by_row[i] = {}
+        for j, value in zip(taken, row, strict=True):
+            text = next(texts)
+            if value == 0.0 and matrix.hidden(i, j):
+                text = number.hidden
+            line[j] = shade(value) + " " + text if heat else text
+    return [[ELLIPSIS] * len(column_at) if i is None else
+            [ELLIPSIS if j is None else by_row[i][j] for j in column_at] for i in row_at]
+
+
 @per_matrix
 def _drawn(matrix: Matrix, number: NumberFormat, width: int, full: bool, heat: bool,
            indent: str) -> tuple[tuple[str, ...], tuple[tuple[range, tuple[str, ...]], ...]]:
     """The shown column labels, and each block's columns and lines: the same in every
     language."""
-    def write(i: int, j: int, value: float) -> str:
-        text = number.cell_of(matrix, i, j, value)
-        return shade(value) + " " + text if heat else text
-
     elide = is_elided(matrix, full)
     row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
     labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
     columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
-    # each shown row's shown numbers as Python floats, read at once (matrix.at is a lookup a cell)
-    taken = [j for j in column_at if j is not None]
-    values = [None if i is None else dict(zip(
-        taken, matrix.row(i)[taken].astype(float, copy=False).tolist(), strict=True))
-        for i in row_at]
-    cells = [[ELLIPSIS if i is None or row is None or j is None else write(i, j, row[j])
-              for j in column_at] for i, row in zip(row_at, values, strict=True)]
+    cells = shown_cells(matrix, row_at, column_at, number, heat)
     widths = [[cell_width(text) for text in row] for row in cells]  # each measured once
     label_width = max((cell_width(label) for label in labels), default=0)
     heads = [label_lines(c) for c in columns]  # a long label in lines, the last over the numbers

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
+
 from attncli.i18n import Msg
-from attncli.model import Formula, Step
+from attncli.model import Array, Formula, Step
 from attncli.spec.model import Head
 from attncli.steps.base import Build, HeadState, Made
 
@@ -25,10 +27,19 @@ def scores(b: Build, hs: HeadState) -> Made[HeadState]:
         s = b.calc.dot_scores(hs.q, hs.k)  # (n, m)
         formula = Formula(f"S = {Q.text}·{K.text}ᵀ", rf"S = {Q.latex} {K.latex}^{{\top}}")
         note = Msg.of("Each score is the dot product of a query and a key: qᵢ·kⱼ.")
-    b.finite(s, "S", b.query_labels, b.key_labels)
+    if spec.score.kind == "general" or not bounded(hs.q, hs.k):
+        b.finite(s, "S", b.query_labels, b.key_labels)
     S = b.attention(Formula("S", "S"), s)
     step = Step("scores", Msg.of("Scores"), formula, (S,), hs.index, (note,))
     return (step,), replace(hs, logits=s, scores=S)
+
+
+def bounded(q: Array, k: Array) -> bool:
+    """Whether no score qᵢ·kⱼ can overflow, so the n x m scores need no pass to find out:
+    |qᵢ·kⱼ| ≤ d_k·max|q|·max|k|, and that bound is far below float64's largest number (q and k
+    are finite, checked as they were made)."""
+    largest = float(np.abs(q).max(initial=0.0)) * float(np.abs(k).max(initial=0.0))  # (n, d_k),
+    return largest * q.shape[1] < 1e300  # (m, d_k): two passes over n·d_k and m·d_k numbers
 
 
 def divisor(b: Build, head: Head) -> float:
