@@ -27,6 +27,9 @@ from attncli.spec.source import LIMIT_HINT, byte_count
 
 SUFFIXES = (".safetensors", ".json")
 # The safetensors format's data types that hold real numbers; BF16 is read as float32's top half.
+# a Conv2d's weight (out, in, rows, columns) is the deepest tensor a spec reads: a ViT's patch
+# projection, flattened by attncli/spec/arch_vit.py
+MAX_SIZES = 4
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
           "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1"}
 
@@ -210,9 +213,9 @@ def _tensor(entry: object, name: str, path: Path, start: int) -> Tensor:
     if not isinstance(dtype, str) or dtype not in DTYPES:
         raise FileProblem(Msg.of("{name}: expected real numbers, found the data type {dtype}",
                                  name=name, dtype=str(dtype)[:40]))
-    if (not isinstance(shape, list) or len(shape) > 2 or not all(
+    if (not isinstance(shape, list) or len(shape) > MAX_SIZES or not all(
             type(s) is int and s >= 0 for s in shape)):
-        raise FileProblem(Msg.of("{name}: expected a shape of at most two sizes, found {found}",
+        raise FileProblem(Msg.of("{name}: expected a shape of at most four sizes, found {found}",
                                  name=name, found=str(shape)[:40]))
     if (not isinstance(offsets, list) or len(offsets) != 2
             or not all(type(o) is int and o >= 0 for o in offsets) or offsets[0] > offsets[1]):
