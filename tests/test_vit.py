@@ -267,3 +267,19 @@ def test_a_saved_vit_folder_without_its_block_shows_the_heads(
         load_spec(str(tmp_path / "spec.yaml"))
     assert translate(caught.value.message) == (
         "tokens: vit takes image as its input; replace tokens with image")
+
+
+def test_a_patch_and_a_class_score_are_written_out(tmp_path: Path) -> None:
+    """configs/vit_digit.yaml: the first patch of the 7 holds ink at r2c2, r2c3 and r2c4, so
+    E[p1, d1] = 0.25·3 = 0.75; z[CLS, 7] = 0.50·1.37 + (−0.50)·(−1.20) + 1.00·0.49 ≈ 1.78."""
+    from tests.conftest import run
+
+    example = Path(__file__).parent.parent / "configs" / "vit_digit.yaml"
+    result = run("explain", str(example), "--format", "text", "--width", "200",
+                 "--steps", "patch_embedding,class_scores")
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())  # the lines as one, unwrapped
+    terms = ["0.25·0.00"] * 5 + ["0.25·1.00"] * 3 + ["0.25·0.00"] * 8  # p1: r1c1 … r4c4
+    assert "E[p1, d1] = W_E[d1, :]·x_p1 = " + " + ".join(terms) + " = 0.75" in text
+    assert ("z[CLS, 7] = W_c[7, :]·h = 0.50·1.37 + (−0.50)·(−1.20) + 0.00·(−0.66) + "
+            "1.00·0.49 = 1.78") in text

@@ -24,7 +24,7 @@ STEP_IDS = ("image", "patches", "patch_embedding", "embeddings", "positional", "
             "grad_input")
 # The steps whose cells --expand STEP:ROW[,COLUMN] writes out: one line per cell, or a row at once
 CELL_STEPS = ("projections", "qk_norm", "scores", "scaled", "softcap", "sinks",
-              "out_projection")
+              "out_projection", "patch_embedding", "class_scores")
 ROW_STEPS = ("weights", "output", "tile", "tiled_output")
 EXPANDABLE = CELL_STEPS + ROW_STEPS
 MD_FLAVORS = ("github", "katex", "plain")

@@ -87,9 +87,12 @@ def classify(b: Build, state: State) -> Made[State]:
     assert out is not None
     y = Matrix(Formula("y_CLS", r"y_{\mathrm{CLS}}"), out.values[:1], (CLS,), out.columns)
     steps: list[Step] = []
+    shown = []  # the CLS row the classifier reads, unless its LayerNorm's step shows it
     if head.norm is not None:
         step, y = norm(b, "classifier_norm", head.norm, y, Formula("h", "h"))
         steps.append(step)
+    else:
+        shown.append(y)
     z = b.calc.project(y.values, head.W, head.b, b.spec.convention)  # (1, classes)
     b.finite(z, "z", (CLS,), head.labels)
     z = b.calc.rounded(z)
@@ -110,7 +113,7 @@ def classify(b: Build, state: State) -> Made[State]:
     steps.append(Step("class_scores", Msg.of("Class scores"),
                       Formula(f"z = {y.symbol.text}·{w}{plus}",
                               rf"z = {y.symbol.latex} {wl}{plus}"),
-                      (*weights, scores, chances), None, (Msg.of(
+                      (*shown, *weights, scores, chances), None, (Msg.of(
                           "The classifier reads only the {cls} row; the highest score goes to "
                           "the class {label}, with probability {share} after the softmax.",
                           cls=quoted(CLS), label=quoted(head.labels[top]),
