@@ -283,3 +283,26 @@ def test_a_patch_and_a_class_score_are_written_out(tmp_path: Path) -> None:
     assert "E[p1, d1] = W_E[d1, :]·x_p1 = " + " + ".join(terms) + " = 0.75" in text
     assert ("z[CLS, 7] = W_c[7, :]·h = 0.50·1.37 + (−0.50)·(−1.20) + 0.00·(−0.66) + "
             "1.00·0.49 = 1.78") in text
+
+
+def test_a_saved_vit_model_without_its_classifier_reads_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ViTModel saves its tensors without the `vit.` prefix, and has no classifier."""
+    torch, transformers = needed("torch"), needed("transformers")
+    classifier = tiny_vit(1)
+    model = transformers.ViTModel(classifier.config, add_pooling_layer=False).double().eval()
+    model.load_state_dict(classifier.vit.state_dict())
+    model.save_pretrained(tmp_path)
+    image = np.random.default_rng(8).uniform(-1, 1, (1, 8, 8))
+    (tmp_path / "spec.yaml").write_text(
+        "model: {path: ., layer: 0, block: true}\nimage: {pixels: "
+        + json.dumps(image[0].tolist()) + "}\n", encoding="utf-8")
+    softmax_in_float64(monkeypatch)
+    with torch.no_grad():
+        out = model(pixel_values=torch.tensor(image[None]), output_attentions=True,
+                    output_hidden_states=True)
+    walkthrough = compute(load_spec(str(tmp_path / "spec.yaml")))
+    assert "class_scores" not in {s.id for s in walkthrough.steps}
+    for h, result in enumerate(walkthrough.heads):
+        assert np.abs(result.weights.whole() - out.attentions[0][0, h].numpy()).max() < TOLERANCE
+    assert np.abs(walkthrough.output.values - out.hidden_states[1][0].numpy()).max() < TOLERANCE
