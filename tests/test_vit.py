@@ -159,10 +159,20 @@ def png_bytes(rows: list[list[int]], filters: list[int]) -> bytes:
     for row, kind in zip(rows, filters, strict=True):
         if kind == 0:
             data = row
-        elif kind == 1:
+        elif kind == 1:  # sub: the pixel to the left
             data = [(v - (row[i - 1] if i else 0)) % 256 for i, v in enumerate(row)]
-        else:  # 2: up
+        elif kind == 2:  # up: the pixel above
             data = [(v - above[i]) % 256 for i, v in enumerate(row)]
+        elif kind == 3:  # average of left and above, rounded down
+            data = [(v - ((row[i - 1] if i else 0) + above[i]) // 2) % 256
+                    for i, v in enumerate(row)]
+        else:  # 4: Paeth, the one of left, above, corner nearest left + above − corner
+            data = []
+            for i, v in enumerate(row):
+                a, b, c = (row[i - 1] if i else 0), above[i], (above[i - 1] if i else 0)
+                p = a + b - c
+                near = min((abs(p - a), 0, a), (abs(p - b), 1, b), (abs(p - c), 2, c))[2]
+                data.append((v - near) % 256)
         raw += bytes([kind, *data])
         above = row
 
@@ -176,16 +186,18 @@ def png_bytes(rows: list[list[int]], filters: list[int]) -> bytes:
 
 
 def test_a_png_reads_as_its_pixels_over_255(tmp_path: Path) -> None:
-    rows = [[0, 51, 102, 255], [255, 0, 51, 102], [10, 20, 30, 40], [40, 30, 20, 10]]
-    (tmp_path / "four.png").write_bytes(png_bytes(rows, [0, 1, 2, 1]))
+    rows = [[0, 51, 102, 255], [255, 0, 51, 102], [10, 20, 30, 40], [40, 30, 20, 10],
+            [200, 7, 99, 13]]
+    (tmp_path / "four.png").write_bytes(png_bytes(rows, [0, 1, 2, 3, 4]))
     (tmp_path / "spec.yaml").write_text(
-        "image: {file: four.png, mean: 0.5, std: 0.5}\npatch: 2\n"
-        "patch_embedding: {W: [[1, 0, 0, 0]], cls: [0]}\nconvention: column\n", encoding="utf-8")
+        "image: {file: four.png, mean: 0.5, std: 0.5}\npatch: 1\n"
+        "patch_embedding: {W: [[1]], cls: [0]}\nconvention: column\n", encoding="utf-8")
     spec = load_spec(str(tmp_path / "spec.yaml"))
     assert spec.vision is not None
     # (v / 255 − 0.5) / 0.5: 0 -> −1, 51 -> −0.6, 102 -> −0.2, 255 -> 1
     assert np.allclose(spec.vision.image[0, 0], [-1, -0.6, -0.2, 1])
-    assert np.allclose(spec.vision.image[0, 2], [v / 127.5 - 1 for v in rows[2]])
+    for r in range(1, 5):  # every filter undone: sub, up, average, Paeth
+        assert np.allclose(spec.vision.image[0, r], [v / 127.5 - 1 for v in rows[r]])
 
 
 def test_a_png_bomb_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
@@ -306,3 +318,29 @@ def test_a_saved_vit_model_without_its_classifier_reads_too(
     for h, result in enumerate(walkthrough.heads):
         assert np.abs(result.weights.whole() - out.attentions[0][0, h].numpy()).max() < TOLERANCE
     assert np.abs(walkthrough.output.values - out.hidden_states[1][0].numpy()).max() < TOLERANCE
+
+
+@pytest.mark.parametrize(("color", "depth", "pixel", "expected"), [
+    (0, 16, [0x80, 0x00], [[0x8000 / 65535]]),  # 16-bit gray, big-endian
+    (2, 8, [255, 0, 51], [[1.0], [0.0], [0.2]]),  # RGB: three channels
+    (6, 8, [255, 0, 51, 7], [[1.0], [0.0], [0.2]]),  # RGBA: the alpha dropped
+    (4, 16, [0xFF, 0xFF, 0x00, 0x01], [[1.0]]),  # 16-bit gray with alpha
+])
+def test_a_png_of_each_kind_reads_as_its_channels(
+        tmp_path: Path, color: int, depth: int, pixel: list[int],
+        expected: list[list[float]]) -> None:
+    """A 1 x 1 image of each color type the reader takes, its bytes written by hand."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(
+            ">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, depth, color, 0, 0, 0)
+    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(bytes([0, *pixel]))) + chunk(b"IEND", b""))
+    (tmp_path / "one.png").write_bytes(data)
+    (tmp_path / "spec.yaml").write_text(
+        "image: {file: one.png}\npatch: 1\nconvention: column\n"
+        f"patch_embedding: {{W: [{[1] * len(expected)}], cls: [0]}}\n", encoding="utf-8")
+    spec = load_spec(str(tmp_path / "spec.yaml"))
+    assert spec.vision is not None
+    assert np.allclose(spec.vision.image[:, 0, :], expected)
