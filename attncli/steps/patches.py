@@ -48,8 +48,9 @@ def image(b: Build, state: State) -> Made[State]:
     cut = Step("patches", Msg.of("Patches, flattened"), None, (flat,), None, (Msg.of(
         "Each patch becomes one row: its pixels channel by channel, then row by row, then "
         "column by column, as the model's projection reads them."),))
-    projected = b.calc.rounded(b.calc.project(xp, vision.W_E, vision.b_E, b.spec.convention))
-    e = np.vstack([vision.cls[None, :], projected])  # (1 + N, d_model)
+    # E as the spec made it (attncli/spec/vit.py): the CLS row given, the patches' rows computed
+    e = b.spec.queries.embeddings  # (1 + N, d_model)
+    e = np.vstack([e[:1], b.calc.rounded(e[1:])])  # (1 + N, d_model)
     b.finite(e, "E", b.query_labels, feature_labels(int(e.shape[1])))
     w = "W_E" if b.spec.convention == "row" else "W_Eᵀ"
     wl = "W_E" if b.spec.convention == "row" else r"W_E^{\top}"
