@@ -220,6 +220,7 @@ def test_a_png_bomb_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
     ({"patch": 3}, "patches of 3 × 3 do not tile"),
     ({"tokens": ["a"]}, "tokens comes from the image's patches"),
     ({"decode": {"prefill": 1}}, "decode does not work with image yet"),
+    ({"context": {"tokens": ["c"], "embeddings": [[1]]}}, "context does not work with image yet"),
 ])
 def test_bad_values_are_one_located_line(change: dict[str, Any], said: str) -> None:
     spec = {"image": {"pixels": [[1, 2, 0, 0], [3, 4, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]]},

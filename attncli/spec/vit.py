@@ -40,8 +40,8 @@ CLASSIFIER_KEYS = ("W", "b", "norm", "labels")
 CLS = "CLS"
 # what a spec with `image` may not say beside it: the tokens come from the image, and these
 # steps do not take an image yet
-NOT_BESIDE = ("tokens", "embeddings", "context")
-NOT_WITH = ("decode", "backward", "tiling", "dtype")
+NOT_BESIDE = ("tokens", "embeddings")
+NOT_WITH = ("context", "decode", "backward", "tiling", "dtype")
 
 
 def patch_labels(count: int) -> tuple[str, ...]:
