@@ -345,3 +345,16 @@ def test_a_png_of_each_kind_reads_as_its_channels(
     spec = load_spec(str(tmp_path / "spec.yaml"))
     assert spec.vision is not None
     assert np.allclose(spec.vision.image[:, 0, :], expected)
+
+
+def test_attn_check_takes_the_class_scores_before_their_softmax() -> None:
+    """A student's z of configs/vit_digit.yaml (worked in the written-out lines: 0.19, −0.44,
+    1.78) is checked against z, not against softmax(z)."""
+    from tests.conftest import run
+
+    example = str(Path(__file__).parent.parent / "configs" / "vit_digit.yaml")
+    right = run("check", example, "--step", "class_scores", "--answer", "0.19 -0.44 1.78")
+    assert (right.exit_code, right.stdout) == (0, "z: right to your precision (all 3 numbers).\n")
+    wrong = run("check", example, "--step", "class_scores", "--answer", "0.19 -0.44 1.80")
+    assert wrong.exit_code == 1
+    assert "z[CLS, 7]: you wrote 1.80, the right value is 1.78 (1.7781)" in wrong.stdout
