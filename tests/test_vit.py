@@ -358,3 +358,14 @@ def test_attn_check_takes_the_class_scores_before_their_softmax() -> None:
     wrong = run("check", example, "--step", "class_scores", "--answer", "0.19 -0.44 1.80")
     assert wrong.exit_code == 1
     assert "z[CLS, 7]: you wrote 1.80, the right value is 1.78 (1.7781)" in wrong.stdout
+
+
+def test_the_spreadsheet_refuses_an_image_and_writes_nothing(tmp_path: Path) -> None:
+    from tests.conftest import run
+
+    example = str(Path(__file__).parent.parent / "configs" / "vit_digit.yaml")
+    result = run("export", example, "--xlsx", "-o", str(tmp_path / "vit.xlsx"))
+    assert (result.exit_code, result.stderr) == (2, (
+        "attn: --xlsx does not write an image's patches and class scores as formulas yet; "
+        "leave out image for the spreadsheet\n"))
+    assert not (tmp_path / "vit.xlsx").exists()
