@@ -369,3 +369,14 @@ def test_the_spreadsheet_refuses_an_image_and_writes_nothing(tmp_path: Path) -> 
         "attn: --xlsx does not write an image's patches and class scores as formulas yet; "
         "leave out image for the spreadsheet\n"))
     assert not (tmp_path / "vit.xlsx").exists()
+
+
+def test_the_backward_option_refuses_an_image() -> None:
+    """As the spec's backward key does: no gradient goes through the patches yet."""
+    from tests.conftest import run
+
+    example = str(Path(__file__).parent.parent / "configs" / "vit_digit.yaml")
+    result = run("explain", example, "--backward")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", "attn: --backward: --backward does not work with image yet; remove image or "
+        "--backward\n")
