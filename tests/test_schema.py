@@ -44,6 +44,7 @@ from attncli.spec.source import Node, parse
 from attncli.spec.tiling import TILING_KEYS
 from attncli.spec.tokenizer import TOKENIZER_KEYS
 from attncli.spec.view import STEP_IDS
+from attncli.spec.vit import CLASSIFIER_KEYS, IMAGE_KEYS, PATCH_EMBEDDING_KEYS
 from attncli.spec.weights import PROJECTION_KEYS, WEIGHT_KEYS
 from tests.conftest import EXAMPLES
 
@@ -150,6 +151,9 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/backward": BACKWARD_KEYS,
     "properties/tokens": (*TOKENIZER_KEYS, *INPUT_KEYS),
     "properties/model": MODEL_KEYS,
+    "properties/image": IMAGE_KEYS,
+    "properties/patch_embedding": PATCH_EMBEDDING_KEYS,
+    "properties/classifier": CLASSIFIER_KEYS,
     "$defs/randomOptions": RANDOM_KEYS,
     "$defs/random": RANDOM_SHAPE_KEYS,
     "$defs/embeddings/else/oneOf/1": (*RANDOM_SHAPE_KEYS, *EMBEDDINGS_RANDOM_KEYS),
@@ -208,6 +212,8 @@ def test_attn_schema_prints_the_schema() -> None:
     assert result.exit_code == 0
     assert result.stdout == SCHEMA_PATH.read_text("utf-8")
     printed = json.loads(result.stdout)
-    assert printed["required"] == ["tokens"]  # and embeddings, unless a model folder gives them:
-    assert (printed["if"], printed["then"]) == ({"not": {"required": ["model"]}},
-                                                {"required": ["embeddings"]})
+    # tokens and embeddings, unless a model folder or an image gives them
+    assert "required" not in printed
+    assert (printed["if"], printed["then"]) == (
+        {"not": {"anyOf": [{"required": ["model"]}, {"required": ["image"]}]}},
+        {"required": ["tokens", "embeddings"]})

@@ -23,6 +23,7 @@ import numpy as np
 
 from attncli.arithmetic.cells import Context, Writer, cell, joined, named, token_latex
 from attncli.arithmetic.handcalc import arithmetic, written
+from attncli.arithmetic.linear import dot, linear_cell
 from attncli.arithmetic.selection import Cell, Selection, check, chosen, representative
 from attncli.arithmetic.selection import cells as chosen_cells
 from attncli.arithmetic.selection import rows as chosen_rows
@@ -41,7 +42,6 @@ from attncli.model import (
     Step,
     Sum,
     Tanh,
-    Terms,
     Vec,
     Walkthrough,
 )
@@ -53,29 +53,6 @@ Angle = tuple[int, int, int]  # (head index, query row, key column) of an expand
 
 
 # --- the expansions of each step ---
-
-def dot(a: Array, b: Array) -> Sum:
-    """Σₖ aₖ·bₖ, its terms made as they are read (attncli/model/expr.py)."""
-    return Sum(Terms(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)))
-
-
-def linear_cell(ctx: Context, result: Formula, x_name: Formula, x: Array, w: Array,
-                w_name: Formula, b: Array | None, b_name: Formula, column: str, a: int,
-                value: float) -> Expansion:
-    """One cell of a linear map, x·W[:, a] (+ b[a]) in the row convention or W[a, :]·x (+ b[a])
-    in the column convention: the projections Q, K, V and the output projection O."""
-    if ctx.spec.convention == "row":
-        slice_ = Formula(f"{w_name.text}[:, {column}]", f"{w_name.latex}[:, {token_latex(column)}]")
-        symbolic, expr = joined(x_name, "·", slice_), dot(x, w[:, a])
-    else:
-        slice_ = Formula(f"{w_name.text}[{column}, :]", f"{w_name.latex}[{token_latex(column)}, :]")
-        symbolic, expr = joined(slice_, "·", x_name), dot(w[a, :], x)
-    if b is not None:
-        bias = Formula(f"{b_name.text}[{column}]", f"{b_name.latex}[{token_latex(column)}]")
-        symbolic = joined(symbolic, " + ", bias)
-        expr = Sum((*expr.terms, Num(float(b[a]))))
-    return ctx.line(result, symbolic, expr, value)
-
 
 def projection_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     spec = ctx.spec
@@ -304,6 +281,18 @@ def tiled_output_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterat
     return expand_tiles.output_rows(ctx, step, cells)
 
 
+def patch_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    from attncli.arithmetic import expand_vit  # only a spec with an image has patches
+
+    return expand_vit.patch_cells(ctx, step, cells)
+
+
+def class_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
+    from attncli.arithmetic import expand_vit
+
+    return expand_vit.class_cells(ctx, step, cells)
+
+
 # step id -> what writes its cells out; a new step that computes cells adds one entry here
 WRITERS: dict[str, Writer] = {
     "projections": projection_cells,
@@ -317,6 +306,8 @@ WRITERS: dict[str, Writer] = {
     "out_projection": out_projection_cells,
     "tile": tile_rows,
     "tiled_output": tiled_output_rows,
+    "patch_embedding": patch_cells,
+    "class_scores": class_cells,
 }
 
 

@@ -122,7 +122,11 @@ def chosen(selection: Selection, walkthrough: Walkthrough, step: Step,
     if selection.mode == "shown":
         return shown_cells(step)
     if selection.mode == "auto":
-        return [(representative(walkthrough.heads[0]), None)] if is_small(walkthrough) else []
+        if not is_small(walkthrough):
+            return []
+        if step.id == "patch_embedding":  # the first patch: the CLS row is learned, not computed
+            return [(step.matrices[-1].rows[1], None)]
+        return [(representative(walkthrough.heads[0]), None)]
     return [c for step_id, c in selection.cells if step_id == step.id]
 
 

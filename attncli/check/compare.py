@@ -59,15 +59,22 @@ class Verdict:
         return not self.wrong
 
 
+# a step whose result is not its last matrix: the class scores z, before their softmax
+RESULTS = {"class_scores": "z"}
+
+
 def find(walkthrough: Walkthrough, step: str, head: int | None) -> tuple[int, Matrix] | None:
     """The step's index and the matrix a student computes there: Q, K or V of the projections,
-    else the step's last matrix (its result); None when the walkthrough has no such step."""
+    the class scores z, else the step's last matrix (its result); None when the walkthrough has
+    no such step."""
     step_id = "projections" if step in PROJECTED else step
     for index, candidate in enumerate(walkthrough.steps):
         if candidate.id != step_id or (candidate.head is not None and candidate.head != head):
             continue
         if step in PROJECTED:
             return index, next(m for m in candidate.matrices if m.symbol.text == step)
+        if step in RESULTS:
+            return index, next(m for m in candidate.matrices if m.symbol.text == RESULTS[step])
         return index, candidate.matrices[-1]
     return None
 

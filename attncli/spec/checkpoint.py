@@ -26,6 +26,9 @@ from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.source import LIMIT_HINT, byte_count
 
 SUFFIXES = (".safetensors", ".json")
+# The most sizes a model folder's tensor may have: a Conv2d's weight (out, in, rows, columns), a
+# ViT's patch projection, flattened by attncli/spec/arch_vit.py
+MAX_SIZES = 4
 # The safetensors format's data types that hold real numbers; BF16 is read as float32's top half.
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
           "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1"}
@@ -89,8 +92,8 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
                 allow_outside: bool, dims: int = 2) -> Tensor:
     """The tensor `key` of the checkpoint at `path` (a .safetensors file, or the index of a
     sharded one), its header read and checked; no tensor data is read yet. A spec's matrix has
-    at most two sizes; a model folder's reader takes `dims` 3 (gpt-oss keeps its experts in one
-    tensor, expert first)."""
+    at most two sizes; a model folder's reader takes `dims` MAX_SIZES (gpt-oss keeps its experts
+    in one tensor, expert first; a ViT's patch projection is a Conv2d's weight)."""
     if key is None:
         raise FileProblem(Msg.of("{name}: a checkpoint holds many tensors; say which with key",
                                  name=name))
@@ -214,8 +217,8 @@ def _tensor(entry: object, name: str, path: Path, start: int, dims: int = 2) -> 
                                  name=name, dtype=str(dtype)[:40]))
     if (not isinstance(shape, list) or len(shape) > dims or not all(
             type(s) is int and s >= 0 for s in shape)):
-        if dims == 3:
-            raise FileProblem(Msg.of("{name}: expected a shape of at most three sizes, found "
+        if dims == MAX_SIZES:
+            raise FileProblem(Msg.of("{name}: expected a shape of at most four sizes, found "
                                      "{found}", name=name, found=str(shape)[:40]))
         raise FileProblem(Msg.of("{name}: expected a shape of at most two sizes, found {found}",
                                  name=name, found=str(shape)[:40]))

@@ -275,6 +275,30 @@ class Block:
 
 
 @record
+class Classifier:
+    """The MLP head of a Vision Transformer: the class scores of the CLS row of the layer's
+    output, after the model's final LayerNorm when it has one: z = W·LayerNorm(y_CLS) + b."""
+
+    W: Array  # row: (d_model, classes); column: (classes, d_model)
+    b: Array | None = None  # (classes,)
+    norm: LayerNorm | None = None
+    labels: tuple[str, ...] = ()  # one per class
+
+
+@record
+class Vision:
+    """A Vision Transformer's input: an image cut into p x p patches, each flattened (channel,
+    row, column) and projected, a learned CLS row before them (attncli/spec/vit.py)."""
+
+    image: Array  # (channels, height, width), as the model takes it
+    patch: int  # p
+    W_E: Array  # row: (channels·p·p, d_model); column: (d_model, channels·p·p)
+    cls: Array  # (d_model,)
+    b_E: Array | None = None  # (d_model,)
+    classifier: Classifier | None = None
+
+
+@record
 class Display:
     """How the spec asks to be shown; a command's options override each choice."""
 
@@ -327,6 +351,7 @@ class Spec:
     softcap: float | None = None  # c of S″ = c·tanh(S′ / c), Gemma 2's logit soft-capping
     qk_norm: QKNorm | None = None  # RMSNorm of q and k before RoPE (Qwen3, OLMo 2)
     sinks: tuple[float, ...] | None = None  # each head's sink logit s_h (gpt-oss), one per head
+    vision: Vision | None = None  # `image`: the tokens are its patches (attncli/spec/vit.py)
     # `model: {layer: L}` past the first layer: the whole layers 0 … L − 1 of the saved model,
     # whose output is this layer's input X (attncli/steps/build.py)
     earlier: tuple[Spec, ...] = ()

@@ -23,7 +23,7 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.spec.architectures import ARCHITECTURES, Checkpoint
 from attncli.spec.arrays import Files
-from attncli.spec.checkpoint import open_tensor, read_json_object, tensor_names
+from attncli.spec.checkpoint import MAX_SIZES, open_tensor, read_json_object, tensor_names
 from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import max_bytes
 from attncli.spec.model import Array
@@ -42,7 +42,8 @@ from attncli.spec.values import (
 MODEL_KEYS = ("path", "layer", "block")
 INPUT_KEYS = ("text", "ids")
 # what a spec may say beside `model`: its input and how it is shown
-BESIDE_MODEL = ("model", "tokens", "display", "title", "description")
+BESIDE_MODEL = ("model", "tokens", "image", "display", "title", "description")
+IMAGE_MODELS = ("vit",)  # whose input is an image, not tokens
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json")
 T = TypeVar("T")
 
@@ -60,8 +61,6 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     for key in ("path", "layer"):
         if key not in keys:
             fail(top["model"], "the key {key} is missing", key=key)
-    if "tokens" not in top:
-        fail(root, "the key {key} is missing", key="tokens")
     path_node = keys["path"]
     name = text(path_node)
     folder = located(path_node, lambda: model_folder(files, name))
@@ -80,16 +79,24 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     if layer > 0 and not architecture.deep:
         fail(keys["layer"], "the layers before layer {layer} are not worked out for {model} "
              "yet; expected layer: 0", layer=layer, model=model_type.value)
+    given = "image" if model_type.value in IMAGE_MODELS else "tokens"
+    for key in ("tokens", "image"):
+        if key in top and key != given:
+            fail(top[key], "{model} takes {expected} as its input; replace {key} with "
+                 "{expected}", key=key, model=model_type.value, expected=given)
+    if given not in top:
+        fail(root, "the key {key} is missing", key=given)
     weights = located(path_node, lambda: weight_file(files, name, folder))
     weights_path = resolve(files.folder, weights, files.allow_outside)
     names = located(path_node, lambda: tensor_names(weights_path, weights,
                                                     files.budget.max_cells))
-    tokens, ids = model_input(top["tokens"], name, files)
+    tokens, ids = (top["image"], []) if given == "image" else model_input(top["tokens"], name,
+                                                                          files)
 
     def read(key: str, rows: list[int]) -> Array:
         return located(path_node, lambda: open_tensor(
-            weights_path, weights, key, files.budget.max_cells, files.allow_outside, 3).read(
-                rows, files.budget.max_cells))
+            weights_path, weights, key, files.budget.max_cells, files.allow_outside,
+            MAX_SIZES).read(rows, files.budget.max_cells))
 
     checkpoint = Checkpoint(weights, layer, tuple(ids), config, config_name, names,
                             optional(keys, "block", boolean, False), keys.get("block"),
@@ -100,7 +107,7 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
         made = architecture.keys(checkpoint if before == layer else
                                  replace(checkpoint, layer=before, block=True))
         spec = {key: tree(value, where) for key, value in made.items()}
-        spec["tokens"] = tokens
+        spec[given] = tokens
         specs.append(Node(spec, root.where))
     for key in ("display", "title", "description"):
         if key in top:

@@ -38,7 +38,8 @@ TOP_KEYS = (
     "masked_rows", "display", "title", "description",
     "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
     "dtype",
-    "tiling", "softcap", "qk_norm", "sinks", "model",
+    "tiling", "softcap", "qk_norm", "sinks", "model", "image", "patch", "patch_embedding",
+    "classifier",
 )
 # The sections a spec may leave out, each read by a module of its own that is imported only when
 # its key is there (a plain spec loads none of them): key -> (module, function). The modules are
@@ -52,6 +53,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "sinks": ("attncli.spec.sinks", "sinks_spec"),
     "backward": ("attncli.spec.backward", "backward_spec"),
     "model": ("attncli.spec.model_folder", "folder_specs"),
+    "image": ("attncli.spec.vit", "vision_spec"),
 }
 
 
@@ -80,15 +82,22 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         *before, root = section("model")(root, files)
         earlier = tuple(load(spec, allow_outside, max_cells) for spec in before)
         top = check_keys(root, TOP_KEYS)
-    for key in ("tokens", "embeddings"):
-        if key not in top:
-            fail(root, "the key {key} is missing", key=key)
-    queries = sequence(top["tokens"], top["embeddings"], top.get("positional"), files)
-    context = optional(top, "context", lambda n: context_sequence(n, queries.d_model, files), None)
-    keys_n = context.n if context is not None else queries.n
     convention: Convention = "row"
     if "convention" in top:
         convention = "row" if choice(top["convention"], ("row", "column")) == "row" else "column"
+    vision = None
+    if "image" in top:  # a Vision Transformer's: the tokens are the image's patches
+        queries, vision = section("image")(top, root, convention, files)
+    else:
+        for key in ("patch", "patch_embedding", "classifier"):
+            if key in top:
+                fail(top[key], "{key} needs an image; add image or remove {key}", key=key)
+        for key in ("tokens", "embeddings"):
+            if key not in top:
+                fail(root, "the key {key} is missing", key=key)
+        queries = sequence(top["tokens"], top["embeddings"], top.get("positional"), files)
+    context = optional(top, "context", lambda n: context_sequence(n, queries.d_model, files), None)
+    keys_n = context.n if context is not None else queries.n
     heads, W_O, b_O = projections(top, root, queries.d_model, convention, files)
     d_k = heads[0].d_k(convention)
     kind, score_model = optional(top, "score", lambda n: score_spec(n, files, d_k),
@@ -144,6 +153,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         qk_norm=optional(top, "qk_norm", lambda n: section("qk_norm")(n, heads, convention, files),
                          None),
         sinks=optional(top, "sinks", lambda n: section("sinks")(n, len(heads)), None),
+        vision=vision,
         earlier=earlier,
     )
     if "backward" in top:
@@ -210,6 +220,9 @@ def walkthrough_cells(spec: Spec) -> int:
         if spec.rotary:
             total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
     total += n * sum(head.d_v(conv) for head in spec.heads) + n * d
+    if spec.vision is not None:  # the patches, their projection and E; the class scores
+        total += 2 * spec.vision.image.size + 2 * n * d + 3 * len(
+            spec.vision.classifier.labels if spec.vision.classifier else ())
     if spec.block is not None:
         d_ff = 0 if spec.block.ffn is None else int(spec.block.ffn.W_1.size) // d
         total += 6 * n * d + n * d_ff

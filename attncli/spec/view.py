@@ -11,12 +11,13 @@ from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 
 # every step id a walkthrough may have, in the order they come (attncli/steps/build.py)
-STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
-            "projections", "qk_norm", "rope", "scores", "scaled", "softcap", "bias", "masked",
+STEP_IDS = ("image", "patches", "patch_embedding", "embeddings", "positional", "context",
+            "context_positional", "parameters", "projections", "qk_norm", "rope", "scores",
+            "scaled", "softcap", "bias", "masked",
             "weights", "sinks", "output", "tile", "tiled_output", "prefill", "decode", "concat",
             "out_projection", "sandwich_1", "residual_1", "norm_1", "ffn", "router", "expert",
-            "moe", "sandwich_2",
-            "residual_2", "norm_2", "kv_cache",
+            "moe", "sandwich_2", "residual_2", "norm_2", "classifier_norm", "class_scores",
+            "kv_cache",
             "precision",
             # the backward pass (docs/backward.md), in the order it runs
             "grad_block", "grad_output", "grad_out_projection", "grad_values", "grad_softmax",
@@ -24,7 +25,7 @@ STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parame
             "grad_input")
 # The steps whose cells --expand STEP:ROW[,COLUMN] writes out: one line per cell, or a row at once
 CELL_STEPS = ("projections", "qk_norm", "scores", "scaled", "softcap", "sinks",
-              "out_projection")
+              "out_projection", "patch_embedding", "class_scores")
 ROW_STEPS = ("weights", "output", "tile", "tiled_output")
 EXPANDABLE = CELL_STEPS + ROW_STEPS
 MD_FLAVORS = ("github", "katex", "plain")

@@ -79,6 +79,14 @@ def has_backward(spec: Spec) -> bool:
     return spec.backward is not None
 
 
+def has_image(spec: Spec) -> bool:
+    return spec.vision is not None
+
+
+def classifies(spec: Spec) -> bool:
+    return spec.vision is not None and spec.vision.classifier is not None
+
+
 # The steps of one head, in order.
 HEAD: tuple[Family[HeadState], ...] = (
     Family("projections", "projections.projections"),
@@ -115,12 +123,14 @@ def attend(b: Build, state: State) -> Made[State]:
 
 # The steps of the layer, in order.
 LAYER: tuple[Family[State], ...] = (
+    Family("image", "patches.image", has_image),
     Family("embeddings", "positions.embeddings"),
     Family("context", "positions.context", has_context),
     Family("pre_norm", "block.pre_norm", is_pre_norm),
     Family("heads", "build.attend"),
     Family("combine", "heads.combine"),
     Family("block", "block.layer", has_block),
+    Family("classifier", "patches.classify", classifies),
     Family("kv_cache", "decode.cache_sizes", decodes),
     Family("backward", "backward.backward", has_backward),
 )

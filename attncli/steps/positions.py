@@ -13,9 +13,9 @@ from attncli.steps.base import Build, Made, State, feature_labels, power_base
 
 
 def embeddings(b: Build, state: State) -> Made[State]:
-    """X = E, or E and then X = E + P."""
+    """X = E, or E and then X = E + P (E shown already when it was made of an image)."""
     queries = b.spec.queries
-    x = queries.embeddings  # (n, d_model)
+    x = queries.embeddings if state.x is None else state.x  # (n, d_model)
     if queries.positional is None or queries.positional.kind == "rope":
         step = Step("embeddings", Msg.of("Token embeddings"), Formula("X = E", "X = E"),
                     (b.matrix(Formula("X", "X"), x, b.query_labels),), None,
@@ -23,8 +23,9 @@ def embeddings(b: Build, state: State) -> Made[State]:
         return (step,), replace(state, x=x, x_in=x)
     first = Step("embeddings", Msg.of("Token embeddings"), None,
                  (b.matrix(Formula("E", "E"), x, b.query_labels),))
-    added, x = positional(b, queries, "positional", Formula("X", "X"), b.query_labels)
-    return (first, added), replace(state, x=x, x_in=x)
+    added, x = positional(b, replace(queries, embeddings=x), "positional", Formula("X", "X"),
+                          b.query_labels)
+    return (first, added) if state.x is None else (added,), replace(state, x=x, x_in=x)
 
 
 def context(b: Build, state: State) -> Made[State]:

@@ -97,6 +97,14 @@ def check_backward(spec: Spec, walkthrough: Walkthrough) -> None:
                                 "(RoPE); leave out backward for the spreadsheet"))
 
 
+def check_image(spec: Spec) -> None:
+    """The image's patches, their projection and the class scores are attn's numbers, not yet
+    formulas of the pixels: a spreadsheet of them would not follow a changed pixel."""
+    if spec.vision is not None:
+        raise UsageError(Msg.of("--xlsx does not write an image's patches and class scores as "
+                                "formulas yet; leave out image for the spreadsheet"))
+
+
 def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
     """Refuse a walkthrough whose spreadsheet would be too large to open, before writing it.
     Each matrix counts twice: the softmax, the mask and the feed-forward add blocks of their
@@ -126,6 +134,7 @@ def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Wo
     """The walkthrough of `spec` (built with every step and head) as an .xlsx file."""
     check_size(spec, walkthrough)
     check_backward(spec, walkthrough)
+    check_image(spec)
     number = number_format(walkthrough, options)
     t = translator(options, number)
     out = io.BytesIO()

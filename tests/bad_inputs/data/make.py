@@ -77,3 +77,24 @@ safetensors("nan.safetensors", {"W": {**W, "shape": [1, 2], "data_offsets": [0, 
             np.array([np.nan, 1.0]).tobytes())
 with open("model.safetensors.index.json", "w") as out:
     json.dump({"weight_map": {"W": "model.safetensors", "up": "../../outside.safetensors"}}, out)
+
+
+def png(width: int, height: int, color: int, data: bytes) -> bytes:
+    """A PNG of one IHDR (8 bits), one IDAT of `data` compressed, and IEND."""
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (struct.pack(">I", len(body)) + kind + body
+                + struct.pack(">I", zlib.crc32(kind + body)))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, color, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(data))
+            + chunk(b"IEND", b""))
+
+
+with open("not_a_png.png", "wb") as out:
+    out.write(b"not a picture\n")
+with open("palette.png", "wb") as out:  # color type 3: its pixels are indices into a palette
+    out.write(png(2, 2, 3, b"\0\0\0" * 2))
+with open("bomb.png", "wb") as out:  # says 2 x 2 gray, inflates to 10 MB
+    out.write(png(2, 2, 0, bytes(10_000_000)))
