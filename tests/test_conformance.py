@@ -153,6 +153,11 @@ def test_every_token_is_in_the_spreadsheet(tmp_path: Path) -> None:
         result = run("export", spec_file(case, tmp_path), "--xlsx", "-o", str(book_path))
         if "dtype" in case.source() and result.exit_code == 2:  # refused with its reason
             continue
+        if "latent:" in case.source():  # no sheet writes the latent yet: refused in one line
+            assert (result.exit_code, result.stderr) == (2, (
+                "attn: --xlsx does not write multi-head latent attention yet; use another format "
+                "for a spec with latent\n")), case.name
+            continue
         if '"rope"' in case.source() and '"backward"' in case.source():
             # the spreadsheet's backward formulas do not turn dQ and dK back through RoPE
             assert (result.exit_code, result.stderr) == (2, (

@@ -16,6 +16,7 @@ from attncli.spec.arrays import EMBEDDINGS_RANDOM_KEYS, RANDOM_KEYS, RANDOM_SHAP
 from attncli.spec.backward import BACKWARD_KEYS
 from attncli.spec.block import BLOCK_KEYS, FFN_KEYS, LAYER_NORM_KEYS, RMS_NORM_KEYS
 from attncli.spec.decode import DECODE_KEYS
+from attncli.spec.latent import LATENT_KEYS, NORM_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
 from attncli.spec.model_folder import INPUT_KEYS, MODEL_KEYS
@@ -134,6 +135,8 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/decode": DECODE_KEYS,
     "properties/tiling": TILING_KEYS,
     "properties/qk_norm/oneOf/1": QK_NORM_KEYS,
+    "properties/latent": LATENT_KEYS,
+    "properties/latent/properties/norm": NORM_KEYS,
     "$defs/localized/oneOf/1": LANGUAGES,
     "$defs/file": CHECKPOINT_KEYS,  # .npy/.npz/.csv take file and key; a checkpoint rows, columns
     "properties/backward": BACKWARD_KEYS,

@@ -11,9 +11,11 @@ from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 
 # every step id a walkthrough may have, in the order they come (attncli/steps/build.py)
-STEP_IDS = ("embeddings", "positional", "context", "context_positional", "parameters",
-            "projections", "qk_norm", "rope", "scores", "scaled", "softcap", "bias", "masked",
-            "weights", "sinks", "output", "tile", "tiled_output", "prefill", "decode", "concat",
+STEP_IDS = ("embeddings", "positional", "context", "context_positional", "latent",
+            "latent_rope", "query_latent", "latent_cache", "parameters", "projections",
+            "latent_q", "latent_kv", "qk_norm", "rope",
+            "scores", "absorbed", "scaled", "softcap", "bias", "masked", "weights", "sinks",
+            "output", "tile", "tiled_output", "prefill", "decode", "concat",
             "out_projection", "residual_1", "norm_1", "ffn", "residual_2", "norm_2", "kv_cache",
             "precision",
             # the backward pass (docs/backward.md), in the order it runs

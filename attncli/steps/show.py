@@ -54,7 +54,7 @@ def prepare(spec: Spec, view: View) -> Shown:
     if spec.dtype != "float64":
         low_precision(spec, view)
     for name, on in (("softcap", spec.softcap is not None), ("qk_norm", spec.qk_norm is not None),
-                     ("sinks", spec.sinks is not None)):
+                     ("sinks", spec.sinks is not None), ("latent", spec.latent is not None)):
         if view.backward and on:
             refuse("backward", Msg.of("{key} does not work with {name} yet; remove {name} or "
                                       "{key}", key="--backward", name=name),
