@@ -139,8 +139,6 @@ def test_a_bad_latent_is_refused_where_it_is(tmp_path: Path, extra: dict[str, An
                          "out without it), found one; remove it or use dtype: float64"),
     ("kv_heads: 1\n", "kv_heads: kv_heads does not work with latent yet; remove latent or "
                       "kv_heads"),
-    ("convention: column\n", "convention: latent is written in the row convention (x·W); "
-                             "remove convention: column"),
     ("weights: {W_Q: identity}\n", "weights.W_Q: unknown key; expected one of W_O, b_O"),
 ])
 def test_what_latent_does_not_work_with_is_refused(tmp_path: Path, beside: str,
@@ -153,6 +151,25 @@ def test_what_latent_does_not_work_with_is_refused(tmp_path: Path, beside: str,
     assert (result.exit_code, result.stdout) == (2, ""), result.stderr
     assert problem in result.stderr, result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_the_column_convention_takes_each_matrix_out_by_in() -> None:
+    """Each latent matrix written as PyTorch's Linear keeps it (out × in) with convention: column
+    gives the example's very weights and output."""
+    import yaml
+
+    spec = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    row = build(loads_spec(json.dumps(spec), name="row.json"))
+    spec["latent"] = {key: np.array(value).T.tolist() if key.startswith("W_") else value
+                      for key, value in spec["latent"].items()}
+    column = build(loads_spec(json.dumps(dict(spec, convention="column")), name="column.json"))
+    for a, b in zip(row.heads, column.heads, strict=True):
+        assert np.abs(a.weights.values - b.weights.values).max() == 0.0
+    assert np.abs(row.output.values - column.output.values).max() == 0.0
+    wrong = dict(spec, convention="row")
+    result = run("explain", "-", input=json.dumps(wrong))
+    assert result.exit_code == 2
+    assert "latent.W_DKV is 4 × 8, expected d_model × d_c = 8 × 8" in result.stderr, result.stderr
 
 
 def test_backward_and_the_spreadsheet_are_refused_in_one_line(tmp_path: Path) -> None:

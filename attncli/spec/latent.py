@@ -30,12 +30,11 @@ REQUIRED = ("W_DKV", "W_UK", "W_UV", "W_KR", "W_Q", "W_QR")
 
 def latent_spec(top: dict[str, Node], d_model: int, convention: Convention, rope: bool,
                 files: Files) -> tuple[tuple[Head, ...], Array | None, Array | None, Latent]:
-    """The latent's weights, shapes checked; the heads they make (each head's q, k and v
-    weights as one linear map, for the sizes every step reads) and W_O, b_O from `weights`."""
+    """The latent's weights, shapes checked, each kept as x·W reads it (a matrix written in the
+    column convention, out × in as PyTorch's Linear keeps it, is turned); the heads they make
+    (each head's q, k and v weights as one linear map, for the sizes every step reads) and W_O,
+    b_O from `weights`."""
     node = top["latent"]
-    if convention != "row":
-        fail(top["convention"], "latent is written in the row convention (x·W); remove "
-             "convention: column")
     if "kv_heads" in top:  # the heads share K_R and the latent already
         fail(top["kv_heads"], "{key} does not work with {name} yet; remove {name} or {key}",
              key="kv_heads", name="latent")
@@ -48,45 +47,48 @@ def latent_spec(top: dict[str, Node], d_model: int, convention: Convention, rope
     for key in REQUIRED:
         if key not in keys:
             fail(node, "the key {key} is missing", key=key)
-    w_dq = None
-    if "W_DQ" in keys:
-        w_dq = matrix_at(keys["W_DQ"], "W_DQ", files, (d_model, None))
-        check_shape(keys["W_DQ"], w_dq, (d_model, w_dq.shape[1]), "d_model × d_cq")
+    row = convention == "row"
+
+    def read(key: str, rows: tuple[str, int], columns: tuple[str, int | None]) -> Array:
+        """keys[key] as x·W reads it: rows × columns, written so or (column) turned."""
+        (row_name, size), (column_name, width) = rows, columns
+        shape, names = ((size, width), f"{row_name} × {column_name}") if row else \
+            ((width, size), f"{column_name} × {row_name}")
+        w = matrix_at(keys[key], key, files, shape)
+        full = width if width is not None else int(w.shape[1] if row else w.shape[0])
+        check_shape(keys[key], w, (size, full) if row else (full, size), names)
+        return w if row else w.T
+
+    w_dq = read("W_DQ", ("d_model", d_model), ("d_cq", None)) if "W_DQ" in keys else None
     d_q = d_model if w_dq is None else int(w_dq.shape[1])
-    w_dkv = matrix_at(keys["W_DKV"], "W_DKV", files, (d_model, None))
-    check_shape(keys["W_DKV"], w_dkv, (d_model, w_dkv.shape[1]), "d_model × d_c")
+    w_dkv = read("W_DKV", ("d_model", d_model), ("d_c", None))
     d_c = int(w_dkv.shape[1])
-    w_kr = matrix_at(keys["W_KR"], "W_KR", files, (d_model, None))
-    check_shape(keys["W_KR"], w_kr, (d_model, w_kr.shape[1]), "d_model × d_R")
+    w_kr = read("W_KR", ("d_model", d_model), ("d_R", None))
     d_rope = int(w_kr.shape[1])
     if rope and d_rope % 2:
         fail(keys["W_KR"], "rope turns pairs of features and needs an even d_R; found d_R = "
              "{d_rope}", d_rope=d_rope)
-    w_uk = per_head(keys["W_UK"], "W_UK", files, d_c, h, "d_c × heads·d_nope")
-    w_uv = per_head(keys["W_UV"], "W_UV", files, d_c, h, "d_c × heads·d_v")
+    w_uk = per_head(keys["W_UK"], read("W_UK", ("d_c", d_c), ("heads·d_nope", None)), h)
+    w_uv = per_head(keys["W_UV"], read("W_UV", ("d_c", d_c), ("heads·d_v", None)), h)
     d_nope = int(w_uk.shape[1]) // h
-    names = "d_model" if w_dq is None else "d_cq"
-    w_q = matrix_at(keys["W_Q"], "W_Q", files, (d_q, h * d_nope))
-    check_shape(keys["W_Q"], w_q, (d_q, h * d_nope), f"{names} × heads·d_nope")
-    w_qr = matrix_at(keys["W_QR"], "W_QR", files, (d_q, h * d_rope))
-    check_shape(keys["W_QR"], w_qr, (d_q, h * d_rope), f"{names} × heads·d_R")
+    q_from = "d_model" if w_dq is None else "d_cq"
+    w_q = read("W_Q", (q_from, d_q), ("heads·d_nope", h * d_nope))
+    w_qr = read("W_QR", (q_from, d_q), ("heads·d_R", h * d_rope))
     no_norm: tuple[RMSNorm | None, RMSNorm | None] = (None, None)
     kv_norm, q_norm = optional(keys, "norm", lambda n: norms(n, d_c, w_dq, files), no_norm)
     latent = Latent(w_dkv, w_uk, w_uv, w_kr, w_q, w_qr, w_dq, kv_norm, q_norm)
-    heads = tuple(head(latent, i) for i in range(h))
+    heads = tuple(head(latent, i, row) for i in range(h))
     W_O, b_O = output_projection(given, d_model, h * latent.d_v, convention, files)
     return heads, W_O, b_O, latent
 
 
-def per_head(node: Node, name: str, files: Files, rows: int, h: int, names: str) -> Array:
-    """A matrix of `rows` rows and a block of columns for each of the h heads."""
-    w = matrix_at(node, name, files, (rows, None))
-    check_shape(node, w, (rows, w.shape[1]), names)
+def per_head(node: Node, w: Array, h: int) -> Array:
+    """A matrix with a block of columns (as x·W reads it) for each of the h heads."""
     if w.shape[1] % h:
         fail_at(node, Msg.plural_of(
             "cannot split {name} = {total} of the weights into {count} equal head",
             "cannot split {name} = {total} of the weights into {count} equal heads", h,
-            name=name, total=int(w.shape[1])))
+            name=node.where.path.rsplit(".", 1)[-1], total=int(w.shape[1])))
     return w
 
 
@@ -112,7 +114,7 @@ def gain(node: Node, length: int, name: str, files: Files) -> Array:
     return values
 
 
-def head(latent: Latent, i: int) -> Head:
+def head(latent: Latent, i: int, row: bool) -> Head:
     """Head i's queries, keys and values as one linear map of x each, as they are without the
     norms: [W_Q | W_QR] (after W_DQ), [W_DKV·W_UK | W_KR] and W_DKV·W_UV, for the sizes d_k,
     d_v that every step reads (the steps compute through the latent itself)."""
@@ -124,4 +126,6 @@ def head(latent: Latent, i: int) -> Head:
     w_k = np.concatenate([latent.W_DKV @ latent.W_UK[:, i * dn:(i + 1) * dn], latent.W_KR],
                          axis=1)  # (d_model, d_k)
     w_v = latent.W_DKV @ latent.W_UV[:, i * dv:(i + 1) * dv]  # (d_model, d_v)
-    return Head(W_Q=w_q, W_K=w_k, W_V=w_v)
+    if row:
+        return Head(W_Q=w_q, W_K=w_k, W_V=w_v)
+    return Head(W_Q=w_q.T, W_K=w_k.T, W_V=w_v.T)  # (d_k, d_model), as the column convention
