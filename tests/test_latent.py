@@ -16,6 +16,7 @@ import pytest
 from attncli import build, load_spec, loads_spec
 from tests.conftest import run
 from tests.test_checkpoints import needed
+from tests.test_qk_norm import float64_parts
 from tests.test_softcap import rope_table
 
 ROOT = Path(__file__).parent.parent
@@ -197,19 +198,6 @@ def test_an_odd_rope_part_is_refused(tmp_path: Path) -> None:
 # --- the oracle: DeepSeek-V3's attention module in transformers ------------------------------
 
 
-def float64_parts(monkeypatch: pytest.MonkeyPatch, torch: Any, norm_class: Any) -> None:
-    """What the library computes in float32 even in a float64 model, run in float64: its
-    RMSNorm (the same formula without the cast) and the eager softmax."""
-    def rms_norm(self: Any, hidden: Any) -> Any:
-        variance = hidden.pow(2).mean(-1, keepdim=True)
-        return self.weight * (hidden * torch.rsqrt(variance + self.variance_epsilon))
-
-    softmax = torch.nn.functional.softmax
-    monkeypatch.setattr(norm_class, "forward", rms_norm)
-    monkeypatch.setattr(torch.nn.functional, "softmax",
-                        lambda t, dim, dtype=None: softmax(t, dim=dim, dtype=torch.float64))
-
-
 def latent_keys(module: Any, config: Any) -> dict[str, Any]:
     """attn's `latent` of the module's weights: DeepSeek lays each head's outputs side by side,
     [k_nope | v] in kv_b_proj and [q_nope | q_rope] in q_proj (or q_b_proj)."""
@@ -255,6 +243,7 @@ def test_deepseek_v3_attention_module_agrees(monkeypatch: pytest.MonkeyPatch,
     with torch.no_grad():
         for parameter in module.parameters():
             parameter.copy_(torch.tensor(rng.uniform(-1.0, 1.0, parameter.shape)))
+    # the RMSNorm and the eager softmax the library keeps in float32, run in float64
     float64_parts(monkeypatch, torch, deepseek.DeepseekV3RMSNorm)
     n = 5
     x = rng.uniform(-2.0, 2.0, size=(n, 8))  # (n, d_model)
