@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from attncli import build, load_spec, loads_spec
+from attncli.i18n import translate
 from tests.conftest import run
 from tests.test_checkpoints import needed
 from tests.test_qk_norm import float64_parts
@@ -90,6 +91,43 @@ def test_the_cache_per_token() -> None:
         translated = run("explain", str(EXAMPLE), "--format", "text", "--steps", "latent_cache",
                          "--lang", lang)
         assert words in translated.stdout.replace("\u00a0", " ").replace("\n   ", " ")
+
+
+def test_four_heads_are_cached_beside_gqa_of_two_groups() -> None:
+    """h = 4 heads of d_nope = d_R = d_v = 2 over d_c = 4: MLA (4 + 2)·2 = 12 bytes, MHA
+    4·(4 + 2)·2 = 48, GQA of 2 groups 2·(4 + 2)·2 = 24, MQA (4 + 2)·2 = 12."""
+    def drawn(seed: int, rows: int, columns: int) -> dict[str, Any]:
+        return {"random": {"seed": seed}, "shape": [rows, columns]}
+
+    spec = {"tokens": ["a", "b", "c"], "embeddings": {"random": {"seed": 1}, "dim": 8},
+            "heads": 4, "latent": {"W_DKV": drawn(2, 8, 4), "W_UK": drawn(3, 4, 8),
+                                   "W_UV": drawn(4, 4, 8), "W_KR": drawn(5, 8, 2),
+                                   "W_Q": drawn(6, 8, 8), "W_QR": drawn(7, 8, 8)}}
+    walkthrough = build(loads_spec(json.dumps(spec), name="four.json"))
+    step = next(s for s in walkthrough.steps if s.id == "latent_cache")
+    notes = [translate(note, "en").replace("\u00a0", " ") for note in step.notes]
+    assert notes[0].endswith("(4 + 2) · 2 = 12 bytes.")
+    assert notes[2].endswith("4 · (4 + 2) · 2 = 48 bytes.")
+    assert notes[3].endswith("2 · (4 + 2) · 2 = 24 bytes.") and "groups of 2" in notes[3]
+    assert notes[4].endswith("(4 + 2) · 2 = 12 bytes.") and "all query heads" in notes[4]
+
+
+def test_hand_calculation_writes_every_latent_line_exactly() -> None:
+    """Rounded as it is written down, each line's printed numbers give its printed result."""
+    import yaml
+
+    spec = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    spec["display"] = {"round_intermediates": True}
+    walkthrough = build(loads_spec(json.dumps(spec), name="hand.json"))
+    lines = [line for step in walkthrough.steps if step.id in LATENT_STEPS
+             for line in step.expansions]
+    assert len(lines) == 2 + 1 + 2 * (1 + 2 + 3)  # latent, latent_rope, each head's three steps
+    assert all(line.exact for line in lines)
+    absorbed = next(s for s in walkthrough.steps if s.id == "absorbed")
+    assert absorbed.expansions[0].result == absorbed.expansions[2].result
+
+
+LATENT_STEPS = ("latent", "latent_rope", "latent_q", "latent_kv", "absorbed")
 
 
 def spec_text(**latent: Any) -> str:

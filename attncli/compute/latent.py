@@ -3,20 +3,23 @@ one head's queries, keys and values from it, and the scores with W_UK absorbed i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from attncli.compute import ops
 from attncli.spec.model import Array, RMSNorm
 
 
-def normed(c: Array, norm: RMSNorm | None) -> tuple[Array, Array | None]:
+def normed(c: Array, norm: RMSNorm | None,
+           written: Callable[[Array], Array] = lambda a: a) -> tuple[Array, Array | None]:
     """C̃ = C / RMS(C) ⊙ g over each row's features, and RMS(C) as a column; C itself without a
-    norm."""
+    norm. `written`: how a result is written down (rounded, in hand calculation), RMS(C) before
+    it divides."""
     if norm is None:
         return c, None
-    rms = np.sqrt((c**2).mean(axis=1, keepdims=True) + norm.eps)  # (m, 1)
+    rms = written(np.sqrt((c**2).mean(axis=1, keepdims=True) + norm.eps))  # (m, 1)
     out = c / rms  # (m, d_c)
-    return (out if norm.gain is None else out * norm.gain), rms  # (m, d_c) * (d_c,)
+    return written(out if norm.gain is None else out * norm.gain), rms  # (m, d_c) * (d_c,)
 
 
 def head_block(w: Array, index: int, width: int) -> Array:
@@ -24,11 +27,10 @@ def head_block(w: Array, index: int, width: int) -> Array:
     return w[:, index * width:(index + 1) * width]  # (rows, width)
 
 
-def absorbed(q_c: Array, w_uk: Array) -> Array:
-    """Q_C·W_UKᵀ: each query taken into the latent's space, so that it meets C_KV itself."""
-    return q_c @ w_uk.T  # (n, d_nope) @ (d_nope, d_c) -> (n, d_c)
-
-
-def absorbed_scores(q_latent: Array, c: Array, q_r: Array, k_r: Array) -> Array:
-    """(Q_C·W_UKᵀ)·C_KVᵀ + Q_R·K_Rᵀ: the scores without any head's keys K_C."""
-    return ops.dot_scores(q_latent, c) + ops.dot_scores(q_r, k_r)  # (n, m)
+def absorbed_parts(q_latent: Array, q_r: Array, c: Array,
+                   k_r: Array) -> tuple[Array, Array]:
+    """[Q_C·W_UKᵀ | Q_R] and [C_KV | K_R]: their products are (Q_C·W_UKᵀ)·C_KVᵀ + Q_R·K_Rᵀ, the
+    scores without any head's keys K_C, one dot product a score."""
+    queries = np.concatenate([q_latent, q_r], axis=1)  # (n, d_c + d_R)
+    keys = np.concatenate([c, k_r], axis=1)  # (m, d_c + d_R)
+    return queries, keys

@@ -158,14 +158,13 @@ def made_latent(b: Build, x: Array, weights: tuple[Array, Formula], norm: RMSNor
         float(raw[0, 0]), b.spec.display.precision)]
     if norm is None:
         return raw, first, [first], tuple(lines)
-    values, rms = normed(raw, norm)  # (m, d), (m, 1)
+    values, rms = normed(raw, norm, b.calc.rounded)  # (m, d), (m, 1)
     assert rms is not None
-    values = b.calc.rounded(values)
     base = name.text.split("_")[0]
     tilded = Formula(base + COMBINING_TILDE + name.text[len(base):],
                      rf"\tilde {base}" + name.latex[len(base):])
     rms_m = Matrix(Formula(f"RMS({name.text})", rf"\operatorname{{RMS}}({name.latex})"),
-                   b.calc.rounded(rms), rows, ("RMS",))
+                   rms, rows, ("RMS",))
     shown = [first, rms_m]
     expr: Product | Quotient = Quotient(Num(float(raw[0, 0])), Num(float(rms[0, 0])))
     symbolic = joined(cell(name, rows[0], column), " / ", Formula(
