@@ -307,3 +307,20 @@ def test_deepseek_v3_attention_module_agrees(monkeypatch: pytest.MonkeyPatch,
                                    "layout": "half" if interleave else "interleaved"}}
     other = build(loads_spec(json.dumps(spec), name="other.json"))
     assert np.abs(other.heads[0].weights.values - weights[0, 0].numpy()).max() > 1e-4
+
+
+def test_attn_check_takes_the_heads_q_k_and_v_made_from_the_latent() -> None:
+    """Q of head 1 as printed is right; a K with one cell off is one wrong number; the latent
+    itself is checked as C̃_KV, the step's result."""
+    q = "1.5 0 1 0; 0 1.5 -1.14 1.92; 1 1 -1.78 0.29; 1 0 -0.99 0.14"
+    right = run("check", str(EXAMPLE), "--step", "Q", "--head", "1", "--answer", q)
+    assert (right.exit_code, right.stdout) == (
+        0, "Q (head 1): right to your precision (all 16 numbers).\n"), right.stderr
+    k = "2.72 -0.45 1.5 0; 0.45 0.45 -1.68 1.08; 1.66 1.11 -1.78 0.29; 2.04 -1.13 -0.99 0.5"
+    wrong = run("check", str(EXAMPLE), "--step", "K", "--head", "1", "--answer", k)
+    assert wrong.exit_code == 1
+    assert ("1 of 16 numbers differs:\n   K[down, d4]: you wrote 0.5, the right value is 0.1 "
+            "(0.141)") in wrong.stdout
+    latent = run("check", str(EXAMPLE), "--step", "latent", "--answer",
+                 "1.13 0 1.59 0.45; 0.45 1.59 0 1.13; 1.39 1.39 0.28 0.28; 0.45 0 1.59 1.13")
+    assert latent.exit_code == 0, latent.stdout + latent.stderr
