@@ -241,8 +241,8 @@ LLAMA_CONFIG = '{"model_type": "llama", "num_hidden_layers": 2, "num_attention_h
 
 @pytest.mark.parametrize(("config", "spec", "problem"), [
     ('{"model_type": "t5"}', "model: {path: m, layer: 0}\ntokens: {ids: [1]}",
-     "1:15: model.path: model_type t5 is not supported; the supported ones are bert, gemma2, "
-     "gpt2, gpt_oss, llama, mistral, qwen3, vit"),
+     "1:15: model.path: model_type t5 is not supported; the supported ones are bert, "
+     "deepseek_v3, gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit"),
     (LLAMA_CONFIG, "model: {path: m, layer: 2}\ntokens: {ids: [1]}",
      "1:25: model.layer: expected a whole number from 0 to 1, found 2"),
     (LLAMA_CONFIG, "model: {path: nowhere, layer: 0}\ntokens: {ids: [1]}",
@@ -278,10 +278,10 @@ def test_a_folder_without_weights_or_config_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("lang", "problem"), [
-    ("pl", "model.path: model_type t5 nie jest obsługiwany; obsługiwane to: bert, gemma2, gpt2, "
-           "gpt_oss, llama, mistral, qwen3, vit"),
-    ("ru", "model.path: model_type t5 не поддерживается; поддерживаются: bert, gemma2, gpt2, "
-           "gpt_oss, llama, mistral, qwen3, vit"),
+    ("pl", "model.path: model_type t5 nie jest obsługiwany; obsługiwane to: bert, deepseek_v3, "
+           "gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit"),
+    ("ru", "model.path: model_type t5 не поддерживается; поддерживаются: bert, deepseek_v3, "
+           "gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit"),
 ])
 def test_an_unknown_architecture_is_named_in_every_language(tmp_path: Path, lang: str,
                                                             problem: str) -> None:

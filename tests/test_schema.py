@@ -22,6 +22,7 @@ from attncli.spec.block import (
     SANDWICH_KEYS,
 )
 from attncli.spec.decode import DECODE_KEYS
+from attncli.spec.latent import LATENT_KEYS, NORM_KEYS
 from attncli.spec.masks import MASK_KEYS
 from attncli.spec.model import ACTIVATIONS
 from attncli.spec.model_folder import INPUT_KEYS, MODEL_KEYS
@@ -146,6 +147,8 @@ DECLARED: dict[str, tuple[str, ...]] = {
     "properties/decode": DECODE_KEYS,
     "properties/tiling": TILING_KEYS,
     "properties/qk_norm/oneOf/1": QK_NORM_KEYS,
+    "properties/latent": LATENT_KEYS,
+    "properties/latent/properties/norm": NORM_KEYS,
     "$defs/localized/oneOf/1": LANGUAGES,
     "$defs/file": CHECKPOINT_KEYS,  # .npy/.npz/.csv take file and key; a checkpoint rows, columns
     "properties/backward": BACKWARD_KEYS,

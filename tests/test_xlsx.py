@@ -28,9 +28,10 @@ from tests.spreadsheet import recalculated, soffice
 # --xlsx refuses: a spreadsheet computes at full precision.
 # The backward pass through RoPE is refused too (its formulas would need dQ and dK turned back
 # by Rᵀ): backward_llama_style asks for it in its spec.
-# An image's patches and class scores are not written as formulas yet (vit_digit).
+# An image's patches and class scores are not written as formulas yet (vit_digit). No sheet writes
+# multi-head latent attention yet (tests/test_latent.py checks the refusal).
 REFUSED = {"cat_chases_mouse_by_hand", "low_precision_bfloat16", "low_precision_float16",
-           "backward_llama_style", "vit_digit"}
+           "backward_llama_style", "vit_digit", "mla_deepseek"}
 SUPPORTED = [path for path in EXAMPLES if path.stem not in REFUSED]
 ROTARY = {"llama_style", "rope_half", "rope_interleaved", "rope_yarn"}
 # attn refuses --backward beside softcap, qk_norm and sinks (tests/test_softcap.py,

@@ -23,6 +23,8 @@ from attncli.spec.model import Spec
 from attncli.steps.build import compute
 
 PROJECTED = ("Q", "K", "V")  # the matrices of the projections step, checked one at a time
+# the steps that make Q, K and V: the projections, or multi-head latent attention's two
+PROJECTING = ("projections", "latent_q", "latent_kv")
 TIE = 1e-9
 
 
@@ -64,25 +66,30 @@ RESULTS = {"class_scores": "z"}
 
 
 def find(walkthrough: Walkthrough, step: str, head: int | None) -> tuple[int, Matrix] | None:
-    """The step's index and the matrix a student computes there: Q, K or V of the projections,
-    the class scores z, else the step's last matrix (its result); None when the walkthrough has
-    no such step."""
-    step_id = "projections" if step in PROJECTED else step
+    """The step's index and the matrix a student computes there: Q, K or V of the projections
+    (or of the latent's steps), the class scores z, else the step's last matrix (its result);
+    None when the walkthrough has no such step."""
     for index, candidate in enumerate(walkthrough.steps):
-        if candidate.id != step_id or (candidate.head is not None and candidate.head != head):
+        if candidate.head is not None and candidate.head != head:
             continue
-        if step in PROJECTED:
-            return index, next(m for m in candidate.matrices if m.symbol.text == step)
-        if step in RESULTS:
-            return index, next(m for m in candidate.matrices if m.symbol.text == RESULTS[step])
-        return index, candidate.matrices[-1]
+        if step not in PROJECTED:
+            if candidate.id == step:
+                result = RESULTS.get(step)
+                return index, next(m for m in candidate.matrices if m.symbol.text == result) \
+                    if result else candidate.matrices[-1]
+            continue
+        if candidate.id in PROJECTING:
+            made = next((m for m in candidate.matrices if m.symbol.text == step), None)
+            if made is not None:
+                return index, made
     return None
 
 
 def checkable(walkthrough: Walkthrough) -> tuple[str, ...]:
+    """The step ids an answer may be for: Q, K and V where the steps that make them stand."""
     ids = list(dict.fromkeys(step.id for step in walkthrough.steps))
-    at = ids.index("projections")
-    return (*ids[:at], *PROJECTED, *ids[at + 1:])
+    at = next(i for i, step in enumerate(ids) if step in PROJECTING)
+    return (*ids[:at], *PROJECTED, *(step for step in ids[at:] if step not in PROJECTING))
 
 
 def which_head(spec: Spec, answer: Answer, head: int | None) -> int | None:

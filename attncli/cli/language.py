@@ -55,7 +55,8 @@ _METAVARS = {"<int>": N_("<int>"), "<str>": N_("<str>"), "<float>": N_("<float>"
 # Every value a closed option accepts, listed in its help from the tuple that checks it
 HELP_FIELDS = {"{steps}": ", ".join(STEP_IDS), "{expandable}": ", ".join(EXPANDABLE),
                "{answer_steps}": ", ".join(answer for step in STEP_IDS for answer in (
-                   ("Q", "K", "V") if step == "projections" else (step,)))}
+                   ("Q", "K", "V") if step == "projections" else
+                   () if step in ("latent_q", "latent_kv") else (step,)))}  # their Q, K, V
 _DEFAULT = re.compile(r"\[default: (?P<value>[^\]]*)\]")
 _REQUIRED = "[required]"
 

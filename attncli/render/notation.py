@@ -64,6 +64,8 @@ FORMULAS: dict[str, str] = {
         r"\operatorname{RMS}(x) = \sqrt{\tfrac{1}{d} \sum_{i} x_{i}^{2} + \varepsilon}",
     "heads·d_k": r"\mathrm{heads} \cdot d_{k}",
     "kv_heads·d_k": r"\text{kv\_heads} \cdot d_{k}",
+    # multi-head latent attention
+    "Q_C·W_UKᵀ": r"Q_{C} W_{\text{UK}}^{\top}",
 }
 
 

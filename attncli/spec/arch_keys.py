@@ -11,6 +11,7 @@ from dataclasses import field
 from typing import Any
 
 from attncli.errors import Location
+from attncli.i18n import Msg
 from attncli.records import record
 from attncli.spec.arch_rope import rope
 from attncli.spec.model import Array
@@ -80,6 +81,12 @@ class Checkpoint:
     @property
     def n(self) -> int:
         return len(self.ids)
+
+
+def refuse_block(c: Checkpoint, why: str | Msg) -> None:
+    if c.block and c.block_node is not None:
+        fail(c.block_node, "the rest of the layer is not worked out for this model yet ({why}); "
+             "remove block", why=why)
 
 
 def window(c: Checkpoint) -> int | None:

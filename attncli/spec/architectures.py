@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from attncli.records import record
 from attncli.spec.arch_keys import Checkpoint, Keys
+from attncli.spec.arch_latent import deepseek_v3
 from attncli.spec.arch_learned import bert, gpt2
 from attncli.spec.arch_rotary import gemma2, gpt_oss, llama
 from attncli.spec.arch_vit import vit
@@ -40,6 +41,7 @@ ARCHITECTURES: dict[str, Architecture] = {
     "bert": Architecture("num_hidden_layers", ("bert.", ""), bert, deep=True),
     "gemma2": Architecture("num_hidden_layers", ("model.", ""), gemma2, deep=True),
     "gpt_oss": Architecture("num_hidden_layers", ("model.", ""), gpt_oss, deep=True),
+    "deepseek_v3": Architecture("num_hidden_layers", ("model.", ""), deepseek_v3),
     # the image is the input of the first layer only: a later layer's is not worked out yet
     "vit": Architecture("num_hidden_layers", ("vit.", ""), vit),
 }

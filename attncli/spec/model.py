@@ -215,6 +215,43 @@ class QKNorm:
 
 
 @record
+class Latent:
+    """Multi-head latent attention (DeepSeek-V2, V3): every head's keys and values made from one
+    latent C_KV of d_c features per token, and a part of d_R features for RoPE, whose key part
+    K_R one projection makes for all heads. Row convention: x·W."""
+
+    W_DKV: Array  # (d_model, d_c): the latent of keys and values, C_KV = X·W_DKV
+    W_UK: Array  # (d_c, heads·d_nope): each head's keys from the latent
+    W_UV: Array  # (d_c, heads·d_v): each head's values from the latent
+    W_KR: Array  # (d_model, d_R): the keys' RoPE part, one for all heads
+    W_Q: Array  # (d_q, heads·d_nope): each head's queries (d_q: d_model, or d_cq with W_DQ)
+    W_QR: Array  # (d_q, heads·d_R): each head's RoPE part of the queries
+    W_DQ: Array | None = None  # (d_model, d_cq): the queries' own latent C_Q = X·W_DQ, or None
+    kv_norm: RMSNorm | None = None  # RMSNorm of C_KV (DeepSeek's kv_a_layernorm), or None
+    q_norm: RMSNorm | None = None  # RMSNorm of C_Q (q_a_layernorm), or None
+
+    @property
+    def heads(self) -> int:
+        return int(self.W_QR.shape[1]) // self.d_rope
+
+    @property
+    def d_c(self) -> int:
+        return int(self.W_DKV.shape[1])
+
+    @property
+    def d_rope(self) -> int:
+        return int(self.W_KR.shape[1])
+
+    @property
+    def d_nope(self) -> int:
+        return int(self.W_UK.shape[1]) // self.heads
+
+    @property
+    def d_v(self) -> int:
+        return int(self.W_UV.shape[1]) // self.heads
+
+
+@record
 class FeedForward:
     """The position-wise feed-forward network: activation(X·W_1 + b_1)·W_2 + b_2, or gated
     (swiglu, geglu): (act(X·W_1 + b_1) ⊙ (X·W_3 + b_3))·W_2 + b_2, W_1 the gate, W_3 the up."""
@@ -352,6 +389,7 @@ class Spec:
     qk_norm: QKNorm | None = None  # RMSNorm of q and k before RoPE (Qwen3, OLMo 2)
     sinks: tuple[float, ...] | None = None  # each head's sink logit s_h (gpt-oss), one per head
     vision: Vision | None = None  # `image`: the tokens are its patches (attncli/spec/vit.py)
+    latent: Latent | None = None  # multi-head latent attention (DeepSeek-V2, V3)
     # `model: {layer: L}` past the first layer: the whole layers 0 … L − 1 of the saved model,
     # whose output is this layer's input X (attncli/steps/build.py)
     earlier: tuple[Spec, ...] = ()

@@ -39,7 +39,7 @@ TOP_KEYS = (
     "heads", "context", "positional", "block", "bias", "kv_heads", "backward", "decode",
     "dtype",
     "tiling", "softcap", "qk_norm", "sinks", "model", "image", "patch", "patch_embedding",
-    "classifier",
+    "classifier", "latent",
 )
 # The sections a spec may leave out, each read by a module of its own that is imported only when
 # its key is there (a plain spec loads none of them): key -> (module, function). The modules are
@@ -54,6 +54,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "backward": ("attncli.spec.backward", "backward_spec"),
     "model": ("attncli.spec.model_folder", "folder_specs"),
     "image": ("attncli.spec.vit", "vision_spec"),
+    "latent": ("attncli.spec.latent", "latent_spec"),
 }
 
 
@@ -98,7 +99,13 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
         queries = sequence(top["tokens"], top["embeddings"], top.get("positional"), files)
     context = optional(top, "context", lambda n: context_sequence(n, queries.d_model, files), None)
     keys_n = context.n if context is not None else queries.n
-    heads, W_O, b_O = projections(top, root, queries.d_model, convention, files)
+    latent = None
+    if "latent" in top:
+        rope = queries.positional is not None and queries.positional.kind == "rope"
+        heads, W_O, b_O, latent = section("latent")(top, queries.d_model, convention, rope,
+                                                    files)
+    else:
+        heads, W_O, b_O = projections(top, root, queries.d_model, convention, files)
     d_k = heads[0].d_k(convention)
     kind, score_model = optional(top, "score", lambda n: score_spec(n, files, d_k),
                                  ("scaled_dot", Score()))
@@ -108,8 +115,9 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
                 fail(top["score"], "the general score needs one d_k for every head; head "
                      "{index} has d_k = {found}, head 1 has {expected}",
                      index=index, found=head.d_k(convention), expected=d_k)
-    rotary(queries, top.get("positional"), heads, convention)
-    if context is not None:
+    if latent is None:  # the latent checks its own RoPE part, d_R
+        rotary(queries, top.get("positional"), heads, convention)
+    if context is not None and latent is None:
         rotary(context, top["context"].get("positional"), heads, convention)
     default_scale = Scale("sqrt_dk") if kind == "scaled_dot" else Scale("none")
     block = optional(top, "block",
@@ -154,6 +162,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
                          None),
         sinks=optional(top, "sinks", lambda n: section("sinks")(n, len(heads)), None),
         vision=vision,
+        latent=latent,
         earlier=earlier,
     )
     if "backward" in top:
@@ -193,8 +202,9 @@ def forward_passes(spec: Spec, top: dict[str, Node]) -> None:
     add a sink yet, so they are refused beside them; nor do the online softmax's tiles add a
     sink."""
     for name, on in (("softcap", spec.softcap is not None), ("qk_norm", spec.qk_norm is not None),
-                     ("sinks", spec.sinks is not None)):
-        for key in ("decode", "backward") + (("tiling",) if name == "sinks" else ()):
+                     ("sinks", spec.sinks is not None), ("latent", spec.latent is not None)):
+        for key in ("decode", "backward") + (("tiling",) if name == "sinks" else ()) + (
+                ("tiling", "qk_norm", "score") if name == "latent" else ()):
             if on and key in top:
                 fail(top[name], "{key} does not work with {name} yet; remove {name} or {key}",
                      key=key, name=name)
@@ -219,6 +229,10 @@ def walkthrough_cells(spec: Spec) -> int:
         total += (2 * (n + m) * d_k) if spec.qk_norm is not None else 0  # RMS and Q̃, K̃
         if spec.rotary:
             total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
+        if spec.latent is not None:  # the head's weights, Q_C·W_UKᵀ and the absorbed scores
+            total += spec.latent.d_c * (n + d_k + d_k) + n * m + d * d_k
+    if spec.latent is not None:  # W_DKV, C_KV (and its norm), W_KR, K_R, W_DQ and C_Q
+        total += (d + 2 * m + 1) * (spec.latent.d_c + spec.latent.d_rope) + 2 * n * d
     total += n * sum(head.d_v(conv) for head in spec.heads) + n * d
     if spec.vision is not None:  # the patches, their projection and E; the class scores
         total += 2 * spec.vision.image.size + 2 * n * d + 3 * len(

@@ -28,6 +28,8 @@ def check_dtype(spec: Spec, top: dict[str, Node]) -> None:
         refuse(top["softcap"], "softcap", spec.dtype)
     if spec.sinks is not None:  # the models add the sink in their own softmax kernels
         refuse(top["sinks"], "sinks", spec.dtype)
+    if spec.latent is not None:  # the models keep the latent's RMSNorm in float32
+        refuse(top["latent"], "latent", spec.dtype)
     if spec.qk_norm is not None:  # RMSNorm runs in float32 inside a lower format in the models
         refuse(top["qk_norm"], "qk_norm", spec.dtype)
     for sequence, node in ((spec.queries, top.get("positional")),

@@ -12,8 +12,9 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 
 # every step id a walkthrough may have, in the order they come (attncli/steps/build.py)
 STEP_IDS = ("image", "patches", "patch_embedding", "embeddings", "positional", "context",
-            "context_positional", "parameters", "projections", "qk_norm", "rope", "scores",
-            "scaled", "softcap", "bias", "masked",
+            "context_positional", "latent", "latent_rope", "query_latent", "latent_cache",
+            "parameters", "projections", "latent_q", "latent_kv", "qk_norm", "rope", "scores",
+            "absorbed", "scaled", "softcap", "bias", "masked",
             "weights", "sinks", "output", "tile", "tiled_output", "prefill", "decode", "concat",
             "out_projection", "sandwich_1", "residual_1", "norm_1", "ffn", "router", "expert",
             "moe", "sandwich_2", "residual_2", "norm_2", "classifier_norm", "class_scores",

@@ -112,6 +112,18 @@ class Build:
 
 
 @record
+class Latents:
+    """What multi-head latent attention makes once for every head (attncli/steps/latent.py)."""
+
+    c: Array  # (m, d_c): C_KV, after its RMSNorm when the spec has one
+    k_rope: Array  # (m, d_R): K_R, turned by RoPE when the spec has it
+    q_from: Array  # (n, d_q): what the heads' queries are made from: X, or C_Q
+    C: Matrix  # C_KV (or C̃_KV) as shown
+    K_R: Matrix
+    q_name: Formula  # X, X̃, C_Q or C̃_Q
+
+
+@record
 class State:
     """The layer so far: what the layer families have made."""
 
@@ -122,6 +134,7 @@ class State:
     heads: tuple[HeadResult, ...] = ()
     attention: Matrix | None = None  # the heads' output, side by side and through W_O
     output: Matrix | None = None  # what the layer gives back
+    latent: Latents | None = None  # multi-head latent attention's latent, for every head
 
 
 @record
@@ -134,6 +147,7 @@ class HeadState:
     x: Array  # (n, d_model): the rows queries are projected from
     xk: Array  # (m, d_model): the rows keys and values are projected from
     pre_normed: bool = False
+    latent: Latents | None = None  # multi-head latent attention's latent, shared by the heads
     q: Array | None = None  # (n, d_k)
     k: Array | None = None  # (m, d_k)
     v: Array | None = None  # (m, d_v)

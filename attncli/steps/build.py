@@ -23,11 +23,19 @@ from attncli.steps.labels import token_labels
 
 # Whether a spec turns a family on (each family's module is imported only then: Family.run)
 def rotary(spec: Spec) -> bool:
-    return spec.rotary
+    return spec.rotary and spec.latent is None  # the latent turns its own RoPE part
 
 
 def scales(spec: Spec) -> bool:
     return spec.scale.kind != "none"
+
+
+def latent(spec: Spec) -> bool:
+    return spec.latent is not None
+
+
+def projects(spec: Spec) -> bool:
+    return spec.latent is None
 
 
 def qk_normed(spec: Spec) -> bool:
@@ -89,10 +97,12 @@ def classifies(spec: Spec) -> bool:
 
 # The steps of one head, in order.
 HEAD: tuple[Family[HeadState], ...] = (
-    Family("projections", "projections.projections"),
+    Family("projections", "projections.projections", projects),
+    Family("latent_heads", "latent_heads.heads", latent),
     Family("qk_norm", "qk_norm.normed", qk_normed),
     Family("rope", "rope.rope", rotary),
     Family("scores", "scores.scores"),
+    Family("absorbed", "latent_heads.absorbed", latent),
     Family("scaled", "scores.scaled", scales),
     Family("softcap", "softcap.capped", caps),
     Family("bias", "biases.biased", has_bias),
@@ -113,7 +123,7 @@ def attend(b: Build, state: State) -> Made[State]:
     results = []
     for i, head in enumerate(spec.heads):
         hs = HeadState(i + 1 if len(spec.heads) > 1 else None, head, state.x_in, keys_from,
-                       state.pre_normed)
+                       state.pre_normed, state.latent)
         hs = run_head(b, hs, steps)
         assert hs.Q and hs.K and hs.V and hs.scores and hs.A and hs.Z
         results.append(HeadResult(hs.index or 1, hs.Q, hs.K, hs.V, hs.scores, hs.A, hs.Z,
@@ -127,6 +137,7 @@ LAYER: tuple[Family[State], ...] = (
     Family("embeddings", "positions.embeddings"),
     Family("context", "positions.context", has_context),
     Family("pre_norm", "block.pre_norm", is_pre_norm),
+    Family("latent", "latent.latent", latent),
     Family("heads", "build.attend"),
     Family("combine", "heads.combine"),
     Family("block", "block.layer", has_block),

@@ -112,16 +112,10 @@ def cache_sizes(b: Build, state: State) -> Made[State]:
     d_k, d_v = heads[0].d_k(conv), heads[0].d_v(conv)
     kv = b.spec.kv_heads or h  # key-value heads: fewer than h when the heads share them (GQA)
     own = FLOAT16_BYTES * sum(head.d_k(conv) + head.d_v(conv) for head in heads) * kv // h
-    per_head = FLOAT16_BYTES * (d_k + d_v)  # one key-value head: a key and a value, 2 bytes each
-    sizes = {"d_k": d_k, "d_v": d_v}
     notes = [
         Msg.of("At float16 a number takes 2 bytes; per token and per layer the cache keeps a "
                "key and a value for every key-value head."),
-        Msg.plural_of("Multi-head attention (MHA), a key-value head for every query head: "
-                      "{heads} · ({d_k} + {d_v}) · 2 = {count} byte.",
-                      "Multi-head attention (MHA), a key-value head for every query head: "
-                      "{heads} · ({d_k} + {d_v}) · 2 = {count} bytes.", h * per_head, heads=h,
-                      **sizes),
+        mha(h, d_k, d_v),
     ]
     if any((head.d_k(conv), head.d_v(conv)) != (d_k, d_v) for head in heads):
         # heads of different sizes: no one MHA, GQA or MQA of the same width to compare with
@@ -132,7 +126,25 @@ def cache_sizes(b: Build, state: State) -> Made[State]:
     notes.insert(1, Msg.plural_of(
         "This spec: {heads} · ({d_k} + {d_v}) · 2 = {count} byte per token per layer.",
         "This spec: {heads} · ({d_k} + {d_v}) · 2 = {count} bytes per token per layer.", own,
-        heads=kv, **sizes))
+        heads=kv, d_k=d_k, d_v=d_v))
+    notes.extend(fewer_heads(h, d_k, d_v))
+    return (kv_step(notes),), state
+
+
+def mha(h: int, d_k: int, d_v: int) -> Msg:
+    """What MHA of h heads of these sizes keeps per token per layer at float16."""
+    return Msg.plural_of("Multi-head attention (MHA), a key-value head for every query head: "
+                         "{heads} · ({d_k} + {d_v}) · 2 = {count} byte.",
+                         "Multi-head attention (MHA), a key-value head for every query head: "
+                         "{heads} · ({d_k} + {d_v}) · 2 = {count} bytes.",
+                         h * FLOAT16_BYTES * (d_k + d_v), heads=h, d_k=d_k, d_v=d_v)
+
+
+def fewer_heads(h: int, d_k: int, d_v: int) -> list[Msg]:
+    """What GQA and MQA of h query heads of these sizes keep per token per layer at float16."""
+    per_head = FLOAT16_BYTES * (d_k + d_v)  # one key-value head: a key and a value, 2 bytes each
+    sizes = {"d_k": d_k, "d_v": d_v}
+    notes = []
     groups = gqa_groups(h)
     if groups is not None:
         notes.append(Msg.plural_of(
@@ -156,7 +168,7 @@ def cache_sizes(b: Build, state: State) -> Made[State]:
                                "heads: ({d_k} + {d_v}) · 2 = {count} byte.",
                                "Multi-query attention (MQA), one key-value head for all query "
                                "heads: ({d_k} + {d_v}) · 2 = {count} bytes.", per_head, **sizes))
-    return (kv_step(notes),), state
+    return notes
 
 
 def kv_step(notes: list[Msg]) -> Step:

@@ -56,7 +56,7 @@ def prepare(spec: Spec, view: View) -> Shown:
     for name, on in (("softcap", spec.softcap is not None), ("qk_norm", spec.qk_norm is not None),
                      ("sinks", spec.sinks is not None),
                      ("moe", spec.block is not None and spec.block.moe is not None),
-                     ("image", spec.vision is not None)):
+                     ("image", spec.vision is not None), ("latent", spec.latent is not None)):
         if view.backward and on:
             refuse("backward", Msg.of("{key} does not work with {name} yet; remove {name} or "
                                       "{key}", key="--backward", name=name),

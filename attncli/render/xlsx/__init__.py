@@ -105,6 +105,14 @@ def check_image(spec: Spec) -> None:
                                 "formulas yet; leave out image for the spreadsheet"))
 
 
+def check_latent(spec: Spec) -> None:
+    """The spreadsheet's formulas project Q, K and V from X by W_Q, W_K and W_V: multi-head
+    latent attention makes them from the latent, which no sheet writes yet, so it is refused."""
+    if spec.latent is not None:
+        raise UsageError(Msg.of("--xlsx does not write multi-head latent attention yet; use "
+                                "another format for a spec with latent"))
+
+
 def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
     """Refuse a walkthrough whose spreadsheet would be too large to open, before writing it.
     Each matrix counts twice: the softmax, the mask and the feed-forward add blocks of their
@@ -132,6 +140,7 @@ def check_size(spec: Spec, walkthrough: Walkthrough) -> None:
 
 def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Workbook:
     """The walkthrough of `spec` (built with every step and head) as an .xlsx file."""
+    check_latent(spec)
     check_size(spec, walkthrough)
     check_backward(spec, walkthrough)
     check_image(spec)
