@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli.spec.files import CSV_PIECE
+from attncli.spec.csv_file import CSV_PIECE
 from tests.conftest import run
 
 WEIGHTS = "weights: {W_Q: identity, W_K: identity, W_V: identity}\n"
