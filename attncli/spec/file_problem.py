@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 
 
 class FileProblem(Exception):
@@ -31,3 +31,18 @@ def as_float(array: np.ndarray, name: str) -> np.ndarray:
     if not np.isfinite(total) and not np.isfinite(values).all():
         raise FileProblem(Msg.of("{name}: expected finite numbers, found inf or NaN", name=name))
     return values
+
+
+def valid_indices(size: int) -> Msg:
+    """The indices a user may write for `size` rows or columns, counted from 0."""
+    if size == 1:
+        return Msg.of("the only index is 0")
+    return Msg.of("indices 0–{last}", last=Count(size - 1))
+
+
+def row_out_of_range(index: int, name: str, size: int) -> FileProblem:
+    """A row past the `size` rows of the array `name`: never read, whatever bytes follow it."""
+    has = Msg.plural_of("{name} has {count} row", "{name} has {count} rows", Count(size),
+                        name=name)
+    return FileProblem(Msg.of("index {index} is out of range: {has} ({valid})", index=index,
+                              has=has, valid=valid_indices(size)))

@@ -14,6 +14,7 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
+from attncli.spec.file_problem import valid_indices
 from attncli.spec.file_slices import Kept, opened
 from attncli.spec.files import FileProblem, resolve
 from attncli.spec.model import Array
@@ -125,10 +126,3 @@ def indices(node: Node, name: str, size: int, axis: str,
     if not chosen:
         fail(node, "expected at least one index")
     return chosen
-
-
-def valid_indices(size: int) -> Msg:
-    """The indices a user may write for `size` rows or columns, counted from 0."""
-    if size == 1:
-        return Msg.of("the only index is 0")
-    return Msg.of("indices 0–{last}", last=Count(size - 1))
