@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli.spec.files import CSV_PIECE
+from attncli.i18n import translate
+from attncli.spec.csv_file import CSV_PIECE
 from tests.conftest import run
 
 WEIGHTS = "weights: {W_Q: identity, W_K: identity, W_V: identity}\n"
@@ -140,3 +141,25 @@ def test_a_config_json_that_is_a_named_pipe_is_said_to_be_one(
     assert result.stderr.endswith("m/config.json: this is a named pipe (FIFO), expected a "
                                   "regular file\n"), result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_a_tensor_row_past_its_rows_is_refused_not_read_from_the_next_tensor(
+        tmp_path: Path) -> None:
+    # BERT's position embeddings have max_position_embeddings rows: a 40-token text read rows
+    # 16-39 of a [16, 8] tensor from the bytes of the tensors after it, silently
+    import json
+
+    from attncli.spec.checkpoint import open_tensor
+    from attncli.spec.files import FileProblem
+
+    header = json.dumps({"a": {"dtype": "F64", "shape": [2, 2], "data_offsets": [0, 32]},
+                         "b": {"dtype": "F64", "shape": [2, 2], "data_offsets": [32, 64]}})
+    data = np.arange(8.0).tobytes()
+    path = tmp_path / "m.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + data)
+    tensor = open_tensor(path, "m.safetensors", "a", 100, False)
+    assert tensor.read([1], 100).tolist() == [[2.0, 3.0]]
+    with pytest.raises(FileProblem) as caught:
+        tensor.read([2], 100)  # the bytes of b's first row
+    assert str(translate(caught.value.message, "en")) == (
+        "index 2 is out of range: m.safetensors (a) has 2 rows (indices 0–1)")

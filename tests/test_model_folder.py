@@ -264,6 +264,38 @@ def test_a_model_folder_is_refused_where_the_spec_names_it(tmp_path: Path, confi
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"{path}:{problem}\n")
 
 
+def test_a_config_claiming_more_layers_than_tensors_is_refused_at_once(tmp_path: Path) -> None:
+    # 10¹² layers in config.json and layer 999,999 asked for: the layers before it were laid out
+    # one by one (over 120 s); a checkpoint of one tensor holds one layer at most
+    folder = folder_with(tmp_path, '{"model_type": "llama", "num_hidden_layers": 1000000000000, '
+                         '"num_attention_heads": 2}', weights=False)
+    header = b'{"embed_tokens.weight": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}'
+    (folder / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header
+                                               + bytes(4))
+    path = tmp_path / "spec.yaml"
+    path.write_text("model: {path: m, layer: 999999}\ntokens: {ids: [0]}\n", encoding="utf-8")
+    result = run("explain", str(path))
+    assert (result.exit_code, result.stderr) == (
+        2, f"{path}:1:25: model.layer: expected a whole number from 0 to 0, found 999999\n")
+
+
+@pytest.mark.parametrize(("model", "key"), [("bert", "layer_norm_eps"),
+                                            ("gpt2", "layer_norm_epsilon"),
+                                            ("llama", "rms_norm_eps")])
+def test_a_norm_eps_that_is_not_positive_is_refused_in_config_json(tmp_path: Path, model: str,
+                                                                   key: str) -> None:
+    # BERT's embeddings are LayerNorm-ed as the folder is read: eps -1 took a square root of a
+    # negative number, and NumPy's RuntimeWarning reached the terminal before the refusal
+    folder_with(tmp_path, f'{{"model_type": "{model}", "num_hidden_layers": 1, '
+                f'"n_layer": 1, "num_attention_heads": 1, "n_head": 1, "n_embd": 2, "{key}": -1}}')
+    path = tmp_path / "spec.yaml"
+    path.write_text("model: {path: m, layer: 0, block: true}\ntokens: {ids: [0]}\n",
+                    encoding="utf-8")
+    result = run("explain", str(path))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"m/config.json: {key}: expected a positive eps, found -1\n")
+
+
 def test_a_folder_without_weights_or_config_is_refused(tmp_path: Path) -> None:
     folder = folder_with(tmp_path, LLAMA_CONFIG, weights=False)
     path = tmp_path / "spec.yaml"

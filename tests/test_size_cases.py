@@ -10,6 +10,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.test_limits import PEAK_MB, peak_rss_mb
@@ -57,6 +58,54 @@ def many_tensors(folder: Path) -> None:
     header = ("{" + ", ".join(entry % i for i in range(560_000)) + "}").encode()
     (folder / "m.safetensors").write_bytes(len(header).to_bytes(8, "little") + header + bytes(4))
     (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: m.safetensors, key: t0}\n")
+
+
+WEIGHTS = "weights: {W_Q: identity, W_K: identity, W_V: identity}\n"
+
+
+def long_csv_line(folder: Path) -> None:
+    # 5,000,000 cells on one line (20 MB): within the byte limit and --max-cells, but past the
+    # numbers a .csv file may give; counted before a cell is converted (converting them took
+    # 1.2 s of CPU before the identity W_Q of 5,000,000 x 5,000,000 was refused)
+    (folder / "E.csv").write_text(",".join(["0.5"] * 5_000_000) + "\n")
+    (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: E.csv}\n" + WEIGHTS)
+
+
+def template_items(folder: Path) -> None:
+    # 300,000 template items in 14.7 MB: `tokenizers` took 311 MB to read them
+    item = '{"SpecialToken": {"id": "[CLS]", "type_id": 0}}'
+    (folder / "t.json").write_text(
+        '{"version": "1.0", "post_processor": {"type": "TemplateProcessing", "single": ['
+        + ", ".join([item] * 300_000) + '], "pair": [], "special_tokens": {}}, "model": '
+        '{"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"}}')
+    (folder / "spec.yaml").write_text('tokens: {tokenizer: t.json, text: "a"}\n'
+                                      "embeddings: {random: {}, dim: 2}\n")
+
+
+def long_rows_list(folder: Path) -> None:
+    # 200,000 indices written in YAML: composed in about 0.5 s of CPU, then refused
+    np.save(folder / "E.npy", np.ones((1, 2)))
+    (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: E.npy, rows: ["
+                                      + ", ".join(["0"] * 200_000) + "]}\n" + WEIGHTS)
+
+
+def sliced_by_heads(file: str, columns: int, heads: int = 128) -> Callable[[Path], None]:
+    """`heads` heads each taking two columns of one [4, columns] array (W_Q, W_K and W_V)."""
+    def write(folder: Path) -> None:
+        whole = np.arange(4 * columns, dtype=np.float64).reshape(4, columns) % 10
+        if file.endswith(".csv"):
+            (folder / file).write_text("".join(",".join(map(str, row.astype(int))) + "\n"
+                                               for row in whole))
+        else:
+            np.savez_compressed(folder / file, w=whole)
+        key = ", key: w" if file.endswith(".npz") else ""
+        lines = [f"  - {{W_Q: {{file: {file}{key}, columns: '{2 * h}:{2 * h + 2}'}}, "
+                 f"W_K: {{file: {file}{key}, columns: '0:2'}}, "
+                 f"W_V: {{file: {file}{key}, columns: '0:2'}}}}" for h in range(heads)]
+        (folder / "spec.yaml").write_text("tokens: [a, b]\nembeddings: [[1, 0, 0, 0], "
+                                          "[0, 1, 0, 0]]\nheads:\n" + "\n".join(lines) + "\n")
+
+    return write
 
 
 def shape(n: int, d: int) -> Callable[[Path], None]:
@@ -120,6 +169,24 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
         # 3 commas, a brace and 2 brackets each, 559,999 commas between, the outer brace, + 1
         "spec.yaml:2:20: embeddings.file: m.safetensors: the header holds up to 3,920,001 JSON "
         "values; the limit is 262,144"),
+    "a CSV line of 5,000,000 cells": (
+        long_csv_line, ["explain", "spec.yaml"],
+        "spec.yaml:2:20: embeddings.file: E.csv: the spec reads 5,000,000 numbers from this .csv "
+        "file; the limit for a .csv file is 2,000,000, which --max-cells sets; save a larger "
+        "matrix as .npy"),
+    "a tokenizer.json of 300,000 template items": (
+        template_items, ["explain", "spec.yaml"],
+        # two braces an item, and the file, post_processor, special_tokens, model, vocab
+        "spec.yaml:1:21: tokens.tokenizer: t.json: the file holds up to 600,005 JSON objects; "
+        "the limit is 65,536"),
+    "a YAML rows: list of 200,000 indices": (
+        long_rows_list, ["explain", "spec.yaml"],
+        "spec.yaml:2:13: embeddings: has 200,000 rows, expected one per token (1)"),
+    "128 heads slicing a deflated [4, 2,500,000] .npz": (
+        sliced_by_heads("E.npz", 2_500_000), ["explain", "spec.yaml"],
+        # the last row's second column: 3 rows of 2,500,000 before it, and 2 numbers
+        "spec.yaml:4:18: heads[0].W_Q.file: E.npz (w) is compressed: reaching the chosen numbers "
+        "means decompressing 7,500,002 numbers; the limit is 2,000,000, which --max-cells sets"),
     "CSV of 40 MB": (
         big_csv, ["explain", "spec.yaml"],
         "spec.yaml:2:20: embeddings.file: E.csv holds more than 10,000,000 numbers, the limit "
@@ -150,6 +217,17 @@ def test_8000_tokens_are_worked_within_the_memory_bound(command: str, tmp_path: 
     (tmp_path / "spec.yaml").write_text(tokens(8000, 4) + "mask: causal\n")
     code, stderr, peak = peak_rss_mb(command, "spec.yaml", cwd=tmp_path)
     assert code == 0, stderr
+    assert peak < PEAK_MB
+
+
+@pytest.mark.parametrize("file", ["E.csv", "E.npz"])
+def test_128_heads_slicing_one_file_read_it_once(file: str, tmp_path: Path) -> None:
+    # a [4, 2,500,000] CSV (20 MB) is measured once and only the chosen cells converted (68 s
+    # before: every head read and split the whole file); a deflated [4, 400,000] member is
+    # decompressed once, 1,200,002 numbers (46 s before: once for each head)
+    sliced_by_heads(file, 2_500_000 if file.endswith(".csv") else 400_000)(tmp_path)
+    code, stderr, peak = peak_rss_mb("explain", "spec.yaml", "-f", "json", cwd=tmp_path)
+    assert (code, stderr) == (0, "")
     assert peak < PEAK_MB
 
 

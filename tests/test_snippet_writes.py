@@ -190,3 +190,17 @@ def test_a_backslash_is_read_as_windows_reads_it(repo: Path) -> None:
     # TOML's "\\" is one backslash: the template x\.git\planted.txt
     refused(repo, entry("x\\\\.git\\\\{name}.txt"),
             DOT.format(output="x\\.git\\planted.txt", part=".git"))
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("a\x1b[2J", "a\\x1b[2J"),  # an escape a terminal runs when `ls` lists the folder
+    ("a\nb", "a\\nb"),  # a newline, which splits the name in every line-based script
+    ("a\u202eb", "a\\u202eb"),  # a right-to-left override, which shows the name reversed
+])
+def test_nothing_is_written_whose_name_holds_a_hidden_character(repo: Path, name: str,
+                                                                shown: str) -> None:
+    (repo / f"{name}.attn.yaml").write_text(SPEC, encoding="utf-8")
+    refused(repo, entry("out/{name}.txt", specs=f"{name[0]}?{name[2:]}.attn.yaml"),
+            f"attn.toml:4:10: snippets[0].output: the snippet out/{shown}.txt has a control or "
+            "invisible character in its path; attn snippets writes only names that show as they "
+            "are")

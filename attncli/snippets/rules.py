@@ -8,6 +8,8 @@ reads. A snippet's path is checked before anything is written:
   with a dot: `.git/`, `.github/`, `.venv/`, `.pre-commit-config.yaml` are out of reach;
 - no part of it is one of the tool folders without a dot (TOOL_FOLDERS: `node_modules`, whose
   files npm runs, and the like);
+- no character of it is a control, format or invisible one (a newline, an escape, a
+  right-to-left override), which a shell or `ls` would show wrong;
 - its name ends in its format's extension (`.txt`, `.json`, `.tex`, `.md`, `.svg`), so it is
   never a hook, a script, a Makefile or a manifest;
 - it is neither the manifest nor a spec nor a file any spec reads (`check_inputs`, once every
@@ -25,6 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.i18n.visible import visible
 
 # Folders that tools fill and run code from, though their names have no dot
 TOOL_FOLDERS = ("node_modules", "bower_components", "__pycache__", "site-packages", "venv")
@@ -37,6 +40,11 @@ def check_output(output: PurePosixPath, real: Path, real_root: Path, extension: 
     shown = output.as_posix()
     # a backslash separates names on Windows
     written = PurePosixPath(shown.replace("\\", "/")).parts
+    if visible(shown) != shown:  # a name a shell, git or `ls` would show wrong, or run
+        raise SpecError(Msg.of(
+            "{path}: the snippet {output} has a control or invisible character in its path; "
+            "attn snippets writes only names that show as they are", path=where.path,
+            output=shown), where)
     for part in (*written, *real.relative_to(real_root).parts):
         if part.startswith("."):
             raise SpecError(Msg.of(

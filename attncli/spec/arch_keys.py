@@ -70,6 +70,18 @@ class Checkpoint:
         found = self.config.get(key)
         return default if found is None or found.value is None else number(found)
 
+    def eps(self, key: str, default: float) -> float:
+        """A norm's eps: positive, refused where config.json says it before any norm is taken
+        (a norm worked while the model is read, as BERT's embeddings', would take the root of a
+        negative number)."""
+        found = self.config.get(key)
+        if found is None or found.value is None:
+            return default
+        eps = number(found)
+        if not eps > 0:
+            fail(found, "expected a positive eps, found {value}", value=eps)
+        return eps
+
     def flag(self, key: str) -> bool:
         found = self.config.get(key)
         return False if found is None or found.value is None else boolean(found)

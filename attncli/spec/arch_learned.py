@@ -22,7 +22,7 @@ def gpt2(c: Checkpoint) -> Keys:
     at = f"h.{c.layer}."
     act = activation(c, "activation_function", "gelu_new") if c.block else None
     d = c.whole("n_embd")
-    eps = c.number("layer_norm_epsilon", 1e-5)
+    eps = c.eps("layer_norm_epsilon", 1e-5)
     thirds = {"Q": f"0:{d}", "K": f"{d}:{2 * d}", "V": f"{2 * d}:{3 * d}"}
     weights: Keys = {}
     for k, columns in thirds.items():
@@ -56,7 +56,7 @@ def bert(c: Checkpoint) -> Keys:
     `output.dense`), residual, `output.LayerNorm`."""
     at = f"encoder.layer.{c.layer}."
     act = activation(c, "hidden_act", "gelu") if c.block else None
-    eps = c.number("layer_norm_eps", 1e-12)
+    eps = c.eps("layer_norm_eps", 1e-12)
     weights = linears(c, at + "attention.self.", {"Q": "query", "K": "key", "V": "value"}, True)
     weights["W_O"] = c.tensor(at + "attention.output.dense.weight")
     weights["b_O"] = c.tensor(at + "attention.output.dense.bias")

@@ -17,7 +17,7 @@ def llama(c: Checkpoint) -> Keys:
     """Llama, Mistral and Qwen3: RMSNorm before attention, RoPE, grouped-query heads, and a SwiGLU
     feed-forward; Qwen3 normalizes each head's q and k."""
     at = f"layers.{c.layer}."
-    eps = c.number("rms_norm_eps", 1e-6)
+    eps = c.eps("rms_norm_eps", 1e-6)
     keys: Keys = {"embeddings": c.tensor("embed_tokens.weight", rows=c.rows),
                   **rotary_heads(c, at)}
     norms = [{"gain": c.tensor(at + name + ".weight"), "eps": eps}
@@ -40,7 +40,7 @@ def gemma2(c: Checkpoint) -> Keys:
     with the tanh GELU (`hidden_activation: gelu_pytorch_tanh`)."""
     at = f"layers.{c.layer}."
     d = c.whole("hidden_size")
-    eps = c.number("rms_norm_eps", 1e-6)
+    eps = c.eps("rms_norm_eps", 1e-6)
 
     def norm(name: str) -> Keys:
         return {"gain": 1.0 + c.rows_of(f"{at}{name}.weight", [0]), "eps": eps}  # (d_model,)
@@ -70,7 +70,7 @@ def gpt_oss(c: Checkpoint) -> Keys:
     layer is pre-norm with a mixture of experts (`mlp.router`, `mlp.experts`) in place of the
     feed-forward."""
     at = f"layers.{c.layer}."
-    eps = c.number("rms_norm_eps", 1e-5)
+    eps = c.eps("rms_norm_eps", 1e-5)
     keys: Keys = {
         "embeddings": c.tensor("embed_tokens.weight", rows=c.rows),
         **rotary_heads(c, at),

@@ -12,6 +12,7 @@ import numpy as np
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
 from attncli.records import record
+from attncli.spec.file_slices import Kept
 from attncli.spec.files import FileProblem, load_array, resolve
 from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.model import Array
@@ -90,6 +91,7 @@ class Files:
     allow_outside: bool = False
     budget: Budget = field(default_factory=Budget)
     token_ids: list[int] = field(default_factory=list)  # from tokens: {tokenizer, text}
+    kept: Kept = field(default_factory=dict)  # the arrays sliced so far, opened once each
 
 
 Dims = tuple[int | None, ...]  # an expected shape; None where the other matrices don't tell
@@ -151,7 +153,7 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
     if sliceable and ("rows" in node.value or "columns" in node.value or is_checkpoint(name)):
         keys = check_keys(node, CHECKPOINT_KEYS)
         values = sliced_values(keys, name, files.folder, files.token_ids or None,
-                               files.budget.max_cells, files.allow_outside, charge)
+                               files.budget.max_cells, files.allow_outside, charge, files.kept)
     else:
         keys = check_keys(node, FILE_KEYS)
         key = optional(keys, "key", text, None)

@@ -21,6 +21,7 @@ import numpy as np
 
 from attncli.i18n import Count, Msg
 from attncli.records import record
+from attncli.spec.file_problem import row_out_of_range
 from attncli.spec.files import FileProblem, as_float, existing_file, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.source import LIMIT_HINT, byte_count
@@ -55,6 +56,9 @@ class Tensor:
         if len(self.shape) < 2:  # a vector: its entries are the columns of one row
             rows, count = [0], 1
         chosen = list(range(count)) if rows is None else list(rows)
+        for row in chosen:  # a row past the tensor would read the next tensor's bytes
+            if not 0 <= row < (self.shape[0] if len(self.shape) > 1 else 1):
+                raise row_out_of_range(row, self.name, self.shape[0])
         shown = width if columns is None else len(columns)
         if count * shown > max_cells:
             raise FileProblem(Msg.plural_of(

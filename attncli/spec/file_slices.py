@@ -2,7 +2,8 @@
 columns a spec chooses are checked and charged before a number is read), then the chosen
 numbers alone. A .npy array and a stored .npz member are read by seeking to each chosen run of
 numbers; a deflated .npz member is decompressed as a stream up to its last chosen number, held to
-the cells of --max-cells; a .csv file is read line by line and only its chosen cells converted."""
+max_slow_cells numbers; a .csv file is counted first and only its chosen cells converted. Each
+array is opened once for a spec, however many heads slice it."""
 
 from __future__ import annotations
 
@@ -12,15 +13,15 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 import numpy as np
 
 from attncli.i18n import Count, Msg
+from attncli.spec.csv_file import CsvFile
 from attncli.spec.files import (
     FileProblem,
     as_float,
-    check_csv_size,
     check_members,
     existing_file,
     header_layout,
@@ -28,7 +29,8 @@ from attncli.spec.files import (
     reason,
     truncated,
 )
-from attncli.spec.npy_slice import Costly, Short, read_slice
+from attncli.spec.limits import max_slow_cells
+from attncli.spec.npy_slice import SPAN_BYTES, Costly, Short, read_slice
 from attncli.spec.source import LIMIT_HINT
 
 Indices = Sequence[int] | None
@@ -44,29 +46,97 @@ class Sliced(Protocol):
     def read(self, rows: Indices, columns: Indices) -> np.ndarray: ...
 
 
+Kept = dict[tuple[Path, str | None], "Sliced"]  # the arrays one spec has opened, by file and key
+
+
 @contextmanager
-def opened(path: Path, name: str, key: str | None, max_cells: int) -> Iterator[Sliced]:
+def opened(path: Path, name: str, key: str | None, max_cells: int,
+           kept: Kept | None = None) -> Iterator[Sliced]:
     """The array at `path` (the .npz member `key`), ready to be sliced; a problem reading it
-    (the system's, NumPy's or zipfile's) is one FileProblem."""
+    (the system's, NumPy's or zipfile's) is one FileProblem. With `kept` (one per spec), an
+    array opened once is opened once: 128 heads slicing one file measure it once, and a
+    deflated member is decompressed once."""
     try:
-        existing_file(path, name)
-        suffix = path.suffix.lower()
-        if key is not None and suffix != ".npz":
-            raise FileProblem(Msg.of("{name}: key is only for .npz files", name=name))
-        if suffix == ".csv":
-            yield CsvFile(path, name, max_cells)
-        elif suffix == ".npz":
-            check_members(path, name)
-            with zipfile.ZipFile(path) as archive:
-                yield NpzMember(archive, path, name, key, max_cells)
-        else:
-            yield NpyFile(path, name)
+        array = None if kept is None else kept.get((path, key))
+        if array is None:
+            array = _open(path, name, key, max_cells)
+            if kept is not None:
+                kept[(path, key)] = array
+        yield array
     except FileProblem:
         raise
     except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile,
             RuntimeError, NotImplementedError) as exc:
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
                                  name=name, reason=reason(exc))) from None
+
+
+def _open(path: Path, name: str, key: str | None, max_cells: int) -> Sliced:
+    existing_file(path, name)
+    suffix = path.suffix.lower()
+    if key is not None and suffix != ".npz":
+        raise FileProblem(Msg.of("{name}: key is only for .npz files", name=name))
+    if suffix == ".csv":
+        return CsvFile(path, name, max_cells)
+    if suffix == ".npz":
+        check_members(path, name)
+        return NpzMember(path, name, key, max_cells)
+    return NpyFile(path, name)
+
+
+class KeptStream:
+    """A deflated member read forward and back: bytes come from those its member keeps; past
+    them, the member is decompressed on from where they end (opened once for each read, never
+    holding a file between reads) and what it gives is kept too. read_slice has checked every
+    byte it asks for against the limit (max_slow_cells) before asking."""
+
+    def __init__(self, member: NpzMember) -> None:
+        self.member, self.at = member, 0
+        self.kept = member.decompressed
+        self.archive: zipfile.ZipFile | None = None
+        self.file: IO[bytes] | None = None
+
+    def __enter__(self) -> KeptStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            self.file.close()
+        if self.archive is not None:
+            self.archive.close()
+
+    def seek(self, at: int) -> int:
+        self.at = at
+        return at
+
+    def tell(self) -> int:
+        return self.at
+
+    def read(self, size: int) -> bytes:
+        end = self.at + size
+        if end > len(self.kept):
+            self._extend(end)
+        piece = bytes(self.kept[self.at:end])
+        self.at += len(piece)
+        return piece
+
+    def _extend(self, end: int) -> None:
+        if self.file is None:  # on from the bytes kept: decompress them again, unkept
+            self.archive = zipfile.ZipFile(self.member.path)
+            self.file = self.archive.open(self.member.info)
+            header = self.file.read(self.member.layout.start)
+            if self.kept and header != self.kept[:len(header)]:
+                raise _changed(self.member.name)
+            if not self.kept:
+                self.kept += header
+            while (skip := len(self.kept) - self.file.tell()) > 0:
+                if not self.file.read(min(skip, SPAN_BYTES)):
+                    return
+        while len(self.kept) < end:
+            piece = self.file.read(max(end - len(self.kept), SPAN_BYTES))
+            if not piece:
+                return
+            self.kept += piece
 
 
 def _changed(name: str) -> FileProblem:
@@ -97,30 +167,30 @@ class NpyFile:
 
 class NpzMember:
     """One array of an .npz archive: a .npy file inside a zip. A stored member is read in
-    place like a .npy file; a deflated one as a stream, up to its last chosen number."""
+    place like a .npy file; a deflated one as a stream, up to its last chosen number, and the
+    bytes decompressed are kept for the next slice (at most max_slow_cells numbers)."""
 
-    def __init__(self, archive: zipfile.ZipFile, path: Path, name: str, key: str | None,
-                 max_cells: int) -> None:
-        key, member = member_of(archive.namelist(), name, key)
-        self.archive, self.path, self.max_cells = archive, path, max_cells
-        self.info = archive.getinfo(member)
-        self.name = f"{name} ({key})"
-        with archive.open(self.info) as file:
-            self.layout = header_layout(file, self.name)
+    def __init__(self, path: Path, name: str, key: str | None, max_cells: int) -> None:
+        with zipfile.ZipFile(path) as archive:
+            key, member = member_of(archive.namelist(), name, key)
+            self.info = archive.getinfo(member)
+            self.name = f"{name} ({key})"
+            with archive.open(self.info) as file:
+                self.layout = header_layout(file, self.name)
+        self.path, self.max_cells = path, max_cells
         if self.info.file_size - self.layout.start < self.layout.data_bytes:
             raise truncated(self.name, self.layout, self.info.file_size - self.layout.start)
         self.shape = self.layout.shape
+        self.decompressed = bytearray()  # the member's first bytes, header and data
 
     def read(self, rows: Indices, columns: Indices) -> np.ndarray:
         try:
             if self.info.compress_type == zipfile.ZIP_STORED:
                 values = self._stored(rows, columns)
             else:
-                with self.archive.open(self.info) as file:
-                    if header_layout(file, self.name) != self.layout:
-                        raise _changed(self.name)
-                    limit = self.max_cells * self.layout.dtype.itemsize
-                    values = read_slice(file, self.layout, rows, columns, limit)
+                limit = max_slow_cells(self.max_cells) * self.layout.dtype.itemsize
+                with KeptStream(self) as stream:
+                    values = read_slice(stream, self.layout, rows, columns, limit)
         except Costly as costly:
             numbers = costly.needed // self.layout.dtype.itemsize
             raise FileProblem(Msg.plural_of(
@@ -128,7 +198,8 @@ class NpzMember:
                 "number; the limit is {limit}, which {option} sets",
                 "{name} is compressed: reaching the chosen numbers means decompressing {count} "
                 "numbers; the limit is {limit}, which {option} sets", Count(numbers),
-                name=self.name, limit=Count(self.max_cells), option=LIMIT_HINT)) from None
+                name=self.name, limit=Count(max_slow_cells(self.max_cells)),
+                option=LIMIT_HINT)) from None
         except Short:
             raise truncated(self.name, self.layout, self._found()) from None
         return as_float(values, self.name)
@@ -152,61 +223,3 @@ class NpzMember:
     def _found(self) -> int:
         """The bytes of data the archive holds after the member's .npy header, at most."""
         return min(self.info.file_size, self.path.stat().st_size) - self.layout.start
-
-
-class CsvFile:
-    """A CSV file measured in bytes and lines first (its rows and its width), then read again
-    up to its last chosen row, converting only the chosen cells."""
-
-    def __init__(self, path: Path, name: str, max_cells: int) -> None:
-        self.path, self.name = path, name
-        check_csv_size(path, name, max_cells)
-        rows, width = 0, 0
-        for number, line in self._lines():
-            cells = line.count(",") + 1
-            if rows == 0:
-                width = cells
-            elif cells != width:
-                raise FileProblem(Msg.plural_of(
-                    "{name}: line {line} has {count} number, expected {expected}",
-                    "{name}: line {line} has {count} numbers, expected {expected}",
-                    Count(cells), name=name, line=number, expected=Count(width)))
-            rows += 1
-        if rows == 0:
-            raise FileProblem(Msg.of("{name} holds no numbers", name=name))
-        self.shape: tuple[int, ...] = (rows, width)
-
-    def _lines(self) -> Iterator[tuple[int, str]]:
-        """The lines that hold numbers, with their line numbers (1-based): a blank line and a
-        line starting with # are skipped, and so is a byte order mark."""
-        with open(self.path, encoding="utf-8-sig", newline="") as file:
-            for number, line in enumerate(file, start=1):
-                if line.strip() and not line.lstrip().startswith("#"):
-                    yield number, line
-
-    def read(self, rows: Indices, columns: Indices) -> np.ndarray:
-        chosen = list(range(self.shape[0])) if rows is None else list(rows)
-        picked = list(range(self.shape[1])) if columns is None else list(columns)
-        wanted = set(chosen)
-        found: dict[int, list[float]] = {}
-        last = max(wanted)
-        for row, (number, line) in enumerate(self._lines()):
-            if row in wanted:
-                cells = line.split(",")
-                if len(cells) != self.shape[1]:
-                    raise _changed(self.name)
-                found[row] = [self._number(cells, column, number) for column in picked]
-            if row == last:
-                break
-        if len(found) != len(wanted):
-            raise _changed(self.name)
-        values = np.array([found[row] for row in chosen], dtype=np.float64)  # (rows, columns)
-        return as_float(values, self.name)
-
-    def _number(self, cells: list[str], column: int, line: int) -> float:
-        try:
-            return float(cells[column])
-        except ValueError:
-            raise FileProblem(Msg.of("{name}: line {line}, column {column}: expected a number, "
-                                     "found {found}", name=self.name, line=line,
-                                     column=column + 1, found=cells[column].strip()[:40])) from None

@@ -7,7 +7,6 @@ can hold numbers only, never code.
 
 from __future__ import annotations
 
-import array
 import math
 import os
 import struct
@@ -24,21 +23,18 @@ import numpy as np
 from attncli.files import NotRegular, check_regular
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import numpy_problem, os_problem
-from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME, max_bytes
+from attncli.spec.csv_file import CsvFile, check_csv_size, most_cells
+from attncli.spec.file_problem import FileProblem as FileProblem  # every reader raises it
+from attncli.spec.file_problem import as_float as as_float
+from attncli.spec.file_problem import check_dtype
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME
 from attncli.spec.npy_slice import Layout
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 from attncli.spec.values import shape_text
 
 SUFFIXES = (".npy", ".npz", ".csv")
 END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
-CSV_PIECE = 1 << 16  # characters of a CSV line converted at once
 MAX_DIRECTORY = 1 << 20  # bytes of an .npz's zip directory: MAX_MEMBERS entries of long names
-
-
-class FileProblem(Exception):
-    def __init__(self, message: Msg) -> None:
-        super().__init__(message.msgid)
-        self.message = message
 
 
 def spec_folder(source: str) -> Path:
@@ -109,7 +105,7 @@ def load_array(path: Path, name: str, key: str | None,
     A NumPy file's header is read first: an array of objects (pickled data), of other than real
     numbers, or of more than `max_cells` numbers is refused before its data is read, and its
     shape is given to `charge` (the spec's count of cells so far) before its data is read; a .csv
-    file is measured in bytes before it is read."""
+    file is measured in bytes, then its lines and cells counted, before a cell is converted."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise FileProblem(Msg.of("{name}: expected a .npy, .npz or .csv file", name=name))
@@ -118,7 +114,13 @@ def load_array(path: Path, name: str, key: str | None,
     try:
         existing_file(path, name)
         if suffix == ".csv":
-            array = _from_csv(path, name, max_cells)
+            check_csv_size(path, name, max_cells)
+            if most_cells(path) > max_cells:  # counted a megabyte at a time, before it is held
+                raise FileProblem(more_numbers(name, max_cells))
+            table = CsvFile(path, name, max_cells)
+            if charge is not None:
+                charge(table.shape)
+            array = table.read(None, None)
         elif suffix == ".npz":
             array = _from_npz(path, name, key, max_cells, charge)
         else:
@@ -160,89 +162,6 @@ def reason(exc: Exception) -> Msg:
     if isinstance(exc, NotImplementedError):
         return Msg.of("the archive is compressed in a way attn cannot read")
     return numpy_problem(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-
-
-def _from_csv(path: Path, name: str, max_cells: int) -> np.ndarray:
-    """The numbers of a CSV file, read line by line: the file is measured first, and the cells
-    are counted as they are read, so memory never passes 8 bytes per cell of the limit. A byte
-    order mark (Excel's "CSV UTF-8") is skipped."""
-    check_csv_size(path, name, max_cells)
-    if most_cells(path) > max_cells:
-        raise FileProblem(more_numbers(name, max_cells))
-    cells = array.array("d")
-    width: int | None = None
-    rows = 0
-    with open(path, encoding="utf-8-sig", newline="") as file:
-        for number, line in enumerate(file, start=1):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            row = csv_row(line, name, number)
-            if width is None:
-                width = len(row)
-            elif len(row) != width:
-                raise FileProblem(Msg.plural_of(
-                    "{name}: line {line} has {count} number, expected {expected}",
-                    "{name}: line {line} has {count} numbers, expected {expected}",
-                    Count(len(row)), name=name, line=number, expected=Count(width)))
-            if len(cells) + len(row) > max_cells:
-                raise FileProblem(more_numbers(name, max_cells))
-            cells.extend(row)
-            rows += 1
-    return np.frombuffer(cells, dtype=np.float64).reshape(rows, width or 0)  # (rows, width)
-
-
-def check_csv_size(path: Path, name: str, max_cells: int) -> None:
-    """Refuse a CSV file longer than the bytes `max_cells` allows, before a line is read."""
-    size, limit = path.stat().st_size, max_bytes(max_cells)
-    if size > limit:
-        raise FileProblem(Msg.plural_of("{name} has {count} byte; the limit is {limit}, which "
-                                        "{option} sets", "{name} has {count} bytes; the limit "
-                                        "is {limit}, which {option} sets", Count(size), name=name,
-                                        limit=byte_count(limit), option=LIMIT_HINT))
-
-
-def most_cells(path: Path) -> int:
-    """An upper bound of the cells of a CSV file, counted at C speed before a line is read:
-    commas and lines, a line ended by any of `\n`, `\r\n` or `\r` (as Python reads them)."""
-    commas = breaks = 0
-    last = b""
-    with open(path, "rb") as raw:
-        for chunk in iter(lambda: raw.read(1 << 20), b""):
-            joined = last[-1:] + chunk[:1]  # a \r\n split between two chunks is one break
-            breaks += (chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
-                       - (joined == b"\r\n"))
-            commas += chunk.count(b",")
-            last = chunk
-    return commas + breaks + (0 if last.endswith((b"\n", b"\r")) else 1)
-
-
-def csv_row(line: str, name: str, number: int) -> array.array[float]:
-    """The numbers of one CSV line, converted a piece at a time: a line of millions of cells
-    never holds more than a piece of them as Python texts and floats at once (8 bytes a cell)."""
-    row = array.array("d")
-    start, end = 0, -1
-    while end < len(line):
-        end = line.find(",", start + CSV_PIECE)
-        end = len(line) if end < 0 else end
-        cells, before = line[start:end].split(","), len(row)
-        try:
-            row.extend(map(float, cells))
-        except ValueError:
-            raise _not_a_number(cells, before, name, number) from None
-        start = end + 1
-    return row
-
-
-def _not_a_number(cells: list[str], before: int, name: str, number: int) -> FileProblem:
-    """The first of `cells` that is no number, located by its line and column."""
-    for column, cell in enumerate(cells, start=before + 1):
-        try:
-            float(cell)
-        except ValueError:
-            return FileProblem(Msg.of("{name}: line {line}, column {column}: expected a "
-                                      "number, found {found}", name=name, line=number,
-                                      column=column, found=cell.strip()[:40]))
-    raise AssertionError("a piece that float() refused holds a cell it refuses")
 
 
 def _check_header(file: IO[bytes], name: str, max_cells: int) -> Layout:
@@ -357,21 +276,3 @@ def check_members(path: Path, name: str) -> None:
                                         "{name} lists {count} arrays; the limit is {limit}",
                                         Count(members), name=name,
                                         limit=Count(MAX_MEMBERS)))
-
-
-def check_dtype(dtype: np.dtype, name: str) -> None:
-    if dtype.kind not in "biuf":
-        raise FileProblem(Msg.of("{name}: expected real numbers, found the data type {dtype}",
-                                 name=name, dtype=str(dtype)))
-
-
-def as_float(array: np.ndarray, name: str) -> np.ndarray:
-    check_dtype(array.dtype, name)
-    if array.size == 0:
-        raise FileProblem(Msg.of("{name} holds no numbers", name=name))
-    with np.errstate(over="ignore", invalid="ignore"):  # a longdouble past float64: inf, below
-        values = array.astype(np.float64, copy=False)  # (same shape); float64 as it was read
-        total = values.sum()  # finite when every number is: one pass, no n x m mask
-    if not np.isfinite(total) and not np.isfinite(values).all():
-        raise FileProblem(Msg.of("{name}: expected finite numbers, found inf or NaN", name=name))
-    return values

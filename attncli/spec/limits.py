@@ -53,6 +53,11 @@ MAX_NAME = 1024
 SHOWN_PER_CELL, MIN_SHOWN = 0.05, 100_000
 TERMS_PER_CELL, MIN_TERMS = 0.005, 5_000
 HAND_PER_CELL, MIN_HAND = 0.002, 5_000
+# Numbers one file gives a spec from a slow source: a .csv file's chosen cells, converted from
+# text (about 0.2 µs a number, where a .npy file costs nothing), and the numbers decompressed to
+# reach a slice of a deflated .npz member (about 0.15 µs a number): 2 million, a fifth of the
+# default limit, take about 0.4 s.
+SLOW_PER_CELL, MIN_SLOW = 0.2, 100_000
 
 
 def share(max_cells: int, fraction: float, floor: int) -> int:
@@ -69,6 +74,12 @@ def max_terms(max_cells: int) -> int:
 
 def max_hand(max_cells: int) -> int:
     return share(max_cells, HAND_PER_CELL, MIN_HAND)
+
+
+def max_slow_cells(max_cells: int) -> int:
+    """The numbers one file may give a spec from text or through decompression: a share of the
+    cell limit, never above it."""
+    return min(max_cells, share(max_cells, SLOW_PER_CELL, MIN_SLOW))
 
 
 def max_computed(max_cells: int) -> int:

@@ -74,11 +74,6 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
         fail(path_node, "model_type {found} is not supported; the supported ones are {known}",
              found=found, known=known)
     architecture = ARCHITECTURES[model_type.value]
-    layers = integer(required(config, architecture.layers_key, config_name), 1)
-    layer = integer(keys["layer"], 0, layers - 1)
-    if layer > 0 and not architecture.deep:
-        fail(keys["layer"], "the layers before layer {layer} are not worked out for {model} "
-             "yet; expected layer: 0", layer=layer, model=model_type.value)
     given = "image" if model_type.value in IMAGE_MODELS else "tokens"
     for key in ("tokens", "image"):
         if key in top and key != given:
@@ -90,6 +85,13 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     weights_path = resolve(files.folder, weights, files.allow_outside)
     names = located(path_node, lambda: tensor_names(weights_path, weights,
                                                     files.budget.max_cells))
+    layers = integer(required(config, architecture.layers_key, config_name), 1)
+    # every layer holds tensors of its own: a layer past the checkpoint's count of tensors is
+    # refused before the layers before it are laid out (config.json may claim 10¹² of them)
+    layer = integer(keys["layer"], 0, (min(layers, len(names)) if names else layers) - 1)
+    if layer > 0 and not architecture.deep:
+        fail(keys["layer"], "the layers before layer {layer} are not worked out for {model} "
+             "yet; expected layer: 0", layer=layer, model=model_type.value)
     tokens, ids = (top["image"], []) if given == "image" else model_input(top["tokens"], name,
                                                                           files)
 

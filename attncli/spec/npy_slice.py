@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import IO
+from typing import Protocol
 
 import numpy as np
 
@@ -32,6 +32,14 @@ class Layout:
         return math.prod(self.shape) * self.dtype.itemsize
 
 
+class Readable(Protocol):
+    """A file read by seeking forward: an open file, a zip member, the bytes a member keeps."""
+
+    def seek(self, offset: int, /) -> int: ...
+
+    def read(self, size: int, /) -> bytes: ...
+
+
 class Short(Exception):
     """The data ended before a chosen number: the file is shorter than its header says."""
 
@@ -44,7 +52,7 @@ class Costly(Exception):
         self.needed = needed
 
 
-def read_slice(file: IO[bytes], layout: Layout, rows: Sequence[int] | None,
+def read_slice(file: Readable, layout: Layout, rows: Sequence[int] | None,
                columns: Sequence[int] | None, limit: int | None = None) -> np.ndarray:
     """The chosen `rows` and `columns` (None: all) of the array `layout` describes, in the data
     type of the file. A Fortran-ordered array is a C-ordered one of the reversed shape, so its
@@ -57,7 +65,7 @@ def read_slice(file: IO[bytes], layout: Layout, rows: Sequence[int] | None,
     return _read_c(file, layout, layout.shape, rows, columns, limit)
 
 
-def _read_c(file: IO[bytes], layout: Layout, shape: tuple[int, ...],
+def _read_c(file: Readable, layout: Layout, shape: tuple[int, ...],
             first: Sequence[int] | None, last: Sequence[int] | None,
             limit: int | None) -> np.ndarray:
     """Row-major reading: the array is lines of `shape[-1]` numbers; the chosen first-axis
@@ -110,7 +118,7 @@ def _groups(columns: np.ndarray, itemsize: int) -> list[tuple[int, int]]:
     return groups
 
 
-def _lines(file: IO[bytes], layout: Layout, lines: np.ndarray, columns: np.ndarray,
+def _lines(file: Readable, layout: Layout, lines: np.ndarray, columns: np.ndarray,
            width: int, limit: int | None) -> np.ndarray:
     """The sorted `columns` of each of the sorted `lines` (of `width` numbers each)."""
     size = layout.dtype.itemsize

@@ -9,6 +9,9 @@ from attncli.spec.source import Node
 from attncli.spec.values import boolean, check_keys, choice, fail, integer, number, optional
 
 KINDS = ("linear", "llama3", "yarn")
+# The longest context a model may say it was trained on (the longest today are about 10⁷): a
+# longer one does not fit a float, which the ramp's logarithm takes.
+MAX_CONTEXT = 10**12
 # each kind's keys: those it needs, then those it may have
 NEEDED = {"linear": ("kind", "factor"),
           "llama3": ("kind", "factor", "low_freq_factor", "high_freq_factor",
@@ -49,7 +52,7 @@ def rope_scaling(node: Node) -> RopeScaling:
     factor = above(keys["factor"], 0.0)
     if kind == "linear":
         return RopeScaling("linear", factor)
-    length = integer(keys["original_max_position_embeddings"], 1)
+    length = integer(keys["original_max_position_embeddings"], 1, MAX_CONTEXT)
     if kind == "llama3":
         low = above(keys["low_freq_factor"], 0.0)
         high = above_other(keys["high_freq_factor"], "low_freq_factor", low)

@@ -14,7 +14,8 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
-from attncli.spec.file_slices import opened
+from attncli.spec.file_problem import valid_indices
+from attncli.spec.file_slices import Kept, opened
 from attncli.spec.files import FileProblem, resolve
 from attncli.spec.model import Array
 from attncli.spec.source import Node
@@ -32,10 +33,11 @@ def is_checkpoint(name: str) -> bool:
 
 def sliced_values(keys: dict[str, Node], name: str, folder: Path,
                   token_ids: Sequence[int] | None, max_cells: int,
-                  allow_outside: bool, charge: Charge | None = None) -> Array:
+                  allow_outside: bool, charge: Charge | None = None,
+                  kept: Kept | None = None) -> Array:
     """The selected rows and columns of a checkpoint's tensor `key`, or of the array in the
     .npy, .npz or .csv file `name`; `charge` counts their shape against the spec's cells before
-    they are read, and only they are read."""
+    they are read, and only they are read. `kept` holds the arrays this spec has opened."""
     from attncli.spec.checkpoint import open_tensor  # only a spec that reads a checkpoint
 
     name_node = keys["file"]
@@ -43,7 +45,7 @@ def sliced_values(keys: dict[str, Node], name: str, folder: Path,
     try:
         path = resolve(folder, name, allow_outside)
         if not is_checkpoint(name):
-            with opened(path, name, key, max_cells) as array:
+            with opened(path, name, key, max_cells, kept) as array:
                 rows, columns = chosen(keys, array.name, array.shape, token_ids)
                 _charge(name_node, array.shape, rows, columns, charge)
                 return array.read(rows, columns)  # (rows, ..., columns)
@@ -124,10 +126,3 @@ def indices(node: Node, name: str, size: int, axis: str,
     if not chosen:
         fail(node, "expected at least one index")
     return chosen
-
-
-def valid_indices(size: int) -> Msg:
-    """The indices a user may write for `size` rows or columns, counted from 0."""
-    if size == 1:
-        return Msg.of("the only index is 0")
-    return Msg.of("indices 0–{last}", last=Count(size - 1))

@@ -25,7 +25,7 @@ from attncli.i18n.library_messages import json_problem, regex_search_problem, to
 from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
-from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, patterns
+from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
 
@@ -72,7 +72,8 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
 
 
 def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
-    """The tokenizer file's text, within the spec's byte limit; FileProblem if there is none."""
+    """The tokenizer file's text, within the spec's byte limit and MAX_OBJECTS; FileProblem if
+    there is none."""
     path = resolve(folder, name, allow_outside)
     existing_file(path, name)
     size, limit = path.stat().st_size, max_bytes(max_cells)
@@ -81,14 +82,16 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
             "{name} has {count} byte; the limit is {limit}, which {option} sets",
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
             Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
-    if find_spec("tokenizers") is None:
-        raise FileProblem(Msg.of("{name}: reading a tokenizer needs the tokenizers package "
-                                 "(pip install \"attn[models]\")", name=name))
     try:
-        return path.read_text(encoding="utf-8")
+        content = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise FileProblem(Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
                                  reason=first_line(error))) from None
+    check_objects(content, name)  # before `tokenizers` builds them
+    if find_spec("tokenizers") is None:
+        raise FileProblem(Msg.of("{name}: reading a tokenizer needs the tokenizers package "
+                                 "(pip install \"attn[models]\")", name=name))
+    return content
 
 
 def run(content: str, name: str, sentence: str) -> Answer:

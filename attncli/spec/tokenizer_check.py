@@ -25,6 +25,12 @@ MAX_NORMALIZED = 100 * MAX_TEXT
 # lower-casing, byte-level mapping (one byte per character: 4) and the like: counted once.
 UNICODE_GROWTH = 18
 UNBOUNDED = re.compile(r"\{\d*,\}")  # {n,}: n or more
+# JSON objects of one tokenizer.json, counted by their opening braces before `tokenizers` reads
+# it. A vocabulary is one object and its merges are texts or lists; objects are the rest: added
+# tokens, normalizers, template items (a real file holds a few thousand: 16,131 with 256,000
+# tokens and 1,000 added ones). Each costs `tokenizers` about 700 bytes as it reads them: 300,000
+# template items in 14.7 MB took 311 MB.
+MAX_OBJECTS = 1 << 16
 
 
 def check_config(config: Any, name: str, text_length: int) -> None:
@@ -40,6 +46,17 @@ def check_config(config: Any, name: str, text_length: int) -> None:
     length = text_length * UNICODE_GROWTH
     for key in ("normalizer", "pre_tokenizer"):
         length = grown(config.get(key), key, name, length)
+
+
+def check_objects(content: str, name: str) -> None:
+    """FileProblem if the tokenizer.json text `content` may hold more than MAX_OBJECTS JSON
+    objects (a brace inside a text counts too: a bound, found at C speed)."""
+    objects = content.count("{")
+    if objects > MAX_OBJECTS:
+        raise FileProblem(Msg.plural_of(
+            "{name}: the file holds up to {count} JSON object; the limit is {limit}",
+            "{name}: the file holds up to {count} JSON objects; the limit is {limit}",
+            Count(objects), name=name, limit=Count(MAX_OBJECTS)))
 
 
 def too_large(name: str, key: str, found: object, limit: int) -> FileProblem:

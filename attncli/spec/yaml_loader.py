@@ -58,6 +58,8 @@ class Loader(BaseLoader):  # type: ignore[misc, valid-type]
                 kind is not yaml.ScalarNode and self.depth > MAX_DEPTH)):
             raise Overrun
         if kind is yaml.ScalarNode and implicit[0]:
+            if value.isdigit() and value.isascii() and (value[0] != "0" or len(value) == 1):
+                return _INT_TAG  # an index or a count, the commonest of long lists: no regex
             plain = _PLAIN_NUMBER(value)
             if plain is not None:
                 return _INT_TAG if plain.group(1) is None else _FLOAT_TAG
