@@ -216,8 +216,8 @@ def test_the_backward_pass_through_the_sandwich_agrees_with_central_differences(
 
 @pytest.mark.parametrize(("sandwich", "lang", "problem"), [
     ("{}", "en", "1:19: block.sandwich: expected layer_norm or rms_norm, found neither"),
-    ("{}", "pl", "1:19: block.sandwich: oczekiwano layer_norm albo rms_norm, otrzymano: "
-                 "żadnego"),
+    ("{}", "pl", "1:19: block.sandwich: oczekiwano layer_norm albo rms_norm, ale nie podano "
+                 "żadnego z nich"),
     ("{rms_norm: true, layer_norm: true}", "ru",
      "1:30: block.sandwich.rms_norm: ожидается layer_norm или rms_norm, получено: оба"),
 ])

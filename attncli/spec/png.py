@@ -88,7 +88,7 @@ def header(data: bytes, name: str) -> tuple[int, int, int, int, int, list[bytes]
                                  "RGB", name=name))
     if color not in COLOR_TYPES or depth not in (8, 16) or not width or not height:
         raise FileProblem(Msg.of("{name}: expected an 8- or 16-bit grayscale or RGB PNG, found "
-                                 "color type {color} of {depth} bits", name=name, color=color,
+                                 "color type {color}, bit depth {depth}", name=name, color=color,
                                  depth=depth))
     if not chunks:
         raise FileProblem(Msg.of("{name}: the PNG has no image data (IDAT)", name=name))
