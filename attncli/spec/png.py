@@ -2,7 +2,8 @@
 each channel a matrix of numbers in [0, 1] (the value over the largest the bit depth holds).
 
 PNG is simple enough that the standard library reads it well: the header (IHDR) gives the size
-before any pixel is decompressed, so the image is checked against the spec's cell limit first,
+before any pixel is decompressed, so the image is checked first against the share of the spec's
+cell limit a decompressed source may give (max_slow_cells, a fifth),
 and the compressed data is inflated at most to the bytes that size needs: a small file that
 would inflate to gigabytes (a decompression bomb) is refused after that many bytes. Only what a
 drawing program saves for a small picture is read: 8- or 16-bit grayscale or RGB, with or without
@@ -20,6 +21,7 @@ import numpy as np
 
 from attncli.i18n import Count, Msg
 from attncli.spec.files import FileProblem
+from attncli.spec.limits import max_slow_cells
 from attncli.spec.model import Array
 from attncli.spec.source import LIMIT_HINT, byte_count
 
@@ -43,11 +45,14 @@ def read_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Array:
         raise FileProblem(Msg.of("{name}: expected a PNG image, found other bytes", name=name))
     width, height, depth, color, interlace, chunks = header(data, name)
     stored, kept = COLOR_TYPES[color]
-    if width * height * kept > max_cells:
+    # a PNG is a decompressed source: its numbers (alpha too, as the file holds it) are held to
+    # the share of the cell limit any decompressed or text source is (max_slow_cells)
+    limit = max_slow_cells(max_cells)
+    if width * height * stored > limit:
         raise FileProblem(Msg.plural_of(
             "{name}: the image holds {count} number; the limit is {limit}, which {option} sets",
             "{name}: the image holds {count} numbers; the limit is {limit}, which {option} sets",
-            Count(width * height * kept), name=name, limit=Count(max_cells), option=LIMIT_HINT))
+            Count(width * height * stored), name=name, limit=Count(limit), option=LIMIT_HINT))
     if interlace:
         raise FileProblem(Msg.of("{name}: an interlaced PNG is not read; save it without "
                                  "interlacing", name=name))
@@ -109,36 +114,29 @@ def inflate(compressed: bytes, expected: int, name: str) -> bytes:
 
 
 def unfilter(raw: bytes, height: int, stride: int, pixel: int, name: str) -> np.ndarray:
-    """The rows of bytes with PNG's filters (none, sub, up, average, Paeth) undone."""
+    """The rows of bytes with PNG's filters (none, sub, up, average, Paeth) undone. Average and
+    Paeth read the byte a pixel to the left, already undone: the pixels are undone along the
+    image's anti-diagonals (each needs only its left, upper and upper-left neighbours, all on
+    the one before), so the work is height + width NumPy steps, never a step per byte."""
     lines = np.frombuffer(raw, dtype=np.uint8).reshape(height, 1 + stride)  # (height, 1 + stride)
-    out = np.zeros((height, stride), dtype=np.uint8)
-    above = np.zeros(stride, dtype=np.int32)
-    for r in range(height):
-        kind, line = int(lines[r, 0]), lines[r, 1:].astype(np.int32)  # (stride,)
-        if kind == 0:
-            row = line
-        elif kind == 2:
-            row = (line + above) & 0xFF
-        elif kind in (1, 3, 4):
-            row = np.zeros(stride, dtype=np.int32)
-            for i in range(stride):  # each byte reads the one a pixel to its left
-                left = int(row[i - pixel]) if i >= pixel else 0
-                up = int(above[i])
-                corner = int(above[i - pixel]) if i >= pixel else 0
-                row[i] = (int(line[i]) + (left if kind == 1 else (left + up) // 2 if kind == 3
-                                          else paeth(left, up, corner))) & 0xFF
-        else:
-            raise FileProblem(Msg.of("{name}: the PNG's row {row} has an unknown filter {kind}",
-                                     name=name, row=r + 1, kind=kind))
-        out[r] = row
-        above = row
-    return out
-
-
-def paeth(a: int, b: int, c: int) -> int:
-    """PNG's Paeth predictor: of left, up and corner, the nearest to left + up − corner."""
-    p = a + b - c
-    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-    if pa <= pb and pa <= pc:
-        return a
-    return b if pb <= pc else c
+    kinds = lines[:, 0].astype(np.int64)  # (height,)
+    unknown = np.flatnonzero(kinds > 4)
+    if unknown.size:
+        first = int(unknown[0])
+        raise FileProblem(Msg.of("{name}: the PNG's row {row} has an unknown filter {kind}",
+                                 name=name, row=first + 1, kind=int(kinds[first])))
+    width = stride // pixel
+    filtered = lines[:, 1:].reshape(height, width, pixel).astype(np.int64)  # (H, W, pixel)
+    out = np.zeros((height + 1, width + 1, pixel), dtype=np.int64)  # a zero row above, column left
+    for step in range(height + width - 1):
+        r = np.arange(max(0, step - width + 1), min(height, step + 1))  # (n,) rows on the diagonal
+        x = step - r  # (n,) their columns
+        a, b, c = out[r + 1, x], out[r, x + 1], out[r, x]  # (n, pixel) left, up, corner
+        p = a + b - c
+        pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
+        paeth_of = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+        kind = kinds[r][:, None]  # (n, 1)
+        predicted = np.select([kind == 1, kind == 2, kind == 3, kind == 4],
+                              [a, b, (a + b) // 2, paeth_of], 0)  # (n, pixel)
+        out[r + 1, x + 1] = (filtered[r, x] + predicted) & 0xFF
+    return out[1:, 1:].reshape(height, stride).astype(np.uint8)  # (height, stride)
