@@ -61,9 +61,10 @@ def embedded(vision: Vision, convention: Convention) -> Array:
     """E: the CLS row, then each patch's projection X_p·W_E + b_E (row) or W_E·x_p + b_E."""
     xp = patches(vision.image, vision.patch)  # (N, C·p·p)
     w = vision.W_E if convention == "row" else vision.W_E.T  # (C·p·p, d_model)
-    e = xp @ w  # (N, C·p·p) @ (C·p·p, d_model) -> (N, d_model)
-    if vision.b_E is not None:
-        e = e + vision.b_E  # (N, d_model) + (d_model,)
+    with np.errstate(over="ignore", invalid="ignore"):  # a number past float64 is told later,
+        e = xp @ w  # (N, C·p·p) @ (C·p·p, d_model) -> (N, d_model)   located, in one line
+        if vision.b_E is not None:
+            e = e + vision.b_E  # (N, d_model) + (d_model,)
     return np.vstack([vision.cls[None, :], e])  # (1 + N, d_model)
 
 
@@ -160,7 +161,9 @@ def image_spec(node: Node, files: Files) -> Array:
         found = per_channel(keys[key], channels) if key in keys else np.full(channels, default)
         if key == "std" and (found <= 0).any():
             fail(keys[key], "expected a positive std, found {value}", value=float(found.min()))
-        image = image - found[:, None, None] if key == "mean" else image / found[:, None, None]
+        with np.errstate(over="ignore", invalid="ignore"):  # told with E, located, in one line
+            image = image - found[:, None, None] if key == "mean" else \
+                image / found[:, None, None]  # (C, H, W)
     return image  # (C, H, W)
 
 

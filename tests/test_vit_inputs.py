@@ -1,11 +1,15 @@
-"""The PNG reader's cost: its filters undone along the image's diagonals give the bytes a
-textbook byte-by-byte decoder gives (written here, from the PNG specification), and an image
+"""Hostile image inputs: the PNG reader's filters undone along the image's diagonals give the
+bytes a textbook byte-by-byte decoder gives (written here, from the PNG specification); an image
 larger than the share of the cell limit a decompressed source may give is refused from its
-header, before anything is inflated."""
+header, before anything is inflated; a mean or std that takes a pixel past float64 is told in
+one line, with no warning of NumPy's before it."""
 
 from __future__ import annotations
 
+import os
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -70,3 +74,16 @@ def test_an_image_over_the_decompressed_share_is_refused_from_its_header(
     assert translate(caught.value.message) == (
         "image.file: big.png: the image holds 2,400,000 numbers; the limit is 2,000,000, "
         "which --max-cells sets")
+
+
+@pytest.mark.parametrize("case", ["image_mean_overflow", "image_std_subnormal"])
+def test_a_pixel_past_float64_is_one_line_on_stderr(case: str) -> None:
+    # (1 − 1e308)·4 and 1 / 1e-320 are past float64's largest number: NumPy's RuntimeWarning
+    # went to stderr before attn's line (three lines, the first a path in attn's source)
+    folder = Path(__file__).parent / "bad_inputs"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    run = subprocess.run([sys.executable, "-m", "attncli", "explain", f"{case}.yaml"],
+                         cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr == (folder / f"{case}.expected").read_text(encoding="utf-8")
