@@ -19,6 +19,10 @@ from attncli.spec.source import Node
 from attncli.spec.values import boolean, fail, integer, number, text
 
 Keys = dict[str, Any]
+# The largest size or count config.json may give (hidden_size, heads, head sizes, experts,
+# layers): above every released model's (hidden_size 16,384 at most), far below what a list of
+# rows to read costs; a larger one is a config.json that lies.
+MAX_SIZE = 65_536
 
 
 @record
@@ -60,11 +64,13 @@ class Checkpoint:
             fail(Node({}, Location(self.config_name)), "the key {key} is missing", key=key)
         return found
 
-    def whole(self, key: str, default: int | None = None) -> int:
+    def whole(self, key: str, default: int | None = None, high: int = MAX_SIZE) -> int:
+        """A size or count of config.json: a whole number from 1 to `high` (MAX_SIZE unless
+        the caller bounds it by another size), so that no lying size makes attn list its rows."""
         found = self.config.get(key)
         if default is not None and (found is None or found.value is None):
             return default
-        return integer(self.field(key), 1)
+        return integer(self.field(key), 1, high)
 
     def number(self, key: str, default: float) -> float:
         found = self.config.get(key)

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import math
 
-from attncli.spec.arch_keys import Checkpoint, Keys, activation, causal, refuse_block
+from attncli.spec.arch_keys import (
+    MAX_SIZE,
+    Checkpoint,
+    Keys,
+    activation,
+    causal,
+    refuse_block,
+)
 from attncli.spec.arch_rope import rope
 from attncli.spec.arch_rotary import GATES
 from attncli.spec.values import fail, number
@@ -26,8 +33,9 @@ def deepseek_v3(c: Checkpoint) -> Keys:
         fail(c.field("attention_bias"), "biases beside the latent are not worked out yet; "
              "expected attention_bias: false")
     heads = c.whole("num_attention_heads")
-    d_c, d_rope = c.whole("kv_lora_rank"), c.whole("qk_rope_head_dim")
-    d_nope, d_v = c.whole("qk_nope_head_dim"), c.whole("v_head_dim")
+    each = MAX_SIZE // heads  # a head's sizes, so that heads · (d_nope + d_v) rows stay listable
+    d_c, d_rope = c.whole("kv_lora_rank"), c.whole("qk_rope_head_dim", high=each)
+    d_nope, d_v = c.whole("qk_nope_head_dim", high=each), c.whole("v_head_dim", high=each)
     d_k = d_nope + d_rope
     self_attn = at + "self_attn."
     latent: Keys = {

@@ -3,8 +3,10 @@ of one layer of its checkpoint (see attncli/spec/architectures.py)."""
 
 from __future__ import annotations
 
+from attncli.i18n import Msg
 from attncli.spec.arch_keys import Checkpoint, Keys, activation, rotary_heads
-from attncli.spec.values import number
+from attncli.spec.model import Array
+from attncli.spec.values import fail, number, shape_text
 
 # the gated feed-forward that each `hidden_act` makes of gate_proj, up_proj and down_proj
 GATES = {"gelu": "geglu", "silu": "swiglu"}
@@ -92,12 +94,25 @@ def experts(c: Checkpoint, at: str) -> Keys:
     count = c.whole("num_local_experts")
     made = []
     for e in range(count):
-        gate_up = c.rows_of(at + "experts.gate_up_proj", [e])[0]  # (d_model, 2·d_ff)
-        gate_up_bias = c.rows_of(at + "experts.gate_up_proj_bias", [e])[0]  # (2·d_ff,)
-        down = c.rows_of(at + "experts.down_proj", [e])[0]  # (d_ff, d_model)
+        gate_up = expert_of(c, at + "experts.gate_up_proj", e, 2)  # (d_model, 2·d_ff)
+        gate_up_bias = expert_of(c, at + "experts.gate_up_proj_bias", e, 1)  # (2·d_ff,)
+        down = expert_of(c, at + "experts.down_proj", e, 2)  # (d_ff, d_model)
         made.append({"W_1": gate_up[:, ::2].T, "b_1": gate_up_bias[::2],
                      "W_3": gate_up[:, 1::2].T, "b_3": gate_up_bias[1::2], "W_2": down.T,
-                     "b_2": c.rows_of(at + "experts.down_proj_bias", [e])[0]})
+                     "b_2": expert_of(c, at + "experts.down_proj_bias", e, 1)})
     return {"router": {"W": c.tensor(at + "router.weight"), "b": c.tensor(at + "router.bias")},
             "top_k": c.whole("num_experts_per_tok"), "alpha": c.number("swiglu_alpha", 1.702),
             "limit": c.number("swiglu_limit", 7.0), "experts": made}
+
+
+def expert_of(c: Checkpoint, key: str, e: int, ndim: int) -> Array:
+    """Expert e's part of the tensor `key` (experts first), with the dimensions it must have: a
+    tensor saved with one fewer is refused at the spec's `block`, never indexed as it is."""
+    found = c.rows_of(key, [e])[0]
+    if found.ndim != ndim:
+        wanted = Msg.of("a matrix (2 dimensions)") if ndim == 2 else \
+            Msg.of("a vector (1 dimension)")
+        fail(c.block_node or c.field("num_local_experts"),
+             "{name} holds an array of shape {found}, expected {expected}",
+             name=f"{c.tensor(key)['key']}[{e}]", found=shape_text(found.shape), expected=wanted)
+    return found
