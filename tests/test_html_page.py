@@ -81,8 +81,10 @@ def expected_lines(w: Walkthrough, lang: str, action: dict[str, Any]) -> list[st
     own = [k for k, line in enumerate(lines) if line.startswith(action["cell"] + " = ")]
     if action["id"] == "weights":
         (k,) = own  # its quotient; before it the row's sum, and before that the row's e^x lines
-        total = max(j for j in range(k) if lines[j].startswith("Σ = "))
-        return [lines[total - m.shape[1] + action["column"]], lines[total], lines[k]]
+        total = max(j for j in range(k) if lines[j].startswith("Σ = "))  # (and a sink's e^s)
+        keys = [j for j in range(total) if lines[j].startswith("e^")
+                and not lines[j].startswith("e^s = ")][-m.shape[1]:]
+        return [lines[keys[action["column"]]], lines[total], lines[k]]
     if action["id"] == "output":
         return [line for line in lines if line.startswith(f"{m.symbol.text}[{row}] = ")]
     (k,) = own

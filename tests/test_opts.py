@@ -237,7 +237,8 @@ def test_display_chooses_what_the_spec_shows(write) -> None:  # type: ignore[no-
 
 
 @pytest.mark.parametrize(("display", "message"), [
-    ("  steps: [wieghts]", "spec.yaml:5:11: display.steps[0]: expected one of embeddings, "),
+    ("  steps: [wieghts]", "spec.yaml:5:11: display.steps[0]: expected one of image, patches, "
+                          "patch_embedding, embeddings, "),
     ("  head: 0", "spec.yaml:5:9: display.head: expected a whole number of at least 1, found 0"),
     ("  header: maybe", "spec.yaml:5:11: display.header: expected true or false, found "),
     ("  md_flavour: katex", "spec.yaml:5:3: display.md_flavour: unknown key; did you mean "
@@ -315,7 +316,8 @@ def test_a_manifest_entry_writes_what_the_options_print(repo: Path) -> None:
 
 @pytest.mark.parametrize(("entry", "message"), [
     ('stepz = ["weights"]', "attn.toml:5:1: snippets[0].stepz: unknown key; did you mean steps?"),
-    ('steps = ["wieghts"]', "attn.toml:5:10: snippets[0].steps[0]: expected one of embeddings, "),
+    ('steps = ["wieghts"]', "attn.toml:5:10: snippets[0].steps[0]: expected one of image, "
+                           "patches, patch_embedding, embeddings, "),
     ("head = 0", "attn.toml:5:8: snippets[0].head: expected a whole number of at least 1, found 0"),
     ('md_flavor = "gfm"', "attn.toml:5:13: snippets[0].md_flavor: expected one of github, katex, "
                           "plain, found the text \"gfm\""),

@@ -306,8 +306,7 @@ def test_random_errors(tmp_path: Path, extra: str, expected: str) -> None:
      "spec.yaml:6:187: block.ffn.W_2 is 4 × 8, expected d_ff × d_model = 8 × 4"),
     (f"block: {{ffn: {{W_1: {matrix(4, 2)}, W_2: {matrix(2, 4)}, activation: tanh}}}}\n",
      "spec.yaml:6:129: block.ffn.activation: expected one of relu, gelu, gelu_tanh, silu, swiglu, "
-     "geglu, "
-     'found the text "tanh"'),
+     'geglu, geglu_tanh, found the text "tanh"'),
     (f"heads: [{{W_V: {matrix(4, 3)}}}]\nblock: {{}}\n",
      "spec.yaml:7:8: block: the layer needs the attention output to have d_model = 4 columns, "
      "found 3; add W_O to weights"),
