@@ -171,3 +171,18 @@ def test_rich_in_a_terminal_uses_colour_unless_no_color() -> None:
     plain = in_terminal({**base, "NO_COLOR": "1"})
     assert ANSI.search(plain) is None
     assert "0.64" in plain
+
+
+def test_a_long_value_is_quoted_by_its_ends_in_every_refusal() -> None:
+    """A 400-digit --width and a 10,000-letter --steps are quoted as 20 characters, an ellipsis
+    and 10 (the length a spec's long text is quoted at), so the refusal stays one short line;
+    the list of the known steps after it is kept whole."""
+    result = run("explain", "--width", "9" * 400, "--format", "text")
+    assert (result.exit_code, result.stderr) == (
+        2, "attn: --width: expected a whole number from 40 to 1000, found "
+           f"{'9' * 20}…{'9' * 10}\n")
+    result = run("explain", "--steps", "Q" * 10_000, "--format", "text")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"attn: --steps: unknown step {'Q' * 20}…{'Q' * 10}; "
+                                    "expected one of embeddings, parameters, projections, ")
+    assert result.stderr.endswith(", output\n") and result.stderr.count("\n") == 1

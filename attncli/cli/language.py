@@ -34,6 +34,7 @@ from typer._types import TyperChoice
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, suggesting, translate
+from attncli.i18n.quoting import clipped
 from attncli.i18n.suggest import closest
 from attncli.i18n.typography import bind_units, group_digits, typeset
 from attncli.i18n.visible import visible
@@ -315,7 +316,7 @@ def usage_line(error: errors.UsageError, lang: str) -> str:
     if error.ctx is not None:
         message = Msg.of("{problem} (see {command} --help)", problem=message,
                          command=error.ctx.command_path)
-    return "attn: " + translate(message, lang)
+    return "attn: " + translate(clipped(message), lang)
 
 
 class AttnGroup(TyperGroup):

@@ -11,6 +11,7 @@ import typer
 from attncli.cli.streams import echo_error, terminable, write_stdout
 from attncli.errors import AttnError, Location
 from attncli.i18n import DEFAULT_LANG, Msg, translate
+from attncli.i18n.quoting import clipped
 
 INTERNAL_ERROR = 3
 
@@ -21,7 +22,7 @@ def fail(error: AttnError, lang: str) -> None:
     The one prefix rule (docs/limits.md): a problem in a file starts with where it is
     (`spec.yaml:2:13: `, or `spec.yaml: ` for the whole file); any other with `attn: `, then
     the option it is about, if one (`attn: --answer: `)."""
-    echo_error(prefix(error.where) + translate(error.message, lang))
+    echo_error(prefix(error.where) + translate(clipped(error.message), lang))
 
 
 def prefix(where: Location | None) -> str:
@@ -34,7 +35,7 @@ def prefix(where: Location | None) -> str:
 
 def say(message: Msg, lang: str) -> None:
     """One line for the user on stderr (stdout is kept for what the command produces)."""
-    echo_error("attn: " + translate(message, lang))
+    echo_error("attn: " + translate(clipped(message), lang))
 
 
 def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> None:
@@ -54,6 +55,7 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
             raise
         message = Msg.of("internal error: {kind}: {detail} (run with --debug for the traceback)",
                          kind=type(exc).__name__, detail=str(exc))
+        message = clipped(message)
         try:
             line = translate(message, lang)
         except Exception:  # the catalog itself may be what is broken

@@ -13,6 +13,7 @@ import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import LANGUAGES, Count, Msg, Shape, suggesting
+from attncli.i18n.quoting import shown
 from attncli.i18n.suggest import closest
 from attncli.spec.model import Array
 from attncli.spec.source import Node
@@ -38,12 +39,6 @@ def fail_at(node: Node, problem: Msg) -> NoReturn:
 # matrix or as a size, either is a number the user did not mean, so it is refused, not read.
 _OCTAL = re.compile(r"[-+]?0[0-7_]+").fullmatch
 _BASE_60 = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?").fullmatch
-SHOWN = 40  # characters of a value quoted back in a message; a longer one is cut in the middle
-
-
-def shown(text: str) -> str:
-    """`text` to quote in a message: whole when short, else its ends around an ellipsis."""
-    return text if len(text) <= SHOWN else f"{text[:SHOWN // 2]}…{text[-(SHOWN // 4):]}"
 
 
 def describe(node: Node, raw: bool = True) -> Msg:
@@ -134,11 +129,12 @@ def integer(node: Node, low: int, high: int | None = None) -> int:
         expect(node, Msg.of("a whole number"))
     in_decimals(node)
     if value < low or (high is not None and value > high):
+        found = shown(node.text if node.text is not None else str(value))
         if high is None:
             fail(node, "expected a whole number of at least {low}, found {value}",
-                 low=low, value=value)
+                 low=low, value=found)
         fail(node, "expected a whole number from {low} to {high}, found {value}",
-             low=low, high=high, value=value)
+             low=low, high=high, value=found)
     return value
 
 
