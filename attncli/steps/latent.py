@@ -165,6 +165,7 @@ def made_latent(b: Build, x: Array, weights: tuple[Array, Formula], norm: RMSNor
                      rf"\tilde {base}" + name.latex[len(base):])
     rms_m = Matrix(Formula(f"RMS({name.text})", rf"\operatorname{{RMS}}({name.latex})"),
                    rms, rows, ("RMS",))
+    b.finite(rms, rms_m.symbol.text, rows, ("RMS",))  # a square past float64: RMS = ∞, C̃ = 0
     shown = [first, rms_m]
     expr: Product | Quotient = Quotient(Num(float(raw[0, 0])), Num(float(rms[0, 0])))
     symbolic = joined(cell(name, rows[0], column), " / ", Formula(

@@ -31,6 +31,7 @@ def normed(b: Build, hs: HeadState) -> Made[HeadState]:
             ("k", hs.k, b.key_labels, k_square, norm.k_gain, k_slice)):
         width = d_k if norm.over == "head" else len(norm_width(b, letter, d_k))
         rms = b.calc.rounded(np.sqrt(square / width + norm.eps))[:, None]  # (rows, 1)
+        b.finite(rms, f"RMS({letter.upper()})", rows, ("RMS",))  # ∞ would make Q̃ 0, not refused
         g = gain if gain is None or norm.over == "head" else gain[where[0]:where[1]]  # (d_k,)
         normalized = b.calc.rounded(values / rms if g is None else values / rms * g)  # (rows, d_k)
         name = letter.upper()
