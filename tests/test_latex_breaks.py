@@ -85,3 +85,23 @@ def test_prose_binds_what_a_formula_holds_together() -> None:
     assert unbroken(long) == long
     assert latex("inf / inf = NaN", escape_text) == "inf / inf~= NaN"
     assert unbroken("(S' + M)[a, b]") == f"(S'{NBSP}+{NBSP}M)[a,{NBSP}b]"
+
+
+def test_a_fraction_written_inline_skips_a_tokens_escaped_braces(tmp_path: Path) -> None:
+    """MLA's cos θ of two tokens too long for the line is written q·k / (|q| |k|); a token
+    holding `{` is `\\{` in LaTeX, which closed no group: counted as one, it cut the fraction
+    in the wrong place and the page failed ("Extra }, or forgotten $"). The spec is
+    mla_deepseek with the tokens `{` + 300 w and `}` (the query `down` keeps its name)."""
+    source = (CONFIGS / "mla_deepseek.yaml").read_text(encoding="utf-8")
+    assert "tokens: [the, cat, sat, down]" in source
+    path = tmp_path / "mla.yaml"
+    path.write_text(source.replace("tokens: [the, cat, sat, down]",
+                                   'tokens: ["{' + "w" * 300 + '", "}", sat, down]'),
+                    encoding="utf-8")
+    text = render(build(load_spec(str(path))), "latex", "en", standalone=True)
+    wide = [line for line in text.splitlines() if r"\cos\theta[" in line and "www" in line]
+    assert wide and all(r"\frac" not in line and r" /\allowbreak (" in line for line in wide)
+    (tmp_path / "doc.tex").write_text(text, encoding="utf-8")
+    result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+                            cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-800:]

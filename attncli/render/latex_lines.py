@@ -131,10 +131,14 @@ def inline_fraction(math: str) -> str:
     groups, end = [], start + len(r"\frac")
     for _ in range(2):
         depth, first = 0, end
-        for end in range(first, len(math)):
+        while end < len(math):
+            if math[end] == "\\":  # \{ and \} of a token's text are no group's braces
+                end += 2
+                continue
             depth += {"{": 1, "}": -1}.get(math[end], 0)
             if depth == 0:
                 break
+            end += 1
         groups.append(math[first + 1:end])
         end += 1
     below = groups[1].replace(r"\, ", r"\,\allowbreak ")  # |q| |k|: may break between
