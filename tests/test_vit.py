@@ -380,3 +380,20 @@ def test_the_backward_option_refuses_an_image() -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", "attn: --backward: --backward does not work with image yet; remove image or "
         "--backward\n")
+
+
+def test_two_classes_of_one_name_get_labels_apart_and_the_winner_is_one_of_them() -> None:
+    """ImageNet's id2label names two classes crane: classes named 7, 1, 7 are labelled as
+    repeated tokens are, 7₁, 1, 7₂, and the note names the winning one. Every row of E is
+    [1, 2] (the CLS row, and each patch's W·p + b with W = 0), so the attention output's CLS
+    row is [1, 2] too; W_c picks d1 and d2 of it: z = (1, 0, 2), the third class wins."""
+    spec = loads_spec(json.dumps({
+        "image": {"pixels": [[0, 0], [0, 0]]}, "patch": 2, "convention": "column",
+        "patch_embedding": {"W": [[0, 0, 0, 0], [0, 0, 0, 0]], "b": [1, 2], "cls": [1, 2]},
+        "classifier": {"W": [[1, 0], [0, 0], [0, 1]], "labels": ["7", "1", "7"]}}))
+    scores = step(compute(spec), "class_scores")
+    z = next(m for m in scores.matrices if m.symbol.text == "z")
+    assert z.columns == ("7₁", "1", "7₂")
+    assert z.values.tolist() == [[1.0, 0.0, 2.0]]
+    assert translate(scores.notes[0]).startswith(
+        "The classifier reads only the “CLS” row; the highest score goes to the class “7₂”,")

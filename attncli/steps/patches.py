@@ -13,6 +13,7 @@ from attncli.model import Formula, Matrix, Step
 from attncli.spec.vit import CLS, patches
 from attncli.steps.base import Build, Made, State, feature_labels
 from attncli.steps.block import norm
+from attncli.steps.labels import token_labels
 
 RGB = "RGB"
 
@@ -84,6 +85,9 @@ def classify(b: Build, state: State) -> Made[State]:
     vision = b.spec.vision
     assert vision is not None and vision.classifier is not None
     head = vision.classifier
+    # one label a class, as tokens get theirs: two classes both named 7 (ImageNet's id2label
+    # names two classes crane) become 7₁ and 7₂, so the winner named below is one class
+    labels = token_labels(head.labels)
     out = state.output if state.output is not None else state.attention
     assert out is not None
     y = Matrix(Formula("y_CLS", r"y_{\mathrm{CLS}}"), out.values[:1], (CLS,), out.columns)
@@ -95,21 +99,21 @@ def classify(b: Build, state: State) -> Made[State]:
     else:
         shown.append(y)
     z = b.calc.project(y.values, head.W, head.b, b.spec.convention)  # (1, classes)
-    b.finite(z, "z", (CLS,), head.labels)
+    b.finite(z, "z", (CLS,), labels)
     z = b.calc.rounded(z)
     shifted = np.exp(z - z.max())  # (1, classes)
     probs = b.calc.rounded(shifted / shifted.sum())  # (1, classes)
     w = "W_c" if b.spec.convention == "row" else "W_cᵀ"
     wl = "W_c" if b.spec.convention == "row" else r"W_c^{\top}"
     plus = " + b_c" if head.b is not None else ""
-    scores = Matrix(Formula("z", "z"), z, (CLS,), head.labels)
+    scores = Matrix(Formula("z", "z"), z, (CLS,), labels)
     d = feature_labels(int(y.values.shape[1]))
-    weights = [Matrix(Formula("W_c", "W_c"), head.W, *((d, head.labels) if b.spec.convention ==
-                                                         "row" else (head.labels, d)))]
+    weights = [Matrix(Formula("W_c", "W_c"), head.W, *((d, labels) if b.spec.convention ==
+                                                         "row" else (labels, d)))]
     if head.b is not None:
-        weights.append(Matrix(Formula("b_c", "b_c"), head.b[None, :], ("",), head.labels))
+        weights.append(Matrix(Formula("b_c", "b_c"), head.b[None, :], ("",), labels))
     chances = Matrix(Formula("softmax(z)", r"\operatorname{softmax}(z)"), probs, (CLS,),
-                     head.labels)
+                     labels)
     top = int(np.argmax(z[0]))
     steps.append(Step("class_scores", Msg.of("Class scores"),
                       Formula(f"z = {y.symbol.text}·{w}{plus}",
@@ -117,6 +121,6 @@ def classify(b: Build, state: State) -> Made[State]:
                       (*shown, *weights, scores, chances), None, (Msg.of(
                           "The classifier reads only the {cls} row; the highest score goes to "
                           "the class {label}, with probability {share} after the softmax.",
-                          cls=quoted(CLS), label=quoted(head.labels[top]),
+                          cls=quoted(CLS), label=quoted(labels[top]),
                           share=float(probs[0, top])),)))
     return tuple(steps), state
