@@ -130,3 +130,13 @@ def test_a_signal_mid_write_leaves_no_temporary_file(signum: int, tmp_path: Path
     assert [p.name for p in tmp_path.iterdir()] == ["out.tex"]
     assert target.read_text() == "old\n"
     assert signal.getsignal(signum) == before  # the handler attn put in place is gone
+
+
+def test_an_answer_key_on_the_worksheet_itself_is_refused(tmp_path: Path) -> None:
+    """-o sheet.md --answers sheet.md would leave the key where the sheet should be; refused
+    before any work, naming both options (not "the input")."""
+    out = tmp_path / "sheet.md"
+    result = run("export", "--markdown", "--worksheet", "-o", str(out), "--answers", str(out))
+    assert (result.exit_code, result.stderr) == (
+        2, f"attn: --output and --answers name the same file {out}; choose two files\n")
+    assert list(tmp_path.iterdir()) == []

@@ -219,7 +219,7 @@ def export(
         check_shape(fmt.value if fmt is not None else "heatmap", **shaped)
         chosen = languages(lang)
         check_precision(precision)
-        check_outputs(output, heatmap)
+        check_outputs(output, heatmap, answers)
         shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
         with recording() as named:  # the matrices, tokenizer and checkpoint the spec reads
             shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells),

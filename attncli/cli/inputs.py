@@ -119,16 +119,19 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
     return prepare(loaded, view)
 
 
-def check_outputs(output: str | None, heatmap: str | None) -> None:
+def check_outputs(output: str | None, heatmap: str | None, answers: str | None = None) -> None:
     """Refuse, before any work, an output that is not a regular file (see attncli/files.py) and
-    two outputs that are one file."""
+    two outputs that are one file (-o key.md --answers key.md would leave only the key)."""
+    from itertools import combinations
     from pathlib import Path
 
     from attncli.files import output_target, same_file
 
-    for path in (output, heatmap):
-        if path is not None:
-            output_target(path)
-    if output is not None and heatmap is not None and same_file(Path(output), Path(heatmap)):
-        raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose two "
-                                "files", first="--output", second="--heatmap", file=output))
+    named = [(option, path) for option, path in (("--output", output), ("--heatmap", heatmap),
+                                                 ("--answers", answers)) if path is not None]
+    for _, path in named:
+        output_target(path)
+    for (first, one), (second, other) in combinations(named, 2):
+        if same_file(Path(one), Path(other)):
+            raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose "
+                                    "two files", first=first, second=second, file=one))
