@@ -129,3 +129,18 @@ def test_a_block_takes_ffn_or_moe(tmp_path: Path) -> None:
     result = run("explain", str(path))
     assert (result.exit_code, result.stderr) == (
         2, f"{path}:7:5: block.moe: expected ffn or moe, found both\n")
+
+
+def test_top_1_routing_gives_the_chosen_expert_weight_1_and_says_so() -> None:
+    """top_k: 1 (Switch-style routing, as some MoE models route): logits [2, 0, 1], expert 1
+    alone, its weight softmax([2]) = 1; the router's note says the weight is 1 in a sentence of
+    its own rather than "the 1 expert ... runs over it alone"."""
+    walkthrough = build(loads_spec(ONE_TOKEN.replace("top_k: 2", "top_k: 1")))
+    router = next(step for step in walkthrough.steps if step.id == "router")
+    assert router.matrices[-1].values.tolist() == [[1.0, 0.0, 0.0]]
+    assert [step.title.params for step in walkthrough.steps if step.id == "expert"] == [
+        (("index", 1),)]
+    assert router.notes[0].msgid.startswith(
+        "Each token goes to the one expert with the largest logit, with weight 1:")
+    m_1 = -2.0 * sigma(2.0)  # gate 3 clamped to 2, up −5 clipped to −2
+    np.testing.assert_allclose(walkthrough.output.values, [[m_1, m_1]], atol=1e-15)

@@ -103,12 +103,17 @@ class TextBudget:
     def __init__(self, max_cells: int) -> None:
         self.limit = self.left = max_bytes(max_cells)
 
-    def charge(self, text: str, where: Location) -> None:
+    def charge(self, text: str, where: Location, number: bool = False) -> None:
+        """Count `text` against the budget; `number`: it is written as a number (`top_k: 777…`),
+        so the refusal does not call it a text."""
         if len(text) > MAX_TEXT:
-            problem = Msg.plural_of("expected a text of at most {count} character, found "
-                                    "{length}", "expected a text of at most {count} characters, "
-                                    "found {length}", Count(MAX_TEXT),
-                                    length=Count(len(text)))
+            problem = Msg.plural_of("expected a number of at most {count} character, found "
+                                    "{length}", "expected a number of at most {count} "
+                                    "characters, found {length}", Count(MAX_TEXT),
+                                    length=Count(len(text))) if number else Msg.plural_of(
+                "expected a text of at most {count} character, found {length}",
+                "expected a text of at most {count} characters, found {length}", Count(MAX_TEXT),
+                length=Count(len(text)))
             raise SpecError(Msg.of("{path}: {problem}", path=where.path, problem=problem)
                             if where.path else problem, where)
         self.left -= len(text)

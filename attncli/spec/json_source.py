@@ -100,6 +100,7 @@ class _Reader:
         number = _NUMBER.match(text, at)
         if number is not None and number.end() > at:
             written = number.group()
+            self.texts.charge(written, where, number=True)  # as YAML's: 5,000 digits is no number
             return Node(_number(written, number), where, written), number.end()
         for word, constant in _CONSTANTS.items():
             if text.startswith(word, at):

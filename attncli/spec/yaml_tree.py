@@ -21,6 +21,7 @@ from attncli.spec.yaml_loader import plain_numbers, scalar_number
 PLAIN_COLLECTIONS = frozenset(("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"))
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 INT_TAG = "tag:yaml.org,2002:int"
+NUMBER_TAGS = (INT_TAG, "tag:yaml.org,2002:float")
 
 
 class TreeBuilder:
@@ -50,7 +51,8 @@ class TreeBuilder:
                                         self.where(node, path), whole)
             return Node(self._items(node, path), self.where(node, path))
         assert isinstance(node, yaml.ScalarNode)
-        self.texts.charge(node.value, self.where(node, path))
+        self.texts.charge(node.value, self.where(node, path),  # `top_k: 777…` is no text
+                          number=not node.style and node.tag in NUMBER_TAGS)
         return Node(self._scalar(node, path), self.where(node, path), node.value,
                     node.style in ("'", '"'))
 

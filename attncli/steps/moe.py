@@ -60,7 +60,12 @@ def router(b: Build, moe: Mixture, h: Matrix, logits: np.ndarray, weights: np.nd
     else:
         formula = Formula(f"lᵢ = W_r·xᵢ{bias[0]},  {top[0]}",
                           rf"l_i = W_{{r}} x_i{bias[1]},\quad {top[1]}")
-    note = Msg.plural_of(
+    # top_k = 1 (Switch-style routing) is its own sentence: its P is all 0 and 1, which reads as
+    # a mistake unless said; gpt-oss takes the softmax after choosing, so the one weight is 1
+    note = Msg.of(
+        "Each token goes to the one expert with the largest logit, with weight 1: the softmax "
+        "runs over that one logit alone (as gpt-oss takes it, after choosing the top k), and "
+        "every other expert gets weight 0.") if k == 1 else Msg.plural_of(
         "Each token goes to the {count} expert with the largest logit; the softmax runs over it "
         "alone, and every other expert gets weight 0.",
         "Each token goes to the {count} experts with the largest logits; the softmax runs over "
