@@ -108,7 +108,7 @@ def test_the_catalogue_tokenizers_are_what_they_say() -> None:
     (True, "en", "the tokenizer took more than 10 seconds; attn stopped it"),
     (True, "pl", "tokenizator działał dłużej niż 10 sekund; attn go zatrzymał"),
     (True, "ru", "токенизатор работал дольше 10 секунд; attn его остановил"),
-    (False, "en", "the tokenizer stopped without an answer; it may have needed more than 512 MB "
+    (False, "en", "the tokenizer stopped without an answer; it may have needed more than 256 MB "
                   "of memory"),
 ])
 def test_a_tokenizer_out_of_time_or_memory_is_one_line(

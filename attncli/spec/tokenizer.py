@@ -31,7 +31,10 @@ from attncli.workers.bounded import Overrun, bounded
 
 TOKENIZER_KEYS = ("tokenizer", "text")
 TOKENIZER_SECONDS = 10
-TOKENIZER_MEGABYTES = 512
+# A BPE vocabulary of 256,000 tokens (16 MB) needs 120 to 140 MB above attn's own; this leaves
+# it twice that, and a file near the byte limit (540,000 tokens, 38 MB) is refused at 256 MB in
+# under 2 s where it ran to 359 MB in 6 s
+TOKENIZER_MEGABYTES = 256
 # An answer: every token at its longest (4 bytes a character) and its id, pickled.
 LARGEST_ANSWER = MAX_TOKENS * (4 * MAX_TEXT + 32) + 4096
 
