@@ -95,6 +95,37 @@ def test_a_compressed_member_is_decompressed_only_within_the_limit(tmp_path: Pat
                                         r"numbers means decompressing 4,000 numbers; the limit "
                                         r"is 100"):
         load_spec(str(spec), max_cells=100)
+    # as the refusal advises: saved with np.savez, the same slice is read in place
+    np.savez(tmp_path / "E.npz", E=np.arange(4000.0).reshape(4, 1000))
+    assert load_spec(str(spec), max_cells=100).queries.embeddings.tolist() == [[3998, 3999]]
+
+
+def test_the_refusal_of_a_deep_compressed_slice_advises_np_savez(tmp_path: Path) -> None:
+    np.savez_compressed(tmp_path / "E.npz", E=np.arange(4000.0).reshape(4, 1000))
+    spec = spec_of(tmp_path, "E.npz", "[3]", "'998:1000'", 1)
+    with pytest.raises(SpecError) as caught:
+        load_spec(str(spec), max_cells=100)
+    assert translate(caught.value.message) == (
+        "embeddings.file: E.npz (E) is compressed: reaching the chosen numbers means "
+        "decompressing 4,000 numbers; the limit is 100, which --max-cells sets; saved with "
+        "np.savez (uncompressed), any slice of it is read in place")
+
+
+@pytest.mark.parametrize(("members", "said"), [
+    # NumPy's own words, untranslated, quoting the bytes: "the magic string is not correct"
+    ({"E.npy": b"PK\0\0not an array"}, "E.npz (E): expected a .npy array, found other bytes"),
+    # an archive of no members: "holds 0 arrays (); say which with key"
+    ({}, "E.npz: the archive holds no arrays"),
+])
+def test_an_npz_of_no_arrays_or_other_bytes_says_so(tmp_path: Path, members: dict[str, bytes],
+                                                    said: str) -> None:
+    with zipfile.ZipFile(tmp_path / "E.npz", "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    spec = spec_of(tmp_path, "E.npz", None, None, 1)
+    with pytest.raises(SpecError) as caught:
+        load_spec(str(spec))
+    assert translate(caught.value.message) == f"embeddings.file: {said}"
 
 
 def test_a_file_cut_short_after_its_header_was_read_is_one_line(tmp_path: Path) -> None:

@@ -6,11 +6,13 @@ dimension too few is refused at the spec's `block`, never indexed as it is."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from tests.conftest import run
 
@@ -83,3 +85,110 @@ def test_an_experts_tensor_of_two_dimensions_is_refused_at_block(tmp_path: Path)
     assert refused(spec) == (
         f"{spec}:1:35: model.block: model.layers.0.mlp.experts.gate_up_proj[0] holds an array "
         "of shape 5, expected a matrix (2 dimensions)")
+
+
+def llama_like(model_type: str = "llama", **config: Any) -> tuple[dict[str, Any],
+                                                                   dict[str, np.ndarray]]:
+    """A two-layer folder of 2 query heads of 2 features over d_model = 4, one key/value head
+    (q_proj 4 x 4, k_proj and v_proj 2 x 4), with Gemma 2's extra norms."""
+    made = {"model_type": model_type, "hidden_size": 4, "num_attention_heads": 2,
+            "num_key_value_heads": 1, "num_hidden_layers": 2, "rms_norm_eps": 1e-6,
+            "rope_theta": 10000.0, "sliding_window": 4, **config}
+    tensors = {"model.embed_tokens.weight": np.ones((4, 4))}
+    for layer in (0, 1):
+        at = f"model.layers.{layer}."
+        for name in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                     "post_feedforward_layernorm"):
+            tensors[at + name + ".weight"] = np.zeros(4)
+        for name, rows in (("q", 4), ("k", 2), ("v", 2), ("o", 4)):
+            tensors[at + f"self_attn.{name}_proj.weight"] = np.eye(4)[:rows]
+    return made, tensors
+
+
+@pytest.mark.parametrize(("model_type", "config", "said"), [
+    # a layer past the list was read as a sliding one: a window where the model has none
+    ("gemma2", {"layer_types": ["full_attention"]},
+     "layer_types: has 1 entry, expected one per layer (2)"),
+    ("gemma2", {"layer_types": ["sliding_attention", "banana"]},
+     "layer_types: expected one of sliding_attention, full_attention, found the text "
+     '"banana"'),
+    ("gpt_oss", {"layer_types": "sliding_attention"},
+     'layer_types: expected a list of layer kinds, found the text "sliding_attention"'),
+    # q_proj has 4 rows over 2 heads: head_dim 2; a lying one was read past
+    ("gemma2", {"head_dim": 3},
+     "head_dim: expected the rows of model.layers.0.self_attn.q_proj.weight over the heads, "
+     "4 / 2 = 2, found 3"),
+    ("llama", {"head_dim": 4},
+     "head_dim: expected the rows of model.layers.0.self_attn.q_proj.weight over the heads, "
+     "4 / 2 = 2, found 4"),
+    # √−4 was a complex number, named as a text in the refusal
+    ("gemma2", {"query_pre_attn_scalar": -4},
+     "query_pre_attn_scalar: expected a number greater than 0, found -4"),
+])
+def test_a_config_json_that_lies_about_its_layers_is_refused_at_its_field(
+        tmp_path: Path, model_type: str, config: dict[str, Any], said: str) -> None:
+    made, tensors = llama_like(model_type, **config)
+    spec = folder(tmp_path, made, tensors, "model: {path: m, layer: 1}\ntokens: {ids: [1, 2]}\n")
+    assert refused(spec) == f"m/config.json: {said}"
+
+
+def test_a_gemma2_folder_whose_config_tells_the_truth_is_read(tmp_path: Path) -> None:
+    made, tensors = llama_like("gemma2", head_dim=2, query_pre_attn_scalar=2,
+                               layer_types=["sliding_attention", "full_attention"])
+    spec = folder(tmp_path, made, tensors, "model: {path: m, layer: 0}\ntokens: {ids: [1, 2]}\n")
+    result = run("explain", str(spec), "--format", "json")
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    # a link out of the spec's folder was an internal error (exit 3)
+    (lambda m: (m.parent.parent / "out.safetensors").write_bytes(b"") or os.symlink(
+        "../../out.safetensors", m / "model.safetensors"),
+     "m/model.safetensors is outside the spec's folder; only files in that folder or below "
+     "it are read"),
+    # a FIFO, a folder: "expected model.safetensors or model.safetensors.index.json, found
+    # neither", though one was there
+    (lambda m: os.mkfifo(m / "model.safetensors"),
+     "m/model.safetensors: this is a named pipe (FIFO), expected a regular file"),
+    (lambda m: os.mkdir(m / "model.safetensors"),
+     "m/model.safetensors: this is a folder, expected a regular file"),
+])
+def test_a_weights_file_that_is_no_file_is_one_located_line(
+        tmp_path: Path, make: Any, said: str) -> None:
+    made, _ = llama_like()
+    (tmp_path / "sub" / "m").mkdir(parents=True)
+    (tmp_path / "sub" / "m" / "config.json").write_text(json.dumps(made), encoding="utf-8")
+    make(tmp_path / "sub" / "m")
+    spec = tmp_path / "sub" / "spec.yaml"
+    spec.write_text("model: {path: m, layer: 0}\ntokens: {ids: [1, 2]}\n", encoding="utf-8")
+    assert refused(spec) == f"{spec}:1:15: model.path: {said}"
+
+
+@pytest.mark.parametrize(("labels", "said"), [
+    # a label of 100,000 characters took 7 s to lay out; a spec's own is held to 1,000
+    ({"0": "x" * 100_000, "1": "b"},
+     "id2label.0: expected a text of at most 1,000 characters, found 100,000"),
+    ({str(i): f"l{i}" for i in range(5)}, "id2label: has 5 labels, expected one per class (2)"),
+])
+def test_a_vit_config_whose_labels_lie_is_refused_at_id2label(
+        tmp_path: Path, labels: dict[str, str], said: str) -> None:
+    config = {"model_type": "vit", "hidden_size": 2, "num_attention_heads": 1,
+              "num_hidden_layers": 1, "patch_size": 1, "id2label": labels}
+    tensors = {"embeddings.patch_embeddings.projection.weight": np.ones((2, 1, 1, 1)),
+               "embeddings.patch_embeddings.projection.bias": np.zeros(2),
+               "embeddings.cls_token": np.zeros((1, 1, 2)),
+               "embeddings.position_embeddings": np.zeros((1, 2, 2)),
+               "classifier.weight": np.ones((2, 2)), "classifier.bias": np.zeros(2),
+               "layernorm.weight": np.ones(2), "layernorm.bias": np.zeros(2)}
+    at = "encoder.layer.0."
+    for name in ("attention.attention.query", "attention.attention.key",
+                 "attention.attention.value", "attention.output.dense", "intermediate.dense",
+                 "output.dense"):
+        tensors[at + name + ".weight"] = np.eye(2)
+        tensors[at + name + ".bias"] = np.zeros(2)
+    for name in ("layernorm_before", "layernorm_after"):
+        tensors[at + name + ".weight"] = np.ones(2)
+        tensors[at + name + ".bias"] = np.zeros(2)
+    spec = folder(tmp_path, config, tensors,
+                  "model: {path: m, layer: 0, block: true}\nimage: {pixels: [[0.5]]}\n")
+    assert refused(spec) == f"m/config.json: {said}"

@@ -186,7 +186,8 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
         sliced_by_heads("E.npz", 2_500_000), ["explain", "spec.yaml"],
         # the last row's second column: 3 rows of 2,500,000 before it, and 2 numbers
         "spec.yaml:4:18: heads[0].W_Q.file: E.npz (w) is compressed: reaching the chosen numbers "
-        "means decompressing 7,500,002 numbers; the limit is 2,000,000, which --max-cells sets"),
+        "means decompressing 7,500,002 numbers; the limit is 2,000,000, which --max-cells sets; "
+        "saved with np.savez (uncompressed), any slice of it is read in place"),
     "CSV of 40 MB": (
         big_csv, ["explain", "spec.yaml"],
         "spec.yaml:2:20: embeddings.file: E.csv holds more than 10,000,000 numbers, the limit "

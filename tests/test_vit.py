@@ -205,7 +205,8 @@ def test_a_png_bomb_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
     good = png_bytes([[0] * 4] * 4, [0] * 4)
     bomb = good.replace(good[good.index(b"IDAT") - 4:good.index(b"IEND") - 4], b"")
     body = zlib.compress(bytes(10_000_000))
-    bomb = bomb[:-12] + struct.pack(">I", len(body)) + b"IDAT" + body + b"\0\0\0\0" + bomb[-12:]
+    bomb = bomb[:-12] + struct.pack(">I", len(body)) + b"IDAT" + body + struct.pack(
+        ">I", zlib.crc32(b"IDAT" + body)) + bomb[-12:]
     (tmp_path / "bomb.png").write_bytes(bomb)
     (tmp_path / "spec.yaml").write_text(
         "image: {file: bomb.png}\npatch: 2\npatch_embedding: {W: [[1, 0, 0, 0]], cls: [0]}\n",

@@ -21,7 +21,8 @@ from typing import Any
 from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import read_block, walkthrough_text
 from attncli.fill.blocks import MARKDOWN, find_blocks, newline_of
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
+from attncli.spec.limits import MAX_DEPTH
 
 SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
 SPACE = re.compile(r"[ \t\r\n]*")
@@ -45,24 +46,31 @@ class Reader:
     def __init__(self, text: str, name: str) -> None:
         self.text, self.name = text, name
 
-    def fail(self, at: int) -> SpecError:
+    def where(self, at: int) -> Location:
         line = self.text.count("\n", 0, at) + 1
         column = at - (self.text.rfind("\n", 0, at) + 1) + 1
-        return SpecError(Msg.of("malformed notebook: expected JSON here"),
-                         Location(self.name, line=line, column=column))
+        return Location(self.name, line=line, column=column)
+
+    def fail(self, at: int) -> SpecError:
+        return SpecError(Msg.of("malformed notebook: expected JSON here"), self.where(at))
 
     def skip(self, at: int) -> int:
         match = SPACE.match(self.text, at)
         assert match is not None
         return match.end()
 
-    def value(self, at: int) -> Value:
+    def value(self, at: int, depth: int = 0) -> Value:
         at = self.skip(at)
         first = self.text[at:at + 1]
         if first == '"':
             return self.string(at)
         if first in ("{", "["):
-            return self.container(at)
+            if depth >= MAX_DEPTH:  # a notebook nests a few levels; this reader recurses
+                raise SpecError(Msg.plural_of(
+                    "the notebook nests lists and mappings more than {count} level deep",
+                    "the notebook nests lists and mappings more than {count} levels deep",
+                    Count(MAX_DEPTH)), self.where(at))
+            return self.container(at, depth + 1)
         match = SCALAR.match(self.text, at)
         if match is None:
             raise self.fail(at)
@@ -75,7 +83,7 @@ class Reader:
             raise self.fail(at) from None
         return Value(at, end, data, chars=char_offsets(self.text, at + 1, end - 1))
 
-    def container(self, at: int) -> Value:
+    def container(self, at: int, depth: int) -> Value:
         mapping = self.text[at] == "{"
         closing = "}" if mapping else "]"
         node = Value(at, at, {} if mapping else [])
@@ -90,11 +98,11 @@ class Reader:
                 at = self.skip(key.end)
                 if self.text[at:at + 1] != ":":
                     raise self.fail(at)
-                child = self.value(at + 1)
+                child = self.value(at + 1, depth)
                 node.data[key.data] = child.data
                 node.children[key.data] = child
             else:
-                child = self.value(at)
+                child = self.value(at, depth)
                 node.children[len(node.data)] = child
                 node.data.append(child.data)
             at = self.skip(child.end)

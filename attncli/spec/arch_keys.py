@@ -11,18 +11,20 @@ from dataclasses import field
 from typing import Any
 
 from attncli.errors import Location
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.records import record
 from attncli.spec.arch_rope import rope
 from attncli.spec.model import Array
 from attncli.spec.source import Node
-from attncli.spec.values import boolean, fail, integer, number, text
+from attncli.spec.values import boolean, choice, fail, fail_at, integer, items, number, text
 
 Keys = dict[str, Any]
 # The largest size or count config.json may give (hidden_size, heads, head sizes, experts,
 # layers): above every released model's (hidden_size 16,384 at most), far below what a list of
 # rows to read costs; a larger one is a config.json that lies.
 MAX_SIZE = 65_536
+# what transformers' `layer_types` names each layer (Gemma 2, gpt-oss)
+LAYER_KINDS = ("sliding_attention", "full_attention")
 
 
 @record
@@ -41,6 +43,7 @@ class Checkpoint:
     block_node: Node | None = None
     prefixes: tuple[str, ...] = field(default=())
     read: Callable[[str, list[int]], Array] | None = None  # a tensor's rows, as float64
+    shape_of: Callable[[str], tuple[int, ...]] | None = None  # a tensor's shape, from its header
 
     def rows_of(self, key: str, rows: list[int]) -> Array:
         """Rows of the tensor `key`, read now: for what the model adds before attention."""
@@ -54,6 +57,11 @@ class Checkpoint:
             if prefix + key in self.names:
                 return {"file": self.weights, "key": prefix + key, **selection}
         return {"file": self.weights, "key": (self.prefixes[:1] or ("",))[0] + key, **selection}
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        """The shape of the tensor `key`, as the file's header gives it (nothing is read)."""
+        assert self.shape_of is not None
+        return self.shape_of(self.tensor(key)["key"])
 
     def has(self, key: str) -> bool:
         return any(prefix + key in self.names for prefix in self.prefixes)
@@ -75,6 +83,15 @@ class Checkpoint:
     def number(self, key: str, default: float) -> float:
         found = self.config.get(key)
         return default if found is None or found.value is None else number(found)
+
+    def positive(self, key: str, default: float) -> float:
+        """A number of config.json that must be greater than 0 (a scale whose root is taken)."""
+        found = self.config.get(key)
+        value = self.number(key, default)
+        if found is not None and not value > 0:
+            fail(found, "expected a number greater than {low}, found {value}", low="0",
+                 value=f"{value:g}")
+        return value
 
     def eps(self, key: str, default: float) -> float:
         """A norm's eps: positive, refused where config.json says it before any norm is taken
@@ -110,16 +127,46 @@ def refuse_block(c: Checkpoint, why: str | Msg) -> None:
 def window(c: Checkpoint) -> int | None:
     """The sliding window of this layer, as `layer_types` (or Mistral's `sliding_window` for
     every layer) gives it: HF's window w lets a query see itself and the w − 1 keys before it."""
-    types = c.config.get("layer_types")
+    kinds = layer_kinds(c)
     size = c.config.get("sliding_window")
     if size is None or size.value is None:
         return None
-    if types is not None and isinstance(types.value, list):
-        if c.layer < len(types.value) and types.value[c.layer].value != "sliding_attention":
+    if kinds is not None:
+        if kinds[c.layer] != "sliding_attention":
             return None
     elif c.config["model_type"].value not in ("mistral",):
         return None
     return integer(size, 2) - 1
+
+
+def layer_kinds(c: Checkpoint) -> list[str] | None:
+    """config.json's `layer_types`, where it gives them: one of LAYER_KINDS for each of the
+    model's layers (a list too short once made every layer past it a sliding one)."""
+    types = c.config.get("layer_types")
+    if types is None or types.value is None:
+        return None
+    kinds = [choice(kind, LAYER_KINDS) for kind in items(types, Msg.of("a list of layer kinds"))]
+    layers = c.whole("num_hidden_layers")
+    if len(kinds) != layers:
+        fail_at(types, Msg.plural_of("has {count} entry, expected one per layer ({expected})",
+                                     "has {count} entries, expected one per layer ({expected})",
+                                     Count(len(kinds)), expected=layers))
+    return kinds
+
+
+def head_size(c: Checkpoint, at: str, heads: int) -> None:
+    """config.json's `head_dim`, where it gives one, checked against the query projection: the
+    rows of q_proj are heads · head_dim (a head_dim that lies was read past; transformers
+    would refuse the folder). Rows that no count of heads splits are refused by the spec."""
+    found = c.config.get("head_dim")
+    if found is None or found.value is None:
+        return
+    size = integer(found, 1, MAX_SIZE)
+    rows = c.shape(at + "self_attn.q_proj.weight")[0]
+    if rows % heads == 0 and size != rows // heads:
+        fail(found, "expected the rows of {tensor} over the heads, {rows} / {heads} = "
+             "{expected}, found {found}", tensor=c.tensor(at + "self_attn.q_proj.weight")["key"],
+             rows=rows, heads=heads, expected=rows // heads, found=size)
 
 
 def causal(c: Checkpoint) -> Any:
@@ -142,6 +189,7 @@ def rotary_heads(c: Checkpoint, at: str) -> Keys:
     (their biases where the file has them), grouped-query heads, RoPE, the causal mask or this
     layer's window."""
     heads = c.whole("num_attention_heads")
+    head_size(c, at, heads)
     return {
         "convention": "column",
         "positional": rope(c.config, c.config_name),  # attncli/spec/arch_rope.py

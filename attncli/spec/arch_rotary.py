@@ -50,7 +50,7 @@ def gemma2(c: Checkpoint) -> Keys:
     keys: Keys = {
         "embeddings": c.rows_of("embed_tokens.weight", c.rows) * d ** 0.5,  # (n, d_model)
         **rotary_heads(c, at),
-        "scale": c.number("query_pre_attn_scalar", 256.0) ** 0.5,
+        "scale": c.positive("query_pre_attn_scalar", 256.0) ** 0.5,
         "block": {"norm": "pre", "residual": c.block, "rms_norm": [
             norm("input_layernorm"), norm("pre_feedforward_layernorm")]},
     }

@@ -4,8 +4,10 @@ attncli/spec/architectures.py and attncli/spec/vit.py)."""
 
 from __future__ import annotations
 
+from attncli.i18n import Count, Msg
 from attncli.spec.arch_keys import Checkpoint, Keys, activation, layer_norm, linears
-from attncli.spec.values import text
+from attncli.spec.limits import MAX_TEXT
+from attncli.spec.values import fail_at, text
 
 # the names transformers saves a ViT's layer under (`encoder.layer.L.attention.attention.query`),
 # and the ones its code calls them since (`layers.L.attention.q_proj`): either is read
@@ -61,10 +63,23 @@ def vit(c: Checkpoint) -> Keys:
 
 def labels(c: Checkpoint) -> list[str]:
     """The classes' names as config.json's `id2label` gives them, in the order of their ids;
-    none when it does not name them all by their ids 0, 1, …"""
+    none when it does not name them all by their ids 0, 1, …. As many as the classifier has
+    rows, each a text of at most MAX_TEXT characters like a label written in a spec (a label
+    of 100,000 characters took seconds to lay out), checked before any is read."""
     found = c.config.get("id2label")
     if found is None or not isinstance(found.value, dict):
         return []
+    classes = c.shape("classifier.weight")[0]
+    if len(found.value) != classes:
+        fail_at(found, Msg.plural_of("has {count} label, expected one per class ({expected})",
+                                     "has {count} labels, expected one per class ({expected})",
+                                     Count(len(found.value)), expected=Count(classes)))
     names = {key: text(node) for key, node in found.value.items()}
+    for key, name in names.items():
+        if len(name) > MAX_TEXT:
+            fail_at(found.value[key], Msg.plural_of(
+                "expected a text of at most {count} character, found {length}",
+                "expected a text of at most {count} characters, found {length}",
+                Count(MAX_TEXT), length=Count(len(name))))
     ids = [str(i) for i in range(len(names))]
     return [names[i] for i in ids] if set(ids) == set(names) else []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import struct
 from collections.abc import Sequence
 from pathlib import Path
@@ -106,8 +107,9 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
         shard = _shard_of(path, name, key, max_cells)
         path = resolve(path.parent, shard, allow_outside)
         name = shard
-        if path.suffix.lower() != ".safetensors" or not path.is_file():
+        if path.suffix.lower() != ".safetensors" or not os.path.lexists(path):
             raise FileProblem(Msg.of("{name}: no such .safetensors file", name=shard))
+        existing_file(path, shard)  # there, but a FIFO, a folder, a device: said as what it is
     header, start = _header(path, name, max_cells)
     entry = header.get(key)
     if entry is None or key == "__metadata__":

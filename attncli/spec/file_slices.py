@@ -195,9 +195,11 @@ class NpzMember:
             numbers = costly.needed // self.layout.dtype.itemsize
             raise FileProblem(Msg.plural_of(
                 "{name} is compressed: reaching the chosen numbers means decompressing {count} "
-                "number; the limit is {limit}, which {option} sets",
+                "number; the limit is {limit}, which {option} sets; saved with np.savez "
+                "(uncompressed), any slice of it is read in place",
                 "{name} is compressed: reaching the chosen numbers means decompressing {count} "
-                "numbers; the limit is {limit}, which {option} sets", Count(numbers),
+                "numbers; the limit is {limit}, which {option} sets; saved with np.savez "
+                "(uncompressed), any slice of it is read in place", Count(numbers),
                 name=self.name, limit=Count(max_slow_cells(self.max_cells)),
                 option=LIMIT_HINT)) from None
         except Short:

@@ -7,6 +7,7 @@ can hold numbers only, never code.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import struct
@@ -74,6 +75,10 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
     try:
         path = (folder / name).resolve()
     except (OSError, RuntimeError) as error:  # a name too long for the system, a link loop
+        if isinstance(error, RuntimeError) or error.errno == errno.ELOOP:  # pathlib's own
+            # words would name the absolute path, in English
+            raise FileProblem(Msg.of("{name}: {problem}", name=name, problem=os_problem(
+                OSError(errno.ELOOP, "")))) from None
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}", name=name,
                                  reason=getattr(error, "strerror", None) or str(error))) from None
     if not allow_outside and not path.is_relative_to(folder.resolve()):
@@ -190,7 +195,11 @@ def whole(name: str, layout: Layout, size: int) -> None:
 def header_layout(file: IO[bytes], name: str) -> Layout:
     """A .npy header's shape, data type and order, and where its data starts, checked: no
     objects, real numbers only."""
-    version = np.lib.format.read_magic(file)
+    try:
+        version = np.lib.format.read_magic(file)
+    except ValueError:  # NumPy's words quote the bytes found, untranslated
+        raise FileProblem(Msg.of("{name}: expected a .npy array, found other bytes",
+                                 name=name)) from None
     try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets
         if version == (1, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(file)
@@ -236,6 +245,8 @@ def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]
     """The key an .npz's array is known by (its member's name without .npy, as NumPy names it)
     and its member's name: `key`, or the only one there is."""
     keys = [member[:-4] if member.endswith(".npy") else member for member in members]
+    if not keys:
+        raise FileProblem(Msg.of("{name}: the archive holds no arrays", name=name))
     if key is None:
         if len(keys) != 1:
             raise FileProblem(Msg.plural_of(

@@ -12,6 +12,7 @@ business (attncli/spec/architectures.py); this module reads the folder and the s
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -82,7 +83,7 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     if given not in top:
         fail(root, "the key {key} is missing", key=given)
     weights = located(path_node, lambda: weight_file(files, name, folder))
-    weights_path = resolve(files.folder, weights, files.allow_outside)
+    weights_path = located(path_node, lambda: resolve(files.folder, weights, files.allow_outside))
     names = located(path_node, lambda: tensor_names(weights_path, weights,
                                                     files.budget.max_cells))
     layers = integer(required(config, architecture.layers_key, config_name), 1)
@@ -100,9 +101,14 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
             weights_path, weights, key, files.budget.max_cells, files.allow_outside,
             MAX_SIZES).read(rows, files.budget.max_cells))
 
+    def shape(key: str) -> tuple[int, ...]:
+        return located(path_node, lambda: open_tensor(
+            weights_path, weights, key, files.budget.max_cells, files.allow_outside,
+            MAX_SIZES).shape)
+
     checkpoint = Checkpoint(weights, layer, tuple(ids), config, config_name, names,
                             optional(keys, "block", boolean, False), keys.get("block"),
-                            architecture.prefixes, read)
+                            architecture.prefixes, read, shape)
     where = top["model"].where
     specs = []
     for before in range(layer + 1):
@@ -145,6 +151,9 @@ def weight_file(files: Files, name: str, folder: Path) -> str:
     for weights in WEIGHT_FILES:
         if (folder / weights).is_file():
             return f"{name}/{weights}"
+    for weights in WEIGHT_FILES:  # there, but a FIFO, a folder, a device: said as what it is
+        if os.path.lexists(folder / weights):
+            existing_file(folder / weights, f"{name}/{weights}")
     raise FileProblem(Msg.of("{name}: expected {first} or {second}, found neither", name=name,
                              first=WEIGHT_FILES[0], second=WEIGHT_FILES[1]))
 
@@ -202,8 +211,13 @@ def model_input(node: Node, name: str, files: Files) -> tuple[Node, list[int]]:
         tokens, ids = tokenize(written, files.folder, files.allow_outside,
                                files.budget.max_cells)
         return Node([Node(t, keys["text"].where) for t in tokens], node.where), ids
-    ids = [integer(item, 0) for item in items(keys["ids"], Msg.of("a list of token ids"))]
-    if not ids:
-        expect(keys["ids"], Msg.of("a list of token ids"))
-    names = [Node(str(i), item.where) for i, item in zip(ids, keys["ids"].value, strict=True)]
-    return Node(names, keys["ids"].where), ids
+    # a list written whole (`ids: [1, 2, 3]`, 100,000 of them) is read from its numbers, without
+    # a Node for each (node.py): every token then points at the list
+    written = keys["ids"]
+    plain = written.numbers if written.whole else None
+    if plain and all(0 <= n < 2**53 for n in plain):
+        ids = [int(n) for n in plain]
+        return Node([Node(str(i), written.where) for i in ids], written.where), ids
+    ids = [integer(item, 0) for item in items(written, Msg.of("a list of token ids"))]
+    names = [Node(str(i), item.where) for i, item in zip(ids, written.value, strict=True)]
+    return Node(names, written.where), ids

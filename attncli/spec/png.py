@@ -68,16 +68,34 @@ def read_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Array:
 
 
 def header(data: bytes, name: str) -> tuple[int, int, int, int, int, list[bytes]]:
-    """IHDR's width, height, bit depth, color type and interlace, and the IDAT chunks' data."""
+    """IHDR's width, height, bit depth, color type and interlace, and the IDAT chunks' data.
+    Every chunk's CRC is checked (a damaged chunk is refused, named), IHDR must come first and
+    once, and a file of more than MAX_CHUNKS chunks is refused as what it is."""
     at, found, chunks = len(SIGNATURE), None, []
-    for _ in range(MAX_CHUNKS):
+    view = memoryview(data)
+    for count in range(MAX_CHUNKS + 1):
         if at + 8 > len(data):
             break
+        if count == MAX_CHUNKS:
+            raise FileProblem(Msg.plural_of(
+                "{name}: the PNG has more than {count} chunk; an image this reader takes has a "
+                "few", "{name}: the PNG has more than {count} chunks; an image this reader takes "
+                "has a few", Count(MAX_CHUNKS), name=name))
         length, kind = struct.unpack(">I4s", data[at:at + 8])
-        body = data[at + 8:at + 8 + length]
-        if len(body) != length or at + 12 + length > len(data):
+        if at + 12 + length > len(data):
             raise FileProblem(Msg.of("{name}: the file ends inside a chunk", name=name))
-        if kind == b"IHDR" and length == 13:
+        body = data[at + 8:at + 8 + length]
+        chunk = kind.decode("ascii", "backslashreplace")
+        (crc,) = struct.unpack(">I", data[at + 8 + length:at + 12 + length])
+        if zlib.crc32(view[at + 4:at + 8 + length]) != crc:
+            raise FileProblem(Msg.of("{name}: the PNG's chunk {chunk} is damaged: its CRC does "
+                                     "not match its bytes", name=name, chunk=chunk))
+        if (kind == b"IHDR") != (count == 0) or (kind == b"IHDR" and length != 13):
+            raise FileProblem(Msg.of("{name}: expected the PNG's header chunk (IHDR, 13 bytes) "
+                                     "first and once, found {chunk} ({length}) as chunk {index}",
+                                     name=name, chunk=chunk, length=byte_count(length),
+                                     index=count + 1))
+        if kind == b"IHDR":
             found = struct.unpack(">IIBBBBB", body)
         elif kind == b"IDAT":
             chunks.append(body)
@@ -91,10 +109,14 @@ def header(data: bytes, name: str) -> tuple[int, int, int, int, int, list[bytes]
     if color == 3:
         raise FileProblem(Msg.of("{name}: a palette PNG is not read; save it as grayscale or "
                                  "RGB", name=name))
-    if color not in COLOR_TYPES or depth not in (8, 16) or not width or not height:
+    if color not in COLOR_TYPES or depth not in (8, 16):
         raise FileProblem(Msg.of("{name}: expected an 8- or 16-bit grayscale or RGB PNG, found "
                                  "color type {color}, bit depth {depth}", name=name, color=color,
                                  depth=depth))
+    if not width or not height:
+        raise FileProblem(Msg.of("{name}: the PNG's header gives a size of {width} × {height}; "
+                                 "expected at least one pixel each way", name=name,
+                                 width=Count(width), height=Count(height)))
     if not chunks:
         raise FileProblem(Msg.of("{name}: the PNG has no image data (IDAT)", name=name))
     return width, height, depth, color, interlace, chunks
