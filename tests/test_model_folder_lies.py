@@ -121,6 +121,9 @@ def llama_like(model_type: str = "llama", **config: Any) -> tuple[dict[str, Any]
     ("llama", {"head_dim": 4},
      "head_dim: expected the rows of model.layers.0.self_attn.q_proj.weight over the heads, "
      "4 / 2 = 2, found 4"),
+    # a list was read as no scaling at all
+    ("llama", {"rope_parameters": [1, 2]},
+     "rope_parameters: expected a mapping, found a list of 2 items"),
     # √−4 was a complex number, named as a text in the refusal
     ("gemma2", {"query_pre_attn_scalar": -4},
      "query_pre_attn_scalar: expected a number greater than 0, found -4"),

@@ -9,9 +9,10 @@ import math
 from typing import Any
 
 from attncli.errors import Location
+from attncli.i18n import Msg
 from attncli.spec.rope_scaling import KINDS
 from attncli.spec.source import Node
-from attncli.spec.values import fail, integer, number, text
+from attncli.spec.values import expect, fail, integer, number, text
 
 Keys = dict[str, Any]
 # transformers' keys of each kind that attn's `scaling` takes under the same name
@@ -22,6 +23,10 @@ FIELDS = ("factor", "low_freq_factor", "high_freq_factor", "beta_fast", "beta_sl
 def rope(config: dict[str, Node], config_name: str) -> Keys:
     """`rope: {base, layout: half}`, and its `scaling` when the config's kind is not `default`;
     a kind attn does not compute is refused with those it does."""
+    for key in ("rope_scaling", "rope_parameters"):  # a list or a number is no kind of RoPE
+        found = config.get(key)
+        if found is not None and found.value is not None and not isinstance(found.value, dict):
+            expect(found, Msg.of("a mapping"))
     parameters = config.get("rope_scaling")
     if parameters is None or not parameters.value:
         parameters = config.get("rope_parameters")
