@@ -26,3 +26,26 @@ def test_a_notebook_nested_too_deep_is_refused_where_it_passes_the_limit(
         "n.ipynb:1:74: the notebook nests lists and mappings more than 64 levels deep")
     assert (tmp_path / "n.ipynb").read_text(encoding="utf-8") == text
     assert sorted(os.listdir(tmp_path)) == ["n.ipynb"]
+
+
+def test_a_block_written_many_times_is_filled_as_once(tmp_path: Path) -> None:
+    # 2,000 blocks of one spec took 10 s, each worked out anew; the block is worked out once,
+    # and every copy gets what a document of that one block gets
+    (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+                                     "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                                     encoding="utf-8")
+    block = "```attn\nspec: s.yaml\nsteps: [weights]\n```\n"
+    other = "```attn\nspec: s.yaml\nsteps: [scores]\n```\n"
+    (tmp_path / "one.md").write_text(block, encoding="utf-8")
+    (tmp_path / "many.md").write_text("# T\n\n" + (block + "\n") * 300 + other,
+                                      encoding="utf-8")
+    for name in ("one.md", "many.md"):
+        run = subprocess.run([sys.executable, "-m", "attncli", "fill", name], cwd=tmp_path,
+                             env={**os.environ, "PYTHONPATH": str(ROOT), "ATTN_LANG": ""},
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+    one = (tmp_path / "one.md").read_text(encoding="utf-8")
+    many = (tmp_path / "many.md").read_text(encoding="utf-8")
+    assert many.count(one) == 300
+    assert many.count("## ") > 300  # the last block's scores are its own
+    assert "S = Q K" in many.rsplit(one, 1)[1]
