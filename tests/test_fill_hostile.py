@@ -49,3 +49,23 @@ def test_a_block_written_many_times_is_filled_as_once(tmp_path: Path) -> None:
     assert many.count(one) == 300
     assert many.count("## ") > 300  # the last block's scores are its own
     assert "S = Q K" in many.rsplit(one, 1)[1]
+
+
+def test_a_document_of_more_blocks_than_the_limit_is_refused_at_the_first_past_it(
+        tmp_path: Path) -> None:
+    # 500 blocks of 500 specs took 2.6 s, and a document's bytes hold thousands; each block is
+    # a walkthrough of its own, so 200 are filled and block 201 is refused where it opens
+    spec = ("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+            "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
+    for i in range(201):
+        (tmp_path / f"s{i}.yaml").write_text(spec, encoding="utf-8")
+    text = "".join(f"```attn\nspec: s{i}.yaml\n```\n\n" for i in range(201))
+    (tmp_path / "p.md").write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "attncli", "fill", "p.md"], cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), "ATTN_LANG": ""},
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    # each block is 4 lines: block 201 opens on line 4 · 200 + 1
+    assert run.stderr.splitlines()[0] == (
+        "p.md:801:1: this is attn block 201 of the document; a document holds at most 200")
+    assert (tmp_path / "p.md").read_text(encoding="utf-8") == text

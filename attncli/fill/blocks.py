@@ -25,8 +25,9 @@ import re
 from collections.abc import Callable
 
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.records import record
+from attncli.spec.limits import MAX_BLOCKS
 
 FENCE = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 LINE = re.compile(r"([^\r\n]*)(\r\n|\n|\r|$)")
@@ -190,3 +191,11 @@ def _past_verbatim(lines: list[Line], i: int) -> int:
         if closing in lines[k].text:
             return k + 1
     return len(lines)
+
+
+def check_count(index: int, where: Location) -> None:
+    """Refuse the attn block `index` (counted from 1) of a document past MAX_BLOCKS, where it
+    opens: each block is a walkthrough worked out (a block written again is one)."""
+    if index > MAX_BLOCKS:
+        raise SpecError(Msg.of("this is attn block {index} of the document; a document holds "
+                               "at most {limit}", index=index, limit=Count(MAX_BLOCKS)), where)

@@ -16,7 +16,15 @@ from pathlib import Path
 from attncli.errors import Location, SpecError
 from attncli.files import NotRegular, read_regular, write_atomic
 from attncli.fill.block import read_block, walkthrough_text
-from attncli.fill.blocks import LATEX, MARKDOWN, Style, find_blocks, generated, newline_of
+from attncli.fill.blocks import (
+    LATEX,
+    MARKDOWN,
+    Style,
+    check_count,
+    find_blocks,
+    generated,
+    newline_of,
+)
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.records import record
@@ -90,6 +98,7 @@ def fill(path: Path, max_cells: int = DEFAULT_MAX_CELLS) -> Filled:
     for block in blocks:
         text = block.body.lstrip("\n")
         if text not in made:
+            check_count(len(made) + 1, Location(name, line=block.line, column=block.column))
             request = read_block(block.body, name, path, FLAVORS.get(suffix), max_cells)
             made[text] = walkthrough_text(request, fmt, max_cells)
         part = generated(made[text], style, newline)

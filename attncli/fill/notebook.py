@@ -20,7 +20,7 @@ from typing import Any
 
 from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import read_block, walkthrough_text
-from attncli.fill.blocks import MARKDOWN, find_blocks, newline_of
+from attncli.fill.blocks import MARKDOWN, check_count, find_blocks, newline_of
 from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH
 
@@ -147,13 +147,14 @@ def fill_notebook(old: str, path: Path, max_cells: int
     stale: list[Location] = []
     missing: list[Location] = []
     count = 0
+    made: dict[str, str] = {}  # each block's walkthrough, by its text: a block written again
     items = [cells.children[k] for k in range(len(cells.data))]
     for k, cell in enumerate(items):
         if not is_block_cell(cell.data):
             continue
         source = cell.children["source"]
         text = "".join(source.data) if isinstance(source.data, list) else source.data
-        outputs, opened = cell_outputs(text, source, reader, path, max_cells)
+        outputs, opened = cell_outputs(text, source, reader, path, max_cells, made)
         if not outputs:
             continue
         count += len(outputs)
@@ -185,10 +186,11 @@ def is_generated(cell: Any) -> bool:
     return isinstance(metadata, dict) and metadata.get("attn") == GENERATED
 
 
-def cell_outputs(text: str, source: Value, reader: Reader, path: Path, max_cells: int
-                 ) -> tuple[list[str], list[Location]]:
-    """The walkthrough of each attn block in a cell's text, and where each block opens in
-    the notebook; an error in a block is moved to the notebook's line:column."""
+def cell_outputs(text: str, source: Value, reader: Reader, path: Path, max_cells: int,
+                 made: dict[str, str]) -> tuple[list[str], list[Location]]:
+    """The walkthrough of each attn block in a cell's text (those `made` before reused, the
+    new ones added to it), and where each block opens in the notebook; an error in a block is
+    moved to the notebook's line:column."""
     offsets = [at for piece in (source.children.values() if source.children else [source])
                for at in piece.chars]
     where = Positions(reader.text, offsets)
@@ -197,8 +199,13 @@ def cell_outputs(text: str, source: Value, reader: Reader, path: Path, max_cells
         blocks = find_blocks(text, cell_name, MARKDOWN)
         outputs = []
         for block in blocks:
-            request = read_block(block.body, cell_name, path, "katex", max_cells)
-            outputs.append(walkthrough_text(request, "markdown", max_cells))
+            key = block.body.lstrip("\n")
+            if key not in made:
+                check_count(len(made) + 1, Location(cell_name, line=block.line,
+                                                    column=block.column))
+                request = read_block(block.body, cell_name, path, "katex", max_cells)
+                made[key] = walkthrough_text(request, "markdown", max_cells)
+            outputs.append(made[key])
     except AttnError as error:
         raise where.moved(error, cell_name) from None
     return outputs, [where.location(block.line, block.column, reader.name)

@@ -43,6 +43,10 @@ MAX_TEXT = 1000
 # file (a shard of the largest models holds a few thousand). Parsed, a value takes about 100
 # bytes, so a header of 560,000 entries would take 400 MB before any check could refuse it.
 MAX_HEADER_VALUES = 1 << 18
+# attn blocks of one document that `attn fill` fills: each is a walkthrough of its own (about
+# 5 ms for a small spec, up to the spec's limits for a large one), and a document may hold
+# thousands in its byte limit (500 of 500 specs took 2.6 s); a block written again is one.
+MAX_BLOCKS = 200
 # Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
 MAX_NAME = 1024
 
