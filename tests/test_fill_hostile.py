@@ -54,7 +54,8 @@ def test_a_block_written_many_times_is_filled_as_once(tmp_path: Path) -> None:
 def test_a_document_of_more_blocks_than_the_limit_is_refused_at_the_first_past_it(
         tmp_path: Path) -> None:
     # 500 blocks of 500 specs took 2.6 s, and a document's bytes hold thousands; each block is
-    # a walkthrough of its own, so 200 are filled and block 201 is refused where it opens
+    # a walkthrough of its own: the blocks are counted before any is worked out, and block 201
+    # is refused where it opens
     spec = ("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
             "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
     for i in range(201):

@@ -95,10 +95,13 @@ def fill(path: Path, max_cells: int = DEFAULT_MAX_CELLS) -> Filled:
     # a block written again is worked out once (2,000 of one took 10 s): its text, without the
     # blank lines before it that keep its line numbers, gives the same walkthrough
     made: dict[str, str] = {}
+    distinct: set[str] = set()
+    for block in blocks:  # counted before any is worked out
+        distinct.add(block.body.lstrip("\n"))
+        check_count(len(distinct), Location(name, line=block.line, column=block.column))
     for block in blocks:
         text = block.body.lstrip("\n")
         if text not in made:
-            check_count(len(made) + 1, Location(name, line=block.line, column=block.column))
             request = read_block(block.body, name, path, FLAVORS.get(suffix), max_cells)
             made[text] = walkthrough_text(request, fmt, max_cells)
         part = generated(made[text], style, newline)
