@@ -195,3 +195,18 @@ def test_a_vit_config_whose_labels_lie_is_refused_at_id2label(
     spec = folder(tmp_path, config, tensors,
                   "model: {path: m, layer: 0, block: true}\nimage: {pixels: [[0.5]]}\n")
     assert refused(spec) == f"m/config.json: {said}"
+
+
+def test_token_ids_written_whole_are_read_from_their_numbers(tmp_path: Path) -> None:
+    # 100,000 ids made a Node each (1.2 s CPU); a list of whole numbers is read from its
+    # numbers, and a list with any other item is read item by item, refused at the item
+    from attncli import load_spec
+
+    made, tensors = llama_like()
+    tensors["model.embed_tokens.weight"] = np.arange(16.0).reshape(4, 4)
+    spec = folder(tmp_path, made, tensors, "model: {path: m, layer: 0}\ntokens: {ids: [3, 0, 3]}\n")
+    loaded = load_spec(str(spec))
+    assert loaded.queries.embeddings[:, 0].tolist() == [12.0, 0.0, 12.0]  # rows 3, 0, 3
+    spec.write_text("model: {path: m, layer: 0}\ntokens: {ids: [3, 0.5]}\n", encoding="utf-8")
+    assert refused(spec) == (f"{spec}:2:19: tokens.ids[1]: expected a whole number, found the "
+                             "number 0.5")
