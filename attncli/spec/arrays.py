@@ -20,6 +20,7 @@ from attncli.spec.selection import CHECKPOINT_KEYS, is_checkpoint, sliced_values
 from attncli.spec.source import LIMIT_HINT, Node
 from attncli.spec.values import (
     check_keys,
+    check_shape,
     choice,
     expect,
     fail,
@@ -114,16 +115,21 @@ def matrix_at(node: Node, name: str, files: Files, shape: Dims = (None, None)) -
     return values
 
 
-def vector_at(node: Node, files: Files, length: int) -> Array:
-    """A vector written out, read from {file: ...}, or drawn with {random: ...}."""
+def vector_at(node: Node, files: Files, length: int, names: str | Msg,
+              head: int | None = None) -> Array:
+    """A vector of `length` numbers (`names` says which size that is, for the error line):
+    written out, read from {file: ...}, or drawn with {random: ...}."""
     if isinstance(node.value, dict):
         if "file" in node.value:
-            return file_values(node, files, 1)
-        if "random" in node.value:
-            return random_values(node, (length,), files.budget)
-        expect(node, Msg.of("a list of numbers, {{file: ...}} or {{random: ...}}"))
-    values = vector(node)
-    files.budget.charge(node, values.shape)
+            values = file_values(node, files, 1)
+        elif "random" in node.value:
+            values = random_values(node, (length,), files.budget)
+        else:
+            expect(node, Msg.of("a list of numbers, {{file: ...}} or {{random: ...}}"))
+    else:
+        values = vector(node)
+        files.budget.charge(node, values.shape)
+    check_shape(node, values, (length,), names, head)  # (length,)
     return values
 
 

@@ -20,7 +20,6 @@ from attncli.spec.source import Node
 from attncli.spec.values import (
     boolean,
     check_keys,
-    check_shape,
     choice,
     fail,
     items,
@@ -98,8 +97,7 @@ def layer_norm(node: Node, d_model: int, files: Files, rms: bool = False) -> Nor
     for key in ("gain", "bias"):
         found[key] = None
         if key in keys:
-            found[key] = vector_at(keys[key], files, d_model)
-            check_shape(keys[key], found[key], (d_model,), "d_model")  # type: ignore[arg-type]
+            found[key] = vector_at(keys[key], files, d_model, "d_model")
     eps = optional(keys, "eps", number, RMSNorm.eps if rms else LayerNorm.eps)
     if eps <= 0:
         fail(keys["eps"], "expected a positive eps, found {value}", value=eps)

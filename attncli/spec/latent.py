@@ -109,9 +109,7 @@ def norms(node: Node, d_c: int, w_dq: Array | None,
 
 
 def gain(node: Node, length: int, name: str, files: Files) -> Array:
-    values = vector_at(node, files, length)
-    check_shape(node, values, (length,), name)
-    return values
+    return vector_at(node, files, length, name)
 
 
 def head(latent: Latent, i: int, row: bool) -> Head:

@@ -45,8 +45,7 @@ def moe_spec(node: Node, d_model: int, convention: Convention, files: Files) -> 
                 "experts × d_model")
     b_r = None
     if "b" in router:
-        b_r = vector_at(router["b"], files, count)
-        check_shape(router["b"], b_r, (count,), "experts")
+        b_r = vector_at(router["b"], files, count, "experts")
     top_k = optional(keys, "top_k", lambda n: integer(n, 1, count), 1)
     alpha = optional(keys, "alpha", number, Mixture.alpha)
     limit = optional(keys, "limit", number, Mixture.limit)

@@ -47,7 +47,6 @@ class Network:
             dim, dim_name = (self.d_model, "d_model") if key == "b_2" else (self.d_ff, "d_ff")
             found[key] = None
             if key in self.keys:
-                bias = vector_at(self.keys[key], self.files, dim)
-                check_shape(self.keys[key], bias, (dim,), dim_name)
-                found[key] = bias
+                found[key] = vector_at(self.keys[key], self.files, dim,
+                                       dim_name)
         return found

@@ -9,7 +9,7 @@ from typing import Literal
 from attncli.spec.arrays import Files, vector_at
 from attncli.spec.model import Array, Convention, Head, QKNorm, RMSNorm
 from attncli.spec.source import Node
-from attncli.spec.values import check_keys, check_shape, choice, fail, number, optional
+from attncli.spec.values import check_keys, choice, fail, number, optional
 
 QK_NORM_KEYS = ("over", "q_gain", "k_gain", "eps")
 OVER = ("head", "projection")
@@ -41,9 +41,8 @@ def qk_norm_spec(node: Node, heads: tuple[Head, ...], convention: Convention,
     for key, length in lengths.items():
         gains[key] = None
         if key in keys:
-            gain = vector_at(keys[key], files, length)
-            check_shape(keys[key], gain, (length,), "d_k" if over == "head" else "heads · d_k")
-            gains[key] = gain
+            gains[key] = vector_at(keys[key], files, length,
+                                   "d_k" if over == "head" else "heads · d_k")
     eps = optional(keys, "eps", number, RMSNorm.eps)
     if eps <= 0:
         fail(keys["eps"], "expected a positive eps, found {value}", value=eps)

@@ -204,13 +204,21 @@ def shape_text(shape: tuple[int | str, ...]) -> Shape:
     return Shape(int(s) if not isinstance(s, str) else s for s in shape)
 
 
-def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str | Msg) -> None:
-    if array.shape != expected:
-        raise SpecError(
-            Msg.of("{path} is {found}, expected {names} = {expected}", path=node.where.path,
-                   found=shape_text(array.shape), names=names, expected=shape_text(expected)),
-            node.where,
-        )
+def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str | Msg,
+                head: int | None = None) -> None:
+    """Refuse `array` unless it has the `expected` shape; `head` names the head of `heads: [...]`
+    the array was given for."""
+    if array.shape == expected:
+        return
+    found, wanted = shape_text(array.shape), shape_text(expected)
+    if head is None:
+        message = Msg.of("{path} is {found}, expected {names} = {expected}",
+                         path=node.where.path, found=found, names=names, expected=wanted)
+    else:
+        message = Msg.of("{path} is {found}, expected {names} = {expected} (head {index})",
+                         path=node.where.path, found=found, names=names, expected=wanted,
+                         index=head)
+    raise SpecError(message, node.where)
 
 
 def tokens(node: Node) -> tuple[str, ...]:

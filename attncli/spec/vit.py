@@ -98,12 +98,10 @@ def vision_spec(top: dict[str, Node], root: Node, convention: Convention,
     d_model = int(W.shape[1 if row else 0])
     names = "channels·p·p × d_model" if row else "d_model × channels·p·p"
     check_shape(keys["W"], W, (flat, d_model) if row else (d_model, flat), names)
-    cls = vector_at(keys["cls"], files, d_model)
-    check_shape(keys["cls"], cls, (d_model,), "d_model")
+    cls = vector_at(keys["cls"], files, d_model, "d_model")
     b = None
     if "b" in keys:
-        b = vector_at(keys["b"], files, d_model)
-        check_shape(keys["b"], b, (d_model,), "d_model")
+        b = vector_at(keys["b"], files, d_model, "d_model")
     classifier = None
     if "classifier" in top:
         classifier = classifier_spec(top["classifier"], d_model, convention, files)
@@ -128,8 +126,7 @@ def classifier_spec(node: Node, d_model: int, convention: Convention,
                 "d_model × classes" if row else "classes × d_model")
     b = None
     if "b" in keys:
-        b = vector_at(keys["b"], files, classes)
-        check_shape(keys["b"], b, (classes,), "classes")
+        b = vector_at(keys["b"], files, classes, "classes")
     norm = None
     if "norm" in keys:
         found = layer_norm(keys["norm"], d_model, files)

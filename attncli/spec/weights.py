@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from attncli.errors import SpecError
 from attncli.i18n import Msg
 from attncli.spec.arrays import Files, is_random, matrix_at, vector_at
 from attncli.spec.limits import MAX_HEADS
@@ -129,7 +128,7 @@ def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: 
         if g < h and key != "W_Q":
             dim_name = f"kv_heads·{dim_name}"
         shape = (d_model, size) if row else (size, d_model)
-        check_head_shape(node, arrays[key], shape, names.format(dim=dim_name), index)
+        check_shape(node, arrays[key], shape, names.format(dim=dim_name), index)
         if key == "W_K":
             if size % g != 0:
                 fail_at(node, Msg.plural_of(
@@ -149,26 +148,12 @@ def head_weights(given: dict[str, Node], where: Node, d_model: int, convention: 
         bias_node = given.get(key)
         biases[key] = None
         if bias_node is not None:
-            bias = vector_at(bias_node, files, dim)
-            check_head_shape(bias_node, bias, (dim,), "d_k" if key != "b_V" else "d_v", index)
-            biases[key] = bias
+            biases[key] = vector_at(bias_node, files, dim, "d_k" if key != "b_V" else "d_v",
+                                    index)
     return Head(
         W_Q=arrays["W_Q"], W_K=arrays["W_K"], W_V=arrays["W_V"],
         b_Q=biases["b_Q"], b_K=biases["b_K"], b_V=biases["b_V"], identity=identity,
     )
-
-
-def check_head_shape(node: Node, array: Array, expected: tuple[int, ...], names: str,
-                     index: int | None) -> None:
-    if index is None:
-        check_shape(node, array, expected, names)
-    elif array.shape != expected:
-        raise SpecError(
-            Msg.of("{path} is {found}, expected {names} = {expected} (head {index})",
-                   path=node.where.path, found=shape_text(array.shape), names=names,
-                   expected=shape_text(expected), index=index),
-            node.where,
-        )
 
 
 def split(full: Head, node: Node, convention: Convention, g: int | None = None) -> tuple[Head, ...]:
@@ -213,8 +198,7 @@ def output_projection(given: dict[str, Node], d_model: int, width: int, conventi
     check_shape(given["W_O"], W_O, shape, "h·d_v × d_model" if row else "d_model × h·d_v")
     b_O = None
     if "b_O" in given:
-        b_O = vector_at(given["b_O"], files, d_model)
-        check_shape(given["b_O"], b_O, (d_model,), "d_model")
+        b_O = vector_at(given["b_O"], files, d_model, "d_model")
     return W_O, b_O
 
 
