@@ -128,6 +128,13 @@ class Cells(Protocol):
     def hidden(self, i: int, j: int) -> bool: ...
 
 
+def shows_hidden(matrix: Cells, i: int, j: int, value: float) -> bool:
+    """Whether cell (i, j), holding `value`, is written `—`: the mask hides the key from the
+    query and the number is the 0 that gives. Every format, and the worksheet's choice of
+    blanks, asks this one rule."""
+    return value == 0.0 and matrix.hidden(i, j)
+
+
 _MEMOS: dict[NumberFormat, dict[float, str]] = {}  # NumberFormat._memo of each format
 
 
@@ -180,9 +187,13 @@ class NumberFormat:
         """Cell (i, j) of a matrix: its number, or `—` where the mask hides the key."""
         return self.cell_of(matrix, i, j, matrix.at(i, j))
 
-    def cell_of(self, matrix: Cells, i: int, j: int, value: float) -> str:
-        """Cell (i, j) of a matrix whose number, `value`, the caller has read already."""
-        return self.hidden if value == 0.0 and matrix.hidden(i, j) else self(value)
+    def cell_of(self, matrix: Cells, i: int, j: int, value: float,
+                written: str | None = None) -> str:
+        """Cell (i, j) of a matrix whose number, `value`, the caller has read already (and
+        `written`, if it wrote a whole row at once)."""
+        if shows_hidden(matrix, i, j, value):
+            return self.hidden
+        return self(value) if written is None else written
 
     def written(self, values: Sequence[float] | np.ndarray) -> list[str]:
         """Each of `values` as __call__ writes it; a row of a large matrix at once: where the

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.arithmetic import elision
+from attncli.arithmetic.numbers import shows_hidden
 from attncli.errors import UsageError
 from attncli.i18n import Msg, suggesting
 from attncli.model import (
@@ -73,7 +74,7 @@ def candidates(walkthrough: Walkthrough, steps: Sequence[str] | None,
             rows, columns = (elision.shown(count, elide) for count in values.shape)
             found += [(s, k, i, j) for i in rows if i is not None for j in columns
                       if j is not None and math.isfinite(float(values[i, j]))
-                      and not (values[i, j] == 0.0 and matrix.hidden(i, j))]  # keeps its —
+                      and not shows_hidden(matrix, i, j, float(values[i, j]))]  # keeps its —
     return found
 
 

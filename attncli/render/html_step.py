@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterator, Sequence
 from html import escape
 
-from attncli.arithmetic.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat, shows_hidden
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step
 from attncli.render.common import Translate, expansion_text, shown_matrices, step_heading
@@ -137,7 +137,7 @@ def cell(matrix: Matrix, k: int, i: int, j: int, name: str, number: NumberFormat
     style, kind = "", ""
     if heat:
         value = matrix.at(i, j)
-        if matrix.hidden(i, j):
+        if shows_hidden(matrix, i, j, value):
             kind = " attn-hidden"
         elif math.isfinite(value):
             style = f' style="--w:{min(max(value, 0.0), 1.0):.3f}"'

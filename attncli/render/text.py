@@ -187,9 +187,7 @@ def shown_cells(matrix: Matrix, row_at: Sequence[int | None], column_at: Sequenc
     for i, row in zip(read, values, strict=True):
         line = by_row[i] = {}
         for j, value in zip(taken, row, strict=True):
-            text = next(texts)
-            if value == 0.0 and matrix.hidden(i, j):
-                text = number.hidden
+            text = number.cell_of(matrix, i, j, value, next(texts))
             line[j] = shade(value) + " " + text if heat else text
     return [[ELLIPSIS] * len(column_at) if i is None else
             [ELLIPSIS if j is None else by_row[i][j] for j in column_at] for i in row_at]
