@@ -90,3 +90,36 @@ def test_standard_input_over_the_limit_in_russian() -> None:
     result = run("explain", "-", "--max-cells", "10", "--lang", "ru", input="#" * (2**20 + 1))
     assert (result.exit_code, result.stderr.replace("\u00a0", " ")) == (
         2, "<stdin>: спецификация больше 1 048 576 байт — предела, который задаёт --max-cells\n")
+
+
+# The cache-size formula of each example and what every format writes of it, in the reader's
+# language: bytes are B in English and Polish (kB, MB) and Б in Russian (ГОСТ 8.417); JSON is read
+# by programs and keeps B whatever the language.
+CACHE_FORMULAS = {
+    "kv_cache_decoding.yaml": ("n_kv · (d_k + d_v) · 2", r"n_{kv} (d_k + d_v) \cdot 2",
+                               'n_("kv") dot.op ( d_(k) + d_(v) ) dot.op 2'),
+    "mla_deepseek.yaml": ("(d_c + d_R) · 2", r"(d_c + d_R) \cdot 2",
+                          "( d_(c) + d_(R) ) dot.op 2"),
+}
+UNITS = {"en": "B", "pl": "B", "ru": "Б"}
+
+
+@pytest.mark.parametrize("example", sorted(CACHE_FORMULAS))
+@pytest.mark.parametrize("lang", sorted(UNITS))
+def test_a_cache_size_is_in_the_readers_bytes_in_every_format(example: str, lang: str) -> None:
+    from attncli import build, load_spec
+    from attncli.render import render
+    from tests.conftest import CONFIGS
+
+    walkthrough = build(load_spec(str(CONFIGS / example)))
+    text, latex, typst = CACHE_FORMULAS[example]
+    unit = UNITS[lang]
+    assert f"{text} {unit}\n" in render(walkthrough, "text", lang)
+    assert f"{latex}\\,\\text{{{unit}}}\n" in render(walkthrough, "latex", lang)
+    assert f"{latex}\\thinspace\\text{{{unit}}}\n" in render(walkthrough, "markdown", lang)
+    assert f'$ {typst} thin "{unit}" $' in render(walkthrough, "typst", lang)
+    html = render(walkthrough, "html", lang)
+    assert f'aria-label="{text} {unit}"' in html
+    assert f'<mn>2</mn></mrow><mspace width="0.1667em"/><mi mathvariant="normal">{unit}</mi>' \
+        in html
+    assert f'"formula": "{text} B"' in render(walkthrough, "json", lang)

@@ -18,13 +18,18 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from attncli.i18n import Msg
+
 
 @record
 class Formula:
-    """One formula, as plain text (Unicode) and as LaTeX math."""
+    """One formula, as plain text (Unicode) and as LaTeX math; `unit`, the unit of its value,
+    is a word of the reader's language (bytes: `B`, in Russian `Б`), so each format writes it
+    after the formula (render/common.py formula_text, formula_latex)."""
 
     text: str
     latex: str
+    unit: Msg | None = None
 
 
 @record

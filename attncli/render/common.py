@@ -17,6 +17,7 @@ from attncli.model import (
     Exp,
     Expansion,
     Expr,
+    Formula,
     Header,
     Matrix,
     Num,
@@ -109,6 +110,24 @@ def header_facts(header: Header, t: Translate) -> list[str]:
         t(Msg.of("scale: {scale}", scale=header.scale)),
         *(t(fact) for fact in header.facts),
     ]
+
+
+def formula_text(formula: Formula, t: Translate) -> str:
+    """A step's formula as plain text, its unit (if any) in the reader's language."""
+    return formula.text if formula.unit is None else f"{formula.text} {t(formula.unit)}"
+
+
+def formula_latex(formula: Formula, t: Translate) -> str:
+    """A step's formula as LaTeX math, its unit (if any) upright text in the reader's
+    language: `\\text` takes a Cyrillic letter in pdflatex, KaTeX and MathJax alike."""
+    if formula.unit is None:
+        return formula.latex
+    return rf"{formula.latex}\,\text{{{t(formula.unit)}}}"
+
+
+def machine_unit(msg: Msg) -> str:
+    """A unit as a program reads it (JSON): the English symbol, `B`, in every language."""
+    return msg.msgid
 
 
 def step_heading(number: int, step: Step, t: Translate) -> str:

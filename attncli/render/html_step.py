@@ -17,7 +17,13 @@ from html import escape
 from attncli.arithmetic.numbers import NumberFormat, shows_hidden
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step
-from attncli.render.common import Translate, expansion_text, shown_matrices, step_heading
+from attncli.render.common import (
+    Translate,
+    expansion_text,
+    formula_text,
+    shown_matrices,
+    step_heading,
+)
 from attncli.render.html_cells import CellLines, Source, cell_lines
 from attncli.render.mathml import math as mathml
 from attncli.render.shown_cells import (
@@ -46,8 +52,10 @@ def step_section(step: Step, anchor: str, t: Translate, number: NumberFormat, fu
            f'aria-labelledby="{attr(anchor)}-h">')
     yield f'<h2 id="{attr(anchor)}-h" tabindex="-1">{escape(heading)}</h2>'
     if step.formula is not None:
-        yield ('<p class="attn-formula">'
-               + mathml(step.formula.text, display=True, label=step.formula.text) + "</p>")
+        unit = t(step.formula.unit) if step.formula.unit is not None else None
+        yield ('<p class="attn-formula">' + mathml(step.formula.text, display=True,
+                                                   label=formula_text(step.formula, t),
+                                                   unit=unit) + "</p>")
     for note in step.notes:
         yield f"<p>{escape(t(note))}</p>"
     matrices, identities = shown_matrices(step, full)

@@ -27,6 +27,8 @@ from attncli.render import RenderOptions
 from attncli.render.common import (
     Translate,
     expansion_text,
+    formula_text,
+    machine_unit,
     number_format,
     reading_sections,
     title,
@@ -169,7 +171,7 @@ def json_document(walkthrough: Walkthrough, options: RenderOptions) -> dict[str,
                 "number": step.number,
                 "head": step.head,
                 "title": t(step.title),
-                "formula": step.formula.text if step.formula else None,
+                "formula": formula_text(step.formula, machine_unit) if step.formula else None,
                 "matrices": [matrix_doc(m) for m in step.matrices],
                 "expansions": Streamed(expansion_doc(e, number, t) for e in step.expansions),
             }

@@ -18,6 +18,7 @@ from attncli.render.common import (
     box_math,
     description,
     drift_lines,
+    formula_latex,
     header_facts,
     number_format,
     reading_sections,
@@ -70,7 +71,8 @@ def step_part(walkthrough: Walkthrough, index: int, step: Step, options: RenderO
               w: Writer) -> Part:
     part = Part("step", w.prose(step_heading(index, step, w.t)))
     if step.formula is not None:
-        part.chunks.append([r"\begin{equation*}", step.formula.latex, r"\end{equation*}"])
+        part.chunks.append([r"\begin{equation*}", formula_latex(step.formula, w.t),
+                            r"\end{equation*}"])
     part.chunks += [[w.say(note)] for note in step.notes]
     matrices, identities = shown_matrices(step, options.full)
     if identities is not None:

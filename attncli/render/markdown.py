@@ -30,6 +30,8 @@ from attncli.render.common import (
     description,
     drift_lines,
     expansion_text,
+    formula_latex,
+    formula_text,
     header_facts,
     number_format,
     reading_sections,
@@ -170,9 +172,9 @@ def step_lines(index: int, step: Step, level: str, t: Translate, number: NumberF
                             else prose(heading, flavor, (), lang).removeprefix("\\")), ""]
     if step.formula is not None:
         if flavor == "plain":
-            lines += ["```text", step.formula.text, "```", ""]
+            lines += ["```text", formula_text(step.formula, t), "```", ""]
         else:
-            lines += display([md_math.formula(step.formula.latex)], flavor)
+            lines += display([md_math.formula(formula_latex(step.formula, t))], flavor)
     for note in step.notes:
         marked = Marked(t)
         lines += [prose(marked(note), flavor, marked.words, lang), ""]

@@ -11,12 +11,16 @@ from attncli.render.formula_tree import Leaf, Node, Root, Script, formulas
 TAGS = {"name": "mi", "number": "mn", "operator": "mo"}
 
 
-def math(text: str, display: bool = False, label: str | None = None) -> str:
-    """`<math>` for `text`; `label`, when given, is what a screen reader says (the text)."""
+def math(text: str, display: bool = False, label: str | None = None,
+         unit: str | None = None) -> str:
+    """`<math>` for `text`; `label`, when given, is what a screen reader says (the text);
+    `unit`, after it, upright (`2 B`, in Russian `2 Б`)."""
     shown = ('<math display="block"' if display else "<math") + (
         f' aria-label="{escape(label)}"' if label else "") + ">"
     apart = '<mo separator="true">,</mo><mspace width="1.5em"/>'
-    return shown + apart.join(node(f) for f in formulas(text)) + "</math>"
+    after = ('<mspace width="0.1667em"/><mi mathvariant="normal">' + escape(unit) + "</mi>"
+             if unit is not None else "")
+    return shown + apart.join(node(f) for f in formulas(text)) + after + "</math>"
 
 
 def node(n: Node) -> str:

@@ -25,6 +25,7 @@ from attncli.render.common import (
     description,
     drift_lines,
     expansion_text,
+    formula_text,
     header_facts,
     heatmap_caption,
     label_lines,
@@ -152,7 +153,7 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
             console.print()
         say(words(step_heading(step.number, step, t), width, "", "  "), "bold cyan")
         if step.formula is not None:
-            say(formula(step.formula.text, width, "  "), "bold")
+            say(formula(formula_text(step.formula, t), width, "  "), "bold")
         for note in step.notes:
             say(words(t(note), width, "  "), "italic")
         matrices, identities = shown_matrices(step, options.full)

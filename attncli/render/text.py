@@ -17,6 +17,7 @@ from attncli.render.common import (
     description,
     drift_lines,
     expansion_text,
+    formula_text,
     header_facts,
     heatmap_caption,
     label_lines,
@@ -75,7 +76,7 @@ def _lines(walkthrough: Walkthrough, options: RenderOptions, number: NumberForma
     for index, step in enumerate(walkthrough.steps):
         yield from ["", *words(step_heading(step.number, step, t), width, "", INDENT)]
         if step.formula is not None:
-            yield from formula(step.formula.text, width, INDENT)
+            yield from formula(formula_text(step.formula, t), width, INDENT)
         for note in step.notes:
             yield from words(t(note), width, INDENT)
         matrices, identities = shown_matrices(step, options.full)

@@ -25,9 +25,12 @@ def quoted(text: str) -> str:
 STACK_PAST = 40
 
 
-def math(text: str, display: bool = False) -> str:
+def math(text: str, display: bool = False, unit: str | None = None) -> str:
+    """`text` as Typst math; `unit`, after it, upright text (`2 thin "Б"`)."""
     apart = ", \\ " if display and len(text) > STACK_PAST else ", quad "
     inner = apart.join(node(f) for f in formulas(text))
+    if unit is not None:
+        inner += " thin " + quoted(unit)
     return f"$ {inner} $" if display else f"${inner}$"
 
 

@@ -89,7 +89,8 @@ def step_part(step: Step, walkthrough: Walkthrough, t: Translate, number: Number
               options: RenderOptions, layout: Layout) -> Part:
     part = Part("step", step_heading(step.number, step, t))
     if step.formula is not None:
-        part.chunks.append(math(step.formula.text, display=True))
+        unit = t(step.formula.unit) if step.formula.unit is not None else None
+        part.chunks.append(math(step.formula.text, display=True, unit=unit))
     part.chunks += [text(t(note)) for note in step.notes]
     matrices, identities = shown_matrices(step, options.full)
     if identities:

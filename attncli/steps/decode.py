@@ -14,6 +14,8 @@ from attncli.steps.base import Build, HeadState, Made, State
 from attncli.steps.labels import subscript
 
 FLOAT16_BYTES = 2
+# The unit of a cache's size, written after its formula: the symbol of bytes, B (Russian Б).
+BYTES = Msg.of("B")
 TOLERANCE = 1e-12  # how close a decode row must come to full attention's row to be called equal
 
 
@@ -173,7 +175,7 @@ def fewer_heads(h: int, d_k: int, d_v: int) -> list[Msg]:
 
 def kv_step(notes: list[Msg]) -> Step:
     return Step("kv_cache", Msg.of("Size of the KV cache"),
-                Formula("n_kv · (d_k + d_v) · 2 B", r"n_{kv} (d_k + d_v) \cdot 2\,\mathrm{B}"),
+                Formula("n_kv · (d_k + d_v) · 2", r"n_{kv} (d_k + d_v) \cdot 2", BYTES),
                 (), None, tuple(notes))
 
 

@@ -33,7 +33,7 @@ from attncli.model import (
 )
 from attncli.spec.model import Latent, Positional, RMSNorm
 from attncli.steps.base import COMBINING_TILDE, Build, Latents, Made, State
-from attncli.steps.decode import FLOAT16_BYTES, fewer_heads, mha
+from attncli.steps.decode import BYTES, FLOAT16_BYTES, fewer_heads, mha
 
 TOLERANCE = 1e-12  # the absorbed scores against S: the same sums in another order
 
@@ -224,5 +224,5 @@ def cache_step(lat: Latent) -> Step:
                d_nope=lat.d_nope, d_rope=lat.d_rope),
         mha(lat.heads, d_k, lat.d_v), *fewer_heads(lat.heads, d_k, lat.d_v)]
     return Step("latent_cache", Msg.of("Size of the latent cache"),
-                Formula("(d_c + d_R) · 2 B", r"(d_c + d_R) \cdot 2\,\mathrm{B}"), (), None,
+                Formula("(d_c + d_R) · 2", r"(d_c + d_R) \cdot 2", BYTES), (), None,
                 tuple(notes))

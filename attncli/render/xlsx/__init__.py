@@ -22,7 +22,7 @@ from attncli.i18n import Count, Msg
 from attncli.model import Step, Walkthrough
 from attncli.records import record
 from attncli.render import RenderOptions
-from attncli.render.common import number_format, step_heading, title, translator
+from attncli.render.common import formula_text, number_format, step_heading, title, translator
 from attncli.render.xlsx import backward, decode, head, layer, moe
 from attncli.render.xlsx.cells import Context, Writer, as_given
 from attncli.render.xlsx.grid import Block, Places, sheet_name
@@ -201,7 +201,7 @@ def place(ctx: Context, sheets: Sheets, index: int, step: Step) -> None:
                               "not formulas: they do not follow an edit.")))
     heading = step_heading(step.number, step, t)
     if step.formula is not None:
-        heading += ":  " + step.formula.text
+        heading += ":  " + formula_text(step.formula, t)
     sheets.heading(ctx.sheet, heading)
     for note in notes:
         sheets.note(ctx.sheet, note)
