@@ -584,3 +584,20 @@ def test_a_bare_subscript_joins_its_letter_so_commonmark_sees_no_emphasis(lang: 
     anything but a letter there."""
     text = markdown(ROOT / "configs" / "online_softmax_tiling.yaml", lang, "katex")
     assert "$S_{11}$" in text and "${}_" not in text
+
+
+def test_a_sum_in_a_sentence_is_one_formula_in_every_engine(tmp_path: Path) -> None:
+    """mla_deepseek's `(d_k = 2 + 2)` and `d_k = d_nope + d_R = 4`, in every language (Polish and
+    Russian bind `=` with no-break spaces): each engine typesets each as one formula, and no
+    `+ 2` or `+ d_R` is left in the prose between two formulas."""
+    spec = ROOT / "configs" / "mla_deepseek.yaml"
+    whole = {"d_{k} = 2 + 2", r"d_{k} = d_{\text{nope}} + d_{R} = 4"}
+    for name, page in run_pages(jobs_for(spec, "mla"), tmp_path / "pages").items():
+        assert not page["errors"], (name, page["errors"][:2])
+        read = {" ".join(m["tex"].split()) for m in page["tex"] if m["tex"]}
+        assert whole <= read, (name, sorted(t for t in read if "d_{k}" in t))
+        assert not read & {"d_{k} = 2", r"d_{k} = d_{\text{nope}}", "d_{R} = 4"}, name
+        for flavor in PIPELINES:
+            prose = [line for line in markdown(spec, ALL, flavor).splitlines()
+                     if "d_{k} = " in line]
+            assert not [line for line in prose if re.search(r"[$`] \+ ", line)], prose

@@ -105,3 +105,19 @@ def test_a_symbol_and_its_subscript_are_one_formula_in_markdown() -> None:
     assert line.startswith("$S_{11}$ is the tile of $S' + M$"), line
     github = prose(marked(note), "github", marked.words)
     assert github.startswith("$`S_{11}`$ is the tile of $`S' + M`$"), github
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_a_sum_after_a_symbol_is_one_formula_in_latex_and_markdown(lang: str) -> None:
+    """`(d_k = 4 + 2)` and `d_k = d_nope + d_R = 4` (Polish and Russian bind `=` with no-break
+    spaces): one formula each, in the LaTeX export and in Markdown, not `$d_k = 4$ + 2`."""
+    cached = Msg.of("The same heads with their keys and values cached (d_k = {d_nope} + {d_rope}):",
+                    d_nope=4, d_rope=2)
+    tex = message(cached, lang, escape_text, str)
+    assert r"($d_{k} = 4 + 2$):" in tex, tex
+    marked = Marked(lambda m: translate(m, lang))
+    assert r"($d_{k} = 4 + 2$):" in prose(marked(cached), "katex", marked.words, lang)
+    assert [math for is_math, math in segments("where d_k = d_nope + d_R = 4: both") if is_math] \
+        == [r"d_{k} = d_{\text{nope}} + d_{R} = 4"]
+    assert [math for is_math, math in segments("pairs (i, i + d_k/2)") if is_math] \
+        == ["i", r"i + d_{k}/2"]

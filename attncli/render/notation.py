@@ -85,7 +85,8 @@ _NOTATION = re.compile(
     r"(?P<sq_eq> = [0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<chain>(?<![\w|])\|?[A-Za-z][ᵢⱼ]?\|?(?:·(?:cos θ|\|?[A-Za-z](?![A-Za-z])[ᵢⱼ]?\|?))+)"
     r"|(?P<sub>(?<![\w])(?P<base>[A-Za-z])_(?P<index>[A-Za-z0-9]+)(?![\w])"
-    r"(?P<eq> = [0-9]+(?:[.,][0-9]+)?)?)"
+    r"(?P<over>/[0-9]+(?![\w.,]))?"  # d_k/2
+    r"(?P<eq> = [0-9]+(?:[.,][0-9]+)?(?: [+−] [0-9]+(?:[.,][0-9]+)?)*)?)"  # d_k = 4 + 2
     r"|(?P<cos>cos θ(?P<cos_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<power>(?<![\w])e\^(?:x|\((?P<from>x|m_old) − m\))(?![\w])(?P<power_eq> = 1| < 1)?)"
     r"|(?P<trig>(?<![\w])(?P<fn>sin|cos)\((?P<angle>[a-z]) / (?P<base_of>[0-9]+)"
@@ -99,8 +100,8 @@ _NOTATION = re.compile(
     + r"|" + symbols.LETTER
 )
 _SYMBOLS = {"ᵢ": "_i", "ⱼ": "_j", "·": r" \cdot ", "|": "|", "θ": r"\theta"}
-# math, " = ", math: one formula
-_JOINED = re.compile(r"^\s*=\s*$")
+# math, " = " (or " + ", " − "), math: one formula (`d_k = d_nope + d_R = 4`)
+_JOINED = re.compile(r"^\s*([=+−])\s*$")
 
 ORDINARY_SPACE = " \t\n\r\f\v"  # whitespace a line may break at: not the no-break space
 NBSP = "\u00a0"
@@ -129,7 +130,7 @@ def _math(match: re.Match[str]) -> str:
         return "".join(_SYMBOLS.get(ch, ch) for ch in text)
     if match.group("sub"):
         return (subscript(match.group("base"), match.group("index"))
-                + symbols.value(match.group("eq")))
+                + (match.group("over") or "") + symbols.value(match.group("eq")))
     if match.group("trig"):  # sin(k / 10000^(2i/d)), the sinusoidal encoding's column
         return (f"\\{match.group('fn')}({match.group('angle')} / {match.group('base_of')}"
                 f"^{{{match.group('of')}}})")
@@ -180,12 +181,15 @@ def segments(text: str, lang: str = "en") -> tuple[Segment, ...]:
 
 
 def _join(parts: list[Segment]) -> list[Segment]:
-    """`q·k` ` = ` `|q|·|k|·cos θ` is one formula, not two with text between."""
+    """`q·k` ` = ` `|q|·|k|·cos θ` is one formula, not two with text between; so is
+    `d_nope` ` + ` `d_R = 4`."""
     out: list[Segment] = []
     for part in parts:
-        if (len(out) >= 2 and part[0] and out[-2][0] and not out[-1][0]
-                and _JOINED.match(out[-1][1])):
-            out[-2:] = [(True, out[-2][1] + " = " + part[1])]
+        joined = (_JOINED.match(out[-1][1]) if len(out) >= 2 and part[0] and out[-2][0]
+                  and not out[-1][0] else None)
+        if joined:
+            operator = joined.group(1).replace("−", "-")
+            out[-2:] = [(True, out[-2][1] + f" {operator} " + part[1])]
         else:
             out.append(part)
     return out
