@@ -297,3 +297,35 @@ def test_a_formula_in_a_sentence_breaks_after_its_relation_never_before(lang: st
 def test_bind_formulas_in_prose_finds_relations_operators_and_counts(text: str,
                                                                    bound: str) -> None:
     assert bind_formulas_in_prose(text, "~") == bound
+
+
+@pytest.mark.parametrize(("lang", "text", "set_"), [
+    ("en", "as in Gemma 2.", "as in Gemma\u00a02."),
+    ("en", "Llama 3.1 keeps", "Llama\u00a03.1 keeps"),
+    ("en", "OLMo 2 and GPT 2, not GPT-2", "OLMo\u00a02 and GPT\u00a02, not GPT-2"),
+    ("pl", "jak w Gemmie 2", "jak w\u00a0Gemmie\u00a02"),
+    ("pl", "w stylu Gemmy 2:", "w\u00a0stylu Gemmy\u00a02:"),
+    ("ru", "как в Gemma 2", "как в\u00a0Gemma\u00a02"),
+    ("en", "Gemma 2,5 and Gemma 2.5x", "Gemma 2,5 and Gemma 2.5x"),  # not a version
+])
+def test_a_model_name_keeps_its_number_in_every_language(lang: str, text: str,
+                                                         set_: str) -> None:
+    assert typeset(text, lang) == set_
+
+
+def test_a_title_never_ends_a_line_with_gemma_before_its_2() -> None:
+    """A title that wraps at 40 columns right after `Gemma` (its 40th column): the text takes
+    `Gemma 2` to the next line; LaTeX writes the no-break space `~` (compiled in
+    tests/test_latex_pages.py's way), Markdown and HTML keep U+00A0."""
+    from attncli.spec import loads_spec
+
+    title = "Scores pressed the way they are as Gemma 2 so"
+    assert title.index("Gemma") + len("Gemma") == 40
+    walkthrough = build(loads_spec(f"title: {title}\ntokens: [a]\nembeddings: [[1]]\n"))
+    lines = render(walkthrough, "text", "en", width=40).splitlines()
+    assert lines[:2] == ["Scores pressed the way they are as", "Gemma\u00a02 so"]
+    assert r"\section*{Scores pressed the way they are as Gemma~2 so}" in render(
+        walkthrough, "latex", "en", standalone=True)
+    assert "# Scores pressed the way they are as Gemma\u00a02 so\n" in render(
+        walkthrough, "markdown", "en")
+    assert "as Gemma\u00a02 so</h1>" in render(walkthrough, "html", "en")

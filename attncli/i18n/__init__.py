@@ -201,9 +201,10 @@ def template(msg: Msg, lang: str, values: dict[str, str] | None = None) -> str:
         text = cat.ngettext(msg.msgid, msg.plural, msg.count)
     else:
         text = cat.gettext(msg.msgid)
-    if lang == DEFAULT_LANG:
-        return text  # English is printed as written (its typography is the msgid's own)
     from attncli.i18n.typography import bind_after, is_one_letter_word, typeset
+
+    if lang == DEFAULT_LANG:
+        return typeset(text, lang)  # English as written, but for a model's name: `Gemma 2`
 
     short = [name for name, value in (values or {}).items() if is_one_letter_word(value, lang)]
     return bind_after(typeset(text, lang), short)

@@ -45,6 +45,10 @@ _BRACKETED = r"(?:\([^()\[\]\n]{1,16}\))?\[[^\[\]\n]{1,40}\]"
 UNITS = ("KiB", "MiB", "GiB", "kB", "KB", "MB", "GB", "bytes", "byte", "bits", "bit",
          "bajtów", "bajty", "bajt", "bitów", "bity", "КиБ", "МиБ", "ГиБ", "КБ", "МБ", "ГБ",
          "байтов", "байта", "байт", "битов", "бита", "бит")
+# A model's name and its number are one unit in every language: "Gemma 2", "Llama 3.1", and the
+# Polish cases of the names that decline ("Gemmy 2", "w Gemmie 2", "z Llamą 3").
+_NAMED = (r"(?<![\w-])((?:Gemm|Llam)(?:a|y|ie|ą|ę)|GPT|Qwen|OLMo|Mistral|Phi|Falcon) "
+          r"(?=\d+(?:\.\d+)*(?!\w|[.,]\d))")
 _UNIT = r"(?<![\w.,])(\d+(?:[.,]\d+)?) (?=(?:" + "|".join(UNITS) + r")(?!\w))"
 
 
@@ -60,12 +64,20 @@ def bind_formulas(text: str) -> str:
     return _re(_PAIR).sub(r"\1" + NBSP, text)
 
 
+def bind_names(text: str) -> str:
+    """`text` with a no-break space between a model's name and its number (`Gemma\u00a02`), so
+    no line ends with the name: textwrap keeps it, LaTeX writes it `~`, Markdown, HTML and
+    Typst keep the character."""
+    return _re(_NAMED).sub(r"\1" + NBSP, text) if " " in text else text
+
+
 @lru_cache(maxsize=4096)
 def typeset(text: str, lang: str) -> str:
-    """`text` with no-break spaces after its one-letter words, before its dashes and inside
-    its formulas (in a language that needs them; other text is returned as it is). Kept for
-    the next time: `text` is a catalog sentence, and a walkthrough asks for the same few
-    hundred many times (23,000 times for `attn snippets` of 20 specs)."""
+    """`text` with no-break spaces inside a model's name (`Gemma 2`, in every language), after
+    its one-letter words, before its dashes and inside its formulas (in a language that needs
+    them). Kept for the next time: `text` is a catalog sentence, and a walkthrough asks for the
+    same few hundred many times (23,000 times for `attn snippets` of 20 specs)."""
+    text = bind_names(text)
     pattern = _ONE_LETTER.get(lang)
     if pattern is None:
         return text
