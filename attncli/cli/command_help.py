@@ -76,12 +76,14 @@ COMMAND_HELP = {
     "examples": N_(
         "List the bundled example specs, or print one to start from a copy.\n"
         "\n"
-        "With --lang, the comments of the spec are in that language.\n"
+        "With --lang, the comments of the spec are in that language. An example that reads files\n"
+        "beside it (an image, a checkpoint) is copied whole by --to DIR: the spec and its files.\n"
         "\n"
-        "Example:\n"
+        "Examples:\n"
         "\n"
         "\b\n"
-        "attn examples cat_chases_mouse > my_first.yaml"
+        "attn examples cat_chases_mouse > my_first.yaml\n"
+        "attn examples vit_digit --to my_vit"
     ),
     "check": N_(
         "Check a hand calculation: each number at the precision you wrote it, and the known slip\n"

@@ -51,7 +51,7 @@ _COMMAND_METAVAR = N_("COMMAND [ARGS]...")
 _HELP_OPTION = N_("Show this message and exit.")
 # the placeholders Click writes for an option's value, by type
 _METAVARS = {"<int>": N_("<int>"), "<str>": N_("<str>"), "<float>": N_("<float>"),
-             "FILE": N_("FILE")}
+             "FILE": N_("FILE"), "DIR": N_("DIR")}
 # what a help text names by a field, so that the catalog holds the sentence once
 # Every value a closed option accepts, listed in its help from the tuple that checks it
 HELP_FIELDS = {"{steps}": ", ".join(STEP_IDS), "{expandable}": ", ".join(EXPANDABLE),

@@ -11,7 +11,7 @@ from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import language, languages, load_walkthrough, loading
 from attncli.cli.options import AllowOutsideOpt, DebugOpt, MaxCellsOpt, MessagesLangOpt
 from attncli.cli.running import fail, run, say
-from attncli.errors import AttnError, SpecError
+from attncli.errors import AttnError, SpecError, UsageError
 from attncli.i18n import N_, Msg
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.view import Inline, View
@@ -69,6 +69,12 @@ def examples(
         typer.Argument(help=N_("Print this example's spec; without it, list the examples."),
                        show_default=False),
     ] = None,
+    to: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--to", metavar="DIR", show_default=False, help=N_(
+            "Write the example's spec into this folder with the files it reads (an image, a "
+            "checkpoint), beside it as in attn's own; writes over no file.")),
+    ] = None,
     lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
@@ -76,12 +82,49 @@ def examples(
 
     def action() -> str:
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
-        from attncli.spec.examples import example_names, example_text, example_title
+        from attncli.spec.examples import example_names, example_title
 
+        if name is not None and to is not None:
+            return written(name, to, lang)
+        if to is not None:
+            raise UsageError(Msg.of("--to writes one example: name it, as in {command}",
+                                    command="attn examples vit_digit --to my_vit"))
         if name is not None:
-            return example_text(name, lang)
+            return printed(name, lang)
         names = example_names()
         width = max(map(len, names), default=0)
         return "".join(f"{n:<{width}}  {example_title(n, lang)}".rstrip() + "\n" for n in names)
 
     run(action, lang, debug)
+
+
+def printed(name: str, lang: str) -> str:
+    """The example's spec for standard output; on stderr, the files it reads beside it, which a
+    copy of the text alone leaves behind, and how to take them too."""
+    from attncli.spec.examples import example_files, example_text
+
+    text = example_text(name, lang)
+    files = example_files(name)
+    if files:
+        say(Msg.plural_of("this spec reads {count} file beside it ({files}); to copy it with "
+                          "the spec, run attn examples {name} --to DIR", "this spec reads "
+                          "{count} files beside it ({files}); to copy them with the spec, run "
+                          "attn examples {name} --to DIR", len(files), files=", ".join(files),
+                          name=name), lang)
+    return text
+
+
+def written(name: str, to: str, lang: str) -> str:
+    """`attn examples NAME --to DIR`: the spec and its files written; on stderr, what was
+    written and the command that runs it."""
+    from pathlib import Path
+
+    from attncli.spec.examples import write_example
+
+    spec, *files = write_example(name, Path(to), lang)
+    say(Msg.plural_of("wrote {spec} and {count} file it reads; run {command}",
+                      "wrote {spec} and {count} files it reads; run {command}", len(files),
+                      spec=str(spec), command=f"attn explain {spec}") if files else
+        Msg.of("wrote {spec}; run {command}", spec=str(spec), command=f"attn explain {spec}"),
+        lang)
+    return ""
