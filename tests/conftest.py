@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,13 +44,34 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
 
 
 @pytest.fixture
-def catalogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def catalogue(catalogue_copy: tuple[Path, dict[str, tuple[int, int]]],
+              monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A copy of tests/bad_inputs to run in, so that nothing a case might write reaches the
-    repo."""
-    folder = tmp_path / "cases"
-    shutil.copytree(BAD_INPUTS, folder)
+    repo. One copy serves a worker's tests; a test that changes it gets the change reported by
+    its own snapshot check and the copy is made again for the next one."""
+    folder, before = catalogue_copy
     monkeypatch.chdir(folder)
-    return folder
+    yield folder
+    if stamps(folder) != before:
+        shutil.rmtree(folder)
+        shutil.copytree(BAD_INPUTS, folder)
+
+
+@pytest.fixture(scope="session")
+def catalogue_copy(tmp_path_factory: pytest.TempPathFactory
+                   ) -> tuple[Path, dict[str, tuple[int, int]]]:
+    folder = tmp_path_factory.mktemp("catalogue") / "cases"
+    shutil.copytree(BAD_INPUTS, folder)
+    return folder, stamps(folder)
+
+
+def stamps(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every entry under `folder`: its size and the time it last changed, in nanoseconds."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        st = path.lstat()
+        out[path.relative_to(folder).as_posix()] = (st.st_size, st.st_mtime_ns)
+    return out
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ A `<case>.expected` with no spec beside it names a spec that does not exist.
 
 Each case goes through `attn explain`, `attn export -o` and `attn validate`: exit 2, nothing on
 stdout, exactly the expected line on stderr (validate adds its summary line), no traceback, and
-not a byte written or changed in the folder. The files in data/ are the matrices the specs read
+no file written or changed in the folder (its size and time of change are compared). The files in data/ are the matrices the specs read
 (made by data/make.py).
 """
 
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import BAD_INPUTS, run
+from tests.conftest import stamps as snapshot
 
 CATALOGUE = BAD_INPUTS
 CASES = sorted(p.stem + "".join(p.suffixes[:-1]) for p in CATALOGUE.glob("*.expected"))
@@ -27,12 +28,6 @@ def spec_name(case: str) -> str:
              and p.name[len(case) + 1:].count(".") == 0]
     assert len(found) <= 1, found
     return found[0] if found else case + ".yaml"
-
-
-def snapshot(folder: Path) -> dict[str, bytes | None]:
-    """Every file and folder under `folder` with its bytes (None for a folder)."""
-    return {p.relative_to(folder).as_posix(): None if p.is_dir() else p.read_bytes()
-            for p in sorted(folder.rglob("*"))}
 
 
 def expected_line(case: str) -> str:
