@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli.cli.app import app
-from tests import skips
+from tests import matrix, skips
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -149,9 +149,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """What was skipped, by reason, and the one command that installs what it needs."""
+    """What was skipped, by reason, and the one command that installs what it needs; what the
+    sample of the renderer matrices left to CI (tests/matrix.py)."""
     lines = skips.summary([skip_reason(r) for r in terminalreporter.stats.get("skipped", [])])
     if lines:
         terminalreporter.write_sep("=", "skipped: missing tools")
+        for line in lines:
+            terminalreporter.write_line(line)
+    ran = {report.nodeid.split("::")[0] for reports in terminalreporter.stats.values()
+           for report in reports if isinstance(report, pytest.TestReport)}
+    lines = matrix.summary(ran)
+    if lines:
+        terminalreporter.write_sep("=", "sampled: the renderer matrices")
         for line in lines:
             terminalreporter.write_line(line)

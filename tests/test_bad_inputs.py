@@ -4,8 +4,8 @@ A `<case>.expected` with no spec beside it names a spec that does not exist.
 
 Each case goes through `attn explain`, `attn export -o` and `attn validate`: exit 2, nothing on
 stdout, exactly the expected line on stderr (validate adds its summary line), no traceback, and
-no file written or changed in the folder (its size and time of change are compared). The files in data/ are the matrices the specs read
-(made by data/make.py).
+no file written or changed in the folder (each entry's size and time of change are compared).
+The files in data/ are the matrices the specs read (made by data/make.py).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,8 @@ def words(text: str) -> set[str]:
     return set(re.findall(r"(?<![\w.])[a-z]{3,}(?![\w.])", text.lower()))
 
 
-def english_words(lang: str) -> set[str]:
+@cache
+def english_words(lang: str) -> frozenset[str]:
     """Words of attn's English messages that the catalog of `lang` never uses itself."""
     english: set[str] = set()
     for message in extract().messages.values():
@@ -66,7 +68,7 @@ def english_words(lang: str) -> set[str]:
     for entry in read_po(po_path(lang).read_text(encoding="utf-8")):
         for text in entry.msgstr if entry.msgid else []:
             own |= words(text)
-    return english - own
+    return frozenset(english - own)
 
 
 @pytest.mark.parametrize("lang", ["pl", "ru"])

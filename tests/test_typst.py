@@ -1,6 +1,7 @@
 """The Typst export compiled by the Typst compiler (the `typst` package on PyPI carries it) and
 read back from the PDF: every example in en, pl and ru, as a document, as slides at 16:9 and
-4:3, and as a fragment included twice in a page of 345pt of text. No error, no warning, and no
+4:3, and as a fragment included twice in a page of 345pt of text (in CI all of it; elsewhere
+each example in each kind in one language, turning: tests/matrix.py). No error, no warning, and no
 word outside the page's text area (Typst warns of no overflow; pdftotext's boxes show it), and
 the words a reader checks are there: each step's written-out lines as the text format writes
 them, and hostile token names as written.
@@ -13,6 +14,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from attncli.model import Walkthrough
 from attncli.render import MAX_WIDTH, render
 from attncli.spec import load_spec
 from attncli.steps.build import build
+from tests.matrix import turn
 from tests.test_export_renderers import need
 from tests.test_markdown_render import HOSTILE, hostile_spec
 
@@ -53,9 +56,15 @@ def compiler():  # type: ignore[no-untyped-def]
     return typst
 
 
+@cache
+def compiler_at(root: str):  # type: ignore[no-untyped-def]
+    """One Typst compiler for each folder: it finds the system's fonts once, not at every
+    compile, and reads every file afresh at each compile."""
+    return compiler().Compiler(root=root)
+
+
 def compile_pdf(source: Path) -> Path:
-    typst = compiler()
-    pdf, warnings = typst.compile_with_warnings(str(source), root=str(source.parent))
+    pdf, warnings = compiler_at(str(source.parent)).compile_with_warnings(input=str(source))
     assert not warnings, (source.name, [str(w) for w in warnings][:3])
     out = source.with_suffix(".pdf")
     out.write_bytes(pdf)
@@ -114,10 +123,24 @@ def check(source: Path, area: tuple[float, float, float, float], w: Walkthrough,
     return found
 
 
+def by_language(kind: str, offset: int) -> dict[str, list[tuple[int, Path]]]:
+    """language -> the examples (with their place) compiled in it as `kind` on this run
+    (tests/matrix.py: all of them in CI, else each in one language, turning)."""
+    out: dict[str, list[tuple[int, Path]]] = {lang: [] for lang in LANGUAGES}
+    for k, spec in enumerate(EXAMPLES):
+        for lang in turn(f"tests/test_typst.py: {kind}", LANGUAGES, k, offset):
+            out[lang].append((k, spec))
+    return out
+
+
+DOCUMENTS, SLIDES, FRAGMENTS = (by_language(kind, offset) for offset, kind in
+                                enumerate(("documents", "slides", "fragments included twice")))
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_example_compiles_as_a_document_within_its_page(tmp_path: Path, lang: str) -> None:
     compiler()
-    for spec in EXAMPLES:
+    for _, spec in DOCUMENTS[lang]:
         w = walkthrough(spec)
         source = tmp_path / f"{spec.stem}.typ"
         source.write_text(render(w, "typst", lang, standalone=True), encoding="utf-8")
@@ -127,7 +150,7 @@ def test_every_example_compiles_as_a_document_within_its_page(tmp_path: Path, la
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_example_compiles_as_slides_within_the_frame(tmp_path: Path, lang: str) -> None:
     compiler()
-    for k, spec in enumerate(EXAMPLES):
+    for k, spec in SLIDES[lang]:
         w = walkthrough(spec)
         aspect, area = ("169", SLIDE_169) if k % 2 == 0 else ("43", SLIDE_43)
         source = tmp_path / f"{spec.stem}.typ"
@@ -140,7 +163,7 @@ def test_every_example_compiles_as_slides_within_the_frame(tmp_path: Path, lang:
 def test_every_fragment_included_twice_stays_in_its_text_width(tmp_path: Path,
                                                                lang: str) -> None:
     compiler()
-    for spec in EXAMPLES:
+    for _, spec in FRAGMENTS[lang]:
         w = walkthrough(spec)
         (tmp_path / "part.typ").write_text(render(w, "typst", lang), encoding="utf-8")
         host = tmp_path / f"{spec.stem}.typ"

@@ -1,7 +1,8 @@
 """`--format text` fits its width, measured in terminal columns by Rich's own cell counter (an
 independent reading of wcwidth: a CJK character takes 2, Cyrillic, `·`, `−` and subscripts 1):
-every example, every language, several widths, and random specs. A wrapped written-out line
-loses nothing: put back together it is the line printed unwrapped."""
+every example, every language, several widths (in CI all of them; elsewhere each example at
+each width in one language, turning: tests/matrix.py), and random specs. A wrapped written-out
+line loses nothing: put back together it is the line printed unwrapped."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from rich.cells import cell_len
 from attncli.render.common import cell_width
 from attncli.render.wrap import formula, words
 from tests.conftest import EXAMPLES, attn_executable, run
+from tests.matrix import turn
 from tests.printed_arithmetic import joined
 
 WIDTHS = (40, 57, 80, 120)
@@ -28,9 +30,14 @@ def too_wide(text: str, width: int) -> list[str]:
     return [line for line in text.splitlines() if cell_len(line) > width]
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
-@pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
+# every example in every language at every width in CI, else each example at each width in
+# one language, turning (tests/matrix.py)
+CASES = [(spec, lang, width) for i, spec in enumerate(EXAMPLES) for k, width in enumerate(WIDTHS)
+         for lang in turn("tests/test_width.py: widths", ("en", "pl", "ru"), i, k)]
+
+
+@pytest.mark.parametrize(("spec", "lang", "width"), CASES,
+                         ids=lambda x: getattr(x, "stem", str(x)))
 def test_no_text_line_is_wider_than_asked(spec: Path, lang: str, width: int) -> None:
     # a spec in a low precision refuses hand calculation (tests/test_low_precision_layer.py)
     hand = [] if "\ndtype: " in spec.read_text(encoding="utf-8") else ["--round-intermediates"]
