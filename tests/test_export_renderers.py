@@ -22,6 +22,7 @@ from attncli.render import RenderOptions, render
 from attncli.render.latex import document
 from attncli.spec import load_spec
 from attncli.steps.build import build
+from tests.matrix import turn
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
@@ -69,8 +70,12 @@ def standalone(spec: Path, lang: str) -> str:
     return render(build(load_spec(str(spec))), "latex", lang, standalone=True)
 
 
-@pytest.mark.parametrize("lang", languages())
-@pytest.mark.parametrize("spec", EXAMPLES, ids=lambda p: p.stem)
+# every example in every language in CI, else each in one, turning (tests/matrix.py)
+STANDALONE = [(spec, lang) for i, spec in enumerate(EXAMPLES)
+              for lang in turn("tests/test_export_renderers.py: LaTeX documents", languages(), i)]
+
+
+@pytest.mark.parametrize(("spec", "lang"), STANDALONE, ids=lambda x: getattr(x, "stem", str(x)))
 def test_every_example_compiles_in_every_language(spec: Path, lang: str, tmp_path: Path) -> None:
     walkthrough = build(load_spec(str(spec)))
     text = compile_latex(standalone(spec, lang), tmp_path)
