@@ -13,8 +13,9 @@ hostile variants) in every format, in en, pl and ru, rendered for real and read 
 - the spreadsheet: opened by openpyxl, every token name in it.
 
 A run takes a deterministic sample: every case in every format in one language (which one turns
-with the seed), the hostile variants in all three, Beamer at one aspect per language and case
-(16:9 or 4:3, turning too); ATTN_CONFORMANCE=all
+with the seed), the hostile variants in all three in CI and in one, turning, elsewhere
+(tests/matrix.py), Beamer at one aspect per language and case (16:9 or 4:3, turning too);
+ATTN_CONFORMANCE=all
 runs the whole matrix, ATTN_CONFORMANCE_SEED=n another sample. A format joins by an entry in
 CHECKED; a step family by being turned on by some case (test_every_family_is_in_the_matrix).
 """
@@ -43,6 +44,7 @@ from attncli.spec.model import Spec
 from attncli.steps.build import HEAD, LAYER, build
 from tests.conformance_cases import CASES, VARIANTS, Case
 from tests.conftest import run
+from tests.matrix import turn
 from tests.svg_text import svg_lines, terminal_lines
 from tests.test_latex_pages import need_tools, overfull
 
@@ -62,10 +64,18 @@ MD_PIPELINES = {"katex": ("texmath-dollars", "pandoc-mathjax"),
                 "plain": ("texmath-dollars",)}
 
 
+# A variant runs to hundreds of pages and frames (long_names_four_heads: 500 frames at 4:3): in
+# CI each is checked in all three languages, elsewhere in one, turning (tests/matrix.py).
+VARIANT_LANGUAGES = {case.name: tuple(turn("tests/test_conformance.py: languages of the variants",
+                                           LANGS, k)) for k, case in enumerate(VARIANTS)}
+
+
 def languages(case: Case) -> tuple[str, ...]:
     """The languages a case is checked in on this run."""
-    if EVERYTHING or case in VARIANTS:
+    if EVERYTHING:
         return LANGS
+    if case in VARIANTS:
+        return VARIANT_LANGUAGES[case.name]
     turn = int(hashlib.sha256(case.name.encode()).hexdigest(), 16) + SEED
     return (LANGS[turn % 3],)
 

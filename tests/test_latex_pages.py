@@ -71,26 +71,32 @@ def export(spec: Path, fmt: str, lang: str, **options: object) -> str:
 
 # --- LaTeX documents ------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("index", "spec"), list(enumerate(EXAMPLES)), ids=lambda x: getattr(
+# each example with each option in CI, else with one, turning (tests/matrix.py)
+LONG_LINES = [(index, spec, k) for index, spec in enumerate(EXAMPLES)
+              for k in turn("tests/test_latex_pages.py: long lines", (0, 1, 2), index)]
+
+
+@pytest.mark.parametrize(("index", "spec", "k"), LONG_LINES, ids=lambda x: getattr(
     x, "stem", str(x)))
-def test_long_lines_of_every_option_still_fit(index: int, spec: Path, tmp_path: Path) -> None:
-    """--expand all, --round-intermediates and --decimal-comma on every example, each in a
-    language of its own (they turn in order), through the CLI as a user runs it. A spec in a
-    low precision refuses hand calculation (tests/test_low_precision_layer.py): --full instead."""
+def test_long_lines_of_every_option_still_fit(index: int, spec: Path, k: int,
+                                              tmp_path: Path) -> None:
+    """--expand all, --round-intermediates and --decimal-comma (option k) on every example, each
+    in a language of its own (they turn in order), through the CLI as a user runs it. A spec in
+    a low precision refuses hand calculation (tests/test_low_precision_layer.py): --full
+    instead."""
     from typer.testing import CliRunner
 
     from attncli.cli.app import app
 
     hand = ["--full"] if "\ndtype: " in spec.read_text(encoding="utf-8") else [
         "--round-intermediates"]
-    flags = [["--expand", "all"], hand, ["--decimal-comma"]]
-    for k, extra in enumerate(flags):
-        lang = LANGS[(index + k) % 3]
-        result = CliRunner().invoke(app, ["export", str(spec), "--latex", "--standalone",
-                                          "--lang", lang, *extra])
-        assert result.exit_code == 0, result.stderr
-        log = pdflatex(result.stdout, tmp_path / str(k))
-        assert overfull(log) == [], (extra, lang, overfull(log)[:3])
+    extra = [["--expand", "all"], hand, ["--decimal-comma"]][k]
+    lang = LANGS[(index + k) % 3]
+    result = CliRunner().invoke(app, ["export", str(spec), "--latex", "--standalone",
+                                      "--lang", lang, *extra])
+    assert result.exit_code == 0, result.stderr
+    log = pdflatex(result.stdout, tmp_path)
+    assert overfull(log) == [], (extra, lang, overfull(log)[:3])
 
 
 def test_full_and_several_languages_fit(tmp_path: Path) -> None:
