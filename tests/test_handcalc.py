@@ -127,6 +127,22 @@ def test_a_large_score_is_shifted_by_its_row_maximum_by_hand() -> None:
     assert walkthrough.heads[0].weights.values[0].tolist() == [0.98, 0.02]
 
 
+def test_a_row_whose_largest_e_x_rounds_to_0_is_shifted_so_that_it_is_1() -> None:
+    """With no decimals S′[a, a] = -3/3 = -1 is left unshifted (it lies in [-1, ln 10^4]), and
+    e^-1 = 0.37 would be written 0: a row that sees a key would have nothing to divide by. Its
+    largest score is subtracted instead: e^0 = 1, so A[a, a] = 1 / 1 = 1."""
+    spec = loads_spec("tokens: [a, b]\nembeddings: [[1, 0], [0, 0]]\n"
+                      "weights: {W_K: [[-3, 0], [0, 0]]}\nscale: 3\nmask: causal\n"
+                      "display: {precision: 0, round_intermediates: true}\n")
+    walkthrough = build(spec)
+    head = walkthrough.heads[0]
+    assert head.scores.values.tolist()[0][0] == -1.0  # q_a·k_a / 3 = 1·(1·-3) / 3
+    assert head.weights.values.tolist() == [[1.0, 0.0], [1.0, 1.0]]  # 1/2 = 0.5 is written 1
+    text = render(walkthrough, "text")
+    assert "sees no key" not in text and "sink" not in text
+    assert "“a” sees only itself, so all its weight (1) stays there." in text
+
+
 def test_by_hand_every_number_of_the_layer_is_carried_rounded() -> None:
     """Positions, residual adds, LayerNorm (with μ, σ), GELU and W_O too: a person writes every
     intermediate down at the display precision, so every number the walkthrough holds has at

@@ -133,10 +133,17 @@ class HandCalculation:
         return weights, total == 0.0
 
     def softmax_parts(self, logits: Array) -> tuple[Array, Array, Array, Array]:
-        """(shift, e, row sums, weights) of softmax by hand: each e^x and each weight rounded."""
+        """(shift, e, row sums, weights) of softmax by hand: each e^x and each weight rounded.
+        Where the largest e^x would be written 0 (e^-1 = 0.37 with no decimals), the row's
+        largest score is subtracted, so that it is 1 and the row keeps a sum to divide by."""
         shift = ops.written_shift(logits)  # (n,): 0 or the row's largest score, already rounded
         finite = np.isfinite(logits)  # (n, m)
+        peak = np.max(logits, axis=1, initial=-np.inf, where=finite)  # (n,)
+        seen = np.isfinite(peak)  # (n,): the rows that see a key
         with localcontext(CONTEXT):
+            largest = self.carry(np.frompyfunc(lambda d: d.exp(), 1, 1)(
+                self.decimals(np.where(seen, peak - shift, 0.0))))  # (n,)
+            shift = np.where(seen & (largest == 0.0), peak, shift)  # (n,)
             shifted = self.decimals(np.where(finite, logits, 0.0)) - self.decimals(shift)[:, None]
             e = np.where(finite, self.carry(np.frompyfunc(lambda d: d.exp(), 1, 1)(shifted)),
                          0.0)  # (n, m)
