@@ -25,6 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli.cli.app import app
+from tests.matrix import turn
 from tests.test_export_renderers import need
 from tests.test_markdown_render import check_grids, expected_matrices, run_pages, shown
 
@@ -80,7 +81,9 @@ def test_the_256_token_latex_export_compiles_with_no_overfull_box(tmp_path: Path
     assert "-{}-{}full" not in tex
 
 
-@pytest.mark.parametrize("aspect", ["169", "43"])
+# both aspects in CI, else 4:3, the narrower (tests/matrix.py)
+@pytest.mark.parametrize("aspect", turn("tests/test_elided_exports.py: 256-token decks",
+                                        ("169", "43"), 1))
 def test_the_256_token_beamer_deck_compiles_with_no_overfull_box(tmp_path: Path,
                                                                  aspect: str) -> None:
     tex = export(str(large_spec()), "--beamer", "--aspect", aspect)

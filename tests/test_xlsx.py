@@ -76,6 +76,11 @@ def recalculated_examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     files = [export(spec, folder / f"{spec.stem}.xlsx") for spec in SUPPORTED]
     files += [export(spec, folder / f"{spec.stem}+backward.xlsx", "--backward")
               for spec in WITH_BACKWARD]
+    # the workbooks of the tests below, in the same run of LibreOffice (each run starts it anew)
+    files.append(edited_layer(folder))
+    for name, text in (("general", GENERAL), ("biased", BIASED_HEAD)):
+        (folder / f"{name}.yaml").write_text(text, encoding="utf-8")
+        files.append(export(folder / f"{name}.yaml", folder / f"{name}.xlsx"))
     out = folder / "recalculated"
     return {f.stem: f for f in recalculated(files, out)}
 
@@ -182,25 +187,34 @@ def test_every_computed_cell_is_a_formula(spec: Path, tmp_path: Path) -> None:
                 assert formula == block.computed, f"{block.sheet}!{cell.coordinate} {block.name}"
 
 
-def test_an_edited_embedding_flows_through_every_step(tmp_path: Path) -> None:
+DECODER_LAYER = next(p for p in EXAMPLES if p.stem == "decoder_layer")
+
+
+def edited_layer(folder: Path) -> Path:
+    """The decoder layer's workbook with X[chases, d2] changed to -2.5 in the file (edited.xlsx),
+    and beside it the spec with that number (decoder_layer.yaml)."""
+    book = openpyxl.load_workbook(export(DECODER_LAYER, folder / "layer.xlsx"))
+    e = next(b for b in layout(DECODER_LAYER).blocks if b.name == "E")
+    book[e.sheet].cell(e.row + 1 + 1, e.col + 1 + 1).value = -2.5  # row chases, column d2
+    book.save(folder / "edited.xlsx")
+    spec = yaml.safe_load(DECODER_LAYER.read_text(encoding="utf-8"))
+    spec["embeddings"][1][1] = -2.5
+    (folder / "decoder_layer.yaml").write_text(yaml.safe_dump(spec, allow_unicode=True),
+                                               encoding="utf-8")
+    return folder / "edited.xlsx"
+
+
+def test_an_edited_embedding_flows_through_every_step(
+        recalculated_examples: dict[str, Path]) -> None:
     """X[chases, d2] of the decoder layer (positions, two heads, W_O, LayerNorm, FFN) changed
     in the file, recalculated: every cell equals attn's JSON of the spec with that number."""
-    need_soffice()
-    source = next(p for p in EXAMPLES if p.stem == "decoder_layer")
-    book = openpyxl.load_workbook(export(source, tmp_path / "layer.xlsx"))
-    blocks = layout(source)
-    e = next(b for b in blocks.blocks if b.name == "E")
-    book[e.sheet].cell(e.row + 1 + 1, e.col + 1 + 1).value = -2.5  # row chases, column d2
-    book.save(tmp_path / "edited.xlsx")
-    spec = yaml.safe_load(source.read_text(encoding="utf-8"))
-    before = spec["embeddings"][1][1]
-    spec["embeddings"][1][1] = -2.5
-    edited = tmp_path / "decoder_layer.yaml"
-    edited.write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
-    (out,) = recalculated([tmp_path / "edited.xlsx"], tmp_path / "out")
+    out = recalculated_examples["edited"]
+    edited = out.parent.parent / "decoder_layer.yaml"
+    before = yaml.safe_load(DECODER_LAYER.read_text(encoding="utf-8"))["embeddings"][1][1]
     doc = the_json(edited)
-    assert doc["output"] != the_json(source)["output"] and before != -2.5  # the edit matters
-    assert compare(openpyxl.load_workbook(out, data_only=True), blocks, doc) > 300
+    assert doc["output"] != the_json(DECODER_LAYER)["output"] and before != -2.5  # it matters
+    assert compare(openpyxl.load_workbook(out, data_only=True), layout(DECODER_LAYER),
+                   doc) > 300
 
 
 GENERAL = """\
@@ -213,11 +227,10 @@ decode: {prefill: 2}
 """
 
 
-def test_the_general_score_and_decoding(write: Any, tmp_path: Path) -> None:
+def test_the_general_score_and_decoding(recalculated_examples: dict[str, Path]) -> None:
     """S = Q·W·Kᵀ as SUMPRODUCT(MMULT(qᵢ, W), kⱼ); its decode steps keep attn's values."""
-    need_soffice()
-    spec = write(GENERAL)
-    (out,) = recalculated([export(spec, tmp_path / "general.xlsx")], tmp_path / "out")
+    out = recalculated_examples["general"]
+    spec = out.parent.parent / "general.yaml"
     blocks = layout(spec)
     doc = the_json(spec)
     assert compare(openpyxl.load_workbook(out, data_only=True), blocks, doc) > 40
@@ -236,10 +249,10 @@ heads:
 """
 
 
-def test_a_bias_of_one_head_is_not_read_by_the_next(write: Any, tmp_path: Path) -> None:
-    need_soffice()
-    spec = write(BIASED_HEAD)
-    (out,) = recalculated([export(spec, tmp_path / "biased.xlsx")], tmp_path / "out")
+def test_a_bias_of_one_head_is_not_read_by_the_next(recalculated_examples: dict[str, Path]
+                                                   ) -> None:
+    out = recalculated_examples["biased"]
+    spec = out.parent.parent / "biased.yaml"
     assert compare(openpyxl.load_workbook(out, data_only=True), layout(spec),
                    the_json(spec)) > 50
 
