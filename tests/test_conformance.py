@@ -14,7 +14,8 @@ hostile variants) in every format, in en, pl and ru, rendered for real and read 
 
 A run takes a deterministic sample: every case in every format in one language (which one turns
 with the seed), the hostile variants in all three in CI and in one, turning, elsewhere
-(tests/matrix.py), Beamer at one aspect per language and case (16:9 or 4:3, turning too);
+(tests/matrix.py), Beamer at one aspect per language and case (16:9 or 4:3, turning too),
+a worksheet and its key for every other example in a run outside CI;
 ATTN_CONFORMANCE=all
 runs the whole matrix, ATTN_CONFORMANCE_SEED=n another sample. A format joins by an entry in
 CHECKED; a step family by being turned on by some case (test_every_family_is_in_the_matrix).
@@ -44,7 +45,7 @@ from attncli.spec.model import Spec
 from attncli.steps.build import HEAD, LAYER, build
 from tests.conformance_cases import CASES, VARIANTS, Case
 from tests.conftest import run
-from tests.matrix import turn
+from tests.matrix import every_other, turn
 from tests.svg_text import svg_lines, terminal_lines
 from tests.test_latex_pages import need_tools, overfull
 
@@ -213,14 +214,25 @@ def latex_documents(tmp_path: Path) -> dict[str, tuple[str, list[Case]]]:
             for aspect in aspects(case, lang):
                 add("beamer" + aspect, lang, case,
                     fragment_body(render(w, "beamer", lang, frames_only=True, aspect=aspect)))
-            sheet, key = worksheet(case, lang, tmp_path)
-            add("latex", lang, case, fragment_body(sheet))
-            add("latex", lang, case, fragment_body(key))
+            if with_worksheet(case):
+                sheet, key = worksheet(case, lang, tmp_path)
+                add("latex", lang, case, fragment_body(sheet))
+                add("latex", lang, case, fragment_body(key))
     out = {}
     for name, (parts, cases) in docs.items():
         kind, lang = name.split("-")
         out[name] = (preamble(kind, lang) + "\n".join(parts) + "\n\\end{document}\n", cases)
     return out
+
+
+# A worksheet and its key for every case in CI, else for every variant and every other example
+# (tests/test_worksheet.py and tests/test_worksheet_beamer.py compile worksheets of their own).
+WORKSHEETS = {case.name: case in VARIANTS or every_other(
+    "tests/test_conformance.py: worksheets of the examples", k) for k, case in enumerate(CASES)}
+
+
+def with_worksheet(case: Case) -> bool:
+    return EVERYTHING or WORKSHEETS[case.name]
 
 
 def worksheet(case: Case, lang: str, tmp_path: Path) -> tuple[str, str]:

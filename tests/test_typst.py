@@ -1,7 +1,7 @@
 """The Typst export compiled by the Typst compiler (the `typst` package on PyPI carries it) and
 read back from the PDF: every example in en, pl and ru, as a document, as slides at 16:9 and
 4:3, and as a fragment included twice in a page of 345pt of text (in CI all of it; elsewhere
-each example in each kind in one language, turning: tests/matrix.py). No error, no warning, and no
+each example once, the kinds and languages turning: tests/matrix.py). No error, no warning, and no
 word outside the page's text area (Typst warns of no overflow; pdftotext's boxes show it), and
 the words a reader checks are there: each step's written-out lines as the text format writes
 them, and hostile token names as written.
@@ -123,18 +123,25 @@ def check(source: Path, area: tuple[float, float, float, float], w: Walkthrough,
     return found
 
 
-def by_language(kind: str, offset: int) -> dict[str, list[tuple[int, Path]]]:
-    """language -> the examples (with their place) compiled in it as `kind` on this run
-    (tests/matrix.py: all of them in CI, else each in one language, turning)."""
-    out: dict[str, list[tuple[int, Path]]] = {lang: [] for lang in LANGUAGES}
+KINDS = ("documents", "slides", "fragments included twice")
+
+
+def compiled_as() -> dict[str, dict[str, list[tuple[int, Path]]]]:
+    """kind -> language -> the examples (with their place) compiled so on this run: in CI every
+    example as every kind in every language; elsewhere each example once, the kinds and the
+    languages turning together, so that each pair meets a ninth of the examples
+    (tests/matrix.py)."""
+    pairs = [(kind, lang) for lang in LANGUAGES for kind in KINDS]  # 9, the kinds turning first
+    out: dict[str, dict[str, list[tuple[int, Path]]]] = {
+        kind: {lang: [] for lang in LANGUAGES} for kind in KINDS}
     for k, spec in enumerate(EXAMPLES):
-        for lang in turn(f"tests/test_typst.py: {kind}", LANGUAGES, k, offset):
-            out[lang].append((k, spec))
+        for kind, lang in turn("tests/test_typst.py: examples × kinds × languages", pairs, k):
+            out[kind][lang].append((k, spec))
     return out
 
 
-DOCUMENTS, SLIDES, FRAGMENTS = (by_language(kind, offset) for offset, kind in
-                                enumerate(("documents", "slides", "fragments included twice")))
+COMPILED = compiled_as()
+DOCUMENTS, SLIDES, FRAGMENTS = (COMPILED[kind] for kind in KINDS)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
