@@ -5,8 +5,8 @@
   every language with the default options is compiled and checked the same way in
   tests/test_export_renderers.py;
 - the fragment inside a document with exactly the preamble lines its comment names;
-- Beamer decks at 16:9 and 4:3 (both in CI, else one, turning: tests/matrix.py): no overfull
-  box, and every word pdftotext finds inside its frame;
+- Beamer decks at 16:9 and 4:3 (in CI every example at both, else every other example at one,
+  turning: tests/matrix.py): no overfull box, and every word pdftotext finds inside its frame;
 - the frames-only fragment inside a deck with exactly the lines its comment names.
 
 .ci/run installs pdflatex (with beamer) and poppler; without them these tests are skipped, under
@@ -26,7 +26,7 @@ import pytest
 from attncli.render import render
 from attncli.spec import load_spec
 from attncli.steps.build import build
-from tests.matrix import turn
+from tests.matrix import every_other, turn
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
@@ -208,12 +208,14 @@ def frame_titles(pdf: Path) -> list[str]:
                            check=True).stdout.strip().split("\n")[0] for i in range(1, count + 1)]
 
 
-# every example at both aspects in CI, else at one, turning (tests/matrix.py); but the
-# three-head "Life is short" (about 200 frames, 30 s a deck) only at 4:3, the narrower: its
-# matrices are those of life_is_short, checked at both
+# every example at both aspects in CI, else every other example at one, turning
+# (tests/matrix.py; the conformance matrix compiles every example's frames at one aspect on
+# every run); the three-head "Life is short" (about 200 frames, 30 s a deck) only at 4:3, the
+# narrower: its matrices are those of life_is_short, checked at both
 DECKS = [(i, spec, aspect) for i, spec in enumerate(EXAMPLES)
+         if every_other("tests/test_latex_pages.py: examples with a Beamer deck", i)
          for aspect in (("43",) if spec.stem == "life_is_short_three_heads" else
-                        turn("tests/test_latex_pages.py: Beamer decks", ("169", "43"), i))]
+                        turn("tests/test_latex_pages.py: Beamer decks", ("169", "43"), i // 2))]
 
 
 @pytest.mark.parametrize(("index", "spec", "aspect"), DECKS, ids=lambda x: getattr(
