@@ -15,7 +15,8 @@ hostile variants) in every format, in en, pl and ru, rendered for real and read 
 A run takes a deterministic sample: every case in every format in one language (which one turns
 with the seed), the hostile variants in all three in CI and in one, turning, elsewhere
 (tests/matrix.py), Beamer at one aspect per language and case (16:9 or 4:3, turning too),
-a worksheet and its key for every other example in a run outside CI;
+a worksheet and its key for every other example and Beamer frames for every other variant in a
+run outside CI;
 ATTN_CONFORMANCE=all
 runs the whole matrix, ATTN_CONFORMANCE_SEED=n another sample. A format joins by an entry in
 CHECKED; a step family by being turned on by some case (test_every_family_is_in_the_matrix).
@@ -211,7 +212,7 @@ def latex_documents(tmp_path: Path) -> dict[str, tuple[str, list[Case]]]:
         w = walkthrough(case)
         for lang in languages(case):
             add("latex", lang, case, fragment_body(render(w, "latex", lang)))
-            for aspect in aspects(case, lang):
+            for aspect in aspects(case, lang) if with_frames(case) else ():
                 add("beamer" + aspect, lang, case,
                     fragment_body(render(w, "beamer", lang, frames_only=True, aspect=aspect)))
             if with_worksheet(case):
@@ -233,6 +234,16 @@ WORKSHEETS = {case.name: case in VARIANTS or every_other(
 
 def with_worksheet(case: Case) -> bool:
     return EVERYTHING or WORKSHEETS[case.name]
+
+
+# Beamer frames of every case in CI, else of every example and every other variant: the
+# four-head variant of 40-character names runs to 350 frames at 16:9 and 500 at 4:3.
+FRAMES = {case.name: every_other("tests/test_conformance.py: variants with Beamer frames", k)
+          for k, case in enumerate(VARIANTS)}
+
+
+def with_frames(case: Case) -> bool:
+    return EVERYTHING or FRAMES.get(case.name, True)
 
 
 def worksheet(case: Case, lang: str, tmp_path: Path) -> tuple[str, str]:
