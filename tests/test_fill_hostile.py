@@ -12,13 +12,18 @@ from pathlib import Path
 ROOT = Path(__file__).parent.parent
 
 
+def fill(name: str, folder: Path, timeout: int = 60) -> subprocess.CompletedProcess[str]:
+    """`attn fill name` in `folder`, in English, as a process of its own."""
+    return subprocess.run([sys.executable, "-m", "attncli", "fill", name], cwd=folder,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "ATTN_LANG": ""},
+                          capture_output=True, text=True, timeout=timeout)
+
+
 def test_a_notebook_nested_too_deep_is_refused_where_it_passes_the_limit(
         tmp_path: Path) -> None:
     text = '{"cells": ' + "[" * 10_000 + "]" * 10_000 + "}"
     (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "attncli", "fill", "n.ipynb"], cwd=tmp_path,
-                         env={**os.environ, "PYTHONPATH": str(ROOT), "ATTN_LANG": ""},
-                         capture_output=True, text=True, timeout=60)
+    run = fill("n.ipynb", tmp_path)
     # the mapping is level 1 and 64 levels are read: the 64th list, level 65, opens at column
     # 11 + 63 = 74
     assert run.returncode == 2
@@ -40,9 +45,7 @@ def test_a_block_written_many_times_is_filled_as_once(tmp_path: Path) -> None:
     (tmp_path / "many.md").write_text("# T\n\n" + (block + "\n") * 300 + other,
                                       encoding="utf-8")
     for name in ("one.md", "many.md"):
-        run = subprocess.run([sys.executable, "-m", "attncli", "fill", name], cwd=tmp_path,
-                             env={**os.environ, "PYTHONPATH": str(ROOT), "ATTN_LANG": ""},
-                             capture_output=True, text=True, timeout=60)
+        run = fill(name, tmp_path)
         assert run.returncode == 0, run.stderr
     one = (tmp_path / "one.md").read_text(encoding="utf-8")
     many = (tmp_path / "many.md").read_text(encoding="utf-8")
@@ -62,9 +65,7 @@ def test_a_document_of_more_blocks_than_the_limit_is_refused_at_the_first_past_i
         (tmp_path / f"s{i}.yaml").write_text(spec, encoding="utf-8")
     text = "".join(f"```attn\nspec: s{i}.yaml\n```\n\n" for i in range(201))
     (tmp_path / "p.md").write_text(text, encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "attncli", "fill", "p.md"], cwd=tmp_path,
-                         env={**os.environ, "PYTHONPATH": str(ROOT), "ATTN_LANG": ""},
-                         capture_output=True, text=True, timeout=120)
+    run = fill("p.md", tmp_path, timeout=120)
     assert run.returncode == 2
     # each block is 4 lines: block 201 opens on line 4 · 200 + 1
     assert run.stderr.splitlines()[0] == (
