@@ -21,6 +21,7 @@ from attncli.spec import loads_spec
 from attncli.spec.vit import patches
 from attncli.steps.build import compute
 from tests.test_checkpoints import needed
+from tests.test_png_chunks import chunk
 
 TOLERANCE = 1e-9
 
@@ -175,14 +176,17 @@ def png_bytes(rows: list[list[int]], filters: list[int]) -> bytes:
                 data.append((v - near) % 256)
         raw += bytes([kind, *data])
         above = row
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(
-            ">I", zlib.crc32(kind + body))
-
     header = struct.pack(">IIBBBBB", len(rows[0]), len(rows), 8, 0, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
             + chunk(b"IEND", b""))
+
+
+def refusal(spec: Path, text: str) -> str:
+    """Why load_spec refuses the spec `text` once it is written to `spec`, in English."""
+    spec.write_text(text, encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(str(spec))
+    return translate(caught.value.message)
 
 
 def test_a_png_reads_as_its_pixels_over_255(tmp_path: Path) -> None:
@@ -205,15 +209,11 @@ def test_a_png_bomb_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
     good = png_bytes([[0] * 4] * 4, [0] * 4)
     bomb = good.replace(good[good.index(b"IDAT") - 4:good.index(b"IEND") - 4], b"")
     body = zlib.compress(bytes(10_000_000))
-    bomb = bomb[:-12] + struct.pack(">I", len(body)) + b"IDAT" + body + struct.pack(
-        ">I", zlib.crc32(b"IDAT" + body)) + bomb[-12:]
+    bomb = bomb[:-12] + chunk(b"IDAT", body) + bomb[-12:]
     (tmp_path / "bomb.png").write_bytes(bomb)
-    (tmp_path / "spec.yaml").write_text(
-        "image: {file: bomb.png}\npatch: 2\npatch_embedding: {W: [[1, 0, 0, 0]], cls: [0]}\n",
-        encoding="utf-8")
-    with pytest.raises(SpecError) as caught:
-        load_spec(str(tmp_path / "spec.yaml"))
-    assert translate(caught.value.message) == (
+    assert refusal(
+        tmp_path / "spec.yaml",
+        "image: {file: bomb.png}\npatch: 2\npatch_embedding: {W: [[1, 0, 0, 0]], cls: [0]}\n") == (
         "image.file: bomb.png: the PNG's image data does not fit its header's size")
 
 
@@ -269,17 +269,10 @@ def test_a_saved_vit_folder_without_its_block_shows_the_heads(
     assert "class_scores" not in {s.id for s in walkthrough.steps}  # not the last layer
     for h, result in enumerate(walkthrough.heads):
         assert np.abs(result.weights.whole() - out.attentions[0][0, h].numpy()).max() < TOLERANCE
-    (tmp_path / "spec.yaml").write_text(
-        "model: {path: ., layer: 1}\nimage: {pixels: [[0]]}\n", encoding="utf-8")
-    with pytest.raises(SpecError) as caught:
-        load_spec(str(tmp_path / "spec.yaml"))
-    assert translate(caught.value.message) == (
+    spec = tmp_path / "spec.yaml"
+    assert refusal(spec, "model: {path: ., layer: 1}\nimage: {pixels: [[0]]}\n") == (
         "model.layer: the layers before layer 1 are not worked out for vit yet; expected layer: 0")
-    (tmp_path / "spec.yaml").write_text(
-        "model: {path: ., layer: 0}\ntokens: {ids: [1]}\n", encoding="utf-8")
-    with pytest.raises(SpecError) as caught:
-        load_spec(str(tmp_path / "spec.yaml"))
-    assert translate(caught.value.message) == (
+    assert refusal(spec, "model: {path: ., layer: 0}\ntokens: {ids: [1]}\n") == (
         "tokens: vit takes image as its input; replace tokens with image")
 
 
@@ -332,10 +325,6 @@ def test_a_png_of_each_kind_reads_as_its_channels(
         tmp_path: Path, color: int, depth: int, pixel: list[int],
         expected: list[list[float]]) -> None:
     """A 1 x 1 image of each color type the reader takes, its bytes written by hand."""
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(
-            ">I", zlib.crc32(kind + body))
-
     header = struct.pack(">IIBBBBB", 1, 1, depth, color, 0, 0, 0)
     data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
             + chunk(b"IDAT", zlib.compress(bytes([0, *pixel]))) + chunk(b"IEND", b""))

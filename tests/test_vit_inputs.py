@@ -16,10 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli import load_spec
-from attncli.errors import SpecError
-from attncli.i18n import translate
 from attncli.spec.png import unfilter
+from tests.test_png_chunks import chunk
+from tests.test_vit import refusal
 
 
 def textbook(raw: bytes, height: int, stride: int, pixel: int) -> list[list[int]]:
@@ -58,20 +57,12 @@ def test_an_image_over_the_decompressed_share_is_refused_from_its_header(
     # 1000 x 600 RGBA of 16 bits: 2,400,000 numbers in the file (alpha too), over the fifth of
     # the default 10,000,000 cells (2,000,000) a decompressed source may give; before, only the
     # 1,800,000 kept were counted against 10,000,000 and each Paeth byte was undone in Python
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(
-            ">I", zlib.crc32(kind + body))
-
     header = struct.pack(">IIBBBBB", 1000, 600, 16, 6, 0, 0, 0)
     data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
             + chunk(b"IDAT", zlib.compress(b"\x04" * 10)) + chunk(b"IEND", b""))
     (tmp_path / "big.png").write_bytes(data)
-    (tmp_path / "spec.yaml").write_text(
-        "image: {file: big.png}\npatch: 200\npatch_embedding: {W: [[1]], cls: [0]}\n",
-        encoding="utf-8")
-    with pytest.raises(SpecError) as caught:
-        load_spec(str(tmp_path / "spec.yaml"))
-    assert translate(caught.value.message) == (
+    spec = "image: {file: big.png}\npatch: 200\npatch_embedding: {W: [[1]], cls: [0]}\n"
+    assert refusal(tmp_path / "spec.yaml", spec) == (
         "image.file: big.png: the image holds 2,400,000 numbers; the limit is 2,000,000, "
         "which --max-cells sets")
 
