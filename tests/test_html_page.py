@@ -252,3 +252,23 @@ def test_hostile_token_names_stay_text(tmp_path: Path) -> None:
         assert done["on"] == action["cell"]
         assert done["lines"] == expected_lines(w, "en", action)
     assert result["cells"] > len(HOSTILE) ** 2  # every token a label, none became markup
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "Step {} of {}"),
+                                            ("pl", "Krok\u00a0{} z\u00a0{}"),
+                                            ("ru", "Шаг\u00a0{} из {}")])
+def test_a_page_of_chosen_steps_counts_a_step_as_every_format_heads_it(lang: str,
+                                                                       said: str) -> None:
+    # --steps latent_cache keeps one step, which Markdown (and LaTeX, Typst, text) heads "4."
+    # by its place in the whole walkthrough: the page's counter read "Шаг 4 из 1"
+    spec = str(ROOT / "configs" / "mla_deepseek.yaml")
+    chosen = ["--steps", "latent_cache", "--lang", lang]
+    page = runner.invoke(app, ["export", spec, "--html", *chosen]).stdout
+    heading = re.search(r"^## (\d+)\. ", runner.invoke(app, ["export", spec, "--markdown",
+                                                             *chosen]).stdout, re.M)
+    assert heading is not None
+    (of,) = re.findall(r'data-of="([^"]+)"', page)
+    (step,) = re.findall(r'class="attn-step"[^>]* data-step="(\d+)"', page)
+    whole = len(build(load_spec(spec)).steps)
+    # the page's script writes the shown step's data-step for the # (render/html_assets.py)
+    assert of.replace("#", step) == said.format(heading.group(1), whole) == said.format(4, 21)

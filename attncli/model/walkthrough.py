@@ -253,6 +253,9 @@ class Walkthrough:
     md_flavor: str = "github"
     # the language(s) `render` writes when none is given, and a notebook shows ("pl", "pl,en")
     lang: str = "en"
+    # how many steps the whole walkthrough has, of which --steps and --head keep some, each with
+    # its number in the whole (0: as many as `steps`)
+    steps_in_all: int = 0
 
     # --- for notebooks and NumPy users ---
     # How a walkthrough shows itself in Jupyter and IPython is the renderers' to say: the view

@@ -108,7 +108,9 @@ def _language(walkthrough: Walkthrough, options: RenderOptions, lang: str,
             yield f"<p>{escape(about)}</p>"
         yield "<ul class=\"attn-facts\">" + "".join(
             f"<li>{escape(fact)}</li>" for fact in header_facts(header, t)) + "</ul></header>"
-    count = len(walkthrough.steps)
+    # the step shown is named as every format heads it, by its number in the whole walkthrough:
+    # "Step 4 of 9" where --steps kept the fourth step alone
+    count = walkthrough.steps_in_all or len(walkthrough.steps)
     yield (f'<nav class="attn-nav" aria-label="{attr(t(Msg.of("Steps")))}">'
            f'<button type="button" data-go="-1" aria-keyshortcuts="p">'
            f'← {escape(t(Msg.of("Previous step")))}</button>'

@@ -258,6 +258,7 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None,
         header=header(b),
         # each step numbered in the whole walkthrough: narrowed, it keeps its number
         steps=tuple(replace(step, number=i) for i, step in enumerate(steps, start=1)),
+        steps_in_all=len(steps),
         heads=state.heads,
         output=output,
         precision=spec.display.precision,
