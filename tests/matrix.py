@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -26,13 +26,29 @@ WHOLE = os.environ.get("CI") == "true" or os.environ.get("ATTN_MATRIX") == "all"
 TAKEN: dict[str, tuple[int, int]] = {}
 
 
+def in_turn(items: Sequence[T], index: int, offset: int = 0) -> T:
+    """The item the case at `index` takes when the items turn: the one at (index + offset)
+    modulo their number."""
+    return items[(index + offset) % len(items)]
+
+
 def turn(name: str, items: Sequence[T], index: int, offset: int = 0) -> list[T]:
     """The items a case takes from `items` (the languages, the aspects): all of them in the
     whole matrix, else the one at (index + offset) modulo their number. `name` ("tests/test_x.py:
     what") counts the case under its matrix for the summary."""
-    taken = list(items) if WHOLE else [items[(index + offset) % len(items)]]
+    taken = list(items) if WHOLE else [in_turn(items, index, offset)]
     got, whole = TAKEN.get(name, (0, 0))
     TAKEN[name] = (got + len(taken), whole + len(items))
+    return taken
+
+
+def sample(name: str, whole: Sequence[T], keep: Callable[[T], bool]) -> list[T]:
+    """The cases a run takes of a matrix of more than one turn (the examples in turn and, of
+    each, an aspect in turn): all of `whole`, the cases CI runs, in the whole matrix, else those
+    `keep` keeps. `name` counts them under their matrix for the summary, out of all of `whole`."""
+    taken = list(whole) if WHOLE else [case for case in whole if keep(case)]
+    got, total = TAKEN.get(name, (0, 0))
+    TAKEN[name] = (got + len(taken), total + len(whole))
     return taken
 
 
