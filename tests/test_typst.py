@@ -212,3 +212,25 @@ def test_typst_is_a_snippet_format() -> None:
     assert EXTENSIONS["typst"] == "typ" and "typst" in file_formats()
     assert EXTENSIONS["html"] == "html" and "html" in file_formats()
     assert os.sep not in EXTENSIONS["typst"]
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", ["The same heads with their keys and values cached (𝑑𝑘 = 2 + 2):",
+            "where 𝑑𝑘 = 𝑑nope + 𝑑𝑅 = 4: both"]),
+    ("pl", ["przechowywała ich klucze i wartości (𝑑𝑘 = 2 + 2):", "gdzie 𝑑𝑘 = 𝑑nope + 𝑑𝑅 = 4:"]),
+    ("ru", ["кэшировать их ключи и значения (𝑑𝑘 = 2 + 2):", "где 𝑑𝑘 = 𝑑nope + 𝑑𝑅 = 4:"]),
+])
+def test_a_size_and_its_sum_in_a_sentence_are_one_formula(tmp_path: Path, lang: str,
+                                                          said: list[str]) -> None:
+    # Typst printed the latent example's "(d_k = 2 + 2)" and "d_k = d_nope + d_R = 4" as
+    # text, underscores and all, where LaTeX and Markdown set each as one formula: in the PDF
+    # the formula's letters are math italic (𝑑𝑘), its word subscript upright (nope)
+    from attncli.steps.narrow import select
+
+    w = select(walkthrough(ROOT / "configs" / "mla_deepseek.yaml"),
+               ["latent_cache", "latent_kv"], 1)
+    source = tmp_path / "mla.typ"
+    source.write_text(render(w, "typst", lang, standalone=True), encoding="utf-8")
+    found = check(source, A4, w, lang)
+    assert all(sentence in found for sentence in said), found[:2000]
+    assert "d_k" not in found and "d_nope" not in found

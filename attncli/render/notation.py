@@ -162,6 +162,13 @@ def segments(text: str, lang: str = "en") -> tuple[Segment, ...]:
     math `\\sqrt{d_k}`, then ` = 1.41`; a one-letter symbol is math as `lang`'s words allow
     (attncli/render/symbols.py). Kept for the next time: `attn snippets` writes the same
     sentences for every spec, and one scan tries every notation at every character."""
+    return scan(text, lang, _math)
+
+
+def scan(text: str, lang: str,
+         write: Callable[[re.Match[str]], str | None]) -> tuple[Segment, ...]:
+    """`text` split into prose and the math `write` makes of each piece of notation found (a
+    match of _NOTATION, by its groups); a piece it gives None for stays prose."""
     out: list[Segment] = []
     start = 0
     # Polish and Russian typography binds `=` with no-break spaces: matched as spaces
@@ -171,9 +178,12 @@ def segments(text: str, lang: str = "en") -> tuple[Segment, ...]:
         if match.group("letter") and not symbols.is_symbol(plain, match.start(),
                                                            match.start() + 1, lang, quoted):
             continue
+        math = write(match)
+        if math is None:
+            continue
         if match.start() > start:
             out.append((False, text[start:match.start()]))
-        out.append((True, _math(match)))
+        out.append((True, math))
         start = match.end()
     if start < len(text):
         out.append((False, text[start:]))

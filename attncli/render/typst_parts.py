@@ -31,8 +31,10 @@ from attncli.render.common import (
     translator,
 )
 from attncli.render.heat import HIDDEN_MARK, LEGEND, hex_colour, hidden_cells, ink, rgb
+from attncli.render.md_prose import Marked, unmark
 from attncli.render.shown_cells import ShownCells, block_marker, elided_note
 from attncli.render.typst_math import math, quoted
+from attncli.render.typst_prose import expression, paragraph
 
 # How wide a character of a matrix is, in ems of the text (a table's text is 0.85 of it, its
 # digits about half an em), and a cell's inset on each side.
@@ -73,12 +75,15 @@ def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str,
         about = description(header, lang)
         if about:
             chunks.append(text(about))
-        chunks.append("#list(" + ", ".join(quoted(f) for f in header_facts(header, t)) + ")")
+        chunks.append("#list(" + ", ".join(expression(f, lang) for f in header_facts(header, t))
+                      + ")")
         yield Part("title", title(header, lang, t), chunks)
     for step in walkthrough.steps:
-        yield step_part(step, walkthrough, t, number, options, layout)
-    for heading, sentences in reading_sections(walkthrough, t):
-        yield Part("reading", heading, [text(s) for s in sentences])
+        yield step_part(step, walkthrough, t, number, options, layout, lang)
+    marked = Marked(t)
+    for heading, sentences in reading_sections(walkthrough, marked):
+        yield Part("reading", unmark(heading, marked.words),
+                   ["#" + expression(s, lang, marked.words) for s in sentences])
     drift = drift_lines(walkthrough, number, lang)
     if drift:
         yield Part("drift", t(Msg.of("Hand calculation")), [
@@ -86,15 +91,15 @@ def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str,
 
 
 def step_part(step: Step, walkthrough: Walkthrough, t: Translate, number: NumberFormat,
-              options: RenderOptions, layout: Layout) -> Part:
+              options: RenderOptions, layout: Layout, lang: str) -> Part:
     part = Part("step", step_heading(step.number, step, t))
     if step.formula is not None:
         unit = t(step.formula.unit) if step.formula.unit is not None else None
         part.chunks.append(math(step.formula.text, display=True, unit=unit))
-    part.chunks += [text(t(note)) for note in step.notes]
+    part.chunks += [paragraph(note, t, lang) for note in step.notes]
     matrices, identities = shown_matrices(step, options.full)
     if identities:
-        part.chunks.append(text(t(identities)))
+        part.chunks.append(paragraph(identities, t, lang))
     for matrix in matrices:
         part.chunks += matrix_chunks(matrix, number, t, options.full, layout)
     if step.id == "weights" and options.heatmap and step.matrices:
