@@ -234,3 +234,14 @@ def test_a_size_and_its_sum_in_a_sentence_are_one_formula(tmp_path: Path, lang: 
     found = check(source, A4, w, lang)
     assert all(sentence in found for sentence in said), found[:2000]
     assert "d_k" not in found and "d_nope" not in found
+
+
+def test_a_decimal_comma_in_a_formula_prints_with_no_space(tmp_path: Path) -> None:
+    # Typst math reads `1,41` and `1\,41` alike as 1, then a comma with a space after it: 41
+    from attncli.render.typst_math import math
+
+    source = tmp_path / "comma.typ"
+    source.write_text(math("√d_k = 1,41", display=True) + "\n" + math("x = 0,5"), encoding="utf-8")
+    found = text_of(compile_pdf(source))
+    assert "1,41" in found and "0,5" in found, found
+    assert "1, 41" not in found and "0, 5" not in found, found

@@ -55,7 +55,9 @@ def node(n: Node) -> str:
 def leaf(n: Leaf) -> str:
     text = n.text
     if n.kind == "number":
-        return text.replace(",", "\\,") if "," in text else text
+        # a decimal comma: `1\,41` and `1,41` both print "1, 41" in Typst math; a string is
+        # set in the same upright digits, with no space
+        return quoted(text) if "," in text else text
     if n.kind == "operator":
         return OPERATORS.get(text, quoted(text))
     if len(text) == 2 and text[1] in ACCENTS and text[0].isalpha():
