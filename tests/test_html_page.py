@@ -166,8 +166,10 @@ def test_every_number_is_a_named_focusable_cell_and_every_formula_is_drawn(explo
                       for rows, columns in (m.shape for m in matrices))
         assert page["cells"] == numbers, name
         assert page["focusable"] == page["labelled"] == numbers, name
-        # a MathML formula for each step's formula and each matrix's name
-        assert page["math"] == sum(1 for s in w.steps if s.formula) + len(matrices), name
+        # a MathML formula for each step's formula and each matrix's name, and the notation of
+        # the prose
+        assert (page["math"] - len(page["prose"])
+                == sum(1 for s in w.steps if s.formula) + len(matrices)), name
         assert page["mathml"] > 0, name  # MathML laid out, not left as unknown elements
         assert page["width"] <= 1100, name  # nothing wider than the window
 
@@ -272,3 +274,25 @@ def test_a_page_of_chosen_steps_counts_a_step_as_every_format_heads_it(lang: str
     whole = len(build(load_spec(spec)).steps)
     # the page's script writes the shown step's data-step for the # (render/html_assets.py)
     assert of.replace("#", step) == said.format(heading.group(1), whole) == said.format(4, 21)
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", ["with their keys and values cached (dk=2+2):", "where dk=dnope+dR=4: both"]),
+    ("pl", ["przechowywała ich klucze i wartości (dk=2+2):", "gdzie dk=dnope+dR=4:"]),
+    ("ru", ["кэшировать их ключи и значения (dk=2+2):", "где dk=dnope+dR=4:"]),
+])
+def test_a_size_and_its_sum_in_a_sentence_are_one_formula(explored: Any, lang: str,
+                                                          said: list[str]) -> None:
+    # the page printed the latent example's "(d_k = 2 + 2)" and "d_k = d_nope + d_R = 4" as
+    # text, underscores and all, where LaTeX, Markdown and Typst set each as one formula; in
+    # MathML the text of dₖ is "dk", its subscript drawn below the d
+    pages, _ = explored
+    prose = pages[f"mla_deepseek/{lang}"]["prose"]
+    paragraphs = {p["paragraph"].replace("\u00a0", " ") for p in prose}  # pl, ru: "i wartości"
+    for sentence in said:
+        assert any(sentence in p for p in paragraphs), (sentence, sorted(paragraphs)[:6])
+    assert "dk=2+2" in {p["text"] for p in prose}
+    drawn = [p["low"] for p in prose if p["low"] is not None]
+    assert drawn and all(drawn), prose[:4]  # the header's √d_k at least is on screen
+    for page in pages.values():  # no example's prose leaves a subscript as text
+        assert not [p for p in page["prose"] if "_" in p["text"]]

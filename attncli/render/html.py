@@ -30,7 +30,9 @@ from attncli.render.common import (
 )
 from attncli.render.html_assets import SCRIPT, STYLE
 from attncli.render.html_cells import sources
+from attncli.render.html_prose import sentence
 from attncli.render.html_step import attr, step_section
+from attncli.render.md_prose import Marked, unmark
 
 PAGE_ID = "attn"  # the block's id on a page of its own; a fragment's is made from its content
 SLOT = "\ue010"  # stands for the block's id until the block is written
@@ -106,8 +108,9 @@ def _language(walkthrough: Walkthrough, options: RenderOptions, lang: str,
         about = description(header, lang)
         if about:
             yield f"<p>{escape(about)}</p>"
-        yield "<ul class=\"attn-facts\">" + "".join(
-            f"<li>{escape(fact)}</li>" for fact in header_facts(header, t)) + "</ul></header>"
+        facts = header_facts(header, t)
+        yield ('<ul class="attn-facts">' + "".join(f"<li>{sentence(fact, lang)}</li>"
+                                                   for fact in facts) + "</ul></header>")
     # the step shown is named as every format heads it, by its number in the whole walkthrough:
     # "Step 4 of 9" where --steps kept the fourth step alone
     count = walkthrough.steps_in_all or len(walkthrough.steps)
@@ -124,10 +127,11 @@ def _language(walkthrough: Walkthrough, options: RenderOptions, lang: str,
     for at, step in enumerate(walkthrough.steps):
         yield from step_section(step, f"{prefix}s{step.number}", t, number, options.full,
                                 sources(walkthrough.steps, at, header.convention),
-                                options.heatmap)
-    for heading, sentences in reading_sections(walkthrough, t):
-        yield f'<section class="attn-reading"><h2>{escape(heading)}</h2>'
-        yield from (f"<p>{escape(sentence)}</p>" for sentence in sentences)
+                                options.heatmap, lang)
+    marked = Marked(t)
+    for heading, sentences in reading_sections(walkthrough, marked):
+        yield f'<section class="attn-reading"><h2>{escape(unmark(heading, marked.words))}</h2>'
+        yield from (f"<p>{sentence(s, lang, marked.words)}</p>" for s in sentences)
         yield "</section>"
     drift = drift_lines(walkthrough, number, lang)
     if drift:

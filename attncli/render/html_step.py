@@ -25,6 +25,7 @@ from attncli.render.common import (
     step_heading,
 )
 from attncli.render.html_cells import CellLines, Source, cell_lines
+from attncli.render.html_prose import paragraph
 from attncli.render.mathml import math as mathml
 from attncli.render.shown_cells import (
     BOTH_LEFT_OUT,
@@ -43,7 +44,8 @@ def attr(text: str) -> str:
 
 
 def step_section(step: Step, anchor: str, t: Translate, number: NumberFormat, full: bool,
-                 made_from: Sequence[Sequence[Source]], heatmap: bool) -> Iterator[str]:
+                 made_from: Sequence[Sequence[Source]], heatmap: bool,
+                 lang: str) -> Iterator[str]:
     """The section of one step; `anchor` is its id (the page's block, language and step)."""
     heading = step_heading(step.number, step, t)
     lines, by_cell = shown_lines(step, *cell_lines(
@@ -57,10 +59,10 @@ def step_section(step: Step, anchor: str, t: Translate, number: NumberFormat, fu
                                                    label=formula_text(step.formula, t),
                                                    unit=unit) + "</p>")
     for note in step.notes:
-        yield f"<p>{escape(t(note))}</p>"
+        yield f"<p>{paragraph(note, t, lang)}</p>"
     matrices, identities = shown_matrices(step, full)
     if identities:
-        yield f"<p>{escape(t(identities))}</p>"
+        yield f"<p>{paragraph(identities, t, lang)}</p>"
     yield '<div class="attn-work">'
     yield '<div class="attn-matrices">'
     for matrix in matrices:

@@ -83,6 +83,15 @@ async function load(tab, job) {
     mathml: [...document.querySelectorAll("math")].filter(
       (m) => m.getBoundingClientRect().width > 0).length,
     math: document.querySelectorAll("math").length,
+    // notation in the prose (a note, a header fact, a reading): its paragraph's text, and
+    // whether a subscript is drawn below its base (null where the step is not shown)
+    prose: [...document.querySelectorAll("p:not(.attn-formula) > math, li > math")].map((m) => {
+      const sub = m.querySelector("msub");
+      const low = sub && sub.getBoundingClientRect().width > 0
+        ? sub.children[1].getBoundingClientRect().bottom
+          > sub.children[0].getBoundingClientRect().bottom : null;
+      return { text: m.textContent, paragraph: m.parentElement.textContent, low };
+    }),
     width: document.documentElement.scrollWidth,
   }));
   const actions = [];
