@@ -304,3 +304,21 @@ def test_a_summary_says_its_counts_are_of_the_rows_shown(tmp_path: Path) -> None
     whole = walkthrough(spec).low_precision
     assert whole is not None
     assert 0 < shown < sum(f.kind == "underflow" for f in whole.findings)
+
+
+def test_an_overflowed_query_or_key_has_no_angle(tmp_path: Path) -> None:
+    """E[t0] = (10⁵, 0) is inf in float16, so q_t0 and k_t0 are (inf, 0): q·k is inf or NaN and
+    no angle is defined. Only cos θ[t1, t1] = (0, 1)·(0, 1) / (1·1) = 1 is written out (no
+    "≈ NaN" line), the reading measures only that pair (0°; not "180°" from a NaN taken for
+    −1), and nothing is printed on stderr (no NumPy warning)."""
+    spec = spec_with_scores([[1.0, 0.0], [0.0, 1.0]], scale=1.0)
+    spec["embeddings"] = [[1e5, 0.0], [0.0, 1.0]]
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    result = run("explain", str(path), "--format", "text", "--expand", "all")
+    assert (result.exit_code, result.stderr) == (0, "")
+    text = " ".join(result.stdout.split())
+    assert "cos θ[t1, t1] = q_t1·k_t1 / (|q_t1|·|k_t1|) = 1.00 / (1.00·1.00) = 1.00" in text
+    assert text.count("cos θ[") == 1 and "≈ NaN (cos" not in text and "(∞·" not in text
+    assert "q_t1 and k_t1 are 0.00° apart (cos θ = 1.00)." in text
+    assert text.count("° apart") == 1

@@ -125,10 +125,13 @@ class Lengths:
 def angle(ctx: Context, row: str, column: str, q_length: float, k_length: float,
           score: float) -> list[Expansion]:
     """cos θ = q·k / (|q|·|k|), the angle between a query and a key; none when a length prints
-    as 0, which no one divides by (the reading says the angle is undefined for a zero vector)."""
+    as 0, which no one divides by (the reading says the angle is undefined for a zero vector),
+    or when a length or the score overflowed to ∞ (low precision), where no angle is defined."""
     q_norm = ctx.carry(q_length)
     k_norm = ctx.carry(k_length)
     if written(q_norm, ctx.precision) == 0.0 or written(k_norm, ctx.precision) == 0.0:
+        return []
+    if not np.isfinite((q_norm, k_norm, score)).all():
         return []
     cos = ctx.carry(score / (q_norm * k_norm))
     symbolic = Formula(f"q_{row}·k_{column} / (|q_{row}|·|k_{column}|)",

@@ -336,10 +336,16 @@ def angle_sentence(head: HeadResult, i: int, j: int, precision: int) -> Msg:
                   cos=Finer(cos, decimals(cos, [], precision, significant=False) - precision))
 
 
+def measured(head: HeadResult, i: int, j: int) -> bool:
+    """Whether query i and key j have an angle: no entry overflowed to ∞ (a low-precision
+    walkthrough goes on past an overflow, which it has already pointed out)."""
+    return bool(np.isfinite(head.queries.row(i)).all() and np.isfinite(head.keys.row(j)).all())
+
+
 def angle_sentences(head: HeadResult, angles: Iterable[tuple[int, int, int]],
                     precision: int) -> Iterator[Msg]:
     """The angle of every expanded score cell of `head`, after one sentence saying what it is."""
-    cells = ((i, j) for index, i, j in angles if index == head.index)
+    cells = ((i, j) for index, i, j in angles if index == head.index and measured(head, i, j))
     first = next(cells, None)
     if first is None:
         return
