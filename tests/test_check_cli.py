@@ -92,3 +92,17 @@ def test_the_example_answer_file_in_every_language() -> None:
         if os.environ.get("ATTN_UPDATE_GOLDEN") == "1":
             path.write_text(result.stdout, encoding="utf-8")
         assert result.stdout == path.read_text(encoding="utf-8")
+
+
+def test_an_answer_of_the_wrong_shape_for_600_tokens_is_one_line(tmp_path: Path) -> None:
+    """A is 600 × 600: the refusal names its first 9 rows, an ellipsis and the last (it listed
+    every row, nested one sentence per row, and ended in a RecursionError traceback)."""
+    tokens = [f"t{i}" for i in range(600)]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("tokens: [" + ", ".join(tokens) + "]\nembeddings: {random: {seed: 1}, "
+                    "dim: 2}\nweights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                    encoding="utf-8")
+    result = run("check", str(spec), "--step", "weights", "--answer", "1 0")
+    rows = ", ".join(f"“t{i}”" for i in range(9))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"attn: --answer: A is 600 × 600 (rows {rows}, …, “t599”); the answer is 1 × 2\n")

@@ -391,3 +391,19 @@ def test_the_rmsnorm_backward_note_gives_no_false_reason() -> None:
     causes = {"en": r"\bso\b|\bthus\b|\btherefore\b", "pl": r"\bwięc\b|\bdlatego\b",
               "ru": r"поэтому|так что|\bпотому\b"}
     assert [lang for lang, cause in causes.items() if re.search(cause, said[lang])] == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_list_of_thousands_of_names_is_one_sentence_not_a_recursion(lang: str) -> None:
+    """`listing` and `quoted_list` nest "{first}, {second}" in halves: 3,000 names are a dozen
+    sentences deep, where one per name passed Python's recursion limit at about 500 (`attn
+    check` of a 600-token spec with an answer of the wrong shape ended in a traceback)."""
+    from attncli.i18n import listing, quoted_list
+
+    names = [f"t{i}" for i in range(3000)]
+    sep = {"en": " and ", "pl": " i\xa0", "ru": " и\xa0"}[lang]  # a no-break space after i, и
+    assert translate(listing(names), lang) == ", ".join(names[:-1]) + sep + "t2999"
+    marks = {"en": "“{}”", "pl": "„{}”", "ru": "«{}»"}[lang]
+    assert translate(quoted_list(names), lang) == ", ".join(marks.format(n) for n in names)
+    assert translate(quoted_list(names, most=4), lang) == ", ".join(
+        [*(marks.format(n) for n in names[:3]), "…", marks.format("t2999")])

@@ -26,6 +26,7 @@ PROJECTED = ("Q", "K", "V")  # the matrices of the projections step, checked one
 # the steps that make Q, K and V: the projections, or multi-head latent attention's two
 PROJECTING = ("projections", "latent_q", "latent_kv")
 TIE = 1e-9
+ROWS_NAMED = 10  # a refusal names at most this many rows of a matrix (the first 9 and the last)
 
 
 def matches(value: float, answer: Written) -> bool:
@@ -126,7 +127,7 @@ def target(walkthrough: Walkthrough, answer: Answer, head: int | None) -> tuple[
         raise SpecError(Msg.of("{symbol} is {rows} × {columns} (rows {row_names}); the answer is "
                                "{found_rows} × {found_columns}", symbol=matrix.symbol.text,
                                rows=Count(matrix.shape[0]), columns=Count(matrix.shape[1]),
-                               row_names=quoted_list(matrix.rows),
+                               row_names=quoted_list(matrix.rows, most=ROWS_NAMED),
                                found_rows=Count(answer.shape[0]),
                                found_columns=Count(answer.shape[1])), answer.where)
     return index, matrix

@@ -108,19 +108,27 @@ def listing(items: Sequence[Msg | str]) -> Msg | str:
     """`a`, `a and b`, `a, b and c`."""
     if len(items) == 1:
         return items[0]
-    head: Msg | str = items[0]
-    for item in items[1:-1]:
-        head = Msg.of("{first}, {second}", first=head, second=item)
-    return Msg.of("{first} and {last}", first=head, last=items[-1])
+    return Msg.of("{first} and {last}", first=_commas(items[:-1]), last=items[-1])
 
 
-def quoted_list(names: Sequence[str]) -> Msg | str:
-    """Token names in a sentence, each quoted, separated by commas: „we”, „read”."""
-    listed: Msg | str = ""
-    for name in names:
-        listed = Msg.of("{first}, {second}", first=listed, second=quoted(name)) if listed else (
-            quoted(name))
-    return listed
+def quoted_list(names: Sequence[str], most: int | None = None) -> Msg | str:
+    """Token names in a sentence, each quoted, separated by commas: „we”, „read”; with `most`,
+    a longer list is its first names, an ellipsis and its last (the rows of 600 tokens)."""
+    if not names:
+        return ""
+    items: list[Msg | str] = [quoted(name) for name in names]
+    if most is not None and len(items) > most:
+        items = [*items[:most - 1], "…", items[-1]]
+    return _commas(items)
+
+
+def _commas(items: Sequence[Msg | str]) -> Msg | str:
+    """`a, b, c`, nested in halves: a list of 3,000 names is 12 sentences deep, not 3,000
+    (which no recursion of Python's reaches)."""
+    if len(items) == 1:
+        return items[0]
+    half = len(items) // 2
+    return Msg.of("{first}, {second}", first=_commas(items[:half]), second=_commas(items[half:]))
 
 
 def N_(msgid: str) -> str:
