@@ -186,3 +186,53 @@ def test_a_long_value_is_quoted_by_its_ends_in_every_refusal() -> None:
     assert result.stderr.startswith(f"attn: --steps: unknown step {'Q' * 20}…{'Q' * 10}; "
                                     "expected one of embeddings, parameters, projections, ")
     assert result.stderr.endswith(", output\n") and result.stderr.count("\n") == 1
+
+
+def test_a_long_value_holding_commas_is_cut_like_any_other() -> None:
+    """A value is told from a list of the known names by what the message says, not by a ", "
+    inside it: `--head "1, 1, …"` (9,000 characters) is quoted by its ends, as `--head QQQ…`."""
+    value = ", ".join(["1"] * 3000)
+    result = run("explain", "--head", value, "--format", "text")
+    assert (result.exit_code, result.stderr) == (
+        2, "attn: --head: expected a head number or all, found 1, 1, 1, 1, 1, 1, 1,…1, 1, 1, 1\n")
+
+
+def test_the_cut_is_counted_and_made_as_the_reader_sees_it() -> None:
+    """A hidden character counts as the escape it is shown as (110 of U+202E are 660 characters
+    on the screen), the cut never falls inside an escape (`\\u20…`), even in Click's own
+    refusals, and an accent stays on its letter on both sides of the ellipsis."""
+    result = run("explain", "--head", "\u202e" * 110, "--format", "text")
+    assert result.stderr == ("attn: --head: expected a head number or all, found "
+                             + "\\u202e" * 3 + "…" + "\\u202e" + "\n")
+    ctrl = "a" * 19 + "\x1b" + "b" * 100 + "\x07" + "c" * 9
+    result = run("explain", "--width", ctrl, "--format", "text")
+    assert result.stderr == ("attn: --width: expected a whole number, found " + "a" * 19 + "…"
+                             + "c" * 9 + " (see attn explain --help)\n")
+    accented = "a" * 19 + "e\u0301" + "b" * 100 + "e\u0301" + "c" * 9
+    result = run("explain", "--head", accented, "--format", "text")
+    assert result.stderr == ("attn: --head: expected a head number or all, found "
+                             + "a" * 19 + "e\u0301…e\u0301" + "c" * 9 + "\n")
+
+
+def test_a_file_name_no_file_has_is_quoted_by_its_ends(tmp_path: Path) -> None:
+    """The file name that begins a refusal is held like any quoted value: a name of 100,000
+    characters (which no file can have) is its first 20, an ellipsis and its last 10."""
+    name = str(tmp_path / ("q" * 100_000)) + ".yaml"
+    result = run("explain", name, "--format", "text")
+    assert result.exit_code == 2
+    assert result.stderr == (f"{name[:20]}…{'q' * 5}.yaml: cannot read the file: the name is too "
+                             "long\n")
+
+
+def test_a_list_of_thousands_of_rows_keeps_its_first_names_and_its_last(
+        write: Callable[[str], Path]) -> None:
+    """`--expand scores:nosuch` on 3,000 tokens names the rows it has: the first ones that fit
+    in 200 characters, an ellipsis and the last, not a line of 20,000 characters."""
+    tokens = [f"t{i}" for i in range(3000)]
+    spec = write("tokens: [" + ", ".join(tokens) + "]\nembeddings: {random: {seed: 1}, dim: 2}\n"
+                 "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
+    result = run("explain", str(spec), "--expand", "scores:nosuch", "--format", "text")
+    first = ", ".join(tokens[:42])  # 42 names and their commas: 199 characters
+    assert (result.exit_code, result.stderr) == (
+        2, f"attn: --expand: scores has no row nosuch; its rows are {first}, …, t2999\n")
+

@@ -18,6 +18,7 @@ from decimal import Decimal, InvalidOperation
 from attncli.check.answer_file import of_the_answer_file
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
+from attncli.i18n.quoting import shown
 from attncli.records import record
 from attncli.spec.inline import DECIMAL_COMMA, comma_is_decimal
 from attncli.spec.limits import DEFAULT_MAX_CELLS
@@ -97,9 +98,8 @@ def written(text: str, where: Location) -> Written:
 
 
 def quoted(text: str) -> str:
-    """`text` as a message quotes it: at most 40 characters, … where it is cut."""
-    text = text.strip()
-    return text if len(text) <= 40 else text[:39] + "…"
+    """`text` as every refusal quotes a value: a long one by its ends around an ellipsis."""
+    return shown(text.strip())
 
 
 def from_text(text: str, step: str, where: Location, head: int | None = None) -> Answer:

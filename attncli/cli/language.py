@@ -218,7 +218,7 @@ def usage_message(error: errors.UsageError) -> Msg:
     exception type and fields."""
     ctx = error.ctx
     if isinstance(error, errors.NoSuchOption):
-        option = printable(error.option_name)
+        option = error.option_name
         known = [name for param in (ctx.command.params if ctx is not None else ())
                  for name in (*param.opts, *param.secondary_opts) if name.startswith("--")]
         close = closest(option, [*known, "--help"])
@@ -227,7 +227,7 @@ def usage_message(error: errors.UsageError) -> Msg:
                           options=close)
         return Msg.of("unknown option {option}", option=option)
     if isinstance(error, errors.BadOptionUsage):
-        option = printable(error.option_name)
+        option = error.option_name
         if "does not take a value" in error.message:
             return Msg.of("{option} takes no value", option=option)
         return Msg.of("{option} needs a value", option=option)
@@ -246,7 +246,7 @@ def usage_message(error: errors.UsageError) -> Msg:
                              len(found), found=" ".join(found))
     command = re.fullmatch(r"No such command (?P<name>'.*'|\".*\")\..*", error.message, re.S)
     if command and ctx is not None and isinstance(ctx.command, TyperGroup):
-        name = printable(ast.literal_eval(command.group("name")))
+        name = ast.literal_eval(command.group("name"))
         known = list(ctx.command.commands)
         close = closest(name, known)
         if close:
@@ -288,12 +288,12 @@ def _quoted_value(message: str) -> str | None:
         value = ast.literal_eval(match.group(1))
     except (ValueError, SyntaxError):
         return None
-    return printable(str(value))
+    return str(value)  # made visible with the whole line, after it is cut (usage_line)
 
 
 def _unmapped(detail: str) -> Msg:
     return Msg.of("the command line is wrong; Click's message has no translation: {detail}",
-                  detail=printable(detail))
+                  detail=detail)
 
 
 def root_option(name: str) -> Any:
@@ -305,18 +305,14 @@ def root_option(name: str) -> Any:
     return ctx.find_root().params.get(name) if ctx is not None else None
 
 
-def printable(text: str) -> str:
-    """`text` with every control or invisible character written as an escape."""
-    return visible(text)
-
-
 def usage_line(error: errors.UsageError, lang: str) -> str:
     """The one line for a usage error: `attn: what is wrong (see attn explain --help)`."""
     message = usage_message(error)
     if error.ctx is not None:
         message = Msg.of("{problem} (see {command} --help)", problem=message,
                          command=error.ctx.command_path)
-    return "attn: " + translate(clipped(message), lang)
+    # escapes are made after the cut, so that it never falls inside one (`\u20…`)
+    return "attn: " + visible(translate(clipped(message), lang))
 
 
 class AttnGroup(TyperGroup):

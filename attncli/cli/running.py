@@ -11,7 +11,7 @@ import typer
 from attncli.cli.streams import echo_error, terminable, write_stdout
 from attncli.errors import AttnError, Location
 from attncli.i18n import DEFAULT_LANG, Msg, translate
-from attncli.i18n.quoting import clipped
+from attncli.i18n.quoting import clipped, quoted_name
 
 INTERNAL_ERROR = 3
 
@@ -30,7 +30,8 @@ def prefix(where: Location | None) -> str:
         return "attn: "
     if where.source.startswith("-") and where.line is None:  # an option, not a file
         return "attn: " + where.prefix() + ": "
-    return where.prefix() + ": "
+    # a file name no file has can be as long as the command line: quoted as any other value
+    return Location(quoted_name(where.source), where.path, where.line, where.column).prefix() + ": "
 
 
 def say(message: Msg, lang: str) -> None:
