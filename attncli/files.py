@@ -114,6 +114,8 @@ def output_target(path: str | Path, follow: bool = True) -> Path:
     target = Path(text)
     try:
         if follow and target.is_symlink():
+            if target.exists():  # what it leads to: /dev/stdout is a pipe or a terminal
+                check_regular(target, follow=True)
             target = Path(os.path.realpath(target))
         check_regular(target, follow=False)
     except NotRegular as problem:

@@ -6,6 +6,7 @@ checked by reading the text."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ from attncli.render.tex import escape_text, labelled_matrix
 from attncli.spec import load_spec
 from attncli.steps.build import build
 from tests.conftest import CONFIGS
+from tests.conftest import run as cli_run
 from tests.test_export_renderers import need
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -462,3 +464,39 @@ def test_latex_and_markdown_show_the_work_and_the_reading() -> None:
     assert (r"- $`A[\text{mouse}, \text{chases}] ={}`$ $`1.12 / 4.45 ={}`$ $`0.25`$" + "\n"
             in markdown)
     assert reading + "\n" in markdown
+
+
+def test_output_dash_is_standard_output(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-o -` writes to standard output, as `attn explain -` reads standard input; it wrote a
+    file named `-` that `attn explain -` could then never read."""
+    monkeypatch.chdir(tmp_path)
+    result = cli_run("export", str(CONFIGS / "cat_chases_mouse.yaml"), "--markdown", "-o", "-")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout.startswith("# cat chases mouse: attention step by step\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_to_dev_stdout_that_is_a_pipe_says_it_is_a_pipe() -> None:
+    """/dev/stdout exists: it leads to the pipe of standard output, which attn does not replace
+    by a file; the refusal says so (it said "no such file or folder")."""
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-m", "attncli", "export", str(CONFIGS / "cat_chases_mouse.yaml"),
+         "--json", "-o", "/dev/stdout"], capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(root)})
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2, "", "attn: cannot write /dev/stdout: this is a named pipe (FIFO), expected a regular "
+               "file\n")
+
+
+def test_examples_to_a_file_says_the_file_is_no_folder(tmp_path: Path) -> None:
+    """`--to f` where f is a file (or /dev/null): it said "the file already exists" of
+    f/cat_chases_mouse.yaml, which does not exist."""
+    taken = tmp_path / "f"
+    taken.write_text("x", encoding="utf-8")
+    result = cli_run("examples", "cat_chases_mouse", "--to", str(taken))
+    assert (result.exit_code, result.stderr) == (
+        2, f"attn: cannot write {taken}/cat_chases_mouse.yaml: a part of the path is a file, "
+           "not a folder\n")
+    assert taken.read_text(encoding="utf-8") == "x"

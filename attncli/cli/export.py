@@ -144,7 +144,7 @@ def export(
         Optional[str],  # noqa: UP045
         typer.Option("--output", "-o", metavar="FILE", show_default=False, help=N_(
             "Write to FILE (safely: a temporary file renamed over it) instead of standard "
-            "output.")),
+            "output; - is standard output.")),
     ] = None,
     standalone: Annotated[bool, typer.Option(
         "--standalone", help=N_("LaTeX or Typst: a whole document (for pdflatex or typst "
@@ -195,6 +195,9 @@ def export(
                 reading=reading, header=header, matrix=matrix,
                 md_flavor=md_flavor.value if md_flavor is not None else None,
                 summary=eliding and not sheet and matrix is None, backward=backward)
+
+    if output == "-":  # standard output, as `attn explain -` reads standard input
+        output = None
 
     def action() -> str | Iterable[str]:
         from attncli.files import write_atomic

@@ -112,6 +112,9 @@ def write_example(name: str, folder: Path, lang: str = DEFAULT_LANG) -> list[Pat
     for target, (_, data) in zip(targets, pieces, strict=True):
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # the folder named is a file or a device (--to /dev/null)
+            raise cannot_write(target, Msg.of("a part of the path is a file, not a folder")) \
+                from None
         except OSError as error:
             raise cannot_write(target, os_problem(error)) from None
         write_atomic(target, data)
