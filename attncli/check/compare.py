@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
+from numpy.typing import NDArray
+
 from attncli.arithmetic.handcalc import written as half_up
 from attncli.check.answer import Answer, Written
 from attncli.check.slips import CATALOGUE, Situation
@@ -38,6 +41,24 @@ def matches(value: float, answer: Written) -> bool:
     near = TIE * max(1.0, abs(value))
     return any(half_up(x, answer.decimals) == answer.value for x in (value, value - near,
                                                                         value + near))
+
+
+def agreeing(values: NDArray[np.float64], answer: Answer) -> NDArray[np.bool_]:
+    """`matches` of every cell of `values` (n, m) and `answer`: a number that half-up rounding
+    cannot bring to the one written (farther than half a unit of its last decimal, and the tie
+    margin) is ruled out in one array comparison, and only the rest are rounded one by one, so
+    that an answer of 40,000 numbers is not 40,000 roundings for every slip tried."""
+    written = np.array([[cell.value for cell in row] for row in answer.cells])  # (n, m)
+    decimals = np.array([[cell.decimals for cell in row] for row in answer.cells])  # (n, m)
+    with np.errstate(invalid="ignore", over="ignore"):
+        reach = 0.5 * 10.0 ** -decimals.astype(float) + TIE * np.maximum(1.0, np.abs(values))
+        slack = 1e-12 * np.maximum(np.abs(values), np.abs(written))  # float noise in the test
+        near = np.abs(values - written) <= reach * (1 + 1e-6) + slack  # (n, m)
+    near |= ~(np.isfinite(values) & np.isfinite(written))  # inf and NaN: decided one by one
+    same = np.zeros(values.shape, dtype=bool)  # (n, m)
+    for i, j in zip(*np.nonzero(near), strict=True):
+        same[i, j] = matches(float(values[i, j]), answer.cells[i][j])
+    return same
 
 
 @record
@@ -138,9 +159,8 @@ def check(spec: Spec, answer: Answer, head: int | None = None) -> Verdict:
     right = compute(spec)
     head = which_head(spec, answer, head)
     index, matrix = target(right, answer, head)
-    values = matrix.whole()
-    wrong = tuple((i, j) for i, row in enumerate(answer.cells) for j, cell in enumerate(row)
-                  if not matches(float(values[i, j]), cell))
+    same = agreeing(matrix.whole(), answer)  # (n, m)
+    wrong = tuple((int(i), int(j)) for i, j in zip(*np.nonzero(~same), strict=True))
     verdict = Verdict(answer, matrix, head, wrong)
     if not wrong:
         return verdict
@@ -155,6 +175,9 @@ def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tup
     answer = verdict.answer
     situation = Situation(spec, (verdict.head or 1) - 1, answer.decimals)
     step_ids = [step.id for step in right.steps]
+    wrong = np.zeros(answer.shape, dtype=bool)  # (n, m): the numbers the student got wrong
+    for i, j in verdict.wrong:
+        wrong[i, j] = True
     found = []
     for slip in CATALOGUE:
         if slip.first in step_ids and step_ids.index(slip.first) > index:
@@ -167,16 +190,12 @@ def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tup
             located = find(walkthrough, answer.step, verdict.head)
             if located is None or located[1].shape != answer.shape:
                 continue
-            values = located[1].whole()
-            same = [[matches(float(values[i, j]), cell) for j, cell in enumerate(row)]
-                    for i, row in enumerate(answer.cells)]
+            same = agreeing(located[1].whole(), answer)  # (n, m)
             # a slip that would also change a number the student got right did not happen
             # (softmax over columns changes every row: it cannot be why one cell of Z is wrong)
-            wrong = set(verdict.wrong)
-            if not all(same[i][j] for i, row in enumerate(same) for j in range(len(row))
-                       if (i, j) not in wrong):
+            if not same[~wrong].all():
                 continue
-            cells = tuple((i, j) for i, j in verdict.wrong if same[i][j])
+            cells = tuple((i, j) for i, j in verdict.wrong if same[i, j])
             if cells:
-                found.append(SlipMatch(variant.name, cells, all(map(all, same))))
+                found.append(SlipMatch(variant.name, cells, bool(same.all())))
     return tuple(sorted(found, key=lambda s: (not s.whole, -len(s.cells))))
