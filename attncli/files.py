@@ -53,6 +53,8 @@ def kind_of(mode: int) -> Msg:
         return Msg.of("a named pipe (FIFO)")
     if stat.S_ISSOCK(mode):
         return Msg.of("a socket")
+    if stat.S_ISREG(mode):
+        return Msg.of("a regular file")
     return Msg.of("a device")
 
 
@@ -177,6 +179,23 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        raise
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Write `data` to `path`, which must not exist: FileExistsError if anything is there by
+    then, even a link or one made after the caller looked (O_EXCL refuses it, where a rename
+    would replace it); a file left half written by an error is removed."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                     0o666)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
         raise
 
 

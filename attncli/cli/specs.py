@@ -117,14 +117,19 @@ def printed(name: str, lang: str) -> str:
 def written(name: str, to: str, lang: str) -> str:
     """`attn examples NAME --to DIR`: the spec and its files written; on stderr, what was
     written and the command that runs it."""
+    import shlex
     from pathlib import Path
 
     from attncli.spec.examples import write_example
 
+    if not to:  # "$DIR" unset in a script: not the current folder
+        raise UsageError(Msg.of("--to: expected a folder, found an empty text"))
     spec, *files = write_example(name, Path(to), lang)
+    # the command as a shell takes it: `my dir`, `x;y` quoted, `-x/` not read as an option
+    command = "attn explain " + shlex.quote(str(spec) if not str(spec).startswith("-")
+                                           else f"./{spec}")
     say(Msg.plural_of("wrote {spec} and {count} file it reads; run {command}",
                       "wrote {spec} and {count} files it reads; run {command}", len(files),
-                      spec=str(spec), command=f"attn explain {spec}") if files else
-        Msg.of("wrote {spec}; run {command}", spec=str(spec), command=f"attn explain {spec}"),
-        lang)
+                      spec=str(spec), command=command) if files else
+        Msg.of("wrote {spec}; run {command}", spec=str(spec), command=command), lang)
     return ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,29 +94,75 @@ def example_files(name: str) -> list[str]:
 def write_example(name: str, folder: Path, lang: str = DEFAULT_LANG) -> list[Path]:
     """Write the example `name` into `folder`: its spec (`NAME.yaml`, comments in `lang`) and
     every file it reads, at the same place beside it, so the copy runs as the bundled one does.
-    Refuses, before writing anything, a file that is there already and a place that a link
-    takes outside `folder`; returns the files written, the spec first."""
-    from attncli.files import cannot_write, write_atomic
-    from attncli.i18n.library_messages import os_problem
-
-    pieces: list[tuple[str, str | bytes]] = [(f"{name}.yaml", example_text(name, lang))]
+    Refuses, before writing anything, a file that is there already, a place that a link takes
+    outside `folder` and a folder on the way that is a file, a pipe or a device; if a write
+    fails after all (a full disk, a file made meanwhile), what this call wrote is removed.
+    Returns the files written, the spec first."""
+    pieces: list[tuple[str, bytes]] = [(f"{name}.yaml", example_text(name, lang).encode())]
     pieces += [(read, (examples_dir() / read).read_bytes()) for read in example_files(name)]
     top = Path(os.path.realpath(folder))
     targets = [folder / relative for relative, _ in pieces]
     for target in targets:
         if os.path.lexists(target):
-            raise UsageError(Msg.of("{file} exists already; attn examples --to writes over no "
-                                    "file: choose another folder", file=str(target)))
+            raise exists(target)
         if not Path(os.path.realpath(target)).is_relative_to(top):
             raise UsageError(Msg.of("{file} would be written outside {folder}, where a link "
                                     "leads", file=str(target), folder=str(folder)))
-    for target, (_, data) in zip(targets, pieces, strict=True):
+        check_folders(target)
+    made: list[Path] = []  # removed, the last first, if a later write fails
+    try:
+        for target, (_, data) in zip(targets, pieces, strict=True):
+            make_folders(target, made)
+            write_piece(target, data)
+            made.append(target)
+    except BaseException:
+        for path in reversed(made):
+            with contextlib.suppress(OSError):
+                path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+        raise
+    return targets
+
+
+def exists(target: Path) -> UsageError:
+    return UsageError(Msg.of("{file} exists already; attn examples --to writes over no file: "
+                             "choose another folder", file=str(target)))
+
+
+def check_folders(target: Path) -> None:
+    """UsageError if a folder `target` is written into is there but no folder (a file, a pipe,
+    a device, a link that leads nowhere or in a loop)."""
+    from attncli.files import cannot_write, kind_of
+
+    for parent in target.parents:  # the nearest first; above a folder, all are folders
+        if os.path.isdir(parent):
+            return
+        if os.path.lexists(parent):
+            raise cannot_write(target, Msg.of("{path}: this is {kind}, expected a folder",
+                                              path=str(parent),
+                                              kind=kind_of(os.lstat(parent).st_mode)))
+
+
+def make_folders(target: Path, made: list[Path]) -> None:
+    """Make the folders `target` needs, the outermost first, each added to `made`."""
+    from attncli.files import cannot_write
+    from attncli.i18n.library_messages import os_problem
+
+    missing = [parent for parent in target.parents if not os.path.lexists(parent)][::-1]
+    for parent in missing:
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:  # the folder named is a file or a device (--to /dev/null)
-            raise cannot_write(target, Msg.of("a part of the path is a file, not a folder")) \
-                from None
+            parent.mkdir()
         except OSError as error:
             raise cannot_write(target, os_problem(error)) from None
-        write_atomic(target, data)
-    return targets
+        made.append(parent)
+
+
+def write_piece(target: Path, data: bytes) -> None:
+    from attncli.files import cannot_write, write_new
+    from attncli.i18n.library_messages import os_problem
+
+    try:
+        write_new(target, data)
+    except FileExistsError:
+        raise exists(target) from None
+    except OSError as error:
+        raise cannot_write(target, os_problem(error)) from None

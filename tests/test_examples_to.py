@@ -1,0 +1,111 @@
+"""`attn examples NAME --to DIR` writes all of the example or nothing: a folder on the way that
+is no folder, a write that fails half way (a full disk) or a file made meanwhile leave DIR as
+it was; the command it prints runs in a shell as printed."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+import attncli.files
+import attncli.spec.examples
+from attncli.cli.app import app
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def tree(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize(("make", "where", "kind"), [
+    (lambda d: (d / "data").write_text("mine"), "data", "a regular file"),
+    (lambda d: os.mkfifo(d / "data"), "data", "a named pipe (FIFO)"),
+    (lambda d: (d / "data").symlink_to("gone"), "data", "a symbolic link"),
+    (lambda d: (d / "data").symlink_to("data"), "data", "a symbolic link"),
+    (lambda d: ((d / "data").mkdir(), (d / "data" / "vit").write_text("mine")), "data/vit",
+     "a regular file"),
+])
+def test_a_folder_on_the_way_that_is_no_folder_is_said_and_nothing_written(
+        tmp_path: Path, make: Callable[[Path], object], where: str, kind: str) -> None:
+    make(tmp_path)
+    before = tree(tmp_path)
+    result = invoke("examples", "vit_digit", "--to", str(tmp_path))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (f"attn: cannot write {tmp_path}/data/vit/digit7.png: "
+                             f"{tmp_path}/{where}: this is {kind}, expected a folder\n")
+    assert tree(tmp_path) == before  # the spec was written first, and stayed, before
+
+
+def test_dir_itself_a_file_is_said_as_such(tmp_path: Path) -> None:
+    (tmp_path / "d").write_text("mine")
+    result = invoke("examples", "two_heads", "--to", str(tmp_path / "d"), "--lang", "pl")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (f"attn: nie można zapisać {tmp_path}/d/two_heads.yaml: "
+                             f"{tmp_path}/d: to jest zwykły plik, a\u00a0powinien być katalog\n")
+    assert (tmp_path / "d").read_text() == "mine"
+
+
+def test_a_write_that_fails_half_way_leaves_nothing(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    written = attncli.files.write_new
+
+    def full_disk(path: Path, data: bytes) -> None:
+        if path.name == "model.safetensors":  # the spec went in; the checkpoint does not fit
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written(path, data)
+
+    monkeypatch.setattr(attncli.files, "write_new", full_disk)
+    result = invoke("examples", "gpt2_head", "--to", str(tmp_path / "mine"))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith(
+        f"attn: cannot write {tmp_path}/mine/data/checkpoints/gpt2/model.safetensors: ")
+    assert tree(tmp_path) == []  # not mine/gpt2_head.yaml and its empty folders
+
+
+def test_a_file_made_after_the_check_is_not_written_over(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    checked = attncli.spec.examples.check_folders
+
+    def meanwhile(target: Path) -> None:
+        checked(target)
+        if target.name == "digit7.png":  # another program writes it between look and write
+            target.parent.mkdir(parents=True)
+            target.write_bytes(b"theirs")
+
+    monkeypatch.setattr(attncli.spec.examples, "check_folders", meanwhile)
+    result = invoke("examples", "vit_digit", "--to", str(tmp_path))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (f"attn: {tmp_path}/data/vit/digit7.png exists already; attn "
+                             "examples --to writes over no file: choose another folder\n")
+    assert (tmp_path / "data" / "vit" / "digit7.png").read_bytes() == b"theirs"
+    assert not (tmp_path / "vit_digit.yaml").exists()
+
+
+@pytest.mark.parametrize(("folder", "shown"), [
+    ("my dir", "'my dir/two_heads.yaml'"),
+    ("x;rm -rf y", "'x;rm -rf y/two_heads.yaml'"),
+    ("-x", "./-x/two_heads.yaml"),
+])
+def test_the_command_printed_runs_as_printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             folder: str, shown: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = invoke("examples", "two_heads", "--to", folder)
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == f"attn: wrote {folder}/two_heads.yaml; run attn explain {shown}\n"
+
+
+def test_an_empty_dir_is_refused_not_read_as_here(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = invoke("examples", "two_heads", "--to", "", "--lang", "ru")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "attn: --to: ожидается папка, получено: пустой текст\n"
+    assert tree(tmp_path) == []
