@@ -33,6 +33,16 @@ def test_a_notebook_nested_too_deep_is_refused_where_it_passes_the_limit(
     assert sorted(os.listdir(tmp_path)) == ["n.ipynb"]
 
 
+def test_a_notebook_number_python_cannot_hold_is_refused_where_it_is(tmp_path: Path) -> None:
+    # 100,000 digits: Python's int refuses more than 4,300 (an internal error, exit 3)
+    text = '{"cells": [], "metadata": {"x": ' + "9" * 100_000 + "}}"
+    (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
+    run = fill("n.ipynb", tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[0] == "n.ipynb:1:33: malformed notebook: expected JSON here"
+    assert sorted(os.listdir(tmp_path)) == ["n.ipynb"]
+
+
 def test_a_block_written_many_times_is_filled_as_once(tmp_path: Path) -> None:
     # 2,000 blocks of one spec took 10 s, each worked out anew; the block is worked out once,
     # and every copy gets what a document of that one block gets

@@ -155,6 +155,9 @@ def test_a_gemma2_folder_whose_config_tells_the_truth_is_read(tmp_path: Path) ->
      "m/model.safetensors: this is a named pipe (FIFO), expected a regular file"),
     (lambda m: os.mkdir(m / "model.safetensors"),
      "m/model.safetensors: this is a folder, expected a regular file"),
+    # a link to itself was an internal error (exit 3, OSError ELOOP)
+    (lambda m: os.symlink("model.safetensors", m / "model.safetensors"),
+     "m/model.safetensors: the symbolic links lead in a loop"),
 ])
 def test_a_weights_file_that_is_no_file_is_one_located_line(
         tmp_path: Path, make: Any, said: str) -> None:

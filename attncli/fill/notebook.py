@@ -74,7 +74,10 @@ class Reader:
         match = SCALAR.match(self.text, at)
         if match is None:
             raise self.fail(at)
-        return Value(at, match.end(), json.loads(match[0]))
+        try:
+            return Value(at, match.end(), json.loads(match[0]))
+        except ValueError:  # a whole number of more than 4,300 digits: Python refuses it
+            raise self.fail(at) from None
 
     def string(self, at: int) -> Value:
         try:

@@ -99,6 +99,12 @@ def existing_file(path: Path, name: str) -> None:
             return
     except NotRegular as problem:
         raise FileProblem(Msg.of("{name}: {problem}", name=name, problem=problem.message)) from None
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        # a link to itself: model.safetensors -> model.safetensors was exit 3
+        raise FileProblem(Msg.of("{name}: {problem}", name=name,
+                                 problem=os_problem(error))) from None
     raise FileProblem(Msg.of("{name}: no such file", name=name))
 
 
@@ -231,6 +237,11 @@ def truncated(name: str, layout: Layout, found: int) -> FileProblem:
 def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
               charge: Callable[[tuple[int, ...]], None] | None = None) -> np.ndarray:
     check_members(path, name)
+    with open(path, "rb") as file:
+        if file.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):
+            # NumPy reads a .npy as an array and any other bytes as a pickle it refuses in
+            # English: neither is an archive
+            raise zipfile.BadZipFile
     with np.load(path, allow_pickle=False) as archive:
         key, member = member_of(archive.zip.namelist(), name, key)
         with archive.zip.open(member) as file:

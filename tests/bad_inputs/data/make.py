@@ -2,6 +2,7 @@
 python make.py (the files are committed; this says how they were made)."""
 
 import json
+import os
 import struct
 import zipfile
 
@@ -36,6 +37,8 @@ with zipfile.ZipFile("huge_header.npz", "w") as archive, archive.open("W.npy", "
         member, {"descr": "<f8", "fortran_order": False, "shape": (10000, 10000)})
 with open("not_a_zip.npz", "wb") as out:
     out.write(b"PK\x03\x04 this is not a zip archive")
+np.save("npy_named_npz.npy", np.eye(2))  # a .npy under an .npz's name: NumPy read it as an array
+os.replace("npy_named_npz.npy", "npy_named_npz.npz")
 with open("text.csv", "w") as out:
     out.write("1,two\n3,4\n")
 with open("ragged.csv", "w") as out:
