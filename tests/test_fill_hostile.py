@@ -4,12 +4,15 @@ lists were an internal error (RecursionError, exit 3). Nothing is written."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
+SPEC = ("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+        "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
 
 
 def fill(name: str, folder: Path, timeout: int = 60) -> subprocess.CompletedProcess[str]:
@@ -41,6 +44,26 @@ def test_a_notebook_number_python_cannot_hold_is_refused_where_it_is(tmp_path: P
     assert run.returncode == 2
     assert run.stderr.splitlines()[0] == "n.ipynb:1:33: malformed notebook: expected JSON here"
     assert sorted(os.listdir(tmp_path)) == ["n.ipynb"]
+
+
+def test_a_notebook_on_one_line_is_filled_into_valid_json(tmp_path: Path) -> None:
+    # the text before a cell on its line was taken for its indent: the JSON before it was
+    # copied into every line of each generated cell, an invalid notebook of 76 MB for 80 cells
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    block = "```attn\nspec: s.yaml\n```\n"
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": [block]}] * 3
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4})
+    assert "\n" not in text
+    (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
+    assert fill("n.ipynb", tmp_path).returncode == 0
+    filled = json.loads((tmp_path / "n.ipynb").read_text(encoding="utf-8"))
+    assert [c["source"] for c in filled["cells"][0::2]] == [[block]] * 3
+    generated = filled["cells"][1::2]
+    assert len(generated) == 3 and generated[0] == generated[1] == generated[2]
+    assert generated[0]["metadata"] == {"attn": {"generated": True}}
+    again = fill("n.ipynb", tmp_path)
+    assert (again.returncode, again.stderr) == (
+        0, "attn: 0 documents filled, 1 up to date, 0 failed\n")
 
 
 def test_a_block_written_many_times_is_filled_as_once(tmp_path: Path) -> None:
