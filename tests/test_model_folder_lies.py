@@ -124,6 +124,11 @@ def llama_like(model_type: str = "llama", **config: Any) -> tuple[dict[str, Any]
     # a list was read as no scaling at all
     ("llama", {"rope_parameters": [1, 2]},
      "rope_parameters: expected a mapping, found a list of 2 items"),
+    # one RoPE per layer kind (Gemma 3's form) was read as default RoPE, its theta unread
+    ("llama", {"rope_parameters": {"full_attention": {"rope_type": "default",
+                                                      "rope_theta": 500000.0}}},
+     "rope_parameters: expected the parameters of one RoPE (rope_type, rope_theta, …), found "
+     "a mapping of them for full_attention"),
     # √−4 was a complex number, named as a text in the refusal
     ("gemma2", {"query_pre_attn_scalar": -4},
      "query_pre_attn_scalar: expected a number greater than 0, found -4"),

@@ -35,6 +35,11 @@ def rope(config: dict[str, Node], config_name: str) -> Keys:
     if parameters is None or not isinstance(parameters.value, dict):
         return {"rope": {"base": base, "layout": "half"}}
     given: dict[str, Node] = {k: v for k, v in parameters.value.items() if v.value is not None}
+    nested = [key for key, value in given.items() if isinstance(value.value, dict)]
+    if nested:  # one RoPE per layer kind (Gemma 3's form) was read as default RoPE, its thetas
+        # not read
+        fail(parameters, "expected the parameters of one RoPE (rope_type, rope_theta, …), "
+             "found a mapping of them for {keys}", keys=", ".join(key[:40] for key in nested))
     theta = given.get("rope_theta")
     base = base if theta is None else number(theta)
     kind_node = given.get("rope_type", given.get("type"))
