@@ -180,6 +180,8 @@ def test_a_weights_file_that_is_no_file_is_one_located_line(
     ({"0": "x" * 100_000, "1": "b"},
      "id2label.0: expected a text of at most 1,000 characters, found 100,000"),
     ({str(i): f"l{i}" for i in range(5)}, "id2label: has 5 labels, expected one per class (2)"),
+    # refused at the spec's model.labels as "expected a token", not where config.json has it
+    ({"0": "a", "1": ""}, "id2label.1: expected a class's name, found an empty text"),
 ])
 def test_a_vit_config_whose_labels_lie_is_refused_at_id2label(
         tmp_path: Path, labels: dict[str, str], said: str) -> None:

@@ -76,6 +76,8 @@ def labels(c: Checkpoint) -> list[str]:
                                      Count(len(found.value)), expected=Count(classes)))
     names = {key: text(node) for key, node in found.value.items()}
     for key, name in names.items():
+        if not name:  # was refused at the spec's model.labels, as a token
+            fail_at(found.value[key], Msg.of("expected a class's name, found an empty text"))
         if len(name) > MAX_TEXT:
             fail_at(found.value[key], Msg.plural_of(
                 "expected a text of at most {count} character, found {length}",
