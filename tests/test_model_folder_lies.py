@@ -220,3 +220,19 @@ def test_token_ids_written_whole_are_read_from_their_numbers(tmp_path: Path) -> 
     spec.write_text("model: {path: m, layer: 0}\ntokens: {ids: [3, 0.5]}\n", encoding="utf-8")
     assert refused(spec) == (f"{spec}:2:19: tokens.ids[1]: expected a whole number, found the "
                              "number 0.5")
+
+
+def test_token_ids_are_held_to_what_a_tokenizer_gives(tmp_path: Path) -> None:
+    # a tokenized text is held to 4,096 tokens; 200,000 ids written whole took 1.4 s of
+    # processor time before the walkthrough's cost refused them
+    from attncli import load_spec
+
+    made, tensors = llama_like()
+    def ids(count: int) -> str:
+        return "model: {path: m, layer: 0}\ntokens: {ids: [" + ", ".join(["1"] * count) + "]}\n"
+
+    spec = folder(tmp_path, made, tensors, ids(4096))
+    assert load_spec(str(spec)).queries.embeddings.shape[0] == 4096
+    spec.write_text(ids(4097), encoding="utf-8")
+    assert refused(spec) == (f"{spec}:2:15: tokens.ids: expected at most 4,096 token ids, as a "
+                             "tokenizer gives at most, found 4,097")

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.architectures import ARCHITECTURES, Checkpoint
 from attncli.spec.arrays import Files
 from attncli.spec.checkpoint import MAX_SIZES, open_tensor, read_json_object, tensor_names
@@ -29,11 +29,13 @@ from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import max_bytes
 from attncli.spec.model import Array
 from attncli.spec.source import Node
+from attncli.spec.tokenizer_check import MAX_TOKENS
 from attncli.spec.values import (
     boolean,
     check_keys,
     expect,
     fail,
+    fail_at,
     integer,
     items,
     optional,
@@ -214,6 +216,13 @@ def model_input(node: Node, name: str, files: Files) -> tuple[Node, list[int]]:
     # a list written whole (`ids: [1, 2, 3]`, 100,000 of them) is read from its numbers, without
     # a Node for each (node.py): every token then points at the list
     written = keys["ids"]
+    count = len(written.numbers) if written.numbers is not None else (
+        len(written.value) if isinstance(written.value, list) else 0)
+    if count > MAX_TOKENS:  # as for a text through the tokenizer: 200,000 ids took 1.4 s
+        fail_at(written, Msg.plural_of(
+            "expected at most {count} token id, as a tokenizer gives at most, found {found}",
+            "expected at most {count} token ids, as a tokenizer gives at most, found {found}",
+            Count(MAX_TOKENS), found=Count(count)))
     plain = written.numbers if written.whole else None
     if plain and all(0 <= n < 2**53 for n in plain):
         ids = [int(n) for n in plain]
