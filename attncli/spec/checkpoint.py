@@ -180,6 +180,9 @@ def _shard_of(path: Path, name: str, key: str, max_cells: int) -> str:
         raise FileProblem(Msg.of("{name}: expected a checkpoint index with a weight_map",
                                  name=name))
     shard = weight_map.get(key)
+    if not weight_map:  # "…; it has " and nothing
+        raise FileProblem(Msg.of("{name} has no tensor {key}; its weight_map is empty",
+                                 name=name, key=key))
     if shard is None:
         raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
                                  keys=some([str(k) for k in weight_map])))

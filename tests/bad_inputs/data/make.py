@@ -78,6 +78,8 @@ safetensors("bool.safetensors", {"W": {**W, "dtype": "BOOL", "data_offsets": [0,
 safetensors("bad_offsets.safetensors", {"W": {**W, "data_offsets": [0, 24]}}, b"\0" * 24)
 safetensors("nan.safetensors", {"W": {**W, "shape": [1, 2], "data_offsets": [0, 16]}},
             np.array([np.nan, 1.0]).tobytes())
+with open("empty_map.safetensors.index.json", "w") as out:  # an index of no tensors
+    json.dump({"metadata": {}, "weight_map": {}}, out)
 with open("model.safetensors.index.json", "w") as out:
     json.dump({"weight_map": {"W": "model.safetensors", "up": "../../outside.safetensors"}}, out)
 
