@@ -167,4 +167,4 @@ def _first_not_a_number(cells: list[str], before: int, name: str, number: int) -
 def not_a_number(cell: str, name: str, line: int, column: int) -> FileProblem:
     return FileProblem(Msg.of("{name}: line {line}, column {column}: expected a number, found "
                               "{found}", name=name, line=line, column=column,
-                              found=cell.strip()[:40]))
+                              found=cell.strip()[:40] or Msg.of("an empty cell")))

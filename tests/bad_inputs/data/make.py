@@ -41,6 +41,8 @@ np.save("npy_named_npz.npy", np.eye(2))  # a .npy under an .npz's name: NumPy re
 os.replace("npy_named_npz.npy", "npy_named_npz.npz")
 with open("text.csv", "w") as out:
     out.write("1,two\n3,4\n")
+with open("trailing_comma.csv", "w") as out:  # a comma at each line's end: an empty cell
+    out.write("1,0,\n0,1,\n")
 with open("ragged.csv", "w") as out:
     out.write("1,2\n3\n")
 with open("empty.csv", "w") as out:
