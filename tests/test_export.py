@@ -497,6 +497,6 @@ def test_examples_to_a_file_says_the_file_is_no_folder(tmp_path: Path) -> None:
     taken.write_text("x", encoding="utf-8")
     result = cli_run("examples", "cat_chases_mouse", "--to", str(taken))
     assert (result.exit_code, result.stderr) == (
-        2, f"attn: cannot write {taken}/cat_chases_mouse.yaml: a part of the path is a file, "
-           "not a folder\n")
+        2, f"attn: cannot write {taken}/cat_chases_mouse.yaml: {taken}: this is a regular file, "
+           "expected a folder\n")
     assert taken.read_text(encoding="utf-8") == "x"
