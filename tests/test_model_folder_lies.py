@@ -236,3 +236,23 @@ def test_token_ids_are_held_to_what_a_tokenizer_gives(tmp_path: Path) -> None:
     spec.write_text(ids(4097), encoding="utf-8")
     assert refused(spec) == (f"{spec}:2:15: tokens.ids: expected at most 4,096 token ids, as a "
                              "tokenizer gives at most, found 4,097")
+
+
+def test_tensors_whose_bytes_overlap_are_refused_naming_both(tmp_path: Path) -> None:
+    # as the safetensors library refuses them: k_proj moved 8 bytes back into q_proj, so each
+    # would be read with some of the other's numbers. F64: the embeddings (4 x 4) are bytes
+    # [0, 128], layer 0's four norms [128, 256], q_proj (4 x 4) [256, 384], k_proj (2 x 4) 64
+    made, tensors = llama_like()
+    spec = folder(tmp_path, made, tensors, "model: {path: m, layer: 1}\ntokens: {ids: [1, 2]}\n")
+    path = tmp_path / "m" / "model.safetensors"
+    raw = path.read_bytes()
+    length = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + length])
+    assert header["model.layers.0.self_attn.q_proj.weight"]["data_offsets"] == [256, 384]
+    header["model.layers.0.self_attn.k_proj.weight"]["data_offsets"] = [376, 440]
+    text = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + raw[8 + length:])
+    assert refused(spec).endswith(
+        "model.safetensors: the tensors model.layers.0.self_attn.q_proj.weight and "
+        "model.layers.0.self_attn.k_proj.weight overlap: expected data_offsets apart, found "
+        "[256, 384] and [376, 440]")

@@ -78,10 +78,13 @@ def polish(count: int) -> str:
 
 
 def test_a_header_within_the_count_is_read(tmp_path: Path) -> None:
-    entries = {f"t{i}": entry([1], 0) for i in range(MAX_HEADER_VALUES // 8 - 10)}
+    # W's 4 numbers first, then one number of each t, each tensor with bytes of its own
+    count = MAX_HEADER_VALUES // 8 - 10
+    entries = {f"t{i}": entry([1], 32 + 8 * i) for i in range(count)}
     entries["W"] = entry([2, 2], 0)
     assert header_values(json.dumps(entries).encode()) <= MAX_HEADER_VALUES
-    safetensors(tmp_path / "m.safetensors", entries, np.array([[1.0, 2.0], [3.0, 4.0]]).tobytes())
+    safetensors(tmp_path / "m.safetensors", entries,
+                np.array([[1.0, 2.0], [3.0, 4.0]]).tobytes() + bytes(8 * count))
     (tmp_path / "spec.yaml").write_text("tokens: [a, b]\nembeddings: {file: m.safetensors, "
                                         "key: W}\n", encoding="utf-8")
     embeddings = load_spec(str(tmp_path / "spec.yaml")).queries.embeddings

@@ -212,7 +212,29 @@ def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], i
     with open(path, "rb") as file:
         file.seek(8)
         header = _parse_object(file.read(length), name)
+    _check_apart(header, name)
     return header, 8 + length
+
+
+def _check_apart(header: dict[str, object], name: str) -> None:
+    """FileProblem naming two tensors whose bytes overlap, as the safetensors library refuses
+    them: a tensor read through one name would show another's numbers. Gaps are allowed; an
+    entry whose data_offsets are not [begin, end] is refused when it is read."""
+    spans = sorted((offsets[0], offsets[1], key) for key, entry in header.items()
+                   if key != "__metadata__" and isinstance(entry, dict)
+                   and isinstance(offsets := entry.get("data_offsets"), list)
+                   and len(offsets) == 2 and all(type(o) is int for o in offsets)
+                   and 0 <= offsets[0] < offsets[1])  # an empty tensor holds no bytes
+    reach: tuple[int, int, str] | None = None  # the span that reaches furthest so far
+    for span in spans:
+        if reach is not None and span[0] < reach[1]:
+            raise FileProblem(Msg.of(
+                "{name}: the tensors {first} and {second} overlap: expected data_offsets "
+                "apart, found [{a}, {b}] and [{c}, {d}]", name=name, first=reach[2],
+                second=span[2], a=str(reach[0]), b=str(reach[1]), c=str(span[0]),
+                d=str(span[1])))
+        if reach is None or span[1] > reach[1]:
+            reach = span
 
 
 def _tensor(entry: object, name: str, path: Path, start: int, dims: int = 2) -> Tensor:

@@ -82,6 +82,9 @@ safetensors("nan.safetensors", {"W": {**W, "shape": [1, 2], "data_offsets": [0, 
             np.array([np.nan, 1.0]).tobytes())
 with open("empty_map.safetensors.index.json", "w") as out:  # an index of no tensors
     json.dump({"metadata": {}, "weight_map": {}}, out)
+# V's first 16 bytes are W's last 16: each would be read with the other's numbers
+safetensors("overlap.safetensors", {"W": W, "V": {**W, "data_offsets": [16, 48]}},
+            np.arange(6.0).tobytes())
 with open("model.safetensors.index.json", "w") as out:
     json.dump({"weight_map": {"W": "model.safetensors", "up": "../../outside.safetensors"}}, out)
 
