@@ -104,3 +104,23 @@ def test_a_document_of_more_blocks_than_the_limit_is_refused_at_the_first_past_i
     assert run.stderr.splitlines()[0] == (
         "p.md:801:1: this is attn block 201 of the document; a document holds at most 200")
     assert (tmp_path / "p.md").read_text(encoding="utf-8") == text
+
+
+def test_a_notebook_of_more_blocks_than_the_limit_is_refused_before_any_is_worked_out(
+        tmp_path: Path) -> None:
+    # 201 Markdown cells of one block each, every block naming a spec that is not there: had a
+    # block been read before the count, the line would say "no such file" at the first one; a
+    # notebook's blocks were counted as they were worked out, so 200 were worked out first
+    cells = [{"cell_type": "markdown", "metadata": {},
+              "source": f"```attn\nspec: s{i}.yaml\n```\n"} for i in range(201)]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+                      indent=1)
+    (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
+    run = fill("n.ipynb", tmp_path)
+    assert run.returncode == 2
+    # `{` and ` "cells": [` are lines 1 and 2; each cell takes 5 lines, its source the fourth:
+    # cell 201's is line 2 + 5 · 200 + 4; the block opens after `   "source": "`, column 15
+    assert run.stderr.splitlines()[0] == (
+        "n.ipynb:1006:15: this is attn block 201 of the document; a document holds at most 200")
+    assert (tmp_path / "n.ipynb").read_text(encoding="utf-8") == text
+    assert sorted(os.listdir(tmp_path)) == ["n.ipynb"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import read_block, walkthrough_text
-from attncli.fill.blocks import MARKDOWN, check_count, find_blocks, newline_of
+from attncli.fill.blocks import MARKDOWN, Block, check_count, find_blocks, newline_of
 from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH
 
@@ -150,17 +150,21 @@ def fill_notebook(old: str, path: Path, max_cells: int
     stale: list[Location] = []
     missing: list[Location] = []
     count = 0
-    made: dict[str, str] = {}  # each block's walkthrough, by its text: a block written again
     items = [cells.children[k] for k in range(len(cells.data))]
-    for k, cell in enumerate(items):
-        if not is_block_cell(cell.data):
-            continue
-        source = cell.children["source"]
-        text = "".join(source.data) if isinstance(source.data, list) else source.data
-        outputs, opened = cell_outputs(text, source, reader, path, max_cells, made)
+    found = [(k, cell, *cell_blocks(cell, reader)) for k, cell in enumerate(items)
+             if is_block_cell(cell.data)]
+    distinct: set[str] = set()
+    for _, _, blocks, where in found:  # counted before any is worked out, as in a document
+        for block in blocks:
+            distinct.add(block.body.lstrip("\n"))
+            check_count(len(distinct), where.location(block.line, block.column, reader.name))
+    made: dict[str, str] = {}  # each block's walkthrough, by its text: a block written again
+    for k, cell, blocks, where in found:
+        outputs = worked_out(blocks, where, path, max_cells, made, reader.name)
         if not outputs:
             continue
         count += len(outputs)
+        opened = [where.location(block.line, block.column, reader.name) for block in blocks]
         # (named apart from `made`, the walkthroughs by block, which it replaced: each later
         # cell then worked its blocks out again, uncounted, 8 GB for 1,000 copies of one)
         generated = generated_cell(outputs, cell.data.get("id") if with_ids else None)
@@ -194,30 +198,37 @@ def is_generated(cell: Any) -> bool:
     return isinstance(metadata, dict) and metadata.get("attn") == GENERATED
 
 
-def cell_outputs(text: str, source: Value, reader: Reader, path: Path, max_cells: int,
-                 made: dict[str, str]) -> tuple[list[str], list[Location]]:
-    """The walkthrough of each attn block in a cell's text (those `made` before reused, the
-    new ones added to it), and where each block opens in the notebook; an error in a block is
-    moved to the notebook's line:column."""
+def cell_blocks(cell: Value, reader: Reader) -> tuple[list[Block], Positions]:
+    """The attn blocks of a Markdown cell, and the way from its text's line:column to the
+    notebook's; a malformed block is refused at the notebook's line:column."""
+    source = cell.children["source"]
+    text = "".join(source.data) if isinstance(source.data, list) else source.data
     offsets = [at for piece in (source.children.values() if source.children else [source])
                for at in piece.chars]
     where = Positions(reader.text, offsets)
     cell_name = f"{reader.name}#cell"  # files in a block are read from the notebook's folder
     try:
-        blocks = find_blocks(text, cell_name, MARKDOWN)
-        outputs = []
+        return find_blocks(text, cell_name, MARKDOWN), where
+    except AttnError as error:
+        raise where.moved(error, cell_name) from None
+
+
+def worked_out(blocks: list[Block], where: Positions, path: Path, max_cells: int,
+               made: dict[str, str], name: str) -> list[str]:
+    """The walkthrough of each of a cell's attn blocks (those `made` before reused, the new
+    ones added to it); an error in a block is moved to the notebook's line:column."""
+    cell_name = f"{name}#cell"
+    outputs = []
+    try:
         for block in blocks:
             key = block.body.lstrip("\n")
             if key not in made:
-                check_count(len(made) + 1, Location(cell_name, line=block.line,
-                                                    column=block.column))
                 request = read_block(block.body, cell_name, path, "katex", max_cells)
                 made[key] = walkthrough_text(request, "markdown", max_cells)
             outputs.append(made[key])
     except AttnError as error:
         raise where.moved(error, cell_name) from None
-    return outputs, [where.location(block.line, block.column, reader.name)
-                     for block in blocks]
+    return outputs
 
 
 class Positions:
