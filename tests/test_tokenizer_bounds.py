@@ -108,7 +108,7 @@ def test_the_catalogue_tokenizers_are_what_they_say() -> None:
     (True, "en", "the tokenizer took more than 10 seconds; attn stopped it"),
     (True, "pl", "tokenizator działał dłużej niż 10 sekund; attn go zatrzymał"),
     (True, "ru", "токенизатор работал дольше 10 секунд; attn его остановил"),
-    (False, "en", "the tokenizer stopped without an answer; it may have needed more than 256 MB "
+    (False, "en", "the tokenizer stopped without an answer; it may have needed more than 160 MB "
                   "of memory"),
 ])
 def test_a_tokenizer_out_of_time_or_memory_is_one_line(
@@ -126,3 +126,19 @@ def test_a_tokenizer_out_of_time_or_memory_is_one_line(
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == ("tokenizer_stride.yaml:1:21: tokens.tokenizer: "
                              f"tokenizer_stride.tokenizer.json: {line}\n")
+
+
+def test_a_tokenizer_is_checked_as_utf8_a_piece_at_a_time() -> None:
+    """The file is decoded a MiB at a time (never as one text): a character across a piece's
+    end is whole, and a byte that is no UTF-8 is found at its line and column in any piece."""
+    from attncli.spec.tokenizer import check_utf8
+
+    mib = 1 << 20
+    for straddle in range(1, 4):  # "€" is 3 bytes: cut after its first, second or third
+        check_utf8(b"a" * (mib - straddle) + "€".encode() * 3 + b"\n", "t.json")
+    content = b"a" * (mib - 1) + "€".encode() + b"\n" + b"b" * mib + b"\nxy\xe9z"
+    with pytest.raises(FileProblem) as problem:
+        check_utf8(content, "t.json")
+    params = dict(problem.value.message.params)
+    assert (params["line"], params["column"]) == (3, 3)
+    assert dict(params["reason"].params)["byte"] == "e9"

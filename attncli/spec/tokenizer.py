@@ -4,15 +4,17 @@ package is imported only in the process that runs the tokenizer, only when a spe
 (pip install "attn[models]").
 
 A tokenizer.json is code of a kind: its normalizers, patterns and padding decide how much work
-and memory a text costs. So it runs in a forked process of its own, given TOKENIZER_SECONDS and
-TOKENIZER_MEGABYTES (workers/bounded.py), where its configuration is checked before a text is
-encoded (spec/tokenizer_check.py); a Rust panic there, or running out of time or memory, is one
-line and exit 2, and its tokens are held to the limits of a spec's texts (MAX_TOKENS, each
-MAX_TEXT characters).
+and memory a text costs, and its vocabulary and merges how much reading it costs. So its JSON
+texts are counted first (MAX_TEXTS), and it runs in a forked process of its own, given
+TOKENIZER_SECONDS and TOKENIZER_MEGABYTES (workers/bounded.py), where its configuration is
+checked before a text is encoded (spec/tokenizer_check.py); a Rust panic there, or running out
+of time or memory, is one line and exit 2, and its tokens are held to the limits of a spec's
+texts (MAX_TOKENS, each MAX_TEXT characters).
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 from functools import partial
 from importlib.util import find_spec
@@ -31,12 +33,16 @@ from attncli.workers.bounded import Overrun, bounded
 
 TOKENIZER_KEYS = ("tokenizer", "text")
 TOKENIZER_SECONDS = 10
-# A BPE vocabulary of 256,000 tokens (16 MB) needs 120 to 140 MB above attn's own; this leaves
-# it twice that, and a file near the byte limit (540,000 tokens, 38 MB) is refused at 256 MB in
-# under 2 s where it ran to 359 MB in 6 s
-TOKENIZER_MEGABYTES = 256
+# The file's bytes and all `tokenizers` makes of them, above attn's own (about 36 MB): attn and
+# the tokenizer's process together stay under 200 MB. A vocabulary of 256,000 tokens and 403,000
+# merges written as texts (Gemma 2's way, 14 MB) takes 131 MB and is read; one of 137,560 tokens
+# and 280,000 merges written as pairs (15 MB) would take 190 MB, and is stopped at the limit.
+TOKENIZER_MEGABYTES = 160
 # An answer: every token at its longest (4 bytes a character) and its id, pickled.
 LARGEST_ANSWER = MAX_TOKENS * (4 * MAX_TEXT + 32) + 4096
+
+# What `Tokenizer.from_buffer` puts before serde's account of a file it cannot read.
+FROM_BUFFER = "Cannot instantiate Tokenizer from buffer: "
 
 # What the tokenizer's process answers: the tokens and ids, or why there are none.
 Answer = tuple[str, object, object]
@@ -74,9 +80,10 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
     return tokens, ids
 
 
-def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
-    """The tokenizer file's text, within the spec's byte limit and MAX_OBJECTS; FileProblem if
-    there is none."""
+def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> bytes:
+    """The tokenizer file's bytes, UTF-8 within the spec's byte limit, MAX_OBJECTS and MAX_TEXTS;
+    FileProblem if there is none. Kept as bytes: `tokenizers` reads them as they are, where a
+    Python text of them would take up to four times as much, and a UTF-8 copy more."""
     path = resolve(folder, name, allow_outside)
     existing_file(path, name)
     size, limit = path.stat().st_size, max_bytes(max_cells)
@@ -86,10 +93,11 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
             Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
     try:
-        content = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        content = path.read_bytes()
+    except OSError as error:
         raise FileProblem(Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
                                  reason=first_line(error))) from None
+    check_utf8(content, name)
     check_objects(content, name)  # before `tokenizers` builds them
     if find_spec("tokenizers") is None:
         raise FileProblem(Msg.of("{name}: reading a tokenizer needs the tokenizers package "
@@ -97,11 +105,36 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> str:
     return content
 
 
-def run(content: str, name: str, sentence: str) -> Answer:
-    """`encode` in a process of its own, bounded in time and memory."""
+def check_utf8(content: bytes, name: str) -> None:
+    """FileProblem at the line:column of the first byte that is not UTF-8; decoded a MiB at a
+    time, each piece ending before a character's first byte, so no text of the whole is made."""
+    view, start = memoryview(content), 0
+    while start < len(content):
+        end = min(start + (1 << 20), len(content))
+        while end < len(content) and end - start > 4 and content[end] & 0xC0 == 0x80:
+            end -= 1  # a continuation byte: the piece ends before its character
+        try:
+            codecs.utf_8_decode(view[start:end], "strict", True)
+        except UnicodeDecodeError as error:
+            at = start + error.start
+            line = content.count(b"\n", 0, at) + 1
+            column = at - (content.rfind(b"\n", 0, at) + 1) + 1
+            raise FileProblem(Msg.of(
+                "{name}:{line}:{column}: cannot read the tokenizer: {reason}", name=name,
+                line=line, column=column, reason=Msg.of(
+                    "expected UTF-8 text, found the byte 0x{byte}", byte=f"{content[at]:02x}"))
+            ) from None
+        start = end
+
+
+def run(content: bytes, name: str, sentence: str) -> Answer:
+    """`encode` in a process of its own, bounded in time and in memory: TOKENIZER_MEGABYTES
+    for the file's bytes (already held) and all `tokenizers` makes of them."""
+    held = -(-len(content) // (1 << 20))
     try:
         kind, first, second = bounded(partial(encode, content, name, sentence),
-                                      TOKENIZER_SECONDS, TOKENIZER_MEGABYTES, LARGEST_ANSWER)
+                                      TOKENIZER_SECONDS, TOKENIZER_MEGABYTES - held,
+                                      LARGEST_ANSWER)
     except (Overrun, MemoryError) as overrun:
         if isinstance(overrun, Overrun) and overrun.timed_out:
             raise FileProblem(Msg.plural_of(
@@ -117,17 +150,17 @@ def run(content: str, name: str, sentence: str) -> Answer:
     return kind, first, second
 
 
-def encode(content: str, name: str, sentence: str) -> Answer:
+def encode(content: bytes, name: str, sentence: str) -> Answer:
     """In the tokenizer's process: the tokenizer built, its configuration checked, the text
     encoded; ("tokens", tokens, ids), ("too_many", count, None), ("too_long", length, None) or
     ("problem", message, None). Nothing is raised: a panic is a problem too."""
     try:
         from tokenizers import Tokenizer
 
-        tokenizer = Tokenizer.from_str(content)
+        tokenizer = Tokenizer.from_buffer(content)
         config = configuration(tokenizer)
     except BaseException as error:  # the Rust side's errors, and its panics (BaseException)
-        return "problem", refused(content, name, first_line(error)), None
+        return "problem", refused(content, name, first_line(error, FROM_BUFFER)), None
     try:  # what costs work or memory is in effect only when a text is encoded
         check_config(config, name, len(sentence))
     except FileProblem as problem:
@@ -150,7 +183,7 @@ def encode(content: str, name: str, sentence: str) -> Answer:
     return "tokens", tuple(tokens), list(ids)
 
 
-def refused(content: str, name: str, said: str) -> Msg:
+def refused(content: bytes, name: str, said: str) -> Msg:
     """Why `tokenizers` refused the file: Python's JSON reader's account if it is not JSON,
     else the package's own (serde's) message, each at the line:column of the file it names."""
     try:
@@ -192,7 +225,8 @@ def configuration(tokenizer: Any) -> dict[str, Any]:
     return {"padding": padding, "truncation": tokenizer.truncation, "model": model, **parts}
 
 
-def first_line(error: BaseException) -> str:
-    """An error's first line, at most 200 characters (a Rust message can be a page)."""
-    said = str(error).strip()
+def first_line(error: BaseException, prefix: str = "") -> str:
+    """An error's first line without `prefix`, at most 200 characters (a Rust message can be a
+    page)."""
+    said = str(error).strip().removeprefix(prefix)
     return said.splitlines()[0][:200] if said else type(error).__name__

@@ -31,6 +31,13 @@ UNBOUNDED = re.compile(r"\{\d*,\}")  # {n,}: n or more
 # tokens and 1,000 added ones). Each costs `tokenizers` about 700 bytes as it reads them: 300,000
 # template items in 14.7 MB took 311 MB.
 MAX_OBJECTS = 1 << 16
+# JSON texts of one tokenizer.json, counted by their quotes: a token of the vocabulary is one, a
+# merge one ("a b") or two (["a", "b"]). `tokenizers` takes 115 to 305 bytes for each as it reads
+# them (a token is 305: the package holds the model three times over while reading it), so a file
+# of more texts is past what spec/tokenizer.py's TOKENIZER_MEGABYTES allows; real ones hold fewer:
+# 128,000 tokens and 280,000 merges as texts (Llama 3's) about 410,000; 256,000 tokens, 403,000
+# merges as texts and 1,000 added tokens 669,027.
+MAX_TEXTS = 1_000_000
 
 
 def check_config(config: Any, name: str, text_length: int) -> None:
@@ -48,15 +55,23 @@ def check_config(config: Any, name: str, text_length: int) -> None:
         length = grown(config.get(key), key, name, length)
 
 
-def check_objects(content: str, name: str) -> None:
-    """FileProblem if the tokenizer.json text `content` may hold more than MAX_OBJECTS JSON
-    objects (a brace inside a text counts too: a bound, found at C speed)."""
-    objects = content.count("{")
+def check_objects(content: bytes, name: str) -> None:
+    """FileProblem if the tokenizer.json bytes `content` may hold more than MAX_OBJECTS JSON
+    objects or MAX_TEXTS JSON texts (a brace or a quote inside a text counts too: a bound,
+    found at C speed)."""
+    objects = content.count(b"{")
     if objects > MAX_OBJECTS:
         raise FileProblem(Msg.plural_of(
             "{name}: the file holds up to {count} JSON object; the limit is {limit}",
             "{name}: the file holds up to {count} JSON objects; the limit is {limit}",
             Count(objects), name=name, limit=Count(MAX_OBJECTS)))
+    texts = content.count(b'"') // 2
+    if texts > MAX_TEXTS:
+        raise FileProblem(Msg.plural_of(
+            "{name}: the file holds up to {count} JSON text (tokens and merges); the limit is "
+            "{limit}",
+            "{name}: the file holds up to {count} JSON texts (tokens and merges); the limit is "
+            "{limit}", Count(texts), name=name, limit=Count(MAX_TEXTS)))
 
 
 def too_large(name: str, key: str, found: object, limit: int) -> FileProblem:
