@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -475,6 +476,57 @@ def test_output_dash_is_standard_output(tmp_path: Path,
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.startswith("# cat chases mouse: attention step by step\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_heatmap_and_answers_dash_are_standard_output(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--heatmap -` and `--answers -` write to standard output as `-o -` does (they wrote a
+    file named `-`), when the document is written to a file or there is none."""
+    monkeypatch.chdir(tmp_path)
+    cat = str(CONFIGS / "cat_chases_mouse.yaml")
+    alone = cli_run("export", cat, "--heatmap", "-")
+    assert (alone.exit_code, alone.stderr) == (0, "")
+    svg = ET.fromstring(alone.stdout)
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    assert list(tmp_path.iterdir()) == []
+    beside = cli_run("export", cat, "--markdown", "-o", "doc.md", "--heatmap", "-")
+    assert (beside.exit_code, beside.stdout) == (0, alone.stdout)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.md"]
+    key = cli_run("export", cat, "--markdown", "--worksheet", "-o", "sheet.md", "--answers", "-")
+    assert key.exit_code == 0, key.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.md", "sheet.md"]
+    written_key = cli_run("export", cat, "--markdown", "--worksheet", "-o", "sheet2.md",
+                          "--answers", "key.md")
+    assert key.stdout == (tmp_path / "key.md").read_text(encoding="utf-8")
+    blank = r"\underline{\hspace"  # a box to fill in, in Markdown's math
+    assert blank in (tmp_path / "sheet.md").read_text(encoding="utf-8")
+    assert blank not in key.stdout and written_key.exit_code == 0
+
+
+@pytest.mark.parametrize(("args", "first", "second"), [
+    (("--markdown", "--heatmap", "-"), "--output", "--heatmap"),
+    (("--markdown", "-o", "-", "--heatmap", "-"), "--output", "--heatmap"),
+    (("--markdown", "--worksheet", "--answers", "-"), "--output", "--answers"),
+    (("--markdown", "--worksheet", "-o", "-", "--answers", "-"), "--output", "--answers"),
+    (("--markdown", "--worksheet", "-o", "s.md", "--answers", "-", "--heatmap", "-"),
+     "--heatmap", "--answers"),
+])
+def test_two_outputs_on_standard_output_are_refused(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    args: tuple[str, ...], first: str,
+                                                    second: str) -> None:
+    """One stream holds one document: two on it would run together, so attn refuses them
+    with one line before writing anything."""
+    monkeypatch.chdir(tmp_path)
+    result = cli_run("export", str(CONFIGS / "cat_chases_mouse.yaml"), *args)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"attn: {first} and {second} would both write to standard output; name a file "
+        "for one of them\n")
+    assert list(tmp_path.iterdir()) == []
+    polish = cli_run("export", str(CONFIGS / "cat_chases_mouse.yaml"), *args, "--lang", "pl")
+    assert polish.stderr.replace("\xa0", " ") == (
+        f"attn: {first} i {second} pisałyby obie na standardowe wyjście; jednej z nich podaj "
+        "plik\n")
 
 
 def test_output_to_dev_stdout_that_is_a_pipe_says_it_is_a_pipe() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from attncli.check.answer import Answer, from_file, from_text, is_file
-from attncli.check.compare import Verdict, check
+from attncli.check.compare import Verdict, check, check_all
 from attncli.check.report import report, summary
 from attncli.errors import Location, UsageError
 from attncli.i18n import Msg
@@ -42,7 +42,7 @@ def check_answers(spec: Spec, answers: Iterable[Answer], head: int | None = None
     if round_intermediates is not None:
         spec = replace(spec, display=replace(spec.display,
                                              round_intermediates=round_intermediates))
-    return [check(spec, answer, head) for answer in answers]
+    return check_all(spec, tuple(answers), head)
 
 
 __all__ = ["Answer", "Verdict", "answers_of", "check", "check_answers", "from_file", "from_text",

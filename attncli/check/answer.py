@@ -28,6 +28,8 @@ from attncli.spec.values import describe
 # What a person may write for a hidden score, besides plain numbers.
 _SPECIAL = {"-inf": float("-inf"), "−∞": float("-inf"), "-∞": float("-inf"), "-.inf": float("-inf"),
             "inf": float("inf"), "∞": float("inf"), ".inf": float("inf")}
+# a number as most answers write it: at most 15 decimals (MAX_DECIMALS), no exponent, no spaces
+_PLAIN = re.compile(r"-?\d{1,300}(?:\.(\d{1,15}))?").fullmatch
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?").fullmatch
 FILE_SUFFIXES = (".yaml", ".yml", ".json")
 # No walkthrough holds NaN, so a NaN written is bad input (as in a JSON answer file), never a
@@ -71,6 +73,11 @@ class Answer:
 def written(text: str, where: Location) -> Written:
     """`0.35` (or `0,35`) -> 0.35 written with 2 decimals; `−∞` -> -inf; SpecError for anything
     else. The text is kept as it was written."""
+    plain = _PLAIN(text)
+    if plain is not None:  # most of an answer: no Decimal needed (float() rounds as it does)
+        value = float(text)
+        if math.isfinite(value):
+            return Written(text, value, len(plain.group(1) or ""))
     word = text.strip().replace("−", "-") if text.strip() != "−∞" else "−∞"
     if DECIMAL_COMMA.fullmatch(word):
         word = word.replace(",", ".")

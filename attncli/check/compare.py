@@ -10,12 +10,16 @@ bit of a computed value never decides a student's grade.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
+from attncli.arithmetic.expand import Selection
+from attncli.arithmetic.handcalc import FullPrecision, arithmetic
 from attncli.arithmetic.handcalc import written as half_up
+from attncli.check.altered import OnRows
 from attncli.check.answer import Answer, Written
 from attncli.check.slips import CATALOGUE, Situation
 from attncli.errors import AttnError, Location, SpecError
@@ -23,13 +27,17 @@ from attncli.i18n import Count, Msg, quoted_list, suggesting
 from attncli.model import Matrix, Walkthrough
 from attncli.records import record
 from attncli.spec.model import Spec
-from attncli.steps.build import compute
+from attncli.steps.build import compute, kept_rows
+from attncli.steps.row_blocks import ROW_LOCAL
 
 PROJECTED = ("Q", "K", "V")  # the matrices of the projections step, checked one at a time
 # the steps that make Q, K and V: the projections, or multi-head latent attention's two
 PROJECTING = ("projections", "latent_q", "latent_kv")
 TIE = 1e-9
 ROWS_NAMED = 10  # a refusal names at most this many rows of a matrix (the first 9 and the last)
+# The slips are tried on the rows of at most this many differing numbers, the first in reading
+# order: each slip is a walkthrough of its own, and a hand calculation's e^x are Decimal
+SLIP_CELLS = 12
 
 
 def matches(value: float, answer: Written) -> bool:
@@ -81,6 +89,12 @@ class Verdict:
     @property
     def ok(self) -> bool:
         return not self.wrong
+
+    @property
+    def tried(self) -> tuple[tuple[int, int], ...]:
+        """The differing numbers the slips are tried on: the first SLIP_CELLS in reading order
+        (with their rows: see explain)."""
+        return self.wrong[:SLIP_CELLS]
 
 
 # a step whose result is not its last matrix: the class scores z, before their softmax
@@ -156,8 +170,29 @@ def target(walkthrough: Walkthrough, answer: Answer, head: int | None) -> tuple[
 
 def check(spec: Spec, answer: Answer, head: int | None = None) -> Verdict:
     """The verdict on `answer` for `spec` (computed as the spec's display says)."""
-    right = compute(spec)
-    head = which_head(spec, answer, head)
+    return check_all(spec, (answer,), head)[0]
+
+
+def check_all(spec: Spec, answers: Sequence[Answer], head: int | None = None) -> list[Verdict]:
+    """The verdict on each answer. Each answer's step, head and shape are compared first, with a
+    summary of the walkthrough whose n x m matrices hold a few rows (as `attn explain` prints
+    one), so a refusal never waits for (or holds) every matrix of a long sequence; the
+    walkthrough is computed whole once, for the answers that fit."""
+    kept = kept_rows(spec, Selection())
+    # the sketch's numbers are never read: a hand calculation's Decimal arithmetic, which runs on
+    # every row however few are kept, is left for the walkthrough that is
+    by_hand = spec.display.round_intermediates and spec.dtype == "float64"
+    sketch = compute(spec, kept, FullPrecision() if by_hand else None)
+    placed = []
+    for answer in answers:
+        chosen = which_head(spec, answer, head)
+        target(sketch, answer, chosen)  # the refusal of an unknown step or a wrong shape
+        placed.append((answer, chosen))
+    right = sketch if kept is None and not by_hand else compute(spec)
+    return [judged(spec, right, answer, chosen) for answer, chosen in placed]
+
+
+def judged(spec: Spec, right: Walkthrough, answer: Answer, head: int | None) -> Verdict:
     index, matrix = target(right, answer, head)
     same = agreeing(matrix.whole(), answer)  # (n, m)
     wrong = tuple((int(i), int(j)) for i, j in zip(*np.nonzero(~same), strict=True))
@@ -171,31 +206,48 @@ def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tup
     """Every variant of every catalogued slip that reproduces at least one differing number and
     leaves every number the student got right as it is: first those that reproduce the whole
     answer (several, when slips coincide on this spec), then the rest by how many numbers they
-    explain."""
+    explain.
+
+    With more than SLIP_CELLS differing numbers, the slips are tried on the rows of the first
+    SLIP_CELLS of them only (`Verdict.tried`): those rows are compared, and a hand calculation
+    of the n x m steps is done on them alone."""
     answer = verdict.answer
     situation = Situation(spec, (verdict.head or 1) - 1, answer.decimals)
     step_ids = [step.id for step in right.steps]
     wrong = np.zeros(answer.shape, dtype=bool)  # (n, m): the numbers the student got wrong
     for i, j in verdict.wrong:
         wrong[i, j] = True
+    tried = verdict.tried
+    bounded = len(tried) < len(verdict.wrong)
+    rows = sorted({i for i, _ in tried}) if bounded else list(range(answer.shape[0]))
+    considered = np.zeros(answer.shape, dtype=bool)  # (n, m): the rows compared
+    considered[rows] = True
+    part = replace(answer, cells=tuple(answer.cells[i] for i in rows))
+    narrow = bounded and answer.step in ROW_LOCAL
     found = []
     for slip in CATALOGUE:
         if slip.first in step_ids and step_ids.index(slip.first) > index:
             continue  # the slip changes only later steps
         for variant in slip.variants(situation):
+            calc = variant.calc
+            if narrow and calc is None and variant.spec.display.round_intermediates \
+                    and variant.spec.dtype == "float64":
+                calc = OnRows(arithmetic(True, variant.spec.display.precision), tuple(rows),
+                              variant.spec.queries.n)
             try:
-                walkthrough = compute(variant.spec, calc=variant.calc)
+                walkthrough = compute(variant.spec, calc=calc)
             except AttnError:  # the slip overflows, or leaves a query with no key to see
                 continue
             located = find(walkthrough, answer.step, verdict.head)
             if located is None or located[1].shape != answer.shape:
                 continue
-            same = agreeing(located[1].whole(), answer)  # (n, m)
+            same = np.zeros(answer.shape, dtype=bool)  # (n, m)
+            same[rows] = agreeing(located[1].whole()[rows], part)  # (rows, m)
             # a slip that would also change a number the student got right did not happen
             # (softmax over columns changes every row: it cannot be why one cell of Z is wrong)
-            if not same[~wrong].all():
+            if not same[considered & ~wrong].all():
                 continue
-            cells = tuple((i, j) for i, j in verdict.wrong if same[i, j])
+            cells = tuple((i, j) for i, j in tried if same[i, j])
             if cells:
-                found.append(SlipMatch(variant.name, cells, bool(same.all())))
+                found.append(SlipMatch(variant.name, cells, bool(same[considered].all())))
     return tuple(sorted(found, key=lambda s: (not s.whole, -len(s.cells))))

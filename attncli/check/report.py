@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from attncli.arithmetic.numbers import NumberFormat
-from attncli.check.compare import SlipMatch, Verdict
-from attncli.i18n import Msg, listing, quoted, translate
+from attncli.check.compare import ROWS_NAMED, SlipMatch, Verdict
+from attncli.i18n import Count, Msg, listing, quoted, quoted_list, translate
 
 SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
+SHOWN_CELLS = 20  # differing numbers written out, the first in reading order; the rest counted
 
 
 def symbol(verdict: Verdict) -> Msg | str:
@@ -27,12 +28,14 @@ def headline(verdict: Verdict) -> Msg:
     if verdict.ok:
         return Msg.plural_of("{symbol}: right to your precision ({count} number).",
                              "{symbol}: right to your precision (all {count} numbers).",
-                             total, symbol=name)
+                             Count(total), symbol=name)
     differ = Msg.plural_of("{count} of {total} numbers differs", "{count} of {total} numbers "
-                           "differ", len(verdict.wrong), total=total)
+                           "differ", Count(len(verdict.wrong)), total=Count(total))
     rows = list(dict.fromkeys(i for i, _ in verdict.wrong))
     if len(rows) < len(verdict.answer.cells):
-        labels = listing([quoted(verdict.right.rows[i]) for i in sorted(rows)])
+        names = [verdict.right.rows[i] for i in sorted(rows)]
+        labels = (listing([quoted(name) for name in names]) if len(names) <= ROWS_NAMED
+                  else quoted_list(names, most=ROWS_NAMED))
         return Msg.plural_of("{symbol}: right except row {rows}; {differ}:",
                              "{symbol}: right except rows {rows}; {differ}:", len(rows),
                              symbol=name, rows=labels, differ=differ)
@@ -40,9 +43,10 @@ def headline(verdict: Verdict) -> Msg:
 
 
 def cell_lines(verdict: Verdict) -> list[Msg]:
+    """The first SHOWN_CELLS differing numbers, each with the right value; then how many more."""
     lines = []
     values = verdict.right.whole()
-    for i, j in verdict.wrong:
+    for i, j in verdict.wrong[:SHOWN_CELLS]:
         cell = verdict.answer.cells[i][j]
         value = float(values[i, j])
         mark = "," if "," in cell.text else "."  # the right value as the student writes it
@@ -50,10 +54,23 @@ def cell_lines(verdict: Verdict) -> list[Msg]:
                             cell=cell_name(verdict, i, j), written=cell.text,
                             right=NumberFormat(cell.decimals, mark)(value),
                             exact=NumberFormat(cell.decimals + 2, mark)(value)))
+    more = len(verdict.wrong) - SHOWN_CELLS
+    if more > 0:
+        lines.append(Msg.plural_of("… and {count} more differing number",
+                                   "… and {count} more differing numbers", Count(more)))
     return lines
 
 
 def slip_lines(verdict: Verdict) -> list[Msg]:
+    tried = len(verdict.tried)
+    if tried < len(verdict.wrong):
+        return [Msg.plural_of("Slips tried on the rows of the first {count} differing number "
+                              "only:", "Slips tried on the rows of the first {count} differing "
+                              "numbers only:", Count(tried)), *slips_found(verdict)]
+    return slips_found(verdict)
+
+
+def slips_found(verdict: Verdict) -> list[Msg]:
     whole = [s for s in verdict.slips if s.whole]
     if len(whole) == 1:
         return [Msg.of("Your numbers match {slip}.", slip=whole[0].name)]

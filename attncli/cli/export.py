@@ -12,6 +12,7 @@ import typer
 
 from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import (
+    STDOUT,
     check_outputs,
     check_precision,
     decimal_option,
@@ -19,6 +20,7 @@ from attncli.cli.inputs import (
     languages,
     load_walkthrough,
     loading,
+    one_standard_output,
     spec_path,
 )
 from attncli.cli.options import (
@@ -161,7 +163,8 @@ def export(
     heatmap: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option("--heatmap", metavar="FILE", show_default=False, help=N_(
-            "Also write the attention weights as a heatmap SVG to FILE (one panel per head).")),
+            "Also write the attention weights as a heatmap SVG to FILE (one panel per head); - is "
+            "standard output.")),
     ] = None,
     precision: PrecisionOpt = None,
     lang: LangOpt = None,
@@ -196,7 +199,7 @@ def export(
                 md_flavor=md_flavor.value if md_flavor is not None else None,
                 summary=eliding and not sheet and matrix is None, backward=backward)
 
-    if output == "-":  # standard output, as `attn explain -` reads standard input
+    if output == STDOUT:  # standard output, as `attn explain -` reads standard input
         output = None
 
     def action() -> str | Iterable[str]:
@@ -223,6 +226,7 @@ def export(
         chosen = languages(lang)
         check_precision(precision)
         check_outputs(output, heatmap, answers)
+        one_standard_output(fmt is not None and output is None, heatmap, answers)
         shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
         with recording() as named:  # the matrices, tokenizer and checkpoint the spec reads
             shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells),
@@ -237,11 +241,15 @@ def export(
             walkthrough = worksheet_of(walkthrough, worksheet, fmt and fmt.value, blank,
                                        blank_cells, seed, full)
             key = answer_key(key)
+        on_stdout: str | Iterable[str] = ""  # --heatmap - or --answers -: at most one of them
         if heatmap is not None:  # a picture: its labels in the first language asked for
-            write_atomic(heatmap, render(walkthrough, "heatmap", chosen[0], decimal=decimal),
-                         protect=protect)
+            picture = render(walkthrough, "heatmap", chosen[0], decimal=decimal)
+            if heatmap == STDOUT:
+                on_stdout = picture
+            else:
+                write_atomic(heatmap, picture, protect=protect)
         if fmt is None:
-            return ""
+            return on_stdout
         options = {"full": full, "width": SVG_WIDTH if fmt is ExportFormat.svg else 80,
                    "decimal": decimal}
         if shown.matrix is not None:
@@ -254,12 +262,14 @@ def export(
                      "frames_only": frames_only, "aspect": aspect.value, "fragment": fragment,
                      "slides": slides}
             text = stream(walkthrough, fmt.value, chosen, **shape, **options)
-            if answers is not None:
+            if answers == STDOUT:
+                on_stdout = stream(key, fmt.value, chosen, **shape, **options)
+            elif answers is not None:
                 write_atomic(answers, stream(key, fmt.value, chosen, **shape, **options),
                              protect=protect + ([output] if output else []))
         if output is None:
             return text
         write_atomic(output, text, protect=protect)
-        return ""
+        return on_stdout
 
     run(action, language(lang), debug)

@@ -119,6 +119,20 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
     return prepare(loaded, view)
 
 
+STDOUT = "-"  # an output named so is standard output, as `attn explain -` reads standard input
+
+
+def one_standard_output(document: bool, heatmap: str | None, answers: str | None) -> None:
+    """Refuse, before any work, two documents on standard output (`document`: the one of -o,
+    which goes there without -o or with -o -): a reader of the stream could not tell where one
+    ends and the next begins."""
+    there = [option for option, on in (("--output", document), ("--heatmap", heatmap == STDOUT),
+                                       ("--answers", answers == STDOUT)) if on]
+    if len(there) > 1:
+        raise UsageError(Msg.of("{first} and {second} would both write to standard output; name "
+                                "a file for one of them", first=there[0], second=there[1]))
+
+
 def check_outputs(output: str | None, heatmap: str | None, answers: str | None = None) -> None:
     """Refuse, before any work, an output that is not a regular file (see attncli/files.py) and
     two outputs that are one file (-o key.md --answers key.md would leave only the key)."""
@@ -128,7 +142,8 @@ def check_outputs(output: str | None, heatmap: str | None, answers: str | None =
     from attncli.files import output_target, same_file
 
     named = [(option, path) for option, path in (("--output", output), ("--heatmap", heatmap),
-                                                 ("--answers", answers)) if path is not None]
+                                                 ("--answers", answers))
+             if path is not None and path != STDOUT]
     for _, path in named:
         output_target(path)
     for (first, one), (second, other) in combinations(named, 2):

@@ -187,5 +187,5 @@ AnswersOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--answers", metavar="FILE", show_default=False, help=N_(
         "Worksheet: also write the answer key (the same document with every box filled in) to "
-        "FILE.")),
+        "FILE; - is standard output.")),
 ]
