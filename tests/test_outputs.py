@@ -28,13 +28,20 @@ def shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_a_full_stdout_is_one_line(tmp_path: Path) -> None:
     result = shell('"$ATTN" explain > /dev/full', tmp_path)
     assert (result.returncode, result.stderr) == (
-        2, "attn: cannot write to standard output: No space left on device\n")
+        2, "attn: cannot write to standard output: no space left on the disk\n")
 
 
-def test_a_closed_stdout_is_one_line(tmp_path: Path) -> None:
-    result = shell('"$ATTN" explain >&-', tmp_path)
-    assert (result.returncode, result.stderr) == (
-        2, "attn: cannot write to standard output: Bad file descriptor\n")
+@pytest.mark.parametrize(("lang", "line"), [
+    ("en", "attn: cannot write to standard output: it is closed\n"),
+    ("pl", "attn: nie można pisać na standardowe wyjście: jest zamknięte\n"),
+    ("ru", "attn: не удаётся писать в\u00a0стандартный вывод: он закрыт\n"),
+])
+@pytest.mark.parametrize("command", ["explain", "export --latex"])
+def test_a_closed_stdout_is_one_line_in_attns_words(command: str, lang: str, line: str,
+                                                     tmp_path: Path) -> None:
+    """Not the system's "Bad file descriptor", which no Polish or Russian reader asked for."""
+    result = shell(f'"$ATTN" {command} --lang {lang} >&-', tmp_path)
+    assert (result.returncode, result.stderr) == (2, line)
 
 
 def test_a_closed_pipe_is_one_line(tmp_path: Path) -> None:

@@ -22,7 +22,9 @@ def fail(error: AttnError, lang: str) -> None:
     The one prefix rule (docs/limits.md): a problem in a file starts with where it is
     (`spec.yaml:2:13: `, or `spec.yaml: ` for the whole file); any other with `attn: `, then
     the option it is about, if one (`attn: --answer: `)."""
-    echo_error(prefix(error.where) + translate(clipped(error.message), lang))
+    message = clipped(error.message)
+    echo_error(prefix(error.where) + translate(message, lang),
+               prefix(error.where) + translate(message, DEFAULT_LANG))
 
 
 def prefix(where: Location | None) -> str:
@@ -36,7 +38,8 @@ def prefix(where: Location | None) -> str:
 
 def say(message: Msg, lang: str) -> None:
     """One line for the user on stderr (stdout is kept for what the command produces)."""
-    echo_error("attn: " + translate(clipped(message), lang))
+    echo_error("attn: " + translate(clipped(message), lang),
+               "attn: " + translate(clipped(message), DEFAULT_LANG))
 
 
 def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> None:

@@ -2,11 +2,15 @@
 
 A full disk or a closed descriptor on stdout is one line and exit 2; a reader that went away
 (`attn explain | head -1`) ends the command quietly with 141; SIGTERM and SIGHUP end it like
-Ctrl-C.
+Ctrl-C. A file or a pipe is written in UTF-8 whatever the locale or PYTHONIOENCODING say; a
+terminal whose encoding cannot show attn's characters is told so (docs/limits.md, "Terminals
+and encodings").
 """
 
 from __future__ import annotations
 
+import codecs
+import errno
 import io
 import os
 import select
@@ -20,6 +24,7 @@ import typer
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
 from attncli.i18n.visible import visible
 
 # What a shell reports for a program that SIGPIPE ended (128 + 13, e.g. `yes | head -1` under
@@ -27,10 +32,55 @@ from attncli.i18n.visible import visible
 # after a BrokenPipeError, but 1 is `attn check`'s "a number is wrong".
 EXIT_BROKEN_PIPE = 141
 
-def echo_error(text: str) -> None:
+def echo_error(text: str, english: str | None = None) -> None:
     """`text` on stderr as one line: what it quotes from the input (a token, a key, a file name)
-    may hold a line break or a terminal escape, which is shown `visible` (`\\n`, `\\x1b`)."""
-    typer.echo(visible(text), err=True)
+    may hold a line break or a terminal escape, which is shown `visible` (`\\n`, `\\x1b`).
+
+    A terminal whose encoding cannot show `text` (Polish or Russian under PYTHONIOENCODING=ascii)
+    gets `english`, the same line in attn's own language, and what it still cannot show as
+    `\\uXXXX`; stderr as a file or a pipe is UTF-8 (`utf8_unless_terminal`)."""
+    line = visible(text)
+    err = sys.stderr
+    if err is not None and not _shows(err, line):
+        line = visible(english) if english is not None and _shows(err, visible(english)) else line
+        with suppress(AttributeError, ValueError, OSError):
+            err.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    typer.echo(line, err=True)
+
+
+def _shows(stream: TextIO, text: str) -> bool:
+    try:
+        text.encode(stream.encoding or "utf-8")
+    except UnicodeEncodeError:
+        return False
+    except LookupError:
+        return True
+    return True
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):  # closed
+        return False
+
+
+def utf8_unless_terminal() -> None:
+    """Standard output and error in UTF-8 when they are a file or a pipe, whatever the locale or
+    PYTHONIOENCODING say: what attn writes there is a document (LaTeX read with inputenc utf8,
+    HTML and SVG that declare UTF-8, JSON, Markdown), and `attn export > f.tex` must be the
+    bytes of `attn export -o f.tex`, which is always UTF-8. A terminal keeps its encoding: bytes
+    it cannot show would print as other letters, so `write_stdout` says what to change."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None or _is_terminal(stream):
+            continue
+        try:
+            if codecs.lookup(stream.encoding).name == "utf-8":
+                continue
+        except (LookupError, TypeError, AttributeError):
+            pass
+        with suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(encoding="utf-8", errors=stream.errors)  # type: ignore[union-attr]
 
 
 class Terminated(BaseException):
@@ -75,6 +125,13 @@ def write_stdout(text: str | Iterable[str]) -> None:
         for piece in (text,) if isinstance(text, str) else text:
             _write(sys.stdout, piece)
         sys.stdout.flush()
+    except UnicodeEncodeError as error:  # a terminal of another encoding (not a file: see above)
+        raise UsageError(Msg.of(
+            "cannot write to standard output: the terminal's encoding, {encoding}, has no "
+            "character {code}; set PYTHONIOENCODING=utf-8 (or a UTF-8 locale), or send the "
+            "output to a file (> FILE), which attn writes in UTF-8",
+            encoding=getattr(sys.stdout, "encoding", None) or error.encoding,
+            code=f"U+{ord(error.object[error.start]):04X}")) from None
     except (OSError, ValueError) as error:
         # nothing more may reach the broken stdout, not even Python's flush on exit
         with suppress(OSError, ValueError, AttributeError):
@@ -82,9 +139,15 @@ def write_stdout(text: str | Iterable[str]) -> None:
             os.dup2(devnull, sys.stdout.fileno())
         if isinstance(error, BrokenPipeError):
             raise typer.Exit(EXIT_BROKEN_PIPE) from None
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         raise UsageError(Msg.of("cannot write to standard output: {reason}",
-                                reason=reason)) from None
+                                reason=_stdout_problem(error))) from None
+
+
+def _stdout_problem(error: OSError | ValueError) -> Msg:
+    """Why stdout took no more, in attn's words (never the system's untranslated ones)."""
+    if isinstance(error, ValueError) or error.errno == errno.EBADF:  # closed (`>&-`)
+        return Msg.of("it is closed")
+    return os_problem(error)
 
 
 def _write(out: TextIO, piece: str) -> None:
