@@ -120,7 +120,7 @@ HEAVY_MODULES = ("test_conformance.py", "test_markdown_render.py", "test_noteboo
                  "test_elided_exports.py", "test_checkpoints.py")
 # Slow tests without a shared fixture (a Typst compile of every example, a Beamer deck a test):
 # handed out right after those, each test on its own, for the same reason.
-SLOW_MODULES = ("test_typst.py", "test_latex_pages.py")
+SLOW_MODULES = ("test_typst.py", "test_latex_pages.py", "test_long_names_latex.py")
 FIRST = HEAVY_MODULES + SLOW_MODULES
 
 

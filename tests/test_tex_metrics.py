@@ -3,7 +3,7 @@ LaTeX text (ASCII, the Latin letters of T1, Cyrillic in T2A, its punctuation and
 writes as math) measured by \\settowidth in the roman of an article and the sans serif of a deck,
 and the smaller sizes' share of the body's, measured in both.
 
-`python -m tests.test_tex_metrics` prints attncli/render/tex_widths.py anew from the measures.
+`python -m tests.test_tex_metrics` prints attncli/model/tex_widths.py anew from the measures.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from attncli.model.latex_text import MATH_SYMBOLS, PUNCTUATION, escape_text
+from attncli.model.tex_widths import TEXT_WIDTHS
 from attncli.render import render
 from attncli.render.latex_matrix import SIZES
 from attncli.render.tex_metrics import CODE_POINT, EM, text_width
-from attncli.render.tex_widths import TEXT_WIDTHS
 from attncli.spec import loads_spec
 from attncli.steps.build import build
 from tests.conformance_cases import LONG
@@ -131,7 +131,7 @@ def test_a_russian_deck_of_long_names_at_4_3_sets_its_matrices_at_the_body_size(
 
 
 def table_source() -> str:
-    """attncli/render/tex_widths.py from the measures."""
+    """attncli/model/tex_widths.py from the measures."""
     measured = measured_characters()
     entries = [ch + str(math.ceil(round(measured[ch] * 100, 3))) for ch in SET]
     rows, row = [], ""

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from attncli.i18n import Symbol
+from attncli.model.tex_widths import TEXT_WIDTHS
 
 Dialect = Literal["latex", "katex"]
 
@@ -130,6 +131,50 @@ def _kind(ch: str, dialect: Dialect) -> str:
     return "other"
 
 
+CODE_POINT = 5.25  # a character of cmtt10, the typewriter type of `U+XXXX`
+
+
+def text_width(text: str) -> float:
+    """Points `text` takes as LaTeX text (\\text{...}) at 10 pt (model/tex_widths.py); a
+    character written as its code point (code_point), as wide as that code."""
+    return sum(TEXT_WIDTHS.get(ch) or CODE_POINT * len(f"U+{ord(ch):04X}") for ch in text)
+
+
+# The widest word a page shows whole, in points at 10 pt: a name as wide as the conformance
+# matrix's widest (`{braces}_$dollars$_%percent%_&amp;_#hash#`, 222.6 pt) fits every place a
+# name goes (a column label, a subscript in a written-out line, a heatmap's row, a 4:3 slide),
+# while a word has no point TeX may break at.
+WIDEST_WORD = 225.0
+# a word ends at a space or a dash (`cat–mouse`); one of 4 characters is narrower than 225 pt
+# even as code points (`U+10FFFF`, 42 pt each)
+_WORD = re.compile(r"[^ \t\n\r\f\v\u00a0–—]{5,}")
+_ELLIPSIS = "…"
+
+
+def shown_word(word: str) -> str:
+    """A word wider than WIDEST_WORD (a token name of 250 letters) as its first and last
+    characters around `…`, as many as fit that width, the first part one character longer when
+    they differ; attn's notation (a Symbol) whole."""
+    if isinstance(word, Symbol) or text_width(word) <= WIDEST_WORD:
+        return word
+    room = WIDEST_WORD - text_width(_ELLIPSIS)
+    head, tail = 0, 0
+    while head + tail < len(word):
+        nxt = word[head] if head <= tail else word[len(word) - 1 - tail]
+        room -= text_width(nxt)
+        if room < 0:
+            break
+        head, tail = (head + 1, tail) if head <= tail else (head, tail + 1)
+    return word[:head] + _ELLIPSIS + word[len(word) - tail:]
+
+
+def shown_words(text: str) -> str:
+    """`text` with every word wider than WIDEST_WORD shortened in the middle (shown_word)."""
+    if isinstance(text, Symbol) or len(text) < 5:
+        return text
+    return _WORD.sub(lambda found: shown_word(found.group()), text)
+
+
 def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False) -> str:
     """`text` as TeX text that prints exactly these characters, in text mode or inside \\text{}.
 
@@ -172,7 +217,10 @@ def _other(ch: str, dialect: Dialect) -> str:
 
 def text_math(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False) -> str:
     """A word inside math: \\text{...} with the same escapes as prose; attn's own notation
-    (a Symbol, such as the column `m_old`) as its math."""
+    (a Symbol, such as the column `m_old`) as its math. Under "latex", a word too long for any
+    line (a token name of 250 letters: no line breaks inside \\text, least of all in a subscript)
+    is shortened in the middle (shown_words), as the LaTeX export's prose shows it."""
     if isinstance(text, Symbol):
         return text.latex
-    return r"\text{" + escape_text(text, dialect, cyrillic_base) + "}"
+    shown = shown_words(text) if dialect == "latex" else text
+    return r"\text{" + escape_text(shown, dialect, cyrillic_base) + "}"

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from attncli.render.latex_matrix import Page
+from attncli.render.tex_metrics import EM, text_width
 
 Chunk = Sequence[str]
 # Measured in a 16:9 frame at 11 pt: a line of text 13.6 pt, a display formula 24 pt, a matrix
@@ -23,10 +24,12 @@ FLUSH = ("\\begin{flushleft}", "\\end{flushleft}")
 
 
 def plain_length(latex: str) -> int:
-    """Characters a reader sees, roughly: commands, braces and math markup removed."""
+    """Characters a reader sees, roughly: commands, braces and math markup removed; counted at
+    least as half-ems of their width, so that a word of wide letters (`ШШШШШШШШШ…ШШШШШШШШШ`, a
+    token name shortened to a line's width: model/latex_text.py) is not taken for a short one."""
     text = re.sub(r"\\(text|ensuremath|textcolor|cellcolor)\b", "", latex)
     text = re.sub(r"\\[A-Za-z]+|[{}$&^_]|\[RGB\]", "", text)
-    return len(text)
+    return max(len(text), math.ceil(text_width(text) / (0.5 * EM)))
 
 
 def height(chunk: Chunk, page: Page) -> float:

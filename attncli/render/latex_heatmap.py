@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.model import Matrix
-from attncli.render.common import box_math, label_lines
+from attncli.render.common import box_math
 from attncli.render.heat import HIDDEN_MARK, LEGEND, ink, rgb
-from attncli.render.latex_matrix import SIZES, balanced, label_width
+from attncli.render.latex_matrix import SIZES, balanced, label_lines, label_width, whole_width
 from attncli.render.shown_cells import MARKS, ShownCells
 from attncli.render.tex import MATH_SYMBOLS
-from attncli.render.tex_metrics import number_width, text_width
+from attncli.render.tex_metrics import number_width
 
 if TYPE_CHECKING:
     from attncli.render.latex_writer import Chunk, Writer
@@ -53,7 +53,7 @@ def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> 
     cell = max([label_width(c) for c in columns] +
                [number_width(number(weights.at(i, j))) for i in shown.rows if i is not None
                 for j in shown.columns if j is not None] + [10.0])
-    label = max((text_width(r) for r in rows), default=0.0)
+    label = max((whole_width(r) for r in rows), default=0.0)
     line = w.page.width * 0.96 * 10 / w.page.font
     need = label + cell + 4 * TABCOLSEP  # one column beside the labels (40-character names)
     size, share = next(((command, ratio) for command, ratio in SIZES if need * ratio <= line),

@@ -27,6 +27,7 @@ from attncli.model import (
     Tanh,
     Vec,
 )
+from attncli.model.latex_text import shown_words
 from attncli.render import shortened
 from attncli.render.common import box_math, exact_as_written
 from attncli.render.latex_matrix import SIZES
@@ -120,6 +121,24 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
 _UNBROKEN = re.compile(r"\w*\[[^\]]*\]")
 
 
+def _shown_names(cell: str) -> str:
+    """`S[the, name]` with its names as text_math writes them: one too long for any line
+    shortened (shown_words)."""
+    head, inside = cell[:-1].split("[", 1)
+    return head + "[" + ", ".join(shown_words(name) for name in inside.split(", ")) + "]"
+
+
+_CELLS = re.compile(r"\w*\[[^\]]*\]·\w*\[[^\]]*\]")  # `A[a, j]·dA[a, j]`, one group in TeX
+
+
+def _cells_apart(expansion: Expansion, line: float) -> bool:
+    """Whether two cells side by side (set `A[a, j]\\, dA[a, j]`, which TeX does not break)
+    are together wider than `line`: then they may break between them."""
+    texts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
+    return any(sum(text_width(_shown_names(cell)) for cell in found.group().split("·")) * 1.2
+               > line for t in texts for found in _CELLS.finditer(t))
+
+
 _NAME_COMMA = re.compile(r"(?<!\\), ")  # `[a, b]`, not a thin space `\, `
 
 
@@ -152,7 +171,7 @@ def fitting(expansion: Expansion, line: float) -> tuple[str, bool]:
     one its widest piece fits in. Sans serif (Beamer) and math take a little more than the
     article's roman: 1.2 to spare."""
     texts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
-    names = [m.group() for t in texts for m in _UNBROKEN.finditer(t)]
+    names = [_shown_names(m.group()) for t in texts for m in _UNBROKEN.finditer(t)]
     # a fraction (cos θ's q·k over |q|·|k|) is one box: its wider line, names in subscripts
     fractions = [max(map(text_width, f.text.split(" / ", 1))) * SUBSCRIPT
                  for f in (expansion.symbolic,) if f is not None and r"\frac" in f.latex]
@@ -190,6 +209,8 @@ def written_out(expansions: Sequence[Expansion], number: NumberFormat,
             math = expansion_math(e, math_number, words, full)
             if breaking:  # the names' commas (the numbers' rows are groups), and a fraction
                 math = _NAME_COMMA.sub(r",\\allowbreak ", inline_fraction(math))
+            if _cells_apart(e, line):  # Σⱼ A[name, j]·dA[name, j]: two wide names in a row
+                math = math.replace(r"]\, ", r"]\,\allowbreak ")
             text = HANG + "$" + math + r"$\par"
             yield "{" + size + " " + text + "}" if size else text
         yield r"\end{flushleft}"

@@ -21,8 +21,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from attncli.model.latex_text import shown_words
 from attncli.records import record
-from attncli.render.common import column_blocks, label_lines
+from attncli.render.common import column_blocks
+from attncli.render.common import label_lines as lines_of_label
 from attncli.render.tex import text_math
 from attncli.render.tex_metrics import ARRAYCOLSEP, BRACKET, number_width, text_width
 
@@ -77,8 +79,19 @@ def cell(column: int, content: str) -> str:
 SIZES = ((r"\small", 0.93), (r"\footnotesize", 0.86), (r"\scriptsize", 0.81), (r"\tiny", 0.71))
 
 
+def label_lines(label: str) -> list[str]:
+    """A label's lines as LaTeX sets them: a word too long for any line shortened first, as
+    text_math writes it (model/latex_text.py shown_words)."""
+    return lines_of_label(shown_words(label))
+
+
 def label_width(label: str) -> float:
     return max(text_width(line) for line in label_lines(label))
+
+
+def whole_width(label: str) -> float:
+    """A label on one line, as text_math writes it."""
+    return text_width(shown_words(label))
 
 
 def column_label(label: str, cyrillic_base: bool = False) -> str:
@@ -96,7 +109,7 @@ def _widths(cells: Sequence[Sequence[str]], columns: Sequence[str]) -> list[floa
 
 def _fixed(symbol: str, rows: Sequence[str], wrap: bool = False) -> float:
     """The symbol, the row labels (whole, or their widest line) and the brackets."""
-    width = label_width if wrap else text_width
+    width = label_width if wrap else whole_width
     return symbol_width(symbol) + max((width(r) for r in rows), default=0) + 2 + 2 * BRACKET
 
 

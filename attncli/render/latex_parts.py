@@ -37,14 +37,14 @@ from attncli.render.latex_matrix import (
     matrix_latex,
     wraps,
 )
-from attncli.render.latex_writer import Chunk, Part, Writer
+from attncli.render.latex_writer import Chunk, Part, Writer, long_names
 from attncli.render.shown_cells import MARKS, ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import MATH_SYMBOLS
 
 
 def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str, page: Page) -> list[Part]:
     number = number_format(walkthrough, options)
-    w = Writer(lang, number, page, options.full)
+    w = Writer(lang, number, page, options.full, long_names(walkthrough))
     t = w.t
     header = walkthrough.header
     out = []

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
+from attncli.model import Walkthrough
+from attncli.model.latex_text import shown_words
 from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import translator
@@ -17,6 +19,13 @@ from attncli.render.notation import latex as notation_latex
 from attncli.render.notation import message
 from attncli.render.paper import on_paper
 from attncli.render.tex import escape_text
+
+
+def long_names(walkthrough: Walkthrough) -> tuple[str, ...]:
+    """Every row and column label too wide to show whole (shown_words), longest first."""
+    labels = {label for step in walkthrough.steps for matrix in step.matrices
+              for label in (*matrix.rows, *matrix.columns) if shown_words(label) != label}
+    return tuple(sorted(labels, key=len, reverse=True))
 
 CYRILLIC_LANGS = frozenset({"ru"})
 
@@ -40,22 +49,35 @@ class Writer:
     number: NumberFormat
     page: Page
     full: bool
+    # token names wider than a line may hold unbroken (model/latex_text.py WIDEST_WORD),
+    # longest first: shortened in attn's own sentences as escape_text shortens them elsewhere
+    long_names: tuple[str, ...] = ()
 
     @property
     def cyrillic(self) -> bool:
         return self.lang in CYRILLIC_LANGS
 
     def esc(self, text: str) -> str:
-        return escape_text(text, "latex", self.cyrillic)
+        return escape_text(self.shown(text), "latex", self.cyrillic)
 
     def say(self, msg: Msg | str) -> str:
         """A catalog sentence, its notation as math."""
-        return message(on_paper(msg) if isinstance(msg, Msg) else msg, self.lang, self.esc,
-                       self.number)
+        return message(on_paper(msg) if isinstance(msg, Msg) else self.shown(msg), self.lang,
+                       self.esc, self.number)
 
     def prose(self, text: str) -> str:
         """Text attn wrote (a heading, a fact) with its notation as math."""
-        return notation_latex(text, self.esc, self.lang)
+        return notation_latex(self.shown(text), self.esc, self.lang)
+
+    def shown(self, text: str) -> str:
+        """`text` with each long token name as every other place shows it (shown_words, as
+        text_math writes a label): a sentence (`k_name`, `“name” attends most to …`) is split
+        into text and math before it is escaped, so a name is shortened whole, first; the
+        sentence's own words are never shortened."""
+        for name in self.long_names:
+            if name in text:
+                text = text.replace(name, shown_words(name))
+        return text
 
     def t(self, msg: Msg) -> str:
         return translator(RenderOptions(lang=self.lang, full_switch=""), self.number)(msg)

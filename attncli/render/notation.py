@@ -84,7 +84,8 @@ _NOTATION = re.compile(
     r"|(?P<sqrt>(?P<div>÷ )?√(?P<sq_base>[A-Za-z])_(?P<sq_sub>[A-Za-z0-9]+)"
     r"(?P<sq_eq> = [0-9]+(?:[.,][0-9]+)?)?)"
     r"|(?P<chain>(?<![\w|])\|?[A-Za-z][ᵢⱼ]?\|?(?:·(?:cos θ|\|?[A-Za-z](?![A-Za-z])[ᵢⱼ]?\|?))+)"
-    r"|(?P<sub>(?<![\w])(?P<base>[A-Za-z])_(?P<index>[A-Za-z0-9]+)(?![\w])"
+    # k_name, and k_nam…ame: a name too wide for a line shortened (model/latex_text.py shown_word)
+    r"|(?P<sub>(?<![\w])(?P<base>[A-Za-z])_(?P<index>[A-Za-z0-9]+(?:…[A-Za-z0-9]+)?)(?![\w])"
     r"(?P<over>/[0-9]+(?![\w.,]))?"  # d_k/2
     r"(?P<eq> = [0-9]+(?:[.,][0-9]+)?(?: [+−] [0-9]+(?:[.,][0-9]+)?)*)?)"  # d_k = 4 + 2
     r"|(?P<cos>cos θ(?P<cos_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?)?)"

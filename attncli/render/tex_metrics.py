@@ -1,7 +1,7 @@
 """How wide TeX will set a label or a number, estimated before TeX runs, so that a matrix can be
 split into column blocks that fit the page (TeX cannot break a matrix by itself).
 
-Widths are in points at 10 pt, as pdflatex sets them (attncli/render/tex_widths.py: the wider of
+Widths are in points at 10 pt, as pdflatex sets them (attncli/model/tex_widths.py: the wider of
 the article's roman and Beamer's sans serif, Latin letters in T1, Cyrillic in T2A, a symbol as
 its math; in Computer Modern every digit is 0.5 em wide). A character escape_text writes as its
 code point, `U+1F600` in typewriter type, is as wide as that code.
@@ -9,11 +9,10 @@ code point, `U+1F600` in typewriter type, is as wide as that code.
 
 from __future__ import annotations
 
-from attncli.model.latex_text import code_point
-from attncli.render.tex_widths import TEXT_WIDTHS
+from attncli.model.latex_text import CODE_POINT as CODE_POINT
+from attncli.model.latex_text import text_width as text_width
 
 EM = 10.0
-CODE_POINT = 5.25  # a character of cmtt10, the typewriter type of `U+XXXX`
 # In math: a digit is 0.5 em, the decimal point or comma 0.278 em, the minus sign 0.778 em.
 MATH_WIDTHS = {**{d: 5.0 for d in "0123456789"}, ".": 2.78, ",": 2.78, "-": 7.78, "−": 7.78}
 INFINITY = 10.0
@@ -23,15 +22,6 @@ SPACE = 3.33  # `\ ` in math: a space between words
 # The widest bracketed group a line keeps whole, `[0.20, 1.00]` or `S[cat, mouse]` (points at
 # 10 pt): well inside the narrowest line attn sets, a 4:3 frame's 268 pt.
 UNBROKEN = 200.0
-
-
-def text_width(text: str) -> float:
-    """Points a label takes as text (\\text{...}) at 10 pt."""
-    return sum(TEXT_WIDTHS.get(ch) or _code_point_width(ch) for ch in text)
-
-
-def _code_point_width(ch: str) -> float:
-    return CODE_POINT * len(code_point(ch).removeprefix(r"\texttt{").removesuffix("}"))
 
 
 def number_width(cell: str) -> float:

@@ -1,0 +1,73 @@
+"""A token name of 250 characters with no point to break at, in LaTeX and Beamer: every place
+that names it (a column's label, a row's, `S[the, name]`, `k_name` in a written-out line, the
+heatmap, `columns name–the`, the reading's sentences) shows it shortened in the middle to the
+width of the widest name known to fit (225 pt), the same way, so every line fits: pdflatex's
+log has no overfull box, in en, pl and ru, a document and a deck. One name is letters; the
+other holds every character LaTeX escapes (`\\{`, `\\textbackslash{}`, `\\_`, `\\#`, `\\%`, `\\&`)
+and Cyrillic, which the shortening must never cut inside."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from attncli.arithmetic.selection import Selection
+from attncli.model.latex_text import escape_text, shown_word, shown_words, text_math, text_width
+from attncli.render import render
+from attncli.spec import load_spec
+from attncli.steps.build import build
+from tests.conformance_cases import LONG
+from tests.test_latex_pages import overfull, pdflatex, words_outside
+
+LETTERS = "a" * 250
+ESCAPED = ("{x}\\_#%&кот" * 23)[:250]
+# `a` is 5 pt wide, `…` 13.34 (model/tex_widths.py): 225 − 13.34 = 211.66 pt hold 42 letters
+SHOWN_LETTERS = "a" * 21 + "…" + "a" * 21
+WIDE = "Ш" * 41  # 41 characters, but of the widest letter: 461 pt, twice what a name may take
+
+
+def spec(folder: Path) -> Path:
+    path = folder / "long.json"
+    path.write_text(json.dumps({
+        "title": "Long names", "tokens": [LETTERS, ESCAPED, "the", WIDE],
+        "embeddings": [[1, 0], [0.2, 1], [0.8, 0], [0.5, 0.5]], "mask": "causal",
+        "backward": {"dO": "ones"}}, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_name_wider_than_a_line_keeps_its_ends() -> None:
+    assert shown_word(LETTERS) == SHOWN_LETTERS
+    assert text_width(SHOWN_LETTERS) == pytest.approx(223.34)
+    # `W` is 10.28 pt: 20 of them and `…` are 218.9 pt, 21 would pass 225
+    assert shown_word("W" * 41) == "W" * 10 + "…" + "W" * 10
+    for name in LONG:  # the conformance matrix's long names (up to 222.6 pt) stay whole
+        assert shown_word(name) == name
+    # the first 17 characters and the last 16; the first part is the longer when they differ
+    assert shown_word(ESCAPED) == ESCAPED[:17] + "…" + ESCAPED[-16:]
+    assert shown_words(f"columns {LETTERS}–the") == f"columns {SHOWN_LETTERS}–the"
+    # shortened before it is escaped: no escape is cut in two, Cyrillic keeps its encoding
+    assert text_math(ESCAPED) == (
+        r"\text{\{x\}\textbackslash{}\_\#\%\&{\fontencoding{T2A}\selectfont кот}\{x\}"
+        r"\textbackslash{}\_\#…\textbackslash{}\_\#\%\&{\fontencoding{T2A}\selectfont кот}"
+        r"\{x\}\textbackslash{}\_\#\%\&}")
+    assert escape_text(ESCAPED) != escape_text(shown_word(ESCAPED))  # prose: Writer.shown
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_a_250_character_name_fits_every_page_and_frame(lang: str, tmp_path: Path) -> None:
+    walkthrough = build(load_spec(str(spec(tmp_path))), Selection.parse(["all"]))
+    for name, source in (
+            ("doc", render(walkthrough, "latex", lang, standalone=True)),
+            ("deck", render(walkthrough, "beamer", lang, aspect="43" if lang == "ru" else "169"))):
+        log = pdflatex(source, tmp_path, name)
+        assert overfull(log) == [], (name, overfull(log)[:3])
+        assert words_outside(tmp_path / f"{name}.pdf") == []
+        # the same shortened name wherever a name is shown, never the whole one
+        assert "a" * 22 not in source and source.count("a" * 21) >= 20
+        text = subprocess.run(["pdftotext", f"{name}.pdf", "-"], cwd=tmp_path,
+                              capture_output=True, text=True, check=True).stdout
+        assert not re.search("a{22}", text)
