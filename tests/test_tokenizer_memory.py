@@ -1,10 +1,10 @@
 """A tokenizer.json costs memory as `tokenizers` reads it (attncli/spec/tokenizer.py): about 305
 bytes a token of its vocabulary, 115 a merge written as a text ("a b"), 440 one written as a
-pair (["a", "b"]). It is read in a process of its own given TOKENIZER_MEGABYTES for the file and
-all the package makes of it, after the file's JSON texts are counted (MAX_TEXTS), so that the
-peak of attn and that process together stays under PEAK_MB whether the tokenizer is read or
-refused. A tokenizer of 38 MB, near the byte limit, was refused at 352 MB; one of 256,000
-tokens worked at 306 MB.
+pair (["a", "b"]), so pairs are read as texts where that gives the same merges. It is read in
+a process of its own given TOKENIZER_MEGABYTES for the file and all the package makes of it,
+after the file's JSON texts are counted (MAX_TEXTS), so that the peak of attn and that process
+together stays under PEAK_MB whether the tokenizer is read or refused. A tokenizer of 38 MB,
+near the byte limit, was refused at 352 MB; one of 256,000 tokens worked at 306 MB.
 
 The tokenizers are written by the `tokenizers` package itself: a BPE whose vocabulary is every
 word of one to four letters over the first `letters` letters (each word's prefixes and
@@ -43,11 +43,12 @@ runpy.run_path(script, run_name="__main__")
 """
 
 
-def words(letters: int, merges: int, folder: Path) -> tuple[int, int]:
+def words(letters: int, merges: int, folder: Path, space: bool = False) -> tuple[int, int]:
     """t.json and spec.yaml in `folder`: a BPE of every word of 1 to 4 of the first `letters`
-    letters, with its first `merges` splits as merges; (tokens, merges)."""
+    letters (a space the last of them if `space`), with its first `merges` splits as merges
+    (written as pairs); (tokens, merges)."""
     tokenizers = needed("tokenizers")
-    alphabet = string.ascii_lowercase[:letters]
+    alphabet = string.ascii_lowercase[:letters - space] + " " * space
     tokens = ["".join(p) for n in range(1, 5) for p in itertools.product(alphabet, repeat=n)]
     vocab = {token: i for i, token in enumerate(tokens)}
     pairs = [(t[:i], t[i:]) for t in tokens for i in range(1, len(t))][:merges]
@@ -83,11 +84,20 @@ def test_a_tokenizer_of_more_texts_than_the_limit_is_refused_before_it_is_read(
     assert mb < PEAK_MB
 
 
-def test_a_tokenizer_that_needs_more_memory_is_stopped_within_the_bound(tmp_path: Path) -> None:
+def test_a_vocabulary_saved_again_is_read_within_the_bound(tmp_path: Path) -> None:
     # 19 letters: 137,560 words and 280,000 merges written as pairs (a Llama 3 vocabulary's
-    # size, saved by tokenizers 0.20 or later): about 42 + 124 MB as the package reads them, and
-    # 15 MB of file; it worked at 225 MB with 256 MB given to the package alone
+    # size, saved by tokenizers 0.20 or later): 42 + 124 MB as the package reads pairs, so it
+    # was stopped at 175 MB; read as texts, 42 + 32 MB
     assert words(19, 280_000, tmp_path) == (137_560, 280_000)
+    code, stderr, mb = peak(tmp_path)
+    assert (code, stderr) == (0, "")
+    assert mb < PEAK_MB
+
+
+def test_a_tokenizer_that_needs_more_memory_is_stopped_within_the_bound(tmp_path: Path) -> None:
+    # the same sizes over 18 letters and a space: a merge with a space in a part stays a pair
+    # (a text is split at its spaces), so the package needs its 42 + 124 MB
+    assert words(19, 280_000, tmp_path, space=True) == (137_560, 280_000)
     code, stderr, mb = peak(tmp_path)
     assert (code, stderr) == (2, "spec.yaml:1:21: tokens.tokenizer: t.json: the tokenizer "
                                  "stopped without an answer; it may have needed more than "

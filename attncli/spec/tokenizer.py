@@ -28,6 +28,7 @@ from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
 from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
+from attncli.spec.tokenizer_merges import merges_as_texts
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
 
@@ -35,8 +36,9 @@ TOKENIZER_KEYS = ("tokenizer", "text")
 TOKENIZER_SECONDS = 10
 # The file's bytes and all `tokenizers` makes of them, above attn's own (about 36 MB): attn and
 # the tokenizer's process together stay under 200 MB. A vocabulary of 256,000 tokens and 403,000
-# merges written as texts (Gemma 2's way, 14 MB) takes 131 MB and is read; one of 137,560 tokens
-# and 280,000 merges written as pairs (15 MB) would take 190 MB, and is stopped at the limit.
+# merges written as texts (Gemma 2's way, 12 MB) is read at 170 MB, attn's and its own; one of
+# 137,560 tokens and 280,000 merges written as pairs (15 MB), stopped at 175 MB when the package
+# read them as pairs, is read at 130 MB with them rewritten as texts (spec/tokenizer_merges.py).
 TOKENIZER_MEGABYTES = 160
 # An answer: every token at its longest (4 bytes a character) and its id, pickled.
 LARGEST_ANSWER = MAX_TOKENS * (4 * MAX_TEXT + 32) + 4096
@@ -80,10 +82,11 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
     return tokens, ids
 
 
-def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> bytes:
+def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> bytearray:
     """The tokenizer file's bytes, UTF-8 within the spec's byte limit, MAX_OBJECTS and MAX_TEXTS;
     FileProblem if there is none. Kept as bytes: `tokenizers` reads them as they are, where a
-    Python text of them would take up to four times as much, and a UTF-8 copy more."""
+    Python text of them would take up to four times as much, and a UTF-8 copy more; in a
+    bytearray, where its merges can be rewritten in place (`run`)."""
     path = resolve(folder, name, allow_outside)
     existing_file(path, name)
     size, limit = path.stat().st_size, max_bytes(max_cells)
@@ -93,7 +96,9 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> bytes:
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
             Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
     try:
-        content = path.read_bytes()
+        with path.open("rb") as file:
+            content = bytearray(size)
+            content[file.readinto(content):] = b""  # a file that shrank as it was read
     except OSError as error:
         raise FileProblem(Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
                                  reason=first_line(error))) from None
@@ -105,7 +110,7 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> bytes:
     return content
 
 
-def check_utf8(content: bytes, name: str) -> None:
+def check_utf8(content: bytes | bytearray, name: str) -> None:
     """FileProblem at the line:column of the first byte that is not UTF-8; decoded a MiB at a
     time, each piece ending before a character's first byte, so no text of the whole is made."""
     view, start = memoryview(content), 0
@@ -127,9 +132,12 @@ def check_utf8(content: bytes, name: str) -> None:
         start = end
 
 
-def run(content: bytes, name: str, sentence: str) -> Answer:
+def run(buffer: bytearray, name: str, sentence: str) -> Answer:
     """`encode` in a process of its own, bounded in time and in memory: TOKENIZER_MEGABYTES
-    for the file's bytes (already held) and all `tokenizers` makes of them."""
+    for the file's bytes (already held) and all `tokenizers` makes of them. Merges written as
+    pairs are rewritten as texts first, here, where `buffer` is let go before the process
+    begins (spec/tokenizer_merges.py)."""
+    content = merges_as_texts(buffer)
     held = -(-len(content) // (1 << 20))
     try:
         kind, first, second = bounded(partial(encode, content, name, sentence),

@@ -55,7 +55,7 @@ def check_config(config: Any, name: str, text_length: int) -> None:
         length = grown(config.get(key), key, name, length)
 
 
-def check_objects(content: bytes, name: str) -> None:
+def check_objects(content: bytes | bytearray, name: str) -> None:
     """FileProblem if the tokenizer.json bytes `content` may hold more than MAX_OBJECTS JSON
     objects or MAX_TEXTS JSON texts (a brace or a quote inside a text counts too: a bound,
     found at C speed)."""

@@ -1,0 +1,120 @@
+"""A tokenizer.json's BPE merges written as pairs (`["a", "b"]`, as tokenizers 0.20 and later
+save them) rewritten as texts (`"a b"`, as Llama 3's and Gemma 2's files are shipped), on the
+file's bytes before `tokenizers` reads them: the package holds a pair as a JSON array of two
+JSON texts, about 440 bytes, and a text as one, about 115, so a real-size vocabulary saved again
+fits in the tokenizer's process (spec/tokenizer.py).
+
+The package reads a text merge by splitting it at each space (U+0020, and no other character)
+into exactly two parts, after dropping every merge that begins with "#version"
+(tokenizers/src/models/bpe/model.rs, `convert_merges_to_hashmap`). So the rewrite gives the same
+merges, in the same order, exactly when no part holds a space (written or escaped as \\u0020)
+and no first part begins with "#version"; any other file is left as it is. Each part's bytes are
+kept as they are (its escapes too), and each pair's place is filled with spaces and its line
+breaks, so every line and column after it is where it was: a message of the package's about a
+place in the file names the same place. (So a pair is rewritten only on one line, or with its
+closing bracket on a line of its own, as tokenizers writes it; a file with another is left too.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+TEXT = rb'"(?:[^"\\]|\\.)*+"'
+# A JSON text, a key (a text and its colon), or a bracket: the structure around the merges.
+SCAN = re.compile(TEXT + rb'(?:\s*:)?|[\[\]{}]', re.DOTALL)
+# An object or array holding no other (a vocabulary), passed over in one step.
+FLAT = re.compile(rb'\{(?:[^\[\]{}"]|' + TEXT + rb')*+\}|\[(?:[^\[\]{}"]|' + TEXT + rb')*+\]',
+                  re.DOTALL)
+# What is between the quotes of a part that the package's split keeps whole: no space written
+# or escaped, no control character and no escaped surrogate (which the package refuses with a
+# place in the file, so it is left where it is).
+BODY = rb'(?:[^"\\\x00-\x20]|\\["\\/bfnrt]|\\u(?!0020)(?![dD][89abAB])[0-9a-fA-F]{4})*+'
+# A pair on one line, or one whose closing bracket begins a line (as tokenizers writes them
+# pretty): where the text, three spaces, the pair's spaces and line breaks, and one space put
+# every line and column after it where it was.
+PAIR = re.compile(
+    rb'\[(?:([ \t\r]*)"(' + BODY + rb')"([ \t\r]*),([ \t\r]*)"(' + BODY + rb')"([ \t\r]*)'
+    rb'|(\s*)"(' + BODY + rb')"(\s*),(\s*)"(' + BODY + rb')"(\s*\n[ \t\r]*))\]')
+PAIRS = re.compile(rb"\[\s*(?:(?:" + PAIR.pattern + rb")\s*(?:,\s*(?:" + PAIR.pattern
+                   + rb")\s*)*+)?\]")
+# A first part that begins with "#": the package drops a text merge that begins "#version".
+HASH = re.compile(rb'\[\s*("(?:#|\\u0023)' + BODY + rb'")')
+VERSION = "#version"
+
+
+def merges_as_texts(buffer: bytearray) -> bytes:
+    """The file's bytes with its model's merges written as texts where that gives the same
+    merges, else as they were. `buffer` is rewritten in place (a text and its spaces fill its
+    pair's place exactly) and emptied as the bytes are made, so no more than two copies of the
+    file are held at once."""
+    found = merges_at(buffer)
+    if found is not None:
+        start, end = found
+        if not any(json.loads(first.group(1)).startswith(VERSION)
+                   for first in HASH.finditer(buffer, start, end)):
+            for pair in PAIR.finditer(buffer, start, end):
+                buffer[pair.start():pair.end()] = as_text(pair)
+    content = bytes(buffer)
+    buffer.clear()
+    return content
+
+
+def as_text(pair: re.Match[bytes]) -> bytes:
+    """`["a", "b"]` as `"a b"`, the parts' bytes as they were (escapes too), and the pair's
+    spaces and line breaks: as many bytes as the pair."""
+    groups = (2, 5, 1, 3, 4, 6) if pair.group(2) is not None else (8, 11, 7, 9, 10, 12)
+    # four spaces for the brackets, the comma and two of the quotes
+    return b'"%s %s"   %s%s%s%s ' % pair.group(*groups)
+
+
+def merges_at(content: bytearray) -> tuple[int, int] | None:
+    """Where the array of pairs that is the one "merges" of the one "model" lies, (start, end);
+    None if there is no such array (texts already, a part with a space, another shape)."""
+    stack: list[bytes] = []  # the open brackets, and the key each object is the value of
+    key, found, models = b"", None, 0
+    at = 0
+    while (token := SCAN.search(content, at)) is not None:
+        at = token.end()
+        piece = token.group(0)
+        if piece[:1] == b'"':
+            if piece[-1:] == b":":
+                key = name(piece[:piece.rindex(b'"') + 1])
+                if len(stack) == 1 and key == b"model":
+                    models += 1
+                if len(stack) == 2 and stack[1] == b"{model" and key == b"merges":
+                    if found is not None:
+                        return None  # more than one: the package takes the last
+                    array = PAIRS.match(content, skip_space(content, at))
+                    if array is None:
+                        return None
+                    found = array.span()
+                    at = array.end()
+            continue
+        if piece in (b"{", b"[") and len(stack) >= 2:
+            flat = FLAT.match(content, token.start())
+            if flat is not None:
+                at, key = flat.end(), b""
+                continue
+        if piece in (b"{", b"["):
+            stack.append(piece + key if len(stack) == 1 else piece)
+        elif not stack or stack.pop()[:1] != (b"{" if piece == b"}" else b"["):
+            return None
+        key = b""
+    return found if models == 1 and not stack else None
+
+
+def name(key: bytes) -> bytes:
+    """A key's text as the package reads it (escapes decoded only where there are some)."""
+    if b"\\" not in key:
+        return key[1:-1]
+    try:
+        return str(json.loads(key)).encode("utf-8", "surrogatepass")
+    except ValueError:
+        return b""
+
+
+def skip_space(content: bytearray, at: int) -> int:
+    while at < len(content) and content[at] in b" \t\r\n":
+        at += 1
+    return at

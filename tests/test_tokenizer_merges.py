@@ -1,0 +1,132 @@
+"""Merges written as pairs are read as texts (attncli/spec/tokenizer_merges.py) with not one
+token changed: the oracle is the `tokenizers` package reading the file as it was saved."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from attncli.spec.tokenizer import run
+from attncli.spec.tokenizer_merges import merges_as_texts
+from tests.test_checkpoints import needed
+
+CORPUS = ["Ala ma kota, a kot ma Alę. Zażółć gęślą jaźń!",
+          "Съешь же ещё этих мягких французских булок, да выпей чаю.",
+          "The quick brown fox jumps over the lazy dog 1234567890 times.",
+          "emoji 🙂🚀 and   runs\tof\n\nwhitespace    here", "tokenizers tokenize tokens"] * 20
+TEXTS = ["Hello world, the lazy dog", "Zażółć gęślą jaźń, kot ma Alę",
+         "Съешь ещё этих булок", "🙂🚀 emoji 🙂", "a   b\t\tc\n\n  d    ", "tokenizers"]
+
+
+def trained(kind: str) -> Any:
+    """A BPE trained on CORPUS (deterministic: the trainer breaks ties by order), byte-level
+    as GPT-2's and Llama 3's or with a metaspace ▁ as Gemma's."""
+    tokenizers = needed("tokenizers")
+    model = tokenizers.models.BPE(unk_token=None if kind == "bytes" else "<unk>")
+    tokenizer = tokenizers.Tokenizer(model)
+    if kind == "bytes":
+        tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tokenizer.decoder = tokenizers.decoders.ByteLevel()
+        alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
+    else:
+        tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+        alphabet = sorted(set("".join(CORPUS).replace(" ", "▁")))
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=600, initial_alphabet=alphabet,
+                                             special_tokens=["<unk>"], show_progress=False)
+    tokenizer.train_from_iterator(CORPUS, trainer)
+    return tokenizer
+
+
+@pytest.mark.parametrize("kind", ["bytes", "metaspace"])
+@pytest.mark.parametrize("pretty", [True, False])
+def test_merges_saved_as_pairs_give_the_same_tokens_read_as_texts(
+        tmp_path: Path, kind: str, pretty: bool) -> None:
+    tokenizers = needed("tokenizers")
+    path = tmp_path / "tokenizer.json"
+    path.write_text(trained(kind).to_str(pretty=pretty), encoding="utf-8")
+    content = path.read_bytes()
+    merges = json.loads(content)["model"]["merges"]
+    assert len(merges) > 150 and all(isinstance(merge, list) for merge in merges)
+    rewritten = merges_as_texts(bytearray(content))
+    # every merge a text of its two parts, in the same order
+    assert json.loads(rewritten)["model"]["merges"] == [" ".join(merge) for merge in merges]
+    assert rewritten.count(b"\n") == content.count(b"\n")
+    original, read = tokenizers.Tokenizer.from_file(str(path)), tokenizers.Tokenizer.from_buffer(
+        rewritten)
+    assert read.get_vocab() == original.get_vocab()
+    assert json.loads(read.to_str())["model"] == json.loads(original.to_str())["model"]
+    for sentence in TEXTS:
+        expected, found = original.encode(sentence), read.encode(sentence)
+        assert (found.ids, found.tokens) == (expected.ids, expected.tokens)
+        answer = run(bytearray(content), "tokenizer.json", sentence)
+        assert answer == ("tokens", tuple(expected.tokens), expected.ids)
+        assert expected.ids
+    # a text of its own characters that the merges still cut, so they are at work
+    assert len(original.encode("Zażółć gęślą jaźń, kot ma Alę").ids) > 5
+
+
+def saved(merges: list[list[str]]) -> bytes:
+    vocab = {"a": 0, "b": 1, "ab": 2, " ": 3, "a ": 4, "#version": 5, "x": 6, "#versionx": 7}
+    return json.dumps({"version": "1.0", "model": {"type": "BPE", "vocab": vocab,
+                                                    "merges": merges}}).encode()
+
+
+@pytest.mark.parametrize("merges", [[["a", "b"], ["a", " "]], [["a", "b"], ["a", "\\u0020"]],
+                                    [["a", "b"], ["#version", "x"]], ["a b"],
+                                    [["a", "b", "c"]], [["a", "b"], "a b"]])
+def test_a_file_whose_merges_would_not_read_the_same_as_texts_is_left_as_it_is(
+        merges: list[Any]) -> None:
+    content = saved(merges).replace(b"\\\\u0020", b"\\u0020")
+    assert merges_as_texts(bytearray(content)) == content
+
+
+def test_a_refusal_names_the_same_place_after_the_rewrite() -> None:
+    tokenizers = needed("tokenizers")
+    # "b" merged with "x" makes "bx", which is no token of the vocabulary
+    content = json.dumps({"version": "1.0", "model": {
+        "type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "x": 3},
+        "merges": [["a", "b"], ["b", "x"]]}}, indent=2).encode()
+    rewritten = merges_as_texts(bytearray(content))
+    assert b'"a b"' in rewritten and len(rewritten) == len(content)
+    said = []
+    for text in (content, rewritten):
+        with pytest.raises(Exception) as refused:
+            tokenizers.Tokenizer.from_buffer(text)
+        said.append(str(refused.value))
+    # where the package stands once the model is read: the file's last line, its closing brace
+    last = content.count(b"\n") + 1
+    assert content.splitlines()[-1] == b"}"
+    assert said[0] == said[1]
+    assert said[0].endswith(f"Token `bx` out of vocabulary at line {last} column 1")
+
+
+def test_escaped_parts_and_a_hash_are_rewritten_as_the_package_reads_them() -> None:
+    tokenizers = needed("tokenizers")
+    # json.dumps escapes "\\" and "é" (\u00e9): the escapes are kept as they are written
+    letters = ["#", "a", "#a", "\\", "é", "éa", "u", "0", "2", "u0", "u00", "u002", "u0020"]
+    vocab = {token: i for i, token in enumerate([*letters, "\\u0020"])}
+    merges = [["#", "a"], ["u", "0"], ["u0", "0"], ["u00", "2"], ["u002", "0"],
+              ["\\", "u0020"], ["é", "a"]]
+    content = json.dumps({"version": "1.0", "model": {"type": "BPE", "vocab": vocab,
+                                                      "merges": merges}}).encode()
+    assert b'["\\\\", "u0020"]' in content and b'"\\u00e9"' in content
+    rewritten = merges_as_texts(bytearray(content))
+    assert b'"\\\\ u0020"' in rewritten and b'"\\u00e9 a"' in rewritten
+    assert json.loads(rewritten)["model"]["merges"] == [" ".join(merge) for merge in merges]
+    original, read = (tokenizers.Tokenizer.from_buffer(text) for text in (content, rewritten))
+    assert json.loads(read.to_str())["model"] == json.loads(original.to_str())["model"]
+    for sentence in ("#a", "\\u0020", "éa"):
+        assert read.encode(sentence).ids == original.encode(sentence).ids == [vocab[sentence]]
+
+
+@pytest.mark.parametrize("old, new", [
+    (b'["a", "b"]', b'["a",\n "b"]'),  # a line break inside a pair: its columns would move
+    (b'"merges"', b'"merges": [], "merges"'),  # two merges: the package takes the last
+    (b'"model"', b'"model": {}, "model"')])  # two models
+def test_a_file_of_another_layout_is_left_as_it_is(old: bytes, new: bytes) -> None:
+    content = saved([["a", "b"]]).replace(old, new)
+    assert content.count(new) == 1
+    assert merges_as_texts(bytearray(content)) == content
