@@ -2,7 +2,7 @@
 bytes a token of its vocabulary, 115 a merge written as a text ("a b"), 440 one written as a
 pair (["a", "b"]), so pairs are read as texts where that gives the same merges. It is read in
 a process of its own given TOKENIZER_MEGABYTES for the file and all the package makes of it,
-after the file's JSON texts are counted (MAX_TEXTS), so that the peak of attn and that process
+after the file's JSON strings are counted (MAX_TEXTS), so that the peak of attn and that process
 together stays under PEAK_MB whether the tokenizer is read or refused. A tokenizer of 38 MB,
 near the byte limit, was refused at 352 MB; one of 256,000 tokens worked at 306 MB.
 
@@ -79,7 +79,7 @@ def test_a_tokenizer_of_more_texts_than_the_limit_is_refused_before_it_is_read(
     texts = tokens + 2 * merges + 21
     assert texts > MAX_TEXTS
     assert (code, stderr) == (2, "spec.yaml:1:21: tokens.tokenizer: t.json: the file holds up to "
-                                 f"{texts:,} JSON texts (tokens and merges); the limit is "
+                                 f"{texts:,} JSON strings (tokens and merges); the limit is "
                                  f"{MAX_TEXTS:,}\n")
     assert mb < PEAK_MB
 

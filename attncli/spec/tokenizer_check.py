@@ -31,7 +31,7 @@ UNBOUNDED = re.compile(r"\{\d*,\}")  # {n,}: n or more
 # tokens and 1,000 added ones). Each costs `tokenizers` about 700 bytes as it reads them: 300,000
 # template items in 14.7 MB took 311 MB.
 MAX_OBJECTS = 1 << 16
-# JSON texts of one tokenizer.json, counted by their quotes: a token of the vocabulary is one, a
+# JSON strings of one tokenizer.json, counted by their quotes: a token of the vocabulary is one, a
 # merge one ("a b") or two (["a", "b"]). `tokenizers` takes 115 to 305 bytes for each as it reads
 # them (a token is 305: the package holds the model three times over while reading it), so a file
 # of more texts is past what spec/tokenizer.py's TOKENIZER_MEGABYTES allows; real ones hold fewer:
@@ -57,7 +57,7 @@ def check_config(config: Any, name: str, text_length: int) -> None:
 
 def check_objects(content: bytes | bytearray, name: str) -> None:
     """FileProblem if the tokenizer.json bytes `content` may hold more than MAX_OBJECTS JSON
-    objects or MAX_TEXTS JSON texts (a brace or a quote inside a text counts too: a bound,
+    objects or MAX_TEXTS JSON strings (a brace or a quote inside a text counts too: a bound,
     found at C speed)."""
     objects = content.count(b"{")
     if objects > MAX_OBJECTS:
@@ -68,9 +68,9 @@ def check_objects(content: bytes | bytearray, name: str) -> None:
     texts = content.count(b'"') // 2
     if texts > MAX_TEXTS:
         raise FileProblem(Msg.plural_of(
-            "{name}: the file holds up to {count} JSON text (tokens and merges); the limit is "
+            "{name}: the file holds up to {count} JSON string (tokens and merges); the limit is "
             "{limit}",
-            "{name}: the file holds up to {count} JSON texts (tokens and merges); the limit is "
+            "{name}: the file holds up to {count} JSON strings (tokens and merges); the limit is "
             "{limit}", Count(texts), name=name, limit=Count(MAX_TEXTS)))
 
 

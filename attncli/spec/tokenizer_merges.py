@@ -1,7 +1,7 @@
 """A tokenizer.json's BPE merges written as pairs (`["a", "b"]`, as tokenizers 0.20 and later
 save them) rewritten as texts (`"a b"`, as Llama 3's and Gemma 2's files are shipped), on the
 file's bytes before `tokenizers` reads them: the package holds a pair as a JSON array of two
-JSON texts, about 440 bytes, and a text as one, about 115, so a real-size vocabulary saved again
+JSON strings, about 440 bytes, and a text as one, about 115, so a real-size vocabulary saved again
 fits in the tokenizer's process (spec/tokenizer.py).
 
 The package reads a text merge by splitting it at each space (U+0020, and no other character)
@@ -21,7 +21,7 @@ import json
 import re
 
 TEXT = rb'"(?:[^"\\]|\\.)*+"'
-# A JSON text, a key (a text and its colon), or a bracket: the structure around the merges.
+# A JSON string, a key (a string and its colon), or a bracket: the structure around the merges.
 SCAN = re.compile(TEXT + rb'(?:\s*:)?|[\[\]{}]', re.DOTALL)
 # An object or array holding no other (a vocabulary), passed over in one step.
 FLAT = re.compile(rb'\{(?:[^\[\]{}"]|' + TEXT + rb')*+\}|\[(?:[^\[\]{}"]|' + TEXT + rb')*+\]',
