@@ -203,3 +203,62 @@ def test_any_max_cells_reads_a_spec_without_setting_aside_its_limit(stdin: bool,
                           cwd=tmp_path, check=False)
     assert done.returncode == 0, done.stderr
     assert "q_mouse and k_chases are 78.69° apart" in done.stdout
+
+
+# 300,000 keys took 2 to 3 s of CPU and 200 to 400 MB before the first was named unknown. The
+# keys are counted as the document is read: the refusal comes at the key past MAX_KEYS (1,000)
+# of its mapping, or MAX_ALL_KEYS (50,000) of the file, before anything else is built.
+def _keys(count: int, start: int = 0) -> list[str]:
+    return [f"k{i}: 1" for i in range(start, start + count)]
+
+
+# one line {"tokens": ["a"], "weights": {"k0": 1, ...}}: the weights' first key is at offset 30;
+# "kI": 1, takes len(str(I)) + 8 characters, so k1000 starts at 30 + (10·1 + 90·2 + 900·3) +
+# 8·1000 = 10,920, column 10,921
+_JSON = ('{"tokens": ["a"], "weights": {'
+         + ", ".join(f'"k{i}": 1' for i in range(300_000)) + "}}")
+# 10,000 heads of 30 keys: tokens, embeddings and heads are keys 1 to 3, each head 30 more, so
+# key 50,001 is the 18th (k17) of head 1,667 (line 4 + 1,666); `  - {` and "kI: 1, " for I < 17
+# (10·7 + 7·8 characters) put it at column 5 + 126 + 1 = 132
+_SPREAD = SMALL + "heads:\n" + "".join("  - {" + ", ".join(_keys(30)) + "}\n"
+                                       for _ in range(10_000))
+# a mapping of 1,000 keys (a legal size) aliased 50 times: x, tokens, embeddings and 51 uses
+# of the mapping hold 3 + 51·1,000 keys, counted from the composed document before it is built
+_ALIASED = ("x: &a {" + ", ".join(_keys(1000)) + "}\ntokens: [" + ", ".join(["*a"] * 50)
+            + "]\nembeddings: [[1]]\n")
+ONE = "this mapping has more than 1,000 keys, the limit of one mapping"
+KEY_SPECS = {
+    # SMALL's 2 lines, then k0 at line 3: the 1,001st key, k998, at line 1,001
+    "top.yaml": (SMALL + "".join(f"{k}\n" for k in _keys(300_000)), f"top.yaml:1001:1: {ONE}"),
+    "weights.json": (_JSON, f"weights.json:1:10921: {ONE}"),
+    # display: {k0: 1, ...}: k1000 after `display: {` (10) and "kI: 1, " for I < 1000
+    # (10·7 + 90·8 + 900·9 = 8,890), column 8,901
+    "display.yaml": (SMALL + "display: {" + ", ".join(_keys(300_000)) + "}\n",
+                     f"display.yaml:3:8901: {ONE}"),
+    # values that are aliases are composed once: k1000 at line 4 + 1 + 1,000
+    "aliases.yaml": (SMALL + "v: &v 1\nweights:\n" + "".join(f"  k{i}: *v\n"
+                                                              for i in range(300_000)),
+                     f"aliases.yaml:1005:3: {ONE}"),
+    # keys merged in (`<<: *a`) are no keys of attn's: the mapping they come from is refused
+    "merge.yaml": (SMALL + "x: &a\n" + "".join(f"  {k}\n" for k in _keys(300_000))
+                   + "display:\n  <<: *a\n", f"merge.yaml:1004:3: {ONE}"),
+    "spread.yaml": (_SPREAD, "spread.yaml:1670:132: the mappings hold more than 50,000 keys in "
+                    "all, the limit of one file"),
+    "aliased.yaml": (_ALIASED, "aliased.yaml:1:1: the mappings hold 51,003 keys once the "
+                     "aliases are expanded; the limit of one file is 50,000"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEY_SPECS))
+def test_many_keys_are_refused_as_the_spec_is_read(name: str, tmp_path: Path) -> None:
+    text, expected = KEY_SPECS[name]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    code, stderr, peak = peak_rss_mb("explain", name, cwd=tmp_path)
+    assert (code, stderr) == (2, expected + "\n")
+    assert peak < 100  # 300,000 keys read and built took 200 to 400 MB
+
+
+def test_a_mapping_of_1000_keys_is_read() -> None:
+    result = run("explain", "-", input=SMALL + "display:\n" + "".join(
+        f"  {k}\n" for k in _keys(1000)))
+    assert result.stderr.startswith("<stdin>:4:3: display.k0: unknown key")  # not the limit

@@ -9,7 +9,7 @@ import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
-from attncli.spec.limits import MAX_DEPTH, MAX_TEXT, max_bytes
+from attncli.spec.limits import MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS, MAX_TEXT, max_bytes
 from attncli.spec.spec_text import LIMIT_HINT
 
 
@@ -54,15 +54,18 @@ def too_deep() -> Msg:
 
 
 class Measure:
-    """How many values the document has with every alias expanded, and how deep it nests,
-    counted without expanding: a shared node (an alias) is counted once per use but measured
-    once. An alias inside the value it names (a loop) is refused."""
+    """How many values the document has with every alias expanded, how deep it nests and how
+    many keys its mappings hold, counted without expanding: a shared node (an alias) is counted
+    once per use but measured once. An alias inside the value it names (a loop) is refused, and
+    so is a mapping of more than MAX_KEYS keys (one whose values are aliases is not counted as
+    it is composed)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.memo: dict[int, tuple[int, int] | None] = {}  # id -> (size, height); None: open
+        # id -> (size, height, keys); None: open
+        self.memo: dict[int, tuple[int, int, int] | None] = {}
 
-    def measure(self, node: yaml.Node, depth: int) -> tuple[int, int]:
+    def measure(self, node: yaml.Node, depth: int) -> tuple[int, int, int]:
         if depth > MAX_DEPTH:
             raise _too_deep(self.name, node.start_mark)
         key = id(node)
@@ -76,8 +79,12 @@ class Measure:
             return known
         self.memo[key] = None
         children: list[yaml.Node] = []
+        keys = 0
         if isinstance(node, yaml.MappingNode):
+            if len(node.value) > MAX_KEYS:
+                raise too_many_keys(at_mark(self.name, node.value[MAX_KEYS][0].start_mark), True)
             children = [value for _, value in node.value]
+            keys = len(children)
         elif isinstance(node, yaml.SequenceNode):
             children = list(node.value)
         size, height = 1, 1
@@ -87,11 +94,33 @@ class Measure:
                 size, height = 1 + len(scalars), 2
                 children = [c for c in children if c.__class__ is not yaml.ScalarNode]
         for child in children:
-            child_size, child_height = self.measure(child, depth + 1)
+            child_size, child_height, child_keys = self.measure(child, depth + 1)
             size += child_size
             height = max(height, child_height + 1)
-        self.memo[key] = (size, height)
-        return size, height
+            keys += child_keys
+        self.memo[key] = (size, height, keys)
+        return size, height, keys
+
+
+def too_many_keys(where: Location, one_mapping: bool) -> SpecError:
+    """The key at `where` is past MAX_KEYS of its mapping, or past MAX_ALL_KEYS of the file."""
+    if one_mapping:
+        return SpecError(Msg.plural_of(
+            "this mapping has more than {count} key, the limit of one mapping",
+            "this mapping has more than {count} keys, the limit of one mapping",
+            Count(MAX_KEYS)), where)
+    return SpecError(Msg.plural_of(
+        "the mappings hold more than {count} key in all, the limit of one file",
+        "the mappings hold more than {count} keys in all, the limit of one file",
+        Count(MAX_ALL_KEYS)), where)
+
+
+def too_many_keys_expanded(name: str, mark: Any, keys: int) -> SpecError:
+    """The mappings hold `keys` keys, more than MAX_ALL_KEYS, once aliases are expanded."""
+    return SpecError(Msg.plural_of(
+        "the mappings hold {count} key once the aliases are expanded; the limit of one file is "
+        "{limit}", "the mappings hold {count} keys once the aliases are expanded; the limit of "
+        "one file is {limit}", Count(keys), limit=Count(MAX_ALL_KEYS)), at_mark(name, mark))
 
 
 class TextBudget:

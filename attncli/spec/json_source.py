@@ -4,7 +4,8 @@ The YAML parser refuses JSON that is valid (an emoji written as `"\\ud83d\\ude00
 U+0085 or U+FFFE in a string) and cannot place a nested duplicate key or `NaN`. This reader
 follows RFC 8259, uses the json module's own string scanner, and keeps the offset of every value,
 which it maps to line:column, so every error is located as a YAML one is: duplicate keys, `NaN`
-and `Infinity`, nesting past MAX_DEPTH, more than `max_cells` values, a lone surrogate.
+and `Infinity`, nesting past MAX_DEPTH, more than `max_cells` values, more than MAX_KEYS keys in
+one object or MAX_ALL_KEYS in all, a lone surrogate.
 
 A list of plain numbers (a row of a matrix) is matched and converted at once; the Nodes of its
 items are made only if an error needs them.
@@ -21,8 +22,8 @@ from typing import Any
 from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import json_problem
-from attncli.spec.bounds import TextBudget
-from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
+from attncli.spec.bounds import TextBudget, too_many_keys
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS
 from attncli.spec.node import Node
 from attncli.spec.spec_text import LIMIT_HINT
 
@@ -42,6 +43,7 @@ class _Reader:
         self.text = text
         self.max_cells = max_cells
         self.values = 0
+        self.keys = 0
         self.texts = TextBudget(int(max_cells))
         self.newlines = [m.start() for m in re.finditer("\n", text)]
 
@@ -134,6 +136,9 @@ class _Reader:
             if not self.text.startswith('"', at):
                 raise self.malformed(at, "Expecting property name enclosed in double quotes")
             key_at = at
+            self.keys += 1
+            if len(children) >= MAX_KEYS or self.keys > MAX_ALL_KEYS:
+                raise too_many_keys(self.where(at, ""), len(children) >= MAX_KEYS)
             key, after = self.string(at)
             child_path = f"{path}.{key}" if path else key
             if key in children:

@@ -31,6 +31,12 @@ MIN_BYTES = 1 << 20
 MAX_DEPTH = 64
 # Heads of one spec: a walkthrough shows each of them (the largest models have 96 or 128).
 MAX_HEADS = 256
+# Keys of one mapping, and of all the mappings of a spec (aliases expanded): a spec's largest
+# mapping, its top level, has 30 keys, and 256 heads with every weight a file slice have about
+# 8,000 in all; each key costs about 10 µs to read, so 300,000 took 2 to 3 s and 400 MB before
+# the first unknown one was named. Counted as the document is read, before it is built.
+MAX_KEYS = 1000
+MAX_ALL_KEYS = 50_000
 # An .npz names its arrays in a zip directory that is read whole: more members are refused from
 # the count in its end record, before the directory is read.
 MAX_MEMBERS = 1024

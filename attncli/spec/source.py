@@ -22,11 +22,11 @@ import yaml
 from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import YAML_PROBLEMS, yaml_problem
-from attncli.spec.bounds import Measure, at_mark, prescan
-from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.bounds import Measure, at_mark, prescan, too_many_keys, too_many_keys_expanded
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_ALL_KEYS
 from attncli.spec.node import Node
 from attncli.spec.spec_text import LIMIT_HINT, STDIN, STDIN_NAME, byte_count, decode, read_text
-from attncli.spec.yaml_loader import Loader, Overrun
+from attncli.spec.yaml_loader import Loader, Overrun, TooManyKeys
 from attncli.spec.yaml_tree import TreeBuilder
 
 # the way in for the spec layer: what a spec reader needs, from the modules that hold it
@@ -57,6 +57,8 @@ def parse(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
                 root = loader.get_single_node()
             except (yaml.YAMLError, Overrun):
                 root = None
+            except TooManyKeys as overrun:
+                raise too_many_keys(at_mark(name, overrun.mark), overrun.one_mapping) from None
             if root is None:  # malformed, empty or past a limit: say which, and where
                 return _parse_checked(name, text, max_cells)
             return _build(name, text, root, loader, max_cells)
@@ -142,7 +144,10 @@ def _tab_at(text: str, line: int, column: int) -> bool:
 
 def _compose(name: str, text: str, loader: Any, max_cells: int) -> Node:
     with _yaml_errors(name, text):
-        root = loader.get_single_node()
+        try:
+            root = loader.get_single_node()
+        except TooManyKeys as overrun:
+            raise too_many_keys(at_mark(name, overrun.mark), overrun.one_mapping) from None
     return _build(name, text, root, loader, max_cells)
 
 
@@ -150,7 +155,7 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any,
            max_cells: int) -> Node:
     if root is None:
         raise SpecError(Msg.of("the spec is empty, expected a mapping of keys"), Location(name))
-    size, _ = Measure(name).measure(root, 1)
+    size, _, keys = Measure(name).measure(root, 1)
     if size > max_cells:
         # composed without the event walk (parse): the values as written may pass the limit
         # already, which is said first, as the walk says it
@@ -163,4 +168,6 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any,
                           option=LIMIT_HINT),
             at_mark(name, root.start_mark),
         )
+    if keys > MAX_ALL_KEYS:  # the keys as written were counted as they were composed
+        raise too_many_keys_expanded(name, root.start_mark, keys)
     return TreeBuilder(name, loader, max_cells).build(root, "")

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from attncli.spec.limits import MAX_DEPTH
+from attncli.spec.limits import MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS
 
 BaseLoader: type[yaml.SafeLoader]
 try:  # the C parser is several times faster on large matrices; marks are the same
@@ -19,6 +19,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     BaseLoader = yaml.SafeLoader
 
 
+_MAPPING = yaml.MappingNode
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _INT_TAG = "tag:yaml.org,2002:int"
 # The shapes of nearly every number in a matrix, which YAML 1.1 resolves as below: checked first,
@@ -30,24 +31,47 @@ class Overrun(Exception):
     """The document goes past the cell limit or MAX_DEPTH while it is composed."""
 
 
+class TooManyKeys(Exception):
+    """The key at `mark` is past MAX_KEYS of its mapping (`one_mapping`) or MAX_ALL_KEYS of the
+    document, counted as it is composed."""
+
+    def __init__(self, mark: Any, one_mapping: bool) -> None:
+        super().__init__()
+        self.mark = mark
+        self.one_mapping = one_mapping
+
+
 class Loader(BaseLoader):  # type: ignore[misc, valid-type]
     """SafeLoader that also reads `1e-3`, `2E5` and `+.5` as floats, as YAML 1.2 does (1.1 reads
     them as text). Integers still resolve first, since their resolver was added first.
 
     With `max_cells`, composing stops (raising Overrun) at the first value past that many (a
     list and a mapping count as one, as in prescan) or the first list or mapping nested deeper
-    than MAX_DEPTH, before it is built."""
+    than MAX_DEPTH, before it is built. Keys are always counted: TooManyKeys at the first past
+    MAX_KEYS of one mapping or MAX_ALL_KEYS of the document."""
 
     def __init__(self, stream: str, max_cells: int | None = None) -> None:
         super().__init__(stream)
         self.max_cells = max_cells
         self.depth = 0
         self.values = 0
+        self.keys = 0
 
     # PyYAML's C composer calls these on the way into and out of every node (for path
-    # resolvers, which attn has none of): they track the depth instead.
+    # resolvers, which attn has none of): they track the depth instead, and count the keys.
     def descend_resolver(self, parent: Any, index: Any) -> None:
         self.depth += 1
+        if parent.__class__ is _MAPPING:
+            # a mapping's value is composed after its key, which is `index`, and the pairs
+            # before it are in parent.value; a value that is an alias is not composed, so its
+            # key is counted by bounds.Measure, and here when the next key is composed
+            pairs = parent.value
+            if index is not None:
+                self.keys += 1
+                if len(pairs) >= MAX_KEYS or self.keys > MAX_ALL_KEYS:
+                    raise TooManyKeys(index.start_mark, len(pairs) >= MAX_KEYS)
+            elif len(pairs) > MAX_KEYS:
+                raise TooManyKeys(pairs[MAX_KEYS][0].start_mark, True)
 
     def ascend_resolver(self) -> None:
         self.depth -= 1
