@@ -262,3 +262,39 @@ def test_a_mapping_of_1000_keys_is_read() -> None:
     result = run("explain", "-", input=SMALL + "display:\n" + "".join(
         f"  {k}\n" for k in _keys(1000)))
     assert result.stderr.startswith("<stdin>:4:3: display.k0: unknown key")  # not the limit
+
+
+# Texts (keys and text values) are Nodes of about 400 bytes once read: 7,000,000 one-letter
+# tokens in a 28 MB JSON file took 22 s and 2.7 GB, a list of 1,000 texts aliased 9,000 times
+# 20 s and 3.4 GB, before the first unknown key was named. They are counted as they are read,
+# aliases expanded, to 100,000 (limits.max_texts). Where the 100,001st is:
+# - YAML: `x`, its 1,000 items and `tokens` are 1,002 texts, so the 100,001st is item 999 of the
+#   99th use of the list; item k of `x: &a [a, a, …]` is at column 8 + 3(k − 1) = 3,002 for 999
+# - JSON: `tokens` is the first text, so the 100,001st is string 100,000 of the list; string k
+#   of `{"tokens": ["a","a",…` is at column 13 + 4(k − 1) = 400,009
+TEXTS = "the spec holds more than 100,000 texts (keys and text values, with aliases expanded), " \
+        "the limit that --max-cells sets"
+TEXT_SPECS = {
+    "aliased_texts.yaml": ("x: &a [" + ", ".join(["a"] * 1000) + "]\ntokens: ["
+                           + ", ".join(["*a"] * 300) + "]\n",
+                           f"aliased_texts.yaml:1:3002: {TEXTS}"),
+    "texts.json": ('{"tokens": [' + ",".join(['"a"'] * 300_000) + "]}",
+                   f"texts.json:1:400009: {TEXTS}"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXT_SPECS))
+def test_many_texts_are_refused_as_the_spec_is_read(name: str, tmp_path: Path) -> None:
+    text, expected = TEXT_SPECS[name]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    code, stderr, peak = peak_rss_mb("explain", name, cwd=tmp_path)
+    assert (code, stderr) == (2, expected + "\n")
+    assert peak < 150  # 300,000 texts read and built took about 150 MB
+
+
+def test_the_text_count_follows_max_cells() -> None:
+    # 100,000 texts by default, a hundredth of a larger --max-cells
+    tokens = '{"tokens": [' + ",".join(['"a"'] * 100_001) + "]}"
+    assert TEXTS in run("explain", "-", input=tokens).stderr
+    moved = run("explain", "-", "--max-cells", "20000000", input=tokens).stderr
+    assert "texts" not in moved and "the key embeddings is missing" in moved

@@ -9,7 +9,14 @@ import yaml
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
-from attncli.spec.limits import MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS, MAX_TEXT, max_bytes
+from attncli.spec.limits import (
+    MAX_ALL_KEYS,
+    MAX_DEPTH,
+    MAX_KEYS,
+    MAX_TEXT,
+    max_bytes,
+    max_texts,
+)
 from attncli.spec.spec_text import LIMIT_HINT
 
 
@@ -127,10 +134,13 @@ class TextBudget:
     """Text in a spec is bounded before it is kept: each key or text value to MAX_TEXT
     characters, and all of them together, counted once per use of an alias, to the byte limit
     of the spec file (limits.max_bytes), so a long title aliased as thousands of tokens is
-    refused as it is read."""
+    refused as it is read; and the texts themselves, keys and text values counted once per use
+    of an alias, to limits.max_texts, so a million one-letter tokens are refused before they are
+    a million Nodes."""
 
     def __init__(self, max_cells: int) -> None:
         self.limit = self.left = max_bytes(max_cells)
+        self.count_limit = self.count_left = max_texts(max_cells)
 
     def charge(self, text: str, where: Location, number: bool = False) -> None:
         """Count `text` against the budget; `number`: it is written as a number (`top_k: 777…`),
@@ -145,6 +155,14 @@ class TextBudget:
                 length=Count(len(text)))
             raise SpecError(Msg.of("{path}: {problem}", path=where.path, problem=problem)
                             if where.path else problem, where)
+        if not number:
+            self.count_left -= 1
+            if self.count_left < 0:
+                raise SpecError(Msg.plural_of(
+                    "the spec holds more than {count} text (keys and text values, with aliases "
+                    "expanded), the limit that {option} sets", "the spec holds more than {count} "
+                    "texts (keys and text values, with aliases expanded), the limit that {option} "
+                    "sets", Count(self.count_limit), option=LIMIT_HINT), where)
         self.left -= len(text)
         if self.left < 0:
             raise SpecError(Msg.plural_of(
