@@ -84,9 +84,10 @@ def test_a_latin2_terminal_is_told_in_polish() -> None:
     code, shown = on_a_terminal("explain", SPEC, "--lang", "pl", encoding="iso8859-2")
     assert code == 2
     assert shown.decode("iso8859-2") == (
-        "attn: nie można pisać na standardowe wyjście: kodowanie terminala, iso8859-2, nie ma "
-        "znaku U+2500; ustaw PYTHONIOENCODING=utf-8 (albo ustawienia regionalne UTF-8) lub "
-        "skieruj wynik do pliku (> PLIK), który attn zapisuje w\u00a0UTF-8\r\n")
+        "attn: nie można pisać na standardowe wyjście: w\u00a0kodowaniu terminala, iso8859-2, nie "
+        "ma znaku U+2500; ustaw PYTHONIOENCODING=utf-8 (albo wybierz ustawienia regionalne "
+        "z\u00a0UTF-8) lub przekieruj wyjście do pliku (> PLIK), który attn zapisuje "
+        "w\u00a0UTF-8\r\n")
 
 
 @pytest.mark.parametrize(("lang", "line"), [
