@@ -4,13 +4,14 @@ token changed: the oracle is the `tokenizers` package reading the file as it was
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from attncli.spec.tokenizer import run
-from attncli.spec.tokenizer_merges import merges_as_texts
+from attncli.spec.tokenizer_merges import MAX_STEPS, merges_as_texts
 from tests.test_checkpoints import needed
 
 CORPUS = ["Ala ma kota, a kot ma Alę. Zażółć gęślą jaźń!",
@@ -130,3 +131,28 @@ def test_a_file_of_another_layout_is_left_as_it_is(old: bytes, new: bytes) -> No
     content = saved([["a", "b"]]).replace(old, new)
     assert content.count(new) == 1
     assert merges_as_texts(bytearray(content)) == content
+
+
+@pytest.mark.parametrize("tail", [b'"a' + b'\\"' * 200_000,  # a string never closed, of \"
+                                  b'"' + b'\\\\\\"' * 150_000])  # of \\ and \"
+def test_a_file_cut_inside_a_string_is_scanned_once(tail: bytes) -> None:
+    # each of its 200,000 quotes began a string tried to the file's end: 20 s and more; now
+    # the scan stops at the first quote that opens no string, and leaves the file as it was
+    content = b'{"model": {"type": "BPE", "merges": [["a", "b"]], "x": ' + tail
+    start = time.process_time()
+    assert merges_as_texts(bytearray(content)) == content
+    assert time.process_time() - start < 0.5
+
+
+def test_a_file_of_more_steps_than_a_tokenizer_takes_is_left_as_written() -> None:
+    # three million empty arrays beside the merges: walked one by one, 1.5 s of processor time
+    # before the package was given the file; the scan stops after MAX_STEPS of them
+    content = saved([["a", "b"]]).replace(b'"vocab"', b'"x": [' + b"[], " * 3_000_000
+                                          + b'[]], "vocab"')
+    start = time.process_time()
+    assert merges_as_texts(bytearray(content)) == content
+    assert time.process_time() - start < 0.5
+    # a file of as many steps as a tokenizer takes is still rewritten
+    few = saved([["a", "b"]]).replace(b'"vocab"', b'"x": [' + b"[], " * (MAX_STEPS // 2)
+                                      + b'[]], "vocab"')
+    assert b'"a b"' in merges_as_texts(bytearray(few))

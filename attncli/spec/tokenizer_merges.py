@@ -21,8 +21,14 @@ import json
 import re
 
 TEXT = rb'"(?:[^"\\]|\\.)*+"'
-# A JSON string, a key (a string and its colon), or a bracket: the structure around the merges.
-SCAN = re.compile(TEXT + rb'(?:\s*:)?|[\[\]{}]', re.DOTALL)
+# A JSON string, a key (a string and its colon), a bracket (the structure around the merges),
+# or a quote that opens no string (a file cut short): there the scan stops, so no later quote
+# is tried again to the file's end.
+SCAN = re.compile(TEXT + rb'(?:\s*:)?|[\[\]{}]|"', re.DOTALL)
+# The scan's steps (strings and brackets outside a vocabulary and the merges): a real file
+# takes a few thousand (its added tokens the most); a file that needs more is left as written,
+# for the package to read in its bounded process, and is not walked at Python's pace.
+MAX_STEPS = 1 << 16
 # An object or array holding no other (a vocabulary), passed over in one step.
 FLAT = re.compile(rb'\{(?:[^\[\]{}"]|' + TEXT + rb')*+\}|\[(?:[^\[\]{}"]|' + TEXT + rb')*+\]',
                   re.DOTALL)
@@ -73,10 +79,12 @@ def merges_at(content: bytearray) -> tuple[int, int] | None:
     None if there is no such array (texts already, a part with a space, another shape)."""
     stack: list[bytes] = []  # the open brackets, and the key each object is the value of
     key, found, models = b"", None, 0
-    at = 0
+    at, steps = 0, 0
     while (token := SCAN.search(content, at)) is not None:
-        at = token.end()
+        at, steps = token.end(), steps + 1
         piece = token.group(0)
+        if piece == b'"' or steps > MAX_STEPS:
+            return None
         if piece[:1] == b'"':
             if piece[-1:] == b":":
                 key = name(piece[:piece.rindex(b'"') + 1])
