@@ -93,16 +93,15 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
 def existing_file(path: Path, name: str) -> None:
     """FileProblem unless `path` is a regular file (after links): none there is "no such file";
     a folder, a FIFO or a device says what it is, so a user looks for the right mistake. The
-    system's own refusal (a name too long) is raised as it is, for the caller to word."""
+    system's own refusal is said in its words: links in a loop (model.safetensors ->
+    model.safetensors), a name too long, a file on the way where a folder is named
+    (notes.txt/tokenizer.json); each was exit 3 where a reader did not word it itself."""
     try:
         if check_regular(path, follow=True):
             return
     except NotRegular as problem:
         raise FileProblem(Msg.of("{name}: {problem}", name=name, problem=problem.message)) from None
     except OSError as error:
-        if error.errno != errno.ELOOP:
-            raise
-        # a link to itself: model.safetensors -> model.safetensors was exit 3
         raise FileProblem(Msg.of("{name}: {problem}", name=name,
                                  problem=os_problem(error))) from None
     raise FileProblem(Msg.of("{name}: no such file", name=name))
