@@ -109,3 +109,15 @@ def test_an_empty_dir_is_refused_not_read_as_here(tmp_path: Path,
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "attn: --to: ожидается папка, получено: пустой текст\n"
     assert tree(tmp_path) == []
+
+
+def test_a_folder_named_through_one_not_there_yet_is_made(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # new/../b/copy: new is made first, then new/.. is b's parent, there already; it was
+    # refused as 'the file already exists' (mkdir of new/..) and nothing written
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = invoke("examples", "two_heads", "--to", "new/../b/copy")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr.startswith("attn: wrote new/../b/copy/two_heads.yaml;")
+    assert tree(tmp_path) == ["b", "b/copy", "b/copy/two_heads.yaml", "new"]

@@ -143,12 +143,14 @@ def check_folders(target: Path) -> None:
 
 
 def make_folders(target: Path, made: list[Path]) -> None:
-    """Make the folders `target` needs, the outermost first, each added to `made`."""
+    """Make the folders `target` needs, the outermost first, each added to `made`. Each is
+    looked at as it comes: in `new/../b/d`, `new/..` is there once `new` is made."""
     from attncli.files import cannot_write
     from attncli.i18n.library_messages import os_problem
 
-    missing = [parent for parent in target.parents if not os.path.lexists(parent)][::-1]
-    for parent in missing:
+    for parent in reversed(target.parents):
+        if os.path.lexists(parent):
+            continue
         try:
             parent.mkdir()
         except OSError as error:
