@@ -204,3 +204,10 @@ def test_nothing_is_written_whose_name_holds_a_hidden_character(repo: Path, name
             f"attn.toml:4:10: snippets[0].output: the snippet out/{shown}.txt has a control or "
             "invisible character in its path; attn snippets writes only names that show as they "
             "are")
+
+
+def test_a_nul_in_the_output_is_said_in_attns_words(repo: Path) -> None:
+    # TOML's "\u0000": Python's own "embedded null byte" was quoted, in English
+    refused(repo, entry("out/{name}\\u0000.txt"),
+            "attn.toml:4:10: snippets[0].output: out/planted\\x00.txt: a file name cannot hold "
+            "the character NUL")

@@ -353,10 +353,17 @@ def targets(manifest: Manifest) -> list[Target]:
 
 
 def output_inside(item: Entry, real_root: Path, output: Path) -> Path:
+    """Where the snippet `output` is written, inside `real_root`. The system's refusals are said
+    in attn's words: Python's ("embedded null byte", "[Errno 36] File name too long: '…'")
+    were quoted as they were, in English, and naming the path twice."""
+    if "\0" in output.as_posix():
+        raise SpecError(Msg.of("{path}: {problem}", path=item.output_where.path, problem=Msg.of(
+            "{name}: a file name cannot hold the character NUL", name=output.as_posix())),
+            item.output_where)
     try:
         return inside(real_root, output)
-    except (NotRegular, OSError, ValueError) as problem:
-        reason = problem.message if isinstance(problem, NotRegular) else str(problem)
+    except (NotRegular, OSError) as problem:
+        reason = problem.message if isinstance(problem, NotRegular) else os_problem(problem)
         raise SpecError(Msg.of("{path}: the snippet {output}: {problem}",
                                path=item.output_where.path, output=output.as_posix(),
                                problem=reason), item.output_where) from None
