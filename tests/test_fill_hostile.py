@@ -160,3 +160,23 @@ def test_a_notebook_holding_a_large_image_is_read_within_its_size(tmp_path: Path
     filled = json.loads((tmp_path / "n.ipynb").read_text(encoding="utf-8"))
     assert filled["cells"][0]["outputs"][0]["data"]["image/png"] == image
     assert filled["cells"][2]["metadata"]["attn"] == {"generated": True}
+
+
+def test_a_long_document_that_never_names_attn_is_not_cut_into_lines() -> None:
+    # 3,500,000 short lines (38 MB): cut into lines to find no block, 6 s and 790 MB
+    from attncli.fill.blocks import MARKDOWN, find_blocks
+
+    text = "prose line\n" * 3_500_000
+    start = time.process_time()
+    assert find_blocks(text, "p.md", MARKDOWN) == []
+    assert time.process_time() - start < 0.5
+
+
+def test_a_cell_whose_source_holds_a_number_is_no_markdown_jupyter_shows(tmp_path: Path) -> None:
+    # a source list of texts and a number: joined as texts, an internal error (exit 3)
+    cell = {"cell_type": "markdown", "metadata": {}, "source": ["```attn\n", 1, "spec: s\n```\n"]}
+    text = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
+    run = fill("n.ipynb", tmp_path)
+    assert (run.returncode, run.stderr) == (0, "attn: 0 documents filled, 1 up to date, 0 failed\n")
+    assert (tmp_path / "n.ipynb").read_text(encoding="utf-8") == text

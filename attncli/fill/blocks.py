@@ -101,7 +101,11 @@ def generated(output: str, style: Style, newline: str) -> str:
 
 def find_blocks(text: str, name: str, style: Style) -> list[Block]:
     """Every attn block of `text`, in order; SpecError (at the document's line:column) for a
-    block without its closing fence, or a generated part without its end marker."""
+    block without its closing fence, or a generated part without its end marker. A text
+    that never names attn has neither, and is not cut into lines (a 38 MB chapter of short
+    lines took 6 s and 790 MB to find none)."""
+    if "attn" not in text:
+        return []
     lines = lines_of(text)
     content = _content(style)
     found = []

@@ -271,9 +271,8 @@ def is_block_cell(cell: Any) -> bool:
             and not is_generated(cell)):
         return False
     source = cell.get("source")
-    if isinstance(source, list):
-        return any(not isinstance(piece, str) or "attn" in piece for piece in source) or (
-            "attn" in "".join(source))
+    if isinstance(source, list):  # of texts, as Jupyter writes it; else no Markdown it shows
+        return all(isinstance(piece, str) for piece in source) and "attn" in "".join(source)
     return isinstance(source, str) and "attn" in source
 
 
