@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.test_limits import peak_rss_mb
+
 ROOT = Path(__file__).parent.parent
 SPEC = ("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
         "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
@@ -152,11 +154,9 @@ def test_a_notebook_holding_a_large_image_is_read_within_its_size(tmp_path: Path
     text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
                       indent=1)
     (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
-    run = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "attncli", "fill",
-                          "n.ipynb"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHONPATH": str(ROOT), "ATTN_LANG": ""})
-    assert run.returncode == 0, run.stderr
-    assert int(run.stderr.splitlines()[-1]) < 200 * 1024  # kilobytes, attn's whole process
+    code, stderr, megabytes = peak_rss_mb("fill", "n.ipynb", cwd=tmp_path)
+    assert code == 0, stderr
+    assert megabytes < 200  # attn's whole process, its peak
     filled = json.loads((tmp_path / "n.ipynb").read_text(encoding="utf-8"))
     assert filled["cells"][0]["outputs"][0]["data"]["image/png"] == image
     assert filled["cells"][2]["metadata"]["attn"] == {"generated": True}
