@@ -4,7 +4,9 @@ token changed: the oracle is the `tokenizers` package reading the file as it was
 from __future__ import annotations
 
 import json
-import time
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -133,15 +135,38 @@ def test_a_file_of_another_layout_is_left_as_it_is(old: bytes, new: bytes) -> No
     assert merges_as_texts(bytearray(content)) == content
 
 
+@contextmanager
+def counted_scan() -> Iterator[list[tuple[int, bytes]]]:
+    """The tokens the merges' scan reads (place, bytes), in order, while the block runs."""
+    from attncli.spec import tokenizer_merges
+
+    tokens: list[tuple[int, bytes]] = []
+    scan = tokenizer_merges.SCAN
+
+    class Counted:
+        def search(self, content: bytearray, at: int) -> re.Match[bytes] | None:
+            found = scan.search(content, at)
+            if found is not None:
+                tokens.append((found.start(), found.group(0)))
+            return found
+
+    tokenizer_merges.SCAN = Counted()  # type: ignore[assignment]
+    try:
+        yield tokens
+    finally:
+        tokenizer_merges.SCAN = scan
+
+
 @pytest.mark.parametrize("tail", [b'"a' + b'\\"' * 200_000,  # a string never closed, of \"
                                   b'"' + b'\\\\\\"' * 150_000])  # of \\ and \"
 def test_a_file_cut_inside_a_string_is_scanned_once(tail: bytes) -> None:
     # each of its 200,000 quotes began a string tried to the file's end: 20 s and more; now
     # the scan stops at the first quote that opens no string, and leaves the file as it was
     content = b'{"model": {"type": "BPE", "merges": [["a", "b"]], "x": ' + tail
-    start = time.process_time()
-    assert merges_as_texts(bytearray(content)) == content
-    assert time.process_time() - start < 0.5
+    with counted_scan() as tokens:
+        assert merges_as_texts(bytearray(content)) == content
+    # the last token the scan read is the tail's opening quote, read as no string: it stopped
+    assert tokens[-1] == (content.index(tail), b'"')
 
 
 def test_a_file_of_more_steps_than_a_tokenizer_takes_is_left_as_written() -> None:
@@ -149,9 +174,9 @@ def test_a_file_of_more_steps_than_a_tokenizer_takes_is_left_as_written() -> Non
     # before the package was given the file; the scan stops after MAX_STEPS of them
     content = saved([["a", "b"]]).replace(b'"vocab"', b'"x": [' + b"[], " * 3_000_000
                                           + b'[]], "vocab"')
-    start = time.process_time()
-    assert merges_as_texts(bytearray(content)) == content
-    assert time.process_time() - start < 0.5
+    with counted_scan() as tokens:
+        assert merges_as_texts(bytearray(content)) == content
+    assert len(tokens) == MAX_STEPS + 1  # not one per array: three million
     # a file of as many steps as a tokenizer takes is still rewritten
     few = saved([["a", "b"]]).replace(b'"vocab"', b'"x": [' + b"[], " * (MAX_STEPS // 2)
                                       + b'[]], "vocab"')

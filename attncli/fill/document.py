@@ -28,7 +28,7 @@ from attncli.fill.blocks import (
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.records import record
-from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
+from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes, max_document_bytes
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".qmd")
 SUFFIXES = (*MARKDOWN_SUFFIXES, ".tex", ".ipynb")
@@ -60,10 +60,13 @@ def kind(path: Path) -> str:
 
 def read_document(path: Path, max_cells: int) -> str:
     """The document's text: a regular file (no link, device or FIFO), decoded so that every
-    byte comes back when encoded again."""
+    byte comes back when encoded again; a notebook up to the spec's byte limit (its images), a
+    Markdown or LaTeX text up to an eighth of it (limits.max_document_bytes)."""
     name = path.as_posix()
+    limit = (max_bytes(max_cells) if path.suffix.lower() == ".ipynb"
+             else max_document_bytes(max_cells))
     try:
-        data = read_regular(path, max_bytes(max_cells))
+        data = read_regular(path, limit)
     except NotRegular as problem:
         raise SpecError(problem.message, Location(name)) from None
     except OSError as exc:

@@ -23,7 +23,7 @@ from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import read_block, walkthrough_text
 from attncli.fill.blocks import MARKDOWN, Block, check_count, find_blocks, newline_of
 from attncli.i18n import Count, Msg
-from attncli.spec.limits import MAX_DEPTH
+from attncli.spec.limits import MAX_DEPTH, MAX_NOTEBOOK_CELLS
 
 SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
 SPACE = re.compile(r"[ \t\r\n]*")
@@ -207,11 +207,28 @@ def char_offsets(text: str, start: int, stop: int) -> list[int]:
     return found
 
 
+def check_cells(text: str, name: str) -> None:
+    """SpecError at the cell past MAX_NOTEBOOK_CELLS, counted from the `"cell_type"` keys before
+    the notebook is read (a text in a cell holds its quotes escaped, so is not counted)."""
+    at = -1
+    for _ in range(MAX_NOTEBOOK_CELLS + 1):
+        at = text.find('"cell_type"', at + 1)
+        if at < 0:
+            return
+    line = text.count("\n", 0, at) + 1
+    column = at - text.rfind("\n", 0, at)
+    raise SpecError(Msg.plural_of(
+        "the notebook has more than {count} cell, the limit of one notebook",
+        "the notebook has more than {count} cells, the limit of one notebook",
+        Count(MAX_NOTEBOOK_CELLS)), Location(name, "", line, column))
+
+
 def fill_notebook(old: str, path: Path, max_cells: int
                   ) -> tuple[str, tuple[Location, ...], tuple[Location, ...], int]:
     """The notebook with each generated cell made anew, the blocks whose output is stale,
     those that have none yet, and how many blocks there are."""
     name = path.as_posix()
+    check_cells(old, name)
     reader = Reader(old, name)
     root = reader.value(0)
     cells = root.children.get("cells") if isinstance(root.data, dict) else None

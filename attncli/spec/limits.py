@@ -113,3 +113,17 @@ def max_texts(max_cells: int) -> int:
 def max_bytes(max_cells: int) -> int:
     """The size in bytes a spec or .csv file may have under the cell limit `max_cells`."""
     return max(MIN_BYTES, BYTES_PER_CELL * max_cells)
+
+
+# A Markdown or LaTeX document `attn fill` reads is cut into lines of about 230 bytes each in
+# memory: a 38 MB chapter of 3.5 million lines took 5.3 s and 810 MB. A post, a chapter or a
+# thesis in one file is well under a megabyte; an eighth of the spec's byte limit (5 MB).
+DOCUMENT_SHARE = 8
+# Cells of one notebook: each is a few hundred bytes once read (600,000 cells of a 35 MB notebook
+# took 2.3 s and 450 MB); a long lecture notebook has a few hundred.
+MAX_NOTEBOOK_CELLS = 10_000
+
+
+def max_document_bytes(max_cells: int) -> int:
+    """The size in bytes of a Markdown or LaTeX document attn fill reads."""
+    return max(MIN_BYTES, max_bytes(max_cells) // DOCUMENT_SHARE)
