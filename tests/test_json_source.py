@@ -107,3 +107,19 @@ def test_a_row_of_numbers_past_the_cell_limit_is_refused_where_it_starts() -> No
         parse_json("s.json", '{"a":\n [1, 2, 3, 4, 5]}', max_cells=4)
     assert caught.value.where is not None
     assert caught.value.where.prefix() == "s.json:2:2"
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    # the string opens at column 18: the json module says where it starts, "starting at"
+    ('{"tokens": ["a", "b', "s.json:1:18: malformed JSON: a string that is never closed "
+                           "starts here"),
+    # a control character is named where it is, column 15 (U+0001 after "a")
+    ('{"tokens": ["a\x01b"]}', "s.json:1:15: malformed JSON: a control character inside a "
+                               "string; write it as an escape such as \\n"),
+])
+def test_a_broken_string_is_said_in_attn_words(text: str, said: str) -> None:
+    # "Unterminated string starting at" was taken for "… at" followed by a character, and
+    # quoted in English as "Unterminated string starting U+0022"
+    with pytest.raises(SpecError) as caught:
+        parse_json("s.json", text)
+    assert str(caught.value) == said

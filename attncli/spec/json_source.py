@@ -115,7 +115,9 @@ class _Reader:
         except ValueError as error:  # json.JSONDecodeError: its offset is exact
             pos: int = getattr(error, "pos", at)
             problem: str = getattr(error, "msg", str(error))
-            if problem.endswith(" at") and pos < len(self.text):  # "Invalid control character at"
+            # "Invalid control character at": the character named ("Unterminated string
+            # starting at" is said as it is, at the string's opening quote)
+            if problem.startswith("Invalid control") and pos < len(self.text):
                 problem = f"{problem[:-3]} U+{ord(self.text[pos]):04X}"
             raise self.malformed(pos, problem) from None
         self.texts.charge(value, self.where(at, ""))
