@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -569,3 +570,18 @@ def test_checking_carries_no_document_back(repo: Path) -> None:
         again = generate(planned, write=False, jobs=2, diff=keep_diff).outcomes
         assert [(o.status, o.new, o.old, o.diff) for o in again] == [
             ("unchanged", None, None, None)] * 6
+
+
+@pytest.mark.parametrize(("make", "kind"), [(os.mkfifo, "a named pipe (FIFO)"),
+                                            (os.mkdir, "a folder"),
+                                            (lambda p: os.symlink("/nonexistent", p),
+                                             "a symbolic link")])
+def test_a_manifest_that_is_no_file_is_named_as_what_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: Callable[[Path], None],
+        kind: str) -> None:
+    # attn.toml a FIFO, a folder or a dangling link was "no manifest here"
+    monkeypatch.chdir(tmp_path)
+    make(tmp_path / "attn.toml")
+    result = invoke("snippets")
+    assert (result.exit_code, result.stderr) == (
+        2, f"attn.toml: this is {kind}, expected a regular file\n")

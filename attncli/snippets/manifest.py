@@ -113,8 +113,9 @@ class Target:
 
 
 def find_manifest(folder: Path) -> Path:
-    """The manifest in `folder`: attn.toml or snippets.yaml (not both)."""
-    found = [folder / name for name in MANIFEST_NAMES if (folder / name).is_file()]
+    """The manifest in `folder`: attn.toml or snippets.yaml (not both); one that is there but no
+    regular file (a folder, a FIFO) is found, and load_manifest says what it is."""
+    found = [folder / name for name in MANIFEST_NAMES if os.path.lexists(folder / name)]
     if not found:
         first, second = MANIFEST_NAMES  # named apart: "or" is a word to translate
         raise UsageError(Msg.of("no manifest here: expected {first} or {second} in the current "
