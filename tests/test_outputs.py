@@ -147,3 +147,17 @@ def test_an_answer_key_on_the_worksheet_itself_is_refused(tmp_path: Path) -> Non
     assert (result.exit_code, result.stderr) == (
         2, f"attn: --output and --answers name the same file {out}; choose two files\n")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    ("--help", "attn: cannot write to standard output: no space left on the disk\n"),
+    ("--version", "attn: cannot write to standard output: no space left on the disk\n"),
+    ("--lang ru export --help",
+     "attn: не удаётся писать в\u00a0стандартный вывод: на диске не осталось места\n"),
+])
+def test_help_and_version_onto_a_full_disk_are_one_line(args: str, line: str,
+                                                        tmp_path: Path) -> None:
+    """Click writes --help and --version itself: onto /dev/full they were a traceback and
+    exit 1, where every command's output is one line and exit 2."""
+    result = shell(f'"$ATTN" {args} > /dev/full', tmp_path)
+    assert (result.returncode, result.stderr) == (2, line)

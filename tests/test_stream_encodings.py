@@ -106,3 +106,27 @@ def test_the_error_line_is_written_whatever_stderrs_encoding(encoding: str, lang
 def test_an_error_on_an_ascii_terminal_is_in_attns_english() -> None:
     code, shown = on_a_terminal("explain", "nosuch.yaml", "--lang", "ru", encoding="ascii")
     assert (code, shown) == (2, b"nosuch.yaml: no such file\r\n")
+
+
+@pytest.mark.parametrize(("encoding", "lang", "code"), [
+    ("latin-1", "ru", "U+0418"), ("iso8859-2", "ru", "U+0418"), ("koi8-r", "pl", "U+017C"),
+])
+def test_help_on_a_terminal_that_cannot_show_it_is_one_line(encoding: str, lang: str,
+                                                             code: str) -> None:
+    """`attn --lang ru explain --help` on a Latin-1 terminal: Click wrote the help and Python
+    raised UnicodeEncodeError, a traceback and exit 1; now the line `explain` gives, exit 2.
+    (ASCII is not among them: Click writes UTF-8 to a terminal it takes for misconfigured.)"""
+    exit_code, shown = on_a_terminal("--lang", lang, "explain", "--help", encoding=encoding)
+    assert exit_code == 2
+    line = shown.decode(encoding)
+    assert line.count("\n") == 1 and "Traceback" not in line
+    assert code in line and line.startswith("attn: ")
+
+
+def test_a_usage_error_a_terminal_cannot_show_is_in_attns_english() -> None:
+    """`--width x` in Russian on a Latin-1 terminal: attn's English line, as for any other
+    refusal, not a line of `\\u043e` escapes."""
+    code, shown = on_a_terminal("--lang", "ru", "explain", SPEC, "--width", "x",
+                                encoding="latin-1")
+    assert (code, shown.decode("latin-1")) == (
+        2, "attn: --width: expected a whole number, found x (see attn explain --help)\r\n")

@@ -33,6 +33,7 @@ from typer._click.core import Context
 from typer._types import TyperChoice
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
+from attncli.cli.streams import EXIT_BROKEN_PIPE, echo_error, lost_stdout, unencodable
 from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, suggesting, translate
 from attncli.i18n.quoting import clipped
 from attncli.i18n.suggest import closest
@@ -341,7 +342,16 @@ class AttnGroup(TyperGroup):
         except errors.UsageError as error:
             if not standalone_mode:
                 raise
-            click.echo(usage_line(error, lang), err=True)
+            echo_error(usage_line(error, lang), usage_line(error, DEFAULT_LANG))
+            _exit(EXIT_USAGE)
+        except (UnicodeEncodeError, OSError) as error:  # --help or --version: stdout refused it
+            if not standalone_mode:
+                raise
+            problem = (unencodable(error) if isinstance(error, UnicodeEncodeError)
+                       else lost_stdout(error))
+            if problem is None:  # a reader that went away (`attn --help | head -1`)
+                _exit(EXIT_BROKEN_PIPE)
+            echo_error("attn: " + translate(problem, lang), "attn: " + translate(problem, "en"))
             _exit(EXIT_USAGE)
         except typer.Abort:
             if not standalone_mode:

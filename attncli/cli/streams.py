@@ -126,21 +126,35 @@ def write_stdout(text: str | Iterable[str]) -> None:
             _write(sys.stdout, piece)
         sys.stdout.flush()
     except UnicodeEncodeError as error:  # a terminal of another encoding (not a file: see above)
-        raise UsageError(Msg.of(
-            "cannot write to standard output: the terminal's encoding, {encoding}, has no "
-            "character {code}; set PYTHONIOENCODING=utf-8 (or a UTF-8 locale), or send the "
-            "output to a file (> FILE), which attn writes in UTF-8",
-            encoding=getattr(sys.stdout, "encoding", None) or error.encoding,
-            code=f"U+{ord(error.object[error.start]):04X}")) from None
+        raise UsageError(unencodable(error)) from None
     except (OSError, ValueError) as error:
-        # nothing more may reach the broken stdout, not even Python's flush on exit
-        with suppress(OSError, ValueError, AttributeError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        if isinstance(error, BrokenPipeError):
+        problem = lost_stdout(error)
+        if problem is None:
             raise typer.Exit(EXIT_BROKEN_PIPE) from None
-        raise UsageError(Msg.of("cannot write to standard output: {reason}",
-                                reason=_stdout_problem(error))) from None
+        raise UsageError(problem) from None
+
+
+def lost_stdout(error: OSError | ValueError) -> Msg | None:
+    """After stdout took no more (attn's output, or the help and version Click print): why, in
+    attn's words, or None for a reader that went away (exit 141, no message). Nothing more may
+    reach the broken stdout, not even Python's flush on exit."""
+    with suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    if isinstance(error, BrokenPipeError):
+        return None
+    return Msg.of("cannot write to standard output: {reason}", reason=_stdout_problem(error))
+
+
+def unencodable(error: UnicodeEncodeError) -> Msg:
+    """What to change when the terminal on stdout cannot show a character attn writes there
+    (its output, or the help that Click prints)."""
+    return Msg.of(
+        "cannot write to standard output: the terminal's encoding, {encoding}, has no "
+        "character {code}; set PYTHONIOENCODING=utf-8 (or a UTF-8 locale), or send the "
+        "output to a file (> FILE), which attn writes in UTF-8",
+        encoding=getattr(sys.stdout, "encoding", None) or error.encoding,
+        code=f"U+{ord(error.object[error.start]):04X}")
 
 
 def _stdout_problem(error: OSError | ValueError) -> Msg:
