@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 
 from attncli.arithmetic.selection import Selection
-from attncli.model.latex_text import escape_text, shown_word, shown_words, text_math, text_width
+from attncli.model.latex_text import (
+    escape_text,
+    shown_name,
+    shown_word,
+    shown_words,
+    text_math,
+    text_width,
+)
 from attncli.render import render
 from attncli.spec import load_spec
 from attncli.steps.build import build
@@ -71,3 +78,38 @@ def test_a_250_character_name_fits_every_page_and_frame(lang: str, tmp_path: Pat
         text = subprocess.run(["pdftotext", f"{name}.pdf", "-"], cwd=tmp_path,
                               capture_output=True, text=True, check=True).stdout
         assert not re.search("a{22}", text)
+
+
+SPACED = ("word " * 60).strip()  # 299 characters: no word is long, the name is 1,000 pt wide
+NO_BREAK = "x\u00a0" * 80
+DASHED = "ab–" * 80
+
+
+def test_a_name_of_short_words_is_shortened_as_a_whole() -> None:
+    """A label is set in \\text{} inside math, which TeX breaks nowhere, not at a space: a name of
+    60 short words ran 685 pt past the margin, as did one of no-break spaces or dashes."""
+    for name in (SPACED, NO_BREAK, DASHED):
+        assert shown_name(name) == shown_word(name) != name
+        assert text_width(shown_name(name)) <= 225
+        assert text_math(name) == text_math(shown_word(name))
+    assert shown_name("the cat") == "the cat"
+    # a sentence still breaks at its spaces: only its words too wide for a line are shortened
+    assert shown_words(f"columns {LETTERS}–the") == f"columns {SHOWN_LETTERS}–the"
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_names_of_short_words_and_a_title_of_one_long_word_fit(lang: str, tmp_path: Path) -> None:
+    """Every line fits: the names above, and a title and a description of one 400-letter word
+    (a title is prose, shortened word by word, as escape_text shortens a name's words)."""
+    path = tmp_path / "spaced.json"
+    path.write_text(json.dumps({
+        "title": {"en": "T" * 400, "ru": "Ж" * 400}, "description": {"en": "x" * 300 + " y"},
+        "tokens": [SPACED, NO_BREAK, DASHED, "the"],
+        "embeddings": [[1, 0], [0.2, 1], [0.8, 0], [0.5, 0.5]], "mask": "causal"},
+        ensure_ascii=False), encoding="utf-8")
+    walkthrough = build(load_spec(str(path)), Selection.parse(["auto"]))
+    for name, source in (("doc", render(walkthrough, "latex", lang, standalone=True)),
+                         ("deck", render(walkthrough, "beamer", lang))):
+        log = pdflatex(source, tmp_path, name)
+        assert overfull(log) == [], (name, overfull(log)[:3])
+        assert SPACED not in source and "T" * 30 not in source

@@ -175,6 +175,20 @@ def shown_words(text: str) -> str:
     return _WORD.sub(lambda found: shown_word(found.group()), text)
 
 
+def shown_name(name: str) -> str:
+    """A token name wider than WIDEST_WORD shortened in the middle (shown_word) as a whole: as
+    a label or in `k_name` it is set in \\text{} inside math, where TeX breaks it nowhere, not
+    at its spaces (`word word word …`), its dashes or its no-break spaces either."""
+    if isinstance(name, Symbol) or len(name) < 5:
+        return name
+    return shown_word(name)
+
+
+# The user's prose (a title, a description): TeX breaks a paragraph at its spaces and dashes,
+# never inside a word of 400 letters, which is shortened like a name.
+shown_prose = shown_words
+
+
 def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False) -> str:
     """`text` as TeX text that prints exactly these characters, in text mode or inside \\text{}.
 
@@ -219,8 +233,9 @@ def text_math(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False
     """A word inside math: \\text{...} with the same escapes as prose; attn's own notation
     (a Symbol, such as the column `m_old`) as its math. Under "latex", a word too long for any
     line (a token name of 250 letters: no line breaks inside \\text, least of all in a subscript)
-    is shortened in the middle (shown_words), as the LaTeX export's prose shows it."""
+    is shortened in the middle as a whole (shown_name), as the LaTeX export's prose shows it:
+    TeX breaks \\text{} inside math nowhere, not even at a space."""
     if isinstance(text, Symbol):
         return text.latex
-    shown = shown_words(text) if dialect == "latex" else text
+    shown = shown_name(text) if dialect == "latex" else text
     return r"\text{" + escape_text(shown, dialect, cyrillic_base) + "}"

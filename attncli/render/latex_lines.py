@@ -27,7 +27,7 @@ from attncli.model import (
     Tanh,
     Vec,
 )
-from attncli.model.latex_text import shown_words
+from attncli.model.latex_text import shown_name
 from attncli.render import shortened
 from attncli.render.common import box_math, exact_as_written
 from attncli.render.latex_matrix import SIZES
@@ -123,9 +123,9 @@ _UNBROKEN = re.compile(r"\w*\[[^\]]*\]")
 
 def _shown_names(cell: str) -> str:
     """`S[the, name]` with its names as text_math writes them: one too long for any line
-    shortened (shown_words)."""
+    shortened (shown_name)."""
     head, inside = cell[:-1].split("[", 1)
-    return head + "[" + ", ".join(shown_words(name) for name in inside.split(", ")) + "]"
+    return head + "[" + ", ".join(shown_name(name) for name in inside.split(", ")) + "]"
 
 
 _CELLS = re.compile(r"\w*\[[^\]]*\]·\w*\[[^\]]*\]")  # `A[a, j]·dA[a, j]`, one group in TeX

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from attncli.model.latex_text import shown_words
+from attncli.model.latex_text import shown_name
 from attncli.records import record
 from attncli.render.common import column_blocks
 from attncli.render.common import label_lines as lines_of_label
@@ -81,8 +81,8 @@ SIZES = ((r"\small", 0.93), (r"\footnotesize", 0.86), (r"\scriptsize", 0.81), (r
 
 def label_lines(label: str) -> list[str]:
     """A label's lines as LaTeX sets them: a word too long for any line shortened first, as
-    text_math writes it (model/latex_text.py shown_words)."""
-    return lines_of_label(shown_words(label))
+    text_math writes it (model/latex_text.py shown_name)."""
+    return lines_of_label(shown_name(label))
 
 
 def label_width(label: str) -> float:
@@ -91,7 +91,7 @@ def label_width(label: str) -> float:
 
 def whole_width(label: str) -> float:
     """A label on one line, as text_math writes it."""
-    return text_width(shown_words(label))
+    return text_width(shown_name(label))
 
 
 def column_label(label: str, cyrillic_base: bool = False) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
+from attncli.model.latex_text import shown_prose
 from attncli.render import RenderOptions
 from attncli.render.common import (
     box_math,
@@ -49,10 +50,11 @@ def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str, page: Pag
     header = walkthrough.header
     out = []
     if options.header:  # --no-header: the steps alone
-        intro = Part("title", w.esc(title(header, lang, t)))  # the user's words, as written
+        # the user's words, as written; a word too wide for any line shortened (shown_prose)
+        intro = Part("title", w.esc(shown_prose(title(header, lang, t))))
         about = description(header, lang)
         if about:
-            intro.chunks.append([w.esc(about)])
+            intro.chunks.append([w.esc(shown_prose(about))])
         facts = header_facts(header, t)
         intro.chunks.append([r"\\ ".join(w.prose(fact) for fact in facts)])
         out.append(intro)

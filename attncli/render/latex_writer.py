@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Walkthrough
-from attncli.model.latex_text import shown_words
+from attncli.model.latex_text import shown_name
 from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import translator
@@ -22,9 +22,9 @@ from attncli.render.tex import escape_text
 
 
 def long_names(walkthrough: Walkthrough) -> tuple[str, ...]:
-    """Every row and column label too wide to show whole (shown_words), longest first."""
+    """Every row and column label too wide to show whole (shown_name), longest first."""
     labels = {label for step in walkthrough.steps for matrix in step.matrices
-              for label in (*matrix.rows, *matrix.columns) if shown_words(label) != label}
+              for label in (*matrix.rows, *matrix.columns) if shown_name(label) != label}
     return tuple(sorted(labels, key=len, reverse=True))
 
 CYRILLIC_LANGS = frozenset({"ru"})
@@ -70,13 +70,13 @@ class Writer:
         return notation_latex(self.shown(text), self.esc, self.lang)
 
     def shown(self, text: str) -> str:
-        """`text` with each long token name as every other place shows it (shown_words, as
+        """`text` with each long token name as every other place shows it (shown_name, as
         text_math writes a label): a sentence (`k_name`, `“name” attends most to …`) is split
         into text and math before it is escaped, so a name is shortened whole, first; the
         sentence's own words are never shortened."""
         for name in self.long_names:
             if name in text:
-                text = text.replace(name, shown_words(name))
+                text = text.replace(name, shown_name(name))
         return text
 
     def t(self, msg: Msg) -> str:
