@@ -176,3 +176,41 @@ def test_a_hand_calculation_on_some_rows_is_the_hand_calculation_there(
     full = FullPrecision()
     assert np.allclose(narrowed.dot_scores(q, k)[others], full.dot_scores(q, k)[others])
     assert altered.OnRows is OnRows
+
+
+def test_hand_calculation_of_a_long_sequence_is_refused_as_explain_refuses_it(
+        tmp_path: Path) -> None:
+    """`attn check --round-intermediates` of 300 tokens and a 300 × 300 answer worked every
+    softmax in decimal arithmetic, 90,000 e^x for each try: past 20 s of processor time. It is
+    held to the weights `attn explain --round-intermediates` works by hand (a 500th of
+    --max-cells)."""
+    x = np.random.default_rng(3).normal(size=(300, 4))
+    spec = spec_file(tmp_path, x)
+    answer = tmp_path / "a.json"
+    answer.write_text('{"weights": [' + ",".join(["[" + ",".join(["0.5"] * 300) + "]"] * 300)
+                      + "]}", encoding="utf-8")
+    # twice the default limit: an answer file of 100,000 numbers, 40,000 weights by hand
+    line = ("attn: --round-intermediates: hand calculation of this spec works 90,000 weights; "
+            "the limit is 40,000, which --max-cells sets\n")
+    for command in (["explain", str(spec), "--format", "text"],
+                    ["check", str(spec), "--answer", str(answer)]):
+        result = run(*command, "--round-intermediates", "--max-cells", "20000000")
+        assert (result.exit_code, result.stdout, result.stderr) == (2, "", line)
+
+
+def test_an_answer_file_is_held_to_50000_numbers(tmp_path: Path) -> None:
+    """Every step of a 300-token walkthrough answered (366,000 numbers) took 8.5 s and 279 MB;
+    a 3,000 × 3,000 answer (9 million numbers, 18 MB) 1.7 GB before a verdict. An answer file
+    holds at most 50,000 numbers (a 200th of --max-cells, at least 5,000) and 1 MiB, counted
+    before they are read."""
+    spec = spec_file(tmp_path, np.eye(3, 2))
+    answer = tmp_path / "a.json"
+    # 201 rows of 250: 50,250 numbers
+    answer.write_text('{"weights": [' + ",".join(["[" + ",".join(["1"] * 250) + "]"] * 201)
+                      + "]}", encoding="utf-8")
+    result = run("check", str(spec), "--answer", str(answer))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.endswith(
+        ": the answer file holds more than 50,000 values, the limit that --max-cells sets\n")
+    result = run("check", str(spec), "--answer", str(answer), "--max-cells", "20000000")
+    assert "holds more than" not in result.stderr  # 100,000 with a limit twice as large

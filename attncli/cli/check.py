@@ -59,7 +59,7 @@ def check(
         reading = loading(allow_outside, max_cells)
         answers = answers_of(answer, step, reading.max_cells)
         verdicts = check_answers(load_spec(spec_path(spec), **vars(reading)), answers, head,
-                                 round_intermediates)
+                                 round_intermediates, reading.max_cells)
         write_stdout(report(verdicts, chosen))
         if not all(v.ok for v in verdicts):
             raise CheckFailed(summary(verdicts))

@@ -63,6 +63,10 @@ MAX_NAME = 1024
 SHOWN_PER_CELL, MIN_SHOWN = 0.05, 100_000
 TERMS_PER_CELL, MIN_TERMS = 0.005, 5_000
 HAND_PER_CELL, MIN_HAND = 0.002, 5_000
+# Numbers an answer file (attn check --answer FILE) may hold: each is read with the digits it was
+# written with and compared, and the rows of the first that differ are worked again for the
+# slips, about 10 µs a number: 50,000 (a 200 x 200 matrix and more) take about half a second.
+ANSWER_PER_CELL, MIN_ANSWER = 0.005, 5_000
 # Numbers one file gives a spec from a slow source: a .csv file's chosen cells, converted from
 # text (about 0.2 µs a number, where a .npy file costs nothing), and the numbers decompressed to
 # reach a slice of a deflated .npz member (about 0.15 µs a number): 2 million, a fifth of the
@@ -80,6 +84,10 @@ def max_shown(max_cells: int) -> int:
 
 def max_terms(max_cells: int) -> int:
     return share(max_cells, TERMS_PER_CELL, MIN_TERMS)
+
+
+def max_answer(max_cells: int) -> int:
+    return share(max_cells, ANSWER_PER_CELL, MIN_ANSWER)
 
 
 def max_hand(max_cells: int) -> int:
