@@ -161,3 +161,13 @@ def test_help_and_version_onto_a_full_disk_are_one_line(args: str, line: str,
     exit 1, where every command's output is one line and exit 2."""
     result = shell(f'"$ATTN" {args} > /dev/full', tmp_path)
     assert (result.returncode, result.stderr) == (2, line)
+
+
+@pytest.mark.parametrize("args", ["explain --steps nope", "explain nosuch.yaml",
+                                  "explain --width x", "--lang ru explain --head q"])
+def test_a_refusal_onto_a_full_stderr_still_exits_2(args: str, tmp_path: Path) -> None:
+    """The line cannot be written (stderr is /dev/full): attn tried to say so on stderr again,
+    and Python ended with exit 1 and a traceback written nowhere, exit 1 being attn check's
+    "a number is wrong". Nobody can be told; the exit code, 2, still says "bad input"."""
+    result = shell(f'"$ATTN" {args} 2> /dev/full', tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")

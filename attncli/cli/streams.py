@@ -45,7 +45,12 @@ def echo_error(text: str, english: str | None = None) -> None:
         line = visible(english) if english is not None and _shows(err, visible(english)) else line
         with suppress(AttributeError, ValueError, OSError):
             err.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    typer.echo(line, err=True)
+    try:
+        typer.echo(line, err=True)
+    except (OSError, ValueError):  # stderr full or closed: nobody to tell, the exit code says it
+        with suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stderr.fileno())  # nor Python's flush on exit
 
 
 def _shows(stream: TextIO, text: str) -> bool:
