@@ -121,3 +121,14 @@ def test_a_folder_named_through_one_not_there_yet_is_made(tmp_path: Path,
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr.startswith("attn: wrote new/../b/copy/two_heads.yaml;")
     assert tree(tmp_path) == ["b", "b/copy", "b/copy/two_heads.yaml", "new"]
+
+
+def test_to_dash_is_standard_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--to -` made a folder named `-` (which `attn explain -` can never read back: `-` is
+    standard input); `-` is standard output, as for `-o`, `--heatmap` and `--answers`: the spec
+    printed as without --to, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    printed = invoke("examples", "cat_chases_mouse")
+    result = invoke("examples", "cat_chases_mouse", "--to", "-")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, printed.stdout, "")
+    assert list(tmp_path.iterdir()) == []

@@ -73,7 +73,8 @@ def examples(
         Optional[str],  # noqa: UP045
         typer.Option("--to", metavar="DIR", show_default=False, help=N_(
             "Write the example's spec into this folder with the files it reads (an image, a "
-            "checkpoint), beside it as in attn's own; writes over no file.")),
+            "checkpoint), beside it as in attn's own; writes over no file. - is standard "
+            "output, as without --to.")),
     ] = None,
     lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
@@ -84,9 +85,9 @@ def examples(
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         from attncli.spec.examples import example_names, example_title
 
-        if name is not None and to is not None:
+        if name is not None and to is not None and to != "-":  # -: printed, as -o - prints
             return written(name, to, lang)
-        if to is not None:
+        if to is not None and to != "-":
             raise UsageError(Msg.of("--to writes one example: name it, as in {command}",
                                     command="attn examples vit_digit --to my_vit"))
         if name is not None:
