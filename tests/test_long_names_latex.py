@@ -113,3 +113,18 @@ def test_names_of_short_words_and_a_title_of_one_long_word_fit(lang: str, tmp_pa
         log = pdflatex(source, tmp_path, name)
         assert overfull(log) == [], (name, overfull(log)[:3])
         assert SPACED not in source and "T" * 30 not in source
+
+
+def test_two_long_names_that_differ_in_the_middle_get_labels_told_apart() -> None:
+    # a·100 X a·100 and a·100 Y a·100 both shortened to a·21 … a·21: they were one label in
+    # LaTeX, Beamer and the Markdown formulas. Numbered as one token written twice, their
+    # shortened labels keep the number (₁ is 4.49 pt, so the tail keeps 20 letters): they differ
+    middle_x, middle_y = "a" * 100 + "X" + "a" * 100, "a" * 100 + "Y" + "a" * 100
+    from attncli.spec.objects import spec_from
+
+    walkthrough = build(spec_from({"tokens": [middle_x, middle_y, "the"],
+                                   "embeddings": [[1, 0], [0, 1], [1, 1]]}), Selection("none"))
+    labels = walkthrough.steps[0].matrices[0].rows
+    assert labels == (middle_x + "₁", middle_y + "₂", "the")
+    assert [shown_name(label) for label in labels] == [
+        "a" * 21 + "…" + "a" * 20 + "₁", "a" * 21 + "…" + "a" * 20 + "₂", "the"]

@@ -7,7 +7,9 @@ as many more pairs of brackets as it takes, `the ((1))`, so that no label is ano
 could be read as another token's label. Tokens are shown `visible_label` (attncli/i18n/visible.py):
 a control or invisible character is written as its escape, so no label acts on a terminal, and
 two tokens that differ only where nothing is drawn (`a`, `a` + U+FE0F) or only in their Unicode
-normalisation (`é`, `e` + U+0301) get labels that look different.
+normalisation (`é`, `e` + U+0301) get labels that look different. Two names too wide for a line
+that a page shows alike, their first and last characters around `…` (model/latex_text.py
+shown_name), are numbered as one token written twice, so their shortened labels differ too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from attncli.i18n.visible import visible_label
+from attncli.model.latex_text import shown_name
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -46,17 +49,23 @@ def token_labels(tokens: Sequence[str]) -> tuple[str, ...]:
     """The label of each token: itself, or, when repeated, itself and its occurrence."""
     tokens = tuple(map(visible_label, tokens))
     counts = Counter(tokens)
-    repeated = [token for token in counts if counts[token] > 1]
+    # a long name's group is the names shown alike with it, each token's group itself
+    shown = {token: shown_name(token) for token in counts}
+    alike = Counter(shown.values())  # how many different tokens each shortened form shows
+    group = {token: shown[token] if alike[shown[token]] > 1 else token for token in counts}
+    sizes = Counter(group[token] for token in tokens)
+    repeated = [token for token in counts if sizes[group[token]] > 1]
     if not repeated:
         return tuple(tokens)
     label = next(form for form, pattern in _forms(len(counts)) if not any(
         re.fullmatch(pattern(token), other) for token in repeated for other in counts))
     seen: Counter[str] = Counter()
     labels = []
+    numbered = set(repeated)
     for token in tokens:
-        if counts[token] > 1:
-            seen[token] += 1
-            labels.append(label(token, seen[token]))
+        if token in numbered:
+            seen[group[token]] += 1
+            labels.append(label(token, seen[group[token]]))
         else:
             labels.append(token)
     return tuple(labels)
