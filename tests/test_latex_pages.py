@@ -112,8 +112,8 @@ def test_a_wide_matrix_is_split_evenly_and_b1_sits_by_its_bracket() -> None:
     """decoder_layer's W_1 is 4 x 8: two blocks of 4 columns, not 7 + 1; b_1 = is in the row of
     the bracket, not in the row of the column labels."""
     text = export(EXAMPLES[[p.stem for p in EXAMPLES].index("decoder_layer")], "latex", "en")
-    assert "columns d1–d4 of 8" in text and "columns d5–d8 of 8" in text
-    w1 = text.split("columns d1–d4 of 8")[1].split(r"\end{equation*}")[0]
+    assert r"columns d1–\allowbreak{}d4 of 8" in text and r"columns d5–\allowbreak{}d8 of 8" in text
+    w1 = text.split(r"columns d1–\allowbreak{}d4 of 8")[1].split(r"\end{equation*}")[0]
     assert re.search(r"^W_\{1\} = \{\}\\quad & ", w1, flags=re.M)
     b1 = text.split("b_{1} = {}")
     assert len(b1) == 2 and b1[0].rstrip().endswith(r"\end{matrix} \\")

@@ -128,3 +128,19 @@ def test_two_long_names_that_differ_in_the_middle_get_labels_told_apart() -> Non
     assert labels == (middle_x + "₁", middle_y + "₂", "the")
     assert [shown_name(label) for label in labels] == [
         "a" * 21 + "…" + "a" * 20 + "₁", "a" * 21 + "…" + "a" * 20 + "₂", "the"]
+
+
+def test_a_range_of_two_long_names_breaks_after_its_dash(tmp_path: Path) -> None:
+    # three names of 101 letters that differ in the middle: the deck splits the weights into
+    # column blocks headed `columns p…p₁–p…p₂ of 3`, two names of up to 225 pt each on a line of
+    # 10.95 pt sans serif, 59 pt past the frame: TeX had no place to break the line
+    from attncli.spec.objects import spec_from
+
+    names = ["p" * 50 + str(k) + "p" * 50 for k in range(3)]
+    walkthrough = build(spec_from({"tokens": names, "embeddings": [[-0.52, 0.09], [-0.26, 0.21],
+                                                                    [0.25, -0.87]],
+                                   "mask": "causal"}), Selection("shown"))
+    source = render(walkthrough, "beamer", "en")
+    assert re.search(r"columns p{19}…p{18}.*–", source)  # the range is there
+    log = pdflatex(source, tmp_path, "deck")
+    assert overfull(log) == [], overfull(log)[:3]

@@ -118,8 +118,10 @@ def matrix_chunks(matrix: Matrix, w: Writer,
                               total=matrix.shape[0]))
             marker = span if marker is None else marker + ", " + span
         if marker:
-            # a long token name in the marker may break after its underscores
-            lines.append(r"\noindent " + w.esc(marker).replace(r"\_", r"\_\allowbreak{}"))
+            # a long token name in the marker may break after its underscores, and two names
+            # of a range (`columns name–name`, each up to 225 pt) after their dash
+            lines.append(r"\noindent " + w.esc(marker).replace(r"\_", r"\_\allowbreak{}")
+                         .replace("–", "–\\allowbreak{}"))
         lines += matrix_latex(matrix.symbol.latex,
                               [[cells[i][j] for j in block.columns] for i in block.rows],
                               [rows[i] for i in block.rows],
