@@ -27,6 +27,15 @@ def fill(name: str, folder: Path, timeout: int = 60) -> subprocess.CompletedProc
                           capture_output=True, text=True, timeout=timeout)
 
 
+def notebook(cells: list[dict[str, Any]], folder: Path, name: str = "n.ipynb") -> str:
+    """A notebook of `cells` (nbformat 4.5) written as Jupyter writes it, one key a line;
+    its text."""
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+                      indent=1)
+    (folder / name).write_text(text, encoding="utf-8")
+    return text
+
+
 def test_a_notebook_nested_too_deep_is_refused_where_it_passes_the_limit(
         tmp_path: Path) -> None:
     text = '{"cells": ' + "[" * 10_000 + "]" * 10_000 + "}"
@@ -116,11 +125,9 @@ def test_a_notebook_of_more_blocks_than_the_limit_is_refused_before_any_is_worke
     # 201 Markdown cells of one block each, every block naming a spec that is not there: had a
     # block been read before the count, the line would say "no such file" at the first one; a
     # notebook's blocks were counted as they were worked out, so 200 were worked out first
-    cells = [{"cell_type": "markdown", "metadata": {},
-              "source": f"```attn\nspec: s{i}.yaml\n```\n"} for i in range(201)]
-    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
-                      indent=1)
-    (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
+    text = notebook([{"cell_type": "markdown", "metadata": {},
+                      "source": f"```attn\nspec: s{i}.yaml\n```\n"} for i in range(201)],
+                    tmp_path)
     run = fill("n.ipynb", tmp_path)
     assert run.returncode == 2
     # `{` and ` "cells": [` are lines 1 and 2; each cell takes 5 lines, its source the fourth:
@@ -199,16 +206,12 @@ def test_a_notebook_of_more_cells_than_the_limit_is_refused_before_it_is_read(
     # "cell_type" keys first. With indent=1 a cell is 7 lines and the first "cell_type" is on
     # line 4, at column 4: cell 10,001's is on line 4 + 7 · 10,000 = 70,004
     cells = [{"cell_type": "markdown", "metadata": {}, "source": ["x"]} for _ in range(10_001)]
-    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
-                      indent=1)
-    (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
+    notebook(cells, tmp_path)
     run = fill("n.ipynb", tmp_path)
     assert run.returncode == 2
     assert run.stderr.splitlines()[0] == (
         "n.ipynb:70004:4: the notebook has more than 10,000 cells, the limit of one notebook")
-    (tmp_path / "m.ipynb").write_text(json.dumps({"cells": cells[:10_000], "metadata": {},
-                                                  "nbformat": 4, "nbformat_minor": 5}),
-                                      encoding="utf-8")
+    notebook(cells[:10_000], tmp_path, "m.ipynb")
     assert fill("m.ipynb", tmp_path).returncode == 0  # 10,000 are read
 
 
