@@ -171,3 +171,14 @@ def test_a_refusal_onto_a_full_stderr_still_exits_2(args: str, tmp_path: Path) -
     "a number is wrong". Nobody can be told; the exit code, 2, still says "bad input"."""
     result = shell(f'"$ATTN" {args} 2> /dev/full', tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
+
+
+@pytest.mark.parametrize("option", ["--heatmap -", "--worksheet --answers -"])
+def test_a_closed_stdout_is_said_before_a_file_beside_it_is_written(option: str,
+                                                                     tmp_path: Path) -> None:
+    # `-o x.md --heatmap -` with stdout closed wrote x.md whole, then refused the heatmap: the
+    # refusal now comes first, and nothing is written
+    result = shell(f'"$ATTN" export --markdown -o x.md {option} >&-', tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2, "attn: cannot write to standard output: it is closed\n")
+    assert sorted(os.listdir(tmp_path)) == []

@@ -47,6 +47,7 @@ from attncli.cli.options import (
     WorksheetOpt,
 )
 from attncli.cli.running import run
+from attncli.cli.streams import check_stdout
 from attncli.errors import UsageError
 from attncli.i18n import N_, Msg
 from attncli.spec.limits import DEFAULT_MAX_CELLS
@@ -227,6 +228,8 @@ def export(
         check_precision(precision)
         check_outputs(output, heatmap, answers)
         one_standard_output(fmt is not None and output is None, heatmap, answers)
+        if STDOUT in (heatmap, answers):  # and a file besides: refused before it is written
+            check_stdout()
         shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
         with recording() as named:  # the matrices, tokenizer and checkpoint the spec reads
             shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells),

@@ -139,6 +139,18 @@ def write_stdout(text: str | Iterable[str]) -> None:
         raise UsageError(problem) from None
 
 
+def check_stdout() -> None:
+    """UsageError if stdout is closed (`>&-`), said before attn writes a file beside what goes
+    there (`-o x.md --heatmap -`): the file would be written, then the run refused."""
+    try:
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError) as error:
+        raise UsageError(Msg.of("cannot write to standard output: {reason}",
+                                reason=_stdout_problem(error))) from None
+
+
 def lost_stdout(error: OSError | ValueError) -> Msg | None:
     """After stdout took no more (attn's output, or the help and version Click print): why, in
     attn's words, or None for a reader that went away (exit 141, no message). Nothing more may
