@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from attncli.spec import loads_spec
@@ -47,3 +49,19 @@ def test_backward_option_runs_through_the_block() -> None:
     assert result.exit_code == 0, result.stderr
     ids = [step["id"] for step in result.json()["steps"]]
     assert ids[ids.index("norm_2") + 1:ids.index("norm_2") + 3] == ["grad_block", "grad_output"]
+
+
+def test_a_mask_of_zeros_passes_no_gradient_and_writes_no_sum(write) -> None:  # type: ignore[no-untyped-def]
+    # By hand: no query sees a key, so A = 0 (masked_rows: zero), Z = A·V = 0 and
+    # dS′ = A ⊙ (dA − rowsum(dA ⊙ A)) = 0, so dQ = dS·K = 0 and dK = dSᵀ·Q = 0; the sums
+    # Σⱼ A·dA and Σⱼ dS·K have no term to write out, so no cell of them is expanded.
+    spec = write(BASE + "mask: [[0, 0, 0], [0, 0, 0], [0, 0, 0]]\nbackward: {dO: ones}\n")
+    for args in (("explain", "-f", "json"), ("export", "--latex"), ("export", "--typst")):
+        result = run(args[0], str(spec), *args[1:])
+        assert result.exit_code == 0, result.stderr
+    shown = json.loads(run("explain", str(spec), "-f", "json").stdout)
+    steps = {s["id"]: s for s in shown["steps"]}
+    for step in ("grad_softmax", "grad_projections"):
+        assert steps[step]["expansions"] == []
+        for matrix in steps[step]["matrices"]:
+            assert not np.array(matrix["values"]).any()  # dS′ 3 × 3, dQ and dK 3 × 2, all 0

@@ -202,6 +202,8 @@ def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion
     i = r.weights.rows.index(row)
     a, da = r.weights.row(i), g.dA[i]  # (m,), (m,)
     seen = [j for j in range(len(a)) if a[j] > 0.0]
+    if not seen:  # the query sees no key (a mask of zeros): no sum to write out
+        return ()
     precision = spec.display.precision
     total = float((a * da).sum())
     tex = token_latex(row)
@@ -237,6 +239,8 @@ def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, 
     i = r.weights.rows.index(row)
     k = r.keys.whole()  # (m, d_k)
     seen = [j for j in range(k.shape[0]) if r.weights.at(i, j) > 0.0]
+    if not seen:  # the query sees no key: dQ's row is 0 with no sum to write out
+        return ()
     column = r.queries.columns[0]
     dq = g.dQ if g.dQ_hat is None else g.dQ_hat  # the scores read Q̂ under RoPE
     target = cell(D_Q_HAT if g.dQ_hat is not None else symbol("dQ"), row, column)
