@@ -142,3 +142,21 @@ def test_a_tokenizer_is_checked_as_utf8_a_piece_at_a_time() -> None:
     params = dict(problem.value.message.params)
     assert (params["line"], params["column"]) == (3, 3)
     assert dict(params["reason"].params)["byte"] == "e9"
+
+
+@pytest.mark.parametrize("start", [b"{\x00\n", b"{\x00\x00\x00\n"])
+def test_a_nul_second_byte_is_read_as_the_utf8_it_was_checked_to_be(
+        start: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python's JSON reader guesses UTF-16 or UTF-32 from bytes with a NUL second (`{`, NUL):
+    the file was checked to be UTF-8, and is said to be malformed at its NUL, line 1 column 2,
+    where it was an internal error (UnicodeDecodeError)."""
+    pytest.importorskip("tokenizers")
+    (tmp_path / "t.json").write_bytes(start + b'"model": {"type": "WordLevel"}}\n')
+    (tmp_path / "s.yaml").write_text('tokens: {tokenizer: t.json, text: "a b"}\n'
+                                     "embeddings: [[1, 0], [0, 1]]\n"
+                                     "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("s.yaml:1:21: tokens.tokenizer: t.json:1:2: cannot read the "
+                             "tokenizer: malformed JSON: expected a key in double quotes\n")

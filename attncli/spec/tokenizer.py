@@ -194,8 +194,8 @@ def encode(content: bytes, name: str, sentence: str) -> Answer:
 def refused(content: bytes, name: str, said: str) -> Msg:
     """Why `tokenizers` refused the file: Python's JSON reader's account if it is not JSON,
     else the package's own (serde's) message, each at the line:column of the file it names."""
-    try:
-        json.loads(content)
+    try:  # as UTF-8 (checked before): bytes would be guessed UTF-16 or -32 from their NULs
+        json.loads(codecs.utf_8_decode(content, "strict", True)[0])
     except json.JSONDecodeError as error:
         return Msg.of("{name}:{line}:{column}: cannot read the tokenizer: {reason}", name=name,
                       line=error.lineno, column=error.colno, reason=Msg.of(
