@@ -228,3 +228,20 @@ def test_a_markdown_document_is_held_to_an_eighth_of_the_byte_limit(tmp_path: Pa
            "--max-cells sets")
     (tmp_path / "ok.md").write_text("x\n" * 2_000_000 + block, encoding="utf-8")
     assert fill("ok.md", tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize(("encoding", "where"), [
+    ("utf-16", "1:1: expected UTF-8 text, found the byte 0xff"),  # its mark FF FE first
+    ("utf-32", "1:1: expected UTF-8 text, found the byte 0xff"),  # FF FE 00 00
+    ("utf-16-le", "1:2: expected UTF-8 text, found the byte 0x00"),  # `#`, then 00
+    ("utf-16-be", "1:1: expected UTF-8 text, found the byte 0x00"),  # 00, then `#`
+])
+def test_a_document_in_utf16_or_utf32_is_refused_as_a_spec_is(encoding: str, where: str,
+                                                              tmp_path: Path) -> None:
+    # it was reported "1 up to date": no block is found in bytes that are not UTF-8
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    text = "# Post\n\n```attn\nspec: s.yaml\n```\n"
+    (tmp_path / "p.md").write_bytes(text.encode(encoding))
+    run = fill("p.md", tmp_path)
+    assert (run.returncode, run.stderr.splitlines()[0]) == (2, "p.md:" + where)
+    assert sorted(os.listdir(tmp_path)) == ["p.md", "s.yaml"]
