@@ -52,6 +52,18 @@ def big_csv(folder: Path) -> None:
     (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: E.csv}\n")
 
 
+def short_lines(between: bytes) -> Callable[[Path], None]:
+    def make(folder: Path) -> None:
+        # 40 MB: two rows, then lines of `between` (a number, a comment, a blank of U+00A0), and
+        # a last line wider than the first: found at its line, with no index of every line (a
+        # 40 MB file of 20,000,000 such lines took 600 MB to 1.3 GB)
+        lines = (40_000_000 - 8) // len(between)
+        (folder / "E.csv").write_bytes(b"1\n2\n" + between * lines + b"1,2\n")
+        (folder / "spec.yaml").write_text("tokens: [a, b]\nembeddings: {file: E.csv, rows: "
+                                          "[0, 1]}\n")
+    return make
+
+
 def many_tensors(folder: Path) -> None:
     # 560,000 one-number tensors: a 37 MB header, within the byte limit; parsed, 400 MB
     entry = '"t%d": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}'
@@ -188,6 +200,15 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
         "spec.yaml:4:18: heads[0].W_Q.file: E.npz (w) is compressed: reaching the chosen numbers "
         "means decompressing 7,500,002 numbers; the limit is 2,000,000, which --max-cells sets; "
         "saved with np.savez (uncompressed), any slice of it is read in place"),
+    "a CSV of 20,000,000 one-digit lines, the last wider": (
+        short_lines(b"0\n"), ["explain", "spec.yaml"],
+        "spec.yaml:2:20: embeddings.file: E.csv: line 19999999 has 2 numbers, expected 1"),
+    "a CSV of 20,000,000 comments, the last line wider": (
+        short_lines(b"#\n"), ["explain", "spec.yaml"],
+        "spec.yaml:2:20: embeddings.file: E.csv: line 19999999 has 2 numbers, expected 1"),
+    "a CSV of 13,333,330 blank lines of U+00A0, the last wider": (
+        short_lines(b"\xc2\xa0\n"), ["explain", "spec.yaml"],
+        "spec.yaml:2:20: embeddings.file: E.csv: line 13333333 has 2 numbers, expected 1"),
     "CSV of 40 MB": (
         big_csv, ["explain", "spec.yaml"],
         "spec.yaml:2:20: embeddings.file: E.csv holds more than 10,000,000 numbers, the limit "

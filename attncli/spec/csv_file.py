@@ -1,10 +1,11 @@
-"""A .csv file of numbers: measured in bytes, then read once as bytes and split into lines, each
-line's cells counted at C speed, so that its shape is known (and charged) before a cell is
-converted. Only the chosen cells are converted, and at most `max_slow_cells` of them: text costs
-about 0.2 µs a number to convert, where a .npy file costs nothing.
+"""A .csv file of numbers: measured in bytes, then read once as bytes and its lines found and
+their cells counted at C speed (spec/csv_lines.py), so that its shape is known (and charged)
+before a cell is converted. Only the chosen cells are converted, and at most `max_slow_cells` of
+them: text costs about 0.2 µs a number to convert, where a .npy file costs nothing.
 
-A line ends with `\n`, `\r\n` or `\r` (as Python reads text with newline=""); a blank line and a
-line starting with # are skipped, and so is a byte order mark (Excel's "CSV UTF-8")."""
+What is held besides the file's bytes is one place in every STRIDE kept lines: a row is found
+again from the place before it. A blank line and a comment (# first) are skipped, and so is a
+byte order mark (Excel's "CSV UTF-8")."""
 
 from __future__ import annotations
 
@@ -16,14 +17,15 @@ from pathlib import Path
 import numpy as np
 
 from attncli.i18n import Count, Msg
+from attncli.spec.csv_lines import COMMA, PIECE, pieces
+from attncli.spec.csv_lines import commas as line_commas
 from attncli.spec.file_problem import FileProblem, as_float
 from attncli.spec.limits import max_bytes, max_slow_cells
 from attncli.spec.source import LIMIT_HINT, byte_count
 
 CSV_PIECE = 1 << 16  # characters of a CSV line converted at once
-COMMA = ord(",")
-# First bytes of a line that can be no blank and no comment: ASCII, not whitespace and not #.
-NOT_PLAIN = np.array([not (33 <= b < 127) or b == ord("#") for b in range(256)])  # (256,)
+STRIDE = 64  # kept lines between two places held (a row is found from the place before it)
+WINDOWS_KEPT = 16  # windows of STRIDE rows held found, for rows read again or near
 
 
 def check_csv_size(path: Path, name: str, max_cells: int) -> None:
@@ -51,11 +53,15 @@ def most_cells(path: Path) -> int:
     return commas + breaks + (0 if last.endswith((b"\n", b"\r")) else 1)
 
 
-def _skipped(line: bytes) -> bool:
-    """A blank line or a comment (# first), as str.strip() sees blanks: a line of U+00A0 too."""
-    text = line if line.isascii() else line.decode("utf-8")
-    stripped = text.lstrip()
-    return not stripped or stripped[:1] in (b"#", "#")
+def check_utf8(data: bytes) -> None:
+    """Raise UnicodeDecodeError at the first byte that is no UTF-8, decoding a piece at a time
+    (the whole file as one Python text would be up to four times its bytes)."""
+    if data.isascii():
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for at in range(0, len(data), PIECE):
+        decoder.decode(view[at:at + PIECE], final=at + PIECE >= len(data))
 
 
 class CsvFile:
@@ -66,35 +72,55 @@ class CsvFile:
     def __init__(self, path: Path, name: str, max_cells: int) -> None:
         self.name, self.max_cells = name, max_cells
         check_csv_size(path, name, max_cells)
-        data = path.read_bytes()
-        if not data.isascii():
-            data.decode("utf-8")  # a byte that is no UTF-8 anywhere in the file is refused
-        if data.startswith(codecs.BOM_UTF8):
-            data = data[len(codecs.BOM_UTF8):]
-        starts, ends = line_spans(data)  # (lines,) each: every line of the file, found at C speed
-        commas = line_commas(data, starts, ends)  # (lines,)
-        first = np.frombuffer(data, dtype=np.uint8)[np.minimum(starts, max(len(data) - 1, 0))]
-        kept = ends != starts  # (lines,) an empty line is skipped
-        maybe = kept & NOT_PLAIN[first]  # (lines,) blank, or # first?
-        for index in np.flatnonzero(maybe).tolist():  # only lines that do not begin a number
-            kept[index] = not _skipped(data[starts[index]:ends[index]])
-        held = np.flatnonzero(kept).astype(np.int32)  # (kept lines,) their indices among all
-        del first, maybe, kept
-        if not len(held):
+        self.data = data = path.read_bytes()
+        check_utf8(data)
+        self.at = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+        places, numbers, count, width = [], [], 0, 0
+        for piece in pieces(data, self.at, len(data)):
+            held = np.flatnonzero(piece.kept)  # (kept lines of the piece,)
+            cells = line_commas(data, piece.at, piece.starts[held], piece.ends[held]) + 1
+            if count == 0 and len(held):
+                width = int(cells[0])
+            other = np.flatnonzero(cells != width)  # (lines of another width,)
+            if len(other):
+                raise FileProblem(Msg.plural_of(
+                    "{name}: line {line} has {count} number, expected {expected}",
+                    "{name}: line {line} has {count} numbers, expected {expected}",
+                    Count(int(cells[other[0]])), name=name,
+                    line=piece.first + int(held[other[0]]) + 1, expected=Count(width)))
+            marked = held[(count + np.arange(len(held))) % STRIDE == 0]  # (places,)
+            places.append(piece.starts[marked].astype(np.int64) + piece.at)
+            numbers.append(marked + piece.first)
+            count += len(held)
+        if not count:
             raise FileProblem(Msg.of("{name} holds no numbers", name=name))
-        width = int(commas[held[0]]) + 1
-        other = held[commas[held] != width - 1]  # (lines of another width,)
-        if len(other):
-            raise FileProblem(Msg.plural_of(
-                "{name}: line {line} has {count} number, expected {expected}",
-                "{name}: line {line} has {count} numbers, expected {expected}",
-                Count(int(commas[other[0]]) + 1), name=name, line=int(other[0]) + 1,
-                expected=Count(width)))
-        every = len(held) == len(starts)
-        self.lines = Lines(data, starts if every else starts[held], ends if every else ends[held])
-        self.numbers = held + 1  # (kept lines,) their line numbers in the file (1-based)
-        self.shape: tuple[int, ...] = (len(self.lines), width)
+        self.places = np.concatenate(places)  # (count / STRIDE,) where every STRIDEth row starts
+        self.firsts = np.concatenate(numbers)  # (count / STRIDE,) its line index in the file
+        self.shape: tuple[int, ...] = (count, width)
+        self._windows: dict[int, list[tuple[int, int, int]]] = {}
         self._edges: dict[int, np.ndarray] = {}
+
+    def line(self, row: int) -> tuple[bytes, int]:
+        """The bytes of a kept row and its line number in the file (1-based)."""
+        start, end, number = self._window(row // STRIDE)[row % STRIDE]
+        return self.data[start:end], number + 1
+
+    def _window(self, index: int) -> list[tuple[int, int, int]]:
+        """The rows from place `index` on (STRIDE of them, or to the end): start, end, line."""
+        found = self._windows.get(index)
+        if found is not None:
+            return found
+        stop = int(self.places[index + 1]) if index + 1 < len(self.places) else len(self.data)
+        found = []
+        for piece in pieces(self.data, int(self.places[index]), stop, int(self.firsts[index])):
+            held = np.flatnonzero(piece.kept)  # (kept lines of the piece,)
+            found.extend(zip((piece.starts[held].astype(np.int64) + piece.at).tolist(),
+                             (piece.ends[held].astype(np.int64) + piece.at).tolist(),
+                             (held + piece.first).tolist(), strict=True))
+        if len(self._windows) >= WINDOWS_KEPT:
+            del self._windows[next(iter(self._windows))]
+        self._windows[index] = found
+        return found
 
     def read(self, rows: Sequence[int] | None, columns: Sequence[int] | None) -> np.ndarray:
         """The chosen rows and columns (None: all), only they converted."""
@@ -111,19 +137,18 @@ class CsvFile:
                 Count(cells), name=self.name, limit=Count(limit), option=LIMIT_HINT))
         values = array.array("d")
         for row in chosen:
+            line, number = self.line(row)
             if columns is None:
-                values.extend(csv_row(self.lines[row].decode("utf-8"), self.name,
-                                      int(self.numbers[row])))
+                values.extend(csv_row(line.decode("utf-8"), self.name, number))
             else:
-                values.extend(self._picked(row, columns))
+                values.extend(self._picked(row, line, number, columns))
         count = width if columns is None else len(columns)
         found = np.frombuffer(values, dtype=np.float64).reshape(len(chosen), count)  # (rows, cols)
         return as_float(found, self.name)
 
-    def _picked(self, row: int, columns: Sequence[int]) -> list[float]:
+    def _picked(self, row: int, line: bytes, number: int, columns: Sequence[int]) -> list[float]:
         """The chosen cells of one line, found by its commas (their places kept for the next
         slice of the same line: one spec's heads often slice one file)."""
-        line = self.lines[row]
         edges = self._edges.get(row)
         if edges is None:
             commas = np.flatnonzero(np.frombuffer(line, dtype=np.uint8) == COMMA)  # (width - 1,)
@@ -138,56 +163,9 @@ class CsvFile:
             try:
                 numbers.append(float(cell))
             except ValueError:
-                raise not_a_number(cell.decode("utf-8"), self.name, int(self.numbers[row]),
+                raise not_a_number(cell.decode("utf-8"), self.name, number,
                                    column + 1) from None
         return numbers
-
-
-def line_spans(data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """Where each line of `data` starts and ends (its break left out), as bytes.splitlines()
-    cuts them: at `\n`, `\r\n` or `\r`, no line after a final break. No Python object per line:
-    a 20 MB file of one number a line was 10 million bytes objects (3.5 s, 600 MB)."""
-    raw = np.frombuffer(data, dtype=np.uint8)  # (bytes,)
-    starts, ends = [np.zeros(1, np.int32)], []
-    for at in range(0, len(raw), 1 << 22):  # 4 MiB at a time: no 8-byte index of the whole
-        part = raw[at:at + (1 << 22)]  # (piece,)
-        lf, cr = part == 10, part == 13  # (piece,) each
-        after = np.append(lf[1:], at + len(part) < len(raw) and raw[at + len(part)] == 10)
-        before = np.insert(cr[:-1], 0, at > 0 and raw[at - 1] == 13)  # (piece,)
-        breaks = np.flatnonzero(lf | (cr & ~after))  # (breaks in the piece,)
-        starts.append((breaks + at + 1).astype(np.int32))  # the next line starts after it
-        ends.append((breaks + at - (lf & before)[breaks]).astype(np.int32))  # \r\n: a byte less
-        del lf, cr, after, before, breaks
-    ends.append(np.full(1, len(data), np.int32))
-    start, end = np.concatenate(starts), np.concatenate(ends)  # (breaks + 1,) each
-    del starts, ends
-    if len(data) == 0 or start[-1] == len(data):
-        return start[:-1], end[:-1]  # no line after a final break
-    return start, end
-
-
-def line_commas(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The commas of each line from `line_spans` (none fall in a break)."""
-    commas = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == COMMA).astype(np.int32)
-    counts = np.empty(len(starts), dtype=np.int32)  # (lines,)
-    for at in range(0, len(starts), 1 << 20):  # a million lines at a time: no 8-byte index each
-        piece = slice(at, at + (1 << 20))
-        counts[piece] = (np.searchsorted(commas, ends[piece])
-                         - np.searchsorted(commas, starts[piece]))
-    return counts
-
-
-class Lines(Sequence[bytes]):
-    """The kept lines of a file, each made as bytes only when asked for."""
-
-    def __init__(self, data: bytes, starts: np.ndarray, ends: np.ndarray) -> None:
-        self.data, self.starts, self.ends = data, starts, ends
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    def __getitem__(self, row: int) -> bytes:  # type: ignore[override]
-        return self.data[int(self.starts[row]):int(self.ends[row])]
 
 
 def csv_row(line: str, name: str, number: int) -> array.array[float]:

@@ -1,0 +1,90 @@
+"""The lines of a .csv file as attncli/spec/csv_lines.py finds them, a piece at a time, against
+Python's own reading of the same bytes: bytes.splitlines() for the lines, str.lstrip() for what
+is blank, `#` first for a comment. Pieces and strides are made tiny so that every break, every
+whitespace character and every comment falls across a piece's edge somewhere."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli.spec import csv_file, csv_lines
+from attncli.spec.csv_file import CsvFile
+from attncli.spec.file_problem import FileProblem
+
+# Every character str.isspace() calls whitespace (but the breaks), some that look like it and
+# are not (U+200B, U+2060, U+180E, U+FEFF), bytes that share a lead byte with a wide space
+# (U+00A1, U+2030, U+205E, U+1681, U+3001), and what a CSV line holds.
+SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in "\n\r"]
+LOOKALIKES = ["\u200b", "\u2060", "\u180e", "\ufeff", "\u00a1", "\u2030", "\u205e", "\u1681",
+              "\u3001", "\u00e9"]
+ALPHABET = SPACES + LOOKALIKES + ["1", "2", "0.5", "-3", ",", "#", "\n", "\r", "\r\n", "\n\n"]
+
+
+def python_lines(data: bytes) -> list[tuple[int, bytes]]:
+    """(line number, line) of every kept line, as Python reads them."""
+    kept = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        stripped = line.decode("utf-8").lstrip()
+        if stripped and not stripped.startswith("#"):
+            kept.append((number, line))
+    return kept
+
+
+def random_text(rng: random.Random) -> bytes:
+    return "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 60))).encode("utf-8")
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 5, 8, 64])
+def test_lines_found_a_piece_at_a_time_are_pythons(piece: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(csv_lines, "PIECE", piece)
+    rng = random.Random(piece)
+    for _ in range(400):
+        data = random_text(rng)
+        found = []
+        for part in csv_lines.pieces(data, 0, len(data)):
+            for index in np.flatnonzero(part.kept).tolist():
+                start, end = part.at + int(part.starts[index]), part.at + int(part.ends[index])
+                found.append((part.first + index + 1, data[start:end]))
+        assert found == python_lines(data), data
+
+
+def test_every_whitespace_character_and_no_other_is_blank() -> None:
+    text = "".join(SPACES + LOOKALIKES + ["x"])
+    mask = csv_lines.whitespace(np.frombuffer(text.encode("utf-8"), dtype=np.uint8))
+    expected = [ch.isspace() for ch in text for _ in ch.encode("utf-8")]
+    assert mask.tolist() == expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_row_read_again_from_its_place_is_the_files_line(seed: int, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows are found again from one place in STRIDE: with a stride of 3 and pieces of 7 bytes,
+    every row read is the kept line Python finds, and a bad cell names that line's number."""
+    monkeypatch.setattr(csv_lines, "PIECE", 7)
+    monkeypatch.setattr(csv_file, "STRIDE", 3)
+    rng = random.Random(seed)
+    lines = []
+    for row in range(rng.randrange(1, 40)):
+        lines.append(rng.choice(["", "# note", "\u00a0", " \t", "\u3000# x"]) + rng.choice(
+            ["\n", "\r\n", "\r"]) if rng.random() < 0.4 else "")
+        lines.append(f"{row},{row * 0.5}" + rng.choice(["\n", "\r\n", "\r"]))
+    data = "".join(lines).encode("utf-8")
+    path = tmp_path / "w.csv"
+    path.write_bytes(data)
+    table = CsvFile(path, "w.csv", 10_000)
+    expected = python_lines(data)
+    assert table.shape == (len(expected), 2)
+    order = list(range(len(expected)))
+    rng.shuffle(order)
+    assert table.read(order, None).tolist() == [[row, row * 0.5] for row in order]
+    assert [table.line(row) for row in order] == [expected[row][::-1] for row in order]
+    data = data.replace(b"%d," % order[0], b"x,", 1)
+    path.write_bytes(data)
+    with pytest.raises(FileProblem) as problem:
+        CsvFile(path, "w.csv", 10_000).read([order[0]], [0])
+    assert dict(problem.value.message.params)["line"] == expected[order[0]][0]
