@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from html import escape
 
 from attncli.i18n import Msg
 from attncli.render.common import Translate
 from attncli.render.md_prose import Marked, unmark
-from attncli.render.notation import Segment, scan
+from attncli.render.notation import Segment, SizeMath, scan, size_math
 
 _TERM = re.compile(r"[0-9]+(?:[.,][0-9]+)?|[=+−]")  # ` = 4 + 2`, ` = 1,41`
 # notation._join puts ` = `, ` + ` or ` - ` between two pieces of one formula
@@ -39,24 +39,15 @@ def value(equals: str | None) -> str:
                    for term in _TERM.findall(equals))
 
 
-def _mathml(match: re.Match[str]) -> str | None:
-    """A piece of notation as MathML, or None: it stays text (`qᵢ·kⱼ`, `cos θ`, a one-letter
-    symbol read well as written)."""
-    if match.group("sub"):
-        over = match.group("over")
-        return (subscript(match.group("base"), match.group("index"))
-                + ("" if over is None else f"<mo>/</mo><mn>{over[1:]}</mn>")
-                + value(match.group("eq")))
-    if match.group("sqrt"):
-        root = "<msqrt>" + subscript(match.group("sq_base"), match.group("sq_sub")) + "</msqrt>"
-        return ("<mo>÷</mo>" if match.group("div") else "") + root + value(match.group("sq_eq"))
-    return None
+MATHML_SIZES = SizeMath(subscript=subscript, over=lambda digits: f"<mo>/</mo><mn>{digits}</mn>",
+                        root=lambda inside: f"<msqrt>{inside}</msqrt>", divide="<mo>÷</mo>",
+                        value=value)
 
 
 @lru_cache(maxsize=4096)
 def segments(text: str, lang: str) -> tuple[Segment, ...]:
     """`text` split into prose and MathML; kept for the next time, as notation.segments."""
-    return scan(text, lang, _mathml)
+    return scan(text, lang, partial(size_math, syntax=MATHML_SIZES))
 
 
 def sentence(text: str, lang: str, words: Sequence[str] = ()) -> str:

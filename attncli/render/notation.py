@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from string import Formatter
 
@@ -120,18 +121,45 @@ def subscript(base: str, index: str) -> str:
     return base + "_{" + index + "}"
 
 
+@dataclass(frozen=True)
+class SizeMath:
+    """How one math syntax writes the notation that names a size: a symbol with a subscript,
+    `/2` after it, a root, the division sign before it, and ` = 4 + 2` after either."""
+    subscript: Callable[[str, str], str]
+    over: Callable[[str], str]  # the divisor's digits
+    root: Callable[[str], str]
+    divide: str
+    value: Callable[[str | None], str]
+
+
+def size_math(match: re.Match[str], syntax: SizeMath) -> str | None:
+    """A piece of notation that names a size (`d_k = 2 + 2`, `d_k/2`, `÷ √d_k = 1.41`) in
+    `syntax`, or None for any other piece: it is the caller's (LaTeX's) or stays text."""
+    if match.group("sub"):
+        over = match.group("over")
+        return (syntax.subscript(match.group("base"), match.group("index"))
+                + ("" if over is None else syntax.over(over[1:])) + syntax.value(match.group("eq")))
+    if match.group("sqrt"):
+        root = syntax.root(syntax.subscript(match.group("sq_base"), match.group("sq_sub")))
+        return (syntax.divide if match.group("div") else "") + root + syntax.value(
+            match.group("sq_eq"))
+    return None
+
+
+LATEX_SIZES = SizeMath(subscript=subscript, over=lambda digits: "/" + digits,
+                       root=lambda inside: r"\sqrt{" + inside + "}", divide=r"\div ",
+                       value=symbols.value)
+
+
 def _math(match: re.Match[str]) -> str:
     if match.group("known"):
         return FORMULAS[match.group("known")]
-    if match.group("sqrt"):
-        root = r"\sqrt{" + subscript(match.group("sq_base"), match.group("sq_sub")) + "}"
-        return (r"\div " if match.group("div") else "") + root + symbols.value(match.group("sq_eq"))
+    sized = size_math(match, LATEX_SIZES)
+    if sized is not None:
+        return sized
     if match.group("chain"):
         text = match.group("chain").replace("cos θ", r"\cos\theta")
         return "".join(_SYMBOLS.get(ch, ch) for ch in text)
-    if match.group("sub"):
-        return (subscript(match.group("base"), match.group("index"))
-                + (match.group("over") or "") + symbols.value(match.group("eq")))
     if match.group("trig"):  # sin(k / 10000^(2i/d)), the sinusoidal encoding's column
         return (f"\\{match.group('fn')}({match.group('angle')} / {match.group('base_of')}"
                 f"^{{{match.group('of')}}})")

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from attncli.i18n import Msg
 from attncli.render.common import Translate
 from attncli.render.md_prose import Marked, unmark
-from attncli.render.notation import Segment, scan
+from attncli.render.notation import Segment, SizeMath, scan, size_math
 from attncli.render.typst_math import quoted
 
 _TERM = re.compile(r"[0-9]+(?:[.,][0-9]+)?|[=+−]")  # ` = 4 + 2`, ` = 1,41`
@@ -40,23 +40,14 @@ def value(equals: str | None) -> str:
                    for term in terms)
 
 
-def _typst(match: re.Match[str]) -> str | None:
-    """A piece of notation as Typst math, or None: it stays text (`qᵢ·kⱼ`, `cos θ`, a one-letter
-    symbol read well as written)."""
-    if match.group("sub"):
-        over = match.group("over")
-        return (subscript(match.group("base"), match.group("index"))
-                + ("" if over is None else "\\/" + over[1:]) + value(match.group("eq")))
-    if match.group("sqrt"):
-        root = "sqrt(" + subscript(match.group("sq_base"), match.group("sq_sub")) + ")"
-        return ("div " if match.group("div") else "") + root + value(match.group("sq_eq"))
-    return None
+TYPST_SIZES = SizeMath(subscript=subscript, over=lambda digits: "\\/" + digits,
+                       root=lambda inside: f"sqrt({inside})", divide="div ", value=value)
 
 
 @lru_cache(maxsize=4096)
 def segments(text: str, lang: str) -> tuple[Segment, ...]:
     """`text` split into prose and Typst math; kept for the next time, as notation.segments."""
-    return scan(text, lang, _typst)
+    return scan(text, lang, partial(size_math, syntax=TYPST_SIZES))
 
 
 def expression(text: str, lang: str, words: Sequence[str] = ()) -> str:
