@@ -136,8 +136,13 @@ class CsvFile:
                 ".csv file is {limit}, which {option} sets; save a larger matrix as .npy",
                 Count(cells), name=self.name, limit=Count(limit), option=LIMIT_HINT))
         values = array.array("d")
+        index, window = -1, self._window(0)
         for row in chosen:
-            line, number = self.line(row)
+            if row // STRIDE != index:  # rows are most often read in order: a window at a time
+                index, window = row // STRIDE, self._window(row // STRIDE)
+            start, end, number = window[row % STRIDE]
+            line = self.data[start:end]
+            number += 1
             if columns is None:
                 values.extend(csv_row(line.decode("utf-8"), self.name, number))
             else:
