@@ -132,3 +132,16 @@ def test_to_dash_is_standard_output(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     result = invoke("examples", "cat_chases_mouse", "--to", "-")
     assert (result.exit_code, result.stdout, result.stderr) == (0, printed.stdout, "")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_deleted_current_folder_is_said_not_an_internal_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cd d; rmdir ../d; attn examples NAME --to .`: the folder `.` names has no path left, and
+    following its links raised FileNotFoundError, exit 3 ("internal error")."""
+    (tmp_path / "d").mkdir()
+    monkeypatch.chdir(tmp_path / "d")
+    (tmp_path / "d").rmdir()
+    result = invoke("examples", "cat_chases_mouse", "--to", ".")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "attn: cannot write cat_chases_mouse.yaml: no such file or folder\n"
+    assert list(tmp_path.iterdir()) == []

@@ -100,12 +100,12 @@ def write_example(name: str, folder: Path, lang: str = DEFAULT_LANG) -> list[Pat
     Returns the files written, the spec first."""
     pieces: list[tuple[str, bytes]] = [(f"{name}.yaml", example_text(name, lang).encode())]
     pieces += [(read, (examples_dir() / read).read_bytes()) for read in example_files(name)]
-    top = Path(os.path.realpath(folder))
     targets = [folder / relative for relative, _ in pieces]
+    top = real_path(folder, targets[0])
     for target in targets:
         if os.path.lexists(target):
             raise exists(target)
-        if not Path(os.path.realpath(target)).is_relative_to(top):
+        if not real_path(target, target).is_relative_to(top):
             raise UsageError(Msg.of("{file} would be written outside {folder}, where a link "
                                     "leads", file=str(target), folder=str(folder)))
         check_folders(target)
@@ -121,6 +121,18 @@ def write_example(name: str, folder: Path, lang: str = DEFAULT_LANG) -> list[Pat
                 path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
         raise
     return targets
+
+
+def real_path(path: Path, target: Path) -> Path:
+    """`path` with its links followed; a relative one where the current folder was deleted
+    (`cd d; rmdir ../d`) cannot be, and is the reason `target` cannot be written."""
+    from attncli.files import cannot_write
+    from attncli.i18n.library_messages import os_problem
+
+    try:
+        return Path(os.path.realpath(path))
+    except OSError as error:
+        raise cannot_write(target, os_problem(error)) from None
 
 
 def exists(target: Path) -> UsageError:
