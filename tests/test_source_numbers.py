@@ -127,3 +127,36 @@ def test_aliases_past_the_limit_are_named_as_the_values_written() -> None:
         parse("alias.yaml", "a: &x [1, 2, 3]\nb: [*x, *x]\n", max_cells=10)
     assert translate(caught.value.message, "en") == "the spec holds 14 values once its aliases " \
         "are expanded; the limit is 10, which --max-cells sets"
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("tokens: [" + ", ".join(["a"] * 1_000_000) + "]\n", (1, 10 + 3 * 99_999)),  # "tokens": text 1
+    ("tokens:\n" + "- a\n" * 1_000_000, (100_001, 3)),
+    ("t: [" + ", ".join(['"1"'] * 200_000) + "]\n", (1, 5 + 5 * 99_999)),  # quoted: texts
+])
+def test_a_million_texts_are_refused_before_they_are_composed(
+        monkeypatch: pytest.MonkeyPatch, text: str, where: tuple[int, int]) -> None:
+    """The 100,000-text limit was checked on the composed document: a 2 MB spec of a million
+    one-letter tokens cost 3 s and 375 MB before its refusal. The text past the limit (the key
+    is the first text) now stops composing, and the place is the same as before."""
+    import attncli.spec.source
+
+    def composed(*_: object) -> None:
+        raise AssertionError("the whole document was composed")
+
+    monkeypatch.setattr(attncli.spec.source, "_build", composed)
+    with pytest.raises(SpecError) as caught:
+        parse("big.yaml", text)
+    assert translate(caught.value.message, "en") == (
+        "the spec holds more than 100,000 texts (keys and text values, with aliases expanded), "
+        "the limit that --max-cells sets")
+    assert caught.value.where is not None
+    assert (caught.value.where.line, caught.value.where.column) == where
+
+
+def test_numbers_are_no_texts_for_the_early_count() -> None:
+    """200,000 plain numbers in a list of mixed items are no texts: the spec passes the text
+    limit and is read."""
+    numbers = ", ".join(["1", "2.5", "1e-3", ".inf", "0x1f"] * 40_000)
+    node = parse("m.yaml", f"m: [{numbers}, a]\n")
+    assert node.value["m"].value[-1].value == "a"

@@ -22,8 +22,13 @@ from attncli.spec.spec_text import LIMIT_HINT
 
 def prescan(name: str, loader: Any, max_cells: int) -> None:
     """Walk the parser's events, which take no memory, before a node is built: refuse a
-    document that writes more than `max_cells` values or nests deeper than MAX_DEPTH."""
+    document that writes more than `max_cells` values, more texts than limits.max_texts (each
+    written once: TextBudget counts them again with aliases expanded) or nests deeper than
+    MAX_DEPTH."""
+    from attncli.spec.yaml_loader import is_text
+
     depth = count = 0
+    texts_left = max_texts(max_cells)
     try:
         while (event := loader.get_event()) is not None:
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
@@ -36,6 +41,10 @@ def prescan(name: str, loader: Any, max_cells: int) -> None:
             elif not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
                 continue
             count += 1
+            if isinstance(event, yaml.ScalarEvent) and is_text(event):
+                texts_left -= 1
+                if texts_left < 0:
+                    raise too_many_texts(max_texts(max_cells), at_mark(name, event.start_mark))
             if count > max_cells:
                 raise SpecError(Msg.plural_of("the spec holds more than {count} value, the "
                                               "limit that {option} sets", "the spec holds more "
@@ -109,6 +118,14 @@ class Measure:
         return size, height, keys
 
 
+def too_many_texts(limit: int, where: Location) -> SpecError:
+    return SpecError(Msg.plural_of(
+        "the spec holds more than {count} text (keys and text values, with aliases "
+        "expanded), the limit that {option} sets", "the spec holds more than {count} "
+        "texts (keys and text values, with aliases expanded), the limit that {option} "
+        "sets", Count(limit), option=LIMIT_HINT), where)
+
+
 def too_many_keys(where: Location, one_mapping: bool) -> SpecError:
     """The key at `where` is past MAX_KEYS of its mapping, or past MAX_ALL_KEYS of the file."""
     if one_mapping:
@@ -158,11 +175,7 @@ class TextBudget:
         if not number:
             self.count_left -= 1
             if self.count_left < 0:
-                raise SpecError(Msg.plural_of(
-                    "the spec holds more than {count} text (keys and text values, with aliases "
-                    "expanded), the limit that {option} sets", "the spec holds more than {count} "
-                    "texts (keys and text values, with aliases expanded), the limit that {option} "
-                    "sets", Count(self.count_limit), option=LIMIT_HINT), where)
+                raise too_many_texts(self.count_limit, where)
         self.left -= len(text)
         if self.left < 0:
             raise SpecError(Msg.plural_of(

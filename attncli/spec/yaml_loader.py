@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from attncli.spec.limits import MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS
+from attncli.spec.limits import MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS, max_texts
 
 BaseLoader: type[yaml.SafeLoader]
 try:  # the C parser is several times faster on large matrices; marks are the same
@@ -22,13 +22,15 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 _MAPPING = yaml.MappingNode
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _INT_TAG = "tag:yaml.org,2002:int"
+_NUMBER_TAGS = (_INT_TAG, _FLOAT_TAG)
 # The shapes of nearly every number in a matrix, which YAML 1.1 resolves as below: checked first,
 # they spare the resolver's walk through every implicit type for each of a large matrix's cells.
 _PLAIN_NUMBER = re.compile(r"-?(?:[0-9]+(\.[0-9]+)|0|[1-9][0-9]*)").fullmatch  # 1.5 | 12
 
 
 class Overrun(Exception):
-    """The document goes past the cell limit or MAX_DEPTH while it is composed."""
+    """The document goes past the cell limit, the text limit or MAX_DEPTH while it is
+    composed."""
 
 
 class TooManyKeys(Exception):
@@ -47,8 +49,10 @@ class Loader(BaseLoader):  # type: ignore[misc, valid-type]
 
     With `max_cells`, composing stops (raising Overrun) at the first value past that many (a
     list and a mapping count as one, as in prescan) or the first list or mapping nested deeper
-    than MAX_DEPTH, before it is built. Keys are always counted: TooManyKeys at the first past
-    MAX_KEYS of one mapping or MAX_ALL_KEYS of the document."""
+    than MAX_DEPTH, before it is built; and at the first text (a scalar that is no plain number)
+    past limits.max_texts, which bounds.TextBudget would refuse only once a million one-letter
+    tokens were a million composed nodes (2 MB of spec: 3 s, 375 MB). Keys are always counted:
+    TooManyKeys at the first past MAX_KEYS of one mapping or MAX_ALL_KEYS of the document."""
 
     def __init__(self, stream: str, max_cells: int | None = None) -> None:
         super().__init__(stream)
@@ -56,6 +60,7 @@ class Loader(BaseLoader):  # type: ignore[misc, valid-type]
         self.depth = 0
         self.values = 0
         self.keys = 0
+        self.texts_left = max_texts(max_cells) if max_cells is not None else None
 
     # PyYAML's C composer calls these on the way into and out of every node (for path
     # resolvers, which attn has none of): they track the depth instead, and count the keys.
@@ -87,7 +92,30 @@ class Loader(BaseLoader):  # type: ignore[misc, valid-type]
             plain = _PLAIN_NUMBER(value)
             if plain is not None:
                 return _INT_TAG if plain.group(1) is None else _FLOAT_TAG
-        return super().resolve(kind, value, implicit)
+        tag = super().resolve(kind, value, implicit)
+        if self.texts_left is not None and kind is yaml.ScalarNode and (
+                not implicit[0] or tag not in _NUMBER_TAGS):
+            self.texts_left -= 1  # fewer than TextBudget counts (it expands aliases)
+            if self.texts_left < 0:
+                raise Overrun  # prescan names the place
+        return tag
+
+
+def is_text(event: Any) -> bool:
+    """Whether the scalar `event` is a text that bounds.TextBudget counts (a quoted scalar, or
+    a plain one that is no number), as `Loader.resolve` decides."""
+    if event.style or not event.implicit[0]:
+        return True
+    if event.tag not in (None, "!"):
+        return event.tag not in _NUMBER_TAGS
+    value = event.value
+    if (value.isdigit() and value.isascii()) or _PLAIN_NUMBER(value) is not None:
+        return False
+    # the resolver reads only Loader's class attributes (its implicit resolvers, YAML 1.2's
+    # floats among them), whatever parser made `event` (prescan also runs PyYAML's own)
+    tag = yaml.resolver.BaseResolver.resolve(Loader, yaml.ScalarNode, value,  # type: ignore[no-untyped-call, arg-type]
+                                             event.implicit)
+    return tag not in _NUMBER_TAGS
 
 
 Loader.add_implicit_resolver(
