@@ -28,7 +28,15 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
         import sys
 
         name = STDIN_NAME
-        data = read_at_most(sys.stdin.buffer, limit + 1)
+        try:  # `<&-` leaves no sys.stdin; `0>FILE` one open only for writing (EBADF)
+            if sys.stdin is None:
+                raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+            data = read_at_most(sys.stdin.buffer, limit + 1)
+        except OSError as exc:
+            problem = Msg.of("standard input is closed or not open for reading") \
+                if exc.errno == errno.EBADF else \
+                Msg.of("cannot read the file: {reason}", reason=os_problem(exc))
+            raise SpecError(problem, Location(name)) from None
         if len(data) > limit:
             raise too_large(name, None, limit)
         return name, decode(name, data)
