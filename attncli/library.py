@@ -98,13 +98,15 @@ def _spec(tokens: Sequence[str], X: Any, weights: dict[str, Any], heads: Any, ma
 
     if X is not None and spec.get("embeddings") is not None:
         raise UsageError(Msg.of("give X or embeddings, not both"))
-    top = {key: tree(value, SOURCE, key) for key, value in spec.items() if value is not None}
+    top = {key: tree(value, SOURCE, key, max_cells) for key, value in spec.items()
+           if value is not None}
     for key, name, value in (("tokens", "tokens", tokens), ("embeddings", "X", X),
                              ("heads", "heads", heads), ("mask", "mask", mask)):
         if value is not None:
-            top[key] = tree(value, SOURCE, name)
+            top[key] = tree(value, SOURCE, name, max_cells)
     for section, given in (("weights", weights), ("display", display)):
-        named = {key: tree(value, SOURCE, key) for key, value in given.items() if value is not None}
+        named = {key: tree(value, SOURCE, key, max_cells) for key, value in given.items()
+                 if value is not None}
         if named:
             top[section] = merged(top.get(section), named, section)
     return load_tree(top, SOURCE, max_cells)

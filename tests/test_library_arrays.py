@@ -204,3 +204,28 @@ def test_importing_attncli_loads_no_numpy() -> None:
             "print('numpy' in sys.modules)")
     done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False\nFalse\n"
+
+
+@pytest.mark.parametrize(("key", "shape"), [("X", (2, 10**8)), ("X", (10**8, 2)),
+                                            ("W_Q", (2, 10**8))])
+def test_an_array_past_the_cell_limit_is_refused_before_its_rows_are_copied(
+        key: str, shape: tuple[int, int]) -> None:
+    """A broadcast view is 16 bytes whatever its shape: 2 × 10⁸ ones were copied row by row
+    into 1.6 GB of floats (7 s, 3 GB) before the limit refused them. The refusal is the same;
+    the rows are not copied: under 100 MB more than before."""
+    import tracemalloc
+
+    big = np.broadcast_to(np.float64(1), shape)
+    arrays = {"X": np.eye(2), key: big}
+    tracemalloc.start()
+    try:
+        with pytest.raises(SpecError) as caught:
+            attncli.walkthrough_of(tokens=["a", "b"], **arrays)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    rows, columns = shape
+    assert str(caught.value) == (f"walkthrough_of: {key}: a matrix of {rows:,} × {columns:,} is "
+                                 "too large; the limit is 10,000,000 numbers, which --max-cells "
+                                 "sets")
+    assert peak < 100 * 2**20

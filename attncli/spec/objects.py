@@ -31,7 +31,8 @@ def spec_from(keys: Mapping[str, Any], source: str = "spec_from",
     """The Spec that `keys` describe, as the top level of a spec file would (`tokens`,
     `embeddings`, `weights`, `mask` ...), arrays in place of written-out matrices; SpecError
     naming the key path at the first problem. `source` names the values in errors."""
-    top = {key: tree(value, source, key) for key, value in keys.items() if value is not None}
+    top = {key: tree(value, source, key, max_cells) for key, value in keys.items()
+           if value is not None}
     return load_tree(top, source, max_cells)
 
 
@@ -40,8 +41,10 @@ def load_tree(top: dict[str, Node], source: str, max_cells: int = DEFAULT_MAX_CE
     return load(Node(top, Location(source)), max_cells=max_cells)
 
 
-def tree(value: Any, source: str, path: str) -> Node:
-    """`value` as a Node marked with `path`: mappings and lists item by item, arrays row by row."""
+def tree(value: Any, source: str, path: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
+    """`value` as a Node marked with `path`: mappings and lists item by item, arrays row by row;
+    an array of more than `max_cells` numbers is refused before its rows are copied (a
+    broadcast view of 2 × 10⁸ ones, 16 bytes, took 7 s and 3 GB to be refused)."""
     where = Location(source, path)
     if isinstance(value, np.generic):
         value = value.item()
@@ -52,11 +55,17 @@ def tree(value: Any, source: str, path: str) -> Node:
             if not isinstance(key, str):
                 raise SpecError(Msg.of("{path}: expected text keys, found the key {found}",
                                        path=path, found=repr(key)), where)
-        return Node({key: tree(child, source, f"{path}.{key}" if path else key)
+        return Node({key: tree(child, source, f"{path}.{key}" if path else key, max_cells)
                      for key, child in value.items()}, where)
     if isinstance(value, (list, tuple)):
-        return Node([tree(item, source, f"{path}[{i}]") for i, item in enumerate(value)], where)
-    return array_node(as_array(value, path, where), source, path)
+        return Node([tree(item, source, f"{path}[{i}]", max_cells)
+                     for i, item in enumerate(value)], where)
+    array = as_array(value, path, where)
+    if array.size > max_cells:
+        from attncli.spec.arrays import Budget
+
+        Budget(max_cells).charge(Node(None, where), array.shape)
+    return array_node(array, source, path)
 
 
 def as_array(value: Any, path: str, where: Location) -> np.ndarray[Any, Any]:
