@@ -319,6 +319,26 @@ def test_a_signal_ends_every_worker_quietly(tree: Path, signum: int, group: bool
     assert not (tree / "out").exists()
 
 
+def test_a_sigpipe_sent_to_the_group_is_ignored_by_the_workers_as_by_the_command(
+        tree: Path) -> None:
+    """Python ignores SIGPIPE (a reader that went away is EPIPE on a write, exit 141); the
+    workers took it back to its default, so `kill -PIPE -PGID` (or `timeout -s PIPE`, which
+    signals its group) ended them while the command went on: "internal error: WorkerLost: a
+    worker ended before it wrote part 4", exit 3. They ignore it too, and the work is done."""
+    process = attn(tree, "snippets", "--jobs", "2", SLOW="1.5")
+    deadline = time.monotonic() + 60
+    while len(children(process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    busy = children(process.pid)
+    assert len(busy) == 2
+    time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGPIPE)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (0, "", "attn: 6 written, 0 unchanged, 0 failed\n")
+    assert sorted(p.name for p in (tree / "out").iterdir()) == [f"s{k}.txt" for k in range(6)]
+    assert not any(map(alive, busy))
+
+
 def test_no_worker_outlives_a_killed_command(tree: Path) -> None:
     process, busy = started_busy(tree)
     process.kill()  # SIGKILL: the command has no say

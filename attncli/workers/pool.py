@@ -209,7 +209,12 @@ def _serve(link: Connection, tasks: Sequence[Callable[[], Any]], parent: int,
 def settle(parent: int) -> None:
     """The parent answers signals for its workers, and a worker ends with its parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: one answer
-    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
+    # SIGPIPE sent to the group (`kill -PIPE -PGID`, `timeout -s PIPE`) is ignored here as the
+    # parent ignores it (Python's default): at its default it ended the workers while the
+    # parent went on, which then found them gone ("internal error: WorkerLost", exit 3). A
+    # worker writes only to its parent, and a link whose parent is gone raises, then exits.
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)  # not the parent's handlers, which raise
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
