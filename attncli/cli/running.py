@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 
 import typer
 
@@ -14,6 +15,8 @@ from attncli.i18n import DEFAULT_LANG, Msg, translate
 from attncli.i18n.quoting import clipped, quoted_name
 
 INTERNAL_ERROR = 3
+OUT_OF_MEMORY = 2  # as a full disk: what the machine refused, not a bug in attn
+OUT_OF_MEMORY_LINE = b"attn: not enough memory\n"  # written when even the message finds none
 
 
 def fail(error: AttnError, lang: str) -> None:
@@ -54,6 +57,11 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
         raise typer.Exit(error.exit_code) from None
     except (KeyboardInterrupt, typer.Exit):
         raise
+    except MemoryError:  # the machine's limit (ulimit -v, a full machine), as a full disk is
+        if debug:
+            raise
+        out_of_memory(lang)
+        raise typer.Exit(OUT_OF_MEMORY) from None
     except Exception as exc:  # a bug in attn, not in the input: still one line unless --debug
         if debug:
             raise
@@ -67,3 +75,17 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
         echo_error("attn: " + line)
         raise typer.Exit(INTERNAL_ERROR) from None
 
+
+def out_of_memory(lang: str) -> None:
+    """One line for a MemoryError (NumPy not loaded under `ulimit -v 100000`): the translated
+    line needs memory too (the catalogue, a regular expression compiled on first use), and when
+    it finds none a fixed English one is written as it is; Python's own report of the second
+    MemoryError was three tracebacks and exit 1."""
+    import os
+
+    try:
+        say(Msg.of("not enough memory: the system refused attn the memory it needs (a limit "
+                   "such as ulimit -v, or a machine whose memory is used up)"), lang)
+    except MemoryError:
+        with suppress(OSError):
+            os.write(2, OUT_OF_MEMORY_LINE)

@@ -1,0 +1,46 @@
+"""A MemoryError (`ulimit -v 100000`: NumPy cannot load) is the machine's limit, as a full disk
+is: one line, exit 2. It was "internal error", whose own message then ran out of memory too:
+three tracebacks and exit 1."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+
+from attncli.cli import running
+
+
+def no_memory() -> str:
+    raise MemoryError
+
+
+@pytest.mark.parametrize(("lang", "line"), [
+    ("en", "attn: not enough memory: the system refused attn the memory it needs (a limit such "
+           "as ulimit -v, or a machine whose memory is used up)\n"),
+    ("ru", "attn: недостаточно памяти: система отказала attn в\u00a0нужной памяти (ограничение "
+           "вроде ulimit -v или машина, память которой исчерпана)\n"),
+])
+def test_a_memory_error_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], lang: str,
+                                           line: str) -> None:
+    with pytest.raises(typer.Exit) as caught:
+        running.run(no_memory, lang, debug=False)
+    assert caught.value.exit_code == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", line)
+
+
+def test_when_the_line_finds_no_memory_either_a_fixed_one_is_written(
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    def still_none(*_: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(running, "say", still_none)
+    with pytest.raises(typer.Exit) as caught:
+        running.run(no_memory, "pl", debug=False)
+    assert caught.value.exit_code == 2
+    assert capfd.readouterr() == ("", "attn: not enough memory\n")
+
+
+def test_debug_shows_the_memory_error() -> None:
+    with pytest.raises(MemoryError):
+        running.run(no_memory, "en", debug=True)
