@@ -44,3 +44,26 @@ def test_when_the_line_finds_no_memory_either_a_fixed_one_is_written(
 def test_debug_shows_the_memory_error() -> None:
     with pytest.raises(MemoryError):
         running.run(no_memory, "en", debug=True)
+
+
+def test_a_library_with_no_memory_to_be_mapped_is_out_of_memory_too(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Under `ulimit -v 60000` NumPy's import fails with an ImportError that quotes the
+    loader's ENOMEM ("failed to map segment from shared object"): it was "internal error",
+    exit 3. Any other ImportError still is."""
+    def unmapped() -> str:
+        raise ImportError("Original error was: libgfortran-040039e1.so.5.0.0: failed to map "
+                          "segment from shared object")
+
+    def missing() -> str:
+        raise ImportError("No module named 'nowhere'")
+
+    with pytest.raises(typer.Exit) as caught:
+        running.run(unmapped, "en", debug=False)
+    assert caught.value.exit_code == 2
+    assert capsys.readouterr().err.startswith("attn: not enough memory: ")
+    with pytest.raises(typer.Exit) as caught:
+        running.run(missing, "en", debug=False)
+    assert caught.value.exit_code == 3
+    assert capsys.readouterr().err == ("attn: internal error: ImportError: No module named "
+                                       "'nowhere' (run with --debug for the traceback)\n")

@@ -17,6 +17,9 @@ from attncli.i18n.quoting import clipped, quoted_name
 INTERNAL_ERROR = 3
 OUT_OF_MEMORY = 2  # as a full disk: what the machine refused, not a bug in attn
 OUT_OF_MEMORY_LINE = b"attn: not enough memory\n"  # written when even the message finds none
+# What the dynamic loader says when the memory to map a library is refused (ENOMEM), in the
+# ImportError of a module that needs one (NumPy's OpenBLAS, libgfortran)
+NO_ROOM_TO_LOAD = "failed to map segment from shared object"
 
 
 def fail(error: AttnError, lang: str) -> None:
@@ -65,6 +68,9 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
     except Exception as exc:  # a bug in attn, not in the input: still one line unless --debug
         if debug:
             raise
+        if isinstance(exc, ImportError) and NO_ROOM_TO_LOAD in str(exc):
+            out_of_memory(lang)  # NumPy's libraries under `ulimit -v 60000`
+            raise typer.Exit(OUT_OF_MEMORY) from None
         message = Msg.of("internal error: {kind}: {detail} (run with --debug for the traceback)",
                          kind=type(exc).__name__, detail=str(exc))
         message = clipped(message)
