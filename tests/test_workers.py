@@ -397,3 +397,21 @@ def test_a_bounded_task_that_aborts_is_an_overrun_not_a_crash() -> None:
 def test_an_answer_larger_than_allowed_is_no_answer() -> None:
     with pytest.raises(bounded.Overrun):
         bounded.bounded(lambda: "x" * 5000, seconds=30, megabytes=64, largest=1000)
+
+
+def test_ctrl_c_while_the_command_line_loads_is_a_quiet_exit_130() -> None:
+    """Ctrl-C in the first tenth of a second, while Typer, Click and Rich are imported, printed
+    Python's traceback of the import it stopped; it ends as a run ended by Ctrl-C does. The
+    interrupt is raised by the import itself, at the moment the app's module is asked for."""
+    probe = (
+        "import sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'attncli.cli.app':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "from attncli.cli import main\n"
+        "main()\n")
+    child = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=60)
+    assert (child.returncode, child.stdout, child.stderr) == (130, "", "")

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import gc
 
+INTERRUPTED = 130  # 128 + SIGINT, as a run that Ctrl-C ends exits
+
 
 def main() -> None:
     """The `attn` command."""
-    from attncli.cli.app import main as run
+    try:
+        from attncli.cli.app import main as run
+    except KeyboardInterrupt:  # Ctrl-C while the command line loads: ended as a run ended by it
+        raise SystemExit(INTERRUPTED) from None
 
     try:
         run()
