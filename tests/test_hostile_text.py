@@ -4,10 +4,14 @@ document's structure (JSON, YAML front matter, XML)."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,3 +96,21 @@ def test_no_label_is_another_token_or_shaped_like_its_label(tokens: list[str]) -
         form = next(f for f in _forms(len(tokens)) if any(
             f[0](token, k) == label for k in range(1, len(tokens) + 1)))
         assert not any(re.fullmatch(form[1](token), other) for other in tokens)
+
+
+def test_pandoc_shows_the_front_matter_title_as_written_and_makes_no_element_of_it() -> None:
+    # pandoc reads `title` as Markdown: unescaped, the <img> of TITLE became an element of the
+    # page's <h1> (and padding_comma's "<pad>" vanished from it)
+    text = render(walkthrough(), "markdown", "en", front_matter=True)
+    front = yaml.safe_load(text.split("---\n", 2)[1])
+    assert re.search(r"(?<!\\)[<\[&]", front["title"]) is None
+    assert re.sub(r"\\(.)", r"\1", front["title"]) == TITLE  # each escape is one backslash
+    assert front["title_en"] == TITLE  # as written, for a template
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc is not installed")
+    page = subprocess.run(["pandoc", "-s", "-f", "markdown-smart", "-t", "html"], input=text,
+                          capture_output=True, text=True, check=True).stdout
+    heading = re.search(r'<h1 class="title">(.*?)</h1>', page, re.S)
+    assert heading is not None
+    assert " ".join(html.unescape(heading.group(1)).split()) == TITLE
+    assert "<img" not in heading.group(1)

@@ -102,15 +102,26 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
     about = {lang: " ".join((description(walkthrough.header, lang) or "").split())
              for lang in langs}
     first = langs[0]
-    lines = ["---", "title: " + quoted(titles[first]), "lang: " + first]
+    lines = ["---", "title: " + quoted(as_markdown(titles[first])), "lang: " + first]
     if about[first]:
-        lines.append("description: " + quoted(about[first]))
+        lines.append("description: " + quoted(as_markdown(about[first])))
     if options.md_flavor != "plain":
         lines.append("math: true")
     lines += [f"title_{lang}: " + quoted(titles[lang]) for lang in langs]
     lines += [f"description_{lang}: " + quoted(about[lang]) for lang in langs if about[lang]]
     lines.append("---")
     return "\n".join(lines) + "\n"
+
+
+def as_markdown(text: str) -> str:
+    """`title` and `description` as pandoc reads them, Markdown: a `<` (an HTML tag: `<pad>`,
+    `<script>`), a `[` (a link), an `&` (an entity) and a backslash escaped, so pandoc shows them
+    as written and makes no element of them; title_<lang> and description_<lang> stay as
+    written, for a template that prints them as text."""
+    return text.translate(_METADATA_ESCAPES)
+
+
+_METADATA_ESCAPES = {ord(ch): "\\" + ch for ch in "\\<[&"}
 
 
 # Stands for the switch that shows every number while a sentence is escaped; then the switch
