@@ -105,3 +105,23 @@ def test_a_fraction_written_inline_skips_a_tokens_escaped_braces(tmp_path: Path)
     result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
                             cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-800:]
+
+
+def test_a_cell_named_by_a_thousand_letter_token_is_found_in_time_linear_in_its_length() -> None:
+    # `\w*\[` tried from every letter of a 1,000-letter name ran to its end each time: 11 ms a
+    # line, and a Beamer deck of a spec with such a token took 1.2 s instead of 0.4 s
+    import time
+
+    from attncli.render.latex_lines import _CELLS, _UNBROKEN
+
+    long, other = "x" * 1000, "y" * 1000
+    text = f"A[{long}, {other}]·dA[{long}, {other}] + S[{long}, j] = 0.5"
+    assert [m.group() for m in _UNBROKEN.finditer(text)] == [
+        f"A[{long}, {other}]", f"dA[{long}, {other}]", f"S[{long}, j]"]
+    assert [m.group() for m in _CELLS.finditer(text)] == [
+        f"A[{long}, {other}]·dA[{long}, {other}]"]
+    line = f"S[{long}, {other}] = 0.5"  # a cell alone: no `·` after its bracket
+    start = time.process_time()
+    for _ in range(300):
+        list(_CELLS.finditer(line))
+    assert time.process_time() - start < 0.3  # quadratic: about 1 s; linear: about 0.03 s

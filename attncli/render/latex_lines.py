@@ -117,8 +117,10 @@ def expansion_math(expansion: Expansion, number: NumberFormat, words: Callable[[
     return " = ".join(parts) + relation + value
 
 
-# a name in brackets (`dQ[name, d2]`, `A[i, name]`): TeX breaks inline math only outside it
-_UNBROKEN = re.compile(r"\w*\[[^\]]*\]")
+# a name in brackets (`dQ[name, d2]`, `A[i, name]`): TeX breaks inline math only outside it.
+# Each begins where a word does: tried from inside one (a 1,000-letter token), `\w*` would run
+# to its end and fail at every letter, a time the square of the name's length.
+_UNBROKEN = re.compile(r"(?<!\w)\w*\[[^\]]*\]")
 
 
 def _shown_names(cell: str) -> str:
@@ -128,7 +130,7 @@ def _shown_names(cell: str) -> str:
     return head + "[" + ", ".join(shown_name(name) for name in inside.split(", ")) + "]"
 
 
-_CELLS = re.compile(r"\w*\[[^\]]*\]·\w*\[[^\]]*\]")  # `A[a, j]·dA[a, j]`, one group in TeX
+_CELLS = re.compile(r"(?<!\w)\w*\[[^\]]*\]·\w*\[[^\]]*\]")  # `A[a, j]·dA[a, j]`, one group in TeX
 
 
 def _cells_apart(expansion: Expansion, line: float) -> bool:
