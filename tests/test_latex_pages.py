@@ -290,3 +290,21 @@ def test_beamer_options_from_the_command_line() -> None:
     assert wrong.exit_code == 2 and wrong.stdout == ""
     both = runner.invoke(app, ["export", spec, "--beamer", "--latex"])
     assert both.exit_code == 2 and "found --latex, --beamer" in both.stderr
+
+
+@pytest.mark.parametrize("title", ["x" * 1000, "W" * 990 + " + M",
+                                   "x" * 200 + "\u0301\\verb|x|S' + M"])
+@pytest.mark.parametrize("lang", ["en", "pl,en"])
+def test_a_title_of_one_word_at_the_text_limit_fits_its_heading(title: str, lang: str,
+                                                                 tmp_path: Path) -> None:
+    # the word was shortened to the body's widest word, 225 pt in roman at 10 pt, then set in
+    # \section*'s 14.4 pt bold: 3 to 10 pt past the margin, 32 pt with a combining mark shown
+    # as its code point and " + M" after it
+    import yaml
+
+    spec = yaml.safe_load(CAT.read_text(encoding="utf-8"))
+    spec["title"] = title
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    text = render(build(load_spec(str(tmp_path / "s.yaml"))), "latex", lang.split(","),
+                  standalone=True)
+    assert overfull(pdflatex(text, tmp_path)) == []

@@ -151,13 +151,13 @@ _WORD = re.compile(r"[^ \t\n\r\f\v\u00a0–—]{5,}")
 _ELLIPSIS = "…"
 
 
-def shown_word(word: str) -> str:
-    """A word wider than WIDEST_WORD (a token name of 250 letters) as its first and last
+def shown_word(word: str, widest: float = WIDEST_WORD) -> str:
+    """A word wider than `widest` (a token name of 250 letters) as its first and last
     characters around `…`, as many as fit that width, the first part one character longer when
     they differ; attn's notation (a Symbol) whole."""
-    if isinstance(word, Symbol) or text_width(word) <= WIDEST_WORD:
+    if isinstance(word, Symbol) or text_width(word) <= widest:
         return word
-    room = WIDEST_WORD - text_width(_ELLIPSIS)
+    room = widest - text_width(_ELLIPSIS)
     head, tail = 0, 0
     while head + tail < len(word):
         nxt = word[head] if head <= tail else word[len(word) - 1 - tail]
@@ -168,11 +168,11 @@ def shown_word(word: str) -> str:
     return word[:head] + _ELLIPSIS + word[len(word) - tail:]
 
 
-def shown_words(text: str) -> str:
-    """`text` with every word wider than WIDEST_WORD shortened in the middle (shown_word)."""
+def shown_words(text: str, widest: float = WIDEST_WORD) -> str:
+    """`text` with every word wider than `widest` shortened in the middle (shown_word)."""
     if isinstance(text, Symbol) or len(text) < 5:
         return text
-    return _WORD.sub(lambda found: shown_word(found.group()), text)
+    return _WORD.sub(lambda found: shown_word(found.group(), widest), text)
 
 
 def shown_name(name: str) -> str:
@@ -187,6 +187,17 @@ def shown_name(name: str) -> str:
 # The user's prose (a title, a description): TeX breaks a paragraph at its spaces and dashes,
 # never inside a word of 400 letters, which is shortened like a name.
 shown_prose = shown_words
+
+# The title is set as a heading, \\section* (14.4 pt bold) or \\subsection* (12 pt bold) of a
+# document in several languages: bold at 14.4 pt takes about 1.6 times the room of the body's
+# roman, so a word of WIDEST_WORD there overflowed the line (by 3 to 10 pt, and 32 pt with a
+# ` + M` tied to it); its words are shortened to what the heading sets as wide.
+HEADING_SCALE = 1.6
+
+
+def shown_heading(text: str) -> str:
+    """A title with every word too wide for its heading shortened in the middle (shown_word)."""
+    return shown_words(text, WIDEST_WORD / HEADING_SCALE)
 
 
 def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = False) -> str:

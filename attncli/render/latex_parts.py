@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
-from attncli.model.latex_text import shown_prose
+from attncli.model.latex_text import shown_heading, shown_prose
 from attncli.render import RenderOptions
 from attncli.render.common import (
     box_math,
@@ -51,7 +51,7 @@ def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str, page: Pag
     out = []
     if options.header:  # --no-header: the steps alone
         # the user's words, as written; a word too wide for any line shortened (shown_prose)
-        intro = Part("title", w.esc(shown_prose(title(header, lang, t))))
+        intro = Part("title", w.esc(shown_heading(title(header, lang, t))))
         about = description(header, lang)
         if about:
             intro.chunks.append([w.esc(shown_prose(about))])
