@@ -15,6 +15,7 @@ tables is escaped here, so a token name can neither break a table nor inject HTM
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
@@ -114,14 +115,18 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
 
 
 def as_markdown(text: str) -> str:
-    """`title` and `description` as pandoc reads them, Markdown: a `<` (an HTML tag: `<pad>`,
-    `<script>`), a `[` (a link), an `&` (an entity) and a backslash escaped, so pandoc shows them
-    as written and makes no element of them; title_<lang> and description_<lang> stay as
-    written, for a template that prints them as text."""
-    return text.translate(_METADATA_ESCAPES)
+    """`title` and `description` as pandoc reads them, Markdown: what it would make other than
+    text (_MARKUP) gets a backslash, so pandoc shows it as written and makes no element or link
+    of it. Everything else is left as written, for Hugo's and Jekyll's templates, which print
+    the text: `Q & A [draft]` is the same in both. title_<lang> and description_<lang> are
+    always as written."""
+    return _MARKUP.sub(lambda found: "\\" + found.group(), text)
 
 
-_METADATA_ESCAPES = {ord(ch): "\\" + ch for ch in "\\<[&"}
+# An HTML tag, comment or autolink (`<pad>`, `<!--`, `<https://…>`), an entity (`&amp;`), a link
+# or span (`[x](…)`, `[x][y]`, `[x]{…}`), and a backslash (an escape or raw TeX)
+_MARKUP = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?]"
+                     r"|[A-Za-z][A-Za-z0-9+.-]*:)|&(?=#?\w+;)|\[(?=[^\]]*\][(\[{])|\\")
 
 
 # Stands for the switch that shows every number while a sentence is escaped; then the switch
