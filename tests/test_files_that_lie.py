@@ -184,3 +184,22 @@ def test_a_csv_of_ten_million_short_lines_is_cut_without_an_object_a_line(tmp_pa
     with pytest.raises(FileProblem) as problem:
         CsvFile(path, "e.csv", 10_000_000)
     assert dict(problem.value.message.params)["line"] == 5_000_001
+
+
+@pytest.mark.parametrize("header", [
+    # (True, True): NumPy's header reader lets a bool by as a size; reshaping to it was
+    # TypeError, exit 3
+    "{'descr': '<f8', 'fortran_order': False, 'shape': (True, True), }",
+    # a key written as bytes beside the str ones: NumPy sorts the keys (TypeError, exit 3)
+    "{b'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }",
+])
+def test_a_npy_header_with_bools_or_bytes_is_said_not_a_header(header: str, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    (tmp_path / "e.npy").write_bytes(npy(header, bytes(32)))
+    (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: {file: e.npy}\n" + WEIGHTS)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", "s.yaml:2:20: embeddings.file: e.npy: cannot read the numbers: its header is not "
+        "the dictionary of a .npy file\n")

@@ -205,12 +205,15 @@ def header_layout(file: IO[bytes], name: str) -> Layout:
     except ValueError:  # NumPy's words quote the bytes found, untranslated
         raise FileProblem(Msg.of("{name}: expected a .npy array, found other bytes",
                                  name=name)) from None
-    try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets
+    try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets,
+        # a TypeError for keys NumPy cannot sort (b'descr' beside 'shape')
         if version == (1, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(file)
         else:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(file)
-    except (ValueError, SyntaxError, tokenize.TokenError, RecursionError, MemoryError):
+        if not all(type(size) is int for size in shape):  # (True, True): NumPy lets bools by
+            raise ValueError
+    except (ValueError, TypeError, SyntaxError, tokenize.TokenError, RecursionError, MemoryError):
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}", name=name,
                                  reason=Msg.of("its header is not the dictionary of a .npy "
                                                "file"))) from None
