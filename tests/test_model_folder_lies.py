@@ -256,3 +256,13 @@ def test_tensors_whose_bytes_overlap_are_refused_naming_both(tmp_path: Path) -> 
         "model.safetensors: the tensors model.layers.0.self_attn.q_proj.weight and "
         "model.layers.0.self_attn.k_proj.weight overlap: expected data_offsets apart, found "
         "[256, 384] and [376, 440]")
+
+
+def test_a_model_type_that_is_a_list_is_named_as_one(tmp_path: Path) -> None:
+    # ["llama"] was looked up among the architectures as it is (unhashable: exit 3)
+    spec = folder(tmp_path, {"model_type": ["llama"], "num_hidden_layers": 1},
+                  {"model.embed_tokens.weight": np.zeros((4, 8))},
+                  "model: {path: m, layer: 0}\ntokens: {ids: [1]}\n")
+    assert refused(spec).endswith(
+        "spec.yaml:1:15: model.path: model_type a list of 1 item is not supported; the "
+        "supported ones are bert, deepseek_v3, gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit")

@@ -33,6 +33,7 @@ from attncli.spec.tokenizer_check import MAX_TOKENS
 from attncli.spec.values import (
     boolean,
     check_keys,
+    describe,
     expect,
     fail,
     fail_at,
@@ -72,8 +73,10 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     config = config_node(config_path, config_name, files.budget.max_cells)
     model_type = config.get("model_type")
     known = ", ".join(sorted(ARCHITECTURES))
-    if model_type is None or model_type.value not in ARCHITECTURES:
-        found = "—" if model_type is None else str(model_type.value)[:40]
+    if (model_type is None or not isinstance(model_type.value, str)  # ["llama"]: no name
+            or model_type.value not in ARCHITECTURES):
+        found = ("—" if model_type is None else str(model_type.value)[:40]
+                 if isinstance(model_type.value, str) else describe(model_type))
         fail(path_node, "model_type {found} is not supported; the supported ones are {known}",
              found=found, known=known)
     architecture = ARCHITECTURES[model_type.value]
