@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,3 +201,27 @@ def test_a_spec_pattern_never_searches_outside_the_tree(tree: Path, pattern: str
     assert (result.exit_code, result.stderr) == (
         2, "attn.toml:2:9: snippets[0].specs: expected a path inside the manifest's folder, found "
         f"{pattern}\n")
+
+
+def test_a_run_of_star_stars_walks_the_tree_once(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # pathlib walks the folders below once for every `**` of a run: ten of them over 11
+    # nested folders listed folders 100,000s of times (3 s), each one more about twice that
+    from attncli.errors import Location
+    from attncli.snippets.manifest import Pattern, expand
+
+    deep = tmp_path.joinpath(*"abcdefghijk")
+    deep.mkdir(parents=True)
+    (deep / "x.attn.yaml").write_text(SPEC, encoding="utf-8")
+    listed = []
+    real = os.scandir
+
+    def counting(path: Any) -> Any:
+        listed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    pattern = Pattern("/".join(["**"] * 10) + "/*.attn.yaml",
+                      Location("attn.toml", "snippets[0].specs", 2, 9))
+    assert expand(pattern, tmp_path) == [Path("a/b/c/d/e/f/g/h/i/j/k/x.attn.yaml")]
+    assert len(listed) <= 3 * 12  # 12 folders: each listed by ** and by the part after it
