@@ -211,3 +211,18 @@ def test_a_nul_in_the_output_is_said_in_attns_words(repo: Path) -> None:
     refused(repo, entry("out/{name}\\u0000.txt"),
             "attn.toml:4:10: snippets[0].output: out/planted\\x00.txt: a file name cannot hold "
             "the character NUL")
+
+
+def test_a_snippet_that_cannot_be_written_leaves_no_folder_made_for_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a name of 480 characters: the system refuses it once the folders before it are made;
+    # they were left behind, empty, beside the refusal
+    (tmp_path / "abcdefgh.attn.yaml").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "attn.toml").write_text(entry("out/deeper/" + "{name}" * 60 + ".{ext}"),
+                                        encoding="utf-8")
+    before = snapshot(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = run("snippets")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0].endswith("the name is too long")
+    assert snapshot(tmp_path) == before

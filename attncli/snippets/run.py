@@ -9,6 +9,7 @@ Outcome per snippet and the command decides what to say
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import partial
@@ -217,14 +218,37 @@ def write_snippet(outcome: Outcome) -> Outcome:
     if outcome.status not in ("stale", "missing") or outcome.new is None:
         return outcome
     path = outcome.target.output
+    made = missing_folders(path.parent)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, outcome.new, follow=False, plain=True)
     except OSError as exc:
+        remove_empty(made)
         return replace(outcome, status="failed", error=cannot_write(path, exc))
     except AttnError as error:
+        remove_empty(made)
         return replace(outcome, status="failed", error=error)
     return replace(outcome, status="written")
+
+
+def missing_folders(folder: Path) -> list[Path]:
+    """The folders of `folder`'s path that do not exist yet, the deepest first: those that
+    writing a snippet there makes."""
+    missing = []
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_empty(folders: list[Path]) -> None:
+    """Remove `folders` (the deepest first) made for a snippet that was then not written, so a
+    refusal leaves the tree as it was; stop at the first that is not empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def cannot_write(path: Path, exc: OSError) -> SpecError:
