@@ -128,6 +128,16 @@ def output_target(path: str | Path, follow: bool = True) -> Path:
     return target
 
 
+def temporary_stem(name: str) -> str:
+    """The start of `name` that the temporary file beside it is named after: at most 100 bytes,
+    so `.{stem}.XXXXXXXX.tmp` fits a file system's 255 where `name` itself does (a snippet
+    named in 244 bytes could not be written)."""
+    stem = name
+    while len(os.fsencode(stem)) > 100:
+        stem = stem[:-1]
+    return stem
+
+
 def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
                  protect: Iterable[str | Path] = (), follow: bool = True,
                  plain: bool = False) -> None:
@@ -148,7 +158,8 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
     import tempfile  # only a command that writes a file needs it (7 million instructions)
 
     try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{temporary_stem(target.name)}.",
+                                             suffix=".tmp")
     except OSError as error:
         raise cannot_write(path, os_problem(error)) from None
     try:

@@ -182,3 +182,15 @@ def test_a_closed_stdout_is_said_before_a_file_beside_it_is_written(option: str,
     assert (result.returncode, result.stderr) == (
         2, "attn: cannot write to standard output: it is closed\n")
     assert sorted(os.listdir(tmp_path)) == []
+
+
+@pytest.mark.parametrize("letter", ["a", "ł"])  # 244 bytes: 240 + .tex, 120 two-byte letters + 4
+def test_a_name_the_system_takes_is_written_whatever_its_length(letter: str,
+                                                                tmp_path: Path) -> None:
+    # the temporary file beside it was named `.{name}.XXXXXXXX.tmp`, 14 bytes longer: past 255
+    # ('the name is too long') for any name of 242 bytes or more that the system itself takes
+    name = letter * (240 // len(letter.encode())) + ".tex"
+    assert len(name.encode()) == 244
+    assert run("export", "--latex", "-o", str(tmp_path / name)).exit_code == 0
+    assert (tmp_path / name).read_text(encoding="utf-8").startswith("%")
+    assert [p.name for p in tmp_path.iterdir()] == [name]
