@@ -230,3 +230,25 @@ def test_a_cell_that_is_a_list_is_described_in_the_language(lang: str, said: str
     result = run("check", CAT, "--answer", str(answers), "--lang", lang)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"{answers}:1:12: weights[0][0]: {said}\n", result.stderr
+
+
+@pytest.mark.parametrize(("value", "lang", "said"), [
+    # !!bool maybe was KeyError and !!timestamp x AttributeError (exit 3, internal error);
+    # !!float one and !!int 1.5 quoted Python's ValueError in English, in every language
+    ("!!bool maybe", "en", 'expected true or false, found the text "maybe"'),
+    ("!!timestamp x", "en", 'YAML reads x as a date, and there is no such date; if it is text, '
+     'write it in quotes: "x"'),
+    ("!!float one", "en", 'expected a number, found the text "one"'),
+    ("!!int 1.5", "en", 'expected a whole number, found the text "1.5"'),
+    ("!!float one", "pl", "oczekiwano liczby, otrzymano: tekst „one”"),
+    ("!!float one", "ru", "ожидается число, получено: текст «one»"),
+])
+def test_a_tagged_value_its_tag_cannot_read_is_named_at_its_place(
+        value: str, lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "s.yaml").write_text(f"tokens: [a, b]\nembeddings: [[{value}, 0], [0, 1]]\n"
+                                     "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                                     encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"s.yaml:2:15: embeddings[0][0]: {said}\n")

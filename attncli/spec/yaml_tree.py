@@ -11,6 +11,7 @@ import yaml
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import date_problem, yaml_value_problem
+from attncli.i18n.quoting import shown
 from attncli.spec.bounds import TextBudget
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.node import Node
@@ -22,6 +23,9 @@ PLAIN_COLLECTIONS = frozenset(("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map")
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 INT_TAG = "tag:yaml.org,2002:int"
 NUMBER_TAGS = (INT_TAG, "tag:yaml.org,2002:float")
+# what a scalar tagged so must hold, said when it does not (`!!float one`, `!!bool maybe`)
+TAG_KINDS = {INT_TAG: lambda: Msg.of("a whole number"), NUMBER_TAGS[1]: lambda: Msg.of("a number"),
+             "tag:yaml.org,2002:bool": lambda: Msg.of("true or false")}
 
 
 class TreeBuilder:
@@ -102,8 +106,14 @@ class TreeBuilder:
                        problem=yaml_value_problem(str(exc.problem))),
                 self.where(node, path),
             ) from None
-        except (ValueError, OverflowError) as exc:  # e.g. a date such as 2024-02-30
+        except (ValueError, OverflowError, KeyError, AttributeError) as exc:
+            # a date such as 2024-02-30 (or !!timestamp x); a value its tag cannot read:
+            # !!float one, !!int 1.5 (ValueError), !!bool maybe (KeyError)
             problem = (date_problem(node.value) if node.tag == TIMESTAMP_TAG else
+                       Msg.of("expected {expected}, found {found}",
+                              expected=TAG_KINDS[node.tag](),
+                              found=Msg.of('the text "{value}"', value=shown(node.value)))
+                       if node.tag in TAG_KINDS else
                        Msg.of("cannot read this value: {problem}", problem=Msg.of(
                            "Python's message has no translation: {detail}", detail=str(exc))))
             raise SpecError(Msg.of("{path}: {problem}", path=path, problem=problem) if path
