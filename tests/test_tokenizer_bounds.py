@@ -160,3 +160,35 @@ def test_a_nul_second_byte_is_read_as_the_utf8_it_was_checked_to_be(
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == ("s.yaml:1:21: tokens.tokenizer: t.json:1:2: cannot read the "
                              "tokenizer: malformed JSON: expected a key in double quotes\n")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "the tokenizer failed: the tokenizers package's message has no translation: "),
+    ("pl", "błąd tokenizatora: komunikat pakietu tokenizers nie ma tłumaczenia: "),
+    ("ru", None),
+])
+def test_a_failure_in_the_packages_own_words_is_said_untranslated(
+        lang: str, said: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A template naming a special token that its special_tokens do not list fails as the text
+    is encoded, in the package's English ('no entry found for key'): it was quoted bare, as if
+    it were attn's own sentence, in Polish and Russian runs too."""
+    pytest.importorskip("tokenizers")
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    made = Tokenizer(models.WordLevel({"a": 0, "b": 1}, unk_token="a"))
+    made.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = json.loads(made.to_str())
+    tokenizer["post_processor"] = {
+        "type": "TemplateProcessing", "pair": [], "special_tokens": {},
+        "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                   {"Sequence": {"id": "A", "type_id": 0}}]}
+    (tmp_path / "t.json").write_text(json.dumps(tokenizer))
+    (tmp_path / "s.yaml").write_text('tokens: {tokenizer: t.json, text: "a b"}\n'
+                                     "embeddings: [[1, 0], [0, 1]]\n"
+                                     "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    expected = said if said is not None else (
+        "ошибка токенизатора: у\u00a0сообщения пакета tokenizers нет перевода: ")  # у bound
+    assert result.stderr == (f"s.yaml:1:21: tokens.tokenizer: t.json: {expected}"
+                             "no entry found for key\n")

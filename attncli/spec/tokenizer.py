@@ -181,8 +181,10 @@ def encode(content: bytes, name: str, sentence: str) -> Answer:
         search = regex_search_problem(said, name, **pattern_at(config))
         if search is not None:
             return "problem", search, None
-        return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name,
-                                 reason=said), None
+        # the package's own words (a template naming a special token it does not list: 'no
+        # entry found for key'), said to be untranslated as everywhere else
+        return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name, reason=Msg.of(
+            "the tokenizers package's message has no translation: {detail}", detail=said)), None
     if len(ids) > MAX_TOKENS:
         return "too_many", len(ids), None
     longest = max(map(len, tokens), default=0)
