@@ -264,5 +264,5 @@ def test_a_model_type_that_is_a_list_is_named_as_one(tmp_path: Path) -> None:
                   {"model.embed_tokens.weight": np.zeros((4, 8))},
                   "model: {path: m, layer: 0}\ntokens: {ids: [1]}\n")
     assert refused(spec).endswith(
-        "spec.yaml:1:15: model.path: model_type a list of 1 item is not supported; the "
-        "supported ones are bert, deepseek_v3, gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit")
+        "spec.yaml:1:15: model.path: config.json: model_type: expected one of bert, deepseek_v3, "
+        "gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit, found a list of 1 item")

@@ -73,10 +73,11 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     config = config_node(config_path, config_name, files.budget.max_cells)
     model_type = config.get("model_type")
     known = ", ".join(sorted(ARCHITECTURES))
-    if (model_type is None or not isinstance(model_type.value, str)  # ["llama"]: no name
-            or model_type.value not in ARCHITECTURES):
-        found = ("—" if model_type is None else str(model_type.value)[:40]
-                 if isinstance(model_type.value, str) else describe(model_type))
+    if model_type is not None and not isinstance(model_type.value, str):  # ["llama"]: no name
+        fail(path_node, "config.json: model_type: expected {expected}, found {found}",
+             expected=Msg.of("one of {options}", options=known), found=describe(model_type))
+    if model_type is None or model_type.value not in ARCHITECTURES:
+        found = "—" if model_type is None else str(model_type.value)[:40]
         fail(path_node, "model_type {found} is not supported; the supported ones are {known}",
              found=found, known=known)
     architecture = ARCHITECTURES[model_type.value]
