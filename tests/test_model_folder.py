@@ -310,10 +310,10 @@ def test_a_folder_without_weights_or_config_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("lang", "problem"), [
-    ("pl", "model.path: model_type t5 nie jest obsługiwany; obsługiwane to: bert, deepseek_v3, "
+    ("pl", "model.path: model_type t5 nie jest obsługiwany; obsługiwane są: bert, deepseek_v3, "
            "gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit"),
-    ("ru", "model.path: model_type t5 не поддерживается; поддерживаются: bert, deepseek_v3, "
-           "gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit"),
+    ("ru", "model.path: неподдерживаемое значение model_type: t5; поддерживаются: bert, "
+           "deepseek_v3, gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit"),
 ])
 def test_an_unknown_architecture_is_named_in_every_language(tmp_path: Path, lang: str,
                                                             problem: str) -> None:
@@ -509,3 +509,19 @@ def test_a_rope_scaling_attn_does_not_compute_is_refused_in_config_json(
     result = run("explain", str(path), "--lang", lang)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"m/config.json: rope_scaling.rope_type: {problem}\n"
+
+
+@pytest.mark.parametrize(("lang", "problem"), [
+    ("en", "config.json gives no model_type; the supported ones are "),
+    ("pl", "config.json nie podaje model_type; obsługiwane są: "),
+    ("ru", "в config.json нет model_type; поддерживаются: "),
+])
+def test_a_config_json_with_no_model_type_says_so(tmp_path: Path, lang: str, problem: str) -> None:
+    # it read "model_type — is not supported", the dash standing for the missing value
+    folder_with(tmp_path, '{"num_hidden_layers": 2}')
+    path = tmp_path / "spec.yaml"
+    path.write_text("model: {path: m, layer: 0}\ntokens: {ids: [1]}\n", encoding="utf-8")
+    result = run("explain", str(path), "--lang", lang)
+    assert (result.exit_code, result.stderr.replace("\u00a0", " ")) == (
+        2, f"{path}:1:15: model.path: {problem}bert, deepseek_v3, gemma2, gpt2, gpt_oss, llama, "
+           "mistral, qwen3, vit\n")

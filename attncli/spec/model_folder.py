@@ -76,10 +76,12 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     if model_type is not None and not isinstance(model_type.value, str):  # ["llama"]: no name
         fail(path_node, "config.json: model_type: expected {expected}, found {found}",
              expected=Msg.of("one of {options}", options=known), found=describe(model_type))
-    if model_type is None or model_type.value not in ARCHITECTURES:
-        found = "—" if model_type is None else str(model_type.value)[:40]
+    if model_type is None:
+        fail(path_node, "config.json gives no model_type; the supported ones are {known}",
+             known=known)
+    if model_type.value not in ARCHITECTURES:
         fail(path_node, "model_type {found} is not supported; the supported ones are {known}",
-             found=found, known=known)
+             found=str(model_type.value)[:40], known=known)
     architecture = ARCHITECTURES[model_type.value]
     given = "image" if model_type.value in IMAGE_MODELS else "tokens"
     for key in ("tokens", "image"):
