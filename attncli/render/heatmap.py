@@ -14,6 +14,7 @@ from xml.sax.saxutils import escape
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
+from attncli.model.latex_text import shown_name, shown_prose
 from attncli.render import RenderOptions
 from attncli.render.common import cell_width, number_format, title, translator
 from attncli.render.heat import HIDDEN, HIDDEN_MARK, LEGEND, hex_colour, ink, rgb
@@ -51,7 +52,8 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
         panels.append(svg)
         x += width + PANEL_GAP
         height = max(height, panel_height)
-    name = title(walkthrough.header, options.lang, t)
+    # a word of the title too wide for any line shortened, as LaTeX does (shown_prose)
+    name = shown_prose(title(walkthrough.header, options.lang, t))
     legend = t(LEGEND)
     title_width = text_px(name) * (FONT_SIZE + 4) / FONT_SIZE * 1.1  # bold, larger
     width = max(x - PANEL_GAP, title_width, text_px(legend)) + 2 * MARGIN
@@ -82,6 +84,10 @@ def fmt(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def shown_names(labels: tuple[str, ...]) -> list[str]:
+    return [shown_name(label) for label in labels]
+
+
 def panel(weights: Matrix, scores: Matrix, caption: str, number: NumberFormat,
           x0: float) -> tuple[str, float, float]:
     """One head's weights: rows are queries (labels on the left), columns are keys (labels on
@@ -91,19 +97,21 @@ def panel(weights: Matrix, scores: Matrix, caption: str, number: NumberFormat,
     texts = [[HIDDEN_MARK if hidden[i, j] else number(float(values[i, j]))
               for j in range(values.shape[1])] for i in range(values.shape[0])]
     cell = max([text_px(x) for row in texts for x in row] + [FONT_SIZE * 2.0]) + 2 * PAD
-    left = max((text_px(r) for r in weights.rows), default=0) + GAP
-    top = max((text_px(c) for c in weights.columns), default=0) + GAP
+    # a token name too wide for a line as every format shows it (render/long_names.py)
+    rows, columns = map(shown_names, (weights.rows, weights.columns))
+    left = max((text_px(r) for r in rows), default=0) + GAP
+    top = max((text_px(c) for c in columns), default=0) + GAP
     caption_height = FONT_SIZE + GAP if caption else 0
     n, m = weights.shape
     parts = [f'<g transform="translate({fmt(x0)} 0)">']
     if caption:
         parts.append(f'<text x="0" y="{FONT_SIZE}" font-weight="bold">{escape(caption)}</text>')
     y0 = caption_height + top
-    for j, label in enumerate(weights.columns):
+    for j, label in enumerate(columns):
         cx, cy = left + j * cell + cell / 2 + FONT_SIZE / 3, y0 - GAP / 2
         parts.append(f'<text x="{fmt(cx)}" y="{fmt(cy)}" transform="rotate(-90 {fmt(cx)} '
                      f'{fmt(cy)})">{escape(label)}</text>')
-    for i, label in enumerate(weights.rows):
+    for i, label in enumerate(rows):
         y = y0 + i * CELL_HEIGHT
         baseline = fmt(y + CELL_HEIGHT / 2 + FONT_SIZE / 3)
         parts.append(f'<text x="{fmt(left - GAP / 2)}" y="{baseline}" text-anchor="end">'

@@ -13,10 +13,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from html import escape
 
 from attncli.i18n import Msg
 from attncli.model import Walkthrough
+from attncli.model.latex_text import shown_prose
 from attncli.render import RenderOptions
 from attncli.render.common import (
     Translate,
@@ -32,6 +34,7 @@ from attncli.render.html_assets import SCRIPT, STYLE
 from attncli.render.html_cells import sources
 from attncli.render.html_prose import sentence
 from attncli.render.html_step import attr, step_section
+from attncli.render.long_names import Names
 from attncli.render.md_prose import Marked, unmark
 
 PAGE_ID = "attn"  # the block's id on a page of its own; a fragment's is made from its content
@@ -43,7 +46,10 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
 
 
 def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:
-    block = "".join(_block(walkthrough, options, langs))
+    # a token name too wide for a line shown in the middle as LaTeX shows it, in its text and
+    # its attributes alike (render/long_names.py): the page never scrolls sideways
+    names = Names.of(walkthrough)
+    block = "".join(names.stream(_block(walkthrough, options, langs), ESCAPES))
     # a fragment's ids and its script's name are its own: two blocks on one page never meet
     name = PAGE_ID if not options.fragment else "attn-" + hashlib.sha256(
         block.encode()).hexdigest()[:8]
@@ -62,7 +68,7 @@ def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[s
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
         '<meta name="color-scheme" content="light dark">',
-        f"<title>{escape(title(walkthrough.header, langs[0], t))}</title>",
+        f"<title>{names.written(escape(shown_title(walkthrough, langs[0], t)), ESCAPES)}</title>",
         "</head>",
         '<body class="attn-page">',
         block,
@@ -70,6 +76,15 @@ def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[s
         "</html>",
         "",
     ])
+
+
+# how a name is written: in an element's text, in an attribute
+ESCAPES = (partial(escape, quote=False), partial(escape, quote=True))
+
+
+def shown_title(walkthrough: Walkthrough, lang: str, t: Translate) -> str:
+    """The title; a word too wide for any line shortened, as LaTeX does (shown_prose)."""
+    return shown_prose(title(walkthrough.header, lang, t))
 
 
 def _block(walkthrough: Walkthrough, options: RenderOptions,
@@ -104,10 +119,10 @@ def _language(walkthrough: Walkthrough, options: RenderOptions, lang: str,
     number = number_format(walkthrough, options)
     prefix = f"{SLOT}-{lang}-"
     if options.header:
-        yield f"<header><h1>{escape(title(header, lang, t))}</h1>"
+        yield f"<header><h1>{escape(shown_title(walkthrough, lang, t))}</h1>"
         about = description(header, lang)
-        if about:
-            yield f"<p>{escape(about)}</p>"
+        if about:  # the user's words; a word too wide for any line shortened, as LaTeX does
+            yield f"<p>{escape(shown_prose(about))}</p>"
         facts = header_facts(header, t)
         yield ('<ul class="attn-facts">' + "".join(f"<li>{sentence(fact, lang)}</li>"
                                                    for fact in facts) + "</ul></header>")

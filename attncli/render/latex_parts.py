@@ -38,7 +38,8 @@ from attncli.render.latex_matrix import (
     matrix_latex,
     wraps,
 )
-from attncli.render.latex_writer import Chunk, Part, Writer, long_names
+from attncli.render.latex_writer import Chunk, Part, Writer
+from attncli.render.long_names import long_names
 from attncli.render.shown_cells import MARKS, ShownCells, block_marker, cell_texts, elided_note
 from attncli.render.tex import MATH_SYMBOLS
 

@@ -9,23 +9,15 @@ from dataclasses import dataclass, field
 
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
-from attncli.model import Walkthrough
-from attncli.model.latex_text import shown_name
 from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import translator
 from attncli.render.latex_matrix import Page
+from attncli.render.long_names import Names
 from attncli.render.notation import latex as notation_latex
 from attncli.render.notation import message
 from attncli.render.paper import on_paper
 from attncli.render.tex import escape_text
-
-
-def long_names(walkthrough: Walkthrough) -> tuple[str, ...]:
-    """Every row and column label too wide to show whole (shown_name), longest first."""
-    labels = {label for step in walkthrough.steps for matrix in step.matrices
-              for label in (*matrix.rows, *matrix.columns) if shown_name(label) != label}
-    return tuple(sorted(labels, key=len, reverse=True))
 
 CYRILLIC_LANGS = frozenset({"ru"})
 
@@ -74,10 +66,7 @@ class Writer:
         text_math writes a label): a sentence (`k_name`, `“name” attends most to …`) is split
         into text and math before it is escaped, so a name is shortened whole, first; the
         sentence's own words are never shortened."""
-        for name in self.long_names:
-            if name in text:
-                text = text.replace(name, shown_name(name))
-        return text
+        return Names(self.long_names).shown(text)
 
     def t(self, msg: Msg) -> str:
         return translator(RenderOptions(lang=self.lang, full_switch=""), self.number)(msg)

@@ -16,6 +16,7 @@ from attncli.arithmetic.elision import shown
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
+from attncli.model.latex_text import shown_prose
 from attncli.render import RenderOptions
 from attncli.render.ahead import WrittenAhead, written_ahead
 from attncli.render.common import (
@@ -50,6 +51,7 @@ from attncli.render.heat import (
     ink,
     rgb,
 )
+from attncli.render.long_names import WHOLE, Names
 from attncli.render.shortened import ELLIPSIS
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
@@ -94,21 +96,25 @@ def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
     yield out.getvalue()
 
 
-def show(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> None:
+def show(console: Console, walkthrough: Walkthrough, options: RenderOptions,
+         names: Names = WHOLE) -> None:
     """Print the walkthrough on `console` (which never reads markup: a token `[bold]` is text).
-    Every line is broken to the console's width here, so that a continuation keeps its indent."""
-    for _ in showing(console, walkthrough, options):
+    Every line is broken to the console's width here, so that a continuation keeps its indent.
+    `names`: the token names shown shortened, as a picture (the SVG) shows them."""
+    for _ in showing(console, walkthrough, options, names):
         pass
 
 
-def showing(console: Console, walkthrough: Walkthrough, options: RenderOptions) -> Iterator[None]:
+def showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
+            names: Names = WHOLE) -> Iterator[None]:
     """`show`, pausing after every step and every written-out cell: what is printed so far
     may then be taken away (`stream`)."""
     number = number_format(walkthrough, options)
     t = translator(options, number)
-    ahead = written_ahead(walkthrough, options, number, t, "  ", as_is)
+    # lines written ahead are the names' whole: a view that shortens them writes its own
+    ahead = None if names.names else written_ahead(walkthrough, options, number, t, "  ", as_is)
     try:
-        yield from _showing(console, walkthrough, options, number, t, ahead)
+        yield from _showing(console, walkthrough, options, number, t, ahead, names)
     finally:
         if ahead is not None:
             ahead.close()
@@ -120,8 +126,10 @@ def as_is(line: str) -> str:
 
 
 def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
-             number: NumberFormat, t: Translate, ahead: WrittenAhead | None) -> Iterator[None]:
+             number: NumberFormat, t: Translate, ahead: WrittenAhead | None,
+             names: Names) -> Iterator[None]:
     width = options.width
+    shown = names.shown
 
     def say(lines: list[str], style: str = "") -> None:
         if not style:
@@ -142,26 +150,28 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
 
     header = walkthrough.header
     if options.header:
-        console.print(Rule(Text(title(header, options.lang, t), style="bold")))
+        heading = title(header, options.lang, t)
+        console.print(Rule(Text(shown_prose(shown(heading)) if names.names else heading,
+                                style="bold")))
         about = description(header, options.lang)
         if about:
-            say(words(about, width, ""))
+            say(words(shown_prose(shown(about)) if names.names else about, width, ""))
         for fact in header_facts(header, t):
             say(words(fact, width, "", "  "), "dim")
     for index, step in enumerate(walkthrough.steps):
         if index or options.header:
             console.print()
-        say(words(step_heading(step.number, step, t), width, "", "  "), "bold cyan")
+        say(words(shown(step_heading(step.number, step, t)), width, "", "  "), "bold cyan")
         if step.formula is not None:
             say(formula(formula_text(step.formula, t), width, "  "), "bold")
         for note in step.notes:
-            say(words(t(note), width, "  "), "italic")
+            say(words(shown(t(note)), width, "  "), "italic")
         matrices, identities = shown_matrices(step, options.full)
         if identities:
             console.print()
-            say(words(t(identities), width, "  "))
+            say(words(shown(t(identities)), width, "  "))
         for matrix in matrices:
-            for table in tables(matrix, number, t, width, options.full):
+            for table in tables(matrix, number, t, width, options.full, names=names):
                 console.print()
                 console.print(table)
         if step.id == "weights" and options.heatmap:
@@ -170,7 +180,7 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
             if console.color_system is not None:
                 say(words(t(LEGEND), width, "  "), "italic")
             for table in tables(step.matrices[0], number, t, width, options.full,
-                                heat=hidden_cells(walkthrough, step)):
+                                heat=hidden_cells(walkthrough, step), names=names):
                 console.print(table)
         if step.expansions:
             console.print()
@@ -179,26 +189,26 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
                 plain(ahead.cells(index))
             else:
                 for expansion in step.expansions:
-                    say(formula(expansion_text(expansion, number, t, options.full), width,
-                                "  "))
+                    say(formula(shown(expansion_text(expansion, number, t, options.full)),
+                                width, "  "))
                     yield
         yield
     for j, (heading, sentences) in enumerate(reading_sections(walkthrough, t)):
         console.print()
-        say(words(heading, width, ""), "bold cyan")
+        say(words(shown(heading), width, ""), "bold cyan")
         if ahead is not None:
             plain(ahead.sentences(j))
             yield
             continue
         for sentence in sentences:
-            say(words(sentence, width, "  "))
+            say(words(shown(sentence), width, "  "))
             yield
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
         console.print()
         say(words(t(Msg.of("Hand calculation")), width, ""), "bold cyan")
         for line in drift:
-            say(words(line, width, "  "))
+            say(words(shown(line), width, "  "))
 
 
 def heat_style(weight: float, hidden: bool) -> Style:
@@ -209,14 +219,14 @@ def heat_style(weight: float, hidden: bool) -> Style:
 
 
 def tables(matrix: Matrix, number: NumberFormat, t: Translate, width: int, full: bool = False,
-           heat: set[tuple[int, int]] | None = None) -> list[Table]:
+           heat: set[tuple[int, int]] | None = None, names: Names = WHOLE) -> list[Table]:
     """One table per column block, so no table is ever squeezed or wrapped by the terminal; a
     large matrix elided in the middle unless `full`; with `heat` (the hidden cells), a heatmap:
     cells shaded by weight, a hidden key marked —."""
     elide = is_elided(matrix, full)
     row_at, column_at = shown(matrix.shape[0], elide), shown(matrix.shape[1], elide)
-    labels = [matrix.rows[i] if i is not None else ELLIPSIS for i in row_at]
-    columns = [matrix.columns[j] if j is not None else ELLIPSIS for j in column_at]
+    labels = [names.shown(matrix.rows[i]) if i is not None else ELLIPSIS for i in row_at]
+    columns = [names.shown(matrix.columns[j]) if j is not None else ELLIPSIS for j in column_at]
 
     def write(i: int | None, j: int | None) -> Text:
         if i is None or j is None:

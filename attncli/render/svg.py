@@ -12,8 +12,10 @@ import re
 from rich.console import Console
 
 from attncli.model import Walkthrough
+from attncli.model.latex_text import shown_prose
 from attncli.render import RenderOptions
 from attncli.render.common import number_format, title, translator
+from attncli.render.long_names import Names
 from attncli.render.rich_view import show
 
 UNIQUE_ID = "attn"
@@ -24,9 +26,13 @@ def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
     console = Console(file=io.StringIO(), record=True, width=options.width, force_terminal=True,
                       color_system="truecolor", highlight=False, emoji=False, markup=False,
                       legacy_windows=False)
-    show(console, walkthrough, options)
+    # a token name too wide for a line shown in the middle as LaTeX shows it, and a word of
+    # the title too wide for any line (render/long_names.py)
+    names = Names.of(walkthrough)
+    show(console, walkthrough, options, names)
     t = translator(options, number_format(walkthrough, options))
-    svg = console.export_svg(title=title(walkthrough.header, options.lang, t),
+    svg = console.export_svg(title=shown_prose(names.shown(title(walkthrough.header,
+                                                                  options.lang, t))),
                              unique_id=UNIQUE_ID)
     svg = self_contained(svg)
     return svg if svg.endswith("\n") else svg + "\n"

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from attncli.model import Walkthrough
 from attncli.records import record
 from attncli.render import RenderOptions
+from attncli.render.long_names import Names
 from attncli.render.typst_math import quoted
 from attncli.render.typst_parts import Layout, parts
 
@@ -80,6 +81,14 @@ def page_of(options: RenderOptions) -> Page:
 
 def stream_document(walkthrough: Walkthrough, options: RenderOptions,
                     langs: Sequence[str]) -> Iterator[str]:
+    """The document; a token name too wide for the page shown in the middle as LaTeX shows it
+    (render/long_names.py), in every string literal it goes into."""
+    return Names.of(walkthrough).stream(_stream(walkthrough, options, langs),
+                                        [lambda name: quoted(name)[1:-1]])
+
+
+def _stream(walkthrough: Walkthrough, options: RenderOptions,
+            langs: Sequence[str]) -> Iterator[str]:
     page = page_of(options)
     if options.slides:
         yield "// attn export --typst --slides: compile with typst compile FILE.typ\n"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
+from attncli.model.latex_text import shown_name, shown_prose
 from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import (
@@ -72,12 +73,13 @@ def parts(walkthrough: Walkthrough, options: RenderOptions, lang: str,
     header = walkthrough.header
     if options.header:
         chunks = []
+        # the user's words; a word too wide for any line shortened, as LaTeX does (shown_prose)
         about = description(header, lang)
         if about:
-            chunks.append(text(about))
+            chunks.append(text(shown_prose(about)))
         chunks.append("#list(" + ", ".join(expression(f, lang) for f in header_facts(header, t))
                       + ")")
-        yield Part("title", title(header, lang, t), chunks)
+        yield Part("title", shown_prose(title(header, lang, t)), chunks)
     for step in walkthrough.steps:
         yield step_part(step, walkthrough, t, number, options, layout, lang)
     marked = Marked(t)
@@ -127,7 +129,9 @@ def matrix_chunks(matrix: Matrix, number: NumberFormat, t: Translate, full: bool
     """The matrix in column blocks that fit the page, each a call of attn-matrix; with `heat`
     (the cells the mask hides), shaded as the heatmap."""
     shown = ShownCells(matrix, full)
-    rows, columns = shown.row_labels(), shown.column_labels()
+    # a name too wide for the page as every format shows it (render/long_names.py), measured so
+    rows = [shown_name(label) for label in shown.row_labels()]
+    columns = [shown_name(label) for label in shown.column_labels()]
 
     def cell(i: int, j: int) -> str:
         if heat is not None and (i, j) in heat:

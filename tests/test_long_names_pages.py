@@ -1,0 +1,119 @@
+"""A token name of 250 characters with no point to break at, in Typst, HTML and the SVGs, shown
+as LaTeX shows it (tests/test_long_names_latex.py): its first and last characters around `…`,
+the same shortened form in every place a name goes (a label, `S[name, name]`, `k_name`, a
+heading, the reading, the heatmap, an HTML cell's aria-label), the whole name nowhere; two
+names shown alike numbered apart (`a…a₁`, `a…a₂`); a title and a description of one word of
+400 letters shortened as LaTeX's prose (shown_prose). And every page holds them: the Typst
+compiled with no word past its text area, the HTML in headless Chromium with no sideways
+scroll, the heatmap SVG a width a page holds. JSON keeps every name whole: it is data."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from attncli.arithmetic.selection import Selection
+from attncli.model import Walkthrough
+from attncli.model.latex_text import shown_name, shown_prose
+from attncli.render import render
+from attncli.spec import load_spec
+from attncli.steps.build import build
+from tests.svg_text import svg_lines
+from tests.test_figures import chromium
+from tests.test_long_names_latex import ESCAPED, LETTERS, SHOWN_LETTERS
+from tests.test_typst import A4, SLIDE_43, compile_pdf, outside, text_of
+
+TWIN = LETTERS + "a"  # shown alike with LETTERS (`a` × 21, `…`, `a` × 21): numbered apart
+WORD = "w" * 400  # a title and a description of one word
+SHOWN_WORD = "w" * 15 + "…" + "w" * 14  # `w` is 7.22 pt: 29 of them and `…` fit 225 pt
+SHOWN_TWINS = (SHOWN_LETTERS + "₁", SHOWN_LETTERS + "₂")  # the last character kept is `₁`
+HTML_SPECIAL = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def spec(folder: Path) -> Path:
+    path = folder / "long.json"
+    path.write_text(json.dumps({
+        "title": WORD, "description": WORD, "tokens": [LETTERS, ESCAPED, "the", TWIN],
+        "embeddings": [[1, 0], [0.2, 1], [0.8, 0], [0.5, 0.5]], "mask": "causal",
+        "backward": {"dO": "ones"}}, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def walkthrough(folder: Path) -> Walkthrough:
+    return build(load_spec(str(spec(folder))), Selection.parse(["all"]))
+
+
+def test_the_shortened_forms_are_latexs() -> None:
+    assert shown_prose(WORD) == SHOWN_WORD
+    assert shown_name(LETTERS + "₁") == SHOWN_LETTERS[:-1] + "₁"
+    # the labels of steps/labels.py: the twins numbered, then shortened apart
+    assert shown_name(LETTERS + "₁") == SHOWN_TWINS[0][:21] + "…" + "a" * 20 + "₁"
+
+
+def shown_everywhere(out: str, escape: bool = False) -> None:
+    """The whole names and the 400-letter word nowhere in `out`; their short forms there."""
+    assert "a" * 43 not in out and "w" * 16 not in out
+    assert ESCAPED[:18] not in out and ESCAPED[-17:] not in out
+    short = [shown_name(LETTERS + "₁"), shown_name(TWIN + "₂"), shown_name(ESCAPED)]
+    for name in short:
+        assert (name.translate(HTML_SPECIAL) if escape else name) in out, name
+    assert SHOWN_WORD in out
+
+
+def test_typst_shows_a_long_name_within_the_page(tmp_path: Path) -> None:
+    w = walkthrough(tmp_path)
+    for kind, source, area in (
+            ("doc", render(w, "typst", "en", standalone=True), A4),
+            ("deck", render(w, "typst", "ru", slides=True, aspect="43"), SLIDE_43)):
+        shown_everywhere(source.replace('\\"', '"').replace("\\\\", "\\"))
+        path = tmp_path / f"{kind}.typ"
+        path.write_text(source, encoding="utf-8")
+        pdf = compile_pdf(path)  # no error, no warning
+        assert outside(pdf, area) == [], (kind, outside(pdf, area)[:3])
+        text = text_of(pdf)
+        assert not re.search("a{22}", text) and shown_name(LETTERS + "₁")[:22] in text
+
+
+# the page's width and the width of its widest line, written into the page once it is laid out
+MEASURE = ("<script>addEventListener('load', () => document.body.setAttribute('data-fit', "
+           "document.documentElement.scrollWidth + ' ' + document.documentElement.clientWidth))"
+           "</script>")
+
+
+@pytest.mark.parametrize("lang", ["en", "pl"])
+def test_an_html_page_with_a_long_name_never_scrolls_sideways(lang: str, tmp_path: Path) -> None:
+    page = render(walkthrough(tmp_path), "html", lang)
+    shown_everywhere(page, escape=True)
+    path = tmp_path / "page.html"
+    path.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    dom = chromium("--window-size=1024,768", "--dump-dom", path.as_uri())
+    found = re.search(r'data-fit="(\d+) (\d+)"', dom)
+    assert found is not None, dom[:300]
+    scroll, client = map(int, found.groups())
+    assert 900 < client <= 1024 and scroll <= client, (scroll, client)
+
+
+def test_the_svgs_show_a_long_name_shortened(tmp_path: Path) -> None:
+    w = walkthrough(tmp_path)
+    heatmap = render(w, "heatmap", "en")
+    shown_everywhere(heatmap, escape=True)
+    root = ET.fromstring(heatmap)
+    # its labels of 43 characters at 7.9 px and 4 cells of a weight: not the 2,000 px and more
+    # that whole names took
+    assert float(root.get("width", "0")) <= 1000
+    terminal = render(w, "svg", "en", width=100)
+    ET.fromstring(terminal)
+    shown_everywhere(terminal.replace("&#160;", " "), escape=True)
+    lines = svg_lines(terminal)
+    # a name is one piece of one line, never wrapped onto the next
+    assert any(shown_name(LETTERS + "₁") in line for line in lines)
+    assert any(shown_name(ESCAPED) in line for line in lines)
+
+
+def test_json_keeps_every_name_whole(tmp_path: Path) -> None:
+    doc = render(walkthrough(tmp_path), "json", "en")
+    assert LETTERS in doc and WORD in doc and json.dumps(ESCAPED, ensure_ascii=False)[1:-1] in doc
