@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from functools import partial
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -20,17 +22,17 @@ from attncli.arithmetic.selection import Selection
 from attncli.model import Walkthrough
 from attncli.model.latex_text import shown_name, shown_prose
 from attncli.render import render
+from attncli.render.long_names import Names
 from attncli.spec import load_spec
 from attncli.steps.build import build
 from tests.svg_text import svg_lines
 from tests.test_figures import chromium
-from tests.test_long_names_latex import ESCAPED, LETTERS, SHOWN_LETTERS
+from tests.test_long_names_latex import ESCAPED, LETTERS
 from tests.test_typst import A4, SLIDE_43, compile_pdf, outside, text_of
 
 TWIN = LETTERS + "a"  # shown alike with LETTERS (`a` × 21, `…`, `a` × 21): numbered apart
 WORD = "w" * 400  # a title and a description of one word
 SHOWN_WORD = "w" * 15 + "…" + "w" * 14  # `w` is 7.22 pt: 29 of them and `…` fit 225 pt
-SHOWN_TWINS = (SHOWN_LETTERS + "₁", SHOWN_LETTERS + "₂")  # the last character kept is `₁`
 HTML_SPECIAL = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
@@ -49,9 +51,23 @@ def walkthrough(folder: Path) -> Walkthrough:
 
 def test_the_shortened_forms_are_latexs() -> None:
     assert shown_prose(WORD) == SHOWN_WORD
-    assert shown_name(LETTERS + "₁") == SHOWN_LETTERS[:-1] + "₁"
-    # the labels of steps/labels.py: the twins numbered, then shortened apart
-    assert shown_name(LETTERS + "₁") == SHOWN_TWINS[0][:21] + "…" + "a" * 20 + "₁"
+    # the labels of steps/labels.py: the twins numbered, then shortened apart (`₁` kept)
+    assert shown_name(LETTERS + "₁") == "a" * 21 + "…" + "a" * 20 + "₁"
+    assert shown_name(TWIN + "₂") == "a" * 21 + "…" + "a" * 20 + "₂"
+
+
+def test_a_name_is_replaced_whole_in_one_pass() -> None:
+    inner, outer = "b" * 60, "b" * 60 + "c" * 60  # the second holds the first
+    names = Names.of_labels((inner, outer, "the"))
+    assert names.names == (outer, inner)  # "the" fits: never touched
+    assert names.shown(f"S[{outer}, the] = q_{inner}") == (
+        f"S[{shown_name(outer)}, the] = q_{shown_name(inner)}")
+    assert names.shown("the cat") == "the cat"
+    # how a format writes it: an attribute's `&amp;` is found and written alike
+    amp = "&" * 60
+    escaped = Names.of_labels((amp,)).replacer([partial(escape, quote=True)])
+    assert escaped(escape(f"[{amp}]")) == escape(f"[{shown_name(amp)}]")
+    assert len(shown_name(amp)) < 60
 
 
 def shown_everywhere(out: str, escape: bool = False) -> None:

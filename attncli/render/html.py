@@ -68,7 +68,7 @@ def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[s
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
         '<meta name="color-scheme" content="light dark">',
-        f"<title>{names.written(escape(shown_title(walkthrough, langs[0], t)), ESCAPES)}</title>",
+        f"<title>{names.replacer(ESCAPES)(escape(shown_title(walkthrough, langs[0], t)))}</title>",
         "</head>",
         '<body class="attn-page">',
         block,

@@ -6,13 +6,15 @@ JSON and XLSX are data: they keep every name whole.
 
 A label is shortened where a format lays it out (a matrix's column widths, a heatmap's
 margins); everything else a name goes into (`k_name`, `S[name, name]`, “name” attends to …,
-a heading, an aria-label) is text the format has escaped, where `Names.written` puts the short
-form in place of each long name's escaped form: no place is left out.
+a heading, an aria-label) is text the format has escaped, where `Names.replacer` puts the
+short form in place of each long name's escaped form: no place is left out.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache, partial
 
 from attncli.model import Walkthrough
 from attncli.model.latex_text import shown_name
@@ -25,8 +27,7 @@ def long_names(walkthrough: Walkthrough) -> tuple[str, ...]:
     for step in walkthrough.steps:
         for matrix in step.matrices:
             labels.update(matrix.rows, matrix.columns)  # each label measured once, not per step
-    return tuple(sorted((label for label in labels if shown_name(label) != label),
-                        key=lambda label: (-len(label), label)))
+    return Names.of_labels(labels).names
 
 
 @record
@@ -40,32 +41,51 @@ class Names:
     def of(cls, walkthrough: Walkthrough) -> Names:
         return cls(long_names(walkthrough))
 
+    @classmethod
+    def of_labels(cls, labels: Iterable[str]) -> Names:
+        """The labels too wide to show whole (shown_name), longest first."""
+        return cls(tuple(sorted({label for label in labels if shown_name(label) != label},
+                                key=lambda label: (-len(label), label))))
+
     def shown(self, text: str) -> str:
         """`text` with each long name as every other place shows it (shown_name)."""
-        for name in self.names:
-            if name in text:
-                text = text.replace(name, shown_name(name))
-        return text
+        return self.replacer((_as_is,))(text) if self.names else text
 
-    def written(self, out: str, escapes: Iterable[Callable[[str], str]]) -> str:
-        """`out`, a format's text, with each long name as one of `escapes` writes it (a string
-        literal, an attribute, an element's text) replaced by its short form written alike."""
-        for name in self.names:
-            for escape in escapes:
-                found = escape(name)
-                if found in out:
-                    out = out.replace(found, escape(shown_name(name)))
-        return out
+    def replacer(self, escapes: Iterable[Callable[[str], str]]) -> Callable[[str], str]:
+        """What writes a format's text (`escapes`: how it writes a name, as a string literal,
+        an attribute, an element's text) with each long name written so replaced by its short
+        form written alike: one pass over the text, whatever the number of names."""
+        return _replacer(self.names, tuple(escapes))
 
     def stream(self, chunks: Iterable[str],
                escapes: Iterable[Callable[[str], str]]) -> Iterator[str]:
-        """`written` for each chunk of a streamed document: a name never spans two chunks."""
-        escapes = tuple(escapes)
+        """Each chunk of a streamed document with its long names replaced (replacer): a name
+        never spans two chunks."""
         if not self.names:
             yield from chunks
             return
+        replace = self.replacer(escapes)
         for chunk in chunks:
-            yield self.written(chunk, escapes)
+            yield replace(chunk)
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
+@lru_cache(maxsize=8)  # a LaTeX document's every sentence asks for the same one
+def _replacer(names: tuple[str, ...],
+              escapes: tuple[Callable[[str], str], ...]) -> Callable[[str], str]:
+    table: dict[str, str] = {}
+    for name in names:
+        short = shown_name(name)
+        for escape in escapes:
+            table.setdefault(escape(name), escape(short))
+    if not table:
+        return _as_is
+    # the longest first: a name that holds another is replaced whole
+    found = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))))
+    return partial(found.sub, lambda match: table[match.group()])
 
 
 WHOLE = Names()  # no name shortened: the terminal's view, where a long name wraps

@@ -83,8 +83,12 @@ def stream_document(walkthrough: Walkthrough, options: RenderOptions,
                     langs: Sequence[str]) -> Iterator[str]:
     """The document; a token name too wide for the page shown in the middle as LaTeX shows it
     (render/long_names.py), in every string literal it goes into."""
-    return Names.of(walkthrough).stream(_stream(walkthrough, options, langs),
-                                        [lambda name: quoted(name)[1:-1]])
+    return Names.of(walkthrough).stream(_stream(walkthrough, options, langs), [in_literal])
+
+
+def in_literal(text: str) -> str:
+    """`text` as a string literal holds it (quoted, without its quotes)."""
+    return quoted(text)[1:-1]
 
 
 def _stream(walkthrough: Walkthrough, options: RenderOptions,
