@@ -287,9 +287,9 @@ def test_jobs_200_under_a_process_limit_writes_everything(tree: Path, limit: str
     assert sorted(p.name for p in (tree / "out").iterdir()) == [f"s{k}.txt" for k in range(6)]
 
 
-def started_busy(tree: Path) -> tuple[subprocess.Popen[str], list[int]]:
-    """`attn snippets --jobs 2` with both workers busy for a minute."""
-    process = attn(tree, "snippets", "--jobs", "2", SLOW="60")
+def started_busy(tree: Path, slow: str = "60") -> tuple[subprocess.Popen[str], list[int]]:
+    """`attn snippets --jobs 2` with both workers busy, each spec taking `slow` seconds."""
+    process = attn(tree, "snippets", "--jobs", "2", SLOW=slow)
     deadline = time.monotonic() + 60
     while len(children(process.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -325,13 +325,7 @@ def test_a_sigpipe_sent_to_the_group_is_ignored_by_the_workers_as_by_the_command
     workers took it back to its default, so `kill -PIPE -PGID` (or `timeout -s PIPE`, which
     signals its group) ended them while the command went on: "internal error: WorkerLost: a
     worker ended before it wrote part 4", exit 3. They ignore it too, and the work is done."""
-    process = attn(tree, "snippets", "--jobs", "2", SLOW="1.5")
-    deadline = time.monotonic() + 60
-    while len(children(process.pid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    busy = children(process.pid)
-    assert len(busy) == 2
-    time.sleep(0.3)
+    process, busy = started_busy(tree, slow="1.5")
     os.killpg(process.pid, signal.SIGPIPE)
     out, err = process.communicate(timeout=60)
     assert (process.returncode, out, err) == (0, "", "attn: 6 written, 0 unchanged, 0 failed\n")
