@@ -17,24 +17,42 @@ def no_memory() -> str:
 @pytest.mark.parametrize(("lang", "line"), [
     ("en", "attn: not enough memory: the system refused attn the memory it needs (a limit such "
            "as ulimit -v, or a machine whose memory is used up)\n"),
-    ("ru", "attn: недостаточно памяти: система отказала attn в\u00a0нужной памяти (ограничение "
-           "вроде ulimit -v или машина, память которой исчерпана)\n"),
+    ("ru", "attn: недостаточно памяти: система не выделила attn нужную память (сработало "
+           "ограничение, например ulimit -v, или на машине закончилась свободная память)\n"),
 ])
-def test_a_memory_error_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], lang: str,
+def test_a_memory_error_is_one_line_exit_2(capfd: pytest.CaptureFixture[str], lang: str,
                                            line: str) -> None:
     with pytest.raises(typer.Exit) as caught:
         running.run(no_memory, lang, debug=False)
     assert caught.value.exit_code == 2
-    out, err = capsys.readouterr()
-    assert (out, err) == ("", line)
+    assert capfd.readouterr() == ("", line)
 
 
-def test_when_the_line_finds_no_memory_either_a_fixed_one_is_written(
+def test_the_line_is_made_before_the_command_runs_so_it_needs_no_memory_then(
         monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
-    def still_none(*_: object) -> None:
+    """Once memory is refused, the catalogue may find none either: the line was then English
+    in every language. It is made in the user's language before the command runs."""
+    def refusing(*_: object) -> str:
         raise MemoryError
 
-    monkeypatch.setattr(running, "say", still_none)
+    def runs_out() -> str:
+        monkeypatch.setattr(running, "translate", refusing)  # nothing can be translated now
+        raise MemoryError
+
+    with pytest.raises(typer.Exit) as caught:
+        running.run(runs_out, "pl", debug=False)
+    assert caught.value.exit_code == 2
+    assert capfd.readouterr() == ("", "attn: za mało pamięci: system nie przydzielił attn "
+                                      "potrzebnej pamięci (przyczyną może być limit, np. ulimit "
+                                      "-v, albo wyczerpana pamięć komputera)\n")
+
+
+def test_with_no_memory_even_before_the_command_a_fixed_line_is_written(
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    def refusing(*_: object) -> str:
+        raise MemoryError
+
+    monkeypatch.setattr(running, "translate", refusing)
     with pytest.raises(typer.Exit) as caught:
         running.run(no_memory, "pl", debug=False)
     assert caught.value.exit_code == 2
@@ -47,7 +65,7 @@ def test_debug_shows_the_memory_error() -> None:
 
 
 def test_a_library_with_no_memory_to_be_mapped_is_out_of_memory_too(
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capfd: pytest.CaptureFixture[str]) -> None:
     """Under `ulimit -v 60000` NumPy's import fails with an ImportError that quotes the
     loader's ENOMEM ("failed to map segment from shared object"): it was "internal error",
     exit 3. Any other ImportError still is."""
@@ -61,9 +79,9 @@ def test_a_library_with_no_memory_to_be_mapped_is_out_of_memory_too(
     with pytest.raises(typer.Exit) as caught:
         running.run(unmapped, "en", debug=False)
     assert caught.value.exit_code == 2
-    assert capsys.readouterr().err.startswith("attn: not enough memory: ")
+    assert capfd.readouterr().err.startswith("attn: not enough memory: ")
     with pytest.raises(typer.Exit) as caught:
         running.run(missing, "en", debug=False)
     assert caught.value.exit_code == 3
-    assert capsys.readouterr().err == ("attn: internal error: ImportError: No module named "
+    assert capfd.readouterr().err == ("attn: internal error: ImportError: No module named "
                                        "'nowhere' (run with --debug for the traceback)\n")

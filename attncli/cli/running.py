@@ -3,6 +3,8 @@ code (0 ok, 1 check failed, 2 bad input or usage, 3 a bug in attn)."""
 
 from __future__ import annotations
 
+import os
+import sys
 import traceback
 from collections.abc import Callable, Iterable
 from contextlib import suppress
@@ -16,7 +18,7 @@ from attncli.i18n.quoting import clipped, quoted_name
 
 INTERNAL_ERROR = 3
 OUT_OF_MEMORY = 2  # as a full disk: what the machine refused, not a bug in attn
-OUT_OF_MEMORY_LINE = b"attn: not enough memory\n"  # written when even the message finds none
+OUT_OF_MEMORY_LINE = b"attn: not enough memory\n"  # when not even the line can be made
 # What the dynamic loader says when the memory to map a library is refused (ENOMEM), in the
 # ImportError of a module that needs one (NumPy's OpenBLAS, libgfortran)
 NO_ROOM_TO_LOAD = "failed to map segment from shared object"
@@ -50,6 +52,7 @@ def say(message: Msg, lang: str) -> None:
 
 def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> None:
     """Run `action` and write what it returns; the one place errors become exit codes."""
+    memory_line = prepared_memory_line(lang)
     try:
         with terminable():
             write_stdout(action())
@@ -63,13 +66,13 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
     except MemoryError:  # the machine's limit (ulimit -v, a full machine), as a full disk is
         if debug:
             raise
-        out_of_memory(lang)
+        out_of_memory(memory_line)
         raise typer.Exit(OUT_OF_MEMORY) from None
     except Exception as exc:  # a bug in attn, not in the input: still one line unless --debug
         if debug:
             raise
         if isinstance(exc, ImportError) and NO_ROOM_TO_LOAD in str(exc):
-            out_of_memory(lang)  # NumPy's libraries under `ulimit -v 60000`
+            out_of_memory(memory_line)  # NumPy's libraries under `ulimit -v 60000`
             raise typer.Exit(OUT_OF_MEMORY) from None
         message = Msg.of("internal error: {kind}: {detail} (run with --debug for the traceback)",
                          kind=type(exc).__name__, detail=str(exc))
@@ -82,16 +85,30 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
         raise typer.Exit(INTERNAL_ERROR) from None
 
 
-def out_of_memory(lang: str) -> None:
-    """One line for a MemoryError (NumPy not loaded under `ulimit -v 100000`): the translated
-    line needs memory too (the catalogue, a regular expression compiled on first use), and when
-    it finds none a fixed English one is written as it is; Python's own report of the second
-    MemoryError was three tracebacks and exit 1."""
-    import os
+NO_MEMORY = Msg.of("not enough memory: the system refused attn the memory it needs (a limit "
+                   "such as ulimit -v, or a machine whose memory is used up)")
 
+
+def prepared_memory_line(lang: str) -> bytes:
+    """The line for a MemoryError, made in the user's language before the command runs: once
+    memory is refused, making it (the catalogue, a regular expression compiled on first use)
+    may be refused too, and the line was then English in every language. A terminal that
+    cannot show the language gets it in English; no memory even now, a fixed English line."""
     try:
-        say(Msg.of("not enough memory: the system refused attn the memory it needs (a limit "
-                   "such as ulimit -v, or a machine whose memory is used up)"), lang)
+        encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+        try:
+            return ("attn: " + translate(NO_MEMORY, lang) + "\n").encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            return ("attn: " + translate(NO_MEMORY, DEFAULT_LANG) + "\n").encode("ascii",
+                                                                             "replace")
     except MemoryError:
-        with suppress(OSError):
-            os.write(2, OUT_OF_MEMORY_LINE)
+        return OUT_OF_MEMORY_LINE
+
+
+def out_of_memory(line: bytes) -> None:
+    """Write the prepared line (prepared_memory_line) as it is: nothing is made now. Python's own
+    report of a second MemoryError was three tracebacks and exit 1."""
+    with suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
+    with suppress(OSError):
+        os.write(2, line)
