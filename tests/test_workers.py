@@ -279,6 +279,26 @@ def test_an_error_in_a_task_is_raised_here_and_the_workers_end() -> None:
     assert not any(map(alive, pids))
 
 
+_HOME = os.getpid()
+
+
+def _killed_in_a_worker(k: int) -> int:
+    """Task k: SIGKILL to the worker that runs it (as the out-of-memory killer sends), k here."""
+    if os.getpid() != _HOME:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return k * k
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_workers_killed_from_outside_leave_their_work_to_this_process(jobs: int) -> None:
+    """`pkill -9` of both workers of `attn snippets --jobs 2` was 'internal error: WorkerLost:
+    a worker ended before it wrote part 5', exit 3; the parts they held are now made here."""
+    global _HOME
+    _HOME = os.getpid()
+    tasks = [lambda k=k: _killed_in_a_worker(k) for k in range(7)]
+    assert list(pool.each(tasks, jobs=jobs)) == [k * k for k in range(7)]
+
+
 @pytest.mark.parametrize("limit", ["3", "1", "0"])
 def test_jobs_200_under_a_process_limit_writes_everything(tree: Path, limit: str) -> None:
     process = attn(tree, "snippets", "--jobs", "200", FAKE_NPROC=limit)

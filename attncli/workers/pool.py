@@ -9,7 +9,9 @@ it sends back what the task returns (pickled). Here they are started and ended:
 - a worker ignores Ctrl-C and dies at SIGTERM without a word: the command (the parent) answers
   the signal and kills its workers, so one signal gives one exit, not a traceback per worker;
 - workers left by an error or a signal are killed and waited for; and on Linux a worker is
-  killed by the system when its parent dies, even by SIGKILL, so no worker outlives the command.
+  killed by the system when its parent dies, even by SIGKILL, so no worker outlives the command;
+- a worker killed from outside (SIGKILL, the kernel's out-of-memory killer) leaves its task to
+  this process, as a refused fork does: the work is done, not reported as an internal error.
 
 How many workers a command may start (the processors attn may use) is `usable_processors`.
 """
@@ -54,8 +56,15 @@ def can_fork() -> bool:
 
 
 class WorkerLost(RuntimeError):
-    """A worker ended without answering (killed from outside, out of memory): a fault of the
-    machine, not of the input."""
+    """A task that no worker has and this process was not given: a fault of the pool's use."""
+
+
+def _attempt(task: Callable[[], Any]) -> tuple[bool, Any]:
+    """What a worker sends back for `task`, made in this process."""
+    try:
+        return True, task()
+    except Exception as error:
+        return False, error
 
 
 class Workers(Generic[T]):
@@ -95,8 +104,12 @@ class Workers(Generic[T]):
         """What `tasks[k]()` returned (or raised) in a worker; submit(k) first."""
         while k not in self.done:
             self._dispatch()
-            if not self.busy:
-                raise WorkerLost(f"task {k} was never submitted")
+            if not self.busy:  # every worker is gone (killed from outside): the rest is done here
+                if k not in self.queue:
+                    raise WorkerLost(f"task {k} was never submitted")
+                self.queue.remove(k)
+                self.done[k] = _attempt(self.tasks[k])
+                break
             self._receive()
         ok, value = self.done.pop(k)
         if not ok:
@@ -134,9 +147,10 @@ class Workers(Generic[T]):
             k = self.busy.pop(link)
             try:
                 self.done[k] = link.recv()
-            except (EOFError, OSError):
+            except (EOFError, OSError):  # its worker was killed: its task is done here
                 link.close()
-                raise WorkerLost(f"a worker ended before it wrote part {k}") from None
+                self.done[k] = _attempt(self.tasks[k])
+                continue
             self.idle.append(link)
 
 
