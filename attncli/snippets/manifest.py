@@ -153,12 +153,20 @@ def load_manifest(path: Path) -> Manifest:
     return Manifest(path, tuple(entry(node) for node in entries))
 
 
+HUGE_WHOLE = re.compile(r"(?<![\w.])([+-]?)[0-9][0-9_]{999,}(?![\w.])")  # read as ±inf
+
+
 def toml_tree(name: str, content: str) -> Node:
     """The TOML document as a Node tree whose locations carry the key path (and each key of a
     mapping its line:column too)."""
     check_depth(name, content)
     try:
-        document = tomllib.loads(content)
+        try:
+            document = tomllib.loads(content)
+        except ValueError as exc:  # a whole number past the digits Python converts (4300)
+            if isinstance(exc, tomllib.TOMLDecodeError):
+                raise
+            document = tomllib.loads(HUGE_WHOLE.sub(r"\1inf", content))  # as JSON specs read it
     except RecursionError:  # pragma: no cover - check_depth refuses such nesting first
         raise SpecError(too_deep(), Location(name)) from None
     except tomllib.TOMLDecodeError as exc:

@@ -1,0 +1,66 @@
+"""Whole numbers past the 4,300 digits Python converts, and a notebook's version written as text,
+given where attn reads a head, a matrix's head, a manifest's number or a notebook's version: each
+was an internal error (exit 3: ValueError 'Exceeds the limit', TypeError comparing str and int)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from attncli.cli.app import app
+
+SPEC = """tokens: [cat, chases, mouse]
+embeddings: [[1.0, 0.0], [0.2, 1.0], [0.8, 0.0]]
+mask: causal
+"""
+HUGE = "9" * 5000  # more digits than int() converts
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    return tmp_path
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("args", [["--head", HUGE], ["--matrix", f"A:{HUGE}"]])
+def test_a_head_of_5000_digits_is_no_head_of_this_spec(here: Path, args: list[str]) -> None:
+    code, output = run("explain", "s.yaml", *args)
+    assert code == 2 and "internal error" not in output
+    assert output.count("\n") == 1
+
+
+def test_a_head_written_with_leading_zeros_is_still_that_head(here: Path) -> None:
+    code, output = run("explain", "s.yaml", "--head", "0" * 30 + "1", "-f", "text")
+    assert code == 0 and "0.36" in output  # cat chases mouse: weights [0.36, 0.64, 0]
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_manifest_number_of_5000_digits_is_located(here: Path, sign: str) -> None:
+    (here / "attn.toml").write_text(
+        f'[[snippets]]\nspecs = "*.yaml"\nformats = ["markdown"]\nprecision = {sign}{HUGE}\n'
+        'output = "o/{name}.{ext}"\n', encoding="utf-8")
+    code, output = run("snippets")
+    assert code == 2 and output.startswith("attn.toml:4:13: snippets[0].precision:")
+    assert not (here / "o").exists()
+
+
+@pytest.mark.parametrize("minor", ['"5"', "null", "[4]", "5.0"])
+def test_a_notebook_version_written_as_text_is_filled(here: Path, minor: str) -> None:
+    notebook = here / "n.ipynb"
+    fence = "```attn\\nspec: s.yaml\\n```"
+    notebook.write_text('{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["'
+                        + fence + '"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": '
+                        + minor + "}", encoding="utf-8")
+    code, output = run("fill", "n.ipynb")
+    assert code == 0, output
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    assert len(cells) == 2 and "id" not in cells[1]  # no 4.5 ids for a version not a number
