@@ -236,7 +236,8 @@ def fill_notebook(old: str, path: Path, max_cells: int
         raise SpecError(Msg.of("malformed notebook: expected a list named cells"),
                         Location(name))
     newline = newline_of(old)
-    with_ids = (root.data.get("nbformat"), root.data.get("nbformat_minor", 0)) >= (4, 5)
+    version = (root.data.get("nbformat"), root.data.get("nbformat_minor", 0))
+    with_ids = all(type(part) is int for part in version) and version >= (4, 5)
     edits: list[tuple[int, int, str]] = []
     stale: list[Location] = []
     missing: list[Location] = []
