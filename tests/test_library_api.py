@@ -5,9 +5,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+import attncli
 from attncli import build, load_spec, render
 from attncli.cli.app import app
 from tests.conftest import EXAMPLES, attn_executable
@@ -33,3 +35,13 @@ def test_the_library_needs_no_cli_and_render_stays_the_function() -> None:
             "print('typer' in sys.modules, callable(render), render.__module__)")
     assert python(code) == "False True attncli.render\n"
 
+
+
+@pytest.mark.parametrize("precision", [-1, 13, 3000, "3", 2.0, True])
+def test_render_holds_precision_to_what_p_allows(precision: object) -> None:
+    """render(w, precision=-1) was Python's 'invalid format string' (ValueError), 3000 an
+    OverflowError, 99 ninety-nine decimals; `-p` allows 0 to 12, and so does render."""
+    walkthrough = attncli.walkthrough_of(tokens=["a", "b"], X=np.eye(2))
+    with pytest.raises(attncli.UsageError, match="precision: expected a whole number from 0 to 12"):
+        attncli.render(walkthrough, format="text", precision=precision)
+    assert "0.67" in attncli.render(walkthrough, format="text", precision=2)  # e/(1+e), √2 scale

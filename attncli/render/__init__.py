@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must 
 # no screen shows it, and laying out a line costs its width (a width of 10⁹ asked of $COLUMNS
 # once took minutes and gigabytes), so a width is held to these before anything is laid out.
 MIN_WIDTH, MAX_WIDTH = 40, 1000
+MAX_PRECISION = 12  # decimals, as `-p` and a spec's display.precision allow
 
 
 @record
@@ -100,9 +101,9 @@ def _module(fmt: str) -> ModuleType:
     return import_module(FORMATS[fmt])
 
 
-def width_problem(option: str, width: int) -> Msg:
+def width_problem(option: str, width: int, low: int = MIN_WIDTH, high: int = MAX_WIDTH) -> Msg:
     return Msg.of("{option}: expected a whole number from {low} to {high}, found {value}",
-                  option=option, low=MIN_WIDTH, high=MAX_WIDTH, value=width)
+                  option=option, low=low, high=high, value=width)
 
 
 def render(walkthrough: Walkthrough, format: str = "text",
@@ -128,6 +129,12 @@ def stream(walkthrough: Walkthrough, format: str = "text",
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]
     if not MIN_WIDTH <= base.width <= MAX_WIDTH:
         raise UsageError(width_problem("width", base.width))
+    precision = base.precision
+    if precision is not None and (type(precision) is not int
+                                  or not 0 <= precision <= MAX_PRECISION):
+        # render(w, precision=-1) was Python's 'invalid format string', precision=3000 an
+        # OverflowError, precision=99 ninety-nine decimals: held to what `-p` allows
+        raise UsageError(width_problem("precision", precision, 0, MAX_PRECISION))
     if len(langs) == 1:
         one: Streamer = getattr(module, "stream", None) or _whole(module.render)
         pieces = one(walkthrough, base)
