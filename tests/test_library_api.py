@@ -45,3 +45,16 @@ def test_render_holds_precision_to_what_p_allows(precision: object) -> None:
     with pytest.raises(attncli.UsageError, match="precision: expected a whole number from 0 to 12"):
         attncli.render(walkthrough, format="text", precision=precision)
     assert "0.67" in attncli.render(walkthrough, format="text", precision=2)  # e/(1+e), √2 scale
+
+
+@pytest.mark.parametrize(("text", "where", "byte"), [
+    ("tokens: [\udcff]\nembeddings: [[1]]\n", "1:10", "ff"),  # a byte kept by surrogateescape
+    ("tokens: [a]\nembeddings: [[1]]\ntitle: \ud800x\n", "3:8", "ed"),  # any other lone half
+    ('{"tokens": ["\udcfe"], "embeddings": [[1]]}', "1:14", "fe"),
+])
+def test_loads_spec_refuses_a_lone_surrogate_at_its_place(text: str, where: str, byte: str) -> None:
+    """A text with a lone surrogate (a file name read with surrogateescape) was Python's
+    UnicodeEncodeError; it is the byte it stands for, refused as in a spec file."""
+    with pytest.raises(attncli.SpecError) as refused:
+        attncli.loads_spec(text)
+    assert str(refused.value) == f"<string>:{where}: expected UTF-8 text, found the byte 0x{byte}"

@@ -6,6 +6,7 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 from attncli.spec.parse import load
 from attncli.spec.source import parse, read_text
+from attncli.spec.spec_text import decode
 
 
 def load_spec(path: str, allow_outside: bool = False,
@@ -22,5 +23,15 @@ def loads_spec(text: str, name: str = "<string>", allow_outside: bool = False,
                max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
     """The Spec written in `text` (YAML or JSON); files it names are read from `name`'s folder
     (the current folder for `<string>`)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a file name's byte kept by
+            # surrogateescape): the byte it stands for, refused at its place as in a file
+            try:
+                data = text.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                data = text.encode("utf-8", "surrogatepass")
+            text = decode(name, data)
     return load(parse(name, text, max_cells), allow_outside, max_cells)
 
