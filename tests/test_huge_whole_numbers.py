@@ -43,10 +43,10 @@ def test_a_head_written_with_leading_zeros_is_still_that_head(here: Path) -> Non
     assert code == 0 and "0.36" in output  # cat chases mouse: weights [0.36, 0.64, 0]
 
 
-@pytest.mark.parametrize("sign", ["", "-"])
-def test_a_manifest_number_of_5000_digits_is_located(here: Path, sign: str) -> None:
+@pytest.mark.parametrize("number", [HUGE, "-" + HUGE, "0x" + "f" * 50000, "_".join(["999"] * 2000)])
+def test_a_manifest_number_of_5000_digits_is_located(here: Path, number: str) -> None:
     (here / "attn.toml").write_text(
-        f'[[snippets]]\nspecs = "*.yaml"\nformats = ["markdown"]\nprecision = {sign}{HUGE}\n'
+        f'[[snippets]]\nspecs = "*.yaml"\nformats = ["markdown"]\nprecision = {number}\n'
         'output = "o/{name}.{ext}"\n', encoding="utf-8")
     code, output = run("snippets")
     assert code == 2 and output.startswith("attn.toml:4:13: snippets[0].precision:")

@@ -129,7 +129,8 @@ def integer(node: Node, low: int, high: int | None = None) -> int:
         expect(node, Msg.of("a whole number"))
     in_decimals(node)
     if value < low or (high is not None and value > high):
-        found = shown(node.text if node.text is not None else str(value))
+        found = shown(node.text if node.text is not None else  # a TOML 0x… of 50,000 digits:
+                      str(value) if value.bit_length() < 10_000 else hex(value))  # no str()
         if high is None:
             fail(node, "expected a whole number of at least {low}, found {value}",
                  low=low, value=found)
