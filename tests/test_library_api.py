@@ -58,3 +58,17 @@ def test_loads_spec_refuses_a_lone_surrogate_at_its_place(text: str, where: str,
     with pytest.raises(attncli.SpecError) as refused:
         attncli.loads_spec(text)
     assert str(refused.value) == f"<string>:{where}: expected UTF-8 text, found the byte 0x{byte}"
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    ({"format": "beamer", "aspect": "99"}, "aspect: expected one of 169, 43, found 99"),
+    ({"format": "text", "decimal": "x"}, "decimal: expected one of dot, comma, found x"),
+])
+def test_render_names_an_aspect_or_decimal_it_does_not_know(options: dict[str, str],
+                                                           said: str) -> None:
+    """render(w, aspect="99") and render(w, decimal="x") were a bare KeyError from a renderer."""
+    walkthrough = attncli.walkthrough_of(tokens=["a", "b"], X=np.eye(2))
+    with pytest.raises(attncli.UsageError) as refused:
+        attncli.render(walkthrough, **options)  # type: ignore[arg-type]
+    assert str(refused.value) == said
+    assert "0,67" in attncli.render(walkthrough, format="text", decimal="comma", precision=2)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must 
 # once took minutes and gigabytes), so a width is held to these before anything is laid out.
 MIN_WIDTH, MAX_WIDTH = 40, 1000
 MAX_PRECISION = 12  # decimals, as `-p` and a spec's display.precision allow
+ASPECTS, DECIMALS = ("169", "43"), ("dot", "comma")  # as RenderOptions's aspect and decimal
 
 
 @record
@@ -135,6 +136,11 @@ def stream(walkthrough: Walkthrough, format: str = "text",
         # render(w, precision=-1) was Python's 'invalid format string', precision=3000 an
         # OverflowError, precision=99 ninety-nine decimals: held to what `-p` allows
         raise UsageError(width_problem("precision", precision, 0, MAX_PRECISION))
+    for option, value, choices in (("aspect", base.aspect, ASPECTS),
+                                   ("decimal", base.decimal or "dot", DECIMALS)):
+        if value not in choices:  # a KeyError deep in a renderer, before
+            raise UsageError(Msg.of("{option}: expected one of {choices}, found {found}",
+                                    option=option, choices=", ".join(choices), found=value))
     if len(langs) == 1:
         one: Streamer = getattr(module, "stream", None) or _whole(module.render)
         pieces = one(walkthrough, base)
