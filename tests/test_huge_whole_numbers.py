@@ -64,3 +64,10 @@ def test_a_notebook_version_written_as_text_is_filled(here: Path, minor: str) ->
     assert code == 0, output
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     assert len(cells) == 2 and "id" not in cells[1]  # no 4.5 ids for a version not a number
+
+
+def test_a_head_after_5000_zeros_is_that_head(here: Path) -> None:
+    code, output = run("explain", "s.yaml", "--head", "0" * 5000 + "1", "-f", "text")
+    assert code == 0 and "0.36" in output  # cat chases mouse: weights [0.36, 0.64, 0]
+    code, output = run("explain", "s.yaml", "--matrix", "A:" + "0" * 5000 + "1", "-f", "text")
+    assert code == 0 and "0.36" in output  # A:1 of the one head

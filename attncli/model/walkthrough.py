@@ -327,7 +327,8 @@ def pick(walkthrough: Walkthrough, written: str) -> Matrix:
         if not head_text.strip().isdigit():
             raise UsageError(Msg.of("expected SYMBOL or SYMBOL:HEAD such as A:2, found {found}",
                                     found=written))
-        head = int(head_text) if len(head_text.strip().lstrip("0")) <= 18 else 0  # no such head
+        digits = head_text.strip().lstrip("0") or "0"  # 000…01 (5,000 zeros) is head 1
+        head = int(digits) if len(digits) <= 18 else 0  # no such head
     everything = named(walkthrough)
     wanted = key(symbol)
     same = [entry for entry in everything if key(entry[0]) == wanted]
