@@ -71,3 +71,14 @@ def test_a_head_after_5000_zeros_is_that_head(here: Path) -> None:
     assert code == 0 and "0.36" in output  # cat chases mouse: weights [0.36, 0.64, 0]
     code, output = run("explain", "s.yaml", "--matrix", "A:" + "0" * 5000 + "1", "-f", "text")
     assert code == 0 and "0.36" in output  # A:1 of the one head
+
+
+@pytest.mark.parametrize("head", ["²", "①", "1²"])
+def test_a_head_in_digits_int_cannot_read_is_refused(here: Path, head: str) -> None:
+    """² and ① are digits to str.isdigit() but not numbers to int(): 'internal error:
+    ValueError: invalid literal for int()', exit 3."""
+    for args in (["--head", head], ["--matrix", f"A:{head}"]):
+        code, output = run("explain", "s.yaml", *args)
+        assert code == 2 and "internal error" not in output and output.count("\n") == 1
+    code, output = run("explain", "s.yaml", "--head", "١", "-f", "text")  # Arabic-Indic 1
+    assert code == 0 and "0.36" in output

@@ -324,7 +324,7 @@ def pick(walkthrough: Walkthrough, written: str) -> Matrix:
     symbol, colon, head_text = written.rpartition(":") if ":" in written else (written, "", "")
     head: int | None = None
     if colon:
-        if not head_text.strip().isdigit():
+        if not head_text.strip().isdecimal():  # ² and ① are digits int() refuses
             raise UsageError(Msg.of("expected SYMBOL or SYMBOL:HEAD such as A:2, found {found}",
                                     found=written))
         digits = head_text.strip().lstrip("0") or "0"  # 000…01 (5,000 zeros) is head 1

@@ -64,7 +64,7 @@ def head_number(text: str | None, where: Location | None = None) -> int | None:
     """--head's text as a 1-based head, or None for every head."""
     if text is None or text == ALL:
         return None
-    if not text.strip().isdigit() or len(text.strip().lstrip("0")) > 18:  # no spec has 10¹⁸
+    if not text.strip().isdecimal() or len(text.strip().lstrip("0")) > 18:  # no spec has 10¹⁸
         refuse("head", Msg.of("expected a head number or all, found {found}", found=text), where)
     return int(text.strip().lstrip("0") or "0")  # 000…01 (5,000 zeros) is head 1
 
