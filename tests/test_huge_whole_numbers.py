@@ -82,3 +82,15 @@ def test_a_head_in_digits_int_cannot_read_is_refused(here: Path, head: str) -> N
         assert code == 2 and "internal error" not in output and output.count("\n") == 1
     code, output = run("explain", "s.yaml", "--head", "١", "-f", "text")  # Arabic-Indic 1
     assert code == 0 and "0.36" in output
+
+
+@pytest.mark.parametrize("columns", ["²", "①", "8²"])
+def test_columns_in_digits_int_cannot_read_are_no_width(here: Path, columns: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """COLUMNS=² with --format rich into a pipe was 'internal error: ValueError', exit 3; a
+    COLUMNS that is no number is not asked, as COLUMNS=abc is not: 80 columns."""
+    monkeypatch.setenv("COLUMNS", columns)
+    code, output = run("explain", "s.yaml", "--format", "rich")
+    monkeypatch.setenv("COLUMNS", "abc")
+    assert (code, output) == run("explain", "s.yaml", "--format", "rich")
+    assert code == 0 and "0.36" in output

@@ -76,7 +76,7 @@ def output_width(width: int | None, rich: bool) -> int:
 
         return min(MAX_WIDTH, max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns))
     columns = os.environ.get("COLUMNS", "").strip()
-    if rich and columns.isdigit():  # what the environment says is held to what attn lays out
+    if rich and columns.isdecimal():  # held to what attn lays out; ² and ① are no width
         return min(MAX_WIDTH, max(MIN_WIDTH, int(columns) if len(columns) < 7 else MAX_WIDTH))
     return 80
 
