@@ -5,6 +5,9 @@ was an internal error (exit 3: ValueError 'Exceeds the limit', TypeError compari
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,13 +87,19 @@ def test_a_head_in_digits_int_cannot_read_is_refused(here: Path, head: str) -> N
     assert code == 0 and "0.36" in output
 
 
-@pytest.mark.parametrize("columns", ["²", "①", "8²"])
-def test_columns_in_digits_int_cannot_read_are_no_width(here: Path, columns: str,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """COLUMNS=² with --format rich into a pipe was 'internal error: ValueError', exit 3; a
-    COLUMNS that is no number is not asked, as COLUMNS=abc is not: 80 columns."""
-    monkeypatch.setenv("COLUMNS", columns)
-    code, output = run("explain", "s.yaml", "--format", "rich")
-    monkeypatch.setenv("COLUMNS", "abc")
-    assert (code, output) == run("explain", "s.yaml", "--format", "rich")
-    assert code == 0 and "0.36" in output
+@pytest.mark.parametrize("name", ["COLUMNS", "LINES"])
+@pytest.mark.parametrize("value", ["²", "①", "8²"])
+@pytest.mark.parametrize("view", [["explain", "--format", "rich"], ["export", "--svg"]])
+def test_sizes_in_digits_int_cannot_read_are_no_size(here: Path, name: str, value: str,
+                                                     view: list[str]) -> None:
+    """COLUMNS=² or LINES=² with the rich view into a pipe, or an SVG, was 'internal error:
+    ValueError' (exit 3; Rich takes str.isdigit() for a number); such a size is not asked, as
+    COLUMNS=abc is not: 80 columns."""
+    def run_with(size: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, name: size, "NO_COLOR": "1",
+               "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+        return subprocess.run([sys.executable, "-m", "attncli", view[0], "s.yaml", *view[1:]],
+                              capture_output=True, text=True, env=env, check=False)
+    asked, plain = run_with(value), run_with("abc")
+    assert (asked.returncode, asked.stdout, asked.stderr) == (0, plain.stdout, "")
+    assert "0.36" in asked.stdout

@@ -40,7 +40,10 @@ def progress_bar(total: int) -> Iterator[Callable[[], None]]:
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as bar:
+    from attncli.render.rich_view import console_environ
+
+    with Progress(console=Console(stderr=True, _environ=console_environ()),
+                  transient=True) as bar:
         task = bar.add_task("attn snippets", total=total)
         yield lambda: bar.advance(task)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Iterator, Sequence
 
 from rich import box
@@ -59,10 +60,21 @@ from attncli.render.wrap import formula, words
 CELL_PADDING = 3  # one space each side and one border per column
 
 
+def console_environ() -> dict[str, str]:
+    """The environment a Rich console reads, without a COLUMNS, LINES, JUPYTER_COLUMNS or
+    JUPYTER_LINES that is no number: Rich takes str.isdigit() for a number and int() of
+    COLUMNS=² (a digit, not a decimal one) was an internal error in every rich and SVG view."""
+    return {name: value for name, value in os.environ.items()
+            if name not in SIZES or value.isdecimal()}
+
+
+SIZES = ("COLUMNS", "LINES", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+
+
 def console_for(out: io.StringIO, options: RenderOptions) -> Console:
     return Console(file=out, width=options.width, force_terminal=options.color,
                    color_system="256" if options.color else None,  # 256: the heatmap's blues
-                   highlight=False, emoji=False, markup=False)
+                   highlight=False, emoji=False, markup=False, _environ=console_environ())
 
 
 def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[str]) -> str:

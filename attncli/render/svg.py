@@ -16,7 +16,7 @@ from attncli.model.latex_text import shown_prose
 from attncli.render import RenderOptions
 from attncli.render.common import number_format, title, translator
 from attncli.render.long_names import Names
-from attncli.render.rich_view import show
+from attncli.render.rich_view import console_environ, show
 
 UNIQUE_ID = "attn"
 MONOSPACE = '"Fira Code", "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'
@@ -25,7 +25,7 @@ MONOSPACE = '"Fira Code", "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono"
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
     console = Console(file=io.StringIO(), record=True, width=options.width, force_terminal=True,
                       color_system="truecolor", highlight=False, emoji=False, markup=False,
-                      legacy_windows=False)
+                      legacy_windows=False, _environ=console_environ())
     # a token name too wide for a line shown in the middle as LaTeX shows it, and a word of
     # the title too wide for any line (render/long_names.py)
     names = Names.of(walkthrough)
