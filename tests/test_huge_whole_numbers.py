@@ -103,3 +103,15 @@ def test_sizes_in_digits_int_cannot_read_are_no_size(here: Path, name: str, valu
     asked, plain = run_with(value), run_with("abc")
     assert (asked.returncode, asked.stdout, asked.stderr) == (0, plain.stdout, "")
     assert "0.36" in asked.stdout
+
+
+def test_a_manifest_number_past_the_least_digit_limit_is_located(here: Path) -> None:
+    """PYTHONINTMAXSTRDIGITS=640 (the least Python allows) and a 700-digit precision: exit 3."""
+    (here / "attn.toml").write_text(
+        f'[[snippets]]\nspecs = "*.yaml"\nformats = ["markdown"]\nprecision = {"9" * 700}\n'
+        'output = "o/{name}.{ext}"\n', encoding="utf-8")
+    env = {**os.environ, "PYTHONINTMAXSTRDIGITS": "640",
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    done = subprocess.run([sys.executable, "-m", "attncli", "snippets"], capture_output=True,
+                          text=True, env=env, check=False)
+    assert done.returncode == 2 and done.stderr.startswith("attn.toml:4:13: snippets[0].precision:")

@@ -153,7 +153,9 @@ def load_manifest(path: Path) -> Manifest:
     return Manifest(path, tuple(entry(node) for node in entries))
 
 
-HUGE_WHOLE = re.compile(r"(?<![\w.])([+-]?)[0-9][0-9_]{999,}(?![\w.])")  # read as ±inf
+# A whole number of 600 digits or more is read as ±inf: int() may refuse it, from 640 digits
+# where PYTHONINTMAXSTRDIGITS asks the least it allows (4,300 by default).
+HUGE_WHOLE = re.compile(r"(?<![\w.])([+-]?)[0-9][0-9_]{599,}(?![\w.])")
 
 
 def toml_tree(name: str, content: str) -> Node:
