@@ -128,3 +128,24 @@ def test_a_title_pandoc_reads_as_text_is_written_as_it_is_for_hugo_and_jekyll() 
     heading = re.search(r'<h1 class="title">(.*?)</h1>', page, re.S)
     assert heading is not None
     assert html.unescape(heading.group(1)) == plain
+
+
+@pytest.mark.parametrize("title", ["`<img src=x onerror=alert(1)>`{=html}",
+                                   "``<script>alert(1)//</script>``{=html}",
+                                   "`x`{onclick=alert(1)}", "a ` b `c` d"])
+def test_a_code_span_in_the_title_makes_no_raw_html_or_attribute_in_pandoc(title: str) -> None:
+    """A code span with a raw attribute is raw HTML to pandoc, and the backslash written
+    before its tag is no escape inside a span: `<img … onerror>` became an element of the page's
+    heading. Every backtick another one follows is escaped; the title reads back as written."""
+    spec = yaml.safe_dump({"title": title, "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]]})
+    text = render(build(loads_spec(spec)), "markdown", "en", front_matter=True)
+    front = yaml.safe_load(text.split("---\n", 2)[1])
+    assert front["title_en"] == title
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc is not installed")
+    page = subprocess.run(["pandoc", "-s", "-f", "markdown-smart", "-t", "html"], input=text,
+                          capture_output=True, text=True, check=True).stdout
+    heading = re.search(r'<h1 class="title">(.*?)</h1>', page, re.S)
+    assert heading is not None
+    assert "<" not in heading.group(1)
+    assert " ".join(html.unescape(heading.group(1)).split()) == title

@@ -124,9 +124,11 @@ def as_markdown(text: str) -> str:
 
 
 # An HTML tag, comment or autolink (`<pad>`, `<!--`, `<https://…>`), an entity (`&amp;`), a link
-# or span (`[x](…)`, `[x][y]`, `[x]{…}`), and a backslash (an escape or raw TeX)
+# or span (`[x](…)`, `[x][y]`, `[x]{…}`), a backslash (an escape or raw TeX), and a backtick
+# another one follows (a code span: `` `<img …>`{=html} `` is raw HTML, `` `x`{onclick=…} `` an
+# element with that attribute; the backslash before a tag is no escape inside one)
 _MARKUP = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?]"
-                     r"|[A-Za-z][A-Za-z0-9+.-]*:)|&(?=#?\w+;)|\[(?=[^\]]*\][(\[{])|\\")
+                     r"|[A-Za-z][A-Za-z0-9+.-]*:)|&(?=#?\w+;)|\[(?=[^\]]*\][(\[{])|\\|`(?=[^`]*`)")
 
 
 # Stands for the switch that shows every number while a sentence is escaped; then the switch
