@@ -115,20 +115,33 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
 
 
 def as_markdown(text: str) -> str:
-    """`title` and `description` as pandoc reads them, Markdown: what it would make other than
-    text (_MARKUP) gets a backslash, so pandoc shows it as written and makes no element or link
-    of it. Everything else is left as written, for Hugo's and Jekyll's templates, which print
-    the text: `Q & A [draft]` is the same in both. title_<lang> and description_<lang> are
-    always as written."""
-    return _MARKUP.sub(lambda found: "\\" + found.group(), text)
+    """`title` and `description` as pandoc reads them, Markdown: outside a code span, what it
+    would make other than text (_MARKUP) gets a backslash, so pandoc shows it as written and
+    makes no element or link of it; a code span stays (pandoc shows it as code, a backslash
+    inside it as written) but a brace right after it is escaped, which would give it attributes
+    or make it raw HTML (`` `<img …>`{=html} ``). Everything else is left as written, for Hugo's
+    and Jekyll's templates, which print the text: `Q & A [draft]` is the same in both.
+    title_<lang> and description_<lang> are always as written."""
+    out, start = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out += [_MARKUP.sub(_escaped, text[start:span.start()]), span.group()]
+        start = span.end()
+        if text.startswith("{", start):
+            out.append("\\{")
+            start += 1
+    return "".join([*out, _MARKUP.sub(_escaped, text[start:])])
+
+
+def _escaped(found: re.Match[str]) -> str:
+    return "\\" + found.group()
 
 
 # An HTML tag, comment or autolink (`<pad>`, `<!--`, `<https://…>`), an entity (`&amp;`), a link
-# or span (`[x](…)`, `[x][y]`, `[x]{…}`), a backslash (an escape or raw TeX), and a backtick
-# another one follows (a code span: `` `<img …>`{=html} `` is raw HTML, `` `x`{onclick=…} `` an
-# element with that attribute; the backslash before a tag is no escape inside one)
+# or span (`[x](…)`, `[x][y]`, `[x]{…}`), and a backslash (an escape or raw TeX)
 _MARKUP = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?]"
-                     r"|[A-Za-z][A-Za-z0-9+.-]*:)|&(?=#?\w+;)|\[(?=[^\]]*\][(\[{])|\\|`(?=[^`]*`)")
+                     r"|[A-Za-z][A-Za-z0-9+.-]*:)|&(?=#?\w+;)|\[(?=[^\]]*\][(\[{])|\\")
+# A code span: a run of backticks, then text, then a run of as many (CommonMark and pandoc)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 
 
 # Stands for the switch that shows every number while a sentence is escaped; then the switch
