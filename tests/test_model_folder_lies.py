@@ -266,3 +266,27 @@ def test_a_model_type_that_is_a_list_is_named_as_one(tmp_path: Path) -> None:
     assert refused(spec).endswith(
         "spec.yaml:1:15: model.path: config.json: model_type: expected one of bert, deepseek_v3, "
         "gemma2, gpt2, gpt_oss, llama, mistral, qwen3, vit, found a list of 1 item")
+
+
+@pytest.mark.parametrize("depth", [65, 500, 900])
+def test_a_config_nested_past_the_limit_is_refused_as_a_spec_is(tmp_path: Path,
+                                                                depth: int) -> None:
+    # rope_scaling.factor as lists in lists: JSON reads up to about 990 levels, and the walk
+    # that makes config.json's fields ran out of Python's stack past about 330 (exit 3)
+    nested: Any = []
+    for _ in range(depth - 3):  # depth - 2 lists, in rope_scaling, in the top object
+        nested = [nested]
+    made, tensors = llama_like(rope_scaling={"rope_type": "linear", "factor": nested})
+    spec = folder(tmp_path, made, tensors, "model: {path: m, layer: 1}\ntokens: {ids: [1, 2]}\n")
+    assert refused(spec) == ("attn: m/config.json: the file nests lists and objects more than "
+                             "64 levels deep")
+
+
+def test_a_config_nested_64_levels_is_read(tmp_path: Path) -> None:
+    nested: Any = []
+    for _ in range(61):  # 62 lists, in the key's object, in the top object: 64 levels
+        nested = [nested]
+    made, tensors = llama_like(quantization_config={"x": nested})
+    spec = folder(tmp_path, made, tensors, "model: {path: m, layer: 0}\ntokens: {ids: [1, 2]}\n")
+    result = run("explain", str(spec), "--format", "text")
+    assert result.exit_code == 0, result.stderr

@@ -26,7 +26,7 @@ from attncli.spec.architectures import ARCHITECTURES, Checkpoint
 from attncli.spec.arrays import Files
 from attncli.spec.checkpoint import MAX_SIZES, open_tensor, read_json_object, tensor_names
 from attncli.spec.files import FileProblem, existing_file, resolve
-from attncli.spec.limits import max_bytes
+from attncli.spec.limits import MAX_DEPTH, max_bytes
 from attncli.spec.model import Array
 from attncli.spec.source import Node
 from attncli.spec.tokenizer_check import MAX_TOKENS
@@ -174,7 +174,24 @@ def config_node(path: Path, name: str, max_cells: int) -> dict[str, Node]:
         found = read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
     except FileProblem as problem:
         raise SpecError(problem.message) from None  # the message names the file
+    if deeper_than(found, MAX_DEPTH):  # a real one nests 3 levels; tree() recurses
+        raise SpecError(Msg.plural_of(
+            "{name}: the file nests lists and objects more than {count} level deep",
+            "{name}: the file nests lists and objects more than {count} levels deep",
+            Count(MAX_DEPTH), name=name))
     return {key: tree(value, Location(name, key)) for key, value in found.items()}
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists and objects nest in `value` more than `limit` levels, found without
+    recursion (JSON parses some 990 levels, more than a recursive walk of them can take)."""
+    level = [value]
+    for _ in range(limit):
+        level = [child for part in level if isinstance(part, (dict, list))
+                 for child in (part.values() if isinstance(part, dict) else part)]
+        if not level:
+            return False
+    return any(isinstance(part, (dict, list)) for part in level)
 
 
 def required(config: dict[str, Node], key: str, name: str) -> Node:
