@@ -225,3 +225,15 @@ def test_a_run_of_star_stars_walks_the_tree_once(tmp_path: Path,
                       Location("attn.toml", "snippets[0].specs", 2, 9))
     assert expand(pattern, tmp_path) == [Path("a/b/c/d/e/f/g/h/i/j/k/x.attn.yaml")]
     assert len(listed) <= 3 * 12  # 12 folders: each listed by ** and by the part after it
+
+
+@pytest.mark.parametrize("specs", ["c**.attn.yaml", "***.attn.yaml", "*" * 500 + ".attn.yaml",
+                                   "**/c**t.attn.yaml"])
+def test_stars_inside_a_part_of_a_spec_pattern_match_as_one_star(tree: Path, specs: str) -> None:
+    # pathlib refused `**` anywhere but a whole part (ValueError: exit 3); a run of stars
+    # within a part matches what one star matches, so cat.attn.yaml is found and written
+    manifest(tree, specs=specs)
+    (tree / "dog.yaml").write_text(SPEC, encoding="utf-8")  # matched by none of them
+    result = run("snippets")
+    assert (result.exit_code, result.stderr) == (0, "attn: 1 written, 0 unchanged, 0 failed\n")
+    assert sorted(path.name for path in (tree / "snippets").iterdir()) == ["cat.en.txt"]
