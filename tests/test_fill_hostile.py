@@ -245,3 +245,23 @@ def test_a_document_in_utf16_or_utf32_is_refused_as_a_spec_is(encoding: str, whe
     run = fill("p.md", tmp_path)
     assert (run.returncode, run.stderr.splitlines()[0]) == (2, "p.md:" + where)
     assert sorted(os.listdir(tmp_path)) == ["p.md", "s.yaml"]
+
+
+@pytest.mark.parametrize(("nbformat", "minor", "ids"), [
+    ("4", 5, False), (None, 5, False), (4, "5", False), (4.0, 5, False), (4, 5, True)])
+def test_a_notebook_version_that_is_no_number_gives_cells_no_id(
+        tmp_path: Path, nbformat: Any, minor: Any, ids: bool) -> None:
+    # "nbformat": "4" was compared with 4 (TypeError: exit 3); only a notebook of 4.5 or
+    # later, in whole numbers, has its generated cell given an id (after its block cell's)
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    cells = [{"cell_type": "markdown", "id": "c1", "metadata": {},
+              "source": "```attn\nspec: s.yaml\n```\n"}]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": nbformat,
+                       "nbformat_minor": minor}, indent=1)
+    (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
+    result = fill("n.ipynb", tmp_path)
+    assert (result.returncode, result.stderr) == (
+        0, "attn: 1 document filled, 0 up to date, 0 failed\n")
+    filled = json.loads((tmp_path / "n.ipynb").read_text(encoding="utf-8"))
+    assert len(filled["cells"]) == 2
+    assert ("id" in filled["cells"][1]) is ids
