@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from attncli.i18n import Count, Msg
-from attncli.spec.csv_lines import COMMA, PIECE, pieces
+from attncli.spec.csv_lines import COMMA, PIECE, Piece, pieces
 from attncli.spec.csv_lines import commas as line_commas
 from attncli.spec.file_problem import FileProblem, as_float
 from attncli.spec.limits import max_bytes, max_slow_cells
@@ -76,8 +76,14 @@ class CsvFile:
         check_utf8(data)
         self.at = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         places, numbers, count, width = [], [], 0, 0
+        first_rows: list[tuple[int, int, int]] = []  # the first windows' rows, as found
+        self.stop = len(data)  # where the last kept line ends
         for piece in pieces(data, self.at, len(data)):
             held = np.flatnonzero(piece.kept)  # (kept lines of the piece,)
+            if len(held):
+                self.stop = piece.at + int(piece.ends[held[-1]])
+            if count < WINDOWS_KEPT * STRIDE:
+                first_rows.extend(rows_of(piece, held[:WINDOWS_KEPT * STRIDE - count]))
             cells = line_commas(data, piece.at, piece.starts[held], piece.ends[held]) + 1
             if count == 0 and len(held):
                 width = int(cells[0])
@@ -97,7 +103,11 @@ class CsvFile:
         self.places = np.concatenate(places)  # (count / STRIDE,) where every STRIDEth row starts
         self.firsts = np.concatenate(numbers)  # (count / STRIDE,) its line index in the file
         self.shape: tuple[int, ...] = (count, width)
-        self._windows: dict[int, list[tuple[int, int, int]]] = {}
+        # the first WINDOWS_KEPT windows are kept as the lines were found: a file of up to
+        # WINDOWS_KEPT * STRIDE rows is never looked at again, however many blank lines it has
+        self._windows: dict[int, list[tuple[int, int, int]]] = {
+            index: first_rows[index * STRIDE:(index + 1) * STRIDE]
+            for index in range(-(-len(first_rows) // STRIDE))}
         self._edges: dict[int, np.ndarray] = {}
 
     def line(self, row: int) -> tuple[bytes, int]:
@@ -110,13 +120,10 @@ class CsvFile:
         found = self._windows.get(index)
         if found is not None:
             return found
-        stop = int(self.places[index + 1]) if index + 1 < len(self.places) else len(self.data)
+        stop = int(self.places[index + 1]) if index + 1 < len(self.places) else self.stop
         found = []
         for piece in pieces(self.data, int(self.places[index]), stop, int(self.firsts[index])):
-            held = np.flatnonzero(piece.kept)  # (kept lines of the piece,)
-            found.extend(zip((piece.starts[held].astype(np.int64) + piece.at).tolist(),
-                             (piece.ends[held].astype(np.int64) + piece.at).tolist(),
-                             (held + piece.first).tolist(), strict=True))
+            found.extend(rows_of(piece, np.flatnonzero(piece.kept)))
         if len(self._windows) >= WINDOWS_KEPT:
             del self._windows[next(iter(self._windows))]
         self._windows[index] = found
@@ -171,6 +178,13 @@ class CsvFile:
                 raise not_a_number(cell.decode("utf-8"), self.name, number,
                                    column + 1) from None
         return numbers
+
+
+def rows_of(piece: Piece, held: np.ndarray) -> list[tuple[int, int, int]]:
+    """The start, end and line index in the file of the lines `held` of a piece."""
+    return list(zip((piece.starts[held].astype(np.int64) + piece.at).tolist(),
+                    (piece.ends[held].astype(np.int64) + piece.at).tolist(),
+                    (held + piece.first).tolist(), strict=True))
 
 
 def csv_row(line: str, name: str, number: int) -> array.array[float]:

@@ -153,7 +153,7 @@ def space_width(padded: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The bytes of the whitespace character that begins at each of `at` (0: none begins)."""
     first = padded[at]  # (places,)
     width = ASCII_SPACE[first].astype(np.int32)  # (places,)
-    wide = np.flatnonzero(FIRST[first] == SPACE)  # (wide,) 0xC2, 0xE1–0xE3 or ASCII: may be
+    wide = np.flatnonzero(first >= 0xC2)  # (wide,) a lead byte: WIDE says if a space begins
     places = at[wide]  # (wide,)
     kind = WIDE[(padded[places].astype(np.uint16) << 8) | padded[places + 1]]  # (wide,)
     three = (kind > TWO) & THIRD[kind, padded[places + 2]]  # (wide,)
