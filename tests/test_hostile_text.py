@@ -7,7 +7,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -98,6 +97,15 @@ def test_no_label_is_another_token_or_shaped_like_its_label(tokens: list[str]) -
         assert not any(re.fullmatch(form[1](token), other) for other in tokens)
 
 
+def pandoc_heading(markdown: str) -> str:
+    """The inside of the <h1> that `pandoc -s` makes of the front matter's title."""
+    page = subprocess.run(["pandoc", "-s", "-f", "markdown-smart", "-t", "html"], input=markdown,
+                          capture_output=True, text=True, check=True).stdout
+    heading = re.search(r'<h1 class="title">(.*?)</h1>', page, re.S)
+    assert heading is not None
+    return heading.group(1)
+
+
 def test_pandoc_shows_the_front_matter_title_as_written_and_makes_no_element_of_it() -> None:
     # pandoc reads `title` as Markdown: unescaped, the <img> of TITLE became an element of the
     # page's <h1> (and padding_comma's "<pad>" vanished from it)
@@ -106,14 +114,9 @@ def test_pandoc_shows_the_front_matter_title_as_written_and_makes_no_element_of_
     assert front["title"] == ('He said "stop": \\<img src=x onerror=alert(1)> '
                               '\\[link](javascript:x) \\\\\\\\ $$ 100% {}')  # tag, link, each \\
     assert front["title_en"] == TITLE  # as written, for a template
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
-    page = subprocess.run(["pandoc", "-s", "-f", "markdown-smart", "-t", "html"], input=text,
-                          capture_output=True, text=True, check=True).stdout
-    heading = re.search(r'<h1 class="title">(.*?)</h1>', page, re.S)
-    assert heading is not None
-    assert " ".join(html.unescape(heading.group(1)).split()) == TITLE
-    assert "<img" not in heading.group(1)
+    heading = pandoc_heading(text)
+    assert " ".join(html.unescape(heading).split()) == TITLE
+    assert "<img" not in heading
 
 
 def test_a_title_pandoc_reads_as_text_is_written_as_it_is_for_hugo_and_jekyll() -> None:
@@ -123,11 +126,7 @@ def test_a_title_pandoc_reads_as_text_is_written_as_it_is_for_hugo_and_jekyll() 
     spec = yaml.safe_dump({"title": plain, "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]]})
     text = render(build(loads_spec(spec)), "markdown", "en", front_matter=True)
     assert yaml.safe_load(text.split("---\n", 2)[1])["title"] == plain
-    page = subprocess.run(["pandoc", "-s", "-f", "markdown-smart", "-t", "html"], input=text,
-                          capture_output=True, text=True, check=True).stdout
-    heading = re.search(r'<h1 class="title">(.*?)</h1>', page, re.S)
-    assert heading is not None
-    assert " ".join(html.unescape(heading.group(1)).split()) == plain.replace(
+    assert " ".join(html.unescape(pandoc_heading(text)).split()) == plain.replace(
         "`softmax`", "<code>softmax</code>")
 
 
@@ -142,12 +141,7 @@ def test_a_code_span_in_the_title_makes_no_raw_html_or_attribute_in_pandoc(title
     text = render(build(loads_spec(spec)), "markdown", "en", front_matter=True)
     front = yaml.safe_load(text.split("---\n", 2)[1])
     assert front["title_en"] == title
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
-    page = subprocess.run(["pandoc", "-s", "-f", "markdown-smart", "-t", "html"], input=text,
-                          capture_output=True, text=True, check=True).stdout
-    heading = re.search(r'<h1 class="title">(.*?)</h1>', page, re.S)
-    assert heading is not None
-    assert {tag for tag in re.findall(r"<[^>]*>", heading.group(1))} <= {"<code>", "</code>"}
-    shown = html.unescape(re.sub(r"</?code>", "", heading.group(1)))
+    heading = pandoc_heading(text)
+    assert {tag for tag in re.findall(r"<[^>]*>", heading)} <= {"<code>", "</code>"}
+    shown = html.unescape(re.sub(r"</?code>", "", heading))
     assert re.sub(r"[`\s]", "", shown) == re.sub(r"[`\s]", "", title)  # no letter lost or added
