@@ -131,6 +131,8 @@ def kept_lines(part: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nda
     kind[starts == ends] = EMPTY
     kept = kind == SOLID  # (lines,)
     doubt = np.flatnonzero(kind == SPACE)  # (doubtful lines,) whitespace first, maybe all of it
+    if not len(doubt):  # a plain file: its lines told by their first bytes alone
+        return kept
     padded = np.append(part, np.zeros(2, dtype=np.uint8))  # (n + 2,)
     at, end = starts[doubt], ends[doubt]  # (doubtful,) each
     for _ in range(STEPS):
