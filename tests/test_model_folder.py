@@ -513,7 +513,7 @@ def test_a_rope_scaling_attn_does_not_compute_is_refused_in_config_json(
 
 @pytest.mark.parametrize(("lang", "problem"), [
     ("en", "config.json gives no model_type; the supported ones are "),
-    ("pl", "config.json nie podaje model_type; obsługiwane są: "),
+    ("pl", "w config.json brakuje klucza model_type; obsługiwane są: "),
     ("ru", "в config.json нет model_type; поддерживаются: "),
 ])
 def test_a_config_json_with_no_model_type_says_so(tmp_path: Path, lang: str, problem: str) -> None:
