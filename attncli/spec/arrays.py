@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from attncli.spec.values import (
     text,
     vector,
 )
+
+if TYPE_CHECKING:  # only a spec that reads a checkpoint imports its reader
+    from attncli.spec.checkpoint import Headers
 
 RANDOM_KEYS = ("seed", "distribution", "low", "high", "mean", "std")
 FILE_KEYS = ("file", "key")
@@ -93,6 +97,9 @@ class Files:
     budget: Budget = field(default_factory=Budget)
     token_ids: list[int] = field(default_factory=list)  # from tokens: {tokenizer, text}
     kept: Kept = field(default_factory=dict)  # the arrays sliced so far, opened once each
+    # the files read whole so far, by file and key: read once each, however often named
+    wholes: dict[tuple[Path, str | None], np.ndarray] = field(default_factory=dict)
+    headers: Headers = field(default_factory=dict)  # checkpoint headers, parsed once each
 
 
 Dims = tuple[int | None, ...]  # an expected shape; None where the other matrices don't tell
@@ -159,13 +166,21 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
     if sliceable and ("rows" in node.value or "columns" in node.value or is_checkpoint(name)):
         keys = check_keys(node, CHECKPOINT_KEYS)
         values = sliced_values(keys, name, files.folder, files.token_ids or None,
-                               files.budget.max_cells, files.allow_outside, charge, files.kept)
+                               files.budget.max_cells, files.allow_outside, charge, files.kept,
+                               files.headers)
     else:
         keys = check_keys(node, FILE_KEYS)
         key = optional(keys, "key", text, None)
         try:
-            values = load_array(resolve(files.folder, name, files.allow_outside), name, key,
-                                files.budget.max_cells, lambda shape: charge(keys["file"], shape))
+            path = resolve(files.folder, name, files.allow_outside)
+            found = files.wholes.get((path, key))
+            if found is not None:  # read for this spec already: charged again, not read again
+                charge(keys["file"], found.shape)
+                values = found.copy()  # a copy as a reading gives: the next one is the file's
+            else:
+                values = load_array(path, name, key, files.budget.max_cells,
+                                    lambda shape: charge(keys["file"], shape))
+                files.wholes[(path, key)] = values.copy()
         except FileProblem as problem:
             raise SpecError(Msg.of("{path}: {problem}", path=keys["file"].where.path,
                                    problem=problem.message), keys["file"].where) from None

@@ -15,7 +15,7 @@ import json
 import math
 import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,11 @@ SUFFIXES = (".safetensors", ".json")
 # ViT's patch projection, flattened by attncli/spec/arch_vit.py
 MAX_SIZES = 4
 # The safetensors format's data types that hold real numbers; BF16 is read as float32's top half.
+# The headers (and indices) parsed while one spec is read, by resolved file: read and checked once
+# however many tensors of a checkpoint the spec or its model folder names (a model's layer 299
+# names 2,700 tensors of one header). Each is kept with the file's size and time of change, and
+# parsed again when the file is another.
+Headers = dict[Path, tuple[tuple[int, int], dict[str, object], int]]
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
           "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1"}
 
@@ -94,23 +99,24 @@ class Tensor:
 
 
 def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
-                allow_outside: bool, dims: int = 2) -> Tensor:
+                allow_outside: bool, dims: int = 2, headers: Headers | None = None) -> Tensor:
     """The tensor `key` of the checkpoint at `path` (a .safetensors file, or the index of a
     sharded one), its header read and checked; no tensor data is read yet. A spec's matrix has
     at most two sizes; a model folder's reader takes `dims` MAX_SIZES (gpt-oss keeps its experts
-    in one tensor, expert first; a ViT's patch projection is a Conv2d's weight)."""
+    in one tensor, expert first; a ViT's patch projection is a Conv2d's weight). With `headers`
+    (one per spec), each header and index is parsed once."""
     if key is None:
         raise FileProblem(Msg.of("{name}: a checkpoint holds many tensors; say which with key",
                                  name=name))
     existing_file(path, name)
     if path.suffix.lower() == ".json":
-        shard = _shard_of(path, name, key, max_cells)
+        shard = _shard_of(path, name, key, max_cells, headers)
         path = resolve(path.parent, shard, allow_outside)
         name = shard
         if path.suffix.lower() != ".safetensors" or not os.path.lexists(path):
             raise FileProblem(Msg.of("{name}: no such .safetensors file", name=shard))
         existing_file(path, shard)  # there, but a FIFO, a folder, a device: said as what it is
-    header, start = _header(path, name, max_cells)
+    header, start = _header(path, name, max_cells, headers)
     entry = header.get(key)
     if entry is None or key == "__metadata__":
         keys = [k for k in header if k != "__metadata__"]
@@ -172,13 +178,10 @@ def _parse_object(data: bytes, name: str, whole: bool = False) -> dict[str, obje
     return found
 
 
-def _shard_of(path: Path, name: str, key: str, max_cells: int) -> str:
+def _shard_of(path: Path, name: str, key: str, max_cells: int,
+              headers: Headers | None = None) -> str:
     """The shard file that the index at `path` names for `key`."""
-    index = read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
-    weight_map = index.get("weight_map")
-    if not isinstance(weight_map, dict):
-        raise FileProblem(Msg.of("{name}: expected a checkpoint index with a weight_map",
-                                 name=name))
+    weight_map = _weight_map(path, name, max_cells, headers)
     shard = weight_map.get(key)
     if not weight_map:  # "…; it has " and nothing
         raise FileProblem(Msg.of("{name} has no tensor {key}; its weight_map is empty",
@@ -191,10 +194,44 @@ def _shard_of(path: Path, name: str, key: str, max_cells: int) -> str:
     return shard
 
 
-def _header(path: Path, name: str, max_cells: int) -> tuple[dict[str, object], int]:
+def _weight_map(path: Path, name: str, max_cells: int,
+                headers: Headers | None = None) -> dict[str, object]:
+    """The weight_map of the checkpoint index at `path`, read within the byte limit."""
+    def parse(size: int) -> tuple[dict[str, object], int]:
+        return read_json_object(path, name, size, max_bytes(max_cells)), 0
+
+    index, _ = _kept(path, headers, parse)
+    weight_map = index.get("weight_map")
+    if not isinstance(weight_map, dict):
+        raise FileProblem(Msg.of("{name}: expected a checkpoint index with a weight_map",
+                                 name=name))
+    return weight_map
+
+
+def _kept(path: Path, headers: Headers | None,
+          parse: Callable[[int], tuple[dict[str, object], int]]) -> tuple[dict[str, object], int]:
+    """What `parse` makes of the file at `path` (given its size), kept in `headers` while the
+    file keeps its size and time of change."""
+    status = path.stat()
+    stamp = (status.st_size, status.st_mtime_ns)
+    found = None if headers is None else headers.get(path)
+    if found is not None and found[0] == stamp:
+        return found[1], found[2]
+    parsed, start = parse(status.st_size)
+    if headers is not None:
+        headers[path] = (stamp, parsed, start)
+    return parsed, start
+
+
+def _header(path: Path, name: str, max_cells: int,
+            headers: Headers | None = None) -> tuple[dict[str, object], int]:
     """The JSON header of a .safetensors file and where its data starts; the header's length is
     checked against the file and the byte limit before the header is read."""
-    size = path.stat().st_size
+    return _kept(path, headers, lambda size: _read_header(path, name, size, max_cells))
+
+
+def _read_header(path: Path, name: str, size: int,
+                 max_cells: int) -> tuple[dict[str, object], int]:
     with open(path, "rb") as file:
         first = file.read(8)
     if len(first) < 8:
@@ -268,15 +305,11 @@ def _tensor(entry: object, name: str, path: Path, start: int, dims: int = 2) -> 
     return Tensor(name, path, start + offsets[0], tuple(shape), dtype)
 
 
-def tensor_names(path: Path, name: str, max_cells: int) -> frozenset[str]:
+def tensor_names(path: Path, name: str, max_cells: int,
+                 headers: Headers | None = None) -> frozenset[str]:
     """The names of the tensors in the checkpoint at `path` (a .safetensors file, or the index
     of a sharded one), read from its header or its weight_map within the byte limit."""
     if path.suffix.lower() == ".json":
-        index = read_json_object(path, name, path.stat().st_size, max_bytes(max_cells))
-        weight_map = index.get("weight_map")
-        if not isinstance(weight_map, dict):
-            raise FileProblem(Msg.of("{name}: expected a checkpoint index with a weight_map",
-                                     name=name))
-        return frozenset(str(key) for key in weight_map)
-    header, _ = _header(path, name, max_cells)
+        return frozenset(str(key) for key in _weight_map(path, name, max_cells, headers))
+    header, _ = _header(path, name, max_cells, headers)
     return frozenset(key for key in header if key != "__metadata__")

@@ -10,6 +10,7 @@ byte order mark (Excel's "CSV UTF-8")."""
 from __future__ import annotations
 
 import array
+import bisect
 import codecs
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,8 @@ from attncli.spec.source import LIMIT_HINT, byte_count
 CSV_PIECE = 1 << 16  # characters of a CSV line converted at once
 STRIDE = 64  # kept lines between two places held (a row is found from the place before it)
 WINDOWS_KEPT = 16  # windows of STRIDE rows held found, for rows read again or near
+LONG_WINDOW = 1 << 16  # bytes of a window that is kept once found (see CsvFile._window)
+CHUNK = 1 << 16  # bytes of a row whose commas are placed at once when cells are picked
 
 
 def check_csv_size(path: Path, name: str, max_cells: int) -> None:
@@ -108,7 +111,8 @@ class CsvFile:
         self._windows: dict[int, list[tuple[int, int, int]]] = {
             index: first_rows[index * STRIDE:(index + 1) * STRIDE]
             for index in range(-(-len(first_rows) // STRIDE))}
-        self._edges: dict[int, np.ndarray] = {}
+        self._long: dict[int, list[tuple[int, int, int]]] = {}  # windows of many bytes
+        self._marks: dict[int, list[int]] = {}  # commas counted per CHUNK of the rows picked
 
     def line(self, row: int) -> tuple[bytes, int]:
         """The bytes of a kept row and its line number in the file (1-based)."""
@@ -116,21 +120,34 @@ class CsvFile:
         return self.data[start:end], number + 1
 
     def _window(self, index: int) -> list[tuple[int, int, int]]:
-        """The rows from place `index` on (STRIDE of them, or to the end): start, end, line."""
-        found = self._windows.get(index)
+        """The rows from place `index` on (STRIDE of them, or to the end): start, end, line.
+        WINDOWS_KEPT windows are kept, the least recently used let go first; a window that
+        spans more than LONG_WINDOW bytes (blank lines, comments) is kept once found, so no
+        window costs more than LONG_WINDOW bytes to find again (and those kept number at most
+        the file's bytes / LONG_WINDOW)."""
+        found = self._long.get(index)
         if found is not None:
             return found
+        found = self._windows.pop(index, None)
+        if found is not None:
+            self._windows[index] = found  # the most recently used is last
+            return found
+        start = int(self.places[index])
         stop = int(self.places[index + 1]) if index + 1 < len(self.places) else self.stop
         found = []
-        for piece in pieces(self.data, int(self.places[index]), stop, int(self.firsts[index])):
+        for piece in pieces(self.data, start, stop, int(self.firsts[index])):
             found.extend(rows_of(piece, np.flatnonzero(piece.kept)))
+        if stop - start > LONG_WINDOW:
+            self._long[index] = found
+            return found
         if len(self._windows) >= WINDOWS_KEPT:
             del self._windows[next(iter(self._windows))]
         self._windows[index] = found
         return found
 
     def read(self, rows: Sequence[int] | None, columns: Sequence[int] | None) -> np.ndarray:
-        """The chosen rows and columns (None: all), only they converted."""
+        """The chosen rows and columns (None: all), only they converted. The rows are found in
+        the file's order, each window once, however the spec orders them."""
         chosen = range(self.shape[0]) if rows is None else rows
         width = self.shape[1]
         cells = len(chosen) * (width if columns is None else len(columns))
@@ -142,42 +159,59 @@ class CsvFile:
                 "{name}: the spec reads {count} numbers from this .csv file; the limit for a "
                 ".csv file is {limit}, which {option} sets; save a larger matrix as .npy",
                 Count(cells), name=self.name, limit=Count(limit), option=LIMIT_HINT))
+        read: dict[int, array.array[float]] = {}
+        for row in (chosen if rows is None else sorted(set(rows))):
+            start, end, number = self._window(row // STRIDE)[row % STRIDE]
+            read[row] = (csv_row(self.data[start:end].decode("utf-8"), self.name, number + 1)
+                         if columns is None else self._picked(row, start, end, number + 1,
+                                                              columns))
         values = array.array("d")
-        index, window = -1, self._window(0)
         for row in chosen:
-            if row // STRIDE != index:  # rows are most often read in order: a window at a time
-                index, window = row // STRIDE, self._window(row // STRIDE)
-            start, end, number = window[row % STRIDE]
-            line = self.data[start:end]
-            number += 1
-            if columns is None:
-                values.extend(csv_row(line.decode("utf-8"), self.name, number))
-            else:
-                values.extend(self._picked(row, line, number, columns))
+            values.extend(read[row])
         count = width if columns is None else len(columns)
         found = np.frombuffer(values, dtype=np.float64).reshape(len(chosen), count)  # (rows, cols)
         return as_float(found, self.name)
 
-    def _picked(self, row: int, line: bytes, number: int, columns: Sequence[int]) -> list[float]:
-        """The chosen cells of one line, found by its commas (their places kept for the next
-        slice of the same line: one spec's heads often slice one file)."""
-        edges = self._edges.get(row)
-        if edges is None:
-            commas = np.flatnonzero(np.frombuffer(line, dtype=np.uint8) == COMMA)  # (width - 1,)
-            kind = np.int32 if len(line) < 2**31 else np.int64
-            edges = np.concatenate(([-1], commas, [len(line)])).astype(kind)  # (width + 1,)
-            self._edges[row] = edges
-        at = np.asarray(columns, dtype=np.intp)
-        starts, ends = (edges[at] + 1).tolist(), edges[at + 1].tolist()
-        numbers = []
-        for column, start, end in zip(columns, starts, ends, strict=True):
-            cell = line[start:end]
+    def _picked(self, row: int, start: int, end: int, number: int,
+                columns: Sequence[int]) -> array.array[float]:
+        """The chosen cells of the row at data[start:end], found by its commas: only those up
+        to the last chosen column are looked for, a CHUNK of the row at a time (see _commas),
+        and the row is never copied."""
+        width = self.shape[1]
+        wanted = sorted({k for column in columns for k in (column - 1, column)
+                         if 0 <= k < width - 1})
+        at = self._commas(row, start, end, wanted)
+        numbers = array.array("d")
+        for column in columns:
+            cell = self.data[at[column - 1] + 1 if column > 0 else start:
+                             at[column] if column < width - 1 else end]
             try:
                 numbers.append(float(cell))
             except ValueError:
                 raise not_a_number(cell.decode("utf-8"), self.name, number,
                                    column + 1) from None
         return numbers
+
+    def _commas(self, row: int, start: int, end: int, wanted: list[int]) -> dict[int, int]:
+        """Where in the file the commas `wanted` (counted from 0, in order) of the row at
+        data[start:end] are. The commas before each CHUNK of the row are counted (and kept for
+        the row: 16 numbers a megabyte) up to the chunk that holds a wanted one; only such a
+        chunk's commas are placed, so what is held is a chunk's commas, never the row's."""
+        marks = self._marks.setdefault(row, [0])  # commas before byte CHUNK * i of the row
+        raw = np.frombuffer(self.data, dtype=np.uint8)  # (bytes,) the file's, not a copy
+        found: dict[int, int] = {}
+        chunk, places = -1, np.zeros(0, dtype=np.int64)
+        for k in wanted:
+            while marks[-1] <= k and start + len(marks) * CHUNK < end:
+                at = start + (len(marks) - 1) * CHUNK
+                marks.append(marks[-1] + self.data.count(b",", at, min(at + CHUNK, end)))
+            index = bisect.bisect_right(marks, k) - 1
+            if index != chunk:
+                chunk, at = index, start + index * CHUNK
+                places = np.flatnonzero(raw[at:min(at + CHUNK, end)] == COMMA)  # (commas,)
+                places += at
+            found[k] = int(places[k - marks[chunk]])
+        return found
 
 
 def rows_of(piece: Piece, held: np.ndarray) -> list[tuple[int, int, int]]:

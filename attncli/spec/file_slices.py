@@ -22,6 +22,7 @@ from attncli.spec.csv_file import CsvFile
 from attncli.spec.files import (
     FileProblem,
     as_float,
+    check_compression,
     check_members,
     existing_file,
     header_layout,
@@ -175,6 +176,7 @@ class NpzMember:
             key, member = member_of(archive.namelist(), name, key)
             self.info = archive.getinfo(member)
             self.name = f"{name} ({key})"
+            check_compression(self.info, self.name)
             with archive.open(self.info) as file:
                 self.layout = header_layout(file, self.name)
         self.path, self.max_cells = path, max_cells

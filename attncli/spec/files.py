@@ -246,6 +246,7 @@ def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
             raise zipfile.BadZipFile
     with np.load(path, allow_pickle=False) as archive:
         key, member = member_of(archive.zip.namelist(), name, key)
+        check_compression(archive.zip.getinfo(member), f"{name} ({key})")
         with archive.zip.open(member) as file:
             layout = _check_header(file, f"{name} ({key})", max_cells)
         whole(f"{name} ({key})", layout, archive.zip.getinfo(member).file_size)
@@ -271,6 +272,22 @@ def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]
         raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",
                                  name=name, key=key, keys=some(keys)))
     return key, key + ".npy" if key + ".npy" in members else key
+
+
+# Compressions a zip may name besides the two NumPy writes, as their makers name them
+COMPRESSIONS = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA", 9: "Deflate64",
+                93: "Zstandard"}
+
+
+def check_compression(info: zipfile.ZipInfo, name: str) -> None:
+    """Refuse an .npz member neither stored (np.savez) nor deflated (np.savez_compressed), before
+    a byte of it is decompressed: Python decompresses bzip2 and LZMA without a bound on what one
+    read gives (a kilobyte can give gigabytes)."""
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        method = COMPRESSIONS.get(info.compress_type, f"#{info.compress_type}")
+        raise FileProblem(Msg.of("{name} is compressed with {method}; attn reads an .npz array "
+                                 "stored (np.savez) or deflated (np.savez_compressed)",
+                                 name=name, method=method))
 
 
 def some(keys: list[str], shown: int = 10) -> str:

@@ -93,7 +93,7 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     weights = located(path_node, lambda: weight_file(files, name, folder))
     weights_path = located(path_node, lambda: resolve(files.folder, weights, files.allow_outside))
     names = located(path_node, lambda: tensor_names(weights_path, weights,
-                                                    files.budget.max_cells))
+                                                    files.budget.max_cells, files.headers))
     layers = integer(required(config, architecture.layers_key, config_name), 1)
     # every layer holds tensors of its own: a layer past the checkpoint's count of tensors is
     # refused before the layers before it are laid out (config.json may claim 10¹² of them)
@@ -107,12 +107,12 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
     def read(key: str, rows: list[int]) -> Array:
         return located(path_node, lambda: open_tensor(
             weights_path, weights, key, files.budget.max_cells, files.allow_outside,
-            MAX_SIZES).read(rows, files.budget.max_cells))
+            MAX_SIZES, files.headers).read(rows, files.budget.max_cells))
 
     def shape(key: str) -> tuple[int, ...]:
         return located(path_node, lambda: open_tensor(
             weights_path, weights, key, files.budget.max_cells, files.allow_outside,
-            MAX_SIZES).shape)
+            MAX_SIZES, files.headers).shape)
 
     checkpoint = Checkpoint(weights, layer, tuple(ids), config, config_name, names,
                             optional(keys, "block", boolean, False), keys.get("block"),

@@ -69,19 +69,24 @@ DISPLAY_KEYS = ("precision", "round_intermediates", "decimal", "steps", "expand"
                 "reading", "header", "md_flavor")
 
 
-def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
+def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_CELLS,
+         read: Files | None = None) -> Spec:
     """The Spec that `root` describes, or SpecError at the first problem.
 
     Files named in the spec are read from the spec's folder (or below it); `allow_outside`
     lifts that limit. The matrices the spec makes and the numbers its walkthrough computes may
-    number at most `max_cells` in all.
+    number at most `max_cells` in all. `read` (a model folder's layers) shares the files read
+    so far: each is read once for all of them.
     """
     top = check_keys(root, TOP_KEYS)
     files = Files(spec_folder(root.where.source), allow_outside, Budget(max_cells))
+    if read is not None:  # a model's earlier layer: the files the spec has read, read once
+        files = Files(files.folder, allow_outside, files.budget, kept=read.kept,
+                      wholes=read.wholes, headers=read.headers)
     earlier: tuple[Spec, ...] = ()
     if "model" in top:  # a layer of a saved model: the keys its folder stands for
         *before, root = section("model")(root, files)
-        earlier = tuple(load(spec, allow_outside, max_cells) for spec in before)
+        earlier = tuple(load(spec, allow_outside, max_cells, files) for spec in before)
         top = check_keys(root, TOP_KEYS)
     convention: Convention = "row"
     if "convention" in top:

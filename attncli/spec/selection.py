@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
+from attncli.i18n.quoting import shown
 from attncli.spec.file_problem import valid_indices
 from attncli.spec.file_slices import Kept, opened
 from attncli.spec.files import FileProblem, resolve
@@ -21,7 +23,11 @@ from attncli.spec.model import Array
 from attncli.spec.source import Node
 from attncli.spec.values import expect, fail, integer, items, text
 
+if TYPE_CHECKING:
+    from attncli.spec.checkpoint import Headers
+
 SLICE = re.compile(r"\s*(\d*)\s*:\s*(\d*)\s*")
+MAX_BOUND_DIGITS = 18  # no file has 10¹⁸ rows
 CHECKPOINT_KEYS = ("file", "key", "rows", "columns")
 Charge = Callable[[Node, tuple[int, ...]], None]  # Budget.charge: a matrix of this shape here
 
@@ -34,10 +40,11 @@ def is_checkpoint(name: str) -> bool:
 def sliced_values(keys: dict[str, Node], name: str, folder: Path,
                   token_ids: Sequence[int] | None, max_cells: int,
                   allow_outside: bool, charge: Charge | None = None,
-                  kept: Kept | None = None) -> Array:
+                  kept: Kept | None = None, headers: Headers | None = None) -> Array:
     """The selected rows and columns of a checkpoint's tensor `key`, or of the array in the
     .npy, .npz or .csv file `name`; `charge` counts their shape against the spec's cells before
-    they are read, and only they are read. `kept` holds the arrays this spec has opened."""
+    they are read, and only they are read. `kept` holds the arrays this spec has opened,
+    `headers` the checkpoint headers it has parsed."""
     from attncli.spec.checkpoint import open_tensor  # only a spec that reads a checkpoint
 
     name_node = keys["file"]
@@ -49,7 +56,7 @@ def sliced_values(keys: dict[str, Node], name: str, folder: Path,
                 rows, columns = chosen(keys, array.name, array.shape, token_ids)
                 _charge(name_node, array.shape, rows, columns, charge)
                 return array.read(rows, columns)  # (rows, ..., columns)
-        tensor = open_tensor(path, name, key, max_cells, allow_outside)
+        tensor = open_tensor(path, name, key, max_cells, allow_outside, headers=headers)
         rows, columns = chosen(keys, tensor.name, tensor.shape, token_ids)
         sliced = columns if len(tensor.shape) <= 2 else None  # a slice; deeper: selected after
         _charge(name_node, tensor.shape, rows, columns, charge)
@@ -103,6 +110,9 @@ def indices(node: Node, name: str, size: int, axis: str,
     elif isinstance(value, str) and SLICE.fullmatch(value):
         match = SLICE.fullmatch(value)
         assert match is not None
+        if any(len(bound.lstrip("0")) > MAX_BOUND_DIGITS for bound in (match[1], match[2])):
+            fail(node, "expected start:stop with start < stop <= {size}, found {found}",
+                 size=size, found=shown(value))  # past any size, and past what int() reads
         start = int(match[1]) if match[1] else 0
         stop = int(match[2]) if match[2] else size
         if not start < stop <= size:

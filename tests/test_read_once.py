@@ -1,0 +1,320 @@
+"""A file a spec names is read once however often it is named, and the work of reading part of
+it is bounded by what is read: a .csv or .npz named whole by many heads, a checkpoint's header
+(and its shard index) for every tensor of every layer of a model folder, a .csv's rows in any
+order, a few cells of a row of millions, an .npz member compressed in a way whose reads Python
+does not bound. Each test counts what is read (calls, bytes, memory held), never time."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+import sys
+import tracemalloc
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from attncli import load_spec
+from attncli.errors import SpecError
+from attncli.i18n import translate
+from attncli.spec import arrays, checkpoint, csv_file, csv_lines
+from attncli.spec.csv_file import CsvFile
+from tests.conftest import run
+
+ID = "[[1, 0], [0, 1]]"
+
+
+def heads_naming(folder: Path, reference: str, count: int) -> Path:
+    """A spec of `count` heads whose W_Q, W_K and W_V are each `reference`."""
+    spec = folder / "s.yaml"
+    spec.write_text(f"tokens: [a, b]\nembeddings: {ID}\nheads: [&h {{W_Q: {reference}, "
+                    f"W_K: {reference}, W_V: {reference}}}" + ", *h" * (count - 1) + "]\n")
+    return spec
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[object]:
+    """The calls of `module.name` from now on, one entry each."""
+    calls: list[object] = []
+    real = getattr(module, name)
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[0] if args else None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+@pytest.mark.parametrize("file", ["w.csv", "w.npz"])
+def test_a_file_named_whole_by_many_heads_is_read_once(
+        file: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 16 heads name it 48 times: one reading, 48 matrices of 4 numbers charged
+    weights = np.array([[2.0, 0.5], [-1.0, 3.0]])
+    if file.endswith(".csv"):
+        (tmp_path / file).write_text("2,0.5\n-1,3\n# a note\n")
+    else:
+        np.savez(tmp_path / file, w=weights)
+    reference = f"{{file: {file}}}" if file.endswith(".csv") else f"{{file: {file}, key: w}}"
+    spec = heads_naming(tmp_path, reference, 16)
+    readings = counted(monkeypatch, arrays, "load_array")
+    loaded = load_spec(str(spec), max_cells=4 + 48 * 4 + 10_000)
+    assert len(readings) == 1
+    assert len(loaded.heads) == 16
+    for head in loaded.heads:
+        for matrix in (head.W_Q, head.W_K, head.W_V):
+            assert matrix.tolist() == weights.tolist()
+    loaded.heads[0].W_Q[0, 0] = 7.0  # each reference is a matrix of its own
+    assert loaded.heads[1].W_Q[0, 0] == 2.0
+
+
+def test_a_file_named_whole_is_charged_for_every_reference(tmp_path: Path) -> None:
+    # 4 numbers of embeddings + 4 heads × 3 references × 4 numbers = 52; a limit of 50 is
+    # passed at the twelfth reference, read from the file kept
+    (tmp_path / "w.csv").write_text("1,0\n0,1\n")
+    spec = heads_naming(tmp_path, "{file: w.csv}", 4)
+    with pytest.raises(SpecError) as raised:
+        load_spec(str(spec), max_cells=50)
+    assert translate(raised.value.message) == (
+        "heads[3].W_V.file: a matrix of 2 × 2 brings the spec to 52 numbers; the limit is 50, "
+        "which --max-cells sets")
+
+
+def safetensors(tensors: dict[str, np.ndarray], metadata: dict[str, str] | None = None) -> bytes:
+    header: dict[str, object] = {"__metadata__": metadata} if metadata else {}
+    data = b""
+    for name, values in tensors.items():
+        raw = np.ascontiguousarray(values, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(values.shape),
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + data
+
+
+@pytest.mark.parametrize("index", [False, True])
+def test_a_checkpoint_header_is_parsed_once_for_every_tensor_a_spec_names(
+        index: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    weights = np.array([[1.0, 2.0], [3.0, 4.0]])
+    (tmp_path / "m.safetensors").write_bytes(
+        safetensors({"w": weights, "v": weights.T}, {"note": "x" * 10_000}))
+    name = "m.safetensors"
+    if index:
+        name = "model.safetensors.index.json"
+        (tmp_path / name).write_text(json.dumps({"weight_map": {"w": "m.safetensors",
+                                                                "v": "m.safetensors"}}))
+    spec = heads_naming(tmp_path, f"{{file: {name}, key: w}}", 8)
+    headers = counted(monkeypatch, checkpoint, "_read_header")
+    indices = counted(monkeypatch, checkpoint, "read_json_object")
+    loaded = load_spec(str(spec))
+    assert (len(headers), len(indices)) == (1, 1 if index else 0)
+    assert all(head.W_V.tolist() == weights.tolist() for head in loaded.heads)
+
+
+def test_a_checkpoint_changed_between_two_readings_is_parsed_again(tmp_path: Path) -> None:
+    path = tmp_path / "m.safetensors"
+    path.write_bytes(safetensors({"w": np.eye(2)}))
+    headers: checkpoint.Headers = {}
+    first = checkpoint.open_tensor(path, "m.safetensors", "w", 100, False, headers=headers)
+    path.write_bytes(safetensors({"a": np.zeros(3), "w": 2 * np.eye(2)}))
+    second = checkpoint.open_tensor(path, "m.safetensors", "w", 100, False, headers=headers)
+    assert first.start != second.start  # where the data starts, by the new header
+    assert second.read(None, 100).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+
+
+def llama_folder(folder: Path, layers: int) -> None:
+    """A Llama of d_model 4, 2 heads and `layers` layers, its weights drawn from seed 0."""
+    rng = np.random.default_rng(0)
+    tensors = {"model.embed_tokens.weight": rng.normal(size=(8, 4)),
+               "model.norm.weight": np.ones(4)}
+    for layer in range(layers):
+        at = f"model.layers.{layer}."
+        tensors |= {at + "input_layernorm.weight": np.ones(4),
+                    at + "post_attention_layernorm.weight": np.ones(4)}
+        for part in ("q", "k", "v", "o"):
+            tensors[at + f"self_attn.{part}_proj.weight"] = rng.normal(size=(4, 4))
+        tensors |= {at + "mlp.gate_proj.weight": rng.normal(size=(2, 4)),
+                    at + "mlp.up_proj.weight": rng.normal(size=(2, 4)),
+                    at + "mlp.down_proj.weight": rng.normal(size=(4, 2))}
+    (folder / "m").mkdir()
+    (folder / "m" / "config.json").write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 4, "num_attention_heads": 2,
+        "num_key_value_heads": 2, "num_hidden_layers": layers, "intermediate_size": 2,
+        "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "vocab_size": 8, "hidden_act": "silu",
+        "max_position_embeddings": 16}))
+    (folder / "m" / "model.safetensors").write_bytes(safetensors(tensors))
+
+
+def test_a_model_folders_last_layer_parses_the_header_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # layer 5 of 6 lays out the 9 tensors of each layer before it: 54 tensors, one header
+    llama_folder(tmp_path, 6)
+    spec = tmp_path / "s.yaml"
+    spec.write_text("model: {path: m, layer: 5, block: true}\ntokens: {ids: [1, 2, 3]}\n")
+    headers = counted(monkeypatch, checkpoint, "_read_header")
+    load_spec(str(spec))
+    assert len(headers) == 1
+
+
+def blank_windows(windows: int, blank: int) -> bytes:
+    """`windows` windows of STRIDE rows: rows `1,0` and `0,1`, `blank` blank lines, then the
+    window's other rows `1,1`."""
+    stride = csv_file.STRIDE
+    return (b"1,0\n0,1\n" + b"\n" * blank + b"1,1\n" * (stride - 2)) * windows
+
+
+def looked_at(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The bytes of every stretch of the file whose lines are found from now on."""
+    looked: list[int] = []
+    real = csv_lines.pieces
+
+    def counting(data: bytes, at: int, stop: int, first: int = 0) -> Any:
+        looked.append(stop - at)
+        return real(data, at, stop, first)
+
+    monkeypatch.setattr(csv_file, "pieces", counting)
+    return looked
+
+
+def test_rows_cycling_over_windows_of_many_blank_lines_find_each_window_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 20 windows of 100,000 blank lines (more than LONG_WINDOW bytes each), 1,000 rows cycling
+    # over them: past the 16 windows found as the file is measured, the other 4 are found once
+    # each, whether the rows are read at once or a row at a time (a head each)
+    data = blank_windows(20, 100_000)
+    path = tmp_path / "e.csv"
+    path.write_bytes(data)
+    table = CsvFile(path, "e.csv", 10_000_000)
+    looked = looked_at(monkeypatch)
+    stride = csv_file.STRIDE
+    rows = [(i % 20) * stride + i % 2 for i in range(1000)]
+    expected = [[1.0, 0.0] if i % 2 == 0 else [0.0, 1.0] for i in range(1000)]
+    assert table.read(rows, [0, 1]).tolist() == expected
+    assert [table.read([row], None).tolist()[0] for row in rows] == expected
+    assert len(looked) == 4
+    assert sum(looked) < len(data) // 5
+
+
+def test_a_row_set_finds_each_window_once_whatever_its_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # one window kept: rows alternating between two windows found each window once a reading
+    monkeypatch.setattr(csv_file, "WINDOWS_KEPT", 1)
+    path = tmp_path / "e.csv"
+    path.write_bytes(blank_windows(4, 10))
+    table = CsvFile(path, "e.csv", 10_000)
+    looked = looked_at(monkeypatch)
+    stride = csv_file.STRIDE
+    rows = [2 * stride, 3 * stride + 1] * 50
+    assert table.read(rows, None).tolist() == [[1.0, 0.0], [0.0, 1.0]] * 50
+    assert len(looked) == 2
+
+
+def test_the_window_used_last_is_the_one_kept(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # two windows kept, 0 and 1 as the file is measured: 0 read again is kept over 1 when
+    # window 2 is found, so 0 read a third time is not found again (first in, first out
+    # would have let 0 go)
+    monkeypatch.setattr(csv_file, "WINDOWS_KEPT", 2)
+    path = tmp_path / "e.csv"
+    path.write_bytes(blank_windows(4, 10))
+    table = CsvFile(path, "e.csv", 10_000)
+    looked = looked_at(monkeypatch)
+    stride = csv_file.STRIDE
+    for row in (0, 2 * stride, 0, 1):
+        table.read([row], None)
+    assert len(looked) == 1
+
+
+@pytest.mark.parametrize("columns", [[0, 1], [1, 0, 1], [0, 3_999_999]])
+def test_cells_of_a_row_of_millions_hold_a_chunk_of_its_commas(
+        columns: list[int], tmp_path: Path) -> None:
+    # a row of 4,000,000 cells, 4 MB: its commas' places would be 32 MB as int64; what is held
+    # while a few cells are picked is a CHUNK's (64 KiB: 512 KiB of places at most)
+    width = 4_000_000
+    path = tmp_path / "e.csv"
+    path.write_bytes(b"1,0" + b"," * (width - 2) + b"5\n" + b"0,1" + b"," * (width - 2) + b"6\n")
+    table = CsvFile(path, "e.csv", 10_000_000)
+    tracemalloc.start()
+    try:
+        found = table.read([0, 1, 0], columns)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    cell = {0: [1.0, 0.0], 1: [0.0, 1.0]}
+    last = {0: 5.0, 1: 6.0}
+    expected = [[cell[row][c] if c < 2 else last[row] for c in columns] for row in (0, 1, 0)]
+    assert found.tolist() == expected
+    assert peak < 1_000_000
+
+
+def test_an_empty_cell_picked_is_named_at_its_column(tmp_path: Path) -> None:
+    path = tmp_path / "e.csv"
+    path.write_bytes(b"1,,3\n4,5,6\n")
+    table = CsvFile(path, "e.csv", 100)
+    assert table.read([1], [2, 0]).tolist() == [[6.0, 4.0]]
+    with pytest.raises(csv_file.FileProblem) as raised:
+        table.read([0], [1])
+    assert translate(raised.value.message) == ("e.csv: line 1, column 2: expected a number, "
+                                               "found an empty cell")
+
+
+def compressed_npz(path: Path, method: int) -> None:
+    saved = io.BytesIO()
+    np.save(saved, np.eye(2))
+    with zipfile.ZipFile(path, "w", compression=method) as archive:
+        archive.writestr("w.npy", saved.getvalue())
+
+
+SAID = {
+    "en": "s.yaml:2:20: embeddings.file: e.npz (w) is compressed with {method}; attn reads an "
+          ".npz array stored (np.savez) or deflated (np.savez_compressed)",
+    "pl": "s.yaml:2:20: embeddings.file: e.npz (w): tablica jest skompresowana metodą {method}; "
+          "attn odczytuje tablice .npz zapisane bez kompresji (np.savez) albo skompresowane "
+          "metodą deflate (np.savez_compressed)",
+    "ru": "s.yaml:2:20: embeddings.file: e.npz (w): массив сжат методом {method}; attn читает "
+          "массивы .npz, сохранённые без сжатия (np.savez) или сжатые методом deflate "
+          "(np.savez_compressed)",
+}
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+@pytest.mark.parametrize("rows", ["", ", rows: [0, 1]"])
+@pytest.mark.parametrize("lang", sorted(SAID))
+def test_an_npz_member_neither_stored_nor_deflated_is_refused_unopened(
+        method: int, rows: str, lang: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python decompresses bzip2 and LZMA with no bound on what one read gives (a kilobyte
+    # gives gigabytes): the member is refused by its directory entry, before it is opened
+    compressed_npz(tmp_path / "e.npz", method)
+    (tmp_path / "s.yaml").write_text(f"tokens: [a, b]\nembeddings: {{file: e.npz, key: w{rows}}}"
+                                     "\nweights: {W_Q: identity, W_K: identity, W_V: identity}\n")
+    opened = counted(monkeypatch, zipfile.ZipFile, "open")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--lang", lang)
+    name = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA"}[method]
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == SAID[lang].format(method=name) + "\n"
+    assert opened == []
+
+
+@pytest.mark.parametrize("bound", ["0:" + "9" * 700, "0" * 700 + "1:" + "9" * 19])
+def test_a_slice_bound_of_too_many_digits_is_refused_where_it_is_written(
+        bound: str, tmp_path: Path) -> None:
+    # under PYTHONINTMAXSTRDIGITS=640, int() of 700 digits raises; past 18 digits no file has
+    # that many rows: the bound is out of range, said as any other (leading zeros count not)
+    limit = sys.get_int_max_str_digits()
+    np.save(tmp_path / "e.npy", np.eye(2))
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f'tokens: [a, b]\nembeddings: {{file: e.npy, rows: "{bound}"}}\n')
+    sys.set_int_max_str_digits(640)
+    try:
+        with pytest.raises(SpecError) as raised:
+            load_spec(str(spec))
+    finally:
+        sys.set_int_max_str_digits(limit)
+    said = translate(raised.value.message)
+    assert said.startswith("embeddings.rows: expected start:stop with start < stop <= 2, found ")
+    assert "Exceeds" not in said and len(said) < 200
