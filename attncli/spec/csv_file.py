@@ -116,8 +116,13 @@ class CsvFile:
 
     def line(self, row: int) -> tuple[bytes, int]:
         """The bytes of a kept row and its line number in the file (1-based)."""
-        start, end, number = self._window(row // STRIDE)[row % STRIDE]
-        return self.data[start:end], number + 1
+        start, end, number = self._place(row)
+        return self.data[start:end], number
+
+    def _place(self, row: int) -> tuple[int, int, int]:
+        """Where a kept row starts and ends in the file, and its line number (1-based)."""
+        start, end, index = self._window(row // STRIDE)[row % STRIDE]
+        return start, end, index + 1
 
     def _window(self, index: int) -> list[tuple[int, int, int]]:
         """The rows from place `index` on (STRIDE of them, or to the end): start, end, line.
@@ -159,18 +164,24 @@ class CsvFile:
                 "{name}: the spec reads {count} numbers from this .csv file; the limit for a "
                 ".csv file is {limit}, which {option} sets; save a larger matrix as .npy",
                 Count(cells), name=self.name, limit=Count(limit), option=LIMIT_HINT))
-        read: dict[int, array.array[float]] = {}
-        for row in (chosen if rows is None else sorted(set(rows))):
-            start, end, number = self._window(row // STRIDE)[row % STRIDE]
-            read[row] = (csv_row(self.data[start:end].decode("utf-8"), self.name, number + 1)
-                         if columns is None else self._picked(row, start, end, number + 1,
-                                                              columns))
         values = array.array("d")
-        for row in chosen:
-            values.extend(read[row])
+        if rows is None:
+            for row in chosen:
+                values.extend(self._row(row, columns))
+        else:  # each distinct row converted once, in the file's order, then laid out as asked
+            read = {row: self._row(row, columns) for row in sorted(set(rows))}
+            for row in chosen:
+                values.extend(read[row])
         count = width if columns is None else len(columns)
         found = np.frombuffer(values, dtype=np.float64).reshape(len(chosen), count)  # (rows, cols)
         return as_float(found, self.name)
+
+    def _row(self, row: int, columns: Sequence[int] | None) -> array.array[float]:
+        """The numbers of one row: all of them, or those of `columns`."""
+        start, end, number = self._place(row)
+        if columns is None:
+            return csv_row(self.data[start:end].decode("utf-8"), self.name, number)
+        return self._picked(row, start, end, number, columns)
 
     def _picked(self, row: int, start: int, end: int, number: int,
                 columns: Sequence[int]) -> array.array[float]:
