@@ -176,11 +176,11 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
             found = files.wholes.get((path, key))
             if found is not None:  # read for this spec already: charged again, not read again
                 charge(keys["file"], found.shape)
-                values = found.copy()  # a copy as a reading gives: the next one is the file's
-            else:
+                values = found.copy()  # a matrix of its own, as a reading gives
+            else:  # kept as read (nothing changes a spec's matrices): no copy of one named once
                 values = load_array(path, name, key, files.budget.max_cells,
                                     lambda shape: charge(keys["file"], shape))
-                files.wholes[(path, key)] = values.copy()
+                files.wholes[(path, key)] = values
         except FileProblem as problem:
             raise SpecError(Msg.of("{path}: {problem}", path=keys["file"].where.path,
                                    problem=problem.message), keys["file"].where) from None
