@@ -248,6 +248,19 @@ def test_cells_of_a_row_of_millions_hold_a_chunk_of_its_commas(
     expected = [[cell[row][c] if c < 2 else last[row] for c in columns] for row in (0, 1, 0)]
     assert found.tolist() == expected
     assert peak < 1_000_000
+    # what stays is the commas counted before each chunk up to the last column asked for
+    chunks = (4_000_000 + 2) // csv_file.CHUNK + 1  # 62 chunks of 64 KiB in each row
+    reached = chunks if columns[-1] > 1 else 2
+    assert [len(table._marks[row]) for row in (0, 1)] == [reached, reached]
+
+
+def test_cells_of_short_rows_keep_nothing_after_them(tmp_path: Path) -> None:
+    path = tmp_path / "e.csv"
+    path.write_bytes(b"".join(b"%d,%d,%d\n" % (i, -i, 2 * i) for i in range(10_000)))
+    table = CsvFile(path, "e.csv", 1_000_000)
+    rows = list(range(9_999, -1, -7))
+    assert table.read(rows, [2, 0]).tolist() == [[2.0 * i, float(i)] for i in rows]
+    assert table._marks == {}
 
 
 def test_an_empty_cell_picked_is_named_at_its_column(tmp_path: Path) -> None:

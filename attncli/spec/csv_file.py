@@ -206,9 +206,10 @@ class CsvFile:
     def _commas(self, row: int, start: int, end: int, wanted: list[int]) -> dict[int, int]:
         """Where in the file the commas `wanted` (counted from 0, in order) of the row at
         data[start:end] are. The commas before each CHUNK of the row are counted (and kept for
-        the row: 16 numbers a megabyte) up to the chunk that holds a wanted one; only such a
+        a long row: 16 numbers a megabyte) up to the chunk that holds a wanted one; only such a
         chunk's commas are placed, so what is held is a chunk's commas, never the row's."""
-        marks = self._marks.setdefault(row, [0])  # commas before byte CHUNK * i of the row
+        # the commas before byte CHUNK * i of the row; kept for a row of more than one CHUNK
+        marks = self._marks.setdefault(row, [0]) if end - start > CHUNK else [0]
         raw = np.frombuffer(self.data, dtype=np.uint8)  # (bytes,) the file's, not a copy
         found: dict[int, int] = {}
         chunk, places = -1, np.zeros(0, dtype=np.int64)
