@@ -14,7 +14,7 @@ shown_name), are numbered as one token written twice, so their shortened labels 
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -23,26 +23,75 @@ from attncli.model.latex_text import shown_name
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
-Form = tuple[Callable[[str, int], str], Callable[[str], str]]  # (label, pattern of its labels)
+DIGITS = frozenset("0123456789")
+SUBSCRIPT_DIGITS = frozenset("₀₁₂₃₄₅₆₇₈₉")
 
 
 def subscript(number: int) -> str:
     return str(number).translate(SUBSCRIPTS)
 
 
-def _subscripted() -> Form:
-    return (lambda token, k: token + subscript(k),
-            lambda token: re.escape(token) + "[₀₁₂₃₄₅₆₇₈₉]+")
+def _subscripted(token: str, k: int) -> str:
+    return token + subscript(k)
 
 
-def _bracketed(depth: int) -> Form:
-    return (lambda token, k: f"{token} {'(' * depth}{k}{')' * depth}",
-            lambda token: re.escape(token) + " " + r"\(" * depth + "[0-9]+" + r"\)" * depth)
+def _bracketed(depth: int) -> Callable[[str, int], str]:
+    return lambda token, k: f"{token} {'(' * depth}{k}{')' * depth}"
 
 
-def _forms(tokens: int) -> list[Form]:
-    """Subscripts, then brackets ever deeper: `tokens` tokens cannot take every depth."""
-    return [_subscripted(), *(_bracketed(depth) for depth in range(1, tokens + 2))]
+def _split_subscript(name: str) -> tuple[str, str]:
+    """A name and the run of subscript digits it ends in: `a₁₂` is (`a`, `₁₂`)."""
+    start = len(name)
+    while start and name[start - 1] in SUBSCRIPT_DIGITS:
+        start -= 1
+    return name[:start], name[start:]
+
+
+def _reads_subscripted(repeated: set[str], names: Sequence[str]) -> bool:
+    """Whether some name is a repeated token followed by subscript digits (`a₁` of `a`, `a₁₂` of
+    `a₁`): the same stem, and the token's digits a proper beginning of the name's. Runs sorted
+    by stem put those beginnings next to each other, so no pair of names is compared."""
+    runs: dict[str, list[str]] = {}
+    for name in names:
+        stem, run = _split_subscript(name)
+        runs.setdefault(stem, []).append(run)
+    for found in runs.values():
+        found.sort()
+    for token in repeated:
+        stem, run = _split_subscript(token)
+        found = runs.get(stem, [])
+        after = bisect_right(found, run)
+        if after < len(found) and found[after].startswith(run):
+            return True
+    return False
+
+
+def _bracket_stem(name: str) -> tuple[str, int] | None:
+    """The token and depth `name` would be a bracketed label of (`the ((2))`: `the`, 2), if any.
+
+    A label of depth d ends in exactly d closing brackets after its digits, so the run of
+    closing brackets at the end decides the only depth it could be a label of.
+    """
+    depth = len(name) - len(name.rstrip(")"))
+    body = name[:len(name) - depth]
+    start = len(body)
+    while start and body[start - 1] in DIGITS:
+        start -= 1
+    opening = " " + "(" * depth
+    if not depth or start == len(body) or not body[:start].endswith(opening):
+        return None
+    return body[:start - len(opening)], depth
+
+
+def _label_form(repeated: set[str], names: Sequence[str]) -> Callable[[str, int], str]:
+    """Subscripts unless some name reads as a repeated token's subscripted label; else the
+    shallowest brackets no name reads as. Each name is looked at once: it can read as a label
+    of one depth only, so a form is found in time linear in the names."""
+    if not _reads_subscripted(repeated, names):
+        return _subscripted
+    taken = {stem[1] for stem in map(_bracket_stem, names)
+             if stem is not None and stem[0] in repeated}
+    return _bracketed(next(depth for depth in range(1, len(taken) + 2) if depth not in taken))
 
 
 def token_labels(tokens: Sequence[str]) -> tuple[str, ...]:
@@ -57,8 +106,7 @@ def token_labels(tokens: Sequence[str]) -> tuple[str, ...]:
     repeated = [token for token in counts if sizes[group[token]] > 1]
     if not repeated:
         return tuple(tokens)
-    label = next(form for form, pattern in _forms(len(counts)) if not any(
-        re.fullmatch(pattern(token), other) for token in repeated for other in counts))
+    label = _label_form(set(repeated), tuple(counts))
     seen: Counter[str] = Counter()
     labels = []
     numbered = set(repeated)
