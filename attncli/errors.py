@@ -14,6 +14,14 @@ EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 
+# A MemoryError, said alike by the command line (exit 2) and the %%attn magic: the machine's
+# limit, as a full disk is, not a bug in attn.
+NO_MEMORY = Msg.of("not enough memory: the system refused attn the memory it needs (a limit "
+                   "such as ulimit -v, or a machine whose memory is used up)")
+# What the dynamic loader says when the memory to map a library is refused (ENOMEM), in the
+# ImportError of a module that needs one (NumPy's OpenBLAS, libgfortran): memory refused too
+NO_ROOM_TO_LOAD = "failed to map segment from shared object"
+
 
 @record
 class Location:

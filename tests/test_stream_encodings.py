@@ -130,3 +130,27 @@ def test_a_usage_error_a_terminal_cannot_show_is_in_attns_english() -> None:
                                 encoding="latin-1")
     assert (code, shown.decode("latin-1")) == (
         2, "attn: --width: expected a whole number, found x (see attn explain --help)\r\n")
+
+
+NO_TEXT = ("attn: cannot write to standard output: the terminal's encoding, {}, writes no text; "
+           "set PYTHONIOENCODING=utf-8 (or a UTF-8 locale), or send the output to a file "
+           "(> FILE), which attn writes in UTF-8\r\n")
+
+
+@pytest.mark.parametrize("encoding", ["idna", "undefined"])
+def test_a_terminal_codec_that_writes_no_text_is_told_what_to_change(encoding: str) -> None:
+    """PYTHONIOENCODING=idna or undefined: the codec raises UnicodeError itself, not a
+    UnicodeEncodeError, and idna holds a line's text after its last dot until the stream is
+    closed. The output, the help and the error line came out as Python's dump of an
+    unraisable UnicodeError, exit 1 (`attn check`'s "a number is wrong"); now one line, exit 2.
+    The error line is written in UTF-8, as Click writes to a terminal it takes for ASCII."""
+    for args in (["explain", SPEC, "--format", "text"], ["--help"]):
+        code, shown = on_a_terminal(*args, encoding=encoding)
+        assert (code, shown.decode("ascii")) == (2, NO_TEXT.format(encoding))
+    for lang, line in (("en", "nosuch.yaml: no such file"),
+                       ("ru", "nosuch.yaml: нет такого файла")):
+        code, shown = on_a_terminal("explain", "nosuch.yaml", "--lang", lang, encoding=encoding)
+        assert (code, shown.decode("utf-8")) == (2, line + "\r\n")
+    piped = attn("explain", SPEC, "--format", "text", encoding=encoding)
+    assert (piped.returncode, piped.stderr) == (0, b"")
+    assert piped.stdout == attn("explain", SPEC, "--format", "text", encoding="utf-8").stdout

@@ -20,6 +20,7 @@ import numpy as np
 from attncli.arithmetic import elision
 from attncli.errors import UsageError
 from attncli.i18n import Msg, suggesting
+from attncli.i18n.visible import visible_label
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.records import record
 from attncli.spec.view import CELL_STEPS, EXPANDABLE, ROW_STEPS
@@ -65,7 +66,9 @@ def parse_cell(option: str) -> tuple[str, Cell]:
     if comma and not column:
         raise UsageError(Msg.of("{option}: expected a column after the comma in {found}",
                                 option=OPTION, found=option))
-    return step, (row, column if comma else None)
+    # as the labels are made of the tokens (steps/labels.py): a byte no encoding reads (0xff,
+    # kept as \udcff) or a control character named here is the token's label written visibly
+    return step, (visible_label(row), visible_label(column) if comma else None)
 
 
 def cells(rows: tuple[str, ...], columns: tuple[str, ...],

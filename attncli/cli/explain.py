@@ -71,13 +71,17 @@ def output_width(width: int | None, rich: bool) -> int:
         if not MIN_WIDTH <= width <= MAX_WIDTH:
             raise UsageError(width_problem("--width", width))
         return width
+    from attncli.render.terminal_size import environ_size
+
+    columns = environ_size("COLUMNS")  # held to what attn lays out; ² and ① are no width
     if sys.stdout is not None and sys.stdout.isatty():
         import shutil
 
-        return min(MAX_WIDTH, max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns))
-    columns = os.environ.get("COLUMNS", "").strip()
-    if rich and columns.isdecimal():  # held to what attn lays out; ² and ① are no width
-        return min(MAX_WIDTH, max(MIN_WIDTH, int(columns) if len(columns) < 7 else MAX_WIDTH))
+        if not columns:  # shutil reads $COLUMNS too, and its 5,000 digits as no number
+            columns = shutil.get_terminal_size((80, 24)).columns
+        return min(MAX_WIDTH, max(MIN_WIDTH, columns))
+    if rich and columns is not None:
+        return max(MIN_WIDTH, columns)
     return 80
 
 

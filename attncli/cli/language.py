@@ -20,7 +20,7 @@ import ast
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from typing import Any, NoReturn
@@ -344,10 +344,10 @@ class AttnGroup(TyperGroup):
                 raise
             echo_error(usage_line(error, lang), usage_line(error, DEFAULT_LANG))
             _exit(EXIT_USAGE)
-        except (UnicodeEncodeError, OSError) as error:  # --help or --version: stdout refused it
+        except (UnicodeError, OSError) as error:  # --help or --version: stdout refused it
             if not standalone_mode:
                 raise
-            problem = (unencodable(error) if isinstance(error, UnicodeEncodeError)
+            problem = (unencodable(error) if isinstance(error, UnicodeError)
                        else lost_stdout(error))
             if problem is None:  # a reader that went away (`attn --help | head -1`)
                 _exit(EXIT_BROKEN_PIPE)
@@ -366,6 +366,12 @@ class AttnGroup(TyperGroup):
         if not standalone_mode:
             return code
         _exit(code if isinstance(code, int) else 0)
+
+    def _main_shell_completion(self, ctx_args: MutableMapping[str, Any], prog_name: str,
+                               complete_var: str | None = None) -> None:
+        """Nothing: attn has no shell completion (`add_completion=False`), so $_ATTN_COMPLETE
+        left in the environment is no request for it. Click read it before every command and
+        printed its English 'Shell bash not supported.' instead of running it (exit 1)."""
 
 
 def _exit(code: int) -> NoReturn:

@@ -12,16 +12,13 @@ from contextlib import suppress
 import typer
 
 from attncli.cli.streams import echo_error, terminable, write_stdout
-from attncli.errors import AttnError, Location
+from attncli.errors import NO_MEMORY, NO_ROOM_TO_LOAD, AttnError, Location
 from attncli.i18n import DEFAULT_LANG, Msg, translate
 from attncli.i18n.quoting import clipped, quoted_name
 
 INTERNAL_ERROR = 3
 OUT_OF_MEMORY = 2  # as a full disk: what the machine refused, not a bug in attn
 OUT_OF_MEMORY_LINE = b"attn: not enough memory\n"  # when not even the line can be made
-# What the dynamic loader says when the memory to map a library is refused (ENOMEM), in the
-# ImportError of a module that needs one (NumPy's OpenBLAS, libgfortran)
-NO_ROOM_TO_LOAD = "failed to map segment from shared object"
 
 
 def fail(error: AttnError, lang: str) -> None:
@@ -85,10 +82,6 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
         raise typer.Exit(INTERNAL_ERROR) from None
 
 
-NO_MEMORY = Msg.of("not enough memory: the system refused attn the memory it needs (a limit "
-                   "such as ulimit -v, or a machine whose memory is used up)")
-
-
 def prepared_memory_line(lang: str) -> bytes:
     """The line for a MemoryError, made in the user's language before the command runs: once
     memory is refused, making it (the catalogue, a regular expression compiled on first use)
@@ -98,7 +91,7 @@ def prepared_memory_line(lang: str) -> bytes:
         encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
         try:
             return ("attn: " + translate(NO_MEMORY, lang) + "\n").encode(encoding)
-        except (UnicodeEncodeError, LookupError):
+        except (UnicodeError, LookupError):  # idna and undefined raise the base class
             return ("attn: " + translate(NO_MEMORY, DEFAULT_LANG) + "\n").encode("ascii",
                                                                              "replace")
     except MemoryError:

@@ -40,7 +40,7 @@ def progress_bar(total: int) -> Iterator[Callable[[], None]]:
     from rich.console import Console
     from rich.progress import Progress
 
-    from attncli.render.rich_view import console_environ
+    from attncli.render.terminal_size import console_environ
 
     with Progress(console=Console(stderr=True, _environ=console_environ()),
                   transient=True) as bar:

@@ -43,8 +43,7 @@ def echo_error(text: str, english: str | None = None) -> None:
     err = sys.stderr
     if err is not None and not _shows(err, line):
         line = visible(english) if english is not None and _shows(err, visible(english)) else line
-        with suppress(AttributeError, ValueError, OSError):
-            err.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        _escaping(err, line)
     try:
         typer.echo(line, err=True)
     except (OSError, ValueError):  # stderr full or closed: nobody to tell, the exit code says it
@@ -55,12 +54,33 @@ def echo_error(text: str, english: str | None = None) -> None:
 
 def _shows(stream: TextIO, text: str) -> bool:
     try:
-        text.encode(stream.encoding or "utf-8")
-    except UnicodeEncodeError:
-        return False
+        return _writes(stream.encoding or "utf-8", text + "\n", "strict")
     except LookupError:
         return True
-    return True
+
+
+def _writes(encoding: str, text: str, errors: str) -> bool:
+    """Whether a stream of `encoding` writes `text` whole as it is written: a codec may refuse
+    it (UnicodeEncodeError, or the base class that idna and undefined raise), or hold its end
+    until the stream is closed (idna keeps the text after the last dot), which never comes for
+    a line on a terminal before the exit."""
+    try:
+        whole = text.encode(encoding, errors)
+        return codecs.getincrementalencoder(encoding)(errors).encode(text) == whole
+    except UnicodeError:
+        return False
+
+
+def _escaping(stream: TextIO, text: str) -> None:
+    """`stream` set to write what its encoding lacks as backslash escapes (`\\u0105`). A codec
+    that writes no text whole (PYTHONIOENCODING=idna or undefined) says nothing of the terminal:
+    it is replaced by UTF-8, as Click replaces an ASCII terminal's (the line came out as Python's
+    dump of an unraisable error, exit 1)."""
+    with suppress(AttributeError, ValueError, OSError, LookupError):
+        if _writes(stream.encoding or "utf-8", text + "\n", "backslashreplace"):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
+        else:
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -124,14 +144,30 @@ def write_stdout(text: str | Iterable[str]) -> None:
     """Write `text` (or its pieces, each as it is made) to stdout; a full disk or a closed
     stdout is one line and exit 2; a pipe whose reader has gone is not bad input: no message,
     exit 141."""
+    # What making a piece raises is its own (a ValueError of the work is no closed stdout):
+    # only writing is asked why it failed.
+    for piece in (text,) if isinstance(text, str) else text:
+        with _stdout_refusals():
+            _write(_stdout(), piece)
+    with _stdout_refusals():
+        _stdout().flush()
+
+
+def _stdout() -> TextIO:
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+    return sys.stdout
+
+
+@contextmanager
+def _stdout_refusals() -> Iterator[None]:
+    """Why stdout took no more, as a UsageError (exit 2), or exit 141 for a reader gone."""
     try:
-        if sys.stdout is None:
-            raise OSError(9, os.strerror(9))
-        for piece in (text,) if isinstance(text, str) else text:
-            _write(sys.stdout, piece)
-        sys.stdout.flush()
+        yield
     except UnicodeEncodeError as error:  # a terminal of another encoding (not a file: see above)
         raise UsageError(unencodable(error)) from None
+    except UnicodeError:  # a codec that writes no text at all (PYTHONIOENCODING=idna, undefined)
+        raise UsageError(unencodable(None)) from None
     except (OSError, ValueError) as error:
         problem = lost_stdout(error)
         if problem is None:
@@ -167,14 +203,21 @@ def lost_stdout(error: OSError | ValueError) -> Msg | None:
     return Msg.of("cannot write to standard output: {reason}", reason=_stdout_problem(error))
 
 
-def unencodable(error: UnicodeEncodeError) -> Msg:
+def unencodable(error: UnicodeError | None) -> Msg:
     """What to change when the terminal on stdout cannot show a character attn writes there
-    (its output, or the help that Click prints)."""
+    (its output, or the help that Click prints); `error` None or no UnicodeEncodeError: its
+    encoding is a codec that encodes no text (idna, undefined)."""
+    encoding = getattr(sys.stdout, "encoding", None)
+    if not isinstance(error, UnicodeEncodeError):
+        return Msg.of(
+            "cannot write to standard output: the terminal's encoding, {encoding}, writes no "
+            "text; set PYTHONIOENCODING=utf-8 (or a UTF-8 locale), or send the output to a file "
+            "(> FILE), which attn writes in UTF-8", encoding=encoding or "?")
     return Msg.of(
         "cannot write to standard output: the terminal's encoding, {encoding}, has no "
         "character {code}; set PYTHONIOENCODING=utf-8 (or a UTF-8 locale), or send the "
         "output to a file (> FILE), which attn writes in UTF-8",
-        encoding=getattr(sys.stdout, "encoding", None) or error.encoding,
+        encoding=encoding or error.encoding,
         code=f"U+{ord(error.object[error.start]):04X}")
 
 

@@ -11,29 +11,59 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import suppress
 from typing import Any
 
+MAGIC = "%%attn"
 CELL = "<cell>"  # an error's place: `<cell>:LINE:COLUMN`, the line counted from `%%attn`
 
 
 def attn(line: str, cell: str) -> Any:
-    """The walkthrough of the cell's block, displayed as Markdown; on a bad block, one line on
-    standard error (in $ATTN_LANG's language) and nothing displayed."""
+    """The walkthrough of the cell's block, displayed as Markdown; on a bad block, anything on
+    the `%%attn` line, or memory refused, one line on standard error (in $ATTN_LANG's language)
+    and nothing displayed."""
     from IPython.display import Markdown
 
-    from attncli.errors import AttnError
-    from attncli.fill.block import read_block, walkthrough_text
-    from attncli.i18n import first_known
+    from attncli.errors import NO_MEMORY, NO_ROOM_TO_LOAD, AttnError
+    from attncli.i18n import first_known, translate
 
-    del line  # everything is in the cell, as in an attn block
+    lang = first_known(os.environ.get("ATTN_LANG"))
+    # made now: once memory is refused, making the line may be refused too
+    no_memory = "attn: " + translate(NO_MEMORY, lang)
     try:
+        from attncli.fill.block import read_block, walkthrough_text
+
+        nothing_on(line)
         request = read_block("\n" + cell, CELL, None, "katex")
         text = walkthrough_text(request, "markdown")
     except AttnError as error:
-        print(str(error.in_language(first_known(os.environ.get("ATTN_LANG")))),
-              file=sys.stderr)
+        print(str(error.in_language(lang)), file=sys.stderr)
+        return None
+    except (MemoryError, ImportError) as error:  # as the command line says it, no traceback
+        if isinstance(error, ImportError) and NO_ROOM_TO_LOAD not in str(error):
+            raise
+        with suppress(MemoryError):
+            print(no_memory, file=sys.stderr)
         return None
     return Markdown(text)  # type: ignore[no-untyped-call]
+
+
+def nothing_on(line: str) -> None:
+    """SpecError at `<cell>:1:COLUMN` for anything written after `%%attn`: the cell is the whole
+    block, choices included (`lang: ru`), and an option there (`--lang ru`, `-o x.md`) was
+    dropped without a word."""
+    from attncli.errors import Location, SpecError
+    from attncli.i18n import Msg
+    from attncli.i18n.quoting import clipped
+
+    found = line.strip()
+    if not found:
+        return
+    column = len(MAGIC) + 2 + len(line) - len(line.lstrip())  # after `%%attn` and its space
+    raise SpecError(clipped(Msg.of(
+        "{magic} takes nothing on its line, found {found}; the cell holds the whole block, "
+        "its choices as keys (lang: ru, precision: 3)",
+        magic=MAGIC, found=found)), Location(CELL, "", 1, column))
 
 
 def register(ipython: Any) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Iterator, Sequence
 
 from rich import box
@@ -55,20 +54,10 @@ from attncli.render.heat import (
 from attncli.render.long_names import WHOLE, Names
 from attncli.render.shortened import ELLIPSIS
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
+from attncli.render.terminal_size import console_environ
 from attncli.render.wrap import formula, words
 
 CELL_PADDING = 3  # one space each side and one border per column
-
-
-def console_environ() -> dict[str, str]:
-    """The environment a Rich console reads, without a COLUMNS, LINES, JUPYTER_COLUMNS or
-    JUPYTER_LINES that is no number: Rich takes str.isdigit() for a number and int() of
-    COLUMNS=² (a digit, not a decimal one) was an internal error in every rich and SVG view."""
-    return {name: value for name, value in os.environ.items()
-            if name not in SIZES or value.isdecimal()}
-
-
-SIZES = ("COLUMNS", "LINES", "JUPYTER_COLUMNS", "JUPYTER_LINES")
 
 
 def console_for(out: io.StringIO, options: RenderOptions) -> Console:

@@ -16,7 +16,8 @@ from attncli.model.latex_text import shown_prose
 from attncli.render import RenderOptions
 from attncli.render.common import number_format, title, translator
 from attncli.render.long_names import Names
-from attncli.render.rich_view import console_environ, show
+from attncli.render.rich_view import show
+from attncli.render.terminal_size import console_environ
 
 UNIQUE_ID = "attn"
 MONOSPACE = '"Fira Code", "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 from attncli.spec.parse import load
@@ -9,20 +11,22 @@ from attncli.spec.source import parse, read_text
 from attncli.spec.spec_text import decode
 
 
-def load_spec(path: str, allow_outside: bool = False,
+def load_spec(path: str | os.PathLike[str], allow_outside: bool = False,
               max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
-    """The Spec in the file at `path` (`-` for standard input); SpecError if it is malformed.
+    """The Spec in the file at `path` (a str or a path object such as pathlib.Path; the text
+    `-` is standard input, `Path("-")` the file named -); SpecError if it is malformed.
 
     Files the spec names are read from its folder or below it, unless `allow_outside`. The spec
     and what it computes are limited to `max_cells` numbers (see attncli.spec.limits)."""
-    name, text = read_text(path, max_cells)
+    name, text = read_text(path if isinstance(path, str) else file_name(path), max_cells)
     return load(parse(name, text, max_cells), allow_outside, max_cells)
 
 
-def loads_spec(text: str, name: str = "<string>", allow_outside: bool = False,
+def loads_spec(text: str, name: str | os.PathLike[str] = "<string>", allow_outside: bool = False,
                max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
     """The Spec written in `text` (YAML or JSON); files it names are read from `name`'s folder
-    (the current folder for `<string>`)."""
+    (a str or a path object; the current folder for `<string>`)."""
+    name = name if isinstance(name, str) else file_name(name)
     if not text.isascii():
         try:
             text.encode("utf-8")
@@ -35,3 +39,10 @@ def loads_spec(text: str, name: str = "<string>", allow_outside: bool = False,
             text = decode(name, data)
     return load(parse(name, text, max_cells), allow_outside, max_cells)
 
+
+
+def file_name(path: os.PathLike[str]) -> str:
+    """A path object's file name as attn's own functions take it: a file named `-` is written
+    `./-`, which is no request for standard input."""
+    name = os.fsdecode(path)  # a path of bytes as Python's own functions decode one
+    return os.path.join(os.curdir, name) if name == "-" else name

@@ -1,0 +1,265 @@
+"""What the environment and the library's callers hand attn at the edge: a $COLUMNS or $LINES of
+more digits than int() converts, $_ATTN_COMPLETE left set, a token's byte 0xff named by -x, a
+pathlib.Path given to load_spec, and the %%attn magic given options on its line or refused
+memory. Each was a crash, a wrong reason or an English line from Click (docs/limits.md)."""
+
+from __future__ import annotations
+
+import math
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CONFIGS, attn_executable
+
+ROOT = Path(__file__).resolve().parent.parent
+HUGE = "9" * 5000  # more digits than int() converts (4,300)
+# (value, more of the environment, the size attn reads it as): past the cap of 1,000 columns
+# (attncli/render/__init__.py MAX_WIDTH) it is the cap; leading zeros are no digits of it
+SIZES = [(HUGE, {}, "1000"),
+         ("0" * 5000 + "80", {}, "80"),
+         ("9" * 700, {"PYTHONINTMAXSTRDIGITS": "640"}, "1000")]  # the least limit Python allows
+
+
+def environ(**more: str) -> dict[str, str]:
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT), **more}
+    for name in ("COLUMNS", "LINES", "ATTN_LANG", "_ATTN_COMPLETE"):
+        if name not in more:
+            env.pop(name, None)
+    return env
+
+
+def attn(*args: str | bytes, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([attn_executable(), *args], cwd=cwd, capture_output=True, text=True,
+                          errors="surrogateescape", env=environ(**env), check=False,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("name", ["COLUMNS", "LINES"])
+@pytest.mark.parametrize(("value", "more", "read_as"), SIZES)
+@pytest.mark.parametrize("view", [["explain", "--format", "rich"], ["export", "--svg"]])
+def test_a_size_of_more_digits_than_int_converts_is_read_as_attn_holds_it(
+        name: str, value: str, more: dict[str, str], read_as: str, view: list[str]) -> None:
+    """Rich's Console called int() on it: 'internal error: ValueError: Exceeds the limit'
+    (exit 3) in the SVG, and the rich view into a pipe said 'standard output is closed'."""
+    spec = str(CONFIGS / "cat_chases_mouse.yaml")
+    asked = attn(view[0], spec, *view[1:], **{name: value, **more})
+    held = attn(view[0], spec, *view[1:], **{name: read_as, **more})
+    assert (asked.returncode, asked.stderr) == (0, "")
+    assert asked.stdout == held.stdout
+    if name == "COLUMNS" and view[0] == "explain":  # the title's rule spans the width read
+        assert len(asked.stdout.splitlines()[0]) == int(read_as)
+
+
+@pytest.mark.parametrize("name", ["COLUMNS", "LINES", "JUPYTER_COLUMNS", "JUPYTER_LINES"])
+@pytest.mark.parametrize("format", ["rich", "svg"])
+def test_the_library_renders_whatever_size_the_environment_holds(
+        name: str, format: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import attncli
+
+    walkthrough = attncli.build(attncli.load_spec(str(CONFIGS / "cat_chases_mouse.yaml")))
+    monkeypatch.delenv(name, raising=False)
+    plain = attncli.render(walkthrough, format)
+    for value in (HUGE, "0" * 5000 + "80"):
+        monkeypatch.setenv(name, value)
+        assert attncli.render(walkthrough, format) == plain  # its width is the render's own
+    monkeypatch.setattr(sys, "get_int_max_str_digits", sys.get_int_max_str_digits)
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        monkeypatch.setenv(name, "9" * 700)
+        assert attncli.render(walkthrough, format) == plain
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def on_a_terminal_stderr(args: list[str], cwd: Path, **env: str) -> tuple[int, str, str]:
+    """attn with stderr on a pseudo-terminal (where the progress bar is drawn), stdout a pipe."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([attn_executable(), *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=follower,
+                               env=environ(TERM="xterm-256color", **env))
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: every writer of the terminal has gone
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert process.stdout is not None
+    out = process.stdout.read().decode("utf-8")
+    process.stdout.close()
+    return process.wait(timeout=120), out, shown.decode("utf-8")
+
+
+@pytest.mark.parametrize("name", ["COLUMNS", "LINES"])
+def test_the_snippets_progress_bar_takes_a_size_of_5000_digits(name: str, tmp_path: Path) -> None:
+    from attncli.cli.snippets import PROGRESS_MIN
+
+    spec = (CONFIGS / "two_tokens_unscaled.yaml").read_text("utf-8")
+    (tmp_path / "posts").mkdir()
+    for i in range(PROGRESS_MIN):
+        (tmp_path / "posts" / f"p{i:02}.attn.yaml").write_text(spec, "utf-8")
+    (tmp_path / "attn.toml").write_text(
+        '[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["svg"]\nlanguages = ["en"]\n'
+        'output = "out/{name}.{ext}"\n', "utf-8")
+    code, out, shown = on_a_terminal_stderr(["snippets", "--jobs", "1"], tmp_path,
+                                            **{name: HUGE})
+    assert (code, out) == (0, "")
+    assert shown.endswith(f"attn: {PROGRESS_MIN} written, 0 unchanged, 0 failed\r\n")
+    assert "internal error" not in shown
+    assert len(list((tmp_path / "out").glob("*.svg"))) == PROGRESS_MIN
+
+
+def test_a_value_error_while_the_output_is_made_is_no_closed_stdout(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """write_stdout asks only its writing why it failed: an error of the work reaches `run`,
+    which reports it as what it is."""
+    from attncli.cli.streams import write_stdout
+    from attncli.errors import UsageError
+
+    def pieces() -> Iterator[str]:
+        yield "made\n"
+        raise ValueError("of the work")
+
+    with pytest.raises(ValueError, match="of the work") as raised:
+        write_stdout(pieces())
+    assert not isinstance(raised.value, UsageError)
+    assert capsys.readouterr().out == "made\n"
+
+
+@pytest.mark.parametrize("value", ["complete_bash", "source_zsh", "anything"])
+def test_ATTN_COMPLETE_left_in_the_environment_asks_nothing(value: str) -> None:
+    """Click read it before every command and printed 'Shell bash not supported.' (exit 1)."""
+    spec = str(CONFIGS / "cat_chases_mouse.yaml")
+    plain = attn("explain", spec, "--format", "text")
+    asked = attn("explain", spec, "--format", "text", _ATTN_COMPLETE=value)
+    assert (asked.returncode, asked.stdout, asked.stderr) == (0, plain.stdout, "")
+    refused = attn("--lang", "pl", "explain", "missing.yaml", _ATTN_COMPLETE=value)
+    assert (refused.returncode, refused.stderr) == (2, "missing.yaml: nie ma takiego pliku\n")
+
+
+def test_a_token_with_the_byte_0xff_is_found_by_expand() -> None:
+    """The token and the -x argument come from the same bytes: the row `a\\udcffb` is written
+    out, not refused as missing while the refusal lists it. Embeddings (1, 0) and (0, 1) with
+    identity weights: a's scores are 1 and 0, scaled by 1/√2."""
+    done = attn("explain", "--tokens", b"a\xffb c", "--embeddings", "1 0; 0 1",
+                "-x", b"weights:a\xffb", "--format", "text")
+    assert (done.returncode, done.stderr) == (0, "")
+    e = math.exp(1 / math.sqrt(2))
+    row = "a\\udcffb"
+    assert f"A[{row}, {row}] = {e:.2f} / {e + 1:.2f} = {e / (e + 1):.2f}" in done.stdout
+    assert (f"{e:.2f}", f"{e / (e + 1):.2f}") == ("2.03", "0.67")
+    cell = attn("explain", "--tokens", b"a\xffb c", "--embeddings", "1 0; 0 1",
+                "-x", b"scores:a\xffb,c", "--format", "text")
+    assert f"S[{row}, c] = q_{row}·k_c = 1.00·0.00 + 0.00·1.00 = 0.00" in cell.stdout
+    other = attn("explain", "--tokens", b"a\xffb c", "--embeddings", "1 0; 0 1",
+                 "-x", b"weights:a\xfeb", "--format", "text")
+    assert (other.returncode, other.stderr) == (
+        2, f"attn: --expand: weights has no row a\\udcfeb; its rows are {row}, c\n")
+
+
+def test_load_spec_takes_a_path_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import attncli
+
+    source = CONFIGS / "cat_chases_mouse.yaml"
+    text = attncli.render(attncli.build(attncli.load_spec(str(source))), "text")
+    assert attncli.render(attncli.build(attncli.load_spec(source)), "text") == text
+    assert "0.36" in text  # mouse's weight on cat, worked in configs/cat_chases_mouse.yaml
+    written = source.read_text("utf-8")
+    named = attncli.loads_spec(written, source)
+    assert attncli.render(attncli.build(named), "text") == text
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(attncli.SpecError) as missing:
+        attncli.load_spec(Path("nope.yaml"))
+    assert str(missing.value) == "nope.yaml: no such file"
+    shutil.copy(source, tmp_path / "-")  # a path object names a file, even one called -
+    assert attncli.render(attncli.build(attncli.load_spec(Path("-"))), "text") == text
+
+
+@pytest.fixture
+def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shutil.copy(CONFIGS / "cat_chases_mouse.yaml", tmp_path / "cat.attn.yaml")
+    monkeypatch.chdir(tmp_path)
+    ipython = InteractiveShell.instance()
+    try:
+        assert ipython.run_cell("%load_ext attncli").success
+        yield ipython
+    finally:
+        InteractiveShell.clear_instance()
+
+
+NO_MEMORY = {
+    "en": "attn: not enough memory: the system refused attn the memory it needs (a limit such "
+          "as ulimit -v, or a machine whose memory is used up)",
+    "ru": "attn: недостаточно памяти: система не выделила attn нужную память (сработало "
+          "ограничение, например ulimit -v, или на машине закончилась свободная память)",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+@pytest.mark.parametrize("refusal", [
+    MemoryError(),
+    # NumPy's library under a lower limit, as the dynamic loader words it
+    ImportError("libscipy_openblas64_.so: failed to map segment from shared object"),
+])
+def test_the_magic_refused_memory_says_one_line(
+        lang: str, refusal: Exception, shell: object, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A MemoryError (`ulimit -v 160000`, met first where the cell's spec is read) was
+    IPython's traceback; the line is the command line's, in $ATTN_LANG's language."""
+    import attncli.fill.block
+
+    def refused(*args: object, **kwargs: object) -> object:
+        raise refusal
+
+    monkeypatch.setenv("ATTN_LANG", lang)
+    monkeypatch.setattr(attncli.fill.block, "read_block", refused)
+    capsys.readouterr()
+    cell = shell.run_cell("%%attn\nspec: cat.attn.yaml\n")  # type: ignore[attr-defined]
+    assert cell.result is None and cell.error_in_exec is None
+    captured = capsys.readouterr()
+    assert captured.err == NO_MEMORY[lang] + "\n"
+    assert "Traceback" not in captured.out
+
+
+LINE = {
+    "en": "<cell>:1:8: %%attn takes nothing on its line, found --lang ru -o x.md; the cell holds "
+          "the whole block, its choices as keys (lang: ru, precision: 3)",
+    # a one-letter word keeps to the next one with a no-break space, as Polish typesetting asks
+    "pl": "<cell>:1:8: w\u00a0wierszu %%attn nie podaje się niczego, otrzymano: --lang ru -o "
+          "x.md; cały blok, z\u00a0opcjami zapisanymi jako klucze (lang: ru, precision: 3), "
+          "mieści się w\u00a0komórce",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl"])
+def test_the_magic_refuses_options_on_its_line(
+        lang: str, shell: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`%%attn --lang ru -o x.md` showed the English walkthrough and wrote nothing, without a
+    word; the choices belong in the cell, as in every attn block."""
+    monkeypatch.setenv("ATTN_LANG", lang)
+    capsys.readouterr()
+    cell = shell.run_cell("%%attn --lang ru -o x.md\nspec: cat.attn.yaml\n")  # type: ignore[attr-defined]
+    assert cell.result is None
+    assert capsys.readouterr().err == LINE[lang] + "\n"
+    assert not (tmp_path / "x.md").exists()
+    shifted = shell.run_cell("%%attn   -p 3\nspec: cat.attn.yaml\n")  # type: ignore[attr-defined]
+    assert shifted.result is None
+    assert re.match(r"<cell>:1:10: ", capsys.readouterr().err)  # `-p` at column 10
+    chosen = shell.run_cell("%%attn\nspec: cat.attn.yaml\nlang: ru\n")  # type: ignore[attr-defined]
+    assert "Веса внимания" in chosen.result.data
