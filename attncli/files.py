@@ -15,8 +15,10 @@ FIFO or a socket is refused without being opened, so nothing blocks and nothing 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
@@ -142,55 +144,206 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
                  protect: Iterable[str | Path] = (), follow: bool = True,
                  plain: bool = False) -> None:
     """Write `text` (UTF-8, as given; bytes as they are; or its pieces, each as it is made, so a
-    large document is never held whole) to `path` through a temporary file in the same folder that
-    is then renamed over it, so a reader sees the old file or the new one, never a part; if
-    anything fails (or the command is interrupted), the old file is left as it was and the
-    temporary file removed. Only a regular file is written (see `output_target` and the
-    module's two policies for links). Refuses to write over any `protect` path (the input spec)
-    with a UsageError (exit 2). A `plain` file (a snippet) is written without an exec, setuid,
-    setgid or sticky bit, whatever the file it replaces had."""
+    large document is never held whole) to `path`, whole or not at all. The text goes first to a
+    file of the same folder that has no name yet (see `unnamed_file`; where there is none, a
+    temporary file named beside it), which then takes the name, or, over an old file, takes a
+    temporary name and is renamed over it: a reader sees the old file or the new one, never a
+    part, and a command that fails or is interrupted leaves the old file as it was and no
+    temporary file. Where the folder lets a file be made but not renamed or removed (`chattr
+    +a`), no temporary name could be taken back, so there the whole text, once made, is written
+    over the file in place (see `write_in_place`), as it is where a rename is refused. Only a
+    regular file is written (see `output_target` and the module's two policies for links).
+    Refuses to write over any `protect` path (the input spec) with a UsageError (exit 2). A
+    `plain` file (a snippet) is written without an exec, setuid, setgid or sticky bit, whatever
+    the file it replaces had."""
     for guarded in protect:
         if same_file(Path(path), Path(guarded)):
             raise UsageError(Msg.of("refusing to write over the input {file}; choose another "
                                     "output file", file=str(path)))
     target = output_target(path, follow)
     folder = target.parent if str(target.parent) else Path(".")
-    import tempfile  # only a command that writes a file needs it (7 million instructions)
+    try:
+        handle, name = unnamed_file(folder), None
+        if handle is None:
+            import tempfile  # only a command that writes a file needs it (7 million instructions)
 
-    try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{temporary_stem(target.name)}.",
-                                             suffix=".tmp")
-    except OSError as error:
-        raise cannot_write(path, os_problem(error)) from None
-    try:
-        if isinstance(text, bytes):
-            with os.fdopen(handle, "wb") as binary:
-                binary.write(text)
-                binary.flush()
-                os.fsync(binary.fileno())
-        else:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                for piece in (text,) if isinstance(text, str) else text:
-                    out.write(piece)
-                out.flush()
-                os.fsync(out.fileno())
-        if check_regular(target, follow=False):
-            # keep the permissions the user gave the file being replaced
-            os.chmod(temporary, target.stat().st_mode & (PLAIN if plain else 0o7777))
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, PLAIN & ~umask)
-        os.replace(temporary, target)
+            if appends_only(folder):  # no name could be taken back: the text is made elsewhere
+                with tempfile.TemporaryFile() as elsewhere:
+                    write_all(elsewhere, text)
+                    write_in_place(elsewhere, target, follow, plain)
+                return
+            handle, temporary = tempfile.mkstemp(
+                dir=folder, prefix=f".{temporary_stem(target.name)}.", suffix=".tmp")
+            name = Path(temporary)
+        with os.fdopen(handle, "w+b") as staged:
+            try:
+                write_all(staged, text)
+                os.fchmod(staged.fileno(), file_mode(target, plain))
+                if name is None:
+                    if linked_as(staged, target):
+                        return
+                    if appends_only(folder):
+                        write_in_place(staged, target, follow, plain)
+                        return
+                    name = folder / linked_beside(staged, folder, target.name)
+                if not replaced(staged, name, target):
+                    write_in_place(staged, target, follow, plain)
+            except BaseException:
+                if name is not None:
+                    taken_back(staged, name)
+                raise
     except (OSError, NotRegular) as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
         reason = error.message if isinstance(error, NotRegular) else os_problem(error)
         raise cannot_write(path, reason) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+
+
+def write_all(out: BinaryIO, text: str | bytes | Iterable[str]) -> None:
+    """`text` written to `out` and flushed to the disk."""
+    if isinstance(text, bytes):
+        out.write(text)
+    else:
+        for piece in (text,) if isinstance(text, str) else text:
+            out.write(piece.encode("utf-8"))
+    out.flush()
+    os.fsync(out.fileno())
+
+
+def unnamed_file(folder: Path) -> int | None:
+    """A file open in `folder` that has no name (Linux's O_TMPFILE): a command killed while it
+    writes leaves nothing behind, and the file is named only once it is whole. None where the
+    system or the file system makes none, or where /proc, through which it is named, is missing."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir(PROC_FDS):
+        return None
+    try:
+        return os.open(folder, flag | os.O_RDWR | CLOEXEC, 0o600)
+    except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+            return None
         raise
+
+
+def appends_only(folder: Path) -> bool:
+    """Whether `folder` is append-only (`chattr +a`): a file can be made in it but not renamed
+    or removed. Linux says so through FS_IOC_GETFLAGS, the call `lsattr` makes; False where it
+    cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import fcntl
+
+    try:
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | CLOEXEC)
+    except OSError:
+        return False
+    try:
+        flags = fcntl.ioctl(handle, GETFLAGS, bytes(8))  # the kernel writes an int
+    except OSError:
+        return False
+    finally:
+        os.close(handle)
+    return bool(int.from_bytes(flags[:4], sys.byteorder) & APPEND_FL)
+
+
+def file_mode(target: Path, plain: bool) -> int:
+    """The permissions the written file gets: those of the file it replaces (less the exec,
+    setuid, setgid and sticky bits for a `plain` file), else a fresh file's."""
+    if check_regular(target, follow=False):
+        return target.stat().st_mode & (PLAIN if plain else 0o7777)
+    umask = os.umask(0)
+    os.umask(umask)
+    return PLAIN & ~umask
+
+
+def linked_as(staged: BinaryIO, target: Path) -> bool:
+    """Whether the unnamed file `staged` was given the name `target`, which no file had."""
+    if check_regular(target, follow=False):
+        return False
+    with contextlib.suppress(FileExistsError):  # made since: replaced as an old file is
+        link(staged, target.parent if str(target.parent) else Path("."), target.name)
+        return True
+    return False
+
+
+def linked_beside(staged: BinaryIO, folder: Path, name: str) -> str:
+    """A name `.{name}.XXXXXXXX.tmp`, free in `folder`, given to the unnamed file `staged`."""
+    for _ in range(100):
+        temporary = f".{temporary_stem(name)}.{os.urandom(4).hex()}.tmp"
+        with contextlib.suppress(FileExistsError):
+            link(staged, folder, temporary)
+            return temporary
+    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST))
+
+
+def link(staged: BinaryIO, folder: Path, name: str) -> None:
+    """The name `name` in `folder` given to the unnamed file `staged` (never replacing a file:
+    FileExistsError). Through /proc, with linkat's AT_SYMLINK_FOLLOW, which os.link asks for
+    only when given a folder's handle."""
+    at = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | CLOEXEC)
+    try:
+        os.link(f"{PROC_FDS}/{staged.fileno()}", name, dst_dir_fd=at, follow_symlinks=True)
+    finally:
+        os.close(at)
+
+
+def replaced(staged: BinaryIO, name: Path, target: Path) -> bool:
+    """Whether the file at `name` was renamed over `target`. False where the folder refuses
+    (a sticky folder and another's file, or a security policy) and `name` was taken back."""
+    try:
+        os.replace(name, target)
+    except PermissionError:
+        if not taken_back(staged, name):
+            raise
+        return False
+    return True
+
+
+def taken_back(staged: BinaryIO, name: Path) -> bool:
+    """Whether the temporary name `name` of `staged` is gone; where it cannot be removed, the
+    file is emptied at least, so that nothing of the text stays behind."""
+    try:
+        os.unlink(name)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        with contextlib.suppress(OSError, ValueError):
+            staged.truncate(0)
+        return False
+    return True
+
+
+def write_in_place(staged: BinaryIO, target: Path, follow: bool, plain: bool) -> None:
+    """The whole text of `staged` written over `target` (made if missing) in place, where the
+    folder refuses to replace it: only a failing disk leaves it part written. Where links are
+    not followed, a file with other names (hard links) is refused, as it would change under
+    those names too."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC
+    try:
+        handle, made = os.open(target, flags | os.O_EXCL, PLAIN), True
+    except FileExistsError:
+        handle, made = os.open(target, flags), False
+    with os.fdopen(handle, "wb") as out:
+        try:
+            info = os.fstat(handle)
+            if not stat.S_ISREG(info.st_mode):
+                raise not_regular(info.st_mode)
+            if not made and not follow and info.st_nlink > 1:
+                raise NotRegular(Msg.of("the folder refuses to replace this file, and writing "
+                                        "it in place would change its other names (hard "
+                                        "links) too"))
+            if plain and info.st_mode & ~PLAIN & 0o7777:
+                os.fchmod(handle, info.st_mode & PLAIN)
+            staged.seek(0)
+            while piece := staged.read(PIECE):
+                out.write(piece)
+            out.truncate()
+            out.flush()
+            os.fsync(handle)
+        except BaseException:
+            if made:  # in an append-only folder it stays, empty
+                with contextlib.suppress(OSError):
+                    out.truncate(0)
+                    os.unlink(target)
+            raise
 
 
 def write_new(path: Path, data: bytes) -> None:
@@ -226,3 +379,9 @@ def read_at_most(stream: BinaryIO, limit: int) -> bytes:
 
 PIECE = 1 << 20
 PLAIN = 0o666  # read and write bits only: what a fresh file gets, less the umask
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+PROC_FDS = "/proc/self/fd"
+APPEND_FL = 0x20  # FS_APPEND_FL of linux/fs.h
+# FS_IOC_GETFLAGS, _IOR('f', 1, long) where _IOR reads as on x86 and ARM (on POWER, MIPS and
+# SPARC the system knows no such call, and the rename refused is caught instead)
+GETFLAGS = 0x80006601 | (8 if sys.maxsize > 2**32 else 4) << 16

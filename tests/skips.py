@@ -1,7 +1,8 @@
 """What the suite skipped, and the one command that installs what those tests need.
 
 Every skip in the suite is a test whose tool is missing (pdflatex, Chromium, pandoc,
-LibreOffice, the npm packages of tests/render, PyTorch, a package of the test extra). The
+LibreOffice, the npm packages of tests/render, PyTorch, a package of the test extra), or that
+needs root (`chattr +a`, tests/test_append_only.py). The
 summary names each reason with its count and then the command, made from .ci/run's own install
 lines (so the versions are those CI pins). Under CI=true a skip is a failure: .ci/run installs
 every tool, and a test that did not run must not pass unseen.
@@ -20,6 +21,7 @@ NEEDS = (
     (re.compile(r"torch"), "torch"),
     (re.compile(r"node|npm|tests/render", re.I), "npm"),
     (re.compile(r"pdflatex|pdftotext|beamer|chromium|pandoc|libreoffice|soffice", re.I), "apt"),
+    (re.compile(r"chattr"), "root"),  # an append-only folder: root's, not a tool's
 )
 
 
@@ -34,7 +36,8 @@ def install_lines(ci_run: Path = CI_RUN) -> dict[str, str]:
     return {"apt": f"sudo apt-get install -y --no-install-recommends {packages}",
             "npm": "(cd tests/render && npm ci --no-audit --no-fund)",
             "torch": f".venv/bin/pip install {torch.group(1)}",
-            "extra": '.venv/bin/pip install ".[test]"'}
+            "extra": '.venv/bin/pip install ".[test]"',
+            "root": "sudo .venv/bin/python -m pytest -q -n 0 tests/test_append_only.py"}
 
 
 def what_installs(reason: str) -> str:
@@ -53,7 +56,7 @@ def summary(reasons: list[str]) -> list[str]:
     lines += [f"  {count:>4} x {reason}" for reason, count in counts.most_common()]
     commands = install_lines()
     needed = {what_installs(reason) for reason in counts}
-    order = ("apt", "npm", "extra", "torch")
+    order = ("apt", "npm", "extra", "torch", "root")
     lines.append("to run them, install what they need:")
     lines.append("  " + " && ".join(commands[need] for need in order if need in needed))
     return lines

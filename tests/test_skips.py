@@ -19,6 +19,8 @@ def test_each_reason_goes_to_the_install_that_brings_its_tool() -> None:
     assert what_installs("tests/render/node_modules is not installed (cd tests/render && npm "
                          "ci)") == "npm"
     assert what_installs("could not import 'transformers': No module named 'x'") == "extra"
+    assert what_installs("chattr +a needs root and a file system that keeps the flag: chattr: "
+                         "Operation not permitted while setting flags on /tmp/x") == "root"
 
 
 def test_the_summary_counts_the_reasons_and_gives_one_command() -> None:
