@@ -38,6 +38,7 @@ from attncli.i18n.library_messages import os_problem, toml_problem
 from attncli.records import record
 from attncli.render import EXTENSIONS, file_formats
 from attncli.snippets.rules import check_output
+from attncli.snippets.spec_glob import matching
 from attncli.snippets.toml_depth import check_depth, too_deep
 from attncli.snippets.toml_marks import Position, marks
 from attncli.spec.limits import MIN_BYTES
@@ -65,7 +66,6 @@ ENTRY_KEYS = ("specs", "formats", "languages", "output", "precision", *VIEW_KEYS
 PLACEHOLDERS = ("name", "dir", "lang", "format", "ext")
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 GLOB_CHARACTERS = frozenset("*?[")
-STARS = re.compile(r"\*{2,}")  # a run of stars within a part of a pattern
 
 
 @record
@@ -296,8 +296,7 @@ def expand(pattern: Pattern, root: Path) -> list[Path]:
     if GLOB_CHARACTERS.isdisjoint(pattern.text):
         found = [Path(pattern.text)] if os.path.lexists(root / pattern.text) else []
     else:
-        found = sorted((path.relative_to(root) for path in root.glob(one_star_star(pattern.text))
-                        if not path.is_dir()), key=lambda path: path.as_posix())
+        found = sorted(matching(root, pattern.text), key=lambda path: path.as_posix())
     if not found:
         raise SpecError(Msg.of("{path}: {pattern} matches no spec file",
                                path=pattern.where.path, pattern=pattern.text), pattern.where)
@@ -310,16 +309,6 @@ def expand(pattern: Pattern, root: Path) -> list[Path]:
             raise SpecError(Msg.of("{path}: {problem}", path=spec.as_posix(),
                                    problem=problem.message), pattern.where) from None
     return found
-
-
-def one_star_star(pattern: str) -> str:
-    """`pattern` with each run of `**` parts as one (`**/**/*.yaml` is `**/*.yaml`): pathlib
-    walks the tree once for every `**` of a run, so ten of them over 11 nested folders took
-    3 s, and every one more about twice as long. A run of `*` inside a part with more in it
-    (`a**b`, `***`) is one `*`, as it matches: pathlib refuses `**` anywhere but a whole part."""
-    parts = [part if part == "**" else STARS.sub("*", part) for part in pattern.split("/")]
-    return "/".join(part for at, part in enumerate(parts)
-                    if not (part == "**" and at > 0 and parts[at - 1] == "**"))
 
 
 def inside(real_root: Path, path: Path) -> Path:
