@@ -10,7 +10,9 @@ longer than nine, when a matrix has more than 150 numbers: tests/test_markdown_r
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -39,9 +41,17 @@ def large_spec(n: int = N) -> Path:
     """benchmarks/large_spec.py's spec of n tokens (fixed seed), in a folder of its own."""
     text = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "large_spec.py"), str(n)],
                           capture_output=True, text=True, check=True).stdout
-    path = Path(tempfile.mkdtemp(prefix="attn-elided-")) / f"large{n}.yaml"
+    folder = Path(tempfile.mkdtemp(prefix="attn-elided-"))
+    atexit.register(remove, folder, os.getpid())  # cached: used until the run ends
+    path = folder / f"large{n}.yaml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def remove(folder: Path, owner: int) -> None:
+    """`folder` removed, by the process that made it (never by a process forked from it)."""
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def export(*args: str) -> str:
