@@ -5,10 +5,12 @@ removed there, and stayed, holding the whole output, one more each run.
 
 What each command writes is compared with what the same command writes into an ordinary
 folder. `chattr +a` needs root (CAP_LINUX_IMMUTABLE) and a file system that keeps the flag:
-elsewhere these tests are skipped, and under CI=true (where .ci/run runs as root) they fail
-saying why. The last tests stand in for a refusal the system does not announce, by replacing
-the calls that are refused. Each test runs with the unnamed file Linux makes and with a
-temporary file named beside the target, as where there is none.
+where pytest's folder is on one that keeps none (a tmpfs, an overlay), the folder is made in
+the checkout; where the flag cannot be set at all (no root, or a container without the
+capability), these tests are skipped saying why. The last tests stand in for a refusal the
+system does not announce, by replacing the calls that are refused, and run everywhere. Each
+test runs with the unnamed file Linux makes and with a temporary file named beside the target,
+as where there is none.
 """
 
 from __future__ import annotations
@@ -44,22 +46,51 @@ def chattr(flag: str, *paths: Path) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
+def sealable(folder: Path) -> subprocess.CompletedProcess[str] | None:
+    """What `chattr +a` said of a folder made in `folder` (None: there is no chattr)."""
+    if not shutil.which("chattr"):
+        return None
+    probe = folder / "probe"
+    probe.mkdir(exist_ok=True)
+    made = chattr("+a", probe)
+    chattr("-a", probe)
+    probe.rmdir()
+    return made
+
+
+@pytest.fixture
+def tmp_path(tmp_path: Path) -> Iterator[Path]:
+    """pytest's folder, or where its file system keeps no flag (a tmpfs, an overlay), one in
+    the checkout, so the flag is tried where it can be kept."""
+    made = sealable(tmp_path)
+    if made is None or made.returncode == 0:
+        yield tmp_path
+        return
+    folder = ROOT / ".append-only-tests" / tmp_path.name
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["chattr", "-R", "-a", str(folder)], capture_output=True,
+                       check=False)  # no flag a failed test left keeps the folder
+        shutil.rmtree(folder, ignore_errors=True)
+        if not any(folder.parent.iterdir()):
+            folder.parent.rmdir()
+
+
 @pytest.fixture
 def append_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     """The folders the test makes append-only (it appends to the list), every one made
     ordinary again afterwards so that it can be removed; the test runs in tmp_path."""
     monkeypatch.chdir(tmp_path)
-    probe = tmp_path / "probe"
-    probe.mkdir()
-    made = chattr("+a", probe) if shutil.which("chattr") else None
-    if made is None or made.returncode != 0:
-        reason = ("chattr is not installed (e2fsprogs)" if made is None else
-                  f"chattr +a needs root and a file system that keeps the flag: "
-                  f"{made.stderr.strip()}")
+    made = sealable(tmp_path)
+    if made is None:  # a tool .ci/run installs: missing under CI is a failure
         if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}; .ci/run runs as root, where these tests must run")
-        pytest.skip(reason)
-    chattr("-a", probe)
+            pytest.fail("chattr is not installed (e2fsprogs); .ci/run installs it")
+        pytest.skip("chattr is not installed (e2fsprogs)")
+    if made.returncode != 0:  # the machine's, not a tool's: root without CAP_LINUX_IMMUTABLE
+        pytest.skip("chattr +a needs root with CAP_LINUX_IMMUTABLE and a file system that "
+                    f"keeps the flag: {made.stderr.strip()}")
     folders: list[Path] = []
     yield folders
     assert chattr("-a", *folders).returncode == 0 if folders else True
@@ -143,7 +174,7 @@ def test_fill_writes_a_document_in_an_append_only_folder_in_place(
     assert (result.exit_code, result.stderr) == (
         0, "attn: 1 document filled, 0 up to date, 0 failed\n")
     assert Path("post.en.md").read_text(encoding="utf-8") == filled
-    assert entries(tmp_path) == ["cat.attn.yaml", "post.en.md", "probe"]
+    assert entries(tmp_path) == ["cat.attn.yaml", "post.en.md"]
 
 
 def test_snippets_are_written_into_an_append_only_folder(
