@@ -241,8 +241,8 @@ LINE = {
           "the whole block, its choices as keys (lang: ru, precision: 3)",
     # a one-letter word keeps to the next one with a no-break space, as Polish typesetting asks
     "pl": "<cell>:1:8: w\u00a0wierszu %%attn nie podaje się niczego, otrzymano: --lang ru -o "
-          "x.md; cały blok, z\u00a0opcjami zapisanymi jako klucze (lang: ru, precision: 3), "
-          "mieści się w\u00a0komórce",
+          "x.md; cały blok, razem z\u00a0opcjami zapisanymi jako klucze (lang: ru, "
+          "precision: 3), wpisuje się do komórki",
 }
 
 

@@ -285,10 +285,10 @@ SAID = {
     "en": "s.yaml:2:20: embeddings.file: e.npz (w) is compressed with {method}; attn reads an "
           ".npz array stored (np.savez) or deflated (np.savez_compressed)",
     "pl": "s.yaml:2:20: embeddings.file: e.npz (w): tablica jest skompresowana metodą {method}; "
-          "attn odczytuje tablice .npz zapisane bez kompresji (np.savez) albo skompresowane "
+          "attn odczytuje tylko tablice .npz zapisane bez kompresji (np.savez) albo skompresowane "
           "metodą deflate (np.savez_compressed)",
     "ru": "s.yaml:2:20: embeddings.file: e.npz (w): массив сжат методом {method}; attn читает "
-          "массивы .npz, сохранённые без сжатия (np.savez) или сжатые методом deflate "
+          "только массивы .npz, сохранённые без сжатия (np.savez) или сжатые методом deflate "
           "(np.savez_compressed)",
 }
 
