@@ -12,8 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
 
 # Names that mean something to TeX, Markdown, HTML or a terminal; `the` twice (labelled the₁ and
-# the₂), and Cyrillic.
-HOSTILE = ["the", "50%", "the", "a_b", "x&y", "#1", "$5", "\\x", "{z}", "кот"]
+# the₂), Cyrillic, and private-use characters (U+E000 7 U+E001, U+E010) that a renderer must
+# not take for marks of its own (attncli/render/marks.py): they print as written.
+HOSTILE = ["the", "50%", "the", "a_b", "x&y", "#1", "$5", "\\x", "{z}", "кот",
+           "b\ue0007\ue001", "z\ue010"]
 LONG = ["internationalization_and_localization_A", "переобученная_нейронная_сеть_с_вниманием",
         "{braces}_$dollars$_%percent%_&amp;_#hash#", "the", "the"]
 
@@ -43,7 +45,7 @@ class Case:
 
 
 VARIANTS = [
-    # ten hostile names: ten columns of scores; d_model 8: eight columns of embeddings
+    # twelve hostile names: twelve columns of scores; d_model 8: eight columns of embeddings
     Case("hostile_names", text=_spec("Hostile 50% {names} & #1 $5 \\x", HOSTILE, 8)),
     # 40-character names, four heads with W_O, RoPE: the widest labels
     Case("long_names_four_heads", text=_spec(

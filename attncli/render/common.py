@@ -177,12 +177,12 @@ def language_sections(walkthrough: Walkthrough, options: RenderOptions, langs: S
 
 # Characters one column wide each, by the rule of cell_width (Latin and its extensions, Greek,
 # Cyrillic, punctuation, arrows, mathematical operators, box drawing, the small letters of ᵢ, ⱼ
-# and ᵀ, and the private-use marks attn's wrapping binds words with): a written-out line (`·`,
-# `≈`, `−`, `θ`, `Σⱼ`) is measured at once, not character by character.
+# and ᵀ, private-use characters, and the marks attn's wrapping binds words with, render/marks.py):
+# a written-out line (`·`, `≈`, `−`, `θ`, `Σⱼ`) is measured at once, not character by character.
 NARROW = re.compile("[\u0020-\u007e\u00a0-\u02ff\u0384-\u038a\u038c\u038e-\u03a1"
                     "\u03a3-\u0482\u048a-\u052f\u2010-\u205f\u2070-\u2071\u2074-\u208e"
                     "\u2090-\u209c\u20a0-\u20c0\u2100-\u218b\u2190-\u2319\u2500-\u25fc"
-                    "\u1d00-\u1dbf\u1e00-\u1eff\u2c60-\u2c7f\ue000-\uf8ff]*")
+                    "\u1d00-\u1dbf\u1e00-\u1eff\u2c60-\u2c7f\ue000-\uf8ff\ufdd0-\ufdef]*")
 
 
 def cell_width(text: str) -> int:

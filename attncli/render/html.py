@@ -35,10 +35,10 @@ from attncli.render.html_cells import sources
 from attncli.render.html_prose import sentence
 from attncli.render.html_step import attr, step_section
 from attncli.render.long_names import Names
+from attncli.render.marks import SLOT  # the block's id until the block is written
 from attncli.render.md_prose import Marked, unmark
 
 PAGE_ID = "attn"  # the block's id on a page of its own; a fragment's is made from its content
-SLOT = "\ue010"  # stands for the block's id until the block is written
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:

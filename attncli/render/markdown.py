@@ -42,6 +42,7 @@ from attncli.render.common import (
     translator,
 )
 from attncli.render.drawn import per_matrix
+from attncli.render.marks import SWITCH
 from attncli.render.md_prose import Marked, inline_math, numbered, prose
 from attncli.render.md_prose import escape as escape  # what other renderers escape prose with
 from attncli.render.shown_cells import ShownCells, block_marker, cell_texts, elided_note
@@ -147,7 +148,6 @@ _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 # Stands for the switch that shows every number while a sentence is escaped; then the switch
 # itself as code, which no Markdown engine turns into a dash (pandoc, Hugo and kramdown make
 # `--` an en dash in text).
-SWITCH = "\ue000switch\ue001"
 
 
 def body(walkthrough: Walkthrough, options: RenderOptions, lang: str,

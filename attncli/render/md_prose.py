@@ -3,8 +3,9 @@ link or table border from a token name), with the catalog's notation (`d_model =
 `q_mouse`) typeset as inline math.
 
 Token names reach a sentence as parameters of its message. `Marked` translates a message with
-each word parameter replaced by a mark, so `prose` knows which characters came from the user:
-those are escaped, or, in `q_mouse`, written as math by md_math.token.
+each word parameter replaced by a mark (attncli/render/marks.py: a character no user's text
+holds), so `prose` knows which characters came from the user: those are escaped, or, in
+`q_mouse`, written as math by md_math.token.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from dataclasses import replace
 from attncli.i18n import Msg, Symbol
 from attncli.i18n.visible import inert_markdown_math
 from attncli.render import md_math, symbols
+from attncli.render.marks import END, MARK
 from attncli.render.notation import segments
 
 # Characters that start Markdown syntax anywhere in a line; a backslash makes them literal.
 MARKDOWN_SPECIALS = frozenset("\\`*_[]#|~$<>!")
 # Characters that start a block at the beginning of a line (a list, a quote, a heading).
 LINE_START = frozenset("-+>=")
-MARK, END = "\ue000", "\ue001"  # private-use: around the index of a marked word
 _WORD = re.compile(MARK + r"(\d+)" + END)
 
 
@@ -120,7 +121,7 @@ def _words(text: str, flavor: str, words: Sequence[str]) -> str:
         else:
             word = words[int(match.group(3))]
             out.append(inline_math(_attached(out, md_math.formula(word.latex)), flavor)
-                       if isinstance(word, Symbol) else _literal(word, ()))
+                       if isinstance(word, Symbol) else word.translate(_ESCAPES))
         end = match.end()
     out.append(_literal(text[end:], words))
     return "".join(out)

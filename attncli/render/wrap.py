@@ -15,6 +15,7 @@ import re
 
 from attncli.i18n.typography import bind_formulas_in_prose, bind_units
 from attncli.render.common import NARROW, cell_width
+from attncli.render.marks import BOUND
 
 HANGING = "    "  # a written-out line's continuation lines go this much further in
 
@@ -26,9 +27,8 @@ FORMULA_BREAKS = (
     (re.compile(r" / "), 2),
     (re.compile(r"·"), 1),
 )
-# A space inside a unit of bind_units while prose is wrapped (a private-use character, one
-# column wide): broken at only where no line break between words fits.
-BOUND = "\ue002"
+# BOUND (attncli/render/marks.py), a space inside a unit of bind_units while prose is wrapped,
+# one column wide: broken at only where no line break between words fits.
 WORD_BREAKS = ((re.compile(r" +"), 0), (re.compile(BOUND), 0))
 
 
