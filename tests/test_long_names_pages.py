@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import xml.etree.ElementTree as ET
 from functools import partial
 from html import escape
@@ -22,7 +23,9 @@ from attncli.arithmetic.selection import Selection
 from attncli.model import Walkthrough
 from attncli.model.latex_text import shown_name, shown_prose
 from attncli.render import render
+from attncli.render.html_assets import SCRIPT, STYLE
 from attncli.render.long_names import Names
+from attncli.render.typst import HELPERS
 from attncli.spec import load_spec
 from attncli.steps.build import build
 from tests.svg_text import svg_lines
@@ -134,3 +137,40 @@ def test_the_svgs_show_a_long_name_shortened(tmp_path: Path) -> None:
 def test_json_keeps_every_name_whole(tmp_path: Path) -> None:
     doc = render(walkthrough(tmp_path), "json", "en")
     assert LETTERS in doc and WORD in doc and json.dumps(ESCAPED, ensure_ascii=False)[1:-1] in doc
+
+
+def own_code() -> list[str]:
+    """Tokens that spell out a run of attn's own code, each wider than a line: the signature of
+    the Typst matrix helper, and the longest lines of the page's script and style with no
+    character HTML escapes (so a name's escaped form is the code itself)."""
+    lines = [line.strip() for code in (SCRIPT, STYLE) for line in code.splitlines()]
+    plain = sorted((line for line in lines if not set(line) & set("<>&\"'")), key=len)
+    helper = next(line for line in HELPERS.splitlines() if line.startswith("#let attn-matrix("))
+    tokens = [helper.removeprefix("#let ").removesuffix(" = {"), *plain[-2:]]
+    assert all(shown_name(token) != token for token in tokens)  # each one shortened
+    return tokens
+
+
+@pytest.mark.parametrize("token", own_code())
+def test_a_name_that_spells_attns_code_leaves_the_code_whole(token: str, tmp_path: Path) -> None:
+    path = tmp_path / "code.json"
+    path.write_text(json.dumps({"tokens": ["a", token, "c"], "embeddings": [[1, 0], [0, 1], [1, 1]],
+                                "mask": "causal"}), encoding="utf-8")
+    w = build(load_spec(str(path)), Selection.parse(["all"]))
+    for fragment in (False, True):
+        page = render(w, "html", "en", fragment=fragment)
+        assert SCRIPT in page and STYLE in page
+        script = tmp_path / "page.js"
+        script.write_text(re.findall(r"<script>(.*?)</script>", page, re.S)[-1], encoding="utf-8")
+        subprocess.run(["node", "--check", str(script)], check=True)
+        text = re.sub(r"<script>.*?</script>|<style>.*?</style>", "", page, flags=re.S)
+        assert escape(token) not in text and escape(shown_name(token)) in text
+    for kind, source in (("doc", render(w, "typst", "en", standalone=True)),
+                         ("deck", render(w, "typst", "en", slides=True))):
+        assert HELPERS in source
+        assert shown_name(token) in source.replace(HELPERS, "")
+        assert token not in source.replace(HELPERS, "")
+        typ = tmp_path / f"{kind}.typ"
+        typ.write_text(source, encoding="utf-8")
+        compile_pdf(typ)  # no error, no warning
+

@@ -11,7 +11,8 @@ Previous/next buttons and keys walk the steps; the URL fragment names the step a
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
 from html import escape
@@ -49,7 +50,7 @@ def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[s
     # a token name too wide for a line shown in the middle as LaTeX shows it, in its text and
     # its attributes alike (render/long_names.py): the page never scrolls sideways
     names = Names.of(walkthrough)
-    block = "".join(names.stream(_block(walkthrough, options, langs), ESCAPES))
+    block = "".join(names.stream(_block(walkthrough, options, langs), ESCAPES, in_text))
     # a fragment's ids and its script's name are its own: two blocks on one page never meet
     name = PAGE_ID if not options.fragment else "attn-" + hashlib.sha256(
         block.encode()).hexdigest()[:8]
@@ -80,6 +81,24 @@ def document(walkthrough: Walkthrough, options: RenderOptions, langs: Sequence[s
 
 # how a name is written: in an element's text, in an attribute
 ESCAPES = (partial(escape, quote=False), partial(escape, quote=True))
+# A script or style element, whole (attn's own code, never a name), or a tag (its attribute
+# values, in double quotes, may hold a name)
+_CODE_OR_TAG = re.compile(r"<(script|style)\b[^>]*>.*?</\1>|(<[^>]*>)", re.S)
+_VALUE = re.compile(r'"[^"]*"')
+
+
+def in_text(chunk: str, shorten: Callable[[str], str]) -> str:
+    """`chunk` with `shorten` applied to its text and its attribute values, never to a script
+    or a style, which a token may spell out."""
+    out, end = [], 0
+    for found in _CODE_OR_TAG.finditer(chunk):
+        out.append(shorten(chunk[end:found.start()]))
+        tag = found.group(2)
+        out.append(found.group() if tag is None else _VALUE.sub(
+            lambda value: shorten(value.group()), tag))
+        end = found.end()
+    out.append(shorten(chunk[end:]))
+    return "".join(out)
 
 
 def shown_title(walkthrough: Walkthrough, lang: str, t: Translate) -> str:

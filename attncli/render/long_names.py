@@ -7,7 +7,10 @@ JSON and XLSX are data: they keep every name whole.
 A label is shortened where a format lays it out (a matrix's column widths, a heatmap's
 margins); everything else a name goes into (`k_name`, `S[name, name]`, “name” attends to …,
 a heading, an aria-label) is text the format has escaped, where `Names.replacer` puts the
-short form in place of each long name's escaped form: no place is left out.
+short form in place of each long name's escaped form: no place is left out. A streamed document
+is replaced in only where a format writes text (`Names.stream`'s `where`: an HTML page's text
+and attribute values, a Typst string literal), never in attn's own script, style or helpers,
+which a token may spell out.
 """
 
 from __future__ import annotations
@@ -57,16 +60,17 @@ class Names:
         form written alike: one pass over the text, whatever the number of names."""
         return _replacer(self.names, tuple(escapes))
 
-    def stream(self, chunks: Iterable[str],
-               escapes: Iterable[Callable[[str], str]]) -> Iterator[str]:
-        """Each chunk of a streamed document with its long names replaced (replacer): a name
-        never spans two chunks."""
+    def stream(self, chunks: Iterable[str], escapes: Iterable[Callable[[str], str]],
+               where: Callable[[str, Callable[[str], str]], str]) -> Iterator[str]:
+        """Each chunk of a streamed document with its long names replaced (replacer) in the
+        pieces of text `where(chunk, replace)` applies `replace` to: a name never spans two
+        chunks."""
         if not self.names:
             yield from chunks
             return
         replace = self.replacer(escapes)
         for chunk in chunks:
-            yield replace(chunk)
+            yield where(chunk, replace)
 
 
 def _as_is(text: str) -> str:

@@ -11,7 +11,8 @@ helpers are named attn-…, and a fragment's set rules stay inside the file it i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 
 from attncli.model import Walkthrough
 from attncli.records import record
@@ -83,7 +84,18 @@ def stream_document(walkthrough: Walkthrough, options: RenderOptions,
                     langs: Sequence[str]) -> Iterator[str]:
     """The document; a token name too wide for the page shown in the middle as LaTeX shows it
     (render/long_names.py), in every string literal it goes into."""
-    return Names.of(walkthrough).stream(_stream(walkthrough, options, langs), [in_literal])
+    return Names.of(walkthrough).stream(_stream(walkthrough, options, langs), [in_literal],
+                                        in_literals)
+
+
+# A string literal: a name is written only in one, so the code around it (the helpers, a
+# call's arguments) is never rewritten, whatever a token spells
+_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def in_literals(chunk: str, shorten: Callable[[str], str]) -> str:
+    """`chunk` with `shorten` applied inside each of its string literals."""
+    return _LITERAL.sub(lambda found: shorten(found.group()), chunk)
 
 
 def in_literal(text: str) -> str:
