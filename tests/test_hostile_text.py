@@ -163,3 +163,22 @@ def test_a_code_span_in_the_title_makes_no_raw_html_or_attribute_in_pandoc(title
     assert {tag for tag in re.findall(r"<[^>]*>", heading)} <= {"<code>", "</code>"}
     shown = html.unescape(re.sub(r"</?code>", "", heading))
     assert re.sub(r"[`\s]", "", shown) == re.sub(r"[`\s]", "", title)  # no letter lost or added
+
+
+@pytest.mark.parametrize("title", [
+    "[a [b] c](javascript:alert(1))", "[a `]` b](javascript:alert(2))",
+    "[a [b] c]{onclick=alert(3)}", "![a [b]](x){onerror=alert(4)}",
+    "[x [y]](http://e.com){onmouseover=alert(5)}", "`a` [b [c]](javascript:alert(6))",
+    "[[x]](javascript:alert(7))", "[a [b [c] d] e](javascript:alert(8))",
+    "[a [b] c d](javascript:alert(9) \"t\")", "^[a note] x", "[a [b]][c]", "[`a`](javascript:x)"])
+def test_no_link_span_image_or_note_in_pandocs_title_however_brackets_nest(title: str) -> None:
+    """Link text nests and holds code spans (`[a [b] c](…)`, ``[a `]` b](…)``): a `[` that
+    pandoc may read as the start of a link, a span, an image or an inline note is escaped, so
+    the heading of `pandoc -s` is the title as written, with no element but <code>."""
+    spec = yaml.safe_dump({"title": title, "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]]})
+    text = render(build(loads_spec(spec)), "markdown", "en", front_matter=True)
+    assert yaml.safe_load(text.split("---\n", 2)[1])["title_en"] == title
+    heading = pandoc_heading(text)
+    assert {tag for tag in re.findall(r"<[^>]*>", heading)} <= {"<code>", "</code>"}, heading
+    shown = html.unescape(re.sub(r"</?code>", "", heading))
+    assert re.sub(r"[`\s]", "", shown) == re.sub(r"[`\s]", "", title)

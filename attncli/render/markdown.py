@@ -120,27 +120,40 @@ def as_markdown(text: str) -> str:
     would make other than text (_MARKUP) gets a backslash, so pandoc shows it as written and
     makes no element or link of it; a code span stays (pandoc shows it as code, a backslash
     inside it as written) but a brace right after it is escaped, which would give it attributes
-    or make it raw HTML (`` `<img …>`{=html} ``). Everything else is left as written, for Hugo's
-    and Jekyll's templates, which print the text: `Q & A [draft]` is the same in both.
-    title_<lang> and description_<lang> are always as written."""
+    or make it raw HTML (`` `<img …>`{=html} ``). Every `[` outside a code span is escaped when
+    a `](`, `][` or `]{` follows it anywhere in the text, inside a code span or past a line
+    break too: link text nests (`[a [b] c](…)`) and holds code spans (``[a `]` b](…)``), so no
+    `[` that may open a link, a span or an image is left; nor one after `^` (`^[…]`, pandoc's
+    inline note, which links to the note). Everything else is left as written,
+    for Hugo's and Jekyll's templates, which print the text: `Q & A [draft]` is the same in
+    both. title_<lang> and description_<lang> are always as written."""
     out, start = [], 0
     for span in _CODE_SPAN.finditer(text):
-        out += [_MARKUP.sub(_escaped, text[start:span.start()]), span.group()]
+        out += [_outside(text, start, span.start()), span.group()]
         start = span.end()
         if text.startswith("{", start):
             out.append("\\{")
             start += 1
-    return "".join([*out, _MARKUP.sub(_escaped, text[start:])])
+    return "".join([*out, _outside(text, start, len(text))])
+
+
+def _outside(text: str, start: int, end: int) -> str:
+    """`text[start:end]`, outside any code span, escaped (as_markdown)."""
+    piece = _MARKUP.sub(_escaped, text[start:end])
+    return (piece.replace("[", "\\[") if _CLOSES.search(text, start)
+            else piece.replace("^[", "^\\["))  # `^[…]`: an inline note, a link to it
 
 
 def _escaped(found: re.Match[str]) -> str:
     return "\\" + found.group()
 
 
-# An HTML tag, comment or autolink (`<pad>`, `<!--`, `<https://…>`), an entity (`&amp;`), a link
-# or span (`[x](…)`, `[x][y]`, `[x]{…}`), and a backslash (an escape or raw TeX)
+# An HTML tag, comment or autolink (`<pad>`, `<!--`, `<https://…>`), an entity (`&amp;`), and a
+# backslash (an escape or raw TeX)
 _MARKUP = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?]"
-                     r"|[A-Za-z][A-Za-z0-9+.-]*:)|&(?=#?\w+;)|\[(?=[^\]]*\][(\[{])|\\")
+                     r"|[A-Za-z][A-Za-z0-9+.-]*:)|&(?=#?\w+;)|\\")
+# The end of a link's text, a span's or an image's (`](…)`, `][y]`, `]{…}`)
+_CLOSES = re.compile(r"\][(\[{]")
 # A code span: a run of backticks, then text, then a run of as many (CommonMark and pandoc)
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 
