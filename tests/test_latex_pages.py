@@ -308,3 +308,25 @@ def test_a_title_of_one_word_at_the_text_limit_fits_its_heading(title: str, lang
     text = render(build(load_spec(str(tmp_path / "s.yaml"))), "latex", lang.split(","),
                   standalone=True)
     assert overfull(pdflatex(text, tmp_path)) == []
+
+
+# Short words TeX never breaks between: joined by no-break spaces (written `~`) or by dashes
+# (after `–` or `—`, written as the characters, TeX breaks nowhere): 55 to 4,538 pt past the
+# margin when each word was measured alone
+TIED = {"em dashes": "ab—" * 150, "no-break spaces": "abcd\u00a0" * 120,
+        "en dashes": "ab–" * 150, "Cyrillic": "слово\u00a0" * 80, "dollars": "$a$\u00a0" * 100,
+        "a run of dashes": "a " + "—" * 40 + " b"}
+
+
+@pytest.mark.parametrize("text", TIED.values(), ids=TIED.keys())
+@pytest.mark.parametrize("fmt", ["latex", "beamer"])
+def test_a_title_and_description_of_tied_short_words_fit_the_line(text: str, fmt: str,
+                                                                   tmp_path: Path) -> None:
+    import yaml
+
+    spec = yaml.safe_load(CAT.read_text(encoding="utf-8"))
+    spec["title"] = spec["description"] = text
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    source = render(build(load_spec(str(tmp_path / "s.yaml"))), fmt, "en",
+                    **({"standalone": True} if fmt == "latex" else {}))
+    assert overfull(pdflatex(source, tmp_path)) == []

@@ -55,7 +55,11 @@ def test_a_name_wider_than_a_line_keeps_its_ends() -> None:
         assert shown_word(name) == name
     # the first 17 characters and the last 16; the first part is the longer when they differ
     assert shown_word(ESCAPED) == ESCAPED[:17] + "…" + ESCAPED[-16:]
-    assert shown_words(f"columns {LETTERS}–the") == f"columns {SHOWN_LETTERS}–the"
+    # TeX breaks after no dash written as the character: `–the` is part of the word, which is
+    # shortened whole to the same width
+    tied = shown_word(LETTERS + "–the")
+    assert shown_words(f"columns {LETTERS}–the") == f"columns {tied}"
+    assert tied.endswith("a–the") and text_width(tied) <= 225 < text_width(SHOWN_LETTERS + "–the")
     # shortened before it is escaped: no escape is cut in two, Cyrillic keeps its encoding
     assert text_math(ESCAPED) == (
         r"\text{\{x\}\textbackslash{}\_\#\%\&{\fontencoding{T2A}\selectfont кот}\{x\}"
@@ -93,8 +97,10 @@ def test_a_name_of_short_words_is_shortened_as_a_whole() -> None:
         assert text_width(shown_name(name)) <= 225
         assert text_math(name) == text_math(shown_word(name))
     assert shown_name("the cat") == "the cat"
-    # a sentence still breaks at its spaces: only its words too wide for a line are shortened
-    assert shown_words(f"columns {LETTERS}–the") == f"columns {SHOWN_LETTERS}–the"
+    # a sentence still breaks at its spaces: only its words too wide for a line are shortened,
+    # a word being what TeX sets whole (no break after a dash or at a no-break space)
+    assert shown_words(f"columns {LETTERS}–the") == f"columns {shown_word(LETTERS + '–the')}"
+    assert shown_words(f"{DASHED} {NO_BREAK} x") == f"{shown_word(DASHED)} {shown_word(NO_BREAK)} x"
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])

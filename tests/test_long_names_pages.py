@@ -18,6 +18,7 @@ from html import escape
 from pathlib import Path
 
 import pytest
+import yaml
 
 from attncli.arithmetic.selection import Selection
 from attncli.model import Walkthrough
@@ -30,6 +31,7 @@ from attncli.spec import load_spec
 from attncli.steps.build import build
 from tests.svg_text import svg_lines
 from tests.test_figures import chromium
+from tests.test_latex_pages import CAT, TIED
 from tests.test_long_names_latex import ESCAPED, LETTERS
 from tests.test_typst import A4, SLIDE_43, compile_pdf, outside, text_of
 
@@ -174,3 +176,30 @@ def test_a_name_that_spells_attns_code_leaves_the_code_whole(token: str, tmp_pat
         typ.write_text(source, encoding="utf-8")
         compile_pdf(typ)  # no error, no warning
 
+
+@pytest.mark.parametrize("text", TIED.values(), ids=TIED.keys())
+def test_tied_short_words_stay_within_the_typst_page_and_the_html_window(text: str,
+                                                                         tmp_path: Path) -> None:
+    """A title and a description of short words joined by no-break spaces ran 4 to 7 words past
+    Typst's text area and made the HTML page scroll 9,383 px sideways; they are shortened as
+    LaTeX shortens them (tests/test_latex_pages.py), the same in every format."""
+    spec = yaml.safe_load(CAT.read_text(encoding="utf-8"))
+    spec["title"] = spec["description"] = text
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    w = build(load_spec(str(tmp_path / "s.yaml")), Selection.parse(["all"]))
+    for kind, source, area in (
+            ("doc", render(w, "typst", "en", standalone=True), A4),
+            ("deck", render(w, "typst", "en", slides=True, aspect="43"), SLIDE_43)):
+        assert shown_prose(text) in source.replace('\\"', '"')
+        path = tmp_path / f"{kind}.typ"
+        path.write_text(source, encoding="utf-8")
+        pdf = compile_pdf(path)
+        assert outside(pdf, area) == [], (kind, outside(pdf, area)[:3])
+    path = tmp_path / "page.html"
+    path.write_text(render(w, "html", "en").replace("</body>", MEASURE + "</body>"),
+                    encoding="utf-8")
+    dom = chromium("--window-size=500,768", "--dump-dom", path.as_uri())
+    found = re.search(r'data-fit="(\d+) (\d+)"', dom)
+    assert found is not None, dom[:300]
+    scroll, client = map(int, found.groups())
+    assert scroll <= client == 500, (scroll, client)

@@ -145,9 +145,11 @@ def text_width(text: str) -> float:
 # name goes (a column label, a subscript in a written-out line, a heatmap's row, a 4:3 slide),
 # while a word has no point TeX may break at.
 WIDEST_WORD = 225.0
-# a word ends at a space or a dash (`cat–mouse`); one of 4 characters is narrower than 225 pt
-# even as code points (`U+10FFFF`, 42 pt each)
-_WORD = re.compile(r"[^ \t\n\r\f\v\u00a0–—]{5,}")
+# A word is what TeX sets on one line: it ends at a space only. A no-break space ties two words
+# (`~`), and after a dash written as a character (`–`, `—`) TeX breaks nowhere either, so
+# `ab—ab—…` and words joined by U+00A0 are one word (they ran 55 to 4,538 pt past the margin).
+# One of 4 characters is narrower than 225 pt even as code points (`U+10FFFF`, 42 pt each).
+_WORD = re.compile(r"[^ \t\n\r\f\v]{5,}")
 _ELLIPSIS = "…"
 
 
