@@ -15,6 +15,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from attncli.render import md_math, md_measure
 from attncli.render.latex_matrix import balanced
 from attncli.render.markdown import display
@@ -111,3 +113,15 @@ def test_matrices_split_only_when_they_do_not_fit_any_engine(tmp_path: Path) -> 
         assert fits_whole < SLACK, (m[0], m[2], m[3], "fits whole by", fits_whole)
         assert fits_fewer < SLACK, (m[0], m[2], m[3], len(parts), "fit in fewer by", fits_fewer)
     assert split >= 5 and len(matrices) - split >= 5  # both kinds among the random matrices
+
+
+def test_a_label_character_written_as_its_code_point_is_measured_as_one() -> None:
+    """`$`, a private-use or a CJK character is written `\\mathtt{U{+}E000}` (md_math.token):
+    six characters of Computer Modern Typewriter, 0.525 em each, not the 1 em of one letter
+    (twelve hostile names, two with private-use characters, ran 37 to 46 px past the column)."""
+    assert md_math.token("\ue000") == r"\mathtt{U{+}E000}"
+    assert md_measure.text_width("\ue000") == pytest.approx(6 * 0.525 + 0.3)
+    assert md_measure.text_width("b\ue0007") == pytest.approx(
+        md_measure.text_width("b7") + 6 * 0.525)
+    assert md_measure.text_width("$5") == pytest.approx(md_measure.text_width("5") + 6 * 0.525)
+    assert md_measure.text_width("кот") == pytest.approx(3 * 0.8 + 0.3)  # text, as before

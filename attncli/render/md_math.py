@@ -28,12 +28,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from attncli.i18n import Symbol
-from attncli.render.md_measure import column_width, lines_of
-from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
+from attncli.render.md_measure import column_width, is_text, lines_of
+from attncli.render.tex import LATEX_SPECIALS, MATH_SYMBOLS
 
-# ASCII that every engine prints as typed inside \text{} and that Markdown leaves alone there.
-TEXT_SAFE = frozenset(
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;?!()/@+=\"'")
 # ASCII with a meaning to TeX or Markdown, written as a math symbol (braced: an ordinary symbol,
 # with no spacing around it).
 ASCII_SYMBOLS = {
@@ -52,16 +49,6 @@ def code_point(ch: str) -> str:
     return r"\mathtt{U{+}" + f"{ord(ch):04X}" + "}"
 
 
-def _is_text(ch: str) -> bool:
-    if ch in TEXT_SAFE:
-        return True
-    if ch.isascii() or ch in MATH_SYMBOLS or ch in NOT_IN_KATEX:
-        return False
-    code = ord(ch)
-    return (0x400 <= code <= 0x45F or ch in "Ґґ" or (0xC0 <= code <= 0x17F and ch not in "×÷")
-            or ch in PUNCTUATION)
-
-
 def token(text: str) -> str:
     """A user's word (a token name) as math that prints exactly these characters; attn's own
     notation (a Symbol, such as the column `m_old`) as its math."""
@@ -76,7 +63,7 @@ def token(text: str) -> str:
             run.clear()
 
     for ch in " ".join(text.split()):
-        if _is_text(ch):
+        if is_text(ch):
             run.append(ch)
             if ch == ":":  # `javascript:` or `http://` never stands whole for a linkifier
                 flush()

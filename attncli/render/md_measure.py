@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 from attncli.render.common import column_blocks, label_lines
 from attncli.render.latex_matrix import balanced
+from attncli.render.tex import MATH_SYMBOLS, NOT_IN_KATEX, PUNCTUATION
 
 
 class Measure(NamedTuple):
@@ -106,8 +107,33 @@ def math_width(tex: str) -> float:
 @lru_cache(maxsize=4096)  # a matrix's labels are measured for each of its blocks and symbols
 def text_width(text: str) -> float:
     """A label's width in em, at least: other fonts (Cyrillic falls back to the browser's) get
-    a wide guess."""
-    return sum(CMR.get(ch, 0.8 if ch.islower() else 1.0) for ch in text) + 0.3
+    a wide guess; a character md_math.token writes as its code point (`$`, a private-use or CJK
+    character) is as wide as `U+XXXX` in \\mathtt."""
+    return sum(CMR.get(ch) or (TT * len(f"U+{ord(ch):04X}") if _code_point(ch)
+                               else 0.8 if ch.islower() else 1.0) for ch in text) + 0.3
+
+
+# ASCII that every engine prints as typed inside \text{} and that Markdown leaves alone there.
+TEXT_SAFE = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;?!()/@+=\"'")
+TT = 0.525  # a character of \mathtt (Computer Modern Typewriter), in em
+
+
+def is_text(ch: str) -> bool:
+    """Whether md_math.token sets `ch` in \\text{} as typed."""
+    if ch in TEXT_SAFE:
+        return True
+    if ch.isascii() or ch in MATH_SYMBOLS or ch in NOT_IN_KATEX:
+        return False
+    code = ord(ch)
+    return (0x400 <= code <= 0x45F or ch in "Ґґ" or (0xC0 <= code <= 0x17F and ch not in "×÷")
+            or ch in PUNCTUATION)
+
+
+def _code_point(ch: str) -> bool:
+    """Whether md_math.token writes `ch` as its code point: no engine prints it (`$`, the
+    backtick) or has a glyph for it (neither text nor an ASCII symbol nor a math symbol)."""
+    return (ch in "$`" or not ch.isascii()) and not is_text(ch) and ch not in MATH_SYMBOLS
 
 
 def lines_of(label: str, wrap: bool) -> list[str]:
