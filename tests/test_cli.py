@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import CONFIGS, attn_executable, run
+from tests.terminal import read_terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -151,18 +152,9 @@ def test_rich_in_a_terminal_uses_colour_unless_no_color() -> None:
         proc = subprocess.Popen([attn_executable(), "explain"], stdout=follower,
                                 stderr=follower, env=env)
         os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
+        shown = read_terminal(leader)
         proc.wait()
-        os.close(leader)
-        return b"".join(chunks).decode("utf-8")
+        return shown.decode("utf-8")
 
     base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "CI", "FORCE_COLOR")}
     base["TERM"] = "xterm-256color"

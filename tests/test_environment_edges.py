@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CONFIGS, attn_executable
+from tests.terminal import read_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 HUGE = "9" * 5000  # more digits than int() converts (4,300)
@@ -87,16 +88,7 @@ def on_a_terminal_stderr(args: list[str], cwd: Path, **env: str) -> tuple[int, s
                                stdout=subprocess.PIPE, stderr=follower,
                                env=environ(TERM="xterm-256color", **env))
     os.close(follower)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # EIO: every writer of the terminal has gone
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
+    shown = read_terminal(leader)
     assert process.stdout is not None
     out = process.stdout.read().decode("utf-8")
     process.stdout.close()

@@ -15,18 +15,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import run
-
-
-def safetensors(tensors: dict[str, np.ndarray]) -> bytes:
-    header: dict[str, Any] = {}
-    data = b""
-    for name, array in tensors.items():
-        raw = np.ascontiguousarray(array, dtype="<f8").tobytes()
-        header[name] = {"dtype": "F64", "shape": list(array.shape),
-                        "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    text = json.dumps(header).encode()
-    return struct.pack("<Q", len(text)) + text + data
+from tests.safetensors_file import safetensors
 
 
 def folder(tmp_path: Path, config: dict[str, Any], tensors: dict[str, np.ndarray],

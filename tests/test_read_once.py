@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import struct
 import sys
 import tracemalloc
 import zipfile
@@ -24,6 +23,7 @@ from attncli.i18n import translate
 from attncli.spec import arrays, checkpoint, csv_file, csv_lines
 from attncli.spec.csv_file import CsvFile
 from tests.conftest import run
+from tests.safetensors_file import safetensors
 
 ID = "[[1, 0], [0, 1]]"
 
@@ -83,24 +83,12 @@ def test_a_file_named_whole_is_charged_for_every_reference(tmp_path: Path) -> No
         "which --max-cells sets")
 
 
-def safetensors(tensors: dict[str, np.ndarray], metadata: dict[str, str] | None = None) -> bytes:
-    header: dict[str, object] = {"__metadata__": metadata} if metadata else {}
-    data = b""
-    for name, values in tensors.items():
-        raw = np.ascontiguousarray(values, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(values.shape),
-                        "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    text = json.dumps(header).encode()
-    return struct.pack("<Q", len(text)) + text + data
-
-
 @pytest.mark.parametrize("index", [False, True])
 def test_a_checkpoint_header_is_parsed_once_for_every_tensor_a_spec_names(
         index: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     weights = np.array([[1.0, 2.0], [3.0, 4.0]])
     (tmp_path / "m.safetensors").write_bytes(
-        safetensors({"w": weights, "v": weights.T}, {"note": "x" * 10_000}))
+        safetensors({"w": weights, "v": weights.T}, "<f4", {"note": "x" * 10_000}))
     name = "m.safetensors"
     if index:
         name = "model.safetensors.index.json"
@@ -116,10 +104,10 @@ def test_a_checkpoint_header_is_parsed_once_for_every_tensor_a_spec_names(
 
 def test_a_checkpoint_changed_between_two_readings_is_parsed_again(tmp_path: Path) -> None:
     path = tmp_path / "m.safetensors"
-    path.write_bytes(safetensors({"w": np.eye(2)}))
+    path.write_bytes(safetensors({"w": np.eye(2)}, "<f4"))
     headers: checkpoint.Headers = {}
     first = checkpoint.open_tensor(path, "m.safetensors", "w", 100, False, headers=headers)
-    path.write_bytes(safetensors({"a": np.zeros(3), "w": 2 * np.eye(2)}))
+    path.write_bytes(safetensors({"a": np.zeros(3), "w": 2 * np.eye(2)}, "<f4"))
     second = checkpoint.open_tensor(path, "m.safetensors", "w", 100, False, headers=headers)
     assert first.start != second.start  # where the data starts, by the new header
     assert second.read(None, 100).tolist() == [[2.0, 0.0], [0.0, 2.0]]
@@ -145,7 +133,7 @@ def llama_folder(folder: Path, layers: int) -> None:
         "num_key_value_heads": 2, "num_hidden_layers": layers, "intermediate_size": 2,
         "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "vocab_size": 8, "hidden_act": "silu",
         "max_position_embeddings": 16}))
-    (folder / "m" / "model.safetensors").write_bytes(safetensors(tensors))
+    (folder / "m" / "model.safetensors").write_bytes(safetensors(tensors, "<f4"))
 
 
 def test_a_model_folders_last_layer_parses_the_header_once(

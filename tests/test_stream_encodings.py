@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import attn_executable
+from tests.terminal import read_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = "configs/cat_chases_mouse.yaml"
@@ -33,16 +34,7 @@ def on_a_terminal(*args: str, encoding: str) -> tuple[int, bytes]:
     process = subprocess.Popen([attn_executable(), *args], cwd=ROOT, stdin=subprocess.DEVNULL,
                                stdout=follower, stderr=follower, env=env)
     os.close(follower)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # EIO: every writer of the terminal has gone
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
+    shown = read_terminal(leader)
     return process.wait(timeout=60), shown
 
 
