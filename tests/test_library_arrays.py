@@ -161,6 +161,28 @@ def test_a_value_numpy_cannot_read_and_a_key_that_is_no_text_are_named() -> None
     assert str(caught.value) == "walkthrough_of: positional: expected text keys, found the key 1"
 
 
+def test_values_nested_past_the_spec_limit_are_refused_where_they_nest() -> None:
+    # a list 3,000 deep, or a mapping that holds itself, was Python's RecursionError
+    deep: object = [1.0, 0.0]
+    for _ in range(3000):
+        deep = [deep]
+    with pytest.raises(SpecError) as caught:
+        walkthrough_of(tokens=["a"], X=deep)
+    assert str(caught.value) == ("walkthrough_of: X" + "[0]" * 64 + ": the spec nests lists and "
+                                 "mappings more than 64 levels deep")
+    itself: dict[str, object] = {}
+    itself["x"] = itself
+    with pytest.raises(SpecError) as caught:
+        spec_of(tokens=TOKENS, embeddings=E, display=itself)
+    assert str(caught.value) == ("spec_of: display" + ".x" * 64 + ": the spec nests lists and "
+                                 "mappings more than 64 levels deep")
+    at_the_limit: object = 1.0
+    for _ in range(62):  # 63 levels with X's own list: refused for its shape, not its depth
+        at_the_limit = [at_the_limit]
+    with pytest.raises(SpecError, match="expected a number, found a list of 1 item"):
+        walkthrough_of(tokens=["a"], X=[at_the_limit])
+
+
 def test_errors_and_the_display_speak_the_language_asked_for() -> None:
     with pytest.raises(SpecError) as caught:
         walkthrough_of(tokens=TOKENS, X=E[:2], lang="ru")

@@ -17,7 +17,8 @@ import numpy as np
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
-from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.bounds import too_deep
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_DEPTH
 from attncli.spec.model import Spec
 from attncli.spec.node import Node
 from attncli.spec.parse import load
@@ -41,11 +42,16 @@ def load_tree(top: dict[str, Node], source: str, max_cells: int = DEFAULT_MAX_CE
     return load(Node(top, Location(source)), max_cells=max_cells)
 
 
-def tree(value: Any, source: str, path: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
+def tree(value: Any, source: str, path: str, max_cells: int = DEFAULT_MAX_CELLS,
+         depth: int = 1) -> Node:
     """`value` as a Node marked with `path`: mappings and lists item by item, arrays row by row;
     an array of more than `max_cells` numbers is refused before its rows are copied (a
-    broadcast view of 2 × 10⁸ ones, 16 bytes, took 7 s and 3 GB to be refused)."""
+    broadcast view of 2 × 10⁸ ones, 16 bytes, took 7 s and 3 GB to be refused). Lists and
+    mappings nest at most MAX_DEPTH levels, as in a spec file: X=[[[…1.0…]]] 3,000 deep, or a
+    mapping that holds itself, was Python's RecursionError."""
     where = Location(source, path)
+    if depth > MAX_DEPTH and isinstance(value, (Mapping, list, tuple)):
+        raise SpecError(Msg.of("{path}: {problem}", path=path, problem=too_deep()), where)
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, SCALARS):
@@ -55,10 +61,10 @@ def tree(value: Any, source: str, path: str, max_cells: int = DEFAULT_MAX_CELLS)
             if not isinstance(key, str):
                 raise SpecError(Msg.of("{path}: expected text keys, found the key {found}",
                                        path=path, found=repr(key)), where)
-        return Node({key: tree(child, source, f"{path}.{key}" if path else key, max_cells)
-                     for key, child in value.items()}, where)
+        return Node({key: tree(child, source, f"{path}.{key}" if path else key, max_cells,
+                               depth + 1) for key, child in value.items()}, where)
     if isinstance(value, (list, tuple)):
-        return Node([tree(item, source, f"{path}[{i}]", max_cells)
+        return Node([tree(item, source, f"{path}[{i}]", max_cells, depth + 1)
                      for i, item in enumerate(value)], where)
     array = as_array(value, path, where)
     if array.size > max_cells:
