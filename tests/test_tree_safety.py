@@ -237,3 +237,18 @@ def test_stars_inside_a_part_of_a_spec_pattern_match_as_one_star(tree: Path, spe
     result = run("snippets")
     assert (result.exit_code, result.stderr) == (0, "attn: 1 written, 0 unchanged, 0 failed\n")
     assert sorted(path.name for path in (tree / "snippets").iterdir()) == ["cat.en.txt"]
+
+
+def test_a_manifest_named_from_a_deleted_folder_is_run(tree: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # `cd d; rmdir ../d; attn snippets /repo/attn.toml` with a spec that reads a file: naming
+    # that file from the current folder, which has no path, was exit 3 (FileNotFoundError)
+    (tree / "cat.attn.yaml").write_text("tokens: [cat, mouse]\nembeddings: {file: e.csv}\n",
+                                        encoding="utf-8")
+    (tree / "e.csv").write_text("1,0\n0,1\n", encoding="utf-8")
+    (tree / "d").mkdir()
+    monkeypatch.chdir(tree / "d")
+    (tree / "d").rmdir()
+    result = run("snippets", str(tree / "attn.toml"))
+    assert (result.exit_code, result.stderr) == (0, "attn: 1 written, 0 unchanged, 0 failed\n")
+    assert "cat" in (tree / "snippets/cat.en.txt").read_text(encoding="utf-8")

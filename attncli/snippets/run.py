@@ -130,7 +130,7 @@ def shown_path(path: Path) -> Path:
     """A resolved path as a user names it: from the current folder when it is below it."""
     try:
         return path.relative_to(Path.cwd().resolve())
-    except ValueError:
+    except (ValueError, OSError):  # not below it, or the current folder deleted
         return path
 
 

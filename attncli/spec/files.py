@@ -39,9 +39,15 @@ MAX_DIRECTORY = 1 << 20  # bytes of an .npz's zip directory: MAX_MEMBERS entries
 
 
 def spec_folder(source: str) -> Path:
-    """The folder that relative file names in the spec named `source` start from."""
+    """The folder that relative file names in the spec named `source` start from: for standard
+    input or a text, the current folder, even one deleted since (`cd d; rmdir ../d`), which
+    has no path: a file it names is then said not to be there, where asking for the path was
+    an internal error."""
     if source == STDIN_NAME or source.startswith("<"):
-        return Path.cwd()
+        try:
+            return Path.cwd()
+        except OSError:
+            return Path(".")
     return Path(source).parent
 
 
@@ -80,7 +86,7 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
             raise FileProblem(Msg.of("{name}: {problem}", name=name, problem=os_problem(
                 OSError(errno.ELOOP, "")))) from None
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}", name=name,
-                                 reason=getattr(error, "strerror", None) or str(error))) from None
+                                 reason=os_problem(error))) from None
     if not allow_outside and not path.is_relative_to(folder.resolve()):
         raise FileProblem(Msg.of("{name} is outside the spec's folder; only files in that folder "
                                  "or below it are read", name=name))
