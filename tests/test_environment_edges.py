@@ -255,3 +255,18 @@ def test_the_magic_refuses_options_on_its_line(
     assert re.match(r"<cell>:1:10: ", capsys.readouterr().err)  # `-p` at column 10
     chosen = shell.run_cell("%%attn\nspec: cat.attn.yaml\nlang: ru\n")  # type: ignore[attr-defined]
     assert "Веса внимания" in chosen.result.data
+
+
+def test_the_magic_shows_what_it_quotes_as_the_command_line_does(
+        shell: object, capsys: pytest.CaptureFixture[str]) -> None:
+    """An error line of the magic quoted the cell and its line as written: an escape sequence
+    (OSC 52 sets a terminal's clipboard, CSI 2J clears its screen), a BEL, a CR reached the
+    notebook's stream raw; the command line's error lines show each as `\\x1b`, `\\x07`, `\\r`."""
+    capsys.readouterr()
+    line = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\r-p 3"
+    assert shell.run_cell_magic("attn", line, "spec: cat.attn.yaml\n") is None  # type: ignore[attr-defined]
+    assert capsys.readouterr().err == (
+        "<cell>:1:8: %%attn takes nothing on its line, found \\x1b]52;c;SGVsbG8=\\x07\\x1b[2J\\r"
+        "-p 3; the cell holds the whole block, its choices as keys (lang: ru, precision: 3)\n")
+    assert shell.run_cell_magic("attn", "", 'spec: "\\e[2J\\ax.yaml"\n') is None  # type: ignore[attr-defined]
+    assert capsys.readouterr().err == "<cell>:2:7: \\x1b[2J\\x07x.yaml: no such file\n"

@@ -26,6 +26,7 @@ def attn(line: str, cell: str) -> Any:
 
     from attncli.errors import NO_MEMORY, NO_ROOM_TO_LOAD, AttnError
     from attncli.i18n import first_known, translate
+    from attncli.i18n.visible import visible
 
     lang = first_known(os.environ.get("ATTN_LANG"))
     # made now: once memory is refused, making the line may be refused too
@@ -37,7 +38,9 @@ def attn(line: str, cell: str) -> Any:
         request = read_block("\n" + cell, CELL, None, "katex")
         text = walkthrough_text(request, "markdown")
     except AttnError as error:
-        print(str(error.in_language(lang)), file=sys.stderr)
+        # shown as the command line shows an error: what it quotes from the cell (a file name,
+        # the %%attn line) may hold an escape sequence, a BEL or a CR, printed as `\x1b`
+        print(visible(str(error.in_language(lang))), file=sys.stderr)
         return None
     except (MemoryError, ImportError) as error:  # as the command line says it, no traceback
         if isinstance(error, ImportError) and NO_ROOM_TO_LOAD not in str(error):
