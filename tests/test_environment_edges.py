@@ -114,6 +114,28 @@ def test_the_snippets_progress_bar_takes_a_size_of_5000_digits(name: str, tmp_pa
     assert len(list((tmp_path / "out").glob("*.svg"))) == PROGRESS_MIN
 
 
+@pytest.mark.parametrize("encoding", ["idna", "undefined"])
+def test_the_snippets_progress_bar_is_not_drawn_where_the_terminal_writes_no_text(
+        encoding: str, tmp_path: Path) -> None:
+    """PYTHONIOENCODING=idna or undefined with stderr a terminal: Rich drew the bar through
+    that codec, which writes no text: 'internal error: UnicodeError', exit 3, every snippet
+    unwritten or written with no word said."""
+    from attncli.cli.snippets import PROGRESS_MIN
+
+    spec = (CONFIGS / "two_tokens_unscaled.yaml").read_text("utf-8")
+    (tmp_path / "posts").mkdir()
+    for i in range(PROGRESS_MIN):
+        (tmp_path / "posts" / f"p{i:02}.attn.yaml").write_text(spec, "utf-8")
+    (tmp_path / "attn.toml").write_text(
+        '[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\nlanguages = ["en"]\n'
+        'output = "out/{name}.{ext}"\n', "utf-8")
+    code, out, shown = on_a_terminal_stderr(["snippets", "--jobs", "1", "--lang", "pl"],
+                                            tmp_path, PYTHONIOENCODING=encoding)
+    assert (code, out) == (0, "")
+    assert shown == f"attn: zapisane: {PROGRESS_MIN}, bez zmian: 0, nieudane: 0\r\n"
+    assert len(list((tmp_path / "out").glob("*.txt"))) == PROGRESS_MIN
+
+
 def test_a_value_error_while_the_output_is_made_is_no_closed_stdout(
         capsys: pytest.CaptureFixture[str]) -> None:
     """write_stdout asks only its writing why it failed: an error of the work reaches `run`,

@@ -59,6 +59,16 @@ def _shows(stream: TextIO, text: str) -> bool:
         return True
 
 
+def writes_text(stream: TextIO) -> bool:
+    """Whether `stream` writes a line of plain text as it is written: not so under a codec that
+    writes no text whole (PYTHONIOENCODING=idna or undefined), in which whatever draws there
+    directly (the snippets progress bar) would stop the command (exit 3)."""
+    try:
+        return _writes(stream.encoding or "utf-8", "attn\n", "strict")
+    except LookupError:
+        return True
+
+
 def _writes(encoding: str, text: str, errors: str) -> bool:
     """Whether a stream of `encoding` writes `text` whole as it is written: a codec may refuse
     it (UnicodeEncodeError, or the base class that idna and undefined raise), or hold its end
