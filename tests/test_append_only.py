@@ -252,3 +252,33 @@ def test_a_refusal_the_folder_does_not_announce_leaves_an_empty_file_at_most(
     assert target.read_text(encoding="utf-8") == "old\n"
     left = [path for path in tmp_path.iterdir() if path != target]
     assert [path.stat().st_size for path in left] == [0]
+
+
+@pytest.mark.parametrize(("limit", "refused"), [
+    (4096, "data/checkpoints/gpt2/model.safetensors"),  # the spec (3,366 bytes) fits, not this
+    (1024, "gpt2_head.yaml"),  # the first piece already: the refusal is said once, not again
+])
+def test_examples_to_an_append_only_folder_that_refuses_a_write_leaves_nothing(
+        append_only: list[Path], tmp_path: Path, limit: int, refused: str) -> None:
+    """A write refused while an example is copied (a full disk; here a file-size limit) left
+    what was made before it, which such a folder keeps: the spec, a data folder, or half of the
+    file being written. Every piece is now written whole before any name is made."""
+    import resource
+    import sys
+
+    sealed = seal(append_only, tmp_path / "ap")
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    result = subprocess.run([sys.executable, "-m", "attncli", "examples", "gpt2_head", "--to",
+                             "ap/new"], cwd=tmp_path, capture_output=True, text=True,
+                            preexec_fn=limited, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (result.returncode, result.stderr) == (
+        2, f"attn: cannot write ap/new/{refused}: the file is too large for the file system\n")
+    assert entries(sealed) == []
+    assert run("examples", "gpt2_head", "--to", "ap/new").exit_code == 0  # no limit: whole
+    copied = sealed / "new/data/checkpoints/gpt2/model.safetensors"
+    assert copied.read_bytes() == (ROOT / "configs/data/checkpoints/gpt2/model.safetensors"
+                                   ).read_bytes()

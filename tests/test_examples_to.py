@@ -8,6 +8,7 @@ import errno
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -53,16 +54,27 @@ def test_dir_itself_a_file_is_said_as_such(tmp_path: Path) -> None:
     assert (tmp_path / "d").read_text() == "mine"
 
 
-def test_a_write_that_fails_half_way_leaves_nothing(tmp_path: Path,
+@pytest.mark.parametrize("staged", [True, False], ids=["unnamed", "named"])
+def test_a_write_that_fails_half_way_leaves_nothing(tmp_path: Path, staged: bool,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    written = attncli.files.write_new
+    # each piece is written whole to a file with no name, then named (Linux's O_TMPFILE); where
+    # the system makes no such file, written under its name
+    written, named = attncli.files.write_new, attncli.files.link
 
     def full_disk(path: Path, data: bytes) -> None:
         if path.name == "model.safetensors":  # the spec went in; the checkpoint does not fit
             raise OSError(errno.ENOSPC, "No space left on device")
         written(path, data)
 
+    def no_room_to_name(staged: Any, folder: Path, name: str) -> None:
+        if name == "model.safetensors":  # a folder's entry needs room too
+            raise OSError(errno.ENOSPC, "No space left on device")
+        named(staged, folder, name)
+
     monkeypatch.setattr(attncli.files, "write_new", full_disk)
+    monkeypatch.setattr(attncli.files, "link", no_room_to_name)
+    if not staged:
+        monkeypatch.setattr(attncli.files, "unnamed_file", lambda folder: None)
     result = invoke("examples", "gpt2_head", "--to", str(tmp_path / "mine"))
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.startswith(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from attncli.errors import UsageError
 from attncli.i18n import DEFAULT_LANG, Msg
@@ -110,17 +111,48 @@ def write_example(name: str, folder: Path, lang: str = DEFAULT_LANG) -> list[Pat
                                     "leads", file=str(target), folder=str(folder)))
         check_folders(target)
     made: list[Path] = []  # removed, the last first, if a later write fails
-    try:
-        for target, (_, data) in zip(targets, pieces, strict=True):
-            make_folders(target, made)
-            write_piece(target, data)
-            made.append(target)
-    except BaseException:
-        for path in reversed(made):
-            with contextlib.suppress(OSError):
-                path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
-        raise
+    with contextlib.ExitStack() as closing:
+        staged = staged_copies(folder, targets, [data for _, data in pieces], closing)
+        try:
+            for k, (target, (_, data)) in enumerate(zip(targets, pieces, strict=True)):
+                make_folders(target, made)
+                write_piece(target, data, staged[k] if staged else None)
+                made.append(target)
+        except BaseException:
+            for path in reversed(made):
+                with contextlib.suppress(OSError):
+                    path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+            raise
     return targets
+
+
+def staged_copies(folder: Path, targets: list[Path], datas: list[bytes],
+                  closing: contextlib.ExitStack) -> list[BinaryIO] | None:
+    """Every piece written whole, before any name or folder is made, to a file with no name yet
+    (Linux's O_TMPFILE) in the nearest folder that is there, to be named in place: a write that
+    fails (a full disk, `ulimit -f`, a signal) then leaves nothing, even in an append-only folder
+    (`chattr +a`), where what was made could not be removed again (the spec and a data folder
+    stayed, or half a file). None where the system makes no such file."""
+    from attncli.files import cannot_write, file_mode, unnamed_file
+    from attncli.i18n.library_messages import os_problem
+
+    base = next((place for place in (folder, *folder.parents) if os.path.isdir(place)), Path("."))
+    staged: list[BinaryIO] = []
+    for target, data in zip(targets, datas, strict=True):
+        try:
+            handle = unnamed_file(base)
+            if handle is None:
+                return None
+            out = closing.enter_context(os.fdopen(handle, "w+b", buffering=0))
+            view = memoryview(data)
+            while view:  # unbuffered: a refusal is raised here, not again as it is closed
+                view = view[out.write(view):]
+            os.fsync(out.fileno())
+            os.fchmod(out.fileno(), file_mode(target, plain=False))
+        except OSError as error:
+            raise cannot_write(target, os_problem(error)) from None
+        staged.append(out)
+    return staged
 
 
 def real_path(path: Path, target: Path) -> Path:
@@ -170,12 +202,22 @@ def make_folders(target: Path, made: list[Path]) -> None:
         made.append(parent)
 
 
-def write_piece(target: Path, data: bytes) -> None:
-    from attncli.files import cannot_write, write_new
+def write_piece(target: Path, data: bytes, staged: BinaryIO | None) -> None:
+    """`data` at `target`, which must not exist: the `staged` copy given that name (another
+    file system on the way: written again there), or written there now."""
+    from attncli.files import cannot_write, link, write_new
     from attncli.i18n.library_messages import os_problem
 
     try:
-        write_new(target, data)
+        if staged is None:
+            write_new(target, data)
+            return
+        try:
+            link(staged, target.parent if str(target.parent) else Path("."), target.name)
+        except OSError as error:
+            if error.errno != errno.EXDEV:
+                raise
+            write_new(target, data)
     except FileExistsError:
         raise exists(target) from None
     except OSError as error:
