@@ -170,7 +170,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
             if appends_only(folder):  # no name could be taken back: the text is made elsewhere
                 with tempfile.TemporaryFile() as elsewhere:
                     write_all(elsewhere, text)
-                    write_in_place(elsewhere, target, follow, plain)
+                    write_in_place(elsewhere, target, plain)
                 return
             handle, temporary = tempfile.mkstemp(
                 dir=folder, prefix=f".{temporary_stem(target.name)}.", suffix=".tmp")
@@ -183,11 +183,11 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
                     if linked_as(staged, target):
                         return
                     if appends_only(folder):
-                        write_in_place(staged, target, follow, plain)
+                        write_in_place(staged, target, plain)
                         return
                     name = folder / linked_beside(staged, folder, target.name)
                 if not replaced(staged, name, target):
-                    write_in_place(staged, target, follow, plain)
+                    write_in_place(staged, target, plain)
             except BaseException:
                 if name is not None:
                     taken_back(staged, name)
@@ -311,11 +311,12 @@ def taken_back(staged: BinaryIO, name: Path) -> bool:
     return True
 
 
-def write_in_place(staged: BinaryIO, target: Path, follow: bool, plain: bool) -> None:
+def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
     """The whole text of `staged` written over `target` (made if missing) in place, where the
-    folder refuses to replace it: only a failing disk leaves it part written. Where links are
-    not followed, a file with other names (hard links) is refused, as it would change under
-    those names too."""
+    folder refuses to replace it: only a failing disk leaves it part written. A file with other
+    names (hard links) is refused, as it would change under those names too, which may be
+    anywhere on the disk; renamed over, as in an ordinary folder, they keep it (`export -o
+    ap/o.md` over a second name of notes.txt wrote the walkthrough into notes.txt)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC
     try:
         handle, made = os.open(target, flags | os.O_EXCL, PLAIN), True
@@ -326,7 +327,7 @@ def write_in_place(staged: BinaryIO, target: Path, follow: bool, plain: bool) ->
             info = os.fstat(handle)
             if not stat.S_ISREG(info.st_mode):
                 raise not_regular(info.st_mode)
-            if not made and not follow and info.st_nlink > 1:
+            if not made and info.st_nlink > 1:
                 raise NotRegular(Msg.of("the folder refuses to replace this file, and writing "
                                         "it in place would change its other names (hard "
                                         "links) too"))

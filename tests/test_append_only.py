@@ -282,3 +282,26 @@ def test_examples_to_an_append_only_folder_that_refuses_a_write_leaves_nothing(
     copied = sealed / "new/data/checkpoints/gpt2/model.safetensors"
     assert copied.read_bytes() == (ROOT / "configs/data/checkpoints/gpt2/model.safetensors"
                                    ).read_bytes()
+
+
+@pytest.mark.parametrize(("options", "written"), [
+    (("--markdown", "-o", "ap/o.md"), "o.md"),
+    (("--markdown", "-o", "o.md", "--heatmap", "ap/h.svg"), "h.svg"),
+    (("--latex", "--worksheet", "-o", "w.tex", "--answers", "ap/k.tex"), "k.tex"),
+], ids=["output", "heatmap", "answers"])
+def test_an_export_over_a_file_with_another_name_is_not_written_in_place(
+        append_only: list[Path], tmp_path: Path, options: tuple[str, ...], written: str) -> None:
+    # -o names a path as a snippet's output does: written in place, the walkthrough went into
+    # the file's other name too (notes.txt), which an ordinary folder's rename leaves alone
+    Path("s.yaml").write_text(SPEC, encoding="utf-8")
+    Path("notes.txt").write_text("my notes\n", encoding="utf-8")
+    Path("ap").mkdir()
+    os.link("notes.txt", f"ap/{written}")
+    sealed = seal(append_only, tmp_path / "ap")
+    result = run("export", "s.yaml", *options)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"attn: cannot write ap/{written}: the folder refuses to replace this file, and writing "
+        "it in place would change its other names (hard links) too\n")
+    assert Path("notes.txt").read_text(encoding="utf-8") == "my notes\n"
+    assert entries(sealed) == [written]
