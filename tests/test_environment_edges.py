@@ -136,6 +136,25 @@ def test_the_snippets_progress_bar_is_not_drawn_where_the_terminal_writes_no_tex
     assert len(list((tmp_path / "out").glob("*.txt"))) == PROGRESS_MIN
 
 
+def test_snippets_run_with_standard_error_closed(tmp_path: Path) -> None:
+    """`attn snippets 2>&-` with 20 snippets or more: Python has no sys.stderr then, and asking
+    it whether it is a terminal (for the progress bar) was exit 3, nothing written."""
+    from attncli.cli.snippets import PROGRESS_MIN
+
+    spec = (CONFIGS / "two_tokens_unscaled.yaml").read_text("utf-8")
+    (tmp_path / "posts").mkdir()
+    for i in range(PROGRESS_MIN):
+        (tmp_path / "posts" / f"p{i:02}.attn.yaml").write_text(spec, "utf-8")
+    (tmp_path / "attn.toml").write_text(
+        '[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\nlanguages = ["en"]\n'
+        'output = "out/{name}.{ext}"\n', "utf-8")
+    done = subprocess.run([attn_executable(), "snippets", "--jobs", "1"], cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=environ(),
+                          preexec_fn=lambda: os.close(2), timeout=120)
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert len(list((tmp_path / "out").glob("*.txt"))) == PROGRESS_MIN
+
+
 def test_a_value_error_while_the_output_is_made_is_no_closed_stdout(
         capsys: pytest.CaptureFixture[str]) -> None:
     """write_stdout asks only its writing why it failed: an error of the work reaches `run`,

@@ -34,10 +34,12 @@ PROGRESS_MIN = 20
 def progress_bar(total: int) -> Iterator[Callable[[], None]]:
     """A progress bar on stderr when there are many snippets and stderr is a terminal that
     writes text (not one under PYTHONIOENCODING=idna or undefined: exit 3 as the bar was
-    drawn); otherwise a tick that does nothing."""
+    drawn); otherwise, and with stderr closed (`2>&-`, no sys.stderr: exit 3 too), a tick
+    that does nothing."""
     from attncli.cli.streams import writes_text
 
-    if total < PROGRESS_MIN or not sys.stderr.isatty() or not writes_text(sys.stderr):
+    err = sys.stderr
+    if total < PROGRESS_MIN or err is None or not err.isatty() or not writes_text(err):
         yield lambda: None
         return
     from rich.console import Console
