@@ -32,11 +32,12 @@ SUFFIXES = (".safetensors", ".json")
 # ViT's patch projection, flattened by attncli/spec/arch_vit.py
 MAX_SIZES = 4
 # The safetensors format's data types that hold real numbers; BF16 is read as float32's top half.
-# The headers (and indices) parsed while one spec is read, by resolved file: read and checked once
-# however many tensors of a checkpoint the spec or its model folder names (a model's layer 299
-# names 2,700 tensors of one header). Each is kept with the file's size and time of change, and
-# parsed again when the file is another.
-Headers = dict[Path, tuple[tuple[int, int], dict[str, object], int]]
+# The headers (and indices) parsed while one spec is read, by file (its device and inode, so
+# that a hard link is the file it names): read and checked once however many tensors of a
+# checkpoint the spec or its model folder names (a model's layer 299 names 2,700 tensors of one
+# header). Each is kept, less its free-text metadata, with the file's size and time of change,
+# and parsed again when the file is another.
+Headers = dict[tuple[int, int], tuple[tuple[int, int], dict[str, object], int]]
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
           "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1"}
 
@@ -198,7 +199,8 @@ def _weight_map(path: Path, name: str, max_cells: int,
                 headers: Headers | None = None) -> dict[str, object]:
     """The weight_map of the checkpoint index at `path`, read within the byte limit."""
     def parse(size: int) -> tuple[dict[str, object], int]:
-        return read_json_object(path, name, size, max_bytes(max_cells)), 0
+        found = read_json_object(path, name, size, max_bytes(max_cells))
+        return {key: found[key] for key in ("weight_map",) if key in found}, 0  # kept alone
 
     index, _ = _kept(path, headers, parse)
     weight_map = index.get("weight_map")
@@ -213,13 +215,13 @@ def _kept(path: Path, headers: Headers | None,
     """What `parse` makes of the file at `path` (given its size), kept in `headers` while the
     file keeps its size and time of change."""
     status = path.stat()
-    stamp = (status.st_size, status.st_mtime_ns)
-    found = None if headers is None else headers.get(path)
-    if found is not None and found[0] == stamp:
+    stamp, file = (status.st_size, status.st_mtime_ns), (status.st_dev, status.st_ino)
+    found = None if headers is None else headers.get(file)  # a file's other names (hard links)
+    if found is not None and found[0] == stamp:             # find it too
         return found[1], found[2]
     parsed, start = parse(status.st_size)
     if headers is not None:
-        headers[path] = (stamp, parsed, start)
+        headers[file] = (stamp, parsed, start)
     return parsed, start
 
 
@@ -250,6 +252,9 @@ def _read_header(path: Path, name: str, size: int,
         file.seek(8)
         header = _parse_object(file.read(length), name)
     _check_apart(header, name)
+    # free text no tensor is read from: not kept with the header, so that headers kept for a
+    # spec cost their tensors' entries only (16 files with 30 MB of metadata each took 550 MB)
+    header.pop("__metadata__", None)
     return header, 8 + length
 
 
