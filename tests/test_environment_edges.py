@@ -269,6 +269,26 @@ def test_the_magic_refused_memory_says_one_line(
     assert "Traceback" not in captured.out
 
 
+def test_the_magic_refused_memory_before_its_line_is_made_says_the_fixed_line(
+        shell: object, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Memory refused as the magic makes its out-of-memory line (the catalogue's first use, a
+    notebook already at its limit) was IPython's traceback of a MemoryError; it is the command
+    line's fixed line then."""
+    import attncli.i18n
+
+    def refused(*args: object, **kwargs: object) -> str:
+        raise MemoryError
+
+    monkeypatch.setattr(attncli.i18n, "translate", refused)
+    capsys.readouterr()
+    cell = shell.run_cell("%%attn\nspec: cat.attn.yaml\n")  # type: ignore[attr-defined]
+    assert cell.result is None and cell.error_in_exec is None
+    captured = capsys.readouterr()
+    assert captured.err == "attn: not enough memory\n"
+    assert "Traceback" not in captured.out
+
+
 LINE = {
     "en": "<cell>:1:8: %%attn takes nothing on its line, found --lang ru -o x.md; the cell holds "
           "the whole block, its choices as keys (lang: ru, precision: 3)",

@@ -16,21 +16,28 @@ from typing import Any
 
 MAGIC = "%%attn"
 CELL = "<cell>"  # an error's place: `<cell>:LINE:COLUMN`, the line counted from `%%attn`
+# The command line's line when not even its own can be made (cli/running.py OUT_OF_MEMORY_LINE)
+NOT_ENOUGH_MEMORY = "attn: not enough memory"
 
 
 def attn(line: str, cell: str) -> Any:
     """The walkthrough of the cell's block, displayed as Markdown; on a bad block, anything on
     the `%%attn` line, or memory refused, one line on standard error (in $ATTN_LANG's language)
     and nothing displayed."""
-    from IPython.display import Markdown
+    try:
+        from IPython.display import Markdown
 
-    from attncli.errors import NO_MEMORY, NO_ROOM_TO_LOAD, AttnError
-    from attncli.i18n import first_known, translate
-    from attncli.i18n.visible import visible
+        from attncli.errors import NO_MEMORY, NO_ROOM_TO_LOAD, AttnError
+        from attncli.i18n import first_known, translate
+        from attncli.i18n.visible import visible
 
-    lang = first_known(os.environ.get("ATTN_LANG"))
-    # made now: once memory is refused, making the line may be refused too
-    no_memory = "attn: " + translate(NO_MEMORY, lang)
+        lang = first_known(os.environ.get("ATTN_LANG"))
+        # made now: once memory is refused, making the line may be refused too
+        no_memory = "attn: " + translate(NO_MEMORY, lang)
+    except MemoryError:  # refused already (the catalogue's first use): the fixed line
+        with suppress(MemoryError):
+            print(NOT_ENOUGH_MEMORY, file=sys.stderr)
+        return None
     try:
         from attncli.fill.block import read_block, walkthrough_text
 
