@@ -363,3 +363,28 @@ def test_a_header_is_kept_without_its_metadata(index: bool, tmp_path: Path) -> N
         checkpoint.open_tensor(path, "m.safetensors", "__metadata__", 100, False, headers=headers)
     assert translate(missing.value.message, "en") == ("m.safetensors has no tensor "
                                                        "__metadata__; it has w")
+
+
+@pytest.mark.parametrize("file", ["w.csv", "w.npz"])
+def test_a_file_named_whole_under_other_names_is_read_once(
+        file: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 256 hard links to one 30 MB .csv, one a head: each name was read again (16.7 s)
+    import os
+
+    weights = np.array([[2.0, 0.5], [-1.0, 3.0]])
+    if file.endswith(".csv"):
+        (tmp_path / file).write_text("2,0.5\n-1,3\n# a note\n")
+    else:
+        np.savez(tmp_path / file, w=weights)
+    suffix = file.split(".")[1]
+    for k in range(8):
+        os.link(tmp_path / file, tmp_path / f"l{k}.{suffix}")
+    key = "" if suffix == "csv" else ", key: w"
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f"tokens: [a, b]\nembeddings: {ID}\nheads: [" + ", ".join(
+        f"{{W_Q: {{file: l{k}.{suffix}{key}}}, W_K: {ID}, W_V: {ID}}}" for k in range(8))
+        + "]\n", encoding="utf-8")
+    readings = counted(monkeypatch, arrays, "load_array")
+    loaded = load_spec(str(spec))
+    assert len(readings) == 1
+    assert all(head.W_Q.tolist() == weights.tolist() for head in loaded.heads)

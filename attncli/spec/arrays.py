@@ -4,6 +4,7 @@ counted against the one limit of numbers a spec may make (attncli.spec.limits)."
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,7 +99,8 @@ class Files:
     token_ids: list[int] = field(default_factory=list)  # from tokens: {tokenizer, text}
     kept: Kept = field(default_factory=dict)  # the arrays sliced so far, opened once each
     # the files read whole so far, by file and key: read once each, however often named
-    wholes: dict[tuple[Path, str | None], np.ndarray] = field(default_factory=dict)
+    wholes: dict[tuple[tuple[int, int] | Path, str | None], np.ndarray] = field(
+        default_factory=dict)
     headers: Headers = field(default_factory=dict)  # checkpoint headers, parsed once each
 
 
@@ -149,6 +151,18 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
     return matrix_at(node, "embeddings", files, (n, None))
 
 
+def identity(path: Path) -> tuple[int, int] | Path:
+    """The file at `path` as the system knows it (its device and inode), so that its other
+    names (hard links) are the file they name: 256 hard links to one 30 MB .csv, one a head,
+    were read 256 times (16.7 s); `path` itself where it cannot be asked (read, and refused,
+    as any other)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return path
+    return info.st_dev, info.st_ino
+
+
 def file_values(node: Node, files: Files, ndim: int) -> Array:
     """{file: name.npy | name.csv} or {file: name.npz, key: W_Q}, relative to the spec, or
     {file: model.safetensors, key: NAME, rows: ..., columns: ...} or {file: name.npy | name.npz
@@ -173,14 +187,15 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
         key = optional(keys, "key", text, None)
         try:
             path = resolve(files.folder, name, files.allow_outside)
-            found = files.wholes.get((path, key))
+            whole = (identity(path), key)
+            found = files.wholes.get(whole)
             if found is not None:  # read for this spec already: charged again, not read again
                 charge(keys["file"], found.shape)
                 values = found.copy()  # a matrix of its own, as a reading gives
             else:  # kept as read (nothing changes a spec's matrices): no copy of one named once
                 values = load_array(path, name, key, files.budget.max_cells,
                                     lambda shape: charge(keys["file"], shape))
-                files.wholes[(path, key)] = values
+                files.wholes[whole] = values
         except FileProblem as problem:
             raise SpecError(Msg.of("{path}: {problem}", path=keys["file"].where.path,
                                    problem=problem.message), keys["file"].where) from None
