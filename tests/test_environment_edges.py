@@ -331,3 +331,20 @@ def test_the_magic_shows_what_it_quotes_as_the_command_line_does(
         "-p 3; the cell holds the whole block, its choices as keys (lang: ru, precision: 3)\n")
     assert shell.run_cell_magic("attn", "", 'spec: "\\e[2J\\ax.yaml"\n') is None  # type: ignore[attr-defined]
     assert capsys.readouterr().err == "<cell>:2:7: \\x1b[2J\\x07x.yaml: no such file\n"
+
+
+def test_nothing_to_write_is_no_refusal_of_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PYTHONIOENCODING=undefined on a terminal: a command that prints nothing on stdout
+    (`export -o o.md`, `snippets`) wrote its file, then said the terminal's encoding writes no
+    text and exited 2, since writing "" through that codec is refused too."""
+    import io
+
+    from attncli.cli.streams import write_stdout
+    from attncli.errors import UsageError
+
+    terminal = io.TextIOWrapper(io.BytesIO(), encoding="undefined")
+    monkeypatch.setattr(sys, "stdout", terminal)
+    write_stdout("")
+    write_stdout(iter(["", ""]))
+    with pytest.raises(UsageError, match="writes no text"):
+        write_stdout("attn")

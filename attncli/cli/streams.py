@@ -157,6 +157,8 @@ def write_stdout(text: str | Iterable[str]) -> None:
     # What making a piece raises is its own (a ValueError of the work is no closed stdout):
     # only writing is asked why it failed.
     for piece in (text,) if isinstance(text, str) else text:
+        if not piece:  # nothing to say (export -o, snippets): a codec that writes no text
+            continue   # (PYTHONIOENCODING=undefined) refused even "", exit 2 after the work
         with _stdout_refusals():
             _write(_stdout(), piece)
     with _stdout_refusals():
