@@ -348,3 +348,19 @@ def test_nothing_to_write_is_no_refusal_of_the_terminal(monkeypatch: pytest.Monk
     write_stdout(iter(["", ""]))
     with pytest.raises(UsageError, match="writes no text"):
         write_stdout("attn")
+
+
+@pytest.mark.parametrize("encoding", ["idna", "undefined"])
+def test_the_magic_says_its_line_where_the_codec_writes_no_text(
+        encoding: str, shell: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """IPython in a terminal under PYTHONIOENCODING=idna or undefined: the magic's error line
+    went through that codec, which refuses it (undefined) or holds it to the stream's end
+    (idna), and came out as Python's dump of an unraisable UnicodeError; it is written in UTF-8."""
+    import io
+
+    written = io.BytesIO()
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(written, encoding=encoding,
+                                                        errors="strict"))
+    monkeypatch.setenv("ATTN_LANG", "ru")
+    assert shell.run_cell_magic("attn", "", "spec: nosuch.yaml\n") is None  # type: ignore[attr-defined]
+    assert written.getvalue().decode("utf-8") == "<cell>:2:7: nosuch.yaml: нет такого файла\n"

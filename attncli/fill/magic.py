@@ -9,6 +9,7 @@ the first cell that runs.
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from contextlib import suppress
@@ -36,7 +37,7 @@ def attn(line: str, cell: str) -> Any:
         no_memory = "attn: " + translate(NO_MEMORY, lang)
     except MemoryError:  # refused already (the catalogue's first use): the fixed line
         with suppress(MemoryError):
-            print(NOT_ENOUGH_MEMORY, file=sys.stderr)
+            say(NOT_ENOUGH_MEMORY)
         return None
     try:
         from attncli.fill.block import read_block, walkthrough_text
@@ -47,15 +48,39 @@ def attn(line: str, cell: str) -> Any:
     except AttnError as error:
         # shown as the command line shows an error: what it quotes from the cell (a file name,
         # the %%attn line) may hold an escape sequence, a BEL or a CR, printed as `\x1b`
-        print(visible(str(error.in_language(lang))), file=sys.stderr)
+        say(visible(str(error.in_language(lang))))
         return None
     except (MemoryError, ImportError) as error:  # as the command line says it, no traceback
         if isinstance(error, ImportError) and NO_ROOM_TO_LOAD not in str(error):
             raise
         with suppress(MemoryError):
-            print(no_memory, file=sys.stderr)
+            say(no_memory)
         return None
     return Markdown(text)  # type: ignore[no-untyped-call]
+
+
+def say(line: str) -> None:
+    """`line` on standard error; where its codec writes no text whole (PYTHONIOENCODING=idna
+    or undefined in a terminal's IPython), in UTF-8 through its buffer: the line came out as
+    Python's dump of an unraisable UnicodeError, or not at all."""
+    err = sys.stderr
+    if err is None:  # closed: nobody to tell
+        return
+    text = line + "\n"
+    try:
+        encoding, errors = err.encoding or "utf-8", err.errors or "strict"
+        shown = codecs.getincrementalencoder(encoding)(errors).encode(text) == text.encode(
+            encoding, errors)  # idna holds a line's end until the stream is closed
+    except (UnicodeError, AttributeError):
+        shown = False
+    except LookupError:  # a codec Python does not know: as it is
+        shown = True
+    if shown:
+        print(line, file=err)
+        return
+    with suppress(AttributeError, OSError, ValueError):
+        err.buffer.write(text.encode("utf-8", "backslashreplace"))
+        err.buffer.flush()
 
 
 def nothing_on(line: str) -> None:
