@@ -109,8 +109,9 @@ def test_standard_input_is_read_only_up_to_the_limit() -> None:
         2, "<stdin>: the spec is larger than 1,048,576 bytes, the limit that --max-cells sets\n")
 
 
-# Written: the mapping, 2 keys, 2 lists, 2 tokens, 2 rows, 4 numbers = 13 values (11 counted
-# as nodes, without keys). Made: E (4) and the identities W_Q, W_K, W_V (4 each) = 16 numbers.
+# Written: the mapping, 2 lists, 2 rows, 4 numbers = 9 values (the 2 keys and 2 tokens are
+# texts, which have a limit of their own). Made: E (4) and the identities W_Q, W_K, W_V (4
+# each) = 16 numbers.
 SMALL = "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
 # 40 tokens with d_model = 1. Written: the mapping, 2 lists, 40 tokens, 40 rows and 40 numbers
 # = 123 nodes. Made: E (40) and the 1x1 identities (3) = 43. Computed: Q, K, V (40 each), S,
@@ -131,7 +132,7 @@ def test_max_cells_is_an_option_of_every_command_that_reads_specs(command: list[
         assert result.stderr.endswith(summary)
         return result.stderr[:len(result.stderr) - len(summary)]
 
-    assert refused(12, SMALL) == "<stdin>:2:26: the spec holds more than 12 values, the limit " \
+    assert refused(8, SMALL) == "<stdin>:2:26: the spec holds more than 8 values, the limit " \
         "that --max-cells sets\n"
     assert refused(15, SMALL) == "<stdin>:1:1: the identity W_V of 2 × 2 brings the spec to 16 " \
         "numbers; the limit is 15, which --max-cells sets\n"

@@ -113,16 +113,18 @@ def test_a_spec_past_the_cell_limit_is_refused_at_the_value_that_passes_it() -> 
     assert translate(caught.value.message, "en") == \
         "the spec holds more than 7 values, the limit that --max-cells sets"
     assert caught.value.where is not None
-    # the 8th value: the mapping, m, the outer list, the first row, 1, 2, 3, then the second row
-    assert (caught.value.where.line, caught.value.where.column) == (1, 16)
+    # the 8th value: the mapping, the outer list, the first row, 1, 2, 3, the second row, then 4
+    # (the key m is a text, which the text limit counts)
+    assert (caught.value.where.line, caught.value.where.column) == (1, 17)
 
 
 def test_aliases_past_the_limit_are_named_as_the_values_written() -> None:
-    # 6 values are composed, but with the 3 aliases 9 are written: past 8, as the event walk says
+    # 4 values are composed (the keys are texts), but with the 3 aliases 7 are written: past 6,
+    # as the event walk says
     with pytest.raises(SpecError) as caught:
-        parse("alias.yaml", "a: &x [1]\nb: [*x, *x, *x]\n", max_cells=8)
+        parse("alias.yaml", "a: &x [1]\nb: [*x, *x, *x]\n", max_cells=6)
     assert translate(caught.value.message, "en") == \
-        "the spec holds more than 8 values, the limit that --max-cells sets"
+        "the spec holds more than 6 values, the limit that --max-cells sets"
     with pytest.raises(SpecError) as caught:
         parse("alias.yaml", "a: &x [1, 2, 3]\nb: [*x, *x]\n", max_cells=10)
     assert translate(caught.value.message, "en") == "the spec holds 14 values once its aliases " \
@@ -154,9 +156,53 @@ def test_a_million_texts_are_refused_before_they_are_composed(
     assert (caught.value.where.line, caught.value.where.column) == where
 
 
-def test_numbers_are_no_texts_for_the_early_count() -> None:
-    """200,000 plain numbers in a list of mixed items are no texts: the spec passes the text
-    limit and is read."""
-    numbers = ", ".join(["1", "2.5", "1e-3", ".inf", "0x1f"] * 40_000)
+def test_numbers_are_no_texts_for_the_early_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """90,000 plain numbers in a list of mixed items are no texts: with the text limit at
+    1,000, the spec passes it and is read."""
+    from attncli.spec import limits
+
+    monkeypatch.setattr(limits, "MIN_TEXTS", 1_000)
+    numbers = ", ".join(["1", "2.5", "1e-3", ".inf", "0x1f"] * 18_000)
     node = parse("m.yaml", f"m: [{numbers}, a]\n")
     assert node.value["m"].value[-1].value == "a"
+
+
+@pytest.mark.parametrize("name", ["big.yaml", "big.json"])
+def test_a_million_numbers_are_refused_before_they_are_composed(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Numbers written in a spec were all composed before the first was checked, and 10 million
+    were allowed: 3 million in a 6 MB file took 18.7 s and 2.2 GB. The value past 100,000 (a
+    hundredth of the cell limit) now stops the reading: in YAML, composing stops at it; in JSON,
+    a row of numbers is refused before its pattern is matched."""
+    import attncli.spec.json_source
+    import attncli.spec.source
+
+    def composed(*_: object) -> None:
+        raise AssertionError("the whole document was composed")
+
+    row = attncli.spec.json_source._ROW
+
+    class Unmatched:
+        """The pattern of a row, which must not be run on the mask's (a million numbers)."""
+
+        def match(self, text: str, start: int) -> object:
+            assert not text.startswith("[0, 0", start), "the mask's row was matched"
+            return row.match(text, start)
+
+    monkeypatch.setattr(attncli.spec.source, "_build", composed)
+    monkeypatch.setattr(attncli.spec.json_source, "_ROW", Unmatched())
+    head = 'tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nmask: ['
+    if name.endswith(".json"):
+        head = '{"tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "mask": ['
+    text = head + ", ".join(["0"] * 1_000_000) + ("]}" if name.endswith(".json") else "]\n")
+    with pytest.raises(SpecError) as caught:
+        parse(name, text)
+    assert translate(caught.value.message, "en") == \
+        "the spec holds more than 100,000 values, the limit that --max-cells sets"
+    assert caught.value.where is not None
+    where = (caught.value.where.line, caught.value.where.column)
+    # values before the mask's: the mapping, the tokens' list, the embeddings' list, 2 rows and
+    # 4 numbers (9; keys and tokens are texts). YAML names the value that passes 100,000: the
+    # mask's list is the 10th, so its number 99,991 (each takes 3 columns, from column 8);
+    # JSON names the row that passes it
+    assert where == ((3, 8 + 3 * 99_990) if name.endswith(".yaml") else (1, 64))

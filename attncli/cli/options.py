@@ -51,9 +51,10 @@ AllowOutsideOpt = Annotated[bool, typer.Option(
                                "spec's folder too "
     "(by default only that folder and below it)."))]
 MaxCellsOpt = Annotated[int, typer.Option(
-    "--max-cells", help=N_("Refuse a spec with more numbers than this: the values written in it "
-    "and the matrices it makes; its walkthrough may compute 32 times as many, and a spec file "
-    "may have 4 bytes per cell (at least 1 MiB)."))]
+    "--max-cells", help=N_("Refuse a spec with more numbers than this in the matrices it makes "
+    "(and with more values written in it than a hundredth of it, at least 100,000); its "
+    "walkthrough may compute 32 times as many, and a spec file may have 4 bytes per cell (at "
+    "least 1 MiB)."))]
 
 
 # --- what to show: shared by every command that prints a walkthrough ---

@@ -16,19 +16,21 @@ from attncli.spec.limits import (
     MAX_TEXT,
     max_bytes,
     max_texts,
+    max_written,
 )
 from attncli.spec.spec_text import LIMIT_HINT
 
 
 def prescan(name: str, loader: Any, max_cells: int) -> None:
     """Walk the parser's events, which take no memory, before a node is built: refuse a
-    document that writes more than `max_cells` values, more texts than limits.max_texts (each
-    written once: TextBudget counts them again with aliases expanded) or nests deeper than
-    MAX_DEPTH."""
+    document that writes more values than limits.max_written, more texts than limits.max_texts
+    (each written once: TextBudget counts them again with aliases expanded) or nests deeper
+    than MAX_DEPTH."""
     from attncli.spec.yaml_loader import is_text
 
     depth = count = 0
     texts_left = max_texts(max_cells)
+    values = max_written(max_cells)
     try:
         while (event := loader.get_event()) is not None:
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
@@ -40,16 +42,17 @@ def prescan(name: str, loader: Any, max_cells: int) -> None:
                 continue
             elif not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
                 continue
-            count += 1
             if isinstance(event, yaml.ScalarEvent) and is_text(event):
                 texts_left -= 1
                 if texts_left < 0:
                     raise too_many_texts(max_texts(max_cells), at_mark(name, event.start_mark))
-            if count > max_cells:
+                continue
+            count += 1  # a number, an alias, a list or a mapping: a text has its own count
+            if count > values:
                 raise SpecError(Msg.plural_of("the spec holds more than {count} value, the "
                                               "limit that {option} sets", "the spec holds more "
                                               "than {count} values, the limit that {option} "
-                                              "sets", Count(max_cells), option=LIMIT_HINT),
+                                              "sets", Count(values), option=LIMIT_HINT),
                                 at_mark(name, event.start_mark))
     finally:
         loader.dispose()

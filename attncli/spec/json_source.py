@@ -4,8 +4,8 @@ The YAML parser refuses JSON that is valid (an emoji written as `"\\ud83d\\ude00
 U+0085 or U+FFFE in a string) and cannot place a nested duplicate key or `NaN`. This reader
 follows RFC 8259, uses the json module's own string scanner, and keeps the offset of every value,
 which it maps to line:column, so every error is located as a YAML one is: duplicate keys, `NaN`
-and `Infinity`, nesting past MAX_DEPTH, more than `max_cells` values, more than MAX_KEYS keys in
-one object or MAX_ALL_KEYS in all, a lone surrogate.
+and `Infinity`, nesting past MAX_DEPTH, more values than limits.max_written, more than MAX_KEYS
+keys in one object or MAX_ALL_KEYS in all, a lone surrogate.
 
 A list of plain numbers (a row of a matrix) is matched and converted at once; the Nodes of its
 items are made only if an error needs them.
@@ -23,7 +23,13 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import json_problem
 from attncli.spec.bounds import TextBudget, too_many_keys
-from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS
+from attncli.spec.limits import (
+    DEFAULT_MAX_CELLS,
+    MAX_ALL_KEYS,
+    MAX_DEPTH,
+    MAX_KEYS,
+    max_written,
+)
 from attncli.spec.node import Node
 from attncli.spec.spec_text import LIMIT_HINT
 
@@ -41,7 +47,7 @@ class _Reader:
     def __init__(self, name: str, text: str, max_cells: float) -> None:
         self.name = name
         self.text = text
-        self.max_cells = max_cells
+        self.max_written: float = max_written(int(max_cells))
         self.values = 0
         self.keys = 0
         self.texts = TextBudget(int(max_cells))
@@ -66,11 +72,11 @@ class _Reader:
 
     def count(self, at: int, values: int = 1) -> None:
         self.values += values
-        if self.values > self.max_cells:
+        if self.values > self.max_written:
             raise self.fail(at, Msg.plural_of("the spec holds more than {count} value, the limit "
                                               "that {option} sets", "the spec holds more than "
                                               "{count} values, the limit that {option} sets",
-                                              Count(self.max_cells), option=LIMIT_HINT))
+                                              Count(int(self.max_written)), option=LIMIT_HINT))
 
     def document(self) -> Node:
         at = self.skip(0)
@@ -89,11 +95,11 @@ class _Reader:
                     "the spec nests lists and mappings more than {count} level deep",
                     "the spec nests lists and mappings more than {count} levels deep", MAX_DEPTH))
             return self.mapping(at, path, depth) if char == "{" else self.sequence(at, path, depth)
-        self.count(at)
         where = self.where(at, path)
-        if char == '"':
+        if char == '"':  # a text: counted by its own budget, as the YAML reader counts it
             value, end = self.string(at)
             return Node(value, where, value, quoted=True), end
+        self.count(at)
         for word in _NON_FINITE:
             if text.startswith(word, at):
                 problem = Msg.of("expected a finite number, found {found}", found=word)
@@ -161,6 +167,7 @@ class _Reader:
             at = self.skip(at + 1)
 
     def sequence(self, start: int, path: str, depth: int) -> tuple[Node, int]:
+        self.row_within_limit(start)
         row = _ROW.match(self.text, start)
         if row is not None:
             numbers = tuple(map(float, _ROW_NUMBERS.findall(row.group())))
@@ -173,9 +180,22 @@ class _Reader:
         items, end = self.items(start, path, depth)
         return Node(items, self.where(start, path)), end
 
+    def row_within_limit(self, start: int) -> None:
+        """Refuse a list of plain values past limits.max_written before it is matched: the
+        pattern of a row keeps a place for each number it passes (a row of a million took
+        650 MB). Its values are its commas and one, up to its `]`, where no text or inner list
+        can hold a comma."""
+        end = self.text.find("]", start)
+        inside = self.text[start + 1:end if end >= 0 else len(self.text)]
+        if '"' in inside or "[" in inside or "{" in inside:
+            return
+        written = 2 + inside.count(",")  # the list and its values
+        if self.values + written > self.max_written:
+            self.count(start, written)  # refused
+
     def uncounted(self, start: int, path: str, depth: int) -> list[Node]:
         """The Nodes of a row read at once, made later (for an error): counted already."""
-        self.max_cells = math.inf
+        self.max_written = math.inf
         return self.items(start, path, depth)[0]
 
     def items(self, start: int, path: str, depth: int) -> tuple[list[Node], int]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from attncli.spec.limits import MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS, max_texts
+from attncli.spec.limits import MAX_ALL_KEYS, MAX_DEPTH, MAX_KEYS, max_texts, max_written
 
 BaseLoader: type[yaml.SafeLoader]
 try:  # the C parser is several times faster on large matrices; marks are the same
@@ -47,16 +47,18 @@ class Loader(BaseLoader):  # type: ignore[misc, valid-type]
     """SafeLoader that also reads `1e-3`, `2E5` and `+.5` as floats, as YAML 1.2 does (1.1 reads
     them as text). Integers still resolve first, since their resolver was added first.
 
-    With `max_cells`, composing stops (raising Overrun) at the first value past that many (a
-    list and a mapping count as one, as in prescan) or the first list or mapping nested deeper
-    than MAX_DEPTH, before it is built; and at the first text (a scalar that is no plain number)
-    past limits.max_texts, which bounds.TextBudget would refuse only once a million one-letter
-    tokens were a million composed nodes (2 MB of spec: 3 s, 375 MB). Keys are always counted:
-    TooManyKeys at the first past MAX_KEYS of one mapping or MAX_ALL_KEYS of the document."""
+    With `max_cells`, composing stops (raising Overrun) at the first value past
+    limits.max_written (a list and a mapping count as one, as in prescan) or the first list or
+    mapping nested deeper than MAX_DEPTH, before it is built; and at the first text (a scalar
+    that is no plain number) past limits.max_texts, which bounds.TextBudget would refuse only
+    once a million one-letter tokens were a million composed nodes (2 MB of spec: 3 s, 375 MB).
+    Keys are always counted: TooManyKeys at the first past MAX_KEYS of one mapping or
+    MAX_ALL_KEYS of the document."""
 
     def __init__(self, stream: str, max_cells: int | None = None) -> None:
         super().__init__(stream)
         self.max_cells = max_cells
+        self.max_written = max_written(max_cells) if max_cells is not None else None
         self.depth = 0
         self.values = 0
         self.keys = 0
@@ -82,22 +84,34 @@ class Loader(BaseLoader):  # type: ignore[misc, valid-type]
         self.depth -= 1
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        self.values += 1  # called once for every node as it is composed (an alias makes none)
-        if self.max_cells is not None and (self.values > self.max_cells or (
-                kind is not yaml.ScalarNode and self.depth > MAX_DEPTH)):
-            raise Overrun
+        # called once for every node as it is composed (an alias makes none)
+        if self.max_written is not None and kind is not yaml.ScalarNode:
+            self.written()
+            if self.depth > MAX_DEPTH:
+                raise Overrun
         if kind is yaml.ScalarNode and implicit[0]:
             if value.isdigit() and value.isascii() and (value[0] != "0" or len(value) == 1):
-                return _INT_TAG  # an index or a count, the commonest of long lists: no regex
+                return self.written(_INT_TAG)  # an index or a count, the commonest: no regex
             plain = _PLAIN_NUMBER(value)
             if plain is not None:
-                return _INT_TAG if plain.group(1) is None else _FLOAT_TAG
+                return self.written(_INT_TAG if plain.group(1) is None else _FLOAT_TAG)
         tag = super().resolve(kind, value, implicit)
-        if self.texts_left is not None and kind is yaml.ScalarNode and (
-                not implicit[0] or tag not in _NUMBER_TAGS):
-            self.texts_left -= 1  # fewer than TextBudget counts (it expands aliases)
-            if self.texts_left < 0:
-                raise Overrun  # prescan names the place
+        if kind is not yaml.ScalarNode:
+            return tag
+        if not implicit[0] or tag not in _NUMBER_TAGS:
+            if self.texts_left is not None:
+                self.texts_left -= 1  # fewer than TextBudget counts (it expands aliases)
+                if self.texts_left < 0:
+                    raise Overrun  # prescan names the place
+            return tag
+        return self.written(tag)
+
+    def written(self, tag: str = "") -> str:
+        """`tag`, once the value it is the tag of (not a text: texts have their own count) is
+        counted against limits.max_written."""
+        self.values += 1
+        if self.max_written is not None and self.values > self.max_written:
+            raise Overrun
         return tag
 
 
