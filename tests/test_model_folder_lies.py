@@ -6,6 +6,7 @@ dimension too few is refused at the spec's `block`, never indexed as it is."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import struct
 from pathlib import Path
@@ -121,6 +122,16 @@ def llama_like(model_type: str = "llama", **config: Any) -> tuple[dict[str, Any]
     # √−4 was a complex number, named as a text in the refusal
     ("gemma2", {"query_pre_attn_scalar": -4},
      "query_pre_attn_scalar: expected a number greater than 0, found -4"),
+    # YaRN's attention factor (0.1·m·ln f + 1) / (0.1·m_all·ln f + 1): with f = e, m_all = -10
+    # divides by 0 (an internal error); m = -10 makes it 0
+    ("llama", {"rope_parameters": {"rope_type": "yarn", "factor": math.e, "mscale": 1.0,
+                                   "mscale_all_dim": -10.0,
+                                   "original_max_position_embeddings": 16}},
+     "rope_parameters.mscale_all_dim: expected a number greater than -10, found -10"),
+    ("llama", {"rope_scaling": {"type": "yarn", "factor": math.e, "mscale": -12.5,
+                                "mscale_all_dim": 1.0,
+                                "original_max_position_embeddings": 16}},
+     "rope_scaling.mscale: expected a number greater than -10, found -12.5"),
 ])
 def test_a_config_json_that_lies_about_its_layers_is_refused_at_its_field(
         tmp_path: Path, model_type: str, config: dict[str, Any], said: str) -> None:

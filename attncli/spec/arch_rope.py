@@ -100,4 +100,8 @@ def yarn_defaults(config: dict[str, Node], config_name: str, given: dict[str, No
         def of(m: float) -> float:
             return 1.0 if factor <= 1 else 0.1 * m * math.log(factor) + 1.0
 
+        for node in (mscale, every):  # each makes a term of the factor: none may be 0 or less
+            if not of(number(node)) > 0:  # mscale_all_dim -10 with a factor of e divided by 0
+                fail(node, "expected a number greater than {low}, found {value}",
+                     low=f"{-10 / math.log(factor):g}", value=f"{number(node):g}")
         scaling["attention_factor"] = of(number(mscale)) / of(number(every))
