@@ -20,6 +20,7 @@ import numpy as np
 from attncli.i18n import Count, Msg
 from attncli.spec.csv_file import CsvFile
 from attncli.spec.files import (
+    UNREADABLE,
     FileProblem,
     as_float,
     check_compression,
@@ -66,8 +67,7 @@ def opened(path: Path, name: str, key: str | None, max_cells: int,
         yield array
     except FileProblem:
         raise
-    except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile,
-            RuntimeError, NotImplementedError) as exc:
+    except UNREADABLE as exc:
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
                                  name=name, reason=reason(exc))) from None
 

@@ -13,6 +13,7 @@ import os
 import struct
 import tokenize
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -34,6 +35,10 @@ from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 from attncli.spec.values import shape_text
 
 SUFFIXES = (".npy", ".npz", ".csv")
+# What NumPy, zipfile and the system raise for a file they cannot read: a deflated .npz member
+# whose stream is damaged raises zlib's own error, which is none of the others
+UNREADABLE = (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile, RuntimeError,
+              NotImplementedError, zlib.error)
 END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
 MAX_DIRECTORY = 1 << 20  # bytes of an .npz's zip directory: MAX_MEMBERS entries of long names
 
@@ -148,8 +153,7 @@ def load_array(path: Path, name: str, key: str | None,
             array = np.load(path, allow_pickle=False)
     except FileProblem:
         raise
-    except (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile,
-            RuntimeError, NotImplementedError) as exc:  # encrypted or compressed unknown-ly
+    except UNREADABLE as exc:  # encrypted, compressed unknown-ly, or damaged
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}",
                                  name=name, reason=reason(exc))) from None
     return as_float(array, name)
@@ -177,6 +181,8 @@ def reason(exc: Exception) -> Msg:
         return Msg.of("the archive is encrypted")
     if isinstance(exc, NotImplementedError):
         return Msg.of("the archive is compressed in a way attn cannot read")
+    if isinstance(exc, zlib.error):
+        return Msg.of("the archive's compressed data is damaged")
     return numpy_problem(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
@@ -311,12 +317,19 @@ def check_members(path: Path, name: str) -> None:
         size = file.tell()
         file.seek(max(0, size - END_SEARCH))
         tail = file.read()
-    at = tail.rfind(b"PK\x05\x06")
-    if at < 0 or len(tail) - at < 22:
+    # the end record where zipfile takes it: the last 22 bytes when they are one without a
+    # comment, else the last signature with a whole record after it (a record's own fields may
+    # hold the signature: 0x4B50 arrays in a directory of 0x…0605 bytes were not counted)
+    at = len(tail) - 22
+    if not (at >= 0 and tail[at:at + 4] == b"PK\x05\x06" and tail[-2:] == b"\0\0"):
+        at = tail.rfind(b"PK\x05\x06", 0, max(0, len(tail) - 18))
+    if at < 0:
         return  # not a zip: zipfile says so, in one line
     members, directory = struct.unpack("<xxxxxxxxHI", tail[at + 2: at + 16])[0:2]
-    zip64 = tail.rfind(b"PK\x06\x06", 0, at)
-    if zip64 >= 0 and len(tail) - zip64 >= 56:  # ZIP64: the counts of the 64-bit record
+    zip64 = at - 20 - 56  # ZIP64: the 64-bit record right before its locator, as zipfile reads
+    # it (another record's signature, in an entry's comment, is no record)
+    if zip64 >= 0 and tail[at - 20:at - 16] == b"PK\x06\x07" \
+            and tail[zip64:zip64 + 4] == b"PK\x06\x06":
         members, directory = struct.unpack("<QQ", tail[zip64 + 32: zip64 + 48])
     if members > MAX_MEMBERS or directory > MAX_DIRECTORY:
         raise FileProblem(Msg.plural_of("{name} lists {count} array; the limit is {limit}",
