@@ -63,6 +63,13 @@ CASES = {
                    "the PNG has more than 10,000 chunks; an image this reader takes has a few"),
     "no_rows": (SIGNATURE + header(4, 0) + DATA + END,
                 "the PNG's header gives a size of 4 × 0; expected at least one pixel each way"),
+    # the filters are undone in height + width steps: 1,000,000 x 1 pixels was killed at 20 s
+    "too_wide": (SIGNATURE + header(4098, 2) + chunk(b"IDAT", zlib.compress(b"\4" * 8198)) + END,
+                 "the PNG's header gives a size of 4,098 × 2; expected at most 4,096 pixels each "
+                 "way"),
+    "too_tall": (SIGNATURE + header(2, 4098) + chunk(b"IDAT", zlib.compress(b"\4\0\0" * 4098)) +
+                 END, "the PNG's header gives a size of 2 × 4,098; expected at most 4,096 pixels "
+                 "each way"),
 }
 
 

@@ -29,6 +29,10 @@ SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # color type -> channels in the file, channels kept (alpha dropped)
 COLOR_TYPES = {0: (1, 1), 2: (3, 3), 4: (2, 1), 6: (4, 3)}
 MAX_CHUNKS = 10_000  # a small image has a handful; more is no picture this reader is for
+# pixels of a side: the filters are undone along the image's anti-diagonals, one NumPy step for
+# each (height + width steps), so a side is bounded as the numbers are (a picture of 1,000,000
+# x 1 pixels took 1,000,000 steps: killed at 20 s, where a model's image has at most about 1,000)
+MAX_SIDE = 4096
 
 
 def read_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Array:
@@ -117,6 +121,11 @@ def header(data: bytes, name: str) -> tuple[int, int, int, int, int, list[bytes]
         raise FileProblem(Msg.of("{name}: the PNG's header gives a size of {width} × {height}; "
                                  "expected at least one pixel each way", name=name,
                                  width=Count(width), height=Count(height)))
+    if max(width, height) > MAX_SIDE:
+        raise FileProblem(Msg.of("{name}: the PNG's header gives a size of {width} × {height}; "
+                                 "expected at most {limit} pixels each way", name=name,
+                                 width=Count(width), height=Count(height),
+                                 limit=Count(MAX_SIDE)))
     if not chunks:
         raise FileProblem(Msg.of("{name}: the PNG has no image data (IDAT)", name=name))
     return width, height, depth, color, interlace, chunks
