@@ -90,3 +90,54 @@ def test_128_heads_of_two_columns_of_a_file_larger_than_the_memory_bound(tmp_pat
     spec = load_spec(str(tmp_path / "spec.yaml"))
     # row r of W (0-based) holds r + 1 and -(r + 1) in its first two columns
     assert spec.heads[127].W_Q.tolist() == [[1, -1], [2, -2], [3, -3], [4, -4]]
+
+
+class Counted:
+    """A file in memory that counts the reads made of it."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.at, self.reads = data, 0, 0
+
+    def seek(self, offset: int, /) -> int:
+        self.at = offset
+        return offset
+
+    def read(self, size: int, /) -> bytes:
+        self.reads += 1
+        piece = self.data[self.at:self.at + size]
+        self.at += len(piece)
+        return piece
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_rows_close_together_are_read_at_once(order: str) -> None:
+    """4,096 shuffled rows of a 4,096 x 2 array (64 KiB) are one read, where a read per row
+    made 256 heads each taking them 3 million reads (5 s); the numbers are NumPy's."""
+    from attncli.spec.npy_slice import Layout, read_slice
+
+    array = np.arange(8192.0).reshape(4096, 2) / 8
+    rows = np.random.default_rng(0).permutation(4096).tolist()
+    stored = np.asfortranarray(array) if order == "F" else array
+    raw = stored.tobytes(order="F" if order == "F" else "C")
+    file = Counted(b"\0" * 16 + raw)
+    got = read_slice(file, Layout((4096, 2), np.dtype("<f8"), order == "F", 16), rows, [1, 0])
+    assert np.array_equal(got, array[rows][:, [1, 0]])
+    assert file.reads == 1  # Fortran: the two columns are two lines, next to each other
+
+
+def test_rows_far_apart_are_read_each_and_within_the_limit() -> None:
+    """Two rows of a 2,000 x 1,000 array a megabyte apart are two reads of their numbers; a
+    limit that ends inside the last row keeps reading to the numbers chosen."""
+    from attncli.spec.npy_slice import Layout, read_slice
+
+    array = np.arange(2_000_000.0).reshape(2000, 1000)
+    file = Counted(array.tobytes())
+    layout = Layout((2000, 1000), np.dtype("<f8"), False, 0)
+    got = read_slice(file, layout, [0, 1999], [3, 4])
+    assert np.array_equal(got, array[[0, 1999]][:, [3, 4]])
+    assert file.reads == 2
+    small = Counted(array[:3].tobytes())
+    got = read_slice(small, Layout((3, 1000), np.dtype("<f8"), False, 0), [0, 1, 2], [0],
+                     limit=(2 * 1000 + 1) * 8)
+    assert np.array_equal(got, array[:3, [0]])
+    assert small.reads == 3  # reading whole lines would pass the limit
