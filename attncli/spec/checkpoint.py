@@ -25,6 +25,7 @@ from attncli.records import record
 from attncli.spec.file_problem import row_out_of_range
 from attncli.spec.files import FileProblem, as_float, existing_file, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
+from attncli.spec.npy_slice import SPAN_BYTES
 from attncli.spec.source import LIMIT_HINT, byte_count
 
 SUFFIXES = (".safetensors", ".json")
@@ -63,9 +64,11 @@ class Tensor:
         if len(self.shape) < 2:  # a vector: its entries are the columns of one row
             rows, count = [0], 1
         chosen = list(range(count)) if rows is None else list(rows)
-        for row in chosen:  # a row past the tensor would read the next tensor's bytes
-            if not 0 <= row < (self.shape[0] if len(self.shape) > 1 else 1):
-                raise row_out_of_range(row, self.name, self.shape[0])
+        asked = np.asarray(chosen, dtype=np.int64)  # (count,)
+        past = np.flatnonzero((asked < 0) | (asked >= (self.shape[0] if len(self.shape) > 1
+                                                        else 1)))
+        if past.size:  # a row past the tensor would read the next tensor's bytes
+            raise row_out_of_range(chosen[int(past[0])], self.name, self.shape[0])
         shown = width if columns is None else len(columns)
         if count * shown > max_cells:
             raise FileProblem(Msg.plural_of(
@@ -79,6 +82,12 @@ class Tensor:
         picked = None if columns is None else np.asarray(columns, dtype=np.intp) - first
         span = (last - first + 1) * item.itemsize  # bytes read from each row
         distinct = sorted(set(chosen))
+        if len(distinct) > 1:  # rows close together are read at once (see npy_slice._lines)
+            lines = (distinct[-1] - distinct[0] + 1) * width * item.itemsize
+            if lines <= max(SPAN_BYTES, 2 * len(distinct) * shown * item.itemsize):
+                held = self._block(distinct[0], lines, width, item)[:, first:last + 1]
+                held = held if picked is None else held[:, picked]  # (span rows, shown)
+                return self._shaped(held[asked - distinct[0]].reshape(-1), count, shown)
         values: dict[int, np.ndarray] = {}
         with open(self.path, "rb") as file:
             for row in distinct:
@@ -91,6 +100,20 @@ class Tensor:
                 values[row] = part if picked is None else part[picked]  # (shown,)
         raw = (np.concatenate([values[row] for row in chosen]) if chosen
                else np.zeros(0, dtype=item))  # (count * shown,)
+        return self._shaped(raw, count, shown)
+
+    def _block(self, row: int, size: int, width: int, item: np.dtype) -> np.ndarray:
+        """The `size` bytes of whole rows from `row` on, read at once: (rows, width)."""
+        with open(self.path, "rb") as file:
+            file.seek(self.start + row * width * item.itemsize)
+            data = file.read(size)
+        if len(data) != size:
+            raise FileProblem(Msg.of("{name}: the file ends before the tensor's data",
+                                     name=self.name))
+        return np.frombuffer(data, dtype=item).reshape(-1, width)  # (size / width, width)
+
+    def _shaped(self, raw: np.ndarray, count: int, shown: int) -> np.ndarray:
+        """The numbers read, `count` rows of `shown`, as float64 in the tensor's shape."""
         if self.dtype == "BF16":  # bfloat16 is the upper 16 bits of a float32
             raw = (raw.astype(np.uint32) << 16).view(np.float32)
         if len(self.shape) < 2:
