@@ -113,6 +113,10 @@ class CsvFile:
             for index in range(-(-len(first_rows) // STRIDE))}
         self._long: dict[int, list[tuple[int, int, int]]] = {}  # windows of many bytes
         self._marks: dict[int, list[int]] = {}  # commas counted per CHUNK of the rows picked
+        # the selections read so far (one spec's heads often name the same rows and columns),
+        # kept while they hold at most the numbers a .csv may give a spec (max_slow_cells)
+        self._read: dict[tuple[tuple[int, ...] | None, tuple[int, ...] | None], np.ndarray] = {}
+        self._held = 0
 
     def line(self, row: int) -> tuple[bytes, int]:
         """The bytes of a kept row and its line number in the file (1-based)."""
@@ -164,6 +168,10 @@ class CsvFile:
                 "{name}: the spec reads {count} numbers from this .csv file; the limit for a "
                 ".csv file is {limit}, which {option} sets; save a larger matrix as .npy",
                 Count(cells), name=self.name, limit=Count(limit), option=LIMIT_HINT))
+        key = (None if rows is None else tuple(rows), None if columns is None else tuple(columns))
+        kept = self._read.get(key)
+        if kept is not None:  # read for this spec already: a matrix of its own, not read again
+            return kept.copy()
         values = array.array("d")
         if rows is None:
             for row in chosen:
@@ -174,7 +182,11 @@ class CsvFile:
                 values.extend(read[row])
         count = width if columns is None else len(columns)
         found = np.frombuffer(values, dtype=np.float64).reshape(len(chosen), count)  # (rows, cols)
-        return as_float(found, self.name)
+        numbers = as_float(found, self.name)
+        if self._held + numbers.size <= limit:
+            self._read[key], self._held = numbers, self._held + numbers.size
+            return numbers.copy()
+        return numbers
 
     def _row(self, row: int, columns: Sequence[int] | None) -> array.array[float]:
         """The numbers of one row: all of them, or those of `columns`."""
