@@ -98,3 +98,25 @@ def test_a_zip64_record_in_an_entrys_comment_is_no_record(tmp_path: Path) -> Non
     assert len(zipfile.ZipFile(io.BytesIO(archive)).namelist()) == 1100
     assert refused(tmp_path, archive) == ("embeddings.file: e.npz lists 1,100 arrays; the "
                                           "limit is 1,024")
+
+
+def test_a_npy_header_longer_than_numpys_bound_is_refused_unread(tmp_path: Path) -> None:
+    """A deflated member whose .npy header length says 4 GB, then 16 MB of spaces: NumPy reads
+    all the length promises before it checks it against its bound of 10,000 bytes (256 MB of
+    spaces took 547 MB to be refused); the length is now checked first."""
+
+    start = b"\x93NUMPY\x02\x00" + struct.pack("<I", 0xFFFFFFF0)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    stream = packer.compress(start) + b"".join(packer.compress(b" " * (1 << 24))
+                                                for _ in range(1)) + packer.flush()
+    size = len(start) + (16 << 20)
+    name = b"w.npy"
+    head = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 8, 0, 0, 0, len(stream), size,
+                       len(name), 0) + name
+    directory = struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, 0,
+                            len(stream), size, len(name), 0, 0, 0, 0, 0, 0) + name
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 1, 1, len(directory),
+                      len(head) + len(stream), 0)
+    said = refused(tmp_path, head + stream + directory + end)
+    assert said == ("embeddings.file: e.npz (w): cannot read the numbers: its header is not the "
+                    "dictionary of a .npy file")

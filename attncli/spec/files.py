@@ -8,6 +8,7 @@ can hold numbers only, never code.
 from __future__ import annotations
 
 import errno
+import io
 import math
 import os
 import struct
@@ -40,6 +41,9 @@ SUFFIXES = (".npy", ".npz", ".csv")
 UNREADABLE = (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile, RuntimeError,
               NotImplementedError, zlib.error)
 END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
+# bytes of a .npy header: NumPy's own bound (max_header_size), which it checks only once it has
+# read the header the file's length field promises
+MAX_NPY_HEADER = 10_000
 MAX_DIRECTORY = 1 << 20  # bytes of an .npz's zip directory: MAX_MEMBERS entries of long names
 
 
@@ -219,10 +223,16 @@ def header_layout(file: IO[bytes], name: str) -> Layout:
                                  name=name)) from None
     try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets,
         # a TypeError for keys NumPy cannot sort (b'descr' beside 'shape')
+        field = "<H" if version == (1, 0) else "<I"
+        length = file.read(struct.calcsize(field))
+        declared = struct.unpack(field, length)[0] if len(length) == struct.calcsize(field) else 0
+        if declared > MAX_NPY_HEADER:  # NumPy reads all the length says before it refuses it: 4 GB
+            raise ValueError  # of spaces in a deflated member took 547 MB to be refused
+        header = io.BytesIO(length + file.read(declared))  # as NumPy reads them
         if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(file)
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(header)
         else:
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(file)
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(header)
         if not all(type(size) is int for size in shape):  # (True, True): NumPy lets bools by
             raise ValueError
     except (ValueError, TypeError, SyntaxError, tokenize.TokenError, RecursionError, MemoryError):
