@@ -82,6 +82,23 @@ def test_a_llama3_frequency_worked_by_hand() -> None:
     assert attention_factor(scaling) == 1.0
 
 
+def test_yarn_bounds_of_extreme_betas_are_their_logarithms() -> None:
+    """beta_fast 1e308 turns 2π·beta into inf (the ratio L / inf = 0 had no logarithm: exit 3);
+    taken term by term, pair(β) = d·(ln L − ln β − ln 2π) / (2 ln base): with d = 4, base 100,
+    L = 1, β = 1e308: 4·(0 − 709.196 − 1.8379) / 9.2103 = −308.8, floored, then 0 at least;
+    β = 1e-308: 4·(709.196 − 1.8379) / 9.2103 = 307.2, ceiled, then d − 1 = 3 at most."""
+    from attncli.compute.rope_scaling import yarn_bounds
+
+    scaling = RopeScaling("yarn", 4.0, 1, beta_fast=1e308, beta_slow=1e-308)
+    assert yarn_bounds(4, 100.0, scaling) == (0, 3)
+    low = 4 * (0 - math.log(1e308) - math.log(2 * math.pi)) / (2 * math.log(100))
+    assert low == pytest.approx(-308.79, abs=0.01)
+    # base 1e300, d = 1000: β = 1e-308 gives 1000·(709.196 − 1.8379) / 1381.55 = 512.0, ceiled
+    high = 1000 * (0 - math.log(1e-308) - math.log(2 * math.pi)) / (2 * math.log(1e300))
+    assert high == pytest.approx(512.0, abs=0.05)
+    assert yarn_bounds(1000, 1e300, scaling) == (0, math.ceil(high))
+
+
 def test_the_bundled_yarn_example_is_its_comment() -> None:
     """configs/rope_yarn.yaml: ω = (1, 0.0625), a = 0.1·ln 4 + 1, and Q̂ is a times the turned
     Q: the query of `am` (position 1), (0, 1, 0, 0.5), turns its pair 0 (d1, d3) = (0, 0) and

@@ -47,8 +47,13 @@ def yarn_bounds(d_k: int, base: float, s: RopeScaling) -> tuple[float, float]:
     """The pairs between which YaRN blends: where a pair turns beta_fast and beta_slow times over
     the original context, floored and ceiled unless `truncate: false`."""
     def pair_of(turns: float) -> float:
-        return d_k * math.log(s.original_max_position_embeddings / (turns * 2 * math.pi)) / (
-            2 * math.log(base))
+        length = s.original_max_position_embeddings
+        ratio = length / (turns * 2 * math.pi)
+        if not 0 < ratio < math.inf:  # a beta of 1e308 made 2π·beta inf and the ratio 0: the
+            # log of 0 was 'math domain error', exit 3; the same log, taken term by term
+            return d_k * (math.log(length) - math.log(turns) - math.log(2 * math.pi)) / (
+                2 * math.log(base))
+        return d_k * math.log(ratio) / (2 * math.log(base))
 
     low, high = pair_of(s.beta_fast), pair_of(s.beta_slow)
     if s.truncate:
