@@ -123,3 +123,38 @@ def test_a_broken_string_is_said_in_attn_words(text: str, said: str) -> None:
     with pytest.raises(SpecError) as caught:
         parse_json("s.json", text)
     assert str(caught.value) == said
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_every_place_is_the_line_and_column_counted_by_hand(seed: int) -> None:
+    """Line and column of every offset of texts of random lines (blank ones, long ones past a
+    block of 512 characters, a last line without a newline), against a count from the start."""
+    from attncli.spec.json_source import _Reader
+
+    rng = random.Random(seed)
+    text = "".join(rng.choice(["", "\n", "ab", "é\n", "x" * 700, "\n\n\n", "ы" * 520 + "\n"])
+                   for _ in range(400))
+    reader = _Reader("s.json", text, 10)
+    for offset in [*range(0, len(text) + 1, 7), len(text)]:
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        place = reader.where(offset, "")
+        assert (place.line, place.column) == (line, column), offset
+
+
+def test_a_spec_of_millions_of_newlines_keeps_no_list_of_them() -> None:
+    """40 MB of newlines after a spec (within the byte limit) took 1.6 GB: a Python list of every
+    newline's place. 4,000,000 of them now take a list per block of 512 characters."""
+    import tracemalloc
+
+    from attncli.spec.json_source import _Reader
+
+    text = '{"tokens": ["a"]}' + "\n" * 4_000_000
+    tracemalloc.start()
+    try:
+        reader = _Reader("s.json", text, 10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4_000_000  # bytes: a place per newline was 144 MB
+    assert (reader.where(len(text), "").line, reader.where(17, "").column) == (4_000_001, 18)
