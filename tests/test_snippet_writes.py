@@ -143,6 +143,21 @@ def test_no_snippet_is_written_over_a_file_a_spec_reads(repo: Path, jobs: str) -
             "would be written over the input model/tokenizer.json", "--jobs", jobs)
 
 
+@pytest.mark.parametrize("broken", ["{spec}maks: 1\n", "maks: 1\n{spec}"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_no_snippet_is_written_over_a_file_a_spec_that_cannot_be_read_names(
+        repo: Path, broken: str, jobs: str) -> None:
+    # the spec fails at a key before its tokenizer is read, so what it reads is not known:
+    # the other entry's snippet replaced its tokenizer (and the next run of it failed on that)
+    tokenizer_spec(repo)
+    spec = repo / "model/cat.attn.yaml"
+    spec.write_text(broken.format(spec=spec.read_text(encoding="utf-8")), encoding="utf-8")
+    manifest = (entry("{dir}/{name}.{ext}", specs="model/*.attn.yaml")
+                + entry("model/tokenizer.json", specs="planted.attn.yaml", formats='["json"]'))
+    refused(repo, manifest, "attn.toml:8:10: snippets[1].output: the snippet model/tokenizer.json "
+            "would be written over the input model/tokenizer.json", "--jobs", jobs)
+
+
 def test_a_tree_that_keeps_the_rules_is_written(repo: Path) -> None:
     tokenizer_spec(repo)
     (repo / "attn.toml").write_text(entry("snippets/{name}.{lang}.{ext}", specs="**/*.attn.yaml",

@@ -13,7 +13,8 @@ reads. A snippet's path is checked before anything is written:
 - its name ends in its format's extension (`.txt`, `.json`, `.tex`, `.md`, `.svg`), so it is
   never a hook, a script, a Makefile or a manifest;
 - it is neither the manifest nor a spec nor a file any spec reads (`check_inputs`, once every
-  spec has been read: the files are those spec/files.py's `resolve` named).
+  spec has been read: the files are those spec/files.py's `resolve` named), nor a file there is
+  whose name a spec that could not be read writes (`check_unread`: what it reads is not known).
 
 How attn knows that a file holds a snippet, and may be overwritten: the output pattern alone
 names it, and it passes the rules above. Snippets are written without an exec bit (see
@@ -22,6 +23,7 @@ files.write_atomic's `plain`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
@@ -29,6 +31,7 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.visible import visible
 
+UNREAD_BYTES = 1 << 26  # of a spec that could not be read, searched for the names of files
 # Folders that tools fill and run code from, though their names have no dot
 TOOL_FOLDERS = ("node_modules", "bower_components", "__pycache__", "site-packages", "venv")
 
@@ -71,3 +74,24 @@ def check_inputs(outputs: Iterable[tuple[Path, Path, Location]], read: dict[Path
             raise SpecError(Msg.of(
                 "{path}: the snippet {output} would be written over the input {input}",
                 path=where.path, output=shown.as_posix(), input=read[real].as_posix()), where)
+
+
+def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Path]) -> None:
+    """SpecError if a snippet would replace a file there is whose name a spec that could not be
+    read writes (`unread`): such a spec names its files as it is read, so what it reads is not
+    known, and a file it may read is not written over (a spec refused for an unknown key after
+    its tokenizer had that tokenizer replaced by another spec's snippet)."""
+    texts = []
+    for spec in unread:
+        try:
+            with open(spec, "rb") as file:
+                texts.append(file.read(UNREAD_BYTES))
+        except OSError:
+            continue
+    for shown, real, where in outputs if texts else ():
+        names = {shown.name, real.name}
+        if os.path.lexists(real) and any(name.encode("utf-8", "surrogateescape") in text
+                                         for name in names for text in texts):
+            raise SpecError(Msg.of(
+                "{path}: the snippet {output} would be written over the input {input}",
+                path=where.path, output=shown.as_posix(), input=shown.as_posix()), where)

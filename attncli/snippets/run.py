@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -22,7 +23,7 @@ from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.records import record
 from attncli.snippets.manifest import Target
-from attncli.snippets.rules import check_inputs
+from attncli.snippets.rules import check_inputs, check_unread
 from attncli.spec.files import recording
 from attncli.spec.limits import MIN_BYTES, max_bytes
 from attncli.spec.model import Spec
@@ -98,20 +99,26 @@ def generate(targets: Iterable[Target], write: bool,
     work = [([planned[k] for k in ks], keep, loading or Loading()) for ks in groups.values()]
     outcomes: list[Outcome | None] = [None] * len(planned)
     read: dict[Path, Path] = {}
-    for ks, (made, named) in zip(groups.values(), _each(work, jobs), strict=True):
+    unread: list[Path] = []  # specs that could not be read: what they read is not known
+    for ks, (made, named, failed) in zip(groups.values(), _each(work, jobs), strict=True):
         read.update((path, shown_path(path)) for path in named)
+        unread.extend(failed)
         for k, outcome in zip(ks, made, strict=True):
             outcomes[k] = outcome
             tick()
     check_inputs(((target.output, target.real, target.where) for target in planned), read)
+    check_unread(((target.output, target.real, target.where) for target in planned), unread)
     made_all = tuple(o for o in outcomes if o is not None)
     return Report(tuple(map(write_snippet, made_all)) if write else made_all)
 
 
 Work = tuple[list[Target], Keep, Loading]
+# the specs of this piece of work that could not be read (see _made)
+_UNREAD: ContextVar[list[Path] | None] = ContextVar("attn_snippets_unread", default=None)
 
 
-def _each(work: list[Work], jobs: int) -> Iterator[tuple[list[Outcome], list[Path]]]:
+def _each(work: list[Work],
+          jobs: int) -> Iterator[tuple[list[Outcome], list[Path], list[Path]]]:
     """`_made` of each piece of work, in order: in up to `jobs` forked processes at once when
     there is more than one piece (attncli/workers/pool.py). The first is made here: the
     renderers, catalogs and notation it loads then serve every worker (forked after it), none
@@ -119,11 +126,17 @@ def _each(work: list[Work], jobs: int) -> Iterator[tuple[list[Outcome], list[Pat
     return each([partial(_made, piece) for piece in work], jobs, first_here=True)
 
 
-def _made(work: Work) -> tuple[list[Outcome], list[Path]]:
-    """The outcomes of one spec's snippets, and the files the spec reads (resolved)."""
-    with recording() as named:
-        made = _spec_snippets(work)
-    return made, named
+def _made(work: Work) -> tuple[list[Outcome], list[Path], list[Path]]:
+    """The outcomes of one spec's snippets, the files the spec reads (resolved), and the spec
+    itself if it could not be read."""
+    unread: list[Path] = []
+    token = _UNREAD.set(unread)
+    try:
+        with recording() as named:
+            made = _spec_snippets(work)
+    finally:
+        _UNREAD.reset(token)
+    return made, named, unread
 
 
 def shown_path(path: Path) -> Path:
@@ -149,6 +162,9 @@ def _spec_snippets(work: Work) -> list[Outcome]:
         spec: Spec | AttnError = load_spec(targets[0].spec.as_posix(), **vars(loading))
     except AttnError as error:
         spec = error
+        unread = _UNREAD.get()
+        if unread is not None:
+            unread.append(targets[0].spec)
     built: dict[View, Shown | AttnError] = {}
     outcomes = []
     for target in targets:
