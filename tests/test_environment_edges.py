@@ -95,17 +95,24 @@ def on_a_terminal_stderr(args: list[str], cwd: Path, **env: str) -> tuple[int, s
     return process.wait(timeout=120), out, shown.decode("utf-8")
 
 
+def progress_tree(folder: Path, fmt: str) -> None:
+    """A manifest of as many specs as make the snippets progress bar appear, in `fmt`."""
+    from attncli.cli.snippets import PROGRESS_MIN
+
+    spec = (CONFIGS / "two_tokens_unscaled.yaml").read_text("utf-8")
+    (folder / "posts").mkdir()
+    for i in range(PROGRESS_MIN):
+        (folder / "posts" / f"p{i:02}.attn.yaml").write_text(spec, "utf-8")
+    (folder / "attn.toml").write_text(
+        f'[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["{fmt}"]\nlanguages = ["en"]\n'
+        'output = "out/{name}.{ext}"\n', "utf-8")
+
+
 @pytest.mark.parametrize("name", ["COLUMNS", "LINES"])
 def test_the_snippets_progress_bar_takes_a_size_of_5000_digits(name: str, tmp_path: Path) -> None:
     from attncli.cli.snippets import PROGRESS_MIN
 
-    spec = (CONFIGS / "two_tokens_unscaled.yaml").read_text("utf-8")
-    (tmp_path / "posts").mkdir()
-    for i in range(PROGRESS_MIN):
-        (tmp_path / "posts" / f"p{i:02}.attn.yaml").write_text(spec, "utf-8")
-    (tmp_path / "attn.toml").write_text(
-        '[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["svg"]\nlanguages = ["en"]\n'
-        'output = "out/{name}.{ext}"\n', "utf-8")
+    progress_tree(tmp_path, "svg")
     code, out, shown = on_a_terminal_stderr(["snippets", "--jobs", "1"], tmp_path,
                                             **{name: HUGE})
     assert (code, out) == (0, "")
@@ -122,13 +129,7 @@ def test_the_snippets_progress_bar_is_not_drawn_where_the_terminal_writes_no_tex
     unwritten or written with no word said."""
     from attncli.cli.snippets import PROGRESS_MIN
 
-    spec = (CONFIGS / "two_tokens_unscaled.yaml").read_text("utf-8")
-    (tmp_path / "posts").mkdir()
-    for i in range(PROGRESS_MIN):
-        (tmp_path / "posts" / f"p{i:02}.attn.yaml").write_text(spec, "utf-8")
-    (tmp_path / "attn.toml").write_text(
-        '[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\nlanguages = ["en"]\n'
-        'output = "out/{name}.{ext}"\n', "utf-8")
+    progress_tree(tmp_path, "text")
     code, out, shown = on_a_terminal_stderr(["snippets", "--jobs", "1", "--lang", "pl"],
                                             tmp_path, PYTHONIOENCODING=encoding)
     assert (code, out) == (0, "")
@@ -141,13 +142,7 @@ def test_snippets_run_with_standard_error_closed(tmp_path: Path) -> None:
     it whether it is a terminal (for the progress bar) was exit 3, nothing written."""
     from attncli.cli.snippets import PROGRESS_MIN
 
-    spec = (CONFIGS / "two_tokens_unscaled.yaml").read_text("utf-8")
-    (tmp_path / "posts").mkdir()
-    for i in range(PROGRESS_MIN):
-        (tmp_path / "posts" / f"p{i:02}.attn.yaml").write_text(spec, "utf-8")
-    (tmp_path / "attn.toml").write_text(
-        '[[snippets]]\nspecs = "posts/*.attn.yaml"\nformats = ["text"]\nlanguages = ["en"]\n'
-        'output = "out/{name}.{ext}"\n', "utf-8")
+    progress_tree(tmp_path, "text")
     done = subprocess.run([attn_executable(), "snippets", "--jobs", "1"], cwd=tmp_path,
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=environ(),
                           preexec_fn=lambda: os.close(2), timeout=120)

@@ -49,15 +49,22 @@ def counted(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[obj
     return calls
 
 
+def weights_file(path: Path) -> np.ndarray:
+    """A 2 x 2 matrix written to `path`, a .csv (with a comment) or an .npz (as w), and its
+    numbers."""
+    weights = np.array([[2.0, 0.5], [-1.0, 3.0]])
+    if path.suffix == ".csv":
+        path.write_text("2,0.5\n-1,3\n# a note\n")
+    else:
+        np.savez(path, w=weights)
+    return weights
+
+
 @pytest.mark.parametrize("file", ["w.csv", "w.npz"])
 def test_a_file_named_whole_by_many_heads_is_read_once(
         file: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # 16 heads name it 48 times: one reading, 48 matrices of 4 numbers charged
-    weights = np.array([[2.0, 0.5], [-1.0, 3.0]])
-    if file.endswith(".csv"):
-        (tmp_path / file).write_text("2,0.5\n-1,3\n# a note\n")
-    else:
-        np.savez(tmp_path / file, w=weights)
+    weights = weights_file(tmp_path / file)
     reference = f"{{file: {file}}}" if file.endswith(".csv") else f"{{file: {file}, key: w}}"
     spec = heads_naming(tmp_path, reference, 16)
     readings = counted(monkeypatch, arrays, "load_array")
@@ -371,11 +378,7 @@ def test_a_file_named_whole_under_other_names_is_read_once(
     # 256 hard links to one 30 MB .csv, one a head: each name was read again (16.7 s)
     import os
 
-    weights = np.array([[2.0, 0.5], [-1.0, 3.0]])
-    if file.endswith(".csv"):
-        (tmp_path / file).write_text("2,0.5\n-1,3\n# a note\n")
-    else:
-        np.savez(tmp_path / file, w=weights)
+    weights = weights_file(tmp_path / file)
     suffix = file.split(".")[1]
     for k in range(8):
         os.link(tmp_path / file, tmp_path / f"l{k}.{suffix}")
