@@ -273,3 +273,13 @@ def test_a_million_features_are_worked_within_the_memory_bound(case: str, tmp_pa
     code, stderr, peak = peak_rss_mb("explain", "spec.yaml", cwd=tmp_path)
     assert (code, stderr) == (0, "")
     assert peak < PEAK_MB
+
+
+def test_an_html_page_of_2000_tokens_is_written_within_the_memory_bound(tmp_path: Path) -> None:
+    # the page shows the middle of each 2,000 × 2,000 matrix elided, but its written-out lines
+    # were matched to their cells through a table of every cell's name: 4 million names, 800 MB
+    (tmp_path / "spec.yaml").write_text(tokens(2000, 4) + "mask: causal\n")
+    code, stderr, peak = peak_rss_mb("export", "spec.yaml", "--html", "--steps", "weights",
+                                     "-o", "page.html", cwd=tmp_path)
+    assert (code, stderr) == (0, "")
+    assert peak < PEAK_MB

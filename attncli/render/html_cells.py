@@ -32,13 +32,11 @@ class Source:
 
 def cell_lines(step: Step, text: Callable[[Expansion], str]) -> tuple[list[str], CellLines]:
     """The step's written-out lines, and which of them belong to each cell."""
-    names: dict[str, tuple[int, int, int]] = {}
     rows: dict[str, tuple[int, int]] = {}
     for k, matrix in enumerate(step.matrices):
         for i, row in enumerate(matrix.rows):
             rows.setdefault(f"{matrix.symbol.text}[{row}]", (k, i))
-            for j, column in enumerate(matrix.columns):
-                names.setdefault(f"{matrix.symbol.text}[{row}, {column}]", (k, i, j))
+    cells = _Cells(step.matrices)
     lines: list[str] = []
     by_cell: CellLines = {}
     pending: list[int] = []  # e^x lines of a softmax row, before its sum
@@ -52,8 +50,8 @@ def cell_lines(step: Step, text: Callable[[Expansion], str]) -> tuple[list[str],
             pending.append(n)
         elif name == "Σ":
             total = n
-        elif name in names:
-            last = names[name]
+        elif (found := cells.at(name)) is not None:
+            last = found
             k, i, j = last
             before = [pending[j]] if j < len(pending) and total is not None else []
             before += [total] if total is not None else []
@@ -67,6 +65,43 @@ def cell_lines(step: Step, text: Callable[[Expansion], str]) -> tuple[list[str],
         elif last is not None:  # cos θ[i, j] after S[i, j]
             by_cell[last].append(n)
     return lines, by_cell
+
+
+class _Cells:
+    """The cell a line computes, found from its name (`S[chases, mouse]`) through each matrix's
+    row and column labels: the first of the cells so named (by matrix, row, column), as a table
+    of every cell's name would give, without that table, whose n × m names of long tokens took
+    800 MB for a page of 2,000 tokens."""
+
+    def __init__(self, matrices: Sequence[Matrix]) -> None:
+        self.matrices = [(k, matrix.symbol.text + "[", _first(matrix.rows), _first(matrix.columns))
+                         for k, matrix in enumerate(matrices)]
+
+    def at(self, name: str) -> tuple[int, int, int] | None:
+        for k, start, rows, columns in self.matrices:
+            if not (name.startswith(start) and name.endswith("]")):
+                continue
+            inner = name[len(start):-1]
+            found = [(rows[inner[:cut]], columns[inner[cut + 2:]])  # "row, column"
+                     for cut in _cuts(inner)
+                     if inner[:cut] in rows and inner[cut + 2:] in columns]
+            if found:
+                i, j = min(found)
+                return k, i, j
+        return None
+
+
+def _first(labels: Sequence[str]) -> dict[str, int]:
+    """Each label's first index."""
+    index: dict[str, int] = {}
+    for n, label in enumerate(labels):
+        index.setdefault(label, n)
+    return index
+
+
+def _cuts(inner: str) -> list[int]:
+    """Where `, ` stands in `inner`: each place a row label may end and a column label begin."""
+    return [n for n in range(len(inner) - 1) if inner.startswith(", ", n)]
 
 
 def sources(steps: Sequence[Step], at: int, convention: str) -> list[list[Source]]:
