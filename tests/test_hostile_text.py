@@ -182,3 +182,22 @@ def test_no_link_span_image_or_note_in_pandocs_title_however_brackets_nest(title
     assert {tag for tag in re.findall(r"<[^>]*>", heading)} <= {"<code>", "</code>"}, heading
     shown = html.unescape(re.sub(r"</?code>", "", heading))
     assert re.sub(r"[`\s]", "", shown) == re.sub(r"[`\s]", "", title)
+
+
+@pytest.mark.parametrize("reader", ["markdown-smart", "commonmark_x"])
+def test_a_title_ending_in_braces_gives_the_page_heading_no_attribute(reader: str) -> None:
+    """pandoc reads `{…}` at the end of a heading as its attributes, and commonmark_x reads it
+    after any text as a span's: the title `T {onclick=alert(1)}` was the page's
+    `<h1 onclick="alert(1)">`, in every flavour and every language's heading. A brace is
+    escaped like the other characters that start Markdown syntax, and printed as written."""
+    title = "T {.cover onmouseover=alert(1)} {onclick=alert(2)}"
+    spec = yaml.safe_dump({"title": title, "tokens": ["a", "b {onclick=alert(3)}"],
+                           "embeddings": [[1, 0], [0, 1]]})
+    for flavor in ("github", "plain"):
+        text = render(build(loads_spec(spec)), "markdown", "en", md_flavor=flavor)
+        page = subprocess.run(["pandoc", "-f", reader, "-t", "html"], input=text,
+                              capture_output=True, text=True, check=True).stdout
+        assert re.search(r"<[a-z0-9]+[^>]*\son[a-z]+=", page) is None, flavor
+        heading = re.search(r"<h1( [^>]*)?>(.*?)</h1>", page, re.S)
+        assert heading is not None and re.fullmatch(r'( id="[^"]*")?', heading.group(1) or "")
+        assert " ".join(html.unescape(heading.group(2)).split()) == title

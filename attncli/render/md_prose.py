@@ -20,8 +20,10 @@ from attncli.render import md_math, symbols
 from attncli.render.marks import END, MARK
 from attncli.render.notation import segments
 
-# Characters that start Markdown syntax anywhere in a line; a backslash makes them literal.
-MARKDOWN_SPECIALS = frozenset("\\`*_[]#|~$<>!")
+# Characters that start Markdown syntax anywhere in a line; a backslash makes them literal. `{`
+# too: pandoc reads `{…}` at a heading's end as its attributes (the title `T {onclick=…}` was
+# `<h1 onclick=…>`), and commonmark_x reads it after any text as a span's.
+MARKDOWN_SPECIALS = frozenset("\\`*_[]#|~$<>!{")
 # Characters that start a block at the beginning of a line (a list, a quote, a heading).
 LINE_START = frozenset("-+>=")
 _WORD = re.compile(MARK + r"(\d+)" + END)
