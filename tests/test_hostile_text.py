@@ -177,7 +177,8 @@ def test_no_link_span_image_or_note_in_pandocs_title_however_brackets_nest(title
     the heading of `pandoc -s` is the title as written, with no element but <code>."""
     spec = yaml.safe_dump({"title": title, "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]]})
     text = render(build(loads_spec(spec)), "markdown", "en", front_matter=True)
-    assert yaml.safe_load(text.split("---\n", 2)[1])["title_en"] == title
+    # as written, but for a note's bracket, which pandoc would write at the page's end
+    assert yaml.safe_load(text.split("---\n", 2)[1])["title_en"] == title.replace("^[", "^\\[")
     heading = pandoc_heading(text)
     assert {tag for tag in re.findall(r"<[^>]*>", heading)} <= {"<code>", "</code>"}, heading
     shown = html.unescape(re.sub(r"</?code>", "", heading))
@@ -201,3 +202,22 @@ def test_a_title_ending_in_braces_gives_the_page_heading_no_attribute(reader: st
         heading = re.search(r"<h1( [^>]*)?>(.*?)</h1>", page, re.S)
         assert heading is not None and re.fullmatch(r'( id="[^"]*")?', heading.group(1) or "")
         assert " ".join(html.unescape(heading.group(2)).split()) == title
+
+
+@pytest.mark.parametrize("text", ["^[<img src=x onerror=alert(1)>]",
+                                  "a ^[[x](javascript:alert(2))] b",
+                                  "\\`^[<iframe src=x></iframe>]` and `^[x]`"])
+def test_no_inline_note_of_a_front_matter_field_reaches_the_page_pandoc_makes(text: str) -> None:
+    """pandoc reads every field of the front matter as Markdown and writes the inline note
+    `^[…]` of any of them at the page's end: title_en and description_en, written as given for
+    Hugo's and Jekyll's templates, made a live <img onerror>, javascript: link or <iframe> there.
+    Their note's bracket gets a backslash; the text is otherwise as written."""
+    spec = yaml.safe_dump({"title": text, "description": text, "tokens": ["a", "b"],
+                           "embeddings": [[1, 0], [0, 1]]})
+    markdown = render(build(loads_spec(spec)), "markdown", "en", front_matter=True)
+    front = yaml.safe_load(markdown.split("---\n", 2)[1])
+    assert front["title_en"] == front["description_en"] == text.replace("^[", "^\\[")
+    page = subprocess.run(["pandoc", "-s", "-f", "markdown-smart", "-t", "html"], input=markdown,
+                          capture_output=True, text=True, check=True).stdout
+    assert "doc-endnote" not in page
+    assert re.search(r"<(img|iframe)\b|href=\"javascript:", page.split("<body>", 1)[1]) is None

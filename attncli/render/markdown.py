@@ -109,8 +109,9 @@ def front_matter(walkthrough: Walkthrough, options: RenderOptions, langs: Sequen
         lines.append("description: " + quoted(as_markdown(about[first])))
     if options.md_flavor != "plain":
         lines.append("math: true")
-    lines += [f"title_{lang}: " + quoted(titles[lang]) for lang in langs]
-    lines += [f"description_{lang}: " + quoted(about[lang]) for lang in langs if about[lang]]
+    lines += [f"title_{lang}: " + quoted(unnoted(titles[lang])) for lang in langs]
+    lines += [f"description_{lang}: " + quoted(unnoted(about[lang])) for lang in langs
+              if about[lang]]
     lines.append("---")
     return "\n".join(lines) + "\n"
 
@@ -126,7 +127,7 @@ def as_markdown(text: str) -> str:
     `[` that may open a link, a span or an image is left; nor one after `^` (`^[…]`, pandoc's
     inline note, which links to the note). Everything else is left as written,
     for Hugo's and Jekyll's templates, which print the text: `Q & A [draft]` is the same in
-    both. title_<lang> and description_<lang> are always as written."""
+    both. title_<lang> and description_<lang> are as written but for an inline note (unnoted)."""
     out, start = [], 0
     for span in _CODE_SPAN.finditer(text):
         out += [_outside(text, start, span.start()), span.group()]
@@ -142,6 +143,15 @@ def _outside(text: str, start: int, end: int) -> str:
     piece = _MARKUP.sub(_escaped, text[start:end])
     return (piece.replace("[", "\\[") if _CLOSES.search(text, start)
             else piece.replace("^[", "^\\["))  # `^[…]`: an inline note, a link to it
+
+
+def unnoted(text: str) -> str:
+    """A title_<lang> or description_<lang>: as written, for a template that prints it, but for
+    an inline note. pandoc reads every field of the front matter as Markdown and writes the note
+    `^[…]` of any of them, in no template, at the page's end with its raw HTML and links live
+    (`^[<img src=x onerror=…>]`), so its bracket gets a backslash: everywhere, a code span's too,
+    as a backslash written before a backtick (which such a field keeps) makes it no span."""
+    return text.replace("^[", "^\\[")
 
 
 def _escaped(found: re.Match[str]) -> str:
