@@ -238,7 +238,7 @@ def test_a_whole_file_shorter_than_its_header_gives_both_sizes(suffix: str,
 def test_a_long_list_of_whole_rows_is_read_without_a_node_each(
         name: str, written: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`rows:` of 99,000 indices (200,000 took 2.0 s when each index was a Node of its own; the
-    spec may now write 100,000 values): read from the list's numbers; the Nodes of its items are
+    spec may now write 150,000 values): read from the list's numbers; the Nodes of its items are
     made only for an error's line and column."""
     np.save(tmp_path / "E.npy", np.arange(20.0).reshape(10, 2))
     made = []

@@ -52,7 +52,7 @@ AllowOutsideOpt = Annotated[bool, typer.Option(
     "(by default only that folder and below it)."))]
 MaxCellsOpt = Annotated[int, typer.Option(
     "--max-cells", help=N_("Refuse a spec with more numbers than this in the matrices it makes "
-    "(and with more values written in it than a hundredth of it, at least 100,000); its "
+    "(and with more values written in it than a hundredth of it, at least 150,000); its "
     "walkthrough may compute 32 times as many, and a spec file may have 4 bytes per cell (at "
     "least 1 MiB)."))]
 

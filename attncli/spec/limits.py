@@ -122,10 +122,10 @@ def max_texts(max_cells: int) -> int:
 # Values written in a spec (numbers, texts, keys; a list or a mapping counts as one), per cell of
 # the limit: each is read into a node of 400 to 730 bytes, at 2.5 to 6.5 µs, so 3 million
 # numbers written in a 6 MB file took 18.7 s and 2.2 GB before the first was checked. A spec
-# written by hand holds a few thousand; 100,000 by default (about 70 MB and half a second), and
-# a larger matrix belongs in a .npy file, which is read as one array.
+# written by hand holds a few thousand, a 400 x 250 matrix 100,400; 150,000 by default (about
+# 110 MB and under a second), and a larger matrix belongs in a .npy file, read as one array.
 CELLS_PER_WRITTEN = 100
-MIN_WRITTEN = 100_000
+MIN_WRITTEN = 150_000
 
 
 def max_written(max_cells: int) -> int:

@@ -122,10 +122,11 @@ def header(data: bytes, name: str) -> tuple[int, int, int, int, int, list[bytes]
                                  "expected at least one pixel each way", name=name,
                                  width=Count(width), height=Count(height)))
     if max(width, height) > MAX_SIDE:
-        raise FileProblem(Msg.of("{name}: the PNG's header gives a size of {width} × {height}; "
-                                 "expected at most {limit} pixels each way", name=name,
-                                 width=Count(width), height=Count(height),
-                                 limit=Count(MAX_SIDE)))
+        raise FileProblem(Msg.plural_of(
+            "{name}: the PNG's header gives a size of {width} × {height}; expected at most "
+            "{count} pixel each way", "{name}: the PNG's header gives a size of {width} × "
+            "{height}; expected at most {count} pixels each way", Count(MAX_SIDE), name=name,
+            width=Count(width), height=Count(height)))
     if not chunks:
         raise FileProblem(Msg.of("{name}: the PNG has no image data (IDAT)", name=name))
     return width, height, depth, color, interlace, chunks
