@@ -24,6 +24,9 @@ MASKS = {
     "padding": "mask: {padding: [" + ", ".join(["1"] * (N - 9) + ["0"] * 9) + "]}\n",
     "two heads, causal": "mask: causal\nheads: 2\n"
                          "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+    "causal, a sink": "mask: causal\nsinks: [0.5]\n",
+    "two heads, window, sinks": "mask: {window: 7, causal: true}\nheads: 2\nsinks: [2, -1]\n"
+                                "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
 }
 
 
@@ -64,6 +67,7 @@ def test_blocks_of_rows_give_the_whole_arrays_numbers(mask: str, tmp_path: Path,
     for (step, _, _, a), (_, _, _, b) in zip(got, expected, strict=True):
         assert a.shape == b.shape and np.array_equal(a, b, equal_nan=True), step
     assert in_blocks.reading == whole.reading
+    assert [step.notes for step in in_blocks.steps] == [step.notes for step in whole.steps]
     assert [h.context.values.tobytes() for h in in_blocks.heads] == \
         [h.context.values.tobytes() for h in whole.heads]
 

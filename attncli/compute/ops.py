@@ -119,15 +119,19 @@ def softmax(logits: Array, out: Array | None = None) -> tuple[Array, NDArray[np.
         e = out if out is not None else np.empty_like(logits)  # (n, m)
         bands = visible_bands(logits)
         with np.errstate(under="ignore"):
-            for rows, columns in bands:
-                band = e[rows, columns]  # (BAND, keys from the first seen to the last)
-                np.subtract(logits[rows, columns], peak[rows], out=band)  # every entry <= 0
-                np.exp(band, out=band)
-                e[rows, :columns.start] = 0.0  # e^-inf, the keys hidden before them
-                e[rows, columns.stop:] = 0.0  # and after them
+            for rows, runs in bands:
+                stop = 0
+                for columns in runs:
+                    e[rows, stop:columns.start] = 0.0  # e^-inf, the keys hidden before them
+                    band = e[rows, columns]  # (BAND, keys from the first seen to the last)
+                    np.subtract(logits[rows, columns], peak[rows], out=band)  # every entry <= 0
+                    np.exp(band, out=band)
+                    stop = columns.stop
+                e[rows, stop:] = 0.0  # and after the last
         total = e.sum(axis=1, keepdims=True)  # (n, 1), every row's whole sum, as before
-        for rows, columns in bands:  # 0 / total is the 0 already there
-            np.divide(e[rows, columns], total[rows], out=e[rows, columns])  # (BAND, keys)
+        for rows, runs in bands:  # 0 / total is the 0 already there
+            for columns in runs:
+                np.divide(e[rows, columns], total[rows], out=e[rows, columns])  # (BAND, keys)
         return e, np.zeros(logits.shape[0], dtype=bool)  # (n, m), (n,)
     finite = np.isfinite(logits)  # (n, m): -inf marks a hidden key
     empty: Bools = ~np.any(finite, axis=1, keepdims=False)  # (n,)
@@ -149,17 +153,25 @@ def softmax(logits: Array, out: Array | None = None) -> tuple[Array, NDArray[np.
 BAND = 64
 
 
-def visible_bands(logits: Array) -> list[tuple[slice, slice]]:
+def visible_bands(logits: Array) -> list[tuple[slice, tuple[slice, ...]]]:
     """Bands of BAND rows, each with the columns from the first key any of its rows sees to the
     last (a score > -inf, of scores without NaN or +inf): softmax takes e^x of those columns
-    and writes 0, the number e^-inf gives, for the hidden keys outside them."""
+    and writes 0, the number e^-inf gives, for the hidden keys outside them. A band whose last
+    column is seen apart from the others (a sink, a key every query sees) has it as a run of
+    its own, so the hidden keys between are written 0 too."""
     n, m = logits.shape
-    bands = []
+    bands: list[tuple[slice, tuple[slice, ...]]] = []
     for first in range(0, n, BAND):
         rows = slice(first, first + BAND)
         seen = np.flatnonzero((logits[rows] != -np.inf).any(axis=0))  # (visible columns,)
-        low, high = (int(seen[0]), int(seen[-1]) + 1) if len(seen) else (0, m)
-        bands.append((rows, slice(low, high)))
+        if not len(seen):
+            bands.append((rows, (slice(0, m),)))
+            continue
+        low, high = int(seen[0]), int(seen[-1]) + 1
+        if len(seen) > 1 and int(seen[-2]) + 1 < high - 1:  # the last seen key stands apart
+            bands.append((rows, (slice(low, int(seen[-2]) + 1), slice(high - 1, high))))
+        else:
+            bands.append((rows, (slice(low, high),)))
     return bands
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from copy import copy
 from functools import lru_cache
 from importlib import import_module
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -54,6 +54,7 @@ class Build:
         self.forward = forward
         self.kept = kept  # the rows of the n x m matrices to keep (a summary), or None: all
         self.first_row = 0  # the first query of a block of rows (attncli/steps/row_blocks.py)
+        self.in_blocks = False  # a block of rows: what reads every row is left to Family.joined
         self.row = spec.convention == "row"
         self.query_labels = token_labels(spec.queries.tokens)
         self.key_labels = token_labels(spec.keys_source.tokens)
@@ -66,6 +67,7 @@ class Build:
         """The same build on the queries first .. stop - 1 only (a block of a summary's rows)."""
         block = copy(self)
         block.first_row = self.first_row + first
+        block.in_blocks = True
         block.query_labels = self.query_labels[first:stop]
         block.visible = {}  # a block's own masks, never the whole matrix's
         if self.kept is not None:
@@ -159,6 +161,7 @@ class HeadState:
     weights: Array | None = None  # (n, m)
     A: Matrix | None = None
     Z: Matrix | None = None
+    sunk: Array | None = None  # (n,): the weight each query gave the sink, every row
 
 
 S = TypeVar("S", State, HeadState)
@@ -182,11 +185,24 @@ class Family(Generic[S]):
     name: str
     where: str
     applies: Callable[[Spec], bool] = always
+    # run in blocks of rows (attncli/steps/row_blocks.py): `module.function(build, steps, state)`
+    # that completes the joined steps with what reads every row (a note on the whole column)
+    joined: str | None = None
+    # `module.function(build, state)`: how many steps the family makes, when it makes steps
+    # alone (the state unchanged, nothing refused): when none of them is read, it makes that
+    # many blank ones instead, so every other step keeps its number (Build.unread)
+    tally: str | None = None
 
     def run(self, b: Build, state: S) -> Made[S]:
-        module, function = self.where.rsplit(".", 1)
-        made: Made[S] = getattr(import_module(f"attncli.steps.{module}"), function)(b, state)
+        made: Made[S] = function(self.where)(b, state)
         return made
+
+
+def function(where: str) -> Callable[..., Any]:
+    """The function `module.function` of attncli.steps, its module imported now."""
+    module, name = where.rsplit(".", 1)
+    found: Callable[..., Any] = getattr(import_module(f"attncli.steps.{module}"), name)
+    return found
 
 
 def weights_shown(b: Build, named: tuple[tuple[str, Array | None], ...]) -> list[Matrix]:

@@ -108,7 +108,7 @@ HEAD: tuple[Family[HeadState], ...] = (
     Family("bias", "biases.biased", has_bias),
     Family("masked", "masks.masked", has_masks),
     Family("weights", "softmax.weights", plain_softmax),
-    Family("sinks", "sinks.sink_weights", has_sinks),
+    Family("sinks", "sinks.sink_weights", has_sinks, joined="sinks.read_joined"),
     Family("output", "heads.output"),
     Family("tiles", "tiling.tiled", tiles_on),
     Family("decode", "decode.prefill", decodes),

@@ -6,10 +6,12 @@ every key), and the products over keys are taken in fixed blocks of rows either 
 (attncli/compute/ops.py `by_rows`), so a block of rows gives the very numbers, bit for bit, that
 the whole array gives. Only the families
 that are so (ROW_LOCAL) are run in blocks; a spec that turns on any other one between the scores
-and the output (a bias, soft-capping, sinks, tiles, a decode, low precision, hand calculation) is
+and the output (a bias, soft-capping, tiles, a decode, low precision, hand calculation) is
 computed whole, as before. The blocks' steps must agree in everything but their rows (titles,
 formulas, notes); when they do not (a note that counts queries with no visible key, say), the
-head is computed whole again, so what is printed never depends on the blocks.
+head is computed whole again, so what is printed never depends on the blocks. A note that reads
+every row (which query gave the sink most) is left out of each block and written once the blocks
+are joined (Family.joined).
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ import numpy as np
 
 from attncli.compute import ops
 from attncli.model import Matrix, Step
-from attncli.steps.base import Build, Family, HeadState
+from attncli.steps.base import Build, Family, HeadState, function
 
 # The families whose every row is its own query's (and the ones before the scores, which make
 # n x d arrays only)
-ROW_LOCAL = frozenset({"scores", "scaled", "masked", "weights", "output"})
+ROW_LOCAL = frozenset({"scores", "scaled", "masked", "weights", "sinks", "output"})
 # n x m numbers a block holds at once: 8 MB of float64
 BLOCK_CELLS = 1 << 20
 
@@ -61,7 +63,14 @@ def blocks(b: Build, hs: HeadState,
             found, state = family.run(block, state)
             steps.extend(found)
         made.append((steps, replace(state, logits=None, weights=None)))
-    return join(b, hs, made, size)
+    joined = join(b, hs, made, size)
+    if joined is None:
+        return None
+    steps, state = joined
+    for family in families:
+        if family.joined is not None:  # what reads every row, once the rows are all there
+            steps = function(family.joined)(b, steps, state)
+    return steps, state
 
 
 def join(b: Build, hs: HeadState, made: list[tuple[list[Step], HeadState]],
@@ -81,7 +90,9 @@ def join(b: Build, hs: HeadState, made: list[tuple[list[Step], HeadState]],
     states = [state for _, state in made]
     return steps, replace(states[-1], q=hs.q, scores=rows.joined([s.scores for s in states]),
                           A=rows.joined([s.A for s in states]),
-                          Z=rows.joined([s.Z for s in states]))
+                          Z=rows.joined([s.Z for s in states]),
+                          sunk=None if states[0].sunk is None else
+                          np.concatenate([s.sunk for s in states if s.sunk is not None]))  # (n,)
 
 
 def described(step: Step) -> tuple[object, ...]:

@@ -44,10 +44,12 @@ def sink_weights(b: Build, hs: HeadState) -> Made[HeadState]:
     given = hs.scores.symbol
     n = hs.logits.shape[0]
     # the sink as one more key of every row, always visible: no row is left without a key
-    combined = np.concatenate([hs.logits, np.full((n, 1), s)], axis=1)  # (n, m + 1)
-    probs, _ = b.calc.softmax(combined)  # (n, m + 1)
+    combined = np.empty((n, hs.logits.shape[1] + 1))  # (n, m + 1)
+    combined[:, :-1] = hs.logits
+    combined[:, -1] = s
+    probs, _ = b.calc.softmax(combined, combined)  # (n, m + 1), worked in place
     a = np.ascontiguousarray(probs[:, :-1])  # (n, m)
-    sunk = probs[:, -1:]  # (n, 1)
+    sunk = probs[:, -1:].copy()  # (n, 1): a copy, so that probs is freed
     del combined, probs
     A = b.attention(Formula("A", "A"), a)
     if b.spec.masks:  # a hidden key's weight prints as —, not as a 0 it could have earned
@@ -69,8 +71,15 @@ def sink_weights(b: Build, hs: HeadState) -> Made[HeadState]:
                    ("s",), kept=b.kept)  # (n, 1), or the kept rows of a summary
     sink_step = Step("sinks", Msg.of("Weight given to the sink"),
                      Formula("A_s[i] = 1 − Σⱼ A[i, j]", r"A_{s}[i] = 1 - \sum_j A_{ij}"),
-                     (share,), hs.index, reading(b, sunk[:, 0]))
-    return (weights_step, sink_step), replace(hs, logits=None, weights=a, A=A)
+                     (share,), hs.index, () if b.in_blocks else reading(b, sunk[:, 0]))
+    return (weights_step, sink_step), replace(hs, logits=None, weights=a, A=A, sunk=sunk[:, 0])
+
+
+def read_joined(b: Build, steps: list[Step], hs: HeadState) -> list[Step]:
+    """The blocks' steps of a head with the sink step's reading, which reads every query."""
+    assert hs.sunk is not None
+    return [replace(step, notes=reading(b, hs.sunk)) if step.id == "sinks" else step
+            for step in steps]
 
 
 def reading(b: Build, sunk: Array) -> tuple[Msg, ...]:
