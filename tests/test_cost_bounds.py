@@ -8,11 +8,19 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from attncli import load_spec
 from attncli.compute import ops
+from attncli.errors import UsageError
+from attncli.model import Step
 from attncli.spec.model import Spec
-from attncli.steps import row_blocks
+from attncli.spec.view import View
+from attncli.steps import decode, row_blocks
+from attncli.steps.base import Build, HeadState
 from attncli.steps.build import build
+from attncli.steps.show import Shown, prepare
 
 FLOAT = 8  # bytes of a float64
 
@@ -45,3 +53,82 @@ def test_sinks_are_worked_in_blocks_of_rows(tmp_path: Path) -> None:
     rows = max(1, row_blocks.BLOCK_CELLS // n // ops.ROWS) * ops.ROWS  # 512 queries a block
     peak = peak_of(lambda: build(spec, summary=True))
     assert peak < 5 * rows * (n + 1) * FLOAT  # 31 MB; four whole n x m arrays are 75 MB
+
+
+DECODE_N, DECODE_HEADS = 1100, 4  # 1,100 x 1,100 is past BLOCK_CELLS: worked in blocks of rows
+
+
+def decode_spec(folder: Path) -> Spec:
+    return spec_of(folder, DECODE_N, 8, DECODE_HEADS, "decode: {prefill: 1}\n")
+
+
+def decode_bound() -> int:
+    """A few blocks of ROWS x m per head at once. Every decode step worked and held is
+    (8 + 8) bytes of s and a and 8 of the cache's labels per key it sees, n²/2 x heads x 24 bytes
+    in all: 58 MB here; this bound is 22 MB."""
+    rows = max(1, row_blocks.BLOCK_CELLS // DECODE_N // ops.ROWS) * ops.ROWS  # 512 queries
+    return 5 * rows * DECODE_N * FLOAT
+
+
+def counted_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The decode steps worked, one entry each."""
+    worked: list[int] = []
+    step = decode.decode_step
+
+    def counting(b: Build, hs: HeadState, t: int) -> Step:
+        worked.append(t)
+        return step(b, hs, t)
+
+    monkeypatch.setattr(decode, "decode_step", counting)
+    return worked
+
+
+@pytest.mark.parametrize("view", [View(summary=True, read=False),  # attn validate
+                                  View(summary=True, steps="embeddings")],
+                         ids=["validate", "--steps embeddings"])
+def test_decode_steps_no_one_reads_are_not_worked(view: View, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = decode_spec(tmp_path)
+    worked = counted_steps(monkeypatch)
+    shown: list[Shown] = []
+    peak = peak_of(lambda: shown.append(prepare(spec, view)))
+    assert worked == []
+    assert peak < decode_bound()
+    # every step keeps its number: the embeddings; per head its parameters, projections,
+    # scores, scaled, masked, weights and output (7), the prefill and n - 1 decode steps; then
+    # the heads' concatenation and the cache's size
+    steps = shown[0].walkthrough.steps_in_all
+    assert steps == 1 + DECODE_HEADS * (7 + 1 + (DECODE_N - 1)) + 2
+
+
+def test_a_matrix_refused_by_its_head_is_refused_before_the_decode_steps(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = decode_spec(tmp_path)
+    worked = counted_steps(monkeypatch)
+    refused: list[str] = []
+
+    def refusal() -> None:
+        with pytest.raises(UsageError) as caught:
+            prepare(spec, View(summary=True, matrix="W_Q"))
+        refused.append(str(caught.value))
+
+    peak = peak_of(refusal)
+    assert refused == ["--matrix: W_Q is one per head; add the head, as in W_Q:1"]
+    assert worked == []
+    assert peak < decode_bound()
+
+
+def test_a_decode_steps_matrix_is_worked_where_it_is_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """a₃ of head 2 is the softmax of s₃ = q₃·K[1:3]ᵀ / √8 (identity weights: q and k are the
+    embeddings' rows), worked here by hand."""
+    spec = spec_of(tmp_path, 5, 8, 2, "decode: {prefill: 1}\n")
+    worked = counted_steps(monkeypatch)
+    shown = prepare(spec, View(matrix="a3:2"))
+    assert len(worked) == 2 * (5 - 1)  # every decode step of both heads: the walkthrough shown
+    x = spec.queries.embeddings
+    assert x is not None
+    s = x[2, 4:] @ x[:3, 4:].T / np.sqrt(4)  # head 2 reads features 5..8: d_k = 4
+    a = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    assert shown.matrix is not None
+    np.testing.assert_allclose(shown.matrix.values[0], a, rtol=1e-15)

@@ -37,7 +37,7 @@ def validate(
         broken = 0
         for spec in specs:
             try:  # what `attn explain --format text` makes of it, without writing it out
-                load_walkthrough(spec, Inline(), View(summary=True), reading)
+                load_walkthrough(spec, Inline(), View(summary=True, read=False), reading)
             except AttnError as error:
                 broken += 1
                 fail(error, lang)

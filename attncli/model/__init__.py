@@ -34,6 +34,7 @@ from attncli.model.walkthrough import (
     StepError,
     Verdict,
     Walkthrough,
+    has,
     pick,
 )
 
@@ -41,4 +42,4 @@ __all__ = ["Array", "Cell", "Difference", "Drift", "Exp", "Expansion", "Expr", "
            "Formula", "HeadResult", "Header", "Lazy", "LowPrecisionReport", "Matrix",
            "NotebookView",
            "Num", "Product", "Quotient", "Reading", "Step", "StepError", "Sum", "Tanh", "Terms",
-           "Value", "Vec", "Verdict", "Walkthrough", "pick"]
+           "Value", "Vec", "Verdict", "Walkthrough", "has", "pick"]

@@ -357,6 +357,14 @@ def pick(walkthrough: Walkthrough, written: str) -> Matrix:
     return found[0][2]
 
 
+def has(walkthrough: Walkthrough, written: str) -> bool:
+    """Whether a matrix of `walkthrough` has the symbol `written` names (`SYMBOL:HEAD`'s
+    SYMBOL), in any head."""
+    symbol = written.rpartition(":")[0] if ":" in written else written
+    wanted = key(symbol)
+    return any(key(entry[0]) == wanted for entry in named(walkthrough))
+
+
 def known(everything: list[tuple[str, int | None, Matrix, str]]) -> str:
     """`X, W_Q, W_K, W_V, Q, K, V, S, A, Z` with `A:1`, `A:2` for each head's."""
     names = (symbol if head is None else f"{symbol}:{head}" for symbol, head, _, _ in everything)

@@ -53,6 +53,9 @@ class View:
     # typed as an option has none
     where: dict[str, Location] = field(default_factory=dict, compare=False)
     backward: bool = False  # --backward: add the gradient steps (dO all ones) if the spec has none
+    # False: no step is read (`attn validate` checks the spec and writes nothing), so the steps
+    # that only add steps are made blank (attncli/steps/base.py Family)
+    read: bool = True
 
 
 @record

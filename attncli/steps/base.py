@@ -47,8 +47,10 @@ class Build:
     build. It holds no results: those flow through the states."""
 
     def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None,
-                 calc: Arithmetic | None = None, forward: Forward | None = None) -> None:
+                 calc: Arithmetic | None = None, forward: Forward | None = None,
+                 unread: frozenset[str] = frozenset()) -> None:
         self.spec = spec
+        self.unread = unread  # the ids of steps no one reads: Family.blank makes them blank
         # the whole forward pass on another spec (steps/build.py lends it): the backward family
         # needs it again for a summary's heads and for the finite-difference check
         self.forward = forward
@@ -188,13 +190,15 @@ class Family(Generic[S]):
     # run in blocks of rows (attncli/steps/row_blocks.py): `module.function(build, steps, state)`
     # that completes the joined steps with what reads every row (a note on the whole column)
     joined: str | None = None
-    # `module.function(build, state)`: how many steps the family makes, when it makes steps
-    # alone (the state unchanged, nothing refused): when none of them is read, it makes that
-    # many blank ones instead, so every other step keeps its number (Build.unread)
-    tally: str | None = None
-
+    # the ids of the steps the family makes, and `module.function(build, state)` that makes
+    # them blank (no matrix, nothing worked): for a family that makes steps alone, the state
+    # unchanged and nothing refused. When none of its steps is read (Build.unread), the blank
+    # ones stand in their places, so every other step keeps its number.
+    ids: tuple[str, ...] = ()
+    blank: str | None = None
     def run(self, b: Build, state: S) -> Made[S]:
-        made: Made[S] = function(self.where)(b, state)
+        unread = self.blank is not None and b.unread.issuperset(self.ids)
+        made: Made[S] = function(self.blank if unread and self.blank else self.where)(b, state)
         return made
 
 

@@ -111,7 +111,7 @@ HEAD: tuple[Family[HeadState], ...] = (
     Family("sinks", "sinks.sink_weights", has_sinks, joined="sinks.read_joined"),
     Family("output", "heads.output"),
     Family("tiles", "tiling.tiled", tiles_on),
-    Family("decode", "decode.prefill", decodes),
+    Family("decode", "decode.prefill", decodes, ids=("prefill", "decode"), blank="decode.blank"),
 )
 
 def attend(b: Build, state: State) -> Made[State]:
@@ -150,15 +150,19 @@ def run_head(b: Build, hs: HeadState, steps: list[Step]) -> HeadState:
     """The HEAD families on one head; a summary's n x m ones in blocks of query rows when they
     all allow it (attncli/steps/row_blocks.py)."""
     families = tuple(family for family in HEAD if family.applies(b.spec))
+    after = len(families)  # the families that read no n x m array run after the blocks
+    while after and families[after - 1].name in row_blocks.AFTER:
+        after -= 1
+    families, tail = families[:after], families[after:]
     start = row_blocks.chain(b, families)
     if start is None:
-        return run(b, hs, families, steps)
+        return run(b, hs, families + tail, steps)
     hs = run(b, hs, families[:start], steps)
     made = row_blocks.blocks(b, hs, families[start:])
     if made is None:
-        return run(b, hs, families[start:], steps)
+        return run(b, hs, families[start:] + tail, steps)
     steps.extend(made[0])
-    return made[1]
+    return run(b, made[1], tail, steps)
 
 
 def run(b: Build, state: S, families: tuple[Family[S], ...],
@@ -171,7 +175,8 @@ def run(b: Build, state: S, families: tuple[Family[S], ...],
     return state
 
 
-def build(spec: Spec, expand: Selection | None = None, summary: bool = False) -> Walkthrough:
+def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
+          unread: frozenset[str] = frozenset()) -> Walkthrough:
     """Every step of attention on `spec`, in order, each result labelled with the tokens, with the
     work shown: the cells chosen by `expand` written out (default: `auto`), a reading of the
     weights in words, and, in hand calculation, where it drifts from full precision.
@@ -179,14 +184,18 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False) ->
     With `summary`, a large n x m matrix keeps only the rows that a view eliding its middle shows
     (text, rich, svg) and the rows written out, and the reading reads those queries: the memory of
     a real-size layer stays that of a few of its n x m matrices (see
-    attncli/arithmetic/elision.py)."""
+    attncli/arithmetic/elision.py).
+
+    `unread`: the ids of steps no one will read (`attn validate` reads none), besides those the
+    display's `steps` leaves out; a family that only adds such steps makes them blank."""
     selection = expand or narrow.selection(spec.display)
     kept = kept_rows(spec, selection) if summary else None
-    walkthrough, angles = attach(compute(spec, kept), spec, selection)
+    unread = unread | narrow.unread(spec.display)
+    walkthrough, angles = attach(compute(spec, kept, unread=unread), spec, selection)
     walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
     if spec.display.round_intermediates:
         full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)),
-                       kept)
+                       kept, unread=unread)
         walkthrough = replace(walkthrough, drift=drift(walkthrough, full))
     return narrow.narrow(walkthrough, spec.display)  # the steps, head and reading it asks for
 
@@ -206,11 +215,11 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
     return elision.summary_rows(spec.queries.n, spec.keys_source.n, wanted)
 
 
-def layer(spec: Spec, kept: tuple[int, ...] | None,
-          calc: Arithmetic | None) -> tuple[Build, list[Step], State]:
+def layer(spec: Spec, kept: tuple[int, ...] | None, calc: Arithmetic | None,
+          unread: frozenset[str] = frozenset()) -> tuple[Build, list[Step], State]:
     """The LAYER families on `spec`: the build, its steps and the final state."""
     spec = after_earlier(spec)
-    b = Build(spec, kept, calc, forward=compute)
+    b = Build(spec, kept, calc, forward=compute, unread=unread)
     steps: list[Step] = []
     # An overflow becomes inf here and is reported by Build.finite as a SpecError (in float64;
     # in a lower precision, by the precision step).
@@ -235,7 +244,7 @@ def after_earlier(spec: Spec) -> Spec:
 
 
 def compute(spec: Spec, kept: tuple[int, ...] | None = None,
-            calc: Arithmetic | None = None) -> Walkthrough:
+            calc: Arithmetic | None = None, unread: frozenset[str] = frozenset()) -> Walkthrough:
     """The steps alone: every matrix of attention on `spec`, in order; the n x m ones of the
     heads only in the rows `kept`, when given; computed with `calc` when given (attn check's
     slips), else as the spec's display and dtype ask: in a dtype below float64, each step is
@@ -246,11 +255,11 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None,
         )
         from attncli.steps.precision import compared
 
-        b, steps, state = layer(rounded_spec(spec), kept, None)
-        full = layer(replace(spec, dtype="float64"), kept, None)[1]
+        b, steps, state = layer(rounded_spec(spec), kept, None, unread)
+        full = layer(replace(spec, dtype="float64"), kept, None, unread)[1]
         steps, report = compared(spec.dtype, spec.display.precision, steps, full)
     else:
-        b, steps, state = layer(spec, kept, calc)
+        b, steps, state = layer(spec, kept, calc, unread)
         report = None
     output = state.output if state.output is not None else state.attention
     assert output is not None

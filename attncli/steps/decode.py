@@ -43,6 +43,16 @@ def prefill(b: Build, hs: HeadState) -> Made[HeadState]:
     return tuple(steps), hs
 
 
+def blank(b: Build, hs: HeadState) -> Made[HeadState]:
+    """The prefill step and every decode step in their places, with no matrix and nothing
+    worked: for a walkthrough in which none of them is read (attncli/steps/base.py Family)."""
+    assert b.spec.decode is not None
+    steps = [Step("prefill", Msg.of("Prefill: the KV cache"), None, (), hs.index)]
+    steps += [Step("decode", Msg.of("Decode step: {token}", token=quoted(token)), None, (),
+                   hs.index) for token in b.query_labels[b.spec.decode.prefill:]]
+    return tuple(steps), hs
+
+
 def decode_step(b: Build, hs: HeadState, t: int) -> Step:
     """Token t (0-based) alone: q_t, the cache with k_t and v_t appended, the scores of q_t
     against the cache, the weights, z_t; and the check against row t of Z."""

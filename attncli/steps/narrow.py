@@ -60,6 +60,15 @@ def step_ids(text: str | None, where: Location | None = None) -> tuple[str, ...]
     return ids
 
 
+def unread(display: Display) -> frozenset[str]:
+    """The step ids the display's `steps` leaves out; none when it is bad (narrow refuses it)."""
+    try:
+        asked = step_ids(display.steps, display.where.get("steps"))
+    except (SpecError, UsageError):
+        return frozenset()
+    return frozenset() if asked is None else frozenset(STEP_IDS).difference(asked)
+
+
 def head_number(text: str | None, where: Location | None = None) -> int | None:
     """--head's text as a 1-based head, or None for every head."""
     if text is None or text == ALL:

@@ -4,14 +4,14 @@ a whole n x m array: 8,000 tokens take 512 MB as one array of scores, a few MB a
 Every row of scores, masked scores, softmax and output is worked from its own query alone (and
 every key), and the products over keys are taken in fixed blocks of rows either way
 (attncli/compute/ops.py `by_rows`), so a block of rows gives the very numbers, bit for bit, that
-the whole array gives. Only the families
-that are so (ROW_LOCAL) are run in blocks; a spec that turns on any other one between the scores
-and the output (a bias, soft-capping, tiles, a decode, low precision, hand calculation) is
-computed whole, as before. The blocks' steps must agree in everything but their rows (titles,
-formulas, notes); when they do not (a note that counts queries with no visible key, say), the
-head is computed whole again, so what is printed never depends on the blocks. A note that reads
-every row (which query gave the sink most) is left out of each block and written once the blocks
-are joined (Family.joined).
+the whole array gives. Only the families that are so (ROW_LOCAL) are run in blocks; a spec that
+turns on any other one between the scores and the output (a bias, soft-capping, tiles, low
+precision, hand calculation) is computed whole, as before. A decode reads Q, K, V and Z alone,
+so it runs after the blocks (AFTER). The blocks' steps must agree in everything but their rows
+(titles, formulas, notes); when they do not (a note that counts queries with no visible key,
+say), the head is computed whole again, so what is printed never depends on the blocks. A note
+that reads every row (which query gave the sink most) is left out of each block and written
+once the blocks are joined (Family.joined).
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ from attncli.steps.base import Build, Family, HeadState, function
 # The families whose every row is its own query's (and the ones before the scores, which make
 # n x d arrays only)
 ROW_LOCAL = frozenset({"scores", "scaled", "masked", "weights", "sinks", "output"})
+# The families that read the head's n x d arrays alone (Q, K, V, Z), never an n x m one: run
+# after the blocks, on the joined state
+AFTER = frozenset({"decode"})
 # n x m numbers a block holds at once: 8 MB of float64
 BLOCK_CELLS = 1 << 20
 

@@ -8,6 +8,7 @@ walkthrough still writes "7. Attention weights".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import islice
@@ -15,14 +16,17 @@ from typing import TypeVar
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
-from attncli.model import Matrix, Walkthrough, pick
+from attncli.model import Matrix, Walkthrough, has, pick
+from attncli.model.walkthrough import key
 from attncli.records import record
 from attncli.spec.model import Display, Spec
-from attncli.spec.view import View
+from attncli.spec.view import STEP_IDS, View
 from attncli.steps.build import build
 from attncli.steps.narrow import refuse
 
 T = TypeVar("T")
+# the symbols of the decode steps' matrices (attncli/steps/decode.py), as `key` writes them
+DECODED = re.compile(r"[qsaz][0-9]+|[KV]\[1:[0-9]+\]")
 
 # View fields that stand for a Display key of the same name when given
 CHOICES = ("precision", "round_intermediates", "steps", "head", "reading", "header", "md_flavor")
@@ -66,14 +70,26 @@ def prepare(spec: Spec, view: View) -> Shown:
 
         spec = with_ones(spec)
     spec = replace(spec, display=over(spec.display, view))
-    walkthrough = build(spec, summary=view.summary)
+    # a matrix asked by name is looked for first where the steps that only add steps (decode's)
+    # are blank; in them only when it may be theirs, or to name every matrix in a refusal
+    light = view.matrix is not None and not decode_symbol(view.matrix)
+    unread = frozenset(STEP_IDS) if light or not view.read else frozenset()
+    walkthrough = build(spec, summary=view.summary, unread=unread)
     matrix = None
     if view.matrix is not None:
+        if light and not has(walkthrough, view.matrix):
+            walkthrough = build(spec, summary=view.summary)
         try:
             matrix = pick(walkthrough, view.matrix)
         except UsageError as error:
             refuse("matrix", error.message, view.where.get("matrix"))
     return Shown(walkthrough, matrix, spec)
+
+
+def decode_symbol(written: str) -> bool:
+    """Whether `written` may name a matrix of a decode step (q₃, K[1:3], s₃, a₃, z₃, with or
+    without its head), which only a walkthrough with its decode steps worked has."""
+    return any(DECODED.fullmatch(key(symbol)) for symbol in (written, written.rpartition(":")[0]))
 
 
 # A walkthrough written more than once keeps at most this many written-out cells (or sentences)
