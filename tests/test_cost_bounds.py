@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import tracemalloc
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from attncli import load_spec
+from attncli import load_spec, render
+from attncli.arithmetic.elision import EDGE
 from attncli.compute import ops
 from attncli.errors import UsageError
 from attncli.model import Step
+from attncli.render import html_step
 from attncli.spec.model import Spec
 from attncli.spec.view import View
 from attncli.steps import decode, row_blocks
@@ -132,3 +136,30 @@ def test_a_decode_steps_matrix_is_worked_where_it_is_asked(
     a = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
     assert shown.matrix is not None
     np.testing.assert_allclose(shown.matrix.values[0], a, rtol=1e-15)
+
+
+@pytest.mark.parametrize("sinks", [False, True], ids=["softmax", "softmax with a sink"])
+def test_the_page_writes_the_terms_of_the_cells_it_shows(sinks: bool, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The HTML page of 600 tokens (`--steps weights`): of every shown row of A (the first and
+    last EDGE), the e^x and the quotient of its shown cells (2·EDGE each), the row's sum, and the
+    sink's e^s when there is one. Every e^x and quotient of the row, 2n + 1 lines a row, were
+    written and then dropped."""
+    n = 600
+    spec = spec_of(tmp_path, n, 4, 1, "sinks: [0.5]\n" if sinks else "")
+    written: list[str] = []
+    text = html_step.expansion_text
+
+    def counting(*args: Any) -> str:
+        line = text(*args)
+        written.append(line)
+        return line
+
+    monkeypatch.setattr(html_step, "expansion_text", counting)
+    shown = prepare(spec, View(expand=("shown",), steps="weights", summary=True,
+                               terms_shown=True))
+    page = render(shown.walkthrough, "html")
+    rows = columns = 2 * EDGE
+    assert len(written) == rows * (2 * columns + 1 + sinks)  # 136 or 144; before: 9,608 or 9,616
+    assert sum(line.startswith("Σ = ") for line in written) == rows
+    assert all(f"<li><code>{escape(line)}</code></li>" in page for line in written)

@@ -52,6 +52,8 @@ class Context:
     precision: int
     calc: Arithmetic  # how the walkthrough was computed
     carry: Callable[[float], float]  # identity, or rounding to the display precision
+    # a softmax row named by some of its cells writes those cells' terms alone (Selection)
+    terms_shown: bool = False
 
     def line(self, target: Formula | None, symbolic: Formula | None, expr: Expr,
              result: Value) -> Expansion:

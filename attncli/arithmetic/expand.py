@@ -36,6 +36,7 @@ from attncli.model import (
     Expr,
     Formula,
     Lazy,
+    Matrix,
     Num,
     Product,
     Quotient,
@@ -203,10 +204,14 @@ def softcap_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[E
 
 def weight_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
     """Softmax of each chosen row, written out: e^x of every score, the sum, every quotient; with
-    a sink (gpt-oss), its term e^s is one more of the sum."""
+    a sink (gpt-oss), its term e^s is one more of the sum. A page that keeps the lines of its
+    shown cells alone (Context.terms_shown) has e^x and the quotient written of those cells only;
+    the sum is the whole row's."""
     matrix = step.matrices[0]
+    m = len(matrix.columns)
     sinks = ctx.spec.sinks
     sink = None if sinks is None else sinks[(step.head or 1) - 1]
+    asked = asked_columns(matrix, cells) if ctx.terms_shown else {}
     for i in chosen_rows(matrix.rows, cells):
         logits = ctx.head.scores.row(i)  # (m,), -inf where hidden
         if sink is not None:
@@ -214,22 +219,34 @@ def weight_rows(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Exp
         shift, e, total, _ = ctx.calc.softmax_parts(logits[None, :])
         if total[0] == 0.0 or not np.isfinite(matrix.row(i)).all():
             continue  # a query that sees no key: the reading says so
+        columns = asked.get(i) or range(m)  # the keys whose terms are written
         peak = float(shift[0])
-        for j in range(len(logits)):
+        for j in [*columns, *range(m, len(logits))]:  # and the sink's e^s
             x = float(logits[j])
             argument: Expr = Num(x)
             if peak != 0.0 and math.isfinite(x):  # e^(12.00 − 16.00), e^(−3.00 + 2.00)
                 argument = Difference(Num(x), Num(peak)) if peak > 0 else Sum(
                     (Num(x), Num(-peak)))
-            target = None if j < len(matrix.columns) else Formula("e^s", "e^{s}")
+            target = None if j < m else Formula("e^s", "e^{s}")
             yield ctx.line(target, None, Exp(argument), float(e[0, j]))
         visible = [j for j in range(len(logits)) if math.isfinite(logits[j])]
         yield ctx.line(Formula("Σ", r"\Sigma"), None,
                        Sum(tuple(Num(float(e[0, j])) for j in visible)), float(total[0]))
-        for j in range(len(matrix.columns)):
+        for j in columns:
             yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), None,
                            Quotient(Num(float(e[0, j])), Num(float(total[0]))),
                            matrix.at(i, j))
+
+
+def asked_columns(matrix: Matrix, cells: Sequence[Cell]) -> dict[int, list[int]]:
+    """The columns asked of each row named by single cells, ascending; a row asked whole (or not
+    named by a cell of this matrix) has none."""
+    whole = {i for i in chosen_rows(matrix.rows, [c for c in cells if c[1] is None])}
+    asked: dict[int, set[int]] = {}
+    for i, j in chosen_cells(matrix.rows, matrix.columns, [c for c in cells if c[1] is not None]):
+        if i not in whole:
+            asked.setdefault(i, set()).add(j)
+    return {i: sorted(found) for i, found in asked.items()}
 
 
 def sink_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
@@ -335,7 +352,8 @@ def attach(walkthrough: Walkthrough, spec: Spec,
             steps.append(step)
             continue
         head = heads[step.head or 1]
-        ctx = Context(spec, head, by_head[step.head], precision, calc, carry)
+        ctx = Context(spec, head, by_head[step.head], precision, calc, carry,
+                      selection.terms_shown)
         notes = step.notes + shift_notes(ctx, step, cells)
         if step.id == "scores" and spec.score.W is None:
             expanded.append((head.index, step, cells))

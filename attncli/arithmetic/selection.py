@@ -37,6 +37,9 @@ class Selection:
 
     mode: str = "auto"
     cells: tuple[tuple[str, Cell], ...] = field(default=())
+    # mode shown, for a page that keeps only the lines of the cells it shows: a softmax row of
+    # a matrix elided in the middle names its shown cells, and only their terms are written
+    terms_shown: bool = False
 
     @classmethod
     def parse(cls, options: Sequence[str]) -> Selection:
@@ -123,7 +126,7 @@ def chosen(selection: Selection, walkthrough: Walkthrough, step: Step,
     if selection.mode == "all":
         return [(row, None) for row in all_rows(step)]
     if selection.mode == "shown":
-        return shown_cells(step)
+        return shown_cells(step, selection.terms_shown)
     if selection.mode == "auto":
         if not is_small(walkthrough):
             return []
@@ -133,14 +136,15 @@ def chosen(selection: Selection, walkthrough: Walkthrough, step: Step,
     return [c for step_id, c in selection.cells if step_id == step.id]
 
 
-def shown_cells(step: Step) -> list[Cell]:
+def shown_cells(step: Step, terms_shown: bool = False) -> list[Cell]:
     """Every cell of the step a view that elides the middle of a large matrix shows: whole rows
-    of a matrix shown whole or of a step that writes out a row at once, else its shown cells."""
+    of a matrix shown whole or of a step that writes out a row at once, else its shown cells.
+    With `terms_shown`, a softmax row of an elided matrix is named by its shown cells too."""
     found: list[Cell] = []
     for matrix in step.matrices:
         elide = elision.is_elided(*matrix.shape)
         rows = [matrix.rows[i] for i in elision.shown(matrix.shape[0], elide) if i is not None]
-        if not elide or step.id in ROW_STEPS:
+        if not elide or (step.id in ROW_STEPS and not (terms_shown and step.id == "weights")):
             found += [(row, None) for row in rows]
         else:
             columns = [matrix.columns[j] for j in elision.shown(matrix.shape[1], True)

@@ -198,7 +198,10 @@ def export(
                 steps, head,
                 reading=reading, header=header, matrix=matrix,
                 md_flavor=md_flavor.value if md_flavor is not None else None,
-                summary=eliding and not sheet and matrix is None, backward=backward)
+                summary=eliding and not sheet and matrix is None, backward=backward,
+                # the page keeps a softmax row's lines of its shown cells alone: only those are
+                # written out
+                terms_shown=html and not expand and not full and not sheet and heatmap is None)
 
     if output == STDOUT:  # standard output, as `attn explain -` reads standard input
         output = None

@@ -2,10 +2,10 @@
 (the lines `--expand all` writes for that cell) and the cells it was made from.
 
 Lines are matched to cells by the name each line computes (`S[chases, mouse]`, `Z[cat]`); the
-softmax of a row writes each e^x, then the row's sum, then each quotient, so A[i, j] is told its
-own e^x, the sum and its quotient. Sources are found among the steps before, in the same head:
-for S[i, j] the rows of Q and K, for A[i, j] the row of scores, for Z[i, a] the row of A and the
-column of V.
+softmax of a row writes each e^x, then the row's sum, then each quotient in the same order (of
+every key, or of the shown ones alone), so A[i, j] is told its own e^x, the sum and its
+quotient. Sources are found among the steps before, in the same head: for S[i, j] the rows of Q
+and K, for A[i, j] the row of scores, for Z[i, a] the row of A and the column of V.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ def cell_lines(step: Step, text: Callable[[Expansion], str]) -> tuple[list[str],
     by_cell: CellLines = {}
     pending: list[int] = []  # e^x lines of a softmax row, before its sum
     total: int | None = None  # the line of the row's sum
+    quotients = 0  # the row's quotients after its sum
     last: tuple[int, int, int] | None = None
     for expansion in step.expansions:
         n = len(lines)
@@ -53,11 +54,14 @@ def cell_lines(step: Step, text: Callable[[Expansion], str]) -> tuple[list[str],
         elif (found := cells.at(name)) is not None:
             last = found
             k, i, j = last
-            before = [pending[j]] if j < len(pending) and total is not None else []
+            # the e^x of its column, or the q-th when only the shown cells' terms are written
+            q = j if len(pending) == len(step.matrices[k].columns) else quotients
+            before = [pending[q]] if q < len(pending) and total is not None else []
             before += [total] if total is not None else []
             by_cell.setdefault(last, []).extend([*before, n])
+            quotients += total is not None
             if total is not None and j == len(step.matrices[k].columns) - 1:
-                pending, total = [], None
+                pending, total, quotients = [], None, 0
         elif name in rows:
             k, i = rows[name]
             for j in range(len(step.matrices[k].columns)):

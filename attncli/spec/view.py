@@ -56,6 +56,9 @@ class View:
     # False: no step is read (`attn validate` checks the spec and writes nothing), so the steps
     # that only add steps are made blank (attncli/steps/base.py Family)
     read: bool = True
+    # `--expand shown` for a page that keeps, of a row written out at once (a softmax), only the
+    # lines of its shown cells: the row's other terms are not written (attncli.arithmetic.selection)
+    terms_shown: bool = False
 
 
 @record

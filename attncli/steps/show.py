@@ -21,6 +21,7 @@ from attncli.model.walkthrough import key
 from attncli.records import record
 from attncli.spec.model import Display, Spec
 from attncli.spec.view import STEP_IDS, View
+from attncli.steps import narrow
 from attncli.steps.build import build
 from attncli.steps.narrow import refuse
 
@@ -74,11 +75,14 @@ def prepare(spec: Spec, view: View) -> Shown:
     # are blank; in them only when it may be theirs, or to name every matrix in a refusal
     light = view.matrix is not None and not decode_symbol(view.matrix)
     unread = frozenset(STEP_IDS) if light or not view.read else frozenset()
-    walkthrough = build(spec, summary=view.summary, unread=unread)
+    selection = narrow.selection(spec.display)
+    if view.terms_shown:
+        selection = replace(selection, terms_shown=True)
+    walkthrough = build(spec, selection, summary=view.summary, unread=unread)
     matrix = None
     if view.matrix is not None:
         if light and not has(walkthrough, view.matrix):
-            walkthrough = build(spec, summary=view.summary)
+            walkthrough = build(spec, selection, summary=view.summary)
         try:
             matrix = pick(walkthrough, view.matrix)
         except UsageError as error:
