@@ -48,7 +48,12 @@ def sink_weights(b: Build, hs: HeadState) -> Made[HeadState]:
     combined[:, :-1] = hs.logits
     combined[:, -1] = s
     probs, _ = b.calc.softmax(combined, combined)  # (n, m + 1), worked in place
-    a = np.ascontiguousarray(probs[:, :-1])  # (n, m)
+    reuse = b.reuse(hs.logits)  # the logits' own array, when nothing else reads it
+    if reuse is None:
+        a = np.ascontiguousarray(probs[:, :-1])  # (n, m)
+    else:
+        a = reuse  # (n, m)
+        np.copyto(a, probs[:, :-1])
     sunk = probs[:, -1:].copy()  # (n, 1): a copy, so that probs is freed
     del combined, probs
     A = b.attention(Formula("A", "A"), a)
