@@ -27,7 +27,13 @@ from attncli.i18n.library_messages import json_problem, regex_search_problem, to
 from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
-from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
+from attncli.spec.tokenizer_check import (
+    MAX_TOKENS,
+    check_config,
+    check_objects,
+    check_written,
+    patterns,
+)
 from attncli.spec.tokenizer_merges import merges_as_texts
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
@@ -136,7 +142,9 @@ def run(buffer: bytearray, name: str, sentence: str) -> Answer:
     """`encode` in a process of its own, bounded in time and in memory: TOKENIZER_MEGABYTES
     for the file's bytes (already held) and all `tokenizers` makes of them. Merges written as
     pairs are rewritten as texts first, here, where `buffer` is let go before the process
-    begins (spec/tokenizer_merges.py)."""
+    begins (spec/tokenizer_merges.py). The normalizer and pre-tokenizer the file writes are
+    checked first, so a pattern the checks refuse does not start the process."""
+    check_written(buffer, name, len(sentence))
     content = merges_as_texts(buffer)
     held = -(-len(content) // (1 << 20))
     try:

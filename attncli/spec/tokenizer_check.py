@@ -11,12 +11,16 @@ Nothing here imports `tokenizers`: the configuration is plain JSON.
 
 from __future__ import annotations
 
+import json
 import re
+from itertools import islice
 from typing import Any
 
 from attncli.i18n import Count, Msg
 from attncli.spec.files import FileProblem
 from attncli.spec.limits import MAX_TEXT
+from attncli.spec.tokenizer_regex import MAX_DEPTH, TooDeep
+from attncli.spec.tokenizer_ways import side_by_side
 
 MAX_TOKENS = 4096  # tokens of one text
 # How long the text may grow (in characters) as the normalizers and pre-tokenizers make it.
@@ -53,6 +57,38 @@ def check_config(config: Any, name: str, text_length: int) -> None:
     length = text_length * UNICODE_GROWTH
     for key in ("normalizer", "pre_tokenizer"):
         length = grown(config.get(key), key, name, length)
+
+
+# The normalizer and pre-tokenizer as the file writes them, found by their keys before `tokenizers`
+# reads the file (a key inside a text has its quotes escaped, so it is not found).
+WRITTEN = re.compile(rb'"(normalizer|pre_tokenizer)"\s*:\s*\{')
+WINDOW = 1 << 16  # bytes read for one of them at first, four times more up to WINDOW << 6
+
+
+def check_written(content: bytes | bytearray, name: str, text_length: int) -> None:
+    """check_config on the normalizer and pre-tokenizer the file `content` writes (the first
+    JSON object at each key), so that a pattern or a growth the checks refuse is refused before
+    the tokenizer's process starts; the process checks them again as `tokenizers` built them."""
+    parts: dict[str, Any] = {}
+    for match in islice(WRITTEN.finditer(content), 16):
+        value = written_value(content, match.end() - 1)
+        if isinstance(value, dict):
+            parts.setdefault(match.group(1).decode(), value)
+    check_config(parts, name, text_length)
+
+
+def written_value(content: bytes | bytearray, start: int) -> Any:
+    """The JSON value that begins at byte `start`, or None if it is not one within WINDOW << 6
+    bytes."""
+    size = WINDOW
+    while True:
+        piece = bytes(content[start: start + size]).decode("utf-8", "ignore")
+        try:
+            return json.JSONDecoder().raw_decode(piece)[0]
+        except (ValueError, RecursionError):
+            if start + size >= len(content) or size >= WINDOW << 6:
+                return None
+            size *= 4
 
 
 def check_objects(content: bytes | bytearray, name: str) -> None:
@@ -147,8 +183,10 @@ def grown(part: Any, key: str, name: str, length: int) -> int:
 
 
 def check_pattern(regex: str, key: str, name: str) -> None:
-    """FileProblem if `regex` is longer than a text may be, or repeats a group that itself
-    holds a repetition, as `(a+)+` or `(\\w*)*` (time exponential in the text's length)."""
+    """FileProblem if `regex` is longer than a text may be, repeats a group that itself holds a
+    repetition, as `(a+)+` or `(\\w*)*` (time exponential in the text's length), or has
+    repetitions side by side that share out a text in more than MAX_TEXT ways before a part that
+    can fail, as `\\w*\\w*\\d` (time polynomial: spec/tokenizer_ways.py)."""
     if len(regex) > MAX_TEXT:
         raise too_large(name, key, Msg.plural_of("{count} character", "{count} characters",
                                                  Count(len(regex))), MAX_TEXT)
@@ -156,6 +194,26 @@ def check_pattern(regex: str, key: str, name: str) -> None:
         raise FileProblem(Msg.of(
             "{name}: the pattern {pattern} at {key} repeats a repetition, which can take a time "
             "that grows exponentially with the text", name=name, pattern=regex, key=key))
+    try:
+        found = side_by_side(regex)
+    except TooDeep:
+        raise FileProblem(Msg.plural_of(
+            "{name}: {key}: expected groups nested at most {count} deep; found the pattern "
+            "{pattern}, which nests them deeper",
+            "{name}: {key}: expected groups nested at most {count} deep; found the pattern "
+            "{pattern}, which nests them deeper", MAX_DEPTH, name=name, key=key,
+            pattern=regex)) from None
+    if found is not None:
+        parts, ways = found
+        raise FileProblem(Msg.plural_of(
+            "{name}: {key}: expected at most {limit} ways for repetitions side by side to share "
+            "out a text of {limit} characters before a part that can fail; found {count} way for "
+            "{parts} in the pattern {pattern}",
+            "{name}: {key}: expected at most {limit} ways for repetitions side by side to share "
+            "out a text of {limit} characters before a part that can fail; found {count} ways for "
+            "{parts} in the pattern {pattern}",
+            Count(ways), name=name, key=key, limit=Count(MAX_TEXT), parts=", ".join(parts),
+            pattern=regex))
 
 
 def nested_repetition(regex: str) -> bool:

@@ -1,0 +1,308 @@
+"""A tokenizer pattern read in Oniguruma's (Ruby) syntax, the one `tokenizers` compiles, into
+alternatives of items (a character set, a group, an assertion, each with its repetition), for
+spec/tokenizer_ways.py to count the ways its repetitions can share out a text.
+
+Character sets are compared on a sample of characters (all below U+0300, every 97th above to
+U+30000, the Unicode spaces, and every character the pattern writes), so two classes overlap
+when a character of the sample is in both; what is not understood is taken as any character,
+which can only make the check stricter.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache
+
+SPACES = frozenset([*range(9, 14), 32, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028,
+                    0x2029, 0x202F, 0x205F, 0x3000])
+BASE = tuple(sorted({*range(0x300), *range(0x300, 0x30000, 97), *SPACES}))
+MAX_DEPTH = 32  # groups inside groups (real patterns nest 2 deep)
+ESCAPED = re.compile(r"\\x\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
+NAMES = {"letter": "L", "uppercaseletter": "Lu", "lowercaseletter": "Ll", "titlecaseletter": "Lt",
+         "modifierletter": "Lm", "otherletter": "Lo", "mark": "M", "combiningmark": "M",
+         "nonspacingmark": "Mn", "spacingmark": "Mc", "enclosingmark": "Me", "number": "N",
+         "decimalnumber": "Nd", "letternumber": "Nl", "othernumber": "No", "punctuation": "P",
+         "connectorpunctuation": "Pc", "dashpunctuation": "Pd", "openpunctuation": "Ps",
+         "closepunctuation": "Pe", "initialpunctuation": "Pi", "finalpunctuation": "Pf",
+         "otherpunctuation": "Po", "symbol": "S", "mathsymbol": "Sm", "currencysymbol": "Sc",
+         "modifiersymbol": "Sk", "othersymbol": "So", "separator": "Z", "spaceseparator": "Zs",
+         "lineseparator": "Zl", "paragraphseparator": "Zp", "other": "C", "control": "Cc",
+         "format": "Cf", "surrogate": "Cs", "privateuse": "Co", "unassigned": "Cn"}
+SCRIPTS = {"han": ("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH"), "hiragana": ("HIRAGANA",),
+           "katakana": ("KATAKANA",), "latin": ("LATIN",), "greek": ("GREEK",),
+           "cyrillic": ("CYRILLIC",), "arabic": ("ARABIC",), "hebrew": ("HEBREW",),
+           "hangul": ("HANGUL",), "thai": ("THAI",), "devanagari": ("DEVANAGARI",)}
+
+
+class Sample:
+    """The characters sets are compared on; a set is an int, one bit a character."""
+
+    def __init__(self, regex: str) -> None:
+        extra = {ord(c) for c in regex + regex.swapcase()}
+        for match in ESCAPED.finditer(regex):
+            extra.add(min(int(next(g for g in match.groups() if g), 16), 0x10FFFF))
+        self.chars = tuple(sorted(set(BASE) | extra))
+        self.index = {c: k for k, c in enumerate(self.chars)}
+        self.all = (1 << len(self.chars)) - 1
+
+    def where(self, keep: object) -> int:
+        assert callable(keep)
+        return int("".join("1" if keep(c) else "0" for c in reversed(self.chars)) or "0", 2)
+
+    def category(self, code: str) -> int:
+        return self.where(lambda c: category(c).startswith(code))
+
+    def char(self, c: int, fold: bool) -> int:
+        found = {c} | ({ord(x) for x in (chr(c).lower(), chr(c).upper()) if len(x) == 1}
+                       if fold else set())
+        return sum(1 << self.index[x] for x in found if x in self.index)
+
+
+@cache
+def category(c: int) -> str:
+    return unicodedata.category(chr(c))
+
+
+class TooDeep(Exception):
+    """A pattern nesting groups more than MAX_DEPTH deep."""
+
+
+@dataclass
+class Item:
+    """One part of a sequence and its repetition (`high` None: no end)."""
+    kind: str  # "set", "group", "atomic", "look", "zero" (an assertion), "flags", "backref"
+    text: str
+    chars: int = 0
+    alts: list[list[Item]] = field(default_factory=list)
+    low: int = 1
+    high: int | None = 1
+    possessive: bool = False
+    empty: bool | None = None  # a group's: whether it can match nothing
+
+
+class Parser:
+    """A pattern read into alternatives of items; anything not understood is taken as any
+    character (so it can only make the check stricter)."""
+
+    def __init__(self, regex: str) -> None:
+        self.regex, self.k, self.depth = regex, 0, 0
+        self.sample = Sample(regex)
+        self.fold = re.search(r"\(\?[a-z-]*i", regex) is not None
+
+    def peek(self, n: int = 1) -> str:
+        return self.regex[self.k: self.k + n]
+
+    def alternatives(self) -> list[list[Item]]:
+        alts: list[list[Item]] = [[]]
+        while self.k < len(self.regex) and self.peek() != ")":
+            if self.peek() == "|":
+                self.k += 1
+                alts.append([])
+                continue
+            start = self.k
+            item = self.atom()
+            if item is not None:
+                alts[-1].append(self.quantified(item, start))
+        return alts
+
+    def atom(self) -> Item | None:
+        char, start = self.peek(), self.k
+        self.k += 1
+        if char == "(":
+            return self.group(start)
+        if char == "[":
+            return Item("set", "", self.bracket())
+        if char == ".":
+            return Item("set", "", self.sample.all & ~self.sample.char(10, False))
+        if char in "^$":
+            return Item("zero", char)
+        if char == "\\":
+            return self.escape()
+        return Item("set", char, self.sample.char(ord(char), self.fold))
+
+    def group(self, start: int) -> Item | None:
+        kind = "group"
+        if self.peek() == "?":
+            self.k += 1
+            head = self.peek()
+            if head == "#":
+                self.k = self.regex.find(")", self.k) + 1 or len(self.regex)
+                return None
+            if head in "=!" or self.peek(2) in ("<=", "<!"):
+                kind, self.k = "look", self.k + (1 if head in "=!" else 2)
+            elif head == ">":
+                kind, self.k = "atomic", self.k + 1
+            elif head in "<'P" and self.peek(2) != "<=":
+                close = ">" if head in "<P" else "'"
+                self.k = self.regex.find(close, self.k + 1) + 1 or len(self.regex)
+            else:
+                flags = re.match(r"[a-zA-Z-]*", self.regex[self.k:])
+                self.k += flags.end() if flags else 0
+                if self.peek() == ")":
+                    self.k += 1
+                    return Item("flags", self.regex[start: self.k])
+                self.k += self.peek() == ":"
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise TooDeep
+        alts = self.alternatives()
+        self.depth -= 1
+        self.k += self.peek() == ")"
+        return Item(kind, self.regex[start: self.k], alts=alts)
+
+    def escape(self) -> Item:
+        char = self.peek()
+        if char in "bBAzZG" or (char.isdigit() and char != "0") or char == "k":
+            self.k += 1
+            if char == "k":
+                self.k = self.regex.find(">", self.k) + 1 or len(self.regex)
+            return Item("zero" if char in "bBAzZG" else "backref", "\\" + char,
+                        self.sample.all)
+        return Item("set", "", self.class_escape())
+
+    def class_escape(self) -> int:
+        """The set of `\\x` after the backslash (read on)."""
+        s, char = self.sample, self.peek()
+        self.k += 1
+        classes = {"w": lambda c: category(c)[0] in "LMN" or category(c) == "Pc",
+                   "d": lambda c: category(c) == "Nd", "s": lambda c: c in SPACES,
+                   "h": lambda c: chr(c) in "0123456789abcdefABCDEF"}
+        if char.lower() in classes:
+            found = s.where(classes[char.lower()])
+            return s.all & ~found if char.isupper() else found
+        if char in "pP":
+            name = self.peek()
+            if name == "{":
+                end = self.regex.find("}", self.k)
+                name, self.k = self.regex[self.k + 1: end if end >= 0 else None], (
+                    end + 1 if end >= 0 else len(self.regex))
+            else:
+                self.k += 1
+            negate = (char == "P") != name.startswith("^")
+            found = self.property(name.lstrip("^"))
+            return s.all & ~found if negate else found
+        simple = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7, "e": 27}
+        if char in simple:
+            return s.char(simple[char], False)
+        if char in "xu":
+            match = ESCAPED.match(self.regex, self.k - 2)
+            if match:
+                self.k = match.end()
+                code = int(next(g for g in match.groups() if g), 16)
+                return s.char(min(code, 0x10FFFF), self.fold)
+        if char.isalnum():  # \R, \X, \N, \O, \0, \c… : any character, to be safe
+            return s.all
+        return s.char(ord(char), self.fold) if char else 0
+
+    def property(self, name: str) -> int:
+        s = self.sample
+        key = re.sub(r"[\s_-]", "", name).lower()
+        code = NAMES.get(key) or next((c for c in set(NAMES.values()) if c.lower() == key), None)
+        if code is not None:
+            return s.category(code)
+        if key in ("l&", "lc"):
+            return s.category("Lu") | s.category("Ll") | s.category("Lt")
+        if key in SCRIPTS:
+            return s.where(lambda c: unicodedata.name(chr(c), "").startswith(SCRIPTS[key]))
+        posix = {"alpha": "L", "alphabetic": "L", "upper": "Lu", "uppercase": "Lu",
+                 "lower": "Ll", "lowercase": "Ll", "digit": "Nd", "punct": "P", "cntrl": "Cc"}
+        if key in posix:
+            return s.category(posix[key]) | (s.category("M") if posix[key] == "L" else 0)
+        if key in ("space", "whitespace", "blank"):
+            return s.where(lambda c: c in SPACES)
+        if key in ("alnum", "word"):
+            return s.where(lambda c: category(c)[0] in "LMN" or (
+                key == "word" and category(c) == "Pc"))
+        if key == "ascii":
+            return s.where(lambda c: c < 128)
+        if key == "xdigit":
+            return s.where(lambda c: chr(c) in "0123456789abcdefABCDEF")
+        return s.all  # "Any", "graph", "print" and names not known here
+
+    def bracket(self) -> int:
+        """The set of a bracket class, `[` read, up to and past its `]`."""
+        s = self.sample
+        negate = self.peek() == "^"
+        self.k += negate
+        found, first = 0, True
+        while self.k < len(self.regex) and (self.peek() != "]" or first):
+            first = False
+            if self.peek(2) == "&&":  # the rest of the class, as a class of its own
+                self.k += 2
+                found &= self.bracket()
+                return s.all & ~found if negate else found
+            if self.peek(2) == "[:":
+                end = self.regex.find(":]", self.k)
+                name = self.regex[self.k + 2: end]
+                self.k = end + 2 if end >= 0 else len(self.regex)
+                part = self.property(name.lstrip("^"))
+                found |= s.all & ~part if name.startswith("^") else part
+            elif self.peek() == "[":
+                self.k += 1
+                found |= self.bracket()
+            elif self.peek() == "\\" and self.peek(2)[1:] in tuple("wWdDsShHpP"):
+                self.k += 1
+                found |= self.class_escape()
+            else:
+                low = self.bracket_char()
+                high = low
+                if self.peek() == "-" and self.peek(2) not in ("-]", "-"):
+                    self.k += 1
+                    high = self.bracket_char()
+                found |= s.char(low, self.fold) if high == low else self.span(low, high)
+        self.k += self.peek() == "]"
+        return s.all & ~found if negate else found
+
+    def bracket_char(self) -> int:
+        """One character of a class, written or escaped."""
+        char = self.peek()
+        self.k += 1
+        if char != "\\":
+            return ord(char) if char else 0
+        simple = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7, "e": 27}
+        escaped = self.peek()
+        match = ESCAPED.match(self.regex, self.k - 1)
+        if escaped in "xu" and match:
+            self.k = match.end()
+            return min(int(next(g for g in match.groups() if g), 16), 0x10FFFF)
+        self.k += 1
+        return simple.get(escaped, ord(escaped) if escaped else 0)
+
+    def span(self, low: int, high: int) -> int:
+        def inside(c: int) -> bool:
+            return low <= c <= high or (self.fold and any(
+                low <= ord(x) <= high for x in (chr(c).lower(), chr(c).upper()) if len(x) == 1))
+        return self.sample.where(inside)
+
+    def quantified(self, item: Item, start: int) -> Item:
+        """`item` with the repetitions after it: a repetition of a repetition (`\\w{1,9}+`,
+        in Ruby's syntax) is a group repeated."""
+        while True:
+            bounds = self.bounds()
+            if bounds is None:
+                item.text = item.text or self.regex[start: self.k]
+                return item
+            if item.high != 1 or item.low != 1:
+                item = Item("group", self.regex[start: self.k], alts=[[item]])
+            item.low, item.high = bounds
+            if self.peek() == "?":
+                self.k += 1
+            elif self.peek() == "+" and self.regex[self.k - 1] in "*+?":
+                self.k += 1
+                item.possessive = True
+            item.text = self.regex[start: self.k]
+
+    def bounds(self) -> tuple[int, int | None] | None:
+        char = self.peek()
+        if char in ("*", "+", "?") and char:
+            self.k += 1
+            return {"*": (0, None), "+": (1, None), "?": (0, 1)}[char]
+        match = re.compile(r"\{(\d*)(,?)(\d*)\}").match(self.regex, self.k)
+        if char != "{" or match is None or not (match.group(1) or match.group(3)):
+            return None
+        self.k = match.end()
+        low = int(match.group(1) or 0)
+        high = int(match.group(3)) if match.group(3) else (None if match.group(2) else low)
+        return low, high

@@ -1,0 +1,129 @@
+"""Whether a tokenizer pattern's repetitions, side by side, can share out a text among them in
+more ways than a text has characters before a part that can fail (the pattern read by
+spec/tokenizer_regex.py): `\\w*\\w*\\w*\\d` on 1,000 letters tries about 10⁹ ways at each
+position, `\\w{0,200}\\w{0,200}\\w{0,200}\\d` 8·10⁶, and a backtracking engine (Oniguruma's, in
+`tokenizers`) tries every one before the `\\d` gives up.
+
+A run is the repetitions met one after another, with only optional items between them, whose
+characters overlap (one character all of them can take); its ways are the product of the lengths
+each can take (a repetition without an end: MAX_TEXT). A part that can fail (a character, a group
+that must match, an assertion, a repetition of at least one) after a run of more than MAX_TEXT
+ways is refused. So `\\s*[\\r\\n]+` (Llama 3) or o200k's `[\\p{Lu}…]*[\\p{Ll}…]+` pass: the part
+that fails is one of the two. Possessive repetitions (`*+`) and atomic groups (`(?>…)`) give
+nothing back, so they start no run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from attncli.spec.limits import MAX_TEXT
+from attncli.spec.tokenizer_regex import Item, Parser
+
+
+@dataclass(frozen=True)
+class Run:
+    """Repetitions met one after another that can take a common character: the ways they can
+    share out a text, the characters all of them take, the last one's, and their texts."""
+    ways: int = 1
+    common: int = 0
+    last: int = 0
+    last_ways: int = 1
+    parts: tuple[str, ...] = ()
+
+
+class TooManyWays(Exception):
+    def __init__(self, run: Run) -> None:
+        super().__init__(run.parts)
+        self.run = run
+
+
+def side_by_side(regex: str) -> tuple[tuple[str, ...], int] | None:
+    """The repetitions of `regex` (texts) and the ways they share out a text of MAX_TEXT
+    characters, if more than MAX_TEXT, before a part that can fail; else None."""
+    WALKED.clear()
+    try:
+        walk(Parser(regex).alternatives(), Run(), True)
+    except TooManyWays as found:
+        return found.run.parts, found.run.ways
+    finally:
+        WALKED.clear()
+    return None
+
+
+def walk(alts: list[list[Item]], run: Run, checking: bool) -> Run:
+    """The run after the alternatives `alts` met with `run` open (the one of most ways); each
+    group is walked once for each run met with, however deep it is."""
+    key = (id(alts), run, checking)
+    if key not in WALKED:
+        WALKED[key] = max((sequence(items, run, checking) for items in alts),
+                          key=lambda end: end.ways)
+    return WALKED[key]
+
+
+WALKED: dict[tuple[int, Run, bool], Run] = {}
+
+
+def fails(run: Run, checking: bool) -> None:
+    if checking and run.ways > MAX_TEXT:
+        raise TooManyWays(run)
+
+
+def sequence(items: list[Item], run: Run, checking: bool) -> Run:
+    for item in items:
+        nullable = item.low == 0 or may_be_empty(item)
+        if item.kind in ("look", "atomic", "group") and (
+                item.kind != "group" or item.high != 1 or item.possessive):
+            walk(item.alts, Run(), True)  # what it does on its own
+        if item.kind == "flags":
+            continue
+        if item.kind in ("zero", "look"):  # matches nothing, may fail
+            fails(run, checking)
+        elif item.high == 1 or item.possessive or item.kind == "atomic":  # gives nothing back
+            if item.kind == "group" and not item.possessive and item.high == 1:
+                if nullable:  # cannot fail: its repetitions may join the run
+                    walk(item.alts, Run(), True)
+                    run = max(run, walk(item.alts, run, False), key=lambda end: end.ways)
+                else:
+                    run = walk(item.alts, run, checking)
+            elif not nullable:
+                fails(run, checking)
+                run = run if item.possessive else Run()
+        else:  # a repetition that can give back what it took
+            if not nullable:
+                fails(run, checking)
+            run = joined(run, item)
+    return run
+
+
+def joined(run: Run, item: Item) -> Run:
+    chars = item.chars if item.kind in ("set", "backref") else all_chars(item.alts)
+    top = MAX_TEXT if item.high is None else min(item.high, MAX_TEXT)
+    ways = max(1, min(MAX_TEXT, top - item.low + 1))
+    if item.kind == "group" and walk(item.alts, Run(), False).ways > 1:
+        ways = MAX_TEXT * MAX_TEXT  # (\w{1,9})+: each length of the text cut many ways
+    if run.common & chars:  # (the ways said at most MAX_TEXT⁴)
+        return Run(min(run.ways * ways, MAX_TEXT ** 4), run.common & chars, chars, ways,
+                   (*run.parts, item.text))
+    if run.last & chars:
+        return Run(min(run.last_ways * ways, MAX_TEXT ** 4), run.last & chars, chars, ways,
+                   (run.parts[-1], item.text))
+    return Run(ways, chars, chars, ways, (item.text,))
+
+
+def all_chars(alts: list[list[Item]]) -> int:
+    found = 0
+    for items in alts:
+        for item in items:
+            found |= item.chars | all_chars(item.alts)
+    return found
+
+
+def may_be_empty(item: Item) -> bool:
+    if item.low == 0 or item.kind in ("zero", "look", "flags"):
+        return True
+    if item.kind in ("group", "atomic"):
+        if item.empty is None:
+            item.empty = any(all(map(may_be_empty, items)) for items in item.alts)
+        return item.empty
+    return False

@@ -1,0 +1,181 @@
+"""Tokenizer patterns whose repetitions side by side make a backtracking engine's time grow as a
+power of the text's length (attncli/spec/tokenizer_ways.py): refused before the tokenizer's
+process starts, while the patterns real models ship pass.
+
+`\\w{0,200}\\w{0,200}\\w{0,200}\\d|.` on 1,000 letters: the three repetitions share out the
+letters before the `\\d` in 201³ = 8,120,601 ways at each position, and Oniguruma tries every
+one before `\\d` gives up; it ran to the tokenizer's 10 s bound. The count below is that
+product, worked out in the test (a repetition without an end counts 1,000 lengths).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attncli.spec.files import FileProblem
+from attncli.spec.tokenizer_check import check_config, check_pattern
+from attncli.spec.tokenizer_ways import side_by_side
+from tests.conftest import run
+from tests.test_tokenizer_bounds import GPT2, LLAMA3, QWEN2
+
+# GPT-4o's (tiktoken's o200k_base) split pattern, and Mistral NeMo's (Tekken), as their
+# tokenizer.json files hold them; GPT-4's (cl100k_base) is Llama 3's; the possessive form of it
+# nanochat and minbpe write.
+O200K = (r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+         r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+"""
+         r"""[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}|"""
+         r""" ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+TEKKEN = (r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|"""
+          r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|"""
+          r"""\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+GPT4_POSSESSIVE = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}|"""
+                   r""" ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""")
+# DeepSeek V3's three splits, and the Replace patterns of T5-style normalizers.
+DEEPSEEK = [r"\p{N}{1,3}", r"[一-龥\u3040-ゟ゠-ヿ]+",
+            r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?"""
+            r"""[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""]
+REPLACES = [r" {2,}", r"\s+", r"[\p{Cc}\p{Cf}]+", r"(?:\r?\n)+"]
+
+
+@pytest.mark.parametrize("pattern", [GPT2, LLAMA3, QWEN2, O200K, TEKKEN, GPT4_POSSESSIVE,
+                                     *DEEPSEEK, *REPLACES])
+def test_the_patterns_models_ship_pass(pattern: str) -> None:
+    assert side_by_side(pattern) is None
+    check_pattern(pattern, "pre_tokenizer.pattern.Regex", "tokenizer.json")
+
+
+def test_berts_configuration_passes() -> None:
+    """BERT's normalizer and pre-tokenizer hold no pattern: nothing is refused."""
+    check_config({"normalizer": {"type": "BertNormalizer", "clean_text": True,
+                                 "handle_chinese_chars": True, "strip_accents": None,
+                                 "lowercase": True},
+                  "pre_tokenizer": {"type": "BertPreTokenizer"}}, "tokenizer.json", 1000)
+
+
+@pytest.mark.parametrize(("pattern", "parts", "ways"), [
+    (r"\w{0,200}\w{0,200}\w{0,200}\d|.", (r"\w{0,200}",) * 3, 201 ** 3),
+    (r"\w*\w*\w*\d|.", (r"\w*",) * 3, 1000 ** 3),
+    (r"[[:alpha:]]*[[:alnum:]]*[[:digit:]]", ("[[:alpha:]]*", "[[:alnum:]]*"), 1000 ** 2),
+    (r"\p{L}*\p{Ll}{0,99}\p{N}", (r"\p{L}*", r"\p{Ll}{0,99}"), 1000 * 100),
+    (r"(\w*)(\w*)\d", (r"\w*", r"\w*"), 1000 ** 2),
+    (r"\w*\w+\d", (r"\w*", r"\w+"), 1000 * 1000),  # \w+: 1 to 1,000 letters
+    (r"\s*x?\s*$", (r"\s*", r"\s*"), 1000 ** 2),  # an optional item between them
+    (r"\w*(?:\w*\d|!)", (r"\w*", r"\w*"), 1000 ** 2),
+    (r"[a-z]*[k-z]*[0-9]", ("[a-z]*", "[k-z]*"), 1000 ** 2),
+])
+def test_repetitions_side_by_side_before_a_failing_part_are_found(
+        pattern: str, parts: tuple[str, ...], ways: int) -> None:
+    assert side_by_side(pattern) == (parts, ways)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"\w*\w*",  # nothing after them can fail
+    r"\w*\s*\d",  # \w and \s share no character
+    r"[a-j]*[k-z]*[0-9]",
+    r"\w*+\w*+\d",  # possessive: gives nothing back
+    r"(?>\w*)(?>\w*)\d",  # atomic groups
+    r"\w{0,30}\w{0,30}\d",  # 31² = 961 ways, no more than a text's 1,000 characters
+    r"\w*a\w*\d",  # a character that must match between them
+])
+def test_repetitions_that_cannot_share_out_many_ways_pass(pattern: str) -> None:
+    assert side_by_side(pattern) is None
+
+
+def spec_beside(folder: Path, pre_tokenizer: object, normalizer: object = None,
+                text: str = "a" * 1000) -> None:
+    tokenizer = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+                 "normalizer": normalizer, "pre_tokenizer": pre_tokenizer,
+                 "post_processor": None, "decoder": None,
+                 "model": {"type": "WordLevel", "vocab": {"a": 0, "b": 1, "[UNK]": 2},
+                           "unk_token": "[UNK]"}}
+    (folder / "t.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+    (folder / "s.yaml").write_text(f'tokens: {{tokenizer: t.json, text: "{text}"}}\n'
+                                   "embeddings: [[1, 0], [0, 1]]\n"
+                                   "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                                   encoding="utf-8")
+
+
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The tokenizer's process starts, counted (it still runs)."""
+    from attncli.spec import tokenizer
+    starts: list[object] = []
+    real = tokenizer.bounded
+
+    def bounded(*args: object) -> object:
+        starts.append(args)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tokenizer, "bounded", bounded)
+    return starts
+
+
+SPLIT = {"type": "Split", "pattern": {"Regex": r"\w{0,200}\w{0,200}\w{0,200}\d|."},
+         "behavior": "Isolated", "invert": False}
+REPLACE = {"type": "Replace", "pattern": {"Regex": r"\w*\w*\w*\d|."}, "content": "a"}
+
+
+@pytest.mark.parametrize(("lang", "pre_tokenizer", "normalizer", "line"), [
+    ("en", SPLIT, None, "t.json: pre_tokenizer.pattern.Regex: expected at most 1,000 ways for "
+     "repetitions side by side to share out a text of 1,000 characters before a part that can "
+     r"fail; found 8,120,601 ways for \w{0,200}, \w{0,200}, \w{0,200} in the pattern "
+     r"\w{0,200}\w{0,200}\w{0,200}\d|."),
+    ("en", None, REPLACE, "t.json: normalizer.pattern.Regex: expected at most 1,000 ways for "
+     "repetitions side by side to share out a text of 1,000 characters before a part that can "
+     r"fail; found 1,000,000,000 ways for \w*, \w*, \w* in the pattern \w*\w*\w*\d|."),
+    ("pl", SPLIT, None, "t.json: pre_tokenizer.pattern.Regex: oczekiwano, że sąsiadujące "
+     "powtórzenia podzielą tekst o\u00a0długości 1000 znaków na najwyżej 1000 sposobów przed "
+     "częścią, która może się nie dopasować; znaleziono 8\u00a0120\u00a0601 sposobów dla "
+     r"\w{0,200}, \w{0,200}, \w{0,200} we wzorcu \w{0,200}\w{0,200}\w{0,200}\d|."),
+    ("ru", SPLIT, None, "t.json: pre_tokenizer.pattern.Regex: ожидалось, что соседние "
+     "повторения разделят между собой текст из 1000 символов не более чем 1000 способами "
+     "перед частью, которая может не совпасть; найден 8\u00a0120\u00a0601 способ для "
+     r"\w{0,200}, \w{0,200}, \w{0,200} в" "\u00a0" r"шаблоне \w{0,200}\w{0,200}\w{0,200}\d|."),
+])
+def test_a_polynomial_pattern_is_refused_before_the_tokenizer_runs(
+        lang: str, pre_tokenizer: object, normalizer: object, line: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("tokenizers")
+    spec_beside(tmp_path, pre_tokenizer, normalizer)
+    starts = counted(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout, len(starts)) == (2, "", 0)
+    assert result.stderr == f"s.yaml:1:21: tokens.tokenizer: {line}\n"
+
+
+def test_a_real_pattern_runs_the_tokenizer(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """o200k's pattern on 997 letters, a space and a letter: the process starts once and cuts
+    them into two pieces, each unknown to this vocabulary ([UNK], id 2)."""
+    pytest.importorskip("tokenizers")
+    spec_beside(tmp_path, {"type": "Split", "pattern": {"Regex": O200K},
+                           "behavior": "Isolated", "invert": False}, text="a" * 997 + " b")
+    starts = counted(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "json")
+    assert (result.exit_code, len(starts)) == (0, 1)
+    assert '"[UNK]₁",\n            "[UNK]₂"' in result.stdout  # the rows of X
+
+
+def test_a_written_pattern_is_checked_where_the_file_writes_it() -> None:
+    """The check before the process reads the key of the file, not a text that names it."""
+    from attncli.spec.tokenizer_check import check_written
+    fake = json.dumps({"added_tokens": [{"content": '"pre_tokenizer": {"x": 1}'}],
+                       "pre_tokenizer": SPLIT}).encode()
+    with pytest.raises(FileProblem) as problem:
+        check_written(fake, "t.json", 10)
+    assert dict(problem.value.message.params)["key"] == "pre_tokenizer.pattern.Regex"
+    check_written(json.dumps({"pre_tokenizer": {"type": "Split", "pattern": {
+        "Regex": GPT2}}}).encode(), "t.json", 10)
+
+
+def test_groups_nested_past_the_limit_are_refused() -> None:
+    """Each group is walked once for each run it meets, and read by recursion: 33 groups deep
+    is refused (real patterns nest 2 deep); 32 deep is read."""
+    check_pattern("(" * 32 + "a" + ")" * 32, "pre_tokenizer.pattern.Regex", "t.json")
+    with pytest.raises(FileProblem) as problem:
+        check_pattern("(" * 33 + "a" + ")" * 33, "pre_tokenizer.pattern.Regex", "t.json")
+    assert problem.value.message.count == 32
