@@ -78,6 +78,12 @@ def candidates(walkthrough: Walkthrough, steps: Sequence[str] | None,
     return found
 
 
+def elided(walkthrough: Walkthrough, steps: Sequence[str] | None) -> bool:
+    """Whether a matrix whose cells may be blanked shows only its edges."""
+    return any(elision.is_elided(*step.matrices[k].shape) for step in walkthrough.steps
+               if steps is None or step.id in steps for k in results(step))
+
+
 def choose(walkthrough: Walkthrough, steps: Sequence[str] | None, count: int | None,
            seed: int, full: bool = False) -> list[tuple[int, int, int, int]]:
     """The cells to blank: all of the chosen steps', or `count` of them drawn with `seed`."""
@@ -95,6 +101,13 @@ def choose(walkthrough: Walkthrough, steps: Sequence[str] | None, count: int | N
     pool = candidates(walkthrough, steps, full)
     if count is None:
         return pool
+    if not 1 <= count <= len(pool) and not full and elided(walkthrough, steps):
+        # a large matrix shows its first and last rows and columns, so more tokens can show
+        # fewer cells: --full shows them all, as many as the tokens make
+        raise UsageError(Msg.of(
+            "--blank-cells: expected a number from 1 to {last}, the cells the sheet shows (a "
+            "large matrix shows its first and last rows and columns; {option} shows them all), "
+            "found {found}", last=len(pool), option=elision.FULL_SWITCH, found=count))
     if not 1 <= count <= len(pool):
         raise UsageError(Msg.of("--blank-cells: expected a number from 1 to {last}, found "
                                 "{found}", last=len(pool), found=count))
