@@ -335,7 +335,7 @@ def attach(walkthrough: Walkthrough, spec: Spec,
            selection: Selection) -> tuple[Walkthrough, Lazy[Angle]]:
     """The walkthrough with the chosen cells to be written out, and the score cells expanded
     (head, row, column), both made as they are read."""
-    check(selection, walkthrough)
+    selection = check(selection, walkthrough)
     precision = walkthrough.precision
     hand = walkthrough.round_intermediates
     calc = arithmetic(hand, precision, spec.dtype)

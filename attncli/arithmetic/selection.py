@@ -12,6 +12,7 @@ cells a head, which are written out as they are found and never listed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import field
 
@@ -157,19 +158,41 @@ def all_rows(step: Step) -> list[str]:
     return list(dict.fromkeys(row for matrix in step.matrices for row in matrix.rows))
 
 
-def check(selection: Selection, walkthrough: Walkthrough) -> None:
-    """Refuse a requested row or column that no step of that id has."""
+def check(selection: Selection, walkthrough: Walkthrough) -> Selection:
+    """The selection with each row or column named by its token where the label numbers it
+    (`the₁` of a token written twice, `p…p₁` of two long names shown alike) and one label
+    does; UsageError for a requested row or column that no step of that id has."""
+    found = []
     for step_id, (row, column) in selection.cells:
         steps = [s for s in walkthrough.steps if s.id == step_id]
         if not steps:
             raise UsageError(Msg.of("{option}: this walkthrough has no step {step}",
                                     option=OPTION, step=step_id))
         labels = list(dict.fromkeys(r for s in steps for r in all_rows(s)))  # tiles: all blocks
+        row = by_token(row, labels)
         if row not in labels:
             raise UsageError(Msg.of("{option}: {step} has no row {row}; its rows are {rows}",
                                     option=OPTION, step=step_id, row=row, rows=", ".join(labels)))
         columns = list(dict.fromkeys(c for m in steps[0].matrices for c in m.columns))
+        column = None if column is None else by_token(column, columns)
         if column is not None and step_id in CELL_STEPS and column not in columns:
             raise UsageError(Msg.of(
                 "{option}: {step} has no column {column}; its columns are {columns}",
                 option=OPTION, step=step_id, column=column, columns=", ".join(columns)))
+        found.append((step_id, (row, column)))
+    return Selection(selection.mode, tuple(found))
+
+
+NUMBERED = re.compile(r"[₀-₉]+| (\(+)\d+(\)+)")
+
+
+def by_token(name: str, labels: Sequence[str]) -> str:
+    """The label that numbers the token `name` (`name₁`, `name (1)`) if `name` is no label and
+    exactly one label numbers it; else `name` (a token written twice has two: refused by the
+    caller, which lists them)."""
+    if name in labels:
+        return name
+    numbered = [label for label in labels if label.startswith(name) and (
+        (match := NUMBERED.fullmatch(label, len(name))) is not None
+        and (match.group(1) is None or len(match.group(1)) == len(match.group(2))))]
+    return numbered[0] if len(numbered) == 1 else name
