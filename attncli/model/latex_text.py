@@ -212,9 +212,12 @@ def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = Fal
     # no line breaks (a blank line would end a paragraph); a no-break space stays one
     text = re.sub(r"[ \t\n\r\f\v]+", " ", text).strip(" ")
     out: list[str] = []
+    after_code = False  # the last character was written as its code point
     for run, kind in _runs(text, dialect):
         if kind == "ascii":
             specials = LATEX_SPECIALS if dialect == "latex" else KATEX_SPECIALS
+            if after_code and run[0] in HEX_DIGITS:  # `U+E000` then 7, not `U+E0007`
+                out.append(THIN_SPACE[dialect])
             out.append("".join(specials.get(ch, ch) for ch in run))
         elif kind == "other":
             out.append("".join(_other(ch, dialect) for ch in run))
@@ -224,7 +227,14 @@ def escape_text(text: str, dialect: Dialect = "latex", cyrillic_base: bool = Fal
             out.append(r"{\fontencoding{T1}\selectfont " + run + "}")
         else:
             out.append(run)
+        after_code = kind == "other" and run[-1] not in MATH_SYMBOLS
     return "".join(out)
+
+
+HEX_DIGITS = frozenset("0123456789ABCDEFabcdef")
+# Between a code point and a digit or letter that would read as more of it: a thin space, in
+# KaTeX and MathJax as math inside \text (their \text takes no spacing command).
+THIN_SPACE: dict[Dialect, str] = {"latex": r"\,", "katex": r"$\,$"}
 
 
 def _runs(text: str, dialect: Dialect) -> Iterable[tuple[str, str]]:
