@@ -146,6 +146,24 @@ def test_a_polynomial_pattern_is_refused_before_the_tokenizer_runs(
     assert result.stderr == f"s.yaml:1:21: tokens.tokenizer: {line}\n"
 
 
+@pytest.mark.parametrize(("pattern", "parts", "ways"), [
+    (r"[[:alpha:]]{0,200}[[:alnum:]]{0,200}[[:word:]]{0,200}[[:digit:]]|.",
+     "[[:alpha:]]{0,200}, [[:alnum:]]{0,200}, [[:word:]]{0,200}", "8,120,601"),
+    (r"\p{L}*\p{Ll}*\p{Latin}*\p{N}|.", r"\p{L}*, \p{Ll}*, \p{Latin}*", "1,000,000,000"),
+])
+def test_posix_and_unicode_classes_are_refused_before_the_tokenizer_runs(
+        pattern: str, parts: str, ways: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("tokenizers")
+    spec_beside(tmp_path, {"type": "Split", "pattern": {"Regex": pattern},
+                           "behavior": "Removed", "invert": False})
+    starts = counted(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml")
+    assert (result.exit_code, result.stdout, len(starts)) == (2, "", 0)
+    assert result.stderr.endswith(f"found {ways} ways for {parts} in the pattern {pattern}\n")
+
+
 def test_a_real_pattern_runs_the_tokenizer(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """o200k's pattern on 997 letters, a space and a letter: the process starts once and cuts
