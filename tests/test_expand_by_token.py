@@ -44,3 +44,19 @@ def test_a_token_written_twice_is_refused_with_its_labels() -> None:
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == ("attn: --expand: scores has no row the; its rows are the₁, cat, "
                              "the₂\n")
+
+
+def test_a_numbered_long_name_is_chosen_by_its_token_in_a_long_summary() -> None:
+    """Past 64 query rows a summary works only the rows it shows and those written out
+    (steps/build.py kept_rows): the row a token chooses is among them, and its score is the
+    one worked by hand: S[A, A] = 1·1 + 0·0 = 1 with A's embedding (1, 0)."""
+    middle = [f"t{i}" for i in range(70)]
+    tokens = ["cat", *middle[:35], A, *middle[35:], B]  # A is row 36, among the elided rows
+    rows = [[1, 0] if t == A else [0, 1] for t in tokens]
+    spec = (f"tokens: [{', '.join(tokens)}]\nembeddings: {rows}\n"
+            "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
+    result = run("explain", "-", "-x", f"scores:{A},{A}", "--steps", "scores", input=spec)
+    assert result.exit_code == 0, result.stderr
+    written = result.stdout.split("Written out:")[1].split()
+    assert written[:3] == [f"S[{A}₁,", f"{A}₁]", "="]
+    assert "1.00·1.00 + 0.00·0.00 = 1.00" in " ".join(written)
