@@ -224,7 +224,7 @@ def test_the_window_used_last_is_the_one_kept(tmp_path: Path,
 
 
 @pytest.mark.parametrize("columns", [[0, 1], [1, 0, 1], [0, 3_999_999]])
-def test_cells_of_a_row_of_millions_hold_a_chunk_of_its_commas(
+def test_cells_of_a_row_of_millions_hold_its_commas_counted_per_block(
         columns: list[int], tmp_path: Path) -> None:
     # a row of 4,000,000 cells, 4 MB: its commas' places would be 32 MB as int64; what is held
     # while a few cells are picked is a CHUNK's (64 KiB: 512 KiB of places at most)
@@ -243,10 +243,12 @@ def test_cells_of_a_row_of_millions_hold_a_chunk_of_its_commas(
     expected = [[cell[row][c] if c < 2 else last[row] for c in columns] for row in (0, 1, 0)]
     assert found.tolist() == expected
     assert peak < 1_000_000
-    # what stays is the commas counted before each chunk up to the last column asked for
-    chunks = (4_000_000 + 2) // csv_file.CHUNK + 1  # 62 chunks of 64 KiB in each row
-    reached = chunks if columns[-1] > 1 else 2
-    assert [len(table._marks[row]) for row in (0, 1)] == [reached, reached]
+    # what stays is the commas counted before each BLOCK, as far as the COUNTED bytes that
+    # hold the last column asked for: 8 bytes a BLOCK, 1/64 of the row at most
+    blocks = -(-(4_000_000 + 2) // csv_file.BLOCK)  # 7,813 blocks of 512 bytes in each row
+    reached = blocks if columns[-1] > 1 else csv_file.COUNTED // csv_file.BLOCK
+    assert [len(table._wide[row].marks) for row in (0, 1)] == [reached + 1, reached + 1]
+    assert table._wide[0].marks.tolist()[:3] == [0, 510, 1022]  # "1" and "0" in the first
 
 
 def test_cells_of_short_rows_keep_nothing_after_them(tmp_path: Path) -> None:
@@ -255,7 +257,7 @@ def test_cells_of_short_rows_keep_nothing_after_them(tmp_path: Path) -> None:
     table = CsvFile(path, "e.csv", 1_000_000)
     rows = list(range(9_999, -1, -7))
     assert table.read(rows, [2, 0]).tolist() == [[2.0 * i, float(i)] for i in rows]
-    assert table._marks == {}
+    assert table._wide == {}
 
 
 def test_an_empty_cell_picked_is_named_at_its_column(tmp_path: Path) -> None:
@@ -414,3 +416,90 @@ def test_a_csv_slice_named_by_many_heads_is_converted_once(
         assert matrix.tolist() == table[:, [1, 0]].tolist()
     with pytest.raises(SpecError, match="brings the spec to 115,800 numbers"):  # each charged
         load_spec(str(spec), max_cells=600 + 191 * 600)
+
+
+def test_rows_named_in_another_order_by_each_head_find_each_window_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """20 windows of 5,000 blank lines (under 64 KiB, over LONG_WINDOW), a row of each named by
+    20 heads, each head's rows rotated: every window past the 16 found as the file is counted
+    is found once (rotated rows over 600 such windows, 240 heads: killed at 20 s), and the rows
+    are converted once, each head's matrix laid out in its order."""
+    stride = csv_file.STRIDE
+    data = blank_windows(20, 5_000)
+    path = tmp_path / "e.csv"
+    path.write_bytes(data)
+    table = CsvFile(path, "e.csv", 10_000_000)
+    looked = looked_at(monkeypatch)
+    converted = counted(monkeypatch, CsvFile, "_row")
+    rows = [window * stride + window % 2 for window in range(20)]
+    for head in range(20):
+        order = rows[head:] + rows[:head]
+        expected = [[1.0, 0.0] if row % 2 == 0 else [0.0, 1.0] for row in order]
+        assert table.read(order, [0, 1]).tolist() == expected
+    assert len(looked) == 4
+    assert len(converted) == 20
+
+
+def test_columns_spread_over_a_wide_row_read_the_blocks_that_hold_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two rows of 2,000,000 cells, 40 heads each naming 20 columns one every 99,991 cells (a
+    set of its own each): the commas are counted once, then each head reads the BLOCKs of 512
+    bytes that hold its cells (each chunk of 64 KiB holding one was placed again for every
+    head: 256 heads over rows of 9.5 million cells, killed at 20 s)."""
+    width = 2_000_000
+    cells = np.arange(width) % 7  # (width,) one digit each, every cell 2 bytes
+    row = ",".join(map(str, cells.tolist())).encode()
+    path = tmp_path / "e.csv"
+    path.write_bytes(row + b"\n" + row + b"\n")
+    table = CsvFile(path, "e.csv", 10_000_000)
+    read: list[int] = []
+    real = CsvFile._bytes
+
+    def counting(self: CsvFile, start: int, end: int) -> bytes:
+        read.append(end - start)
+        return real(self, start, end)
+
+    monkeypatch.setattr(CsvFile, "_bytes", counting)
+    for head in range(40):
+        columns = [head * 1_000 + 99_991 * i for i in range(20)]
+        assert table.read([1, 0], columns).tolist() == [cells[columns].tolist()] * 2
+    counting_pass = 2 * 2 * width  # each row's bytes, once, as its commas are counted
+    assert sum(read) < counting_pass + 2 * 40 * 2 * 20 * csv_file.BLOCK
+    assert sum(read) < 1.2 * len(row) * 2
+
+
+def test_the_csv_files_a_spec_slices_are_not_held(tmp_path: Path) -> None:
+    """Three .csv files of 2 MB, 4 rows of each read by heads: the spec holds their rows'
+    places and what it read, not their bytes (9 files of 38 MB held 362 MB)."""
+    table = b"0.5,0.25\n" * 222_222  # 2 MB
+    heads = []
+    for index in range(3):
+        (tmp_path / f"w{index}.csv").write_bytes(table)
+        reference = f'{{file: w{index}.csv, rows: "0:4", columns: [1, 0]}}'
+        heads.append(f"{{W_Q: {reference}, W_K: {reference}, W_V: {reference}}}")
+    spec = tmp_path / "s.yaml"
+    spec.write_text("tokens: [a, b]\nembeddings: {random: {seed: 1}, shape: [2, 4]}\n"
+                    f"heads: [{', '.join(heads)}]\n", encoding="utf-8")
+    load_spec(str(spec))  # the modules it needs imported first
+    tracemalloc.start()
+    try:
+        loaded = load_spec(str(spec))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert all(head.W_K.tolist() == [[0.25, 0.5]] * 4 for head in loaded.heads)
+    assert peak < 1.5 * len(table)  # one file's bytes while its lines are counted
+
+
+def test_a_csv_file_rewritten_after_it_was_counted_is_said_to_have_changed(
+        tmp_path: Path) -> None:
+    """Its rows are read from the file again: a file another since it was counted is not read
+    at the places found in the old one."""
+    path = tmp_path / "e.csv"
+    path.write_bytes(b"1,2\n3,4\n")
+    table = CsvFile(path, "e.csv", 100)
+    assert table.read([1], [1]).tolist() == [[4.0]]
+    path.write_bytes(b"10,20\n30,40\n")
+    with pytest.raises(csv_file.FileProblem) as raised:
+        table.read([0], [0])
+    assert translate(raised.value.message) == "e.csv: the file changed while attn read it"

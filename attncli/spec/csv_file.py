@@ -3,16 +3,18 @@ their cells counted at C speed (spec/csv_lines.py), so that its shape is known (
 before a cell is converted. Only the chosen cells are converted, and at most `max_slow_cells` of
 them: text costs about 0.2 µs a number to convert, where a .npy file costs nothing.
 
-What is held besides the file's bytes is one place in every STRIDE kept lines: a row is found
-again from the place before it. A blank line and a comment (# first) are skipped, and so is a
-byte order mark (Excel's "CSV UTF-8")."""
+What is held once the lines are counted is one place in every STRIDE kept lines (a row is found
+again from the place before it, its bytes read from the file again), the windows of rows found
+that span many bytes, and what was read: never the file's bytes, unless it is read whole. A blank
+line and a comment (# first) are skipped, and so is a byte order mark (Excel's "CSV UTF-8")."""
 
 from __future__ import annotations
 
 import array
-import bisect
 import codecs
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +29,11 @@ from attncli.spec.source import LIMIT_HINT, byte_count
 CSV_PIECE = 1 << 16  # characters of a CSV line converted at once
 STRIDE = 64  # kept lines between two places held (a row is found from the place before it)
 WINDOWS_KEPT = 16  # windows of STRIDE rows held found, for rows read again or near
-LONG_WINDOW = 1 << 16  # bytes of a window that is kept once found (see CsvFile._window)
-CHUNK = 1 << 16  # bytes of a row whose commas are placed at once when cells are picked
+LONG_WINDOW = 1 << 12  # bytes of a window that is kept once found (see CsvFile._window)
+CHUNK = 1 << 16  # bytes of a row past which its commas are counted per BLOCK (see Wide)
+BLOCK = 1 << 9  # bytes of a long row whose commas are counted together and placed together
+KEPT_BLOCKS = 1 << 11  # blocks of long rows kept as read (1 MiB)
+COUNTED = 1 << 18  # bytes of a long row read at once while its commas are counted
 
 
 def check_csv_size(path: Path, name: str, max_cells: int) -> None:
@@ -70,23 +75,31 @@ def check_utf8(data: bytes) -> None:
 class CsvFile:
     """The numbers of a CSV file, its shape known before any is converted. The whole file may
     hold more than --max-cells numbers when a spec takes a slice of it (`load_array` refuses
-    it first when the spec takes it whole)."""
+    it first when the spec takes it whole).
 
-    def __init__(self, path: Path, name: str, max_cells: int) -> None:
-        self.name, self.max_cells = name, max_cells
+    Its bytes are held only while its lines are counted (and by a reading of it whole, `hold`):
+    a slice is read from the file again, the bytes of the rows chosen alone, so that the .csv
+    files a spec slices cost it what it reads of them and the places of its rows, not their
+    size (9 files of 38 MB held 362 MB)."""
+
+    def __init__(self, path: Path, name: str, max_cells: int, hold: bool = False) -> None:
+        self.name, self.max_cells, self.path = name, max_cells, path
         check_csv_size(path, name, max_cells)
-        self.data = data = path.read_bytes()
+        with open(path, "rb") as file:
+            info = os.fstat(file.fileno())
+            data = file.read()
+        self.stamp = (len(data), info.st_mtime_ns)
         check_utf8(data)
         self.at = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         places, numbers, count, width = [], [], 0, 0
-        first_rows: list[tuple[int, int, int]] = []  # the first windows' rows, as found
+        first_rows: list[np.ndarray] = []  # the first windows' rows, as found
         self.stop = len(data)  # where the last kept line ends
         for piece in pieces(data, self.at, len(data)):
             held = np.flatnonzero(piece.kept)  # (kept lines of the piece,)
             if len(held):
                 self.stop = piece.at + int(piece.ends[held[-1]])
             if count < WINDOWS_KEPT * STRIDE:
-                first_rows.extend(rows_of(piece, held[:WINDOWS_KEPT * STRIDE - count]))
+                first_rows.append(rows_of(piece, held[:WINDOWS_KEPT * STRIDE - count]))
             cells = line_commas(data, piece.at, piece.starts[held], piece.ends[held]) + 1
             if count == 0 and len(held):
                 width = int(cells[0])
@@ -103,37 +116,71 @@ class CsvFile:
             count += len(held)
         if not count:
             raise FileProblem(Msg.of("{name} holds no numbers", name=name))
+        self.data = data if hold else None
         self.places = np.concatenate(places)  # (count / STRIDE,) where every STRIDEth row starts
         self.firsts = np.concatenate(numbers)  # (count / STRIDE,) its line index in the file
         self.shape: tuple[int, ...] = (count, width)
         # the first WINDOWS_KEPT windows are kept as the lines were found: a file of up to
         # WINDOWS_KEPT * STRIDE rows is never looked at again, however many blank lines it has
-        self._windows: dict[int, list[tuple[int, int, int]]] = {
-            index: first_rows[index * STRIDE:(index + 1) * STRIDE]
-            for index in range(-(-len(first_rows) // STRIDE))}
-        self._long: dict[int, list[tuple[int, int, int]]] = {}  # windows of many bytes
-        self._marks: dict[int, list[int]] = {}  # commas counted per CHUNK of the rows picked
-        # the selections read so far (one spec's heads often name the same rows and columns),
-        # kept while they hold at most the numbers a .csv may give a spec (max_slow_cells)
+        found = np.concatenate(first_rows, axis=1)  # (3, rows found)
+        self._windows: dict[int, np.ndarray] = {
+            index: found[:, index * STRIDE:(index + 1) * STRIDE]
+            for index in range(-(-found.shape[1] // STRIDE))}
+        self._long: dict[int, np.ndarray] = {}  # windows of many bytes, kept once found
+        self._wide: dict[int, Wide] = {}  # the commas of long rows, counted per BLOCK
+        self._blocks: dict[int, bytes] = {}  # blocks of long rows read last, by place
+        # the selections read so far (one spec's heads often name the same rows and columns,
+        # in any order), by their distinct rows, kept while they hold at most the numbers a
+        # .csv may give a spec (max_slow_cells)
         self._read: dict[tuple[tuple[int, ...] | None, tuple[int, ...] | None], np.ndarray] = {}
         self._held = 0
+        self._file: int | None = None  # the file, open while one reading of it lasts
 
     def line(self, row: int) -> tuple[bytes, int]:
         """The bytes of a kept row and its line number in the file (1-based)."""
-        start, end, number = self._place(row)
-        return self.data[start:end], number
+        with self._reading():
+            start, end, number = self._place(row)
+            return self._bytes(start, end), number
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """The file opened for one reading (unless its bytes are held), the same file as it
+        was counted: its size and time of change unchanged."""
+        if self.data is not None or self._file is not None:
+            yield
+            return
+        handle = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            info = os.fstat(handle)
+            if (info.st_size, info.st_mtime_ns) != self.stamp:
+                raise changed(self.name)
+            self._file = handle
+            yield
+        finally:
+            self._file = None
+            os.close(handle)
+
+    def _bytes(self, start: int, end: int) -> bytes:
+        """The file's bytes from `start` to `end`: held, or read again."""
+        if self.data is not None:
+            return self.data[start:end]
+        assert self._file is not None
+        found = os.pread(self._file, end - start, start)
+        if len(found) != end - start:
+            raise changed(self.name)
+        return found
 
     def _place(self, row: int) -> tuple[int, int, int]:
         """Where a kept row starts and ends in the file, and its line number (1-based)."""
-        start, end, index = self._window(row // STRIDE)[row % STRIDE]
+        start, end, index = self._window(row // STRIDE)[:, row % STRIDE].tolist()
         return start, end, index + 1
 
-    def _window(self, index: int) -> list[tuple[int, int, int]]:
+    def _window(self, index: int) -> np.ndarray:
         """The rows from place `index` on (STRIDE of them, or to the end): start, end, line.
         WINDOWS_KEPT windows are kept, the least recently used let go first; a window that
         spans more than LONG_WINDOW bytes (blank lines, comments) is kept once found, so no
-        window costs more than LONG_WINDOW bytes to find again (and those kept number at most
-        the file's bytes / LONG_WINDOW)."""
+        window costs more than LONG_WINDOW bytes to find again, and those kept (24 bytes a
+        row) hold at most 3/8 of the file's bytes, however many references name its rows."""
         found = self._long.get(index)
         if found is not None:
             return found
@@ -143,9 +190,10 @@ class CsvFile:
             return found
         start = int(self.places[index])
         stop = int(self.places[index + 1]) if index + 1 < len(self.places) else self.stop
-        found = []
-        for piece in pieces(self.data, start, stop, int(self.firsts[index])):
-            found.extend(rows_of(piece, np.flatnonzero(piece.kept)))
+        span = self._bytes(start, stop)
+        found = np.concatenate([rows_of(piece, np.flatnonzero(piece.kept)) for piece in
+                                pieces(span, 0, len(span), int(self.firsts[index]))], axis=1)
+        found[:2] += start  # (3, rows) places in the file
         if stop - start > LONG_WINDOW:
             self._long[index] = found
             return found
@@ -156,7 +204,8 @@ class CsvFile:
 
     def read(self, rows: Sequence[int] | None, columns: Sequence[int] | None) -> np.ndarray:
         """The chosen rows and columns (None: all), only they converted. The rows are found in
-        the file's order, each window once, however the spec orders them."""
+        the file's order, each window once, however the spec orders them, and a row set read
+        before (in any order, any row repeated) is laid out again from what it gave."""
         chosen = range(self.shape[0]) if rows is None else rows
         width = self.shape[1]
         cells = len(chosen) * (width if columns is None else len(columns))
@@ -168,81 +217,134 @@ class CsvFile:
                 "{name}: the spec reads {count} numbers from this .csv file; the limit for a "
                 ".csv file is {limit}, which {option} sets; save a larger matrix as .npy",
                 Count(cells), name=self.name, limit=Count(limit), option=LIMIT_HINT))
-        key = (None if rows is None else tuple(rows), None if columns is None else tuple(columns))
-        kept = self._read.get(key)
-        if kept is not None:  # read for this spec already: a matrix of its own, not read again
-            return kept.copy()
+        distinct = None if rows is None else sorted(set(rows))
+        key = (None if distinct is None else tuple(distinct),
+               None if columns is None else tuple(columns))
+        numbers = self._read.get(key)
+        if numbers is None:
+            with self._reading():
+                numbers = self._convert(distinct, columns)
+            if self._held + numbers.size <= limit:
+                self._read[key], self._held = numbers, self._held + numbers.size
+        if distinct is None:
+            return numbers.copy()  # a matrix of its own, as a reading gives
+        at = np.searchsorted(np.asarray(distinct), np.asarray(chosen))  # (rows,)
+        return numbers[at]  # (rows, columns)
+
+    def _convert(self, distinct: list[int] | None, columns: Sequence[int] | None) -> np.ndarray:
+        """The numbers of each of the rows `distinct` (ascending; None: every row), as read."""
         values = array.array("d")
-        if rows is None:
-            for row in chosen:
-                values.extend(self._row(row, columns))
-        else:  # each distinct row converted once, in the file's order, then laid out as asked
-            read = {row: self._row(row, columns) for row in sorted(set(rows))}
-            for row in chosen:
-                values.extend(read[row])
-        count = width if columns is None else len(columns)
-        found = np.frombuffer(values, dtype=np.float64).reshape(len(chosen), count)  # (rows, cols)
-        numbers = as_float(found, self.name)
-        if self._held + numbers.size <= limit:
-            self._read[key], self._held = numbers, self._held + numbers.size
-            return numbers.copy()
-        return numbers
+        for row in range(self.shape[0]) if distinct is None else distinct:
+            values.extend(self._row(row, columns))
+        count = self.shape[1] if columns is None else len(columns)
+        found = np.frombuffer(values, dtype=np.float64).reshape(-1, count)  # (rows, columns)
+        return as_float(found, self.name)
 
     def _row(self, row: int, columns: Sequence[int] | None) -> array.array[float]:
         """The numbers of one row: all of them, or those of `columns`."""
         start, end, number = self._place(row)
         if columns is None:
-            return csv_row(self.data[start:end].decode("utf-8"), self.name, number)
+            return csv_row(self._bytes(start, end).decode("utf-8"), self.name, number)
         return self._picked(row, start, end, number, columns)
 
     def _picked(self, row: int, start: int, end: int, number: int,
                 columns: Sequence[int]) -> array.array[float]:
-        """The chosen cells of the row at data[start:end], found by its commas: only those up
-        to the last chosen column are looked for, a CHUNK of the row at a time (see _commas),
-        and the row is never copied."""
+        """The chosen cells of the row at [start, end), found by its commas; a row longer
+        than CHUNK has its commas counted per BLOCK once (see Wide), and only the blocks that
+        hold a chosen cell's commas are read."""
         width = self.shape[1]
-        wanted = sorted({k for column in columns for k in (column - 1, column)
-                         if 0 <= k < width - 1})
-        at = self._commas(row, start, end, wanted)
+        wanted = np.array(sorted({k for column in columns for k in (column - 1, column)
+                                  if 0 <= k < width - 1}), dtype=np.int64)  # (commas,)
+        pick: Callable[[int, int], bytes]
+        if end - start > CHUNK:
+            wide = self._wide.get(row)
+            if wide is None:
+                wide = self._wide[row] = Wide(start, end, self._blocks)
+            place = wide.commas(wanted, self._bytes)
+            pick = lambda low, high: wide.cell(low, high, self._bytes)  # noqa: E731
+        else:
+            line = self._bytes(start, end)
+            found = np.flatnonzero(np.frombuffer(line, dtype=np.uint8) == COMMA)  # (commas,)
+            place = found[wanted] + start if len(wanted) else wanted  # (wanted,)
+            pick = lambda low, high: line[low - start:high - start]  # noqa: E731
+        at = dict(zip(wanted.tolist(), place.tolist(), strict=True))
         numbers = array.array("d")
         for column in columns:
-            cell = self.data[at[column - 1] + 1 if column > 0 else start:
-                             at[column] if column < width - 1 else end]
+            low = at[column - 1] + 1 if column > 0 else start
+            text = pick(low, at[column] if column < width - 1 else end)
             try:
-                numbers.append(float(cell))
+                numbers.append(float(text))
             except ValueError:
-                raise not_a_number(cell.decode("utf-8"), self.name, number,
+                raise not_a_number(text.decode("utf-8"), self.name, number,
                                    column + 1) from None
         return numbers
 
-    def _commas(self, row: int, start: int, end: int, wanted: list[int]) -> dict[int, int]:
-        """Where in the file the commas `wanted` (counted from 0, in order) of the row at
-        data[start:end] are. The commas before each CHUNK of the row are counted (and kept for
-        a long row: 16 numbers a megabyte) up to the chunk that holds a wanted one; only such a
-        chunk's commas are placed, so what is held is a chunk's commas, never the row's."""
-        # the commas before byte CHUNK * i of the row; kept for a row of more than one CHUNK
-        marks = self._marks.setdefault(row, [0]) if end - start > CHUNK else [0]
-        raw = np.frombuffer(self.data, dtype=np.uint8)  # (bytes,) the file's, not a copy
-        found: dict[int, int] = {}
-        chunk, places = -1, np.zeros(0, dtype=np.int64)
-        for k in wanted:
-            while marks[-1] <= k and start + len(marks) * CHUNK < end:
-                at = start + (len(marks) - 1) * CHUNK
-                marks.append(marks[-1] + self.data.count(b",", at, min(at + CHUNK, end)))
-            index = bisect.bisect_right(marks, k) - 1
-            if index != chunk:
-                chunk, at = index, start + index * CHUNK
-                places = np.flatnonzero(raw[at:min(at + CHUNK, end)] == COMMA)  # (commas,)
-                places += at
-            found[k] = int(places[k - marks[chunk]])
+
+class Wide:
+    """A row longer than CHUNK: the commas before each BLOCK of it, counted COUNTED bytes at a
+    time as far as the commas asked for (8 bytes for each BLOCK bytes: 1/64 of the row), so that
+    a cell is found by reading the blocks that hold its commas, and the row is never held.
+    The blocks read last are kept (`kept`, by their place in the file: KEPT_BLOCKS of them for
+    all the file's rows), for heads whose columns differ but fall in the same blocks."""
+
+    def __init__(self, start: int, end: int, kept: dict[int, bytes]) -> None:
+        self.start, self.end, self.kept = start, end, kept
+        self.marks = np.zeros(1, dtype=np.int64)  # (blocks counted + 1,) commas before each
+        self.blocks: dict[int, bytes] = {}  # the blocks of the latest reading
+
+    def commas(self, wanted: np.ndarray, read: Callable[[int, int], bytes]) -> np.ndarray:
+        """Where in the file the commas `wanted` (ascending, counted from 0) of the row are."""
+        if not len(wanted):
+            return wanted
+        while self.marks[-1] <= wanted[-1]:
+            at = self.start + (len(self.marks) - 1) * BLOCK
+            if at >= self.end:
+                break
+            piece = np.frombuffer(read(at, min(at + COUNTED, self.end)), dtype=np.uint8)
+            comma = np.zeros(-(-len(piece) // BLOCK) * BLOCK, dtype=bool)  # (blocks * BLOCK,)
+            np.equal(piece, COMMA, out=comma[:len(piece)])
+            counts = np.count_nonzero(comma.reshape(-1, BLOCK), axis=1)  # (blocks,) of each
+            self.marks = np.concatenate((self.marks, self.marks[-1] + np.cumsum(counts)))
+        block = np.searchsorted(self.marks, wanted, side="right") - 1  # (wanted,)
+        needed = block[np.flatnonzero(np.diff(block, prepend=-1))]  # (blocks,) ascending
+        self.blocks = {b: self._block(b, read) for b in needed.tolist()}
+        raw = np.frombuffer(b"".join(self.blocks[b].ljust(BLOCK, b" ") for b in needed),
+                            dtype=np.uint8).reshape(len(needed), BLOCK)  # (blocks, BLOCK)
+        flat = np.flatnonzero(raw == COMMA)  # (commas in them,) block by block, in order
+        first = np.concatenate(([0], np.cumsum(self.marks[needed + 1] - self.marks[needed])))
+        index = first[np.searchsorted(needed, block)] + wanted - self.marks[block]  # (wanted,)
+        return self.start + block * BLOCK + flat[index] % BLOCK  # (wanted,)
+
+    def _block(self, block: int, read: Callable[[int, int], bytes]) -> bytes:
+        at = self.start + block * BLOCK
+        found = self.kept.get(at)
+        if found is None:
+            found = read(at, min(at + BLOCK, self.end))
+            if len(self.kept) >= KEPT_BLOCKS:
+                del self.kept[next(iter(self.kept))]
+            self.kept[at] = found
         return found
 
+    def cell(self, low: int, high: int, read: Callable[[int, int], bytes]) -> bytes:
+        """The bytes from `low` to `high` of the row: from a block read for its commas when
+        one holds them, or read again."""
+        block = (low - self.start) // BLOCK
+        piece = self.blocks.get(block)
+        at = self.start + block * BLOCK
+        if piece is not None and high <= at + len(piece):
+            return piece[low - at:high - at]
+        return read(low, high)
 
-def rows_of(piece: Piece, held: np.ndarray) -> list[tuple[int, int, int]]:
+
+def changed(name: str) -> FileProblem:
+    return FileProblem(Msg.of("{name}: the file changed while attn read it", name=name))
+
+
+def rows_of(piece: Piece, held: np.ndarray) -> np.ndarray:
     """The start, end and line index in the file of the lines `held` of a piece."""
-    return list(zip((piece.starts[held].astype(np.int64) + piece.at).tolist(),
-                    (piece.ends[held].astype(np.int64) + piece.at).tolist(),
-                    (held + piece.first).tolist(), strict=True))
+    return np.stack((piece.starts[held].astype(np.int64) + piece.at,
+                     piece.ends[held].astype(np.int64) + piece.at,
+                     held.astype(np.int64) + piece.first))  # (3, lines)
 
 
 def csv_row(line: str, name: str, number: int) -> array.array[float]:

@@ -18,7 +18,7 @@ from typing import IO, Protocol
 import numpy as np
 
 from attncli.i18n import Count, Msg
-from attncli.spec.csv_file import CsvFile
+from attncli.spec.csv_file import CsvFile, changed
 from attncli.spec.files import (
     UNREADABLE,
     FileProblem,
@@ -127,7 +127,7 @@ class KeptStream:
             self.file = self.archive.open(self.member.info)
             header = self.file.read(self.member.layout.start)
             if self.kept and header != self.kept[:len(header)]:
-                raise _changed(self.member.name)
+                raise changed(self.member.name)
             if not self.kept:
                 self.kept += header
             while (skip := len(self.kept) - self.file.tell()) > 0:
@@ -138,10 +138,6 @@ class KeptStream:
             if not piece:
                 return
             self.kept += piece
-
-
-def _changed(name: str) -> FileProblem:
-    return FileProblem(Msg.of("{name}: the file changed while attn read it", name=name))
 
 
 class NpyFile:
@@ -157,7 +153,7 @@ class NpyFile:
     def read(self, rows: Indices, columns: Indices) -> np.ndarray:
         with open(self.path, "rb") as file:
             if header_layout(file, self.name) != self.layout:
-                raise _changed(self.name)
+                raise changed(self.name)
             try:
                 values = read_slice(file, self.layout, rows, columns)
             except Short:
@@ -221,7 +217,7 @@ class NpzMember:
             at = header_layout(file, self.name)  # its start: a byte of the archive
             if (at.shape, at.dtype, at.fortran) != (self.layout.shape, self.layout.dtype,
                                                     self.layout.fortran):
-                raise _changed(self.name)
+                raise changed(self.name)
             return read_slice(file, at, rows, columns)
 
     def _found(self) -> int:

@@ -142,7 +142,7 @@ def load_array(path: Path, name: str, key: str | None,
             check_csv_size(path, name, max_cells)
             if most_cells(path) > max_cells:  # counted a megabyte at a time, before it is held
                 raise FileProblem(more_numbers(name, max_cells))
-            table = CsvFile(path, name, max_cells)
+            table = CsvFile(path, name, max_cells, hold=True)
             if charge is not None:
                 charge(table.shape)
             array = table.read(None, None)
