@@ -15,7 +15,7 @@ from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
 from attncli.records import record
 from attncli.spec.file_slices import Kept
-from attncli.spec.files import FileProblem, load_array, resolve
+from attncli.spec.files import Archives, FileProblem, load_array, resolve
 from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.model import Array
 from attncli.spec.selection import CHECKPOINT_KEYS, is_checkpoint, sliced_values
@@ -102,6 +102,7 @@ class Files:
     wholes: dict[tuple[tuple[int, int] | Path, str | None], np.ndarray] = field(
         default_factory=dict)
     headers: Headers = field(default_factory=dict)  # checkpoint headers, parsed once each
+    archives: Archives = field(default_factory=dict)  # .npz directories, read once each
 
 
 Dims = tuple[int | None, ...]  # an expected shape; None where the other matrices don't tell
@@ -181,7 +182,7 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
         keys = check_keys(node, CHECKPOINT_KEYS)
         values = sliced_values(keys, name, files.folder, files.token_ids or None,
                                files.budget.max_cells, files.allow_outside, charge, files.kept,
-                               files.headers)
+                               files.headers, files.archives)
     else:
         keys = check_keys(node, FILE_KEYS)
         key = optional(keys, "key", text, None)
@@ -194,7 +195,7 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
                 values = found.copy()  # a matrix of its own, as a reading gives
             else:  # kept as read (nothing changes a spec's matrices): no copy of one named once
                 values = load_array(path, name, key, files.budget.max_cells,
-                                    lambda shape: charge(keys["file"], shape))
+                                    lambda shape: charge(keys["file"], shape), files.archives)
                 files.wholes[whole] = values
         except FileProblem as problem:
             raise SpecError(Msg.of("{path}: {problem}", path=keys["file"].where.path,

@@ -21,13 +21,14 @@ from attncli.i18n import Count, Msg
 from attncli.spec.csv_file import CsvFile, changed
 from attncli.spec.files import (
     UNREADABLE,
+    Archives,
     FileProblem,
     as_float,
     check_compression,
-    check_members,
     existing_file,
     header_layout,
     member_of,
+    open_archive,
     reason,
     truncated,
 )
@@ -53,15 +54,16 @@ Kept = dict[tuple[Path, str | None], "Sliced"]  # the arrays one spec has opened
 
 @contextmanager
 def opened(path: Path, name: str, key: str | None, max_cells: int,
-           kept: Kept | None = None) -> Iterator[Sliced]:
+           kept: Kept | None = None, archives: Archives | None = None) -> Iterator[Sliced]:
     """The array at `path` (the .npz member `key`), ready to be sliced; a problem reading it
     (the system's, NumPy's or zipfile's) is one FileProblem. With `kept` (one per spec), an
     array opened once is opened once: 128 heads slicing one file measure it once, and a
-    deflated member is decompressed once."""
+    deflated member is decompressed once; with `archives`, an .npz's directory is read once
+    for all its members."""
     try:
         array = None if kept is None else kept.get((path, key))
         if array is None:
-            array = _open(path, name, key, max_cells)
+            array = _open(path, name, key, max_cells, archives)
             if kept is not None:
                 kept[(path, key)] = array
         yield array
@@ -72,7 +74,8 @@ def opened(path: Path, name: str, key: str | None, max_cells: int,
                                  name=name, reason=reason(exc))) from None
 
 
-def _open(path: Path, name: str, key: str | None, max_cells: int) -> Sliced:
+def _open(path: Path, name: str, key: str | None, max_cells: int,
+          archives: Archives | None) -> Sliced:
     existing_file(path, name)
     suffix = path.suffix.lower()
     if key is not None and suffix != ".npz":
@@ -80,8 +83,7 @@ def _open(path: Path, name: str, key: str | None, max_cells: int) -> Sliced:
     if suffix == ".csv":
         return CsvFile(path, name, max_cells)
     if suffix == ".npz":
-        check_members(path, name)
-        return NpzMember(path, name, key, max_cells)
+        return NpzMember(path, name, key, max_cells, archives)
     return NpyFile(path, name)
 
 
@@ -123,7 +125,8 @@ class KeptStream:
 
     def _extend(self, end: int) -> None:
         if self.file is None:  # on from the bytes kept: decompress them again, unkept
-            self.archive = zipfile.ZipFile(self.member.path)
+            self.archive = open_archive(self.member.path, self.member.name,
+                                        self.member.archives)
             self.file = self.archive.open(self.member.info)
             header = self.file.read(self.member.layout.start)
             if self.kept and header != self.kept[:len(header)]:
@@ -167,8 +170,10 @@ class NpzMember:
     place like a .npy file; a deflated one as a stream, up to its last chosen number, and the
     bytes decompressed are kept for the next slice (at most max_slow_cells numbers)."""
 
-    def __init__(self, path: Path, name: str, key: str | None, max_cells: int) -> None:
-        with zipfile.ZipFile(path) as archive:
+    def __init__(self, path: Path, name: str, key: str | None, max_cells: int,
+                 archives: Archives | None = None) -> None:
+        self.archives = archives
+        with open_archive(path, name, archives) as archive:
             key, member = member_of(archive.namelist(), name, key)
             self.info = archive.getinfo(member)
             self.name = f"{name} ({key})"

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 import numpy as np
 
@@ -124,7 +124,8 @@ def existing_file(path: Path, name: str) -> None:
 
 def load_array(path: Path, name: str, key: str | None,
                max_cells: int = DEFAULT_MAX_CELLS,
-               charge: Callable[[tuple[int, ...]], None] | None = None) -> np.ndarray:
+               charge: Callable[[tuple[int, ...]], None] | None = None,
+               archives: Archives | None = None) -> np.ndarray:
     """The numbers in the file at `path`, as float64 (any dimension; the caller checks it).
 
     A NumPy file's header is read first: an array of objects (pickled data), of other than real
@@ -147,7 +148,7 @@ def load_array(path: Path, name: str, key: str | None,
                 charge(table.shape)
             array = table.read(None, None)
         elif suffix == ".npz":
-            array = _from_npz(path, name, key, max_cells, charge)
+            array = _from_npz(path, name, key, max_cells, charge, archives)
         else:
             with open(path, "rb") as file:
                 layout = _check_header(file, name, max_cells)
@@ -259,22 +260,65 @@ def truncated(name: str, layout: Layout, found: int) -> FileProblem:
 
 
 def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
-              charge: Callable[[tuple[int, ...]], None] | None = None) -> np.ndarray:
+              charge: Callable[[tuple[int, ...]], None] | None = None,
+              archives: Archives | None = None) -> np.ndarray:
+    with open_archive(path, name, archives) as archive:
+        key, member = member_of(archive.namelist(), name, key)
+        info = archive.getinfo(member)
+        check_compression(info, f"{name} ({key})")
+        with archive.open(info) as file:
+            layout = _check_header(file, f"{name} ({key})", max_cells)
+        whole(f"{name} ({key})", layout, info.file_size)
+        if charge is not None:
+            charge(layout.shape)
+        with archive.open(info) as file:  # as np.load reads a member: header, then data
+            return np.asarray(np.lib.format.read_array(file, allow_pickle=False))
+
+
+class Listing(NamedTuple):
+    """An archive's directory as zipfile read it, and the file's size and time of change."""
+
+    stamp: tuple[int, int]
+    start_dir: int
+    members: list[zipfile.ZipInfo]
+
+
+# The .npz directories one spec has read, by file (device and inode): an archive of 1,024 arrays
+# whose 768 members a spec names read its directory 768 times (3.4 s)
+Archives = dict[tuple[int, int], Listing]
+
+
+class Listed(zipfile.ZipFile):
+    """An archive opened with the directory read before (see `open_archive`), not read again."""
+
+    def __init__(self, path: Path, listing: Listing) -> None:
+        self.listing = listing
+        super().__init__(path)
+
+    def _RealGetContents(self) -> None:  # zipfile's reading of the directory, when opened
+        self.start_dir = self.listing.start_dir
+        self.filelist = list(self.listing.members)
+        self.NameToInfo = {info.filename: info for info in self.listing.members}
+
+
+def open_archive(path: Path, name: str, archives: Archives | None = None) -> zipfile.ZipFile:
+    """The .npz at `path`, opened: its directory read from `archives` while the file keeps its
+    size and time of change, else checked (check_members) and read, and kept there."""
+    status = os.stat(path)
+    stamp, file = (status.st_size, status.st_mtime_ns), (status.st_dev, status.st_ino)
+    listing = None if archives is None else archives.get(file)
+    if listing is not None and listing.stamp == stamp:
+        return Listed(path, listing)
     check_members(path, name)
-    with open(path, "rb") as file:
-        if file.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):
+    with open(path, "rb") as raw:
+        if raw.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):
             # NumPy reads a .npy as an array and any other bytes as a pickle it refuses in
             # English: neither is an archive
             raise zipfile.BadZipFile
-    with np.load(path, allow_pickle=False) as archive:
-        key, member = member_of(archive.zip.namelist(), name, key)
-        check_compression(archive.zip.getinfo(member), f"{name} ({key})")
-        with archive.zip.open(member) as file:
-            layout = _check_header(file, f"{name} ({key})", max_cells)
-        whole(f"{name} ({key})", layout, archive.zip.getinfo(member).file_size)
-        if charge is not None:
-            charge(layout.shape)
-        return np.asarray(archive[key])
+    archive = zipfile.ZipFile(path)
+    if archives is not None:
+        archives[file] = Listing(stamp, archive.start_dir, archive.filelist)
+    return archive
 
 
 def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]:

@@ -82,7 +82,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     files = Files(spec_folder(root.where.source), allow_outside, Budget(max_cells))
     if read is not None:  # a model's earlier layer: the files the spec has read, read once
         files = Files(files.folder, allow_outside, files.budget, kept=read.kept,
-                      wholes=read.wholes, headers=read.headers)
+                      wholes=read.wholes, headers=read.headers, archives=read.archives)
     earlier: tuple[Spec, ...] = ()
     if "model" in top:  # a layer of a saved model: the keys its folder stands for
         *before, root = section("model")(root, files)

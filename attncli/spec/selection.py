@@ -18,7 +18,7 @@ from attncli.i18n import Count, Msg
 from attncli.i18n.quoting import shown
 from attncli.spec.file_problem import valid_indices
 from attncli.spec.file_slices import Kept, opened
-from attncli.spec.files import FileProblem, resolve
+from attncli.spec.files import Archives, FileProblem, resolve
 from attncli.spec.model import Array
 from attncli.spec.source import Node
 from attncli.spec.values import expect, fail, integer, items, text
@@ -40,11 +40,13 @@ def is_checkpoint(name: str) -> bool:
 def sliced_values(keys: dict[str, Node], name: str, folder: Path,
                   token_ids: Sequence[int] | None, max_cells: int,
                   allow_outside: bool, charge: Charge | None = None,
-                  kept: Kept | None = None, headers: Headers | None = None) -> Array:
+                  kept: Kept | None = None, headers: Headers | None = None,
+                  archives: Archives | None = None) -> Array:
     """The selected rows and columns of a checkpoint's tensor `key`, or of the array in the
     .npy, .npz or .csv file `name`; `charge` counts their shape against the spec's cells before
     they are read, and only they are read. `kept` holds the arrays this spec has opened,
-    `headers` the checkpoint headers it has parsed."""
+    `headers` the checkpoint headers it has parsed, `archives` the .npz directories it has
+    read."""
     from attncli.spec.checkpoint import open_tensor  # only a spec that reads a checkpoint
 
     name_node = keys["file"]
@@ -52,7 +54,7 @@ def sliced_values(keys: dict[str, Node], name: str, folder: Path,
     try:
         path = resolve(folder, name, allow_outside)
         if not is_checkpoint(name):
-            with opened(path, name, key, max_cells, kept) as array:
+            with opened(path, name, key, max_cells, kept, archives) as array:
                 rows, columns = chosen(keys, array.name, array.shape, token_ids)
                 _charge(name_node, array.shape, rows, columns, charge)
                 return array.read(rows, columns)  # (rows, ..., columns)
