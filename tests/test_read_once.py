@@ -536,3 +536,51 @@ def test_an_npz_rewritten_between_two_readings_has_its_directory_read_again(
     np.savez(path, a=np.ones((2, 2)), b=np.zeros(3))
     assert load_array(path, "w.npz", "b", archives=archives).tolist() == [0, 0, 0]
     assert [len(listing.members) for listing in archives.values()] == [2]
+
+
+def test_the_blocks_of_one_document_read_a_file_they_share_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """20 blocks of one document, each a spec of its own naming one .csv by rows, one .npz
+    whole and one checkpoint: each file is read once for the document (200 blocks naming a
+    30 MB .csv: killed at 20 s), and each block's walkthrough is its own."""
+    from attncli.fill.document import fill
+
+    (tmp_path / "w.csv").write_text("".join(f"{i},{-i}\n" for i in range(40)))
+    np.savez(tmp_path / "w.npz", w=np.array([[2.0, 0.5], [-1.0, 3.0]]))
+    (tmp_path / "m.safetensors").write_bytes(safetensors({"w": np.eye(2)}, "<f4"))
+    blocks = "".join(
+        f"\n```attn\ntokens: [a, b]\nembeddings: {{file: w.csv, rows: [{b}, {b + 1}]}}\n"
+        "heads: [{W_Q: {file: w.npz, key: w}, W_K: {file: m.safetensors, key: w}, "
+        f"W_V: {ID}}}]\n```\n" for b in range(20))
+    document = tmp_path / "post.md"
+    document.write_text("# post\n" + blocks, encoding="utf-8")
+    tables = counted(monkeypatch, CsvFile, "__init__")
+    archives = counted(monkeypatch, zipfile.ZipFile, "_RealGetContents")
+    wholes = counted(monkeypatch, arrays, "load_array")
+    headers = counted(monkeypatch, checkpoint, "_read_header")
+    filled = fill(document, 1_000)
+    assert (len(tables), len(archives), len(wholes), len(headers)) == (1, 1, 1, 1)
+    outputs = filled.new.split("```attn")[1:]
+    assert len(outputs) == 20
+    for b in (3, 7, 18):  # each block's own embeddings: rows b and b + 1 of the file
+        assert f"{b}.00 & {{-}}{b}.00 \\cr" in outputs[b]
+        assert f"{b + 1}.00 & {{-}}{b + 1}.00 \\cr" in outputs[b]
+        assert f"{b + 2}.00 & {{-}}{b + 2}.00" not in outputs[b]
+
+
+def test_the_blocks_of_one_document_each_charge_what_they_read(tmp_path: Path) -> None:
+    """The files read once still count against each block's own limit: the second block, whose
+    matrices all come from files the first read, is refused at its second head's W_Q (8 + 4 x
+    16 numbers), as it would be alone; the first (8 + 3 x 16) is within it."""
+    from attncli.fill.document import fill
+
+    np.save(tmp_path / "e.npy", np.ones((2, 4)))
+    np.save(tmp_path / "w.npy", np.eye(4))
+    head = "{W_Q: {file: w.npy}, W_K: {file: w.npy}, W_V: {file: w.npy}}"
+    document = tmp_path / "post.md"
+    document.write_text("".join(f"\n```attn\ntokens: [a, b]\nembeddings: {{file: e.npy}}\n"
+                                f"heads: [{heads}]\n```\n" for heads in (head, f"{head}, {head}")),
+                        encoding="utf-8")
+    with pytest.raises(SpecError, match="brings the spec to 72 numbers; the limit is 60") as raised:
+        fill(document, 60)
+    assert raised.value.where is not None and raised.value.where.line == 11

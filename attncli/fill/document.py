@@ -85,7 +85,15 @@ def read_document(path: Path, max_cells: int) -> str:
 
 def fill(path: Path, max_cells: int = DEFAULT_MAX_CELLS) -> Filled:
     """The document at `path` with every block's output made anew; SpecError at the first
-    problem (a bad block, at the document's line:column)."""
+    problem (a bad block, at the document's line:column). The blocks share the files they
+    read: each is read once for the document (see shared_reads)."""
+    from attncli.spec.arrays import shared_reads
+
+    with shared_reads():
+        return _filled(path, max_cells)
+
+
+def _filled(path: Path, max_cells: int) -> Filled:
     suffix = kind(path)
     old = read_document(path, max_cells)
     if suffix == ".ipynb":

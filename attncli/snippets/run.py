@@ -24,6 +24,7 @@ from attncli.i18n.library_messages import os_problem
 from attncli.records import record
 from attncli.snippets.manifest import Target
 from attncli.snippets.rules import check_inputs, check_unread
+from attncli.spec.arrays import shared_reads
 from attncli.spec.files import recording
 from attncli.spec.limits import MIN_BYTES, max_bytes
 from attncli.spec.model import Spec
@@ -100,12 +101,13 @@ def generate(targets: Iterable[Target], write: bool,
     outcomes: list[Outcome | None] = [None] * len(planned)
     read: dict[Path, Path] = {}
     unread: list[Path] = []  # specs that could not be read: what they read is not known
-    for ks, (made, named, failed) in zip(groups.values(), _each(work, jobs), strict=True):
-        read.update((path, shown_path(path)) for path in named)
-        unread.extend(failed)
-        for k, outcome in zip(ks, made, strict=True):
-            outcomes[k] = outcome
-            tick()
+    with shared_reads():  # the specs of a process read a file they share once
+        for ks, (made, named, failed) in zip(groups.values(), _each(work, jobs), strict=True):
+            read.update((path, shown_path(path)) for path in named)
+            unread.extend(failed)
+            for k, outcome in zip(ks, made, strict=True):
+                outcomes[k] = outcome
+                tick()
     check_inputs(((target.output, target.real, target.where) for target in planned), read)
     check_unread(((target.output, target.real, target.where) for target in planned), unread)
     made_all = tuple(o for o in outcomes if o is not None)

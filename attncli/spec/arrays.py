@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -99,10 +102,47 @@ class Files:
     token_ids: list[int] = field(default_factory=list)  # from tokens: {tokenizer, text}
     kept: Kept = field(default_factory=dict)  # the arrays sliced so far, opened once each
     # the files read whole so far, by file and key: read once each, however often named
-    wholes: dict[tuple[tuple[int, int] | Path, str | None], np.ndarray] = field(
+    wholes: dict[tuple[tuple[int, int, int, int] | Path, str | None], np.ndarray] = field(
         default_factory=dict)
     headers: Headers = field(default_factory=dict)  # checkpoint headers, parsed once each
     archives: Archives = field(default_factory=dict)  # .npz directories, read once each
+
+
+# The files read by the specs of one run of `attn fill` or `attn snippets` (see shared_reads), by
+# the cell limit and whether files outside a spec's folder may be read
+_SHARED: ContextVar[dict[tuple[int, bool], Files] | None] = ContextVar("shared", default=None)
+SHARED_FILES = 8  # files whose reading one spec leaves to the next, at most
+
+
+@contextmanager
+def shared_reads() -> Iterator[None]:
+    """While the block runs, the specs read share the files each has read: a file named by 200
+    blocks of one document (each a spec of its own) is read once, not 200 times (a 30 MB .csv:
+    killed at 20 s). Each spec still charges every reference against its own limits."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def spec_files(folder: Path, allow_outside: bool, max_cells: int) -> Files:
+    """The Files of a spec about to be read: its own, or within `shared_reads` the files the
+    specs before it have read, with a budget of its own. What is left from earlier specs is
+    let go when it is more than SHARED_FILES files or, read whole, more than `max_cells`
+    numbers, so what is shared stays within what one spec may read."""
+    budget = Budget(max_cells)
+    shared = _SHARED.get()
+    if shared is None:
+        return Files(folder, allow_outside, budget)
+    found = shared.get((max_cells, allow_outside))
+    held = 0 if found is None else sum(values.size for values in found.wholes.values())
+    if found is None or held > max_cells or max(
+            len(found.kept), len(found.wholes), len(found.headers),
+            len(found.archives)) > SHARED_FILES:
+        found = shared[(max_cells, allow_outside)] = Files(folder, allow_outside, budget)
+    return Files(folder, allow_outside, budget, kept=found.kept, wholes=found.wholes,
+                 headers=found.headers, archives=found.archives)
 
 
 Dims = tuple[int | None, ...]  # an expected shape; None where the other matrices don't tell
@@ -152,16 +192,17 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
     return matrix_at(node, "embeddings", files, (n, None))
 
 
-def identity(path: Path) -> tuple[int, int] | Path:
+def identity(path: Path) -> tuple[int, int, int, int] | Path:
     """The file at `path` as the system knows it (its device and inode), so that its other
     names (hard links) are the file they name: 256 hard links to one 30 MB .csv, one a head,
-    were read 256 times (16.7 s); `path` itself where it cannot be asked (read, and refused,
-    as any other)."""
+    were read 256 times (16.7 s); with its size and time of change, so that a file changed
+    since (between two specs of one `attn fill`) is read again; `path` itself where it cannot
+    be asked (read, and refused, as any other)."""
     try:
         info = os.stat(path)
     except OSError:
         return path
-    return info.st_dev, info.st_ino
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def file_values(node: Node, files: Files, ndim: int) -> Array:

@@ -11,7 +11,7 @@ from typing import Any
 
 from attncli.i18n import Msg
 from attncli.spec import view_keys
-from attncli.spec.arrays import Budget, Files
+from attncli.spec.arrays import Files, spec_files
 from attncli.spec.files import spec_folder
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.masks import masked_rows, masks
@@ -79,7 +79,7 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     so far: each is read once for all of them.
     """
     top = check_keys(root, TOP_KEYS)
-    files = Files(spec_folder(root.where.source), allow_outside, Budget(max_cells))
+    files = spec_files(spec_folder(root.where.source), allow_outside, max_cells)
     if read is not None:  # a model's earlier layer: the files the spec has read, read once
         files = Files(files.folder, allow_outside, files.budget, kept=read.kept,
                       wholes=read.wholes, headers=read.headers, archives=read.archives)
