@@ -584,3 +584,16 @@ def test_the_blocks_of_one_document_each_charge_what_they_read(tmp_path: Path) -
     with pytest.raises(SpecError, match="brings the spec to 72 numbers; the limit is 60") as raised:
         fill(document, 60)
     assert raised.value.where is not None and raised.value.where.line == 11
+
+
+def test_specs_sharing_reads_read_a_file_changed_between_them_again(tmp_path: Path) -> None:
+    """Within one `attn fill`, a .csv sliced by a block and rewritten before the next is read
+    anew by the next (the file kept by its size and time of change), not said to have changed."""
+    from attncli.spec.arrays import shared_reads
+
+    (tmp_path / "w.csv").write_text("1,0\n0,1\n")
+    spec = heads_naming(tmp_path, "{file: w.csv, rows: [0, 1]}", 1)
+    with shared_reads():
+        assert load_spec(str(spec)).heads[0].W_Q.tolist() == [[1, 0], [0, 1]]
+        (tmp_path / "w.csv").write_text("2,0\n0,2\n# now\n")
+        assert load_spec(str(spec)).heads[0].W_Q.tolist() == [[2, 0], [0, 2]]

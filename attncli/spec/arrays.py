@@ -4,7 +4,6 @@ counted against the one limit of numbers a spec may make (attncli.spec.limits)."
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -18,7 +17,7 @@ from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
 from attncli.records import record
 from attncli.spec.file_slices import Kept
-from attncli.spec.files import Archives, FileProblem, load_array, resolve
+from attncli.spec.files import Archives, FileProblem, identity, load_array, resolve
 from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.model import Array
 from attncli.spec.selection import CHECKPOINT_KEYS, is_checkpoint, sliced_values
@@ -190,19 +189,6 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
         dim = integer(dim_node, 1) if dim_node is not None else None
         return random_values(node, (n, dim), files.budget, EMBEDDINGS_RANDOM_KEYS)
     return matrix_at(node, "embeddings", files, (n, None))
-
-
-def identity(path: Path) -> tuple[int, int, int, int] | Path:
-    """The file at `path` as the system knows it (its device and inode), so that its other
-    names (hard links) are the file they name: 256 hard links to one 30 MB .csv, one a head,
-    were read 256 times (16.7 s); with its size and time of change, so that a file changed
-    since (between two specs of one `attn fill`) is read again; `path` itself where it cannot
-    be asked (read, and refused, as any other)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return path
-    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def file_values(node: Node, files: Files, ndim: int) -> Array:

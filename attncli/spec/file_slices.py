@@ -27,13 +27,14 @@ from attncli.spec.files import (
     check_compression,
     existing_file,
     header_layout,
+    identity,
     member_of,
-    open_archive,
     reason,
     truncated,
 )
 from attncli.spec.limits import max_slow_cells
 from attncli.spec.npy_slice import SPAN_BYTES, Costly, Short, read_slice
+from attncli.spec.npz_archive import open_archive
 from attncli.spec.source import LIMIT_HINT
 
 Indices = Sequence[int] | None
@@ -49,7 +50,8 @@ class Sliced(Protocol):
     def read(self, rows: Indices, columns: Indices) -> np.ndarray: ...
 
 
-Kept = dict[tuple[Path, str | None], "Sliced"]  # the arrays one spec has opened, by file and key
+# the arrays one spec has opened, by file (device, inode, size and time of change) and key
+Kept = dict[tuple[tuple[int, int, int, int] | Path, str | None], "Sliced"]
 
 
 @contextmanager
@@ -61,11 +63,12 @@ def opened(path: Path, name: str, key: str | None, max_cells: int,
     deflated member is decompressed once; with `archives`, an .npz's directory is read once
     for all its members."""
     try:
-        array = None if kept is None else kept.get((path, key))
+        file = (identity(path), key)
+        array = None if kept is None else kept.get(file)
         if array is None:
             array = _open(path, name, key, max_cells, archives)
             if kept is not None:
-                kept[(path, key)] = array
+                kept[file] = array
         yield array
     except FileProblem:
         raise

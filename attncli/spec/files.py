@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO
 
 import numpy as np
 
@@ -30,8 +30,11 @@ from attncli.spec.csv_file import CsvFile, check_csv_size, most_cells
 from attncli.spec.file_problem import FileProblem as FileProblem  # every reader raises it
 from attncli.spec.file_problem import as_float as as_float
 from attncli.spec.file_problem import check_dtype
-from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_MEMBERS, MAX_NAME
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_NAME
 from attncli.spec.npy_slice import Layout
+from attncli.spec.npz_archive import Archives as Archives
+from attncli.spec.npz_archive import check_members as check_members
+from attncli.spec.npz_archive import open_archive
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 from attncli.spec.values import shape_text
 
@@ -40,11 +43,9 @@ SUFFIXES = (".npy", ".npz", ".csv")
 # whose stream is damaged raises zlib's own error, which is none of the others
 UNREADABLE = (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipFile, RuntimeError,
               NotImplementedError, zlib.error)
-END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
 # bytes of a .npy header: NumPy's own bound (max_header_size), which it checks only once it has
 # read the header the file's length field promises
 MAX_NPY_HEADER = 10_000
-MAX_DIRECTORY = 1 << 20  # bytes of an .npz's zip directory: MAX_MEMBERS entries of long names
 
 
 def spec_folder(source: str) -> Path:
@@ -103,6 +104,19 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
     if named is not None:
         named.append(path)
     return path
+
+
+def identity(path: Path) -> tuple[int, int, int, int] | Path:
+    """The file at `path` as the system knows it (its device and inode), so that its other
+    names (hard links) are the file they name: 256 hard links to one 30 MB .csv, one a head,
+    were read 256 times (16.7 s); with its size and time of change, so that a file changed
+    since (between two specs of one `attn fill`) is read again; `path` itself where it cannot
+    be asked (read, and refused, as any other)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return path
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def existing_file(path: Path, name: str) -> None:
@@ -275,52 +289,6 @@ def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
             return np.asarray(np.lib.format.read_array(file, allow_pickle=False))
 
 
-class Listing(NamedTuple):
-    """An archive's directory as zipfile read it, and the file's size and time of change."""
-
-    stamp: tuple[int, int]
-    start_dir: int
-    members: list[zipfile.ZipInfo]
-
-
-# The .npz directories one spec has read, by file (device and inode): an archive of 1,024 arrays
-# whose 768 members a spec names read its directory 768 times (3.4 s)
-Archives = dict[tuple[int, int], Listing]
-
-
-class Listed(zipfile.ZipFile):
-    """An archive opened with the directory read before (see `open_archive`), not read again."""
-
-    def __init__(self, path: Path, listing: Listing) -> None:
-        self.listing = listing
-        super().__init__(path)
-
-    def _RealGetContents(self) -> None:  # zipfile's reading of the directory, when opened
-        self.start_dir = self.listing.start_dir
-        self.filelist = list(self.listing.members)
-        self.NameToInfo = {info.filename: info for info in self.listing.members}
-
-
-def open_archive(path: Path, name: str, archives: Archives | None = None) -> zipfile.ZipFile:
-    """The .npz at `path`, opened: its directory read from `archives` while the file keeps its
-    size and time of change, else checked (check_members) and read, and kept there."""
-    status = os.stat(path)
-    stamp, file = (status.st_size, status.st_mtime_ns), (status.st_dev, status.st_ino)
-    listing = None if archives is None else archives.get(file)
-    if listing is not None and listing.stamp == stamp:
-        return Listed(path, listing)
-    check_members(path, name)
-    with open(path, "rb") as raw:
-        if raw.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):
-            # NumPy reads a .npy as an array and any other bytes as a pickle it refuses in
-            # English: neither is an archive
-            raise zipfile.BadZipFile
-    archive = zipfile.ZipFile(path)
-    if archives is not None:
-        archives[file] = Listing(stamp, archive.start_dir, archive.filelist)
-    return archive
-
-
 def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]:
     """The key an .npz's array is known by (its member's name without .npy, as NumPy names it)
     and its member's name: `key`, or the only one there is."""
@@ -360,33 +328,3 @@ def some(keys: list[str], shown: int = 10) -> str:
     """The first keys of an archive, for a message of one short line."""
     listed = ", ".join(key[:MAX_NAME] for key in keys[:shown])
     return listed + (f", … (+{len(keys) - shown})" if len(keys) > shown else "")
-
-
-def check_members(path: Path, name: str) -> None:
-    """Refuse an .npz whose zip directory lists more than MAX_MEMBERS arrays or is larger than
-    MAX_DIRECTORY bytes, read from its end record before the directory itself is read (reading
-    it builds an object per member: a million members took 772 MB)."""
-    with open(path, "rb") as file:
-        file.seek(0, os.SEEK_END)
-        size = file.tell()
-        file.seek(max(0, size - END_SEARCH))
-        tail = file.read()
-    # the end record where zipfile takes it: the last 22 bytes when they are one without a
-    # comment, else the last signature with a whole record after it (a record's own fields may
-    # hold the signature: 0x4B50 arrays in a directory of 0x…0605 bytes were not counted)
-    at = len(tail) - 22
-    if not (at >= 0 and tail[at:at + 4] == b"PK\x05\x06" and tail[-2:] == b"\0\0"):
-        at = tail.rfind(b"PK\x05\x06", 0, max(0, len(tail) - 18))
-    if at < 0:
-        return  # not a zip: zipfile says so, in one line
-    members, directory = struct.unpack("<xxxxxxxxHI", tail[at + 2: at + 16])[0:2]
-    zip64 = at - 20 - 56  # ZIP64: the 64-bit record right before its locator, as zipfile reads
-    # it (another record's signature, in an entry's comment, is no record)
-    if zip64 >= 0 and tail[at - 20:at - 16] == b"PK\x06\x07" \
-            and tail[zip64:zip64 + 4] == b"PK\x06\x06":
-        members, directory = struct.unpack("<QQ", tail[zip64 + 32: zip64 + 48])
-    if members > MAX_MEMBERS or directory > MAX_DIRECTORY:
-        raise FileProblem(Msg.plural_of("{name} lists {count} array; the limit is {limit}",
-                                        "{name} lists {count} arrays; the limit is {limit}",
-                                        Count(members), name=name,
-                                        limit=Count(MAX_MEMBERS)))
