@@ -597,3 +597,28 @@ def test_specs_sharing_reads_read_a_file_changed_between_them_again(tmp_path: Pa
         assert load_spec(str(spec)).heads[0].W_Q.tolist() == [[1, 0], [0, 1]]
         (tmp_path / "w.csv").write_text("2,0\n0,2\n# now\n")
         assert load_spec(str(spec)).heads[0].W_Q.tolist() == [[2, 0], [0, 2]]
+
+
+def test_a_model_folders_last_layer_resolves_its_checkpoints_name_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Layer 5 of 6 names its checkpoint 61 times (10 tensors a layer, and the folder's own
+    look): the name is resolved (a system call for each part of the path) once, and each naming
+    is still recorded."""
+    from attncli.spec import files
+
+    llama_folder(tmp_path, 6)
+    spec = tmp_path / "s.yaml"
+    spec.write_text("model: {path: m, layer: 5, block: true}\ntokens: {ids: [1, 2, 3]}\n")
+    resolved: list[str] = []
+    real = files._resolved
+
+    def counting(folder: Path, name: str, allow_outside: bool) -> Path:
+        resolved.append(name)
+        return real(folder, name, allow_outside)
+
+    monkeypatch.setattr(files, "_resolved", counting)
+    with files.recording() as named:
+        load_spec(str(spec))
+    assert resolved == ["m", "m/config.json", "m/model.safetensors"]
+    checkpoint_file = (tmp_path / "m" / "model.safetensors").resolve()
+    assert named.count(checkpoint_file) == 61  # every naming, as when each was resolved

@@ -88,6 +88,39 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
     if len(name) > MAX_NAME:
         raise FileProblem(Msg.of("the file name has {length} characters; the limit is {limit}",
                                  length=Count(len(name)), limit=Count(MAX_NAME)))
+    resolved = _RESOLVED.get()
+    path = None if resolved is None else resolved.get((folder, name, allow_outside))
+    if path is None:
+        path = _resolved(folder, name, allow_outside)
+        if resolved is not None:
+            resolved[(folder, name, allow_outside)] = path
+    named = _NAMED.get()
+    if named is not None:
+        named.append(path)
+    return path
+
+
+# The names resolved while one spec is read (see `resolving_once`)
+_RESOLVED: ContextVar[dict[tuple[Path, str, bool], Path] | None] = ContextVar("resolved",
+                                                                             default=None)
+
+
+@contextmanager
+def resolving_once() -> Iterator[None]:
+    """While the block runs (one spec read, with its model folder's layers), a file name is
+    resolved once: layer 999 of a model folder resolved its checkpoint's name, a system call for
+    each part of the path, for each of the 10,000 tensors of the layers before it."""
+    if _RESOLVED.get() is not None:
+        yield
+        return
+    token = _RESOLVED.set({})
+    try:
+        yield
+    finally:
+        _RESOLVED.reset(token)
+
+
+def _resolved(folder: Path, name: str, allow_outside: bool) -> Path:
     try:
         path = (folder / name).resolve()
     except (OSError, RuntimeError) as error:  # a name too long for the system, a link loop
@@ -100,9 +133,6 @@ def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
     if not allow_outside and not path.is_relative_to(folder.resolve()):
         raise FileProblem(Msg.of("{name} is outside the spec's folder; only files in that folder "
                                  "or below it are read", name=name))
-    named = _NAMED.get()
-    if named is not None:
-        named.append(path)
     return path
 
 

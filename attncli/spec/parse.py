@@ -12,7 +12,7 @@ from typing import Any
 from attncli.i18n import Msg
 from attncli.spec import view_keys
 from attncli.spec.arrays import Files, spec_files
-from attncli.spec.files import spec_folder
+from attncli.spec.files import resolving_once, spec_folder
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
@@ -78,6 +78,11 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     number at most `max_cells` in all. `read` (a model folder's layers) shares the files read
     so far: each is read once for all of them.
     """
+    with resolving_once():  # a name a spec (and its layers) gives again is resolved once
+        return _load(root, allow_outside, max_cells, read)
+
+
+def _load(root: Node, allow_outside: bool, max_cells: int, read: Files | None) -> Spec:
     top = check_keys(root, TOP_KEYS)
     files = spec_files(spec_folder(root.where.source), allow_outside, max_cells)
     if read is not None:  # a model's earlier layer: the files the spec has read, read once
