@@ -622,3 +622,22 @@ def test_a_model_folders_last_layer_resolves_its_checkpoints_name_once(
     assert resolved == ["m", "m/config.json", "m/model.safetensors"]
     checkpoint_file = (tmp_path / "m" / "model.safetensors").resolve()
     assert named.count(checkpoint_file) == 61  # every naming, as when each was resolved
+
+
+def test_rows_read_in_a_run_are_read_a_window_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """4,096 rows of a .csv, shuffled, read from the file again (its bytes are not held): one
+    read for each window of 64 rows (the rows after a row within NEAR bytes read with it), not
+    one a row."""
+    import os
+    import random
+
+    path = tmp_path / "e.csv"
+    path.write_bytes(b"".join(b"%d,%d\n" % (i, -i) for i in range(4096)))
+    table = CsvFile(path, "e.csv", 100_000)
+    reads = counted(monkeypatch, os, "pread")
+    rows = list(range(4096))
+    random.Random(0).shuffle(rows)
+    assert table.read(rows, [1, 0]).tolist() == [[-row, row] for row in rows]
+    windows_found = 4096 // csv_file.STRIDE - csv_file.WINDOWS_KEPT  # past those kept as counted
+    assert len(reads) == 4096 // csv_file.STRIDE + windows_found

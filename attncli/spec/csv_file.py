@@ -33,6 +33,8 @@ LONG_WINDOW = 1 << 12  # bytes of a window that is kept once found (see CsvFile.
 CHUNK = 1 << 16  # bytes of a row past which its commas are counted per BLOCK (see Wide)
 BLOCK = 1 << 9  # bytes of a long row whose commas are counted together and placed together
 KEPT_BLOCKS = 1 << 11  # blocks of long rows kept as read (1 MiB)
+SPLIT = 1 << 12  # bytes of a row split at its commas when cells are picked (longer: placed)
+NEAR = 1 << 16  # bytes of the rows after a row that are read with it (see _read_ahead)
 COUNTED = 1 << 18  # bytes of a long row read at once while its commas are counted
 
 
@@ -135,6 +137,7 @@ class CsvFile:
         self._read: dict[tuple[tuple[int, ...] | None, tuple[int, ...] | None], np.ndarray] = {}
         self._held = 0
         self._file: int | None = None  # the file, open while one reading of it lasts
+        self._ahead: tuple[int, bytes] = (0, b"")  # bytes read ahead in it, from where
 
     def line(self, row: int) -> tuple[bytes, int]:
         """The bytes of a kept row and its line number in the file (1-based)."""
@@ -157,18 +160,31 @@ class CsvFile:
             self._file = handle
             yield
         finally:
-            self._file = None
+            self._file, self._ahead = None, (0, b"")
             os.close(handle)
 
     def _bytes(self, start: int, end: int) -> bytes:
-        """The file's bytes from `start` to `end`: held, or read again."""
+        """The file's bytes from `start` to `end`: held, read ahead, or read again."""
         if self.data is not None:
             return self.data[start:end]
+        at, ahead = self._ahead
+        if at <= start and end <= at + len(ahead):
+            return ahead[start - at:end - at]
         assert self._file is not None
         found = os.pread(self._file, end - start, start)
         if len(found) != end - start:
             raise changed(self.name)
         return found
+
+    def _read_ahead(self, row: int, start: int, end: int) -> None:
+        """Before the row at [start, end) is read: the rows after it in its window read with it
+        when they end within NEAR bytes, so rows read in a run cost a read a window, not a row."""
+        at, ahead = self._ahead
+        if self.data is not None or (at <= start and end <= at + len(ahead)):
+            return
+        last = int(self._window(row // STRIDE)[1, -1])
+        if end < last <= start + NEAR:
+            self._ahead = (start, self._bytes(start, last))
 
     def _place(self, row: int) -> tuple[int, int, int]:
         """Where a kept row starts and ends in the file, and its line number (1-based)."""
@@ -243,6 +259,7 @@ class CsvFile:
     def _row(self, row: int, columns: Sequence[int] | None) -> array.array[float]:
         """The numbers of one row: all of them, or those of `columns`."""
         start, end, number = self._place(row)
+        self._read_ahead(row, start, end)
         if columns is None:
             return csv_row(self._bytes(start, end).decode("utf-8"), self.name, number)
         return self._picked(row, start, end, number, columns)
@@ -251,8 +268,10 @@ class CsvFile:
                 columns: Sequence[int]) -> array.array[float]:
         """The chosen cells of the row at [start, end), found by its commas; a row longer
         than CHUNK has its commas counted per BLOCK once (see Wide), and only the blocks that
-        hold a chosen cell's commas are read."""
+        hold a chosen cell's commas are read; a short row is split."""
         width = self.shape[1]
+        if end - start <= SPLIT:
+            return self._split(self._bytes(start, end), number, columns)
         wanted = np.array(sorted({k for column in columns for k in (column - 1, column)
                                   if 0 <= k < width - 1}), dtype=np.int64)  # (commas,)
         pick: Callable[[int, int], bytes]
@@ -276,6 +295,18 @@ class CsvFile:
                 numbers.append(float(text))
             except ValueError:
                 raise not_a_number(text.decode("utf-8"), self.name, number,
+                                   column + 1) from None
+        return numbers
+
+    def _split(self, line: bytes, number: int, columns: Sequence[int]) -> array.array[float]:
+        """The chosen cells of a short row, split at its commas."""
+        cells = line.split(b",")
+        numbers = array.array("d")
+        for column in columns:
+            try:
+                numbers.append(float(cells[column]))
+            except ValueError:
+                raise not_a_number(cells[column].decode("utf-8"), self.name, number,
                                    column + 1) from None
         return numbers
 
