@@ -641,3 +641,20 @@ def test_rows_read_in_a_run_are_read_a_window_at_a_time(
     assert table.read(rows, [1, 0]).tolist() == [[-row, row] for row in rows]
     windows_found = 4096 // csv_file.STRIDE - csv_file.WINDOWS_KEPT  # past those kept as counted
     assert len(reads) == 4096 // csv_file.STRIDE + windows_found
+
+
+def test_a_csv_sliced_under_other_names_is_counted_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three hard links to one .csv, each sliced by a head: the file is one file, its lines
+    counted once (768 such names counted a 30 MB file 768 times)."""
+    (tmp_path / "w0.csv").write_text("1,0\n0,1\n")
+    for index in (1, 2):
+        (tmp_path / f"w{index}.csv").hardlink_to(tmp_path / "w0.csv")
+    heads = ", ".join(f"{{W_Q: {{file: w{index}.csv, rows: [1, 0]}}, W_K: {ID}, W_V: {ID}}}"
+                      for index in range(3))
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f"tokens: [a, b]\nembeddings: {ID}\nheads: [{heads}]\n", encoding="utf-8")
+    tables = counted(monkeypatch, CsvFile, "__init__")
+    loaded = load_spec(str(spec))
+    assert len(tables) == 1
+    assert [head.W_Q.tolist() for head in loaded.heads] == [[[0, 1], [1, 0]]] * 3
