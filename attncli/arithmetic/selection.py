@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import field
+from dataclasses import field, replace
 
 import numpy as np
 
@@ -180,7 +180,7 @@ def check(selection: Selection, walkthrough: Walkthrough) -> Selection:
                 "{option}: {step} has no column {column}; its columns are {columns}",
                 option=OPTION, step=step_id, column=column, columns=", ".join(columns)))
         found.append((step_id, (row, column)))
-    return Selection(selection.mode, tuple(found))
+    return replace(selection, cells=tuple(found))  # keeps terms_shown
 
 
 NUMBERED = re.compile(r"[₀-₉]+| (\(+)\d+(\)+)")
