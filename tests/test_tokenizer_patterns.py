@@ -125,13 +125,14 @@ REPLACE = {"type": "Replace", "pattern": {"Regex": r"\w*\w*\w*\d|."}, "content":
     ("en", None, REPLACE, "t.json: normalizer.pattern.Regex: expected at most 1,000 ways for "
      "repetitions side by side to share out a text of 1,000 characters before a part that can "
      r"fail; found 1,000,000,000 ways for \w*, \w*, \w* in the pattern \w*\w*\w*\d|."),
-    ("pl", SPLIT, None, "t.json: pre_tokenizer.pattern.Regex: oczekiwano, że sąsiadujące "
-     "powtórzenia podzielą tekst o\u00a0długości 1000 znaków na najwyżej 1000 sposobów przed "
-     "częścią, która może się nie dopasować; znaleziono 8\u00a0120\u00a0601 sposobów dla "
+    ("pl", SPLIT, None, "t.json: pre_tokenizer.pattern.Regex: oczekiwano co najwyżej 1000 "
+     "sposobów, na jakie sąsiadujące powtórzenia mogą rozdzielić między siebie tekst "
+     "o\u00a0długości 1000 znaków przed częścią, która może się nie dopasować; otrzymano: "
+     "8\u00a0120\u00a0601 sposobów dla powtórzeń "
      r"\w{0,200}, \w{0,200}, \w{0,200} we wzorcu \w{0,200}\w{0,200}\w{0,200}\d|."),
-    ("ru", SPLIT, None, "t.json: pre_tokenizer.pattern.Regex: ожидалось, что соседние "
-     "повторения разделят между собой текст из 1000 символов не более чем 1000 способами "
-     "перед частью, которая может не совпасть; найден 8\u00a0120\u00a0601 способ для "
+    ("ru", SPLIT, None, "t.json: pre_tokenizer.pattern.Regex: ожидается не более 1000 способов "
+     "разделить текст из 1000 символов между соседними повторениями перед частью, которая "
+     "может не совпасть; найден 8\u00a0120\u00a0601 способ для "
      r"\w{0,200}, \w{0,200}, \w{0,200} в" "\u00a0" r"шаблоне \w{0,200}\w{0,200}\w{0,200}\d|."),
 ])
 def test_a_polynomial_pattern_is_refused_before_the_tokenizer_runs(
