@@ -18,6 +18,8 @@ attncli/compute/gradients_modern.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 import numpy as np
 
 from attncli.compute.gradients_block import BlockGradients, block_gradients, layer_norm_backward
@@ -31,15 +33,34 @@ from attncli.spec.model import Head, Spec
 class HeadGradients:
     dZ: Array  # (n, d_v)
     dV: Array  # (m, d_v)
-    dA: Array  # (n, m)
-    dS_scaled: Array  # (n, m): dL/dS′
-    dS: Array  # (n, m)
+    dA: Array  # (n, m); with `kept`, (len(kept), m): those rows only
+    dS_scaled: Array  # (n, m): dL/dS′; with `kept`, its rows
+    dS: Array  # (n, m); with `kept`, its rows
     dQ: Array  # (n, d_k)
     dK: Array  # (m, d_k)
     dW: dict[str, Array]  # dW_Q, dW_K, dW_V as the spec writes W; db_Q ... when biased
     # with RoPE, dQ and dK above are turned back (Rᵀ·dQ̂); these are dL/dQ̂, dL/dK̂
     dQ_hat: Array | None = None  # (n, d_k)
     dK_hat: Array | None = None  # (m, d_k)
+    kept: tuple[int, ...] | None = None  # the rows dA, dS′, dS hold (a summary); None: all
+    first_key: Array | None = None  # (n,): A's first column, the weights of the first key
+    # with `kept`: the first query that sees the most keys, and its rows of dA, dS′ and dS
+    representative: int | None = None
+    its_rows: tuple[Array, Array, Array] | None = None  # 3 x (m,)
+
+    def row(self, values: Array, i: int) -> Array:
+        """Row i (of every query) of dA, dS′ or dS (m,)."""
+        if self.kept is None:
+            return values[i]
+        if i == self.representative and self.its_rows is not None:
+            at = [self.dA is values, self.dS_scaled is values, self.dS is values].index(True)
+            return self.its_rows[at]
+        return values[self.kept.index(i)]
+
+
+# The rows of a head's weights, block by block: (first row, A's rows (rows, m) with NaN as 0,
+# how many keys each of the rows sees (rows,))
+WeightBlocks = Callable[[], Iterator[tuple[int, Array, Array]]]
 
 
 @record
@@ -60,19 +81,48 @@ def used(w: Array, spec: Spec) -> Array:
     return w if spec.convention == "row" else w.T
 
 
-def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array) -> HeadGradients:
+def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array,
+                   blocks: WeightBlocks | None = None,
+                   kept: tuple[int, ...] | None = None) -> HeadGradients:
+    """One head's gradients; with `blocks`, worked a block of query rows at a time, so that no
+    n x m array is held whole: dQ is made row by row, dV and dK are sums over the query rows
+    and grow block by block (the blocking of FlashAttention-2's backward pass, Dao 2023, §3.2),
+    and of dA, dS′ and dS only the rows `kept` stay."""
     q, k, v = result.queries.whole(), result.keys.whole(), result.values.whole()
-    a = np.nan_to_num(result.weights.whole())  # (n, m); an undefined (NaN) row passes nothing
-    dv = a.T @ dz  # (m, n) @ (n, d_v) -> (m, d_v)
-    da = dz @ v.T  # (n, d_v) @ (d_v, m) -> (n, m)
-    ds_scaled = a * (da - (da * a).sum(axis=1, keepdims=True))  # (n, m) * ((n, m) - (n, 1))
-    ds = ds_scaled / result.divisor  # (n, m)
-    if spec.score.W is None:
-        dq = ds @ k  # (n, m) @ (m, d_k) -> (n, d_k)
-        dk = ds.T @ q  # (m, n) @ (n, d_k) -> (m, d_k)
-    else:
-        dq = ds @ k @ spec.score.W.T  # (n, m) @ (m, d_k) @ (d_k, d_k) -> (n, d_k)
-        dk = ds.T @ q @ spec.score.W  # (m, n) @ (n, d_k) @ (d_k, d_k) -> (m, d_k)
+    if blocks is None:
+        whole = np.nan_to_num(result.weights.whole())  # (n, m); a NaN row passes nothing
+
+        def blocks() -> Iterator[tuple[int, Array, Array]]:
+            yield 0, whole, np.zeros(0)
+    dv = dk = None
+    dqs, das, dss_scaled, dss, first_key = [], [], [], [], []
+    most, representative, its_rows = -1, None, None
+    for first, a, seen in blocks():  # a: (rows, m)
+        dz_rows, q_rows = dz[first:first + a.shape[0]], q[first:first + a.shape[0]]
+        part_dv = a.T @ dz_rows  # (m, rows) @ (rows, d_v) -> (m, d_v)
+        dv = part_dv if dv is None else dv + part_dv
+        da = dz_rows @ v.T  # (rows, d_v) @ (d_v, m) -> (rows, m)
+        ds_scaled = a * (da - (da * a).sum(axis=1, keepdims=True))  # (rows, m) * ((rows, 1))
+        ds = ds_scaled / result.divisor  # (rows, m)
+        if spec.score.W is None:
+            dqs.append(ds @ k)  # (rows, m) @ (m, d_k) -> (rows, d_k)
+            part_dk = ds.T @ q_rows  # (m, rows) @ (rows, d_k) -> (m, d_k)
+        else:
+            dqs.append(ds @ k @ spec.score.W.T)  # (rows, m) @ (m, d_k) @ (d_k, d_k)
+            part_dk = ds.T @ q_rows @ spec.score.W  # (m, rows) @ (rows, d_k) @ (d_k, d_k)
+        dk = part_dk if dk is None else dk + part_dk
+        first_key.append(a[:, 0])  # (rows,)
+        held = slice(None) if kept is None else [i - first for i in kept
+                                                  if first <= i < first + a.shape[0]]
+        if kept is not None and int(seen.max()) > most:  # the first of the most, as argmax
+            at = int(np.argmax(seen))
+            most, representative = int(seen[at]), first + at
+            its_rows = (da[at].copy(), ds_scaled[at].copy(), ds[at].copy())  # 3 x (m,)
+        das.append(da[held])
+        dss_scaled.append(ds_scaled[held])
+        dss.append(ds[held])
+    assert dv is not None and dk is not None
+    dq = joined(dqs)  # (n, d_k)
     dq_hat, dk_hat = turned_back(spec, "q", dq), turned_back(spec, "k", dk)
     if dq_hat is not None:  # the scores read Q̂ = RoPE(Q): dq was dL/dQ̂
         dq, dq_hat = dq_hat, dq
@@ -87,14 +137,23 @@ def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array) -> Hea
         dw[f"dW_{letter}"] = used(dw_used, spec)
         if getattr(head, f"b_{letter}") is not None:
             dw[f"db_{letter}"] = grad.sum(axis=0)  # (d,)
-    return HeadGradients(dz, dv, da, ds_scaled, ds, dq, dk, dw, dq_hat, dk_hat)
+    return HeadGradients(dz, dv, joined(das), joined(dss_scaled), joined(dss), dq, dk, dw,
+                         dq_hat, dk_hat, kept, joined(first_key), representative, its_rows)
+
+
+def joined(parts: list[Array]) -> Array:
+    """The blocks' rows as one array; the one block itself when there is one (whole)."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = None,
-              attention: Array | None = None) -> Gradients:
-    """Every gradient of L = Σ dO ⊙ O, from the forward pass's heads (whole, not summaries);
-    with a block, L = Σ dY ⊙ Y at the layer's output, and X and the attention output O are
-    needed too."""
+              attention: Array | None = None,
+              blocks: tuple[WeightBlocks, ...] | None = None,
+              kept: tuple[int, ...] | None = None) -> Gradients:
+    """Every gradient of L = Σ dO ⊙ O, from the forward pass's heads (whole, not summaries,
+    unless `blocks` gives each head's weights a block of rows at a time: then dA, dS′ and dS
+    keep the rows `kept`); with a block, L = Σ dY ⊙ Y at the layer's output, and X and the
+    attention output O are needed too."""
     assert spec.backward is not None
     d_out = spec.backward.dO  # (n, d_out)
     block = None
@@ -113,9 +172,10 @@ def gradients(spec: Spec, forward: tuple[HeadResult, ...], x: Array | None = Non
     heads, at = [], 0
     dx = np.zeros_like(spec.queries.embeddings)  # (n, d_model)
     dc = np.zeros_like(spec.keys_source.embeddings)  # (m, d_model)
-    for head, result in zip(spec.heads, forward, strict=True):
+    for i, (head, result) in enumerate(zip(spec.heads, forward, strict=True)):
         width = result.context.shape[1]
-        grads = head_gradients(spec, head, result, dz[:, at:at + width])
+        grads = head_gradients(spec, head, result, dz[:, at:at + width],
+                               None if blocks is None else blocks[i], kept)
         at += width
         heads.append(grads)
         dx += grads.dQ @ used(head.W_Q, spec).T  # (n, d_k) @ (d_k, d_model)

@@ -26,6 +26,7 @@ from attncli.model import (
     Step,
     Sum,
     Vec,
+    Walkthrough,
 )
 from attncli.spec.model import Spec
 from attncli.steps.backward_modern import (
@@ -58,17 +59,40 @@ def labelled(name: str, values: Array, rows: tuple[str, ...],
                   columns if columns is not None else feature_labels(int(values.shape[1])))
 
 
+def held(name: str, values: Array, g: HeadGradients, rows: tuple[str, ...],
+         columns: tuple[str, ...]) -> Matrix:
+    """dA, dS′ or dS: whole, or as a summary of the rows the gradients kept."""
+    return Matrix(symbol(name), values, rows, columns, kept=g.kept)
+
+
 def backward(b: Build, state: State) -> Made[State]:
-    """The gradient steps, in backward order, from the heads the forward families made (whole:
-    a summary's heads, which keep some rows only, are computed again in full)."""
+    """The gradient steps, in backward order, from the heads the forward families made. A
+    summary's heads keep some rows only: their weights are made again a block of rows at a time
+    (attncli/steps/backward_rows.py), or, where the forward pass is not worked in blocks,
+    computed again in full."""
     spec = b.spec
     heads = state.heads
     assert b.forward is not None, "the build lends the backward family its forward pass"
+    blocks = None
     if b.kept is not None:
-        heads = b.forward(replace(spec, backward=None)).heads
+        from attncli.steps.backward_rows import weight_blocks
+
+        blocks = weight_blocks(b, state)
+        if blocks is None:
+            heads = b.forward(replace(spec, backward=None), None).heads
     assert state.attention is not None
-    grads = gradients(spec, heads, state.x, state.attention.whole())
-    return backward_steps(spec, heads, state.attention, grads, b.forward), state
+    grads = gradients(spec, heads, state.x, state.attention.whole(), blocks,
+                      b.kept if blocks is not None else None)
+    run = b.forward if blocks is None else summary_of(b.forward, b.kept)
+    return backward_steps(spec, heads, state.attention, grads, run), state
+
+
+def summary_of(forward: Forward, kept: tuple[int, ...] | None) -> Forward:
+    """The forward pass as a summary of the rows `kept` (its output is whole, and the same)."""
+    def run(spec: Spec, _: tuple[int, ...] | None) -> Walkthrough:
+        return forward(spec, kept)
+
+    return run
 
 
 def backward_steps(spec: Spec, forward: tuple[HeadResult, ...], output: Matrix,
@@ -116,12 +140,12 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
                   Formula("dV = Aᵀ·dZ,  dA = dZ·Vᵀ", r"dV = A^{\top} dZ,\quad dA = dZ\, V^{\top}"),
                   (labelled("dZ", g.dZ, queries, r.context.columns),
                    labelled("dV", g.dV, keys, r.values.columns),
-                   labelled("dA", g.dA, queries, keys)), index, first_notes,
+                   held("dA", g.dA, g, queries, keys)), index, first_notes,
                   value_row(spec, g, r))]
     steps.append(Step("grad_softmax", Msg.of("Gradient through softmax"),
                       Formula("dS′ = A ⊙ (dA − rowsum(dA ⊙ A))",
                               r"dS' = A \odot \left(dA - \operatorname{rowsum}(dA \odot A)\right)"),
-                      (labelled("dS′", g.dS_scaled, queries, keys),), index,
+                      (held("dS′", g.dS_scaled, g, queries, keys),), index,
                       (Msg.of("A weight that is 0 (a hidden key) passes no gradient back."),
                        *bias_note(spec)),
                       jacobian_row(spec, g, r)))
@@ -130,7 +154,7 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
                           Formula("dS = dS′ / √d_k", r"dS = dS' / \sqrt{d_k}")
                           if spec.scale.kind == "sqrt_dk" else
                           Formula(f"dS = dS′ / {r.divisor:g}", rf"dS = dS' / {r.divisor:g}"),
-                          (labelled("dS", g.dS, queries, keys),), index))
+                          (held("dS", g.dS, g, queries, keys),), index))
     steps.append(Step("grad_projections", Msg.of("Gradient of Q and K"),
                       projection_formula(spec, g),
                       (Matrix(D_Q_HAT if g.dQ_hat is not None else symbol("dQ"),
@@ -196,14 +220,22 @@ def fine(x: float, spec: Spec) -> str:
     return NumberFormat.with_mark(CHECK_DECIMALS, spec.display.decimal)(x)
 
 
+def chosen_row(g: HeadGradients, r: HeadResult) -> str:
+    """The query whose row is written out: the first that sees the most keys."""
+    if g.representative is not None:  # found as the gradients were worked in blocks
+        return r.weights.rows[g.representative]
+    return representative(r)
+
+
 def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
     """One query's row of dS′ written out: the row sum Σⱼ A·dA, then each visible cell."""
-    row = representative(r)
+    row = chosen_row(g, r)
     i = r.weights.rows.index(row)
-    a, da = r.weights.row(i), g.dA[i]  # (m,), (m,)
+    a, da = r.weights.row(i), g.row(g.dA, i)  # (m,), (m,)
     seen = [j for j in range(len(a)) if a[j] > 0.0]
     if not seen:  # the query sees no key (a mask of zeros): no sum to write out
         return ()
+    ds_scaled = g.row(g.dS_scaled, i)  # (m,)
     precision = spec.display.precision
     total = float((a * da).sum())
     tex = token_latex(row)
@@ -213,21 +245,22 @@ def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion
     for j in seen:
         target = cell(symbol("dS′"), row, r.weights.columns[j])
         lines.append(line(target, None, Product((Num(float(a[j])), Difference(
-            Num(float(da[j])), Num(total)))), float(g.dS_scaled[i, j]), precision))
+            Num(float(da[j])), Num(total)))), float(ds_scaled[j]), precision))
     return tuple(lines)
 
 
 def value_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
     """dV of the first key written out: the weighted sum of dZ rows of the queries that see it."""
-    a = r.weights.whole()  # (n, m)
+    a = g.first_key  # (n,): A's first column
+    assert a is not None
     key = r.weights.columns[0]
-    seen = [i for i in range(a.shape[0]) if a[i, 0] > 0.0]
+    seen = [i for i in range(a.shape[0]) if a[i] > 0.0]
     if not seen:
         return ()
     tex = token_latex(key)
     target = Formula(f"dV[{key}]", f"dV[{tex}]")
     symbolic = Formula(f"Σᵢ A[i, {key}]·dz_i", rf"\sum_i A[i, {tex}]\, dz_i")
-    expr = Sum(tuple(Product((Num(float(a[i, 0])), Vec(tuple(float(x) for x in g.dZ[i]))))
+    expr = Sum(tuple(Product((Num(float(a[i])), Vec(tuple(float(x) for x in g.dZ[i]))))
                      for i in seen))
     return (line(target, symbolic, expr, tuple(float(x) for x in g.dV[0]),
                  spec.display.precision),)
@@ -235,7 +268,7 @@ def value_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, .
 
 def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
     """dQ of the Jacobian's row, first column, written out: Σⱼ dS[row, j]·k_j."""
-    row = representative(r)
+    row = chosen_row(g, r)
     i = r.weights.rows.index(row)
     k = r.keys.whole()  # (m, d_k)
     seen = [j for j in range(k.shape[0]) if r.weights.at(i, j) > 0.0]
@@ -247,7 +280,8 @@ def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, 
     k_name = ("K̂", r"\hat{K}") if g.dQ_hat is not None else ("K", "K")
     symbolic = Formula(f"Σⱼ dS[{row}, j]·{k_name[0]}[j, {column}]",
                        rf"\sum_j dS[{token_latex(row)}, j]\, {k_name[1]}[j, {token_latex(column)}]")
-    expr = Sum(tuple(Product((Num(float(g.dS[i, j])), Num(float(k[j, 0])))) for j in seen))
+    ds = g.row(g.dS, i)  # (m,)
+    expr = Sum(tuple(Product((Num(float(ds[j])), Num(float(k[j, 0])))) for j in seen))
     return (line(target, symbolic, expr, float(dq[i, 0]), spec.display.precision),)
 
 
@@ -276,6 +310,6 @@ def finite_difference(spec: Spec, run: Forward, w_name: str = "W_Q") -> float:
         w[0, 0] += sign * STEP
         heads = (replace(full.heads[0], **{w_name: w, "identity": frozenset()}),
                  *full.heads[1:])
-        output = run(replace(full, heads=heads)).output.whole()  # (n, d_out)
+        output = run(replace(full, heads=heads), None).output.whole()  # (n, d_out)
         losses.append(float((spec.backward.dO * output).sum()))
     return (losses[0] - losses[1]) / (2 * STEP)

@@ -168,8 +168,9 @@ class HeadState:
 
 S = TypeVar("S", State, HeadState)
 Made = tuple[tuple[Step, ...], S]
-# the whole forward pass of a spec, as steps/build.py computes it
-Forward = Callable[[Spec], Walkthrough]
+# the forward pass of a spec, as steps/build.py computes it: whole, or its n x m matrices
+# in the rows given only (a summary; its output is whole either way)
+Forward = Callable[[Spec, tuple[int, ...] | None], Walkthrough]
 
 
 def always(spec: Spec) -> bool:

@@ -35,12 +35,14 @@ AFTER = frozenset({"decode"})
 BLOCK_CELLS = 1 << 20
 
 
-def chain(b: Build, families: tuple[Family[HeadState], ...]) -> int | None:
+def chain(b: Build, families: tuple[Family[HeadState], ...],
+          least: int | None = None) -> int | None:
     """Where the n x m families start in `families` (the ones the spec turns on), when the head
-    is to be run in blocks of rows; None to run it whole."""
+    is to be run in blocks of rows (a summary's head of more than `least` cells, BLOCK_CELLS
+    unless given); None to run it whole."""
     spec = b.spec
     n, m = len(b.query_labels), len(b.key_labels)
-    if (b.kept is None or n * m <= BLOCK_CELLS or spec.dtype != "float64"
+    if (b.kept is None or n * m <= (BLOCK_CELLS if least is None else least) or spec.dtype != "float64"
             or spec.display.round_intermediates):
         return None
     names = [family.name for family in families]
