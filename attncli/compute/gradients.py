@@ -111,7 +111,7 @@ def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array,
             dqs.append(ds @ k @ spec.score.W.T)  # (rows, m) @ (m, d_k) @ (d_k, d_k)
             part_dk = ds.T @ q_rows @ spec.score.W  # (m, rows) @ (rows, d_k) @ (d_k, d_k)
         dk = part_dk if dk is None else dk + part_dk
-        first_key.append(a[:, 0])  # (rows,)
+        first_key.append(a[:, 0].copy())  # (rows,): not a view, which would hold all of a
         held = slice(None) if kept is None else [i - first for i in kept
                                                   if first <= i < first + a.shape[0]]
         if kept is not None and int(seen.max()) > most:  # the first of the most, as argmax

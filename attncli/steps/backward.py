@@ -5,7 +5,9 @@ one row of dV and one cell of dQ written out."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from attncli.arithmetic.cells import token_latex
 from attncli.arithmetic.exactness import line
@@ -20,6 +22,7 @@ from attncli.model import (
     Expansion,
     Formula,
     HeadResult,
+    Lazy,
     Matrix,
     Num,
     Product,
@@ -141,14 +144,14 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
                   (labelled("dZ", g.dZ, queries, r.context.columns),
                    labelled("dV", g.dV, keys, r.values.columns),
                    held("dA", g.dA, g, queries, keys)), index, first_notes,
-                  value_row(spec, g, r))]
+                  written(g, partial(value_row, spec, g, r)))]
     steps.append(Step("grad_softmax", Msg.of("Gradient through softmax"),
                       Formula("dS′ = A ⊙ (dA − rowsum(dA ⊙ A))",
                               r"dS' = A \odot \left(dA - \operatorname{rowsum}(dA \odot A)\right)"),
                       (held("dS′", g.dS_scaled, g, queries, keys),), index,
                       (Msg.of("A weight that is 0 (a hidden key) passes no gradient back."),
                        *bias_note(spec)),
-                      jacobian_row(spec, g, r)))
+                      written(g, partial(jacobian_row, spec, g, r))))
     if r.divisor != 1.0:
         steps.append(Step("grad_scores", Msg.of("Gradient of the scores"),
                           Formula("dS = dS′ / √d_k", r"dS = dS' / \sqrt{d_k}")
@@ -161,7 +164,8 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
                               g.dQ if g.dQ_hat is None else g.dQ_hat, queries, r.queries.columns),
                        Matrix(D_K_HAT if g.dK_hat is not None else symbol("dK"),
                               g.dK if g.dK_hat is None else g.dK_hat, keys, r.keys.columns)),
-                      index, (), query_cell(spec, g, r) if spec.score.W is None else ()))
+                      index, (), written(g, partial(query_cell, spec, g, r))
+                      if spec.score.W is None else ()))
     if g.dQ_hat is not None or g.dK_hat is not None:
         steps.append(rope_step(spec, g, r, index))
     formula = (Formula("dW_Q = Xᵀ·dQ,  dW_K = Xᵀ·dK,  dW_V = Xᵀ·dV",
@@ -218,6 +222,15 @@ def fine(x: float, spec: Spec) -> str:
     """A number of the finite-difference check: to 6 decimals, where the two agree and a
     display precision of 2 would hide whether they do; with the spec's decimal mark."""
     return NumberFormat.with_mark(CHECK_DECIMALS, spec.display.decimal)(x)
+
+
+def written(g: HeadGradients, make: Callable[[], tuple[Expansion, ...]]
+            ) -> Sequence[Expansion]:
+    """A step's written-out cells: made now for a whole head, as they are written for a
+    summary's (a row of a real-size head is thousands of cells, and `validate` writes none)."""
+    if g.kept is None:
+        return make()
+    return Lazy(lambda: iter(make()))
 
 
 def chosen_row(g: HeadGradients, r: HeadResult) -> str:

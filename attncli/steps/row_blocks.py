@@ -42,7 +42,8 @@ def chain(b: Build, families: tuple[Family[HeadState], ...],
     unless given); None to run it whole."""
     spec = b.spec
     n, m = len(b.query_labels), len(b.key_labels)
-    if (b.kept is None or n * m <= (BLOCK_CELLS if least is None else least) or spec.dtype != "float64"
+    least = BLOCK_CELLS if least is None else least
+    if (b.kept is None or n * m <= least or spec.dtype != "float64"
             or spec.display.round_intermediates):
         return None
     names = [family.name for family in families]
