@@ -48,13 +48,13 @@ class HeadGradients:
     representative: int | None = None
     its_rows: tuple[Array, Array, Array] | None = None  # 3 x (m,)
 
-    def row(self, values: Array, i: int) -> Array:
-        """Row i (of every query) of dA, dS′ or dS (m,)."""
+    def row(self, name: str, i: int) -> Array:
+        """Row i (of every query) of dA, dS_scaled or dS (m,)."""
+        values: Array = getattr(self, name)
         if self.kept is None:
             return values[i]
         if i == self.representative and self.its_rows is not None:
-            at = [self.dA is values, self.dS_scaled is values, self.dS is values].index(True)
-            return self.its_rows[at]
+            return self.its_rows[("dA", "dS_scaled", "dS").index(name)]
         return values[self.kept.index(i)]
 
 

@@ -244,11 +244,11 @@ def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion
     """One query's row of dS′ written out: the row sum Σⱼ A·dA, then each visible cell."""
     row = chosen_row(g, r)
     i = r.weights.rows.index(row)
-    a, da = r.weights.row(i), g.row(g.dA, i)  # (m,), (m,)
+    a, da = r.weights.row(i), g.row("dA", i)  # (m,), (m,)
     seen = [j for j in range(len(a)) if a[j] > 0.0]
     if not seen:  # the query sees no key (a mask of zeros): no sum to write out
         return ()
-    ds_scaled = g.row(g.dS_scaled, i)  # (m,)
+    ds_scaled = g.row("dS_scaled", i)  # (m,)
     precision = spec.display.precision
     total = float((a * da).sum())
     tex = token_latex(row)
@@ -293,7 +293,7 @@ def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, 
     k_name = ("K̂", r"\hat{K}") if g.dQ_hat is not None else ("K", "K")
     symbolic = Formula(f"Σⱼ dS[{row}, j]·{k_name[0]}[j, {column}]",
                        rf"\sum_j dS[{token_latex(row)}, j]\, {k_name[1]}[j, {token_latex(column)}]")
-    ds = g.row(g.dS, i)  # (m,)
+    ds = g.row("dS", i)  # (m,)
     expr = Sum(tuple(Product((Num(float(ds[j])), Num(float(k[j, 0])))) for j in seen))
     return (line(target, symbolic, expr, float(dq[i, 0]), spec.display.precision),)
 
