@@ -81,12 +81,12 @@ def shared_step(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]) -
     matrices = []
     for group in grads.groups:
         first = forward[group.sharing[0] - 1]
-        matrices += [Matrix(of_group("dK", group.group, grads), group.dK, keys,
+        matrices += [Matrix(of_group("dK", group.group, len(grads.groups)), group.dK, keys,
                             first.keys.columns),
-                     Matrix(of_group("dV", group.group, grads), group.dV, keys,
+                     Matrix(of_group("dV", group.group, len(grads.groups)), group.dV, keys,
                             first.values.columns)]
         for name, values in group.dW.items():
-            symbol = of_group(name, group.group, grads)
+            symbol = of_group(name, group.group, len(grads.groups))
             if values.ndim == 1:
                 matrices.append(Matrix(symbol, values[None, :], ("",),
                                        feature_labels(values.shape[0])))
@@ -105,10 +105,10 @@ def shared_step(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]) -
                 tuple(matrices), None, tuple(notes), shared_cell(spec, grads, forward))
 
 
-def of_group(name: str, group: int, grads: Gradients) -> Formula:
+def of_group(name: str, group: int, groups: int) -> Formula:
     """`dK`, `dW_V` ...; `dK (g2)` when there are several groups."""
     latex = name if "_" not in name else "{}_{{{}}}".format(*name.split("_", 1))
-    if len(grads.groups) == 1:
+    if groups == 1:
         return Formula(name, latex)
     return Formula(f"{name} (g{group})", rf"{latex}\ (g{group})")
 
@@ -123,7 +123,7 @@ def shared_cell(spec: Spec, grads: Gradients, forward: tuple[HeadResult, ...]
     names = [f"dK_h{h}[{key}, {column}]" for h in group.sharing]
     symbolic = Formula(" + ".join(names), " + ".join(
         f"dK_{{h{h}}}[{token_latex(key)}, {token_latex(column)}]" for h in group.sharing))
-    target = cell(of_group("dK", group.group, grads), key, column)
+    target = cell(of_group("dK", group.group, len(grads.groups)), key, column)
     return (line(target, symbolic, Sum(tuple(Num(x) for x in parts)), float(group.dK[0, 0]),
                  spec.display.precision),)
 

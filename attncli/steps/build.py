@@ -146,6 +146,8 @@ LAYER: tuple[Family[State], ...] = (
     Family("kv_cache", "decode.cache_sizes", decodes),
     Family("backward", "backward.backward", has_backward),
 )
+# The same, with the backward pass's steps named only: no gradient worked (see `outline`)
+OUTLINE = (*LAYER[:-1], Family("backward", "backward_names.outline", has_backward))
 
 def run_head(b: Build, hs: HeadState, steps: list[Step]) -> HeadState:
     """The HEAD families on one head; a summary's n x m ones in blocks of query rows when they
@@ -201,6 +203,16 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
     return narrow.narrow(walkthrough, spec.display)  # the steps, head and reading it asks for
 
 
+def outline(spec: Spec, summary: bool = False) -> Walkthrough:
+    """The steps build(spec, summary=summary) shows, but that the backward pass's name their
+    matrices only and work out no gradient (attncli/steps/backward_names.py), with no cell
+    written out and no reading: where `--matrix` finds a matrix, or refuses one, before the
+    backward pass is paid for."""
+    kept = kept_rows(spec, narrow.selection(spec.display)) if summary else None
+    unread = narrow.unread(spec.display)  # as build's: a step left out may be made blank
+    return narrow.narrow(compute(spec, kept, unread=unread, families=OUTLINE), spec.display)
+
+
 def summarizes(spec: Spec) -> bool:
     """Whether build(spec, summary=True) keeps less than build(spec) does."""
     return kept_rows(spec, Selection()) is not None
@@ -218,7 +230,8 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
 
 
 def layer(spec: Spec, kept: tuple[int, ...] | None, calc: Arithmetic | None,
-          unread: frozenset[str] = frozenset()) -> tuple[Build, list[Step], State]:
+          unread: frozenset[str] = frozenset(),
+          families: tuple[Family[State], ...] = LAYER) -> tuple[Build, list[Step], State]:
     """The LAYER families on `spec`: the build, its steps and the final state."""
     spec = after_earlier(spec)
     b = Build(spec, kept, calc, forward=compute, unread=unread)
@@ -226,7 +239,7 @@ def layer(spec: Spec, kept: tuple[int, ...] | None, calc: Arithmetic | None,
     # An overflow becomes inf here and is reported by Build.finite as a SpecError (in float64;
     # in a lower precision, by the precision step).
     with np.errstate(over="ignore", invalid="ignore"):
-        state = run(b, State(), LAYER, steps)
+        state = run(b, State(), families, steps)
     return b, steps, state
 
 
@@ -246,7 +259,8 @@ def after_earlier(spec: Spec) -> Spec:
 
 
 def compute(spec: Spec, kept: tuple[int, ...] | None = None,
-            calc: Arithmetic | None = None, unread: frozenset[str] = frozenset()) -> Walkthrough:
+            calc: Arithmetic | None = None, unread: frozenset[str] = frozenset(),
+            families: tuple[Family[State], ...] = LAYER) -> Walkthrough:
     """The steps alone: every matrix of attention on `spec`, in order; the n x m ones of the
     heads only in the rows `kept`, when given; computed with `calc` when given (attn check's
     slips), else as the spec's display and dtype ask: in a dtype below float64, each step is
@@ -261,7 +275,7 @@ def compute(spec: Spec, kept: tuple[int, ...] | None = None,
         full = layer(replace(spec, dtype="float64"), kept, None, unread)[1]
         steps, report = compared(spec.dtype, spec.display.precision, steps, full)
     else:
-        b, steps, state = layer(spec, kept, calc, unread)
+        b, steps, state = layer(spec, kept, calc, unread, families)
         report = None
     output = state.output if state.output is not None else state.attention
     assert output is not None

@@ -22,7 +22,7 @@ from attncli.records import record
 from attncli.spec.model import Display, Spec
 from attncli.spec.view import STEP_IDS, View
 from attncli.steps import narrow
-from attncli.steps.build import build
+from attncli.steps.build import build, outline
 from attncli.steps.narrow import refuse
 
 T = TypeVar("T")
@@ -71,6 +71,12 @@ def prepare(spec: Spec, view: View) -> Shown:
 
         spec = with_ones(spec)
     spec = replace(spec, display=over(spec.display, view))
+    if view.matrix is not None and spec.backward is not None:  # refused before the gradients
+        named = outline(spec, summary=view.summary)  # a bad --steps or --head: refused as it is
+        try:
+            pick(named, view.matrix)
+        except UsageError as error:
+            refuse("matrix", error.message, view.where.get("matrix"))
     # a matrix asked by name is looked for first where the steps that only add steps (decode's)
     # are blank; in them only when it may be theirs, or to name every matrix in a refusal
     light = view.matrix is not None and not decode_symbol(view.matrix)
