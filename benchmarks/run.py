@@ -32,6 +32,10 @@ Cases (A vs B, target A/B):
                of a 10 x 2 .npy (d_model 200,000) vs the same spec with W_Q drawn at random:
                0.82 s vs 0.45 s, the difference the reading of 200,000 numbers' text
                (3.3 s when each index was a value object; under 1 s is the aim)        2.0
+    backward   attn validate of 1,024 tokens, d_model 96, 12 causal heads with `backward: {}` vs
+               the same spec without it: 3.2 s and 930 MB when every head's dA, dS′ and dS
+               were held whole, 0.8 s and 118 MB worked in blocks of rows (vs 0.4 s, 63 MB)
+                                                                     3.0 (time), 2.5 (memory)
 The large specs come from benchmarks/large_spec.py (fixed seed).
     big_yaml   explain of a spec whose embeddings are a 400 x 250 YAML matrix vs
                yaml.load with the C loader                                                 1.3
@@ -192,6 +196,21 @@ def write_rows_list(folder: Path, rows: int = 200_000) -> tuple[Path, Path]:
     return listed, drawn
 
 
+def write_backward(folder: Path, n: int = 1024) -> tuple[Path, Path]:
+    """Two JSON specs of n tokens, d_model 96, 12 causal heads: with `backward: {}` and without."""
+    import json
+
+    spec = {"tokens": [f"t{i}" for i in range(n)],
+            "embeddings": {"random": {"seed": 1}, "shape": [n, 96]}, "heads": 12,
+            "weights": {"W_Q": "identity", "W_K": "identity", "W_V": "identity"},
+            "mask": "causal", "backward": {}}
+    with_it, without = folder / "backward.json", folder / "forward.json"
+    with_it.write_text(json.dumps(spec), encoding="utf-8")
+    del spec["backward"]
+    without.write_text(json.dumps(spec), encoding="utf-8")
+    return with_it, without
+
+
 D_MODEL, HEADS = 768, 12  # BERT-base
 SCALING_SIZES = (256, 512, 1024, 2048)
 
@@ -282,7 +301,8 @@ def help_imports_nothing_heavy() -> str:
 
 
 CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml", "import", "arrays",
-         "xlsx", "expand_all", "export_large", "json_full", "rich", "rows_list")
+         "xlsx", "expand_all", "export_large", "json_full", "rich", "rows_list",
+         "backward")
 
 # The gate CI runs (.ci/run, `--gate`): the ratio cases in a few minutes, the layer at a size CI
 # can afford. A case fails the gate when its ratio passes its target by more than GATE_MARGIN,
@@ -350,6 +370,7 @@ def cases(work: Path, gate: bool = False) -> dict[str, Callable[[], Case]]:
     attn = attn_command()
     big = write_big_yaml(work)
     rows = write_rows_list(work)
+    backward = write_backward(work)
     sys.path.insert(0, str(HERE))
     from large_spec import write_large_spec
 
@@ -371,6 +392,10 @@ def cases(work: Path, gate: bool = False) -> dict[str, Callable[[], Case]]:
         "rows_list": lambda: Case(
             "rows_list", [*attn, "validate", str(rows[0])], [*attn, "validate", str(rows[1])],
             2.0, note="validate with rows: of 200,000 indices vs the same spec drawn at random"),
+        "backward": lambda: Case(
+            "backward", [*attn, "validate", str(backward[0])],
+            [*attn, "validate", str(backward[1])], 3.0, target_memory=2.5,
+            note="validate of 1024 tokens, 12 causal heads, with backward vs without"),
         "big_yaml": lambda: Case(
             "big_yaml", [*attn, "explain", str(big), "--format", "text"],
             [PYTHON, "-c", "import yaml, sys; yaml.load(open(sys.argv[1]), "
