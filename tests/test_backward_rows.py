@@ -17,12 +17,12 @@ from attncli.steps import row_blocks
 from attncli.steps.build import build
 
 
-def spec_of(n: int, heads: int, d_model: int) -> Spec:
+def spec_of(n: int, heads: int, d_model: int, mask: object = "causal") -> Spec:
     return loads_spec(json.dumps({
         "tokens": [f"t{i}" for i in range(n)],
         "embeddings": {"random": {"seed": 1}, "shape": [n, d_model]}, "heads": heads,
         "weights": {"W_Q": "identity", "W_K": "identity", "W_V": "identity"},
-        "mask": "causal", "backward": {}}))
+        "mask": mask, "backward": {}}))
 
 
 def matrices(w: Walkthrough, step_id: str) -> list[tuple[str, int | None, np.ndarray]]:
@@ -47,13 +47,16 @@ def test_a_summary_backward_holds_no_whole_n_by_m_array_per_head() -> None:
     assert len(d_a) == heads and all(m.kept is not None and m.values.shape[0] < n for m in d_a)
 
 
+# the written-out row is the first that sees the most keys: the last under a causal mask, the
+# 40th under a window of 40, a row the summary does not show
+@pytest.mark.parametrize("mask", ["causal", {"window": 40, "causal": True}], ids=str)
 @pytest.mark.parametrize("cells", [row_blocks.BLOCK_CELLS, 40 * 64])  # 1 block, then 64 rows
 def test_the_summary_gradients_are_the_whole_ones(monkeypatch: pytest.MonkeyPatch,
-                                                  cells: int) -> None:
+                                                  cells: int, mask: object) -> None:
     """dQ, dK, dV (dQ row by row, dK and dV summed block by block), dW and dX as the whole
     backward pass gives them; the kept rows of dA, dS′ and dS too, and the written-out row."""
     monkeypatch.setattr(row_blocks, "BLOCK_CELLS", cells)
-    spec = spec_of(200, 2, 8)
+    spec = spec_of(200, 2, 8, mask)
     whole, summary = build(spec), build(spec, summary=True)
     for step_id in ("grad_projections", "grad_weights", "grad_input"):
         for (name, head, full), (same, at, part) in zip(matrices(whole, step_id),
@@ -69,8 +72,7 @@ def test_the_summary_gradients_are_the_whole_ones(monkeypatch: pytest.MonkeyPatc
             rows = list(part.kept) if part.kept is not None else slice(None)
             np.testing.assert_allclose(part.values, all_rows.values[rows], rtol=1e-12,
                                        atol=1e-15)
-    for step_id in ("grad_softmax", "grad_projections"):  # the causal mask's last query
-        written = [s.expansions for s in summary.steps if s.id == step_id]
+    for step_id in ("grad_values", "grad_softmax", "grad_projections"):
+        written = [list(s.expansions) for s in summary.steps if s.id == step_id]
         assert written and all(len(e) > 0 for e in written)
-        assert [len(e) for e in written] == [len(s.expansions) for s in whole.steps
-                                             if s.id == step_id]
+        assert written == [list(s.expansions) for s in whole.steps if s.id == step_id]

@@ -24,7 +24,7 @@ import numpy as np
 
 from attncli.compute.gradients_block import BlockGradients, block_gradients, layer_norm_backward
 from attncli.compute.gradients_modern import GroupGradients, shared, turned_back
-from attncli.model import Array, HeadResult
+from attncli.model import Array, HeadResult, Matrix
 from attncli.records import record
 from attncli.spec.model import Head, Spec
 
@@ -44,9 +44,9 @@ class HeadGradients:
     dK_hat: Array | None = None  # (m, d_k)
     kept: tuple[int, ...] | None = None  # the rows dA, dS′, dS hold (a summary); None: all
     first_key: Array | None = None  # (n,): A's first column, the weights of the first key
-    # with `kept`: the first query that sees the most keys, and its rows of dA, dS′ and dS
+    # with `kept`: the first query that sees the most keys, and its rows of dA, dS′, dS and A
     representative: int | None = None
-    its_rows: tuple[Array, Array, Array] | None = None  # 3 x (m,)
+    its_rows: tuple[Array, Array, Array, Array] | None = None  # 4 x (m,)
 
     def row(self, name: str, i: int) -> Array:
         """Row i (of every query) of dA, dS_scaled or dS (m,)."""
@@ -56,6 +56,12 @@ class HeadGradients:
         if i == self.representative and self.its_rows is not None:
             return self.its_rows[("dA", "dS_scaled", "dS").index(name)]
         return values[self.kept.index(i)]
+
+    def weights_row(self, weights: Matrix, i: int) -> Array:
+        """Row i of the head's weights A (m,): a summary's may not hold the written-out row."""
+        if i == self.representative and self.its_rows is not None:
+            return self.its_rows[3]  # NaN (a query that sees no key) as 0, which it passes
+        return weights.row(i)
 
 
 # The rows of a head's weights, block by block: (first row, A's rows (rows, m) with NaN as 0,
@@ -117,7 +123,7 @@ def head_gradients(spec: Spec, head: Head, result: HeadResult, dz: Array,
         if kept is not None and int(seen.max()) > most:  # the first of the most, as argmax
             at = int(np.argmax(seen))
             most, representative = int(seen[at]), first + at
-            its_rows = (da[at].copy(), ds_scaled[at].copy(), ds[at].copy())  # 3 x (m,)
+            its_rows = (da[at].copy(), ds_scaled[at].copy(), ds[at].copy(), a[at].copy())
         das.append(da[held])
         dss_scaled.append(ds_scaled[held])
         dss.append(ds[held])

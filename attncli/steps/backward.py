@@ -244,7 +244,7 @@ def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion
     """One query's row of dS′ written out: the row sum Σⱼ A·dA, then each visible cell."""
     row = chosen_row(g, r)
     i = r.weights.rows.index(row)
-    a, da = r.weights.row(i), g.row("dA", i)  # (m,), (m,)
+    a, da = g.weights_row(r.weights, i), g.row("dA", i)  # (m,), (m,)
     seen = [j for j in range(len(a)) if a[j] > 0.0]
     if not seen:  # the query sees no key (a mask of zeros): no sum to write out
         return ()
@@ -284,7 +284,8 @@ def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, 
     row = chosen_row(g, r)
     i = r.weights.rows.index(row)
     k = r.keys.whole()  # (m, d_k)
-    seen = [j for j in range(k.shape[0]) if r.weights.at(i, j) > 0.0]
+    a = g.weights_row(r.weights, i)  # (m,)
+    seen = [j for j in range(k.shape[0]) if a[j] > 0.0]
     if not seen:  # the query sees no key: dQ's row is 0 with no sum to write out
         return ()
     column = r.queries.columns[0]
