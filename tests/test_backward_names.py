@@ -64,5 +64,9 @@ def test_a_bad_matrix_is_refused_before_any_gradient(write,  # type: ignore[no-u
     headless = run("explain", str(spec), "--matrix", "dA")
     assert headless.exit_code == 2 and calls == []
     assert headless.stderr == "attn: --matrix: dA is one per head; add the head, as in dA:1\n"
+    steps = run("explain", str(spec), "--matrix", "dA:1", "--steps", "grad_shared")
+    assert steps.exit_code == 2 and calls == []  # --steps's own refusal, not --matrix's
+    assert steps.stderr.startswith("attn: --steps: grad_shared is not in this spec, whose steps "
+                                   "are embeddings, parameters, ")
     shown = run("explain", str(spec), "--matrix", "dA:2", "-f", "json")
     assert shown.exit_code == 0 and len(calls) == 2  # each head's gradients, once
