@@ -5,7 +5,7 @@ one row of dV and one cell of dQ written out."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -224,12 +224,11 @@ def fine(x: float, spec: Spec) -> str:
     return NumberFormat.with_mark(CHECK_DECIMALS, spec.display.decimal)(x)
 
 
-def written(g: HeadGradients, make: Callable[[], tuple[Expansion, ...]]
-            ) -> Sequence[Expansion]:
+def written(g: HeadGradients, make: Callable[[], Iterable[Expansion]]) -> Sequence[Expansion]:
     """A step's written-out cells: made now for a whole head, as they are written for a
     summary's (a row of a real-size head is thousands of cells, and `validate` writes none)."""
     if g.kept is None:
-        return make()
+        return tuple(make())
     return Lazy(lambda: iter(make()))
 
 
@@ -240,26 +239,26 @@ def chosen_row(g: HeadGradients, r: HeadResult) -> str:
     return representative(r)
 
 
-def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
-    """One query's row of dS′ written out: the row sum Σⱼ A·dA, then each visible cell."""
+def jacobian_row(spec: Spec, g: HeadGradients, r: HeadResult) -> Iterator[Expansion]:
+    """One query's row of dS′ written out: the row sum Σⱼ A·dA, then each visible cell, each
+    made as it is read."""
     row = chosen_row(g, r)
     i = r.weights.rows.index(row)
     a, da = g.weights_row(r.weights, i), g.row("dA", i)  # (m,), (m,)
     seen = [j for j in range(len(a)) if a[j] > 0.0]
     if not seen:  # the query sees no key (a mask of zeros): no sum to write out
-        return ()
+        return
     ds_scaled = g.row("dS_scaled", i)  # (m,)
     precision = spec.display.precision
     total = float((a * da).sum())
     tex = token_latex(row)
     sigma = Formula(f"Σⱼ A[{row}, j]·dA[{row}, j]", rf"\sum_j A[{tex}, j]\, dA[{tex}, j]")
-    lines = [line(sigma, None, Sum(tuple(Product((Num(float(a[j])), Num(float(da[j]))))
-                                         for j in seen)), total, precision)]
+    yield line(sigma, None, Sum(tuple(Product((Num(float(a[j])), Num(float(da[j]))))
+                                      for j in seen)), total, precision)
     for j in seen:
         target = cell(symbol("dS′"), row, r.weights.columns[j])
-        lines.append(line(target, None, Product((Num(float(a[j])), Difference(
-            Num(float(da[j])), Num(total)))), float(ds_scaled[j]), precision))
-    return tuple(lines)
+        yield line(target, None, Product((Num(float(a[j])), Difference(
+            Num(float(da[j])), Num(total)))), float(ds_scaled[j]), precision)
 
 
 def value_row(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, ...]:
