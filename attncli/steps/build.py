@@ -204,10 +204,10 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
 
 
 def outline(spec: Spec, summary: bool = False) -> Walkthrough:
-    """The steps build(spec, summary=summary) shows, but that the backward pass's name their
-    matrices only and work out no gradient (attncli/steps/backward_names.py), with no cell
-    written out and no reading: where `--matrix` finds a matrix, or refuses one, before the
-    backward pass is paid for."""
+    """The steps build(spec, summary=summary) shows, except that the backward pass's steps name
+    their matrices only and work out no gradient (attncli/steps/backward_names.py), with no
+    cell written out and no reading: where `--matrix` finds a matrix, or refuses one, before
+    the backward pass is paid for."""
     kept = kept_rows(spec, narrow.selection(spec.display)) if summary else None
     unread = narrow.unread(spec.display)  # as build's: a step left out may be made blank
     return narrow.narrow(compute(spec, kept, unread=unread, families=OUTLINE), spec.display)
