@@ -24,9 +24,9 @@ def weight_blocks(b: Build, state: State) -> tuple[WeightBlocks, ...] | None:
     spec = b.spec
     families = tuple(family for family in HEAD if family.applies(spec))
     start = row_blocks.chain(b, families, least=0)  # the gradients hold 3 n x m arrays
-    if start is None or state.x_in is None:
-        return None
     names = [family.name for family in families]
+    if start is None or state.x_in is None or "weights" not in names:  # sinks: their own
+        return None
     to_weights = families[start:names.index("weights") + 1]  # the output is not needed
     keys_from = state.context if state.context is not None else state.x_in
     made = []
