@@ -18,6 +18,7 @@ from attncli.arithmetic.elision import EDGE
 from attncli.compute import ops
 from attncli.errors import UsageError
 from attncli.model import Step
+from attncli.model.walkthrough import LISTED
 from attncli.render import html_step
 from attncli.spec.model import Spec
 from attncli.spec.view import View
@@ -121,6 +122,39 @@ def test_a_matrix_refused_by_its_head_is_refused_before_the_decode_steps(
     assert worked == []
     assert peak < decode_bound()
 
+
+
+def test_a_matrix_that_is_nowhere_is_refused_naming_the_decode_steps_unworked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal of a name no step has lists every matrix, the decode steps' too, in their
+    order: written here for 3 tokens and 2 heads (prefill 1). Their names are made; their
+    numbers are not."""
+    small = spec_of(tmp_path, 3, 4, 2, "decode: {prefill: 1}\n")
+    worked = counted_steps(monkeypatch)
+    with pytest.raises(UsageError) as caught:
+        prepare(small, View(summary=True, matrix="nosuch"))
+    per_head = ["W_Q", "W_K", "W_V", "Q", "K", "V", "S", "S′", "S′ + M", "A", "Z", "K[1:1]",
+                "V[1:1]", "q₂", "K[1:2]", "V[1:2]", "s₂", "a₂", "z₂", "q₃", "K[1:3]", "V[1:3]",
+                "s₃", "a₃", "z₃"]
+    names = ["X", *(f"{name}:{h}" for h in (1, 2) for name in per_head), "Z"]
+    assert str(caught.value) == ("--matrix: no matrix nosuch here; this walkthrough has "
+                                 + ", ".join(names))
+    assert worked == []
+    # and at the test's large size, within the decode bound
+    spec = decode_spec(tmp_path)
+    refused: list[str] = []
+
+    def refusal() -> None:
+        with pytest.raises(UsageError) as caught:
+            prepare(spec, View(summary=True, matrix="nosuch"))
+        refused.append(str(caught.value))
+
+    assert peak_of(refusal) < decode_bound()
+    assert worked == []
+    # 4 x (11 + 2 + 6 x 1,099) + 2 names: the sentence shows its first few and the last, so
+    # the list it is given stops at LISTED, then the last
+    listed = refused[0].partition("this walkthrough has ")[2].split(", ")
+    assert (len(listed), listed[-2:]) == (LISTED, ["q₁₆₆:1", "Z"])
 
 def test_a_decode_steps_matrix_is_worked_where_it_is_asked(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

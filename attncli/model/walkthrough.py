@@ -331,7 +331,8 @@ def pick(walkthrough: Walkthrough, written: str) -> Matrix:
         head = int(digits) if len(digits) <= 18 else 0  # no such head
     everything = named(walkthrough)
     wanted = key(symbol)
-    same = [entry for entry in everything if key(entry[0]) == wanted]
+    keys = {text: key(text) for text in dict.fromkeys(entry[0] for entry in everything)}
+    same = [entry for entry in everything if keys[entry[0]] == wanted]
     if not same:
         raise UsageError(Msg.of("no matrix {found} here; this walkthrough has {known}",
                                 found=written, known=known(everything)))
@@ -367,5 +368,12 @@ def has(walkthrough: Walkthrough, written: str) -> bool:
 
 def known(everything: list[tuple[str, int | None, Matrix, str]]) -> str:
     """`X, W_Q, W_K, W_V, Q, K, V, S, A, Z` with `A:1`, `A:2` for each head's."""
-    names = (symbol if head is None else f"{symbol}:{head}" for symbol, head, _, _ in everything)
-    return ", ".join(dict.fromkeys(names))
+    names = list(dict.fromkeys(symbol if head is None else f"{symbol}:{head}"
+                               for symbol, head, _, _ in everything))
+    if len(names) > LISTED:  # a sentence shows the first few and the last (i18n/quoting.py)
+        names = [*names[:LISTED - 1], names[-1]]
+    return ", ".join(names)
+
+
+# More names than a refusal's sentence shows of its list: its first ones, an ellipsis, its last
+LISTED = 1000

@@ -5,10 +5,12 @@ cache costs per token at float16, for this spec and for MHA, GQA and MQA of the 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from attncli.i18n import Msg, quoted
-from attncli.model import Array, Formula, Matrix, Step
+from attncli.model import Array, Formula, Matrix, Step, Walkthrough
 from attncli.steps import scores as scoring
 from attncli.steps.base import Build, HeadState, Made, State
 from attncli.steps.labels import subscript
@@ -52,6 +54,31 @@ def blank(b: Build, hs: HeadState) -> Made[HeadState]:
                    hs.index) for token in b.query_labels[b.spec.decode.prefill:]]
     return tuple(steps), hs
 
+
+
+def named(walkthrough: Walkthrough, prefill: int) -> Walkthrough:
+    """`walkthrough` with its blank prefill and decode steps given their matrices' names (and no
+    numbers): what a `--matrix` refusal lists, without the steps worked."""
+    names: dict[int, tuple[Matrix, ...]] = {}  # the names of step t, alike in every head
+
+    def at(t: int) -> tuple[Matrix, ...]:
+        if t not in names:
+            sub = subscript(t)
+            symbols = ((f"K[1:{t}]", f"V[1:{t}]") if t == prefill else
+                       (f"q{sub}", f"K[1:{t}]", f"V[1:{t}]", f"s{sub}", f"a{sub}", f"z{sub}"))
+            names[t] = tuple(Matrix(Formula(s, s), NOTHING, (), ()) for s in symbols)
+        return names[t]
+
+    steps, t = [], prefill
+    for step in walkthrough.steps:
+        if step.id in ("prefill", "decode") and not step.matrices:
+            t = prefill if step.id == "prefill" else t + 1
+            step = replace(step, matrices=at(t))
+        steps.append(step)
+    return replace(walkthrough, steps=tuple(steps))
+
+
+NOTHING = np.empty((0, 0))  # (0, 0): a matrix known by its name alone
 
 def decode_step(b: Build, hs: HeadState, t: int) -> Step:
     """Token t (0-based) alone: q_t, the cache with k_t and v_t appended, the scores of q_t

@@ -21,7 +21,7 @@ from attncli.model.walkthrough import key
 from attncli.records import record
 from attncli.spec.model import Display, Spec
 from attncli.spec.view import STEP_IDS, View
-from attncli.steps import narrow
+from attncli.steps import decode, narrow
 from attncli.steps.build import build, outline
 from attncli.steps.narrow import refuse
 
@@ -78,7 +78,7 @@ def prepare(spec: Spec, view: View) -> Shown:
         except UsageError as error:
             refuse("matrix", error.message, view.where.get("matrix"))
     # a matrix asked by name is looked for first where the steps that only add steps (decode's)
-    # are blank; in them only when it may be theirs, or to name every matrix in a refusal
+    # are blank; in them only when it may be theirs. A refusal names their matrices unworked.
     light = view.matrix is not None and not decode_symbol(view.matrix)
     unread = frozenset(STEP_IDS) if light or not view.read else frozenset()
     selection = narrow.selection(spec.display)
@@ -88,7 +88,10 @@ def prepare(spec: Spec, view: View) -> Shown:
     matrix = None
     if view.matrix is not None:
         if light and not has(walkthrough, view.matrix):
-            walkthrough = build(spec, selection, summary=view.summary)
+            if spec.decode is None:
+                walkthrough = build(spec, selection, summary=view.summary)
+            else:  # refused, naming the decode steps' matrices, which are not worked for it
+                walkthrough = decode.named(walkthrough, spec.decode.prefill)
         try:
             matrix = pick(walkthrough, view.matrix)
         except UsageError as error:
