@@ -23,6 +23,7 @@ files.write_atomic's `plain`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
@@ -80,18 +81,74 @@ def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Pa
     """SpecError if a snippet would replace a file there is whose name a spec that could not be
     read writes (`unread`): such a spec names its files as it is read, so what it reads is not
     known, and a file it may read is not written over (a spec refused for an unknown key after
-    its tokenizer had that tokenizer replaced by another spec's snippet)."""
-    texts = []
-    for spec in unread:
-        try:
-            with open(spec, "rb") as file:
-                texts.append(file.read(UNREAD_BYTES))
-        except OSError:
-            continue
-    for shown, real, where in outputs if texts else ():
-        names = {shown.name, real.name}
-        if os.path.lexists(real) and any(name.encode("utf-8", "surrogateescape") in text
-                                         for name in names for text in texts):
+    its tokenizer had that tokenizer replaced by another spec's snippet).
+
+    The cost is held to the bytes read, never their product with the snippets: the specs are
+    read once each (a file under several names, hard links, once), UNREAD_BYTES in all, and
+    each text is searched once per extension of the snippets there are, at C speed; only the
+    places where an extension stands are then looked at. 20 sparse specs of 70 MB took 1.3 GB,
+    and one searched for 800 snippets' names 22 s, where they were read whole and searched
+    once for each name. A text that holds an extension more than MAX_PLACES times (no spec
+    written by hand does) is taken to name every snippet file of that extension there is."""
+    present = [(shown, real, where) for shown, real, where in outputs
+               if os.path.lexists(real)]
+    texts = _unread_texts(unread) if present else []
+    held = _held_names({name for shown, real, _ in present
+                        for name in (_name_bytes(shown), _name_bytes(real)) if name}, texts)
+    for shown, real, where in present:
+        if _name_bytes(shown) in held or _name_bytes(real) in held:
             raise SpecError(Msg.of(
                 "{path}: the snippet {output} would be written over the input {input}",
                 path=where.path, output=shown.as_posix(), input=shown.as_posix()), where)
+
+
+MAX_PLACES = 4096  # places of one extension in one text that are looked at one by one
+
+
+def _name_bytes(path: Path) -> bytes:
+    with contextlib.suppress(UnicodeError):
+        return path.name.encode("utf-8", "surrogateescape")
+    return b""
+
+
+def _unread_texts(unread: list[Path]) -> list[bytes]:
+    """The texts of the specs in `unread`, each file once, UNREAD_BYTES in all."""
+    texts: list[bytes] = []
+    seen: set[tuple[int, int]] = set()
+    left = UNREAD_BYTES
+    for spec in unread:
+        try:
+            with open(spec, "rb") as file:
+                info = os.fstat(file.fileno())
+                if (info.st_dev, info.st_ino) in seen or left <= 0:
+                    continue
+                seen.add((info.st_dev, info.st_ino))
+                texts.append(file.read(left))
+        except OSError:
+            continue
+        left -= len(texts[-1])
+    return texts
+
+
+def _held_names(names: set[bytes], texts: list[bytes]) -> set[bytes]:
+    """Those of `names` that some text holds: each name ends in its extension, so each text is
+    searched for each extension, and the names of that extension are looked for where it
+    ends (every name of it, where it stands too often to look at each place)."""
+    by_extension: dict[bytes, set[bytes]] = {}
+    for name in names:
+        dot = name.rfind(b".")
+        by_extension.setdefault(name[dot:] if dot > 0 else name, set()).add(name)
+    held: set[bytes] = set()
+    for text in texts:
+        for extension, group in by_extension.items():
+            if text.count(extension) > MAX_PLACES:
+                held |= group
+                continue
+            lengths = {len(name) for name in group}
+            at = text.find(extension)
+            while at >= 0:
+                end = at + len(extension)
+                held.update(text[end - length:end] for length in lengths
+                            if length <= end and text[end - length:end] in group)
+                at = text.find(extension, at + 1)
+    return held

@@ -1,0 +1,70 @@
+"""`attn snippets` and the specs it could not read (attncli/snippets/rules.py, check_unread): a
+snippet is not written over a file whose name such a spec's text holds, and finding that costs
+the bytes read, never their product with the number of snippets.
+
+Found by an adversarial round: 20 sparse spec files of 70 MB each (refused for their size) were
+each read whole (64 MB) and kept, 1.3 GB, to say four lines; one such spec named by 800 entries
+whose snippets were there was searched once for each name, 22 s.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from attncli.snippets import rules
+from tests.test_limits import PEAK_MB, peak_rss_mb
+
+ENTRY = ('[[snippets]]\nspecs = "{specs}"\nformats = ["{format}"]\nlanguages = ["en"]\n'
+         'output = "{output}"\n')
+TOO_LARGE = 70 << 20  # a spec file past the default byte limit (40 MB), refused unread
+
+
+def sparse_specs(root: Path, count: int, linked: bool = False) -> None:
+    """`count` spec files of 70 MB of zeros in root/specs (hard links of one with `linked`),
+    each with its snippet already there, so that every one is looked for."""
+    (root / "specs").mkdir()
+    (root / "out").mkdir()
+    for i in range(count):
+        spec = root / f"specs/b{i}.yaml"
+        if linked and i:
+            os.link(root / "specs/b0.yaml", spec)
+        else:
+            with open(spec, "wb") as out:
+                out.truncate(TOO_LARGE)
+        (root / f"out/b{i}.md").write_text("old\n", encoding="utf-8")
+    (root / "attn.toml").write_text(ENTRY.format(specs="specs/*.yaml", format="markdown",
+                                                 output="out/{name}.{ext}"), encoding="utf-8")
+
+
+def test_specs_that_cannot_be_read_are_not_kept_whole(tmp_path: Path) -> None:
+    sparse_specs(tmp_path, 20)
+    code, stderr, mb = peak_rss_mb("snippets", "--check", cwd=tmp_path)
+    assert code == 2
+    assert stderr.count("the spec has 73,400,320 bytes; the limit is 40,000,000 bytes") == 20
+    assert mb < PEAK_MB  # 1,300 MB when each was read and kept
+
+
+def test_a_spec_under_many_names_is_read_once(tmp_path: Path) -> None:
+    sparse_specs(tmp_path, 40, linked=True)
+    code, stderr, mb = peak_rss_mb("snippets", "--check", cwd=tmp_path)
+    assert code == 2
+    assert stderr.count("the spec has 73,400,320 bytes") == 40
+    assert mb < PEAK_MB  # 2,600 MB when each name was read whole and kept
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    (b"maks: 1\ntokens: {tokenizer: model/t.json, text: a}\n", {b"t.json"}),
+    (b'{"maks": 1, "tokens": {"tokenizer": "t.json"}}', {b"t.json"}),
+    (b"maks: 1\ntokens: {tokenizer: model/at.json, text: a}\n", {b"at.json", b"t.json"}),
+    (b"maks: 1\nnote: t.jso n.json\n", {b"n.json"}),
+    (b"maks: 1\n" + b"x.json " * (rules.MAX_PLACES + 1), {b"t.json", b"n.json", b"at.json"}),
+    (b"maks: 1\n" + b"x.md " * (rules.MAX_PLACES + 1) + b"t.json", {b"t.json"}),
+])
+def test_the_names_a_text_holds_are_found_where_their_extension_stands(text: bytes,
+                                                                        held: set[bytes]) -> None:
+    names = {b"t.json", b"at.json", b"n.json", b"t.md"}
+    # as `name in text` finds them; past MAX_PLACES places of one extension, every name of it
+    assert rules._held_names(names, [text]) == held | ({b"t.md"} if b"x.md" in text else set())
