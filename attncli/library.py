@@ -94,19 +94,20 @@ def _spec(tokens: Sequence[str], X: Any, weights: dict[str, Any], heads: Any, ma
           display: dict[str, Any], spec: dict[str, Any], max_cells: int) -> Spec:
     """The spec of walkthrough_of's arguments; each value is named in errors by its keyword
     (`X`, `W_Q`, `precision`), or by its key path inside a mapping given whole."""
-    from attncli.spec.objects import load_tree, tree
+    from attncli.spec.objects import Written, load_tree, tree
 
     if X is not None and spec.get("embeddings") is not None:
         raise UsageError(Msg.of("give X or embeddings, not both"))
-    top = {key: tree(value, SOURCE, key, max_cells) for key, value in spec.items()
-           if value is not None}
+    written = Written(max_cells)  # every argument's values, counted together
+    top = {key: tree(value, SOURCE, key, max_cells, written=written)
+           for key, value in spec.items() if value is not None}
     for key, name, value in (("tokens", "tokens", tokens), ("embeddings", "X", X),
                              ("heads", "heads", heads), ("mask", "mask", mask)):
         if value is not None:
-            top[key] = tree(value, SOURCE, name, max_cells)
+            top[key] = tree(value, SOURCE, name, max_cells, written=written)
     for section, given in (("weights", weights), ("display", display)):
-        named = {key: tree(value, SOURCE, key, max_cells) for key, value in given.items()
-                 if value is not None}
+        named = {key: tree(value, SOURCE, key, max_cells, written=written)
+                 for key, value in given.items() if value is not None}
         if named:
             top[section] = merged(top.get(section), named, section)
     return load_tree(top, SOURCE, max_cells)
