@@ -23,7 +23,12 @@ from typing import Any
 
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
-from attncli.i18n.library_messages import json_problem, regex_search_problem, tokenizers_problem
+from attncli.i18n.library_messages import (
+    json_problem,
+    os_problem,
+    regex_search_problem,
+    tokenizers_problem,
+)
 from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
@@ -170,9 +175,12 @@ def encode(content: bytes, name: str, sentence: str) -> Answer:
     """In the tokenizer's process: the tokenizer built, its configuration checked, the text
     encoded; ("tokens", tokens, ids), ("too_many", count, None), ("too_long", length, None) or
     ("problem", message, None). Nothing is raised: a panic is a problem too."""
-    try:
+    try:  # its files opened: refused where no more may be (ulimit -n), said in the user's words
         from tokenizers import Tokenizer
-
+    except OSError as error:
+        return "problem", Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
+                                 reason=os_problem(error)), None
+    try:
         tokenizer = Tokenizer.from_buffer(content)
         config = configuration(tokenizer)
     except BaseException as error:  # the Rust side's errors, and its panics (BaseException)
