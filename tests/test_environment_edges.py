@@ -5,6 +5,7 @@ memory. Each was a crash, a wrong reason or an English line from Click (docs/lim
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import pty
@@ -359,3 +360,22 @@ def test_the_magic_says_its_line_where_the_codec_writes_no_text(
     monkeypatch.setenv("ATTN_LANG", "ru")
     assert shell.run_cell_magic("attn", "", "spec: nosuch.yaml\n") is None  # type: ignore[attr-defined]
     assert written.getvalue().decode("utf-8") == "<cell>:2:7: nosuch.yaml: нет такого файла\n"
+
+
+@pytest.mark.parametrize("stream", ["full", "closed"])
+def test_the_magic_says_nothing_where_standard_error_is_full_or_closed(
+        stream: str, shell: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """IPython with standard error on a full disk (2>/dev/full) or closed: writing the magic's
+    error line raised OSError (or ValueError) out of the magic, IPython's 40-line traceback in
+    place of one line; as the command line does, nobody is told and nothing is shown."""
+    # line-buffered, as Python's standard error is: each line is written as it is printed
+    err = open(os.devnull if stream == "closed" else "/dev/full", "w", buffering=1,  # noqa: SIM115
+               encoding="utf-8")
+    if stream == "closed":
+        err.close()
+    monkeypatch.setattr(sys, "stderr", err)
+    try:
+        assert shell.run_cell_magic("attn", "", "tokens: [a]\nembedings: [[1]]\n") is None  # type: ignore[attr-defined]
+    finally:
+        with contextlib.suppress(OSError):
+            err.close()

@@ -62,7 +62,8 @@ def attn(line: str, cell: str) -> Any:
 def say(line: str) -> None:
     """`line` on standard error; where its codec writes no text whole (PYTHONIOENCODING=idna
     or undefined in a terminal's IPython), in UTF-8 through its buffer: the line came out as
-    Python's dump of an unraisable UnicodeError, or not at all."""
+    Python's dump of an unraisable UnicodeError, or not at all. Where standard error is full
+    or closed, nobody is told, as on the command line (the OSError was IPython's traceback)."""
     err = sys.stderr
     if err is None:  # closed: nobody to tell
         return
@@ -76,7 +77,8 @@ def say(line: str) -> None:
     except LookupError:  # a codec Python does not know: as it is
         shown = True
     if shown:
-        print(line, file=err)
+        with suppress(OSError, ValueError):  # full (2>/dev/full) or closed: as the command line
+            print(line, file=err)
         return
     with suppress(AttributeError, OSError, ValueError):
         err.buffer.write(text.encode("utf-8", "backslashreplace"))
