@@ -379,3 +379,18 @@ def test_the_magic_says_nothing_where_standard_error_is_full_or_closed(
     finally:
         with contextlib.suppress(OSError):
             err.close()
+
+
+def test_the_mkdocs_fence_shows_what_it_quotes_as_the_command_line_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad ```attn fence stops `mkdocs build` with one line, which quoted the fence as
+    written: an escape sequence (CSI 2J clears the terminal the build runs in), a BEL, a CR
+    reached the terminal raw; the command line's and the magic's lines show them as `\\x1b`."""
+    from pymdownx.superfences import SuperFencesException
+
+    from attncli.fill.mkdocs import fence
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SuperFencesException) as stopped:
+        fence('spec: "\\e[2J\\a\\rx.yaml"\n', "attn", "attn", {}, None)
+    assert str(stopped.value) == "<attn fence>:2:7: \\x1b[2J\\x07\\rx.yaml: no such file"

@@ -14,7 +14,8 @@ mkdocs.yml:
 
 A `spec: PATH` in the fence is read from the folder mkdocs runs in (the project's root) and
 must be inside it. A bad block stops the build (superfences would otherwise show the fence as
-code) with one line: `<attn fence>:LINE:COLUMN: ...`, line 1 being the ```attn line.
+code) with one line: `<attn fence>:LINE:COLUMN: ...`, line 1 being the ```attn line; an escape
+sequence, a BEL or a CR it quotes is shown as `\x1b`, `\x07`, `\r`, as on the command line.
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ def fence(source: str, language: str, css_class: str, options: dict[str, Any], m
 
     from attncli.errors import AttnError
     from attncli.fill.block import read_block, walkthrough_text
+    from attncli.i18n.visible import visible
 
     try:
         text = walkthrough_text(read_block("\n" + source, FENCE, None, "katex"), "markdown")
-    except AttnError as error:
-        raise SuperFencesException(str(error)) from None
+    except AttnError as error:  # what it quotes shown as the command line shows it: `\x1b`
+        raise SuperFencesException(visible(str(error))) from None
     html = Markdown(extensions=["tables", "pymdownx.arithmatex"],
                     extension_configs={"pymdownx.arithmatex": {"generic": True}}).convert(text)
     return f'<div class="{css_class or "attn"}">\n{html}\n</div>'
