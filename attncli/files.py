@@ -331,6 +331,8 @@ def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
                 raise NotRegular(Msg.of("the folder refuses to replace this file, and writing "
                                         "it in place would change its other names (hard "
                                         "links) too"))
+            if not made and mounted_over(target):  # a rename over it says so: EBUSY
+                raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
             if plain and info.st_mode & ~PLAIN & 0o7777:
                 os.fchmod(handle, info.st_mode & PLAIN)
             staged.seek(0)
@@ -345,6 +347,24 @@ def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
                     out.truncate(0)
                     os.unlink(target)
             raise
+
+
+def mounted_over(path: Path) -> bool:
+    """Whether a file is mounted at `path` (`mount --bind notes.txt ap/o.md`): another file, in
+    its own place elsewhere, which a rename refuses as busy. From Linux's table of mounts."""
+    import re
+
+    try:
+        real = os.path.realpath(path)
+        with open(MOUNTINFO, encoding="utf-8", errors="surrogateescape") as table:
+            for line in table:
+                fields = line.split(" ")
+                if len(fields) > 4 and re.sub(r"\\([0-7]{3})", lambda code: chr(int(
+                        code.group(1), 8)), fields[4]) == real:
+                    return True
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 def write_new(path: Path, data: bytes) -> None:
@@ -382,6 +402,7 @@ PIECE = 1 << 20
 PLAIN = 0o666  # read and write bits only: what a fresh file gets, less the umask
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 PROC_FDS = "/proc/self/fd"
+MOUNTINFO = "/proc/self/mountinfo"  # each mount's place in field 5, a space written \040
 APPEND_FL = 0x20  # FS_APPEND_FL of linux/fs.h
 # FS_IOC_GETFLAGS, _IOR('f', 1, long) where _IOR reads as on x86 and ARM (on POWER, MIPS and
 # SPARC the system knows no such call, and the rename refused is caught instead)

@@ -305,3 +305,45 @@ def test_an_export_over_a_file_with_another_name_is_not_written_in_place(
         "it in place would change its other names (hard links) too\n")
     assert Path("notes.txt").read_text(encoding="utf-8") == "my notes\n"
     assert entries(sealed) == [written]
+
+
+@pytest.fixture
+def bound(tmp_path: Path) -> Iterator[list[Path]]:
+    """The files the test mounts a file over (`mount --bind`, root's), unmounted afterwards;
+    skipped where the system lets nothing be mounted (no root, a container without the
+    capability)."""
+    probe, over = tmp_path / "probe.txt", tmp_path / "probe.md"
+    probe.touch()
+    over.touch()
+    made = subprocess.run(["mount", "--bind", str(probe), str(over)], capture_output=True,
+                          text=True, check=False)
+    if made.returncode != 0:
+        pytest.skip(f"mount --bind needs root: {made.stderr.strip()}")
+    subprocess.run(["umount", str(over)], check=True)
+    mounted: list[Path] = []
+    yield mounted
+    for path in mounted:
+        subprocess.run(["umount", str(path)], check=False)
+
+
+@pytest.mark.parametrize(("options", "written"), [
+    (("--markdown", "-o", "ap/o.md"), "o.md"),
+    (("--markdown", "-o", "-", "--heatmap", "ap/h.svg"), "h.svg"),
+])
+def test_an_export_over_a_file_mounted_there_is_not_written_in_place(
+        append_only: list[Path], bound: list[Path], tmp_path: Path, options: tuple[str, ...],
+        written: str) -> None:
+    # a file mounted over the output (mount --bind notes.txt ap/o.md) is notes.txt, in its own
+    # place: written in place, the walkthrough went into notes.txt; an ordinary folder's rename
+    # over it is refused as busy, and so is this
+    Path("s.yaml").write_text(SPEC, encoding="utf-8")
+    Path("notes.txt").write_text("my notes\n", encoding="utf-8")
+    Path("ap").mkdir()
+    Path(f"ap/{written}").touch()
+    subprocess.run(["mount", "--bind", "notes.txt", f"ap/{written}"], check=True)
+    bound.append(tmp_path / "ap" / written)
+    seal(append_only, tmp_path / "ap")
+    result = run("export", "s.yaml", *options)
+    assert result.exit_code == 2
+    assert result.stderr == f"attn: cannot write ap/{written}: the file is in use\n"
+    assert Path("notes.txt").read_text(encoding="utf-8") == "my notes\n"
