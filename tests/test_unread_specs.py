@@ -68,3 +68,32 @@ def test_the_names_a_text_holds_are_found_where_their_extension_stands(text: byt
     names = {b"t.json", b"at.json", b"n.json", b"t.md"}
     # as `name in text` finds them; past MAX_PLACES places of one extension, every name of it
     assert rules._held_names(names, [text]) == held | ({b"t.md"} if b"x.md" in text else set())
+
+
+@pytest.mark.parametrize("name", ["config.json", "tokenizer.json",
+                                  "model.safetensors.index.json"])
+def test_no_snippet_is_written_over_a_model_folders_file_when_its_spec_cannot_be_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    from tests.conftest import run
+
+    # the model spec is refused at a key before its folder is read, and its text names the
+    # folder alone: another entry's snippet m/NAME replaced the folder's file, and the next
+    # run of the model spec read a walkthrough as its config
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / name).write_text('{"model_type": "llama"}\n', encoding="utf-8")
+    (tmp_path / "model.yaml").write_text("model: {path: m, layer: 0}\nmaks: 1\n",
+                                         encoding="utf-8")
+    (tmp_path / "specs").mkdir()
+    stem = name[: -len(".json")]
+    (tmp_path / "specs" / f"{stem}.yaml").write_text(
+        "tokens: [cat, mouse]\nembeddings: [[1, 0], [0, 1]]\n", encoding="utf-8")
+    (tmp_path / "attn.toml").write_text(
+        ENTRY.format(specs="model.yaml", format="markdown", output="out/{name}.{ext}")
+        + ENTRY.format(specs=f"specs/{stem}.yaml", format="json", output="m/{name}.{ext}"),
+        encoding="utf-8")
+    result = run("snippets")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"attn.toml:10:10: snippets[1].output: the snippet m/{name} "
+                                    f"would be written over the input m/{name}\n")
+    assert (tmp_path / "m" / name).read_text(encoding="utf-8") == '{"model_type": "llama"}\n'

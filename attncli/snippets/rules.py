@@ -93,8 +93,11 @@ def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Pa
     present = [(shown, real, where) for shown, real, where in outputs
                if os.path.lexists(real)]
     texts = _unread_texts(unread) if present else []
-    held = _held_names({name for shown, real, _ in present
-                        for name in (_name_bytes(shown), _name_bytes(real)) if name}, texts)
+    names = {name for shown, real, _ in present
+             for name in (_name_bytes(shown), _name_bytes(real)) if name}
+    held = _held_names(names, texts)
+    if any(MODEL in text for text in texts):  # a model folder's files, named by the folder alone
+        held |= names & MODEL_FILES
     for shown, real, where in present:
         if _name_bytes(shown) in held or _name_bytes(real) in held:
             raise SpecError(Msg.of(
@@ -103,6 +106,10 @@ def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Pa
 
 
 MAX_PLACES = 4096  # places of one extension in one text that are looked at one by one
+# What `model: {path: DIR}` reads in DIR besides the weights (spec/model_folder.py), which no
+# spec's text names: a model spec refused at a key before its folder was read left them open
+# to another entry's snippet (output = "DIR/config.json")
+MODEL, MODEL_FILES = b"model", {b"config.json", b"tokenizer.json", b"model.safetensors.index.json"}
 
 
 def _name_bytes(path: Path) -> bytes:
