@@ -265,3 +265,31 @@ def test_a_notebook_version_that_is_no_number_gives_cells_no_id(
     filled = json.loads((tmp_path / "n.ipynb").read_text(encoding="utf-8"))
     assert len(filled["cells"]) == 2
     assert ("id" in filled["cells"][1]) is ids
+
+
+@pytest.mark.parametrize(("name", "document", "line"), [
+    # a Latin-1 é in a block of a Markdown post, and a file name of a byte that is no UTF-8: the
+    # rest of such a document is kept byte for byte, but a block is a spec, which is UTF-8
+    ("post.md", b"# Caf\xe9\n\n```attn\ntokens: [caf\xe9, b]\nembeddings: [[1, 0], [0, 1]]\n```\n",
+     "post.md:4:13: expected UTF-8 text, found the byte 0xe9"),
+    ("post.md", b"```attn\nspec: \xfe.yaml\n```\n",
+     "post.md:2:7: expected UTF-8 text, found the byte 0xfe"),
+])
+def test_a_block_holding_a_byte_that_is_no_utf8_is_refused_where_it_is(
+        tmp_path: Path, name: str, document: bytes, line: str) -> None:
+    # it reached the C YAML parser as a lone surrogate: internal error (UnicodeEncodeError)
+    (tmp_path / name).write_bytes(document)
+    result = fill(name, tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2, f"{line}\nattn: 0 documents filled, 0 up to date, 1 failed\n")
+    assert (tmp_path / name).read_bytes() == document
+
+
+def test_the_magic_refuses_a_lone_surrogate_where_it_is(capsys: pytest.CaptureFixture[str]) -> None:
+    from IPython.testing.globalipapp import start_ipython
+
+    from attncli.fill.magic import attn
+
+    start_ipython()
+    assert attn("", "tokens: [\udcff, b]\nembeddings: [[1, 0], [0, 1]]\n") is None
+    assert capsys.readouterr().err == "<cell>:2:10: expected UTF-8 text, found the byte 0xff\n"

@@ -8,7 +8,6 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 from attncli.spec.parse import load
 from attncli.spec.source import parse, read_text
-from attncli.spec.spec_text import decode
 
 
 def load_spec(path: str | os.PathLike[str], allow_outside: bool = False,
@@ -27,16 +26,8 @@ def loads_spec(text: str, name: str | os.PathLike[str] = "<string>", allow_outsi
     """The Spec written in `text` (YAML or JSON); files it names are read from `name`'s folder
     (a str or a path object; the current folder for `<string>`)."""
     name = name if isinstance(name, str) else file_name(name)
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate (a file name's byte kept by
-            # surrogateescape): the byte it stands for, refused at its place as in a file
-            try:
-                data = text.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:
-                data = text.encode("utf-8", "surrogatepass")
-            text = decode(name, data)
+    # a lone surrogate (a file name's byte kept by surrogateescape) is refused by parse at its
+    # place, as the byte it stands for is in a file
     return load(parse(name, text, max_cells), allow_outside, max_cells)
 
 

@@ -42,9 +42,28 @@ def is_json(name: str, text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[")
 
 
+def utf8_text(name: str, text: str) -> str:
+    """`text`, or SpecError at its first character that stands for no UTF-8 text: a byte that
+    surrogateescape kept (a Latin-1 é in an attn block of a document, a file name's byte), or a
+    lone surrogate, refused at its place as in a file. The C YAML parser raised
+    UnicodeEncodeError on it: `attn fill` and the %%attn magic said 'internal error' (exit 3)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            data = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            data = text.encode("utf-8", "surrogatepass")
+        return decode(name, data)
+    return text
+
+
 def parse(name: str, text: str, max_cells: int = DEFAULT_MAX_CELLS) -> Node:
     """The document in `text` as a Node tree; SpecError with line:column if it is malformed,
     holds more than `max_cells` values (aliases expanded) or is nested too deep."""
+    text = utf8_text(name, text)
     if is_json(name, text):  # read as JSON, which YAML is not quite (attncli/spec/json_source.py)
         from attncli.spec.json_source import parse_json
 
