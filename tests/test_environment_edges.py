@@ -394,3 +394,22 @@ def test_the_mkdocs_fence_shows_what_it_quotes_as_the_command_line_does(
     with pytest.raises(SuperFencesException) as stopped:
         fence('spec: "\\e[2J\\a\\rx.yaml"\n', "attn", "attn", {}, None)
     assert str(stopped.value) == "<attn fence>:2:7: \\x1b[2J\\x07\\rx.yaml: no such file"
+
+
+@pytest.mark.parametrize(("lang", "line"), [
+    ("pl", "<attn fence>:2:7: nie.yaml: nie ma takiego pliku"),
+    ("ru", "<attn fence>:2:7: nie.yaml: нет такого файла"),
+])
+def test_the_mkdocs_fence_speaks_the_language_attn_lang_names(
+        lang: str, line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad fence under ATTN_LANG=pl or ru stopped mkdocs build with an English line, where the
+    magic and the command line speak that language."""
+    from pymdownx.superfences import SuperFencesException
+
+    from attncli.fill.mkdocs import fence
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ATTN_LANG", lang)
+    with pytest.raises(SuperFencesException) as stopped:
+        fence("spec: nie.yaml\n", "attn", "attn", {}, None)
+    assert str(stopped.value) == line
