@@ -90,3 +90,37 @@ def test_the_work_stops_at_the_first_bad_block(tmp_path: Path, monkeypatch: pyte
     assert result.exit_code == 2
     assert result.stderr.startswith("b.yaml:2:1: embedings: unknown key")
     assert reads == ["a.yaml", "b.yaml"]
+
+
+def test_notebook_cells_naming_two_specs_in_turn_read_each_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: list[str]) -> None:
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.yaml", "b.yaml"):
+        (tmp_path / name).write_text(SPEC, encoding="utf-8")
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": text.splitlines(True)}
+             for text in blocks(["a.yaml", "b.yaml"] * 10).split("\n\n") if text]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    (tmp_path / "n.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+    result = run("fill", "n.ipynb")
+    assert (result.exit_code, result.stderr) == (0, "attn: 1 document filled, 0 up to date, "
+                                                    "0 failed\n")
+    assert reads == ["a.yaml", "b.yaml"]  # 20 reads when each cell read its spec in turn
+    assert run("fill", "--check", "n.ipynb").exit_code == 0
+
+
+def test_a_notebooks_first_bad_block_is_the_one_reported(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "z.yaml").write_text("tokens: [a]\nembedings: [[1]]\n", encoding="utf-8")
+    (tmp_path / "a.yaml").write_text("tokens: [a]\nembeddings: [[1, 2]\n", encoding="utf-8")
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": text.splitlines(True)}
+             for text in blocks(["z.yaml", "a.yaml"]).split("\n\n") if text]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    (tmp_path / "n.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+    result = run("fill", "n.ipynb")
+    assert result.exit_code == 2
+    assert "z.yaml:2:1: embedings: unknown key" in result.stderr

@@ -17,7 +17,8 @@ same spec and options (`--markdown` or `--latex`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
@@ -167,3 +168,36 @@ def walkthrough_text(request: Request, fmt: str, max_cells: int = DEFAULT_MAX_CE
                                  **options))
     return written if written.endswith("\n") else written + "\n"
 
+
+def work_out(texts: list[str], order: list[str], made: dict[str, str],
+             make: Callable[[str], str]) -> dict[str, AttnError]:
+    """Each block's walkthrough (`texts` in the document's order) made into `made`, in `order`
+    (those naming one spec file one after another, which is then read once); at the first that
+    fails, only the blocks before it in the document are made still, so the error returned is
+    the document's first, for no more work than the document's order would have cost."""
+    failed: dict[str, AttnError] = {}
+    with one_reading():
+        for text in order:
+            try:
+                made[text] = make(text)
+            except AttnError as error:
+                failed[text] = error
+                break
+        if failed:
+            for text in texts[:texts.index(next(iter(failed)))]:
+                if text not in made:
+                    try:
+                        made[text] = make(text)
+                    except AttnError as error:
+                        return {text: error}
+    return failed
+
+
+SPEC_LINE = re.compile(r"^spec:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+
+
+def named_spec(text: str) -> str:
+    """The spec file a block's `spec:` line names, as written ("" for none): the order in
+    which the blocks are worked out, so that those naming one file come one after another."""
+    found = SPEC_LINE.search(text)
+    return found.group(1) if found else ""

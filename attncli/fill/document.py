@@ -11,13 +11,11 @@ atomically, never through a symbolic link.
 from __future__ import annotations
 
 import difflib
-import re
-from collections.abc import Callable
 from pathlib import Path
 
-from attncli.errors import AttnError, Location, SpecError
+from attncli.errors import Location, SpecError
 from attncli.files import NotRegular, read_regular, write_atomic
-from attncli.fill.block import one_reading, read_block, walkthrough_text
+from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
 from attncli.fill.blocks import (
     LATEX,
     MARKDOWN,
@@ -102,8 +100,7 @@ def _filled(path: Path, max_cells: int) -> Filled:
     if suffix == ".ipynb":
         from attncli.fill.notebook import fill_notebook
 
-        with one_reading():
-            return Filled(path, old, *fill_notebook(old, path, max_cells))
+        return Filled(path, old, *fill_notebook(old, path, max_cells))
     style: Style = LATEX if suffix == ".tex" else MARKDOWN
     fmt = "latex" if suffix == ".tex" else "markdown"
     name = path.as_posix()
@@ -139,40 +136,6 @@ def _filled(path: Path, max_cells: int) -> Filled:
         done = block.end
     pieces.append(old[done:])
     return Filled(path, old, "".join(pieces), tuple(stale), tuple(missing), len(blocks))
-
-
-def work_out(texts: list[str], order: list[str], made: dict[str, str],
-             make: Callable[[str], str]) -> dict[str, AttnError]:
-    """Each block's walkthrough (`texts` in the document's order) made into `made`, in `order`
-    (those naming one spec file one after another, which is then read once); at the first that
-    fails, only the blocks before it in the document are made still, so the error returned is
-    the document's first, for no more work than the document's order would have cost."""
-    failed: dict[str, AttnError] = {}
-    with one_reading():
-        for text in order:
-            try:
-                made[text] = make(text)
-            except AttnError as error:
-                failed[text] = error
-                break
-        if failed:
-            for text in texts[:texts.index(next(iter(failed)))]:
-                if text not in made:
-                    try:
-                        made[text] = make(text)
-                    except AttnError as error:
-                        return {text: error}
-    return failed
-
-
-SPEC_LINE = re.compile(r"^spec:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
-
-
-def named_spec(text: str) -> str:
-    """The spec file a block's `spec:` line names, as written ("" for none): the order in
-    which the blocks are worked out, so that those naming one file come one after another."""
-    found = SPEC_LINE.search(text)
-    return found.group(1) if found else ""
 
 
 def write(filled: Filled) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from attncli.errors import AttnError, Location, SpecError
-from attncli.fill.block import read_block, walkthrough_text
+from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
 from attncli.fill.blocks import MARKDOWN, Block, check_count, find_blocks, newline_of
 from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH, MAX_NOTEBOOK_CELLS
@@ -254,6 +254,7 @@ def fill_notebook(old: str, path: Path, max_cells: int
             distinct.add(block.body.lstrip("\n"))
             check_count(len(distinct), where.location(block.line, block.column, reader.name))
     made: dict[str, str] = {}  # each block's walkthrough, by its text: a block written again
+    worked_in_spec_order(found, path, max_cells, made, reader.name)
     for k, cell, blocks, where in found:
         outputs = worked_out(blocks, where, path, max_cells, made, reader.name)
         if not outputs:
@@ -312,6 +313,30 @@ def cell_blocks(cell: Value, reader: Reader) -> tuple[list[Block], Positions]:
         return find_blocks(text, cell_name, MARKDOWN), where
     except AttnError as error:
         raise where.moved(error, cell_name) from None
+
+
+def worked_in_spec_order(found: list[tuple[int, Value, list[Block], Positions]], path: Path,
+                         max_cells: int, made: dict[str, str], name: str) -> None:
+    """Every block's walkthrough made into `made` in the order of the spec file it names, so that
+    the cells naming one file read it once (block.work_out), 200 cells naming two specs in turn
+    having read them 200 times; the first bad block of the notebook is raised, at its place."""
+    cell_name = f"{name}#cell"
+    first: dict[str, tuple[Block, Positions]] = {}
+    for _, _, blocks, where in found:
+        for block in blocks:
+            first.setdefault(block.body.lstrip("\n"), (block, where))
+
+    def make(text: str) -> str:
+        block, where = first[text]
+        try:
+            request = read_block(block.body, cell_name, path, "katex", max_cells)
+            return walkthrough_text(request, "markdown", max_cells)
+        except AttnError as error:
+            raise where.moved(error, cell_name) from None
+
+    failed = work_out(list(first), sorted(first, key=named_spec), made, make)
+    if failed:
+        raise next(iter(failed.values()))
 
 
 def worked_out(blocks: list[Block], where: Positions, path: Path, max_cells: int,
