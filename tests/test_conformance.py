@@ -122,7 +122,7 @@ def in_code_points(name: str) -> str:
     """`name` as LaTeX prints it and pdftotext reads it back: a private-use character, which no
     font has, as its code point (`U+E000`, attncli/model/latex_text.py code_point)."""
     shown = []
-    for ch, after in zip(name, [*name[1:], ""]):
+    for ch, after in zip(name, [*name[1:], ""], strict=True):
         if "\ue000" <= ch <= "\uf8ff":  # a thin space ends it before a hex digit (U+E000 7)
             ch = f"U+{ord(ch):04X}" + (" " if after and after in "0123456789ABCDEF" else "")
         shown.append(ch)
