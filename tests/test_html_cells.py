@@ -16,7 +16,8 @@ from attncli.steps.build import build
 
 def by_table(step: Step) -> tuple[list[str], CellLines]:
     """The lines of each cell as a table of every cell's name finds them: the first cell so
-    named, by matrix, row and column (the renderer's way before, kept here as the reference)."""
+    named, by matrix, row and column (the renderer's way before, kept here as the reference).
+    A softmax row's q-th quotient is of its q-th e^x."""
     names: dict[str, tuple[int, int, int]] = {}
     rows: dict[str, tuple[int, int]] = {}
     for k, matrix in enumerate(step.matrices):
@@ -28,23 +29,26 @@ def by_table(step: Step) -> tuple[list[str], CellLines]:
     by_cell: CellLines = {}
     pending: list[int] = []
     total: int | None = None
+    quotients: list[int] = []
     last: tuple[int, int, int] | None = None
     for expansion in step.expansions:
         n = len(lines)
         lines.append(repr(expansion))
         name = expansion.target.text if expansion.target is not None else None
         if name is None:
+            if total is not None:
+                pending, total, quotients = [], None, []
             pending.append(n)
         elif name == "Σ":
             total = n
         elif name in names:
             last = names[name]
-            k, i, j = last
-            before = [pending[j]] if j < len(pending) and total is not None else []
+            q = len(quotients)
+            before = [pending[q]] if q < len(pending) and total is not None else []
             before += [total] if total is not None else []
             by_cell.setdefault(last, []).extend([*before, n])
-            if total is not None and j == len(step.matrices[k].columns) - 1:
-                pending, total = [], None
+            if total is not None:
+                quotients.append(n)
         elif name in rows:
             k, i = rows[name]
             for j in range(len(step.matrices[k].columns)):
@@ -73,3 +77,25 @@ def test_every_line_belongs_to_the_cell_a_table_of_every_name_gives(name: str) -
         assert (lines, by_cell) == by_table(step), step.id
         matched += len(by_cell)
     assert matched > 0
+
+
+def test_a_cell_of_a_by_name_ambiguous_row_is_told_its_own_row_terms() -> None:
+    """Tokens whose names hold ", " make `A[', , a']` the name of several cells: each line the
+    page tells a cell of A is still of one row, in order, and computes it, e^x / Σ = A, worked
+    here from the lines' own numbers (a cell told the next row's lines fails it)."""
+    spec = ("tokens: [', , , a', ', ', ', , ', 'a, ', ', a', a]\n"
+            "embeddings: [[1, 0], [0, 1], [1, 1], [2, 1], [1, 2], [0, 2]]\nmask: causal\n")
+    for selection in (Selection("all"), Selection("shown")):
+        walkthrough = build(loads_spec(spec), selection, summary=True)
+        step = next(s for s in walkthrough.steps if s.id == "weights")
+        by_cell = cell_lines(step, repr)[1]
+        results = [float(expansion.result) for expansion in step.expansions]  # type: ignore[arg-type]
+        checked = 0
+        for found in by_cell.values():
+            for e, total, quotient in zip(found[0::3], found[1::3], found[2::3], strict=True):
+                assert e < total < quotient
+                assert not any(k for k in range(total + 1, quotient)
+                               if step.expansions[k].target is None)  # no e^x of a next row
+                assert results[e] / results[total] == pytest.approx(results[quotient], abs=1e-12)
+                checked += 1
+        assert checked == 6 * 6 if selection.mode == "all" else checked > 0

@@ -48,19 +48,21 @@ def cell_lines(step: Step, text: Callable[[Expansion], str]) -> tuple[list[str],
         lines.append(text(expansion))
         name = expansion.target.text if expansion.target is not None else None
         if name is None:
+            if total is not None:  # a row's first e^x: the row before has ended
+                pending, total, quotients = [], None, 0
             pending.append(n)
         elif name == "Σ":
             total = n
         elif (found := cells.at(name)) is not None:
             last = found
-            k, i, j = last
-            # the e^x of its column, or the q-th when only the shown cells' terms are written
-            q = j if len(pending) == len(step.matrices[k].columns) else quotients
-            before = [pending[q]] if q < len(pending) and total is not None else []
+            # the q-th quotient after the sum is of the q-th e^x: its column's, or the q-th
+            # shown cell's when only those terms are written (never found from a name, which
+            # tokens holding ", " can make ambiguous)
+            before = [pending[quotients]] if quotients < len(pending) and total is not None else []
             before += [total] if total is not None else []
             by_cell.setdefault(last, []).extend([*before, n])
             quotients += total is not None
-            if total is not None and j == len(step.matrices[k].columns) - 1:
+            if total is not None and quotients == len(pending):  # the row's last quotient
                 pending, total, quotients = [], None, 0
         elif name in rows:
             k, i = rows[name]
