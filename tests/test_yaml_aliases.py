@@ -29,3 +29,15 @@ def test_an_aliased_row_is_read_once_and_every_use_holds_its_numbers(
     uses = [row for rows in root.value["all"].value for row in rows.value]
     assert len(uses) == 12
     assert all(row.numbers == (1.0, 2.0, 3.0) and row.whole for row in uses)
+
+
+def test_a_matrix_aliased_by_many_heads_is_read_its_rows_built_once() -> None:
+    # 256 heads each naming one 100 x 100 matrix three times: 7.7 million numbers once the
+    # aliases are expanded, within --max-cells; the rows are tuples read once, so the Nodes built
+    # are the 768 uses of the matrix and their rows (77,568), under the limit of 150,000
+    rows = "[" + ", ".join("[" + ", ".join(["0.5"] * 100) + "]" for _ in range(100)) + "]"
+    heads = "".join("  - {W_Q: *w, W_K: *w, W_V: *w}\n" for _ in range(256))
+    root = parse("s.yaml", f"w: &w {rows}\nheads:\n{heads}")
+    used = root.value["heads"].value
+    assert len(used) == 256
+    assert used[-1].value["W_V"].value[99].numbers == (0.5,) * 100

@@ -19,6 +19,9 @@ from attncli.spec.limits import (
     max_written,
 )
 from attncli.spec.spec_text import LIMIT_HINT
+from attncli.spec.yaml_loader import plain_numbers
+
+NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")  # a scalar that is no text
 
 
 def prescan(name: str, loader: Any, max_cells: int) -> None:
@@ -73,18 +76,23 @@ def too_deep() -> Msg:
 
 
 class Measure:
-    """How many values the document has with every alias expanded, how deep it nests and how
-    many keys its mappings hold, counted without expanding: a shared node (an alias) is counted
-    once per use but measured once. An alias inside the value it names (a loop) is refused, and
-    so is a mapping of more than MAX_KEYS keys (one whose values are aliases is not counted as
-    it is composed)."""
+    """How many values the document has with every alias expanded, how deep it nests, how
+    many keys its mappings hold and how many Nodes building it makes, counted without expanding:
+    a shared node (an alias) is counted once per use but measured once. An alias inside the
+    value it names (a loop) is refused, and so is a mapping of more than MAX_KEYS keys (one whose
+    values are aliases is not counted as it is composed).
+
+    The Nodes: yaml_tree.TreeBuilder builds a row of plain numbers once, as a tuple however often
+    it is aliased, and every other value anew for each use of an alias (a list of 1,000 empty
+    lists aliased 1,000 times is a million Nodes of about 500 bytes: 2.2 s and 525 MB). Texts
+    are not counted here: TextBudget counts them, aliases expanded, as they are built."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        # id -> (size, height, keys); None: open
-        self.memo: dict[int, tuple[int, int, int] | None] = {}
+        # id -> (size, height, keys, nodes); None: open
+        self.memo: dict[int, tuple[int, int, int, int] | None] = {}
 
-    def measure(self, node: yaml.Node, depth: int) -> tuple[int, int, int]:
+    def measure(self, node: yaml.Node, depth: int) -> tuple[int, int, int, int]:
         if depth > MAX_DEPTH:
             raise _too_deep(self.name, node.start_mark)
         key = id(node)
@@ -106,19 +114,24 @@ class Measure:
             keys = len(children)
         elif isinstance(node, yaml.SequenceNode):
             children = list(node.value)
-        size, height = 1, 1
+        size, height, nodes = 1, 1, 1
         if depth + 1 <= MAX_DEPTH:  # a scalar counts one and adds one level: no need to recurse
-            scalars = [c for c in children if c.__class__ is yaml.ScalarNode]
+            scalars: list[yaml.Node] = [c for c in children if c.__class__ is yaml.ScalarNode]
             if scalars:
                 size, height = 1 + len(scalars), 2
+                row = len(scalars) == len(children) and isinstance(node, yaml.SequenceNode)
+                if not row or plain_numbers(scalars) is None:  # texts have a budget of their own
+                    nodes += sum(c.tag in NUMBER_TAGS and not getattr(c, "style", None)
+                                 for c in scalars)
                 children = [c for c in children if c.__class__ is not yaml.ScalarNode]
         for child in children:
-            child_size, child_height, child_keys = self.measure(child, depth + 1)
+            child_size, child_height, child_keys, child_nodes = self.measure(child, depth + 1)
             size += child_size
             height = max(height, child_height + 1)
             keys += child_keys
-        self.memo[key] = (size, height, keys)
-        return size, height, keys
+            nodes += child_nodes
+        self.memo[key] = (size, height, keys, nodes)
+        return size, height, keys, nodes
 
 
 def too_many_texts(limit: int, where: Location) -> SpecError:

@@ -23,7 +23,7 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import YAML_PROBLEMS, yaml_problem
 from attncli.spec.bounds import Measure, at_mark, prescan, too_many_keys, too_many_keys_expanded
-from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_ALL_KEYS
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_ALL_KEYS, max_written
 from attncli.spec.node import Node
 from attncli.spec.spec_text import LIMIT_HINT, STDIN, STDIN_NAME, byte_count, decode, read_text
 from attncli.spec.yaml_loader import Loader, Overrun, TooManyKeys
@@ -174,8 +174,12 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any,
            max_cells: int) -> Node:
     if root is None:
         raise SpecError(Msg.of("the spec is empty, expected a mapping of keys"), Location(name))
-    size, _, keys = Measure(name).measure(root, 1)
-    if size > max_cells:
+    size, _, keys, nodes = Measure(name).measure(root, 1)
+    # a document without aliases makes at most the values it may write as Nodes (its texts have a
+    # budget of their own); an alias repeats them (but a row of plain numbers), each costing as
+    # much as a written one
+    most = max_written(max_cells)
+    if size > max_cells or nodes > most:
         # composed without the event walk (parse): the values as written may pass the limit
         # already, which is said first, as the walk says it
         prescan(name, Loader(text), max_cells)
@@ -183,7 +187,8 @@ def _build(name: str, text: str, root: yaml.Node | None, loader: Any,
             Msg.plural_of("the spec holds {count} value once its aliases are expanded; the "
                           "limit is {limit}, which {option} sets", "the spec holds {count} "
                           "values once its aliases are expanded; the limit is {limit}, which "
-                          "{option} sets", Count(size), limit=Count(max_cells),
+                          "{option} sets", Count(size if size > max_cells else nodes),
+                          limit=Count(max_cells if size > max_cells else most),
                           option=LIMIT_HINT),
             at_mark(name, root.start_mark),
         )
