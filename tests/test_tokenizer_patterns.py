@@ -198,3 +198,44 @@ def test_groups_nested_past_the_limit_are_refused() -> None:
     with pytest.raises(FileProblem) as problem:
         check_pattern("(" * 33 + "a" + ")" * 33, "pre_tokenizer.pattern.Regex", "t.json")
     assert problem.value.message.count == 32
+
+
+def split(pattern: str) -> dict[str, object]:
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated",
+            "invert": False}
+
+
+def test_the_patterns_of_a_sequence_are_held_to_a_text_in_all() -> None:
+    # each pattern is read and its repetitions counted, in attn's own process too: 100 splits of
+    # 500 \w each (1,000 characters, each within the limit of one pattern) took 26 s CPU
+    many = {"pre_tokenizer": {"type": "Sequence", "pretokenizers": [split(r"\w" * 500)] * 100}}
+    with pytest.raises(FileProblem) as problem:
+        check_config(many, "tokenizer.json", 3)
+    assert problem.value.message.plural is not None and "in all" in problem.value.message.plural
+    assert (problem.value.message.count, dict(problem.value.message.params)["limit"]) == (
+        100 * 1000, 1000)
+    # DeepSeek V3's three splits and its normalizer's replaces together pass
+    real = {"normalizer": {"type": "Sequence", "normalizers": [
+                {"type": "Replace", "pattern": {"Regex": p}, "content": " "} for p in REPLACES]},
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": [split(p) for p in DEEPSEEK]}}
+    check_config(real, "tokenizer.json", 3)
+
+
+def test_the_written_parts_are_decoded_within_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 16 pre_tokenizer keys, each an object that the next one cuts: each was decoded in windows
+    # of 64 KiB, 256 KiB, 1 MiB and 4 MiB (5.9 s for 38 MB of numbers)
+    import attncli.spec.tokenizer_check as checked
+
+    decoded: list[int] = []
+
+    class Counted(json.JSONDecoder):
+        def raw_decode(self, s: str, idx: int = 0) -> tuple[object, int]:
+            decoded.append(len(s))
+            return super().raw_decode(s, idx)
+
+    monkeypatch.setattr(checked.json, "JSONDecoder", Counted)
+    inner = '{"type": "Whitespace"}'
+    for _ in range(16):
+        inner = '{"a": [' + ",".join(["1"] * 600_000) + '], "pre_tokenizer": ' + inner + "}"
+    checked.check_written(('{"x": ' + inner + "}").encode(), "tokenizer.json", 3)
+    assert 0 < sum(decoded) <= checked.DECODED

@@ -54,15 +54,34 @@ def check_config(config: Any, name: str, text_length: int) -> None:
     check_padding(config.get("padding"), name)
     check_truncation(config.get("truncation"), name)
     check_dropout(config.get("model"), name)
+    check_patterns_length(config, name)
     length = text_length * UNICODE_GROWTH
     for key in ("normalizer", "pre_tokenizer"):
         length = grown(config.get(key), key, name, length)
+
+
+def check_patterns_length(config: dict[str, Any], name: str) -> None:
+    """FileProblem if the Regex patterns of the normalizer and pre-tokenizer have more than
+    MAX_TEXT characters in all: each is read and its repetitions counted (check_pattern), in
+    attn's own process too, at up to 0.2 s for 1,000 characters, and a Sequence may hold any
+    number of them (100 patterns of 1,000 characters took 26 s). A real tokenizer's have a few
+    hundred (o200k's, the longest of tests/test_tokenizer_patterns.py, 274)."""
+    total = sum(len(regex) for _, regex in patterns(config))
+    if total > MAX_TEXT:
+        raise FileProblem(Msg.plural_of(
+            "{name}: the patterns at normalizer and pre_tokenizer have {count} character in all; "
+            "the limit is {limit}",
+            "{name}: the patterns at normalizer and pre_tokenizer have {count} characters in all; "
+            "the limit is {limit}", Count(total), name=name, limit=Count(MAX_TEXT)))
 
 
 # The normalizer and pre-tokenizer as the file writes them, found by their keys before `tokenizers`
 # reads the file (a key inside a text has its quotes escaped, so it is not found).
 WRITTEN = re.compile(rb'"(normalizer|pre_tokenizer)"\s*:\s*\{')
 WINDOW = 1 << 16  # bytes read for one of them at first, four times more up to WINDOW << 6
+# bytes decoded in all, however many keys are found: 16 of them, each an object that the next cuts,
+# decoded in windows up to WINDOW << 6 (5.3 MB each) took 5.9 s
+DECODED = WINDOW << 7
 
 
 def check_written(content: bytes | bytearray, name: str, text_length: int) -> None:
@@ -70,25 +89,28 @@ def check_written(content: bytes | bytearray, name: str, text_length: int) -> No
     JSON object at each key), so that a pattern or a growth the checks refuse is refused before
     the tokenizer's process starts; the process checks them again as `tokenizers` built them."""
     parts: dict[str, Any] = {}
+    left = [DECODED]
     for match in islice(WRITTEN.finditer(content), 16):
-        value = written_value(content, match.end() - 1)
+        value = written_value(content, match.end() - 1, left)
         if isinstance(value, dict):
             parts.setdefault(match.group(1).decode(), value)
     check_config(parts, name, text_length)
 
 
-def written_value(content: bytes | bytearray, start: int) -> Any:
+def written_value(content: bytes | bytearray, start: int, left: list[int]) -> Any:
     """The JSON value that begins at byte `start`, or None if it is not one within WINDOW << 6
-    bytes."""
+    bytes or within the bytes `left` to decode (left[0], lessened by those decoded here)."""
     size = WINDOW
-    while True:
+    while size <= left[0]:
         piece = bytes(content[start: start + size]).decode("utf-8", "ignore")
+        left[0] -= len(piece)
         try:
             return json.JSONDecoder().raw_decode(piece)[0]
         except (ValueError, RecursionError):
             if start + size >= len(content) or size >= WINDOW << 6:
                 return None
             size *= 4
+    return None
 
 
 def check_objects(content: bytes | bytearray, name: str) -> None:
