@@ -203,3 +203,24 @@ def test_a_npy_header_with_bools_or_bytes_is_said_not_a_header(header: str, tmp_
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", "s.yaml:2:20: embeddings.file: e.npy: cannot read the numbers: its header is not "
         "the dictionary of a .npy file\n")
+
+
+@pytest.mark.skipif(not os.access("/proc/kmsg", os.R_OK), reason="/proc/kmsg is read by root")
+@pytest.mark.parametrize(("name", "args", "said"), [
+    ("s.yaml", ["validate", "s.yaml"], "s.yaml: "),
+    ("a.json", ["check", "s.yaml", "--answer", "a.json"], "a.json: "),
+])
+def test_a_spec_or_answer_linked_to_a_proc_file_that_waits_is_no_hang(
+        name: str, args: list[str], said: str, tmp_path: Path) -> None:
+    # /proc/kmsg is a regular file of 0 bytes whose read waits for the kernel's next message:
+    # behind a link named like a spec or an answer file, attn waited for ever
+    import subprocess
+    import sys
+
+    (tmp_path / "s.yaml").write_text("tokens: [a]\nembeddings: [[1]]\n" + WEIGHTS)
+    (tmp_path / name).unlink(missing_ok=True)
+    (tmp_path / name).symlink_to("/proc/kmsg")
+    result = subprocess.run([sys.executable, "-m", "attncli", *args], cwd=tmp_path, timeout=30,
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2
+    assert result.stderr.startswith(said), result.stderr

@@ -62,15 +62,19 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
 def _open_unblocked(path: str) -> BinaryIO:
     """`path` opened for reading without waiting for a writer: a FIFO nobody writes to reads as
     empty instead of hanging (opened with O_NONBLOCK, which is then cleared, so a pipe that has
-    a writer, such as bash's <(...), is read to its end)."""
+    a writer, such as bash's <(...), is read to its end). A regular file keeps O_NONBLOCK, which a
+    file on a disk ignores: one of /proc whose read waits for the kernel (/proc/kmsg, behind a
+    link named spec.yaml or --answer a.yaml) then reads as empty instead of hanging."""
     if "\0" in path:
         raise OSError(errno.EINVAL, "a file name cannot hold the character NUL")
     handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        if stat.S_ISDIR(os.fstat(handle).st_mode):
+        mode = os.fstat(handle).st_mode
+        if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-        flags = fcntl.fcntl(handle, fcntl.F_GETFL)
-        fcntl.fcntl(handle, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        if not stat.S_ISREG(mode):
+            flags = fcntl.fcntl(handle, fcntl.F_GETFL)
+            fcntl.fcntl(handle, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
         return os.fdopen(handle, "rb")
     except BaseException:
         os.close(handle)
