@@ -158,6 +158,27 @@ def test_no_snippet_is_written_over_a_file_a_spec_that_cannot_be_read_names(
             "would be written over the input model/tokenizer.json", "--jobs", jobs)
 
 
+@pytest.mark.parametrize(("named", "protected"), [
+    ('tokens: {tokenizer: "tokenizer\\x2ejson", text: "cat mouse"}\n', "model/tokenizer.json"),
+    ('tokens: {tokenizer: "tokenizer.js\\\n  on", text: "cat mouse"}\n', "model/tokenizer.json"),
+    ('tokens: {tokenizer: linked.json, text: "cat mouse"}\n', "model/tokenizer.json"),
+    ("model: {path: saved, layer: 0}\ntokens: {ids: [0, 1]}\n", "model/saved/config.json"),
+])
+def test_no_snippet_is_written_over_a_file_a_broken_spec_names_in_other_words(
+        repo: Path, named: str, protected: str) -> None:
+    # the name as YAML reads it (an escape, a line continued), a link to the file, or a file a
+    # model folder holds that no spec writes: a byte search of the spec's text finds none of them
+    tokenizer_spec(repo)
+    (repo / "model/linked.json").symlink_to("tokenizer.json")
+    (repo / "model/saved").mkdir()
+    (repo / "model/saved/config.json").write_text('{"model_type": "llama"}', encoding="utf-8")
+    (repo / "model/cat.attn.yaml").write_text(named + "maks: 1\n", encoding="utf-8")
+    manifest = (entry("{dir}/{name}.{ext}", specs="model/*.attn.yaml")
+                + entry(protected, specs="planted.attn.yaml", formats='["json"]'))
+    refused(repo, manifest, f"attn.toml:8:10: snippets[1].output: the snippet {protected} "
+            f"would be written over the input {protected}")
+
+
 def test_a_tree_that_keeps_the_rules_is_written(repo: Path) -> None:
     tokenizer_spec(repo)
     (repo / "attn.toml").write_text(entry("snippets/{name}.{lang}.{ext}", specs="**/*.attn.yaml",

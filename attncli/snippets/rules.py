@@ -33,6 +33,9 @@ from attncli.i18n import Msg
 from attncli.i18n.visible import visible
 
 UNREAD_BYTES = 1 << 26  # of a spec that could not be read, searched for the names of files
+# a spec saved as UTF-16 or UTF-32 (refused for its encoding) is searched in UTF-8 too
+UNICODE_MARKS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+                 (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 # Folders that tools fill and run code from, though their names have no dot
 TOOL_FOLDERS = ("node_modules", "bower_components", "__pycache__", "site-packages", "venv")
 
@@ -92,14 +95,18 @@ def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Pa
     written by hand does) is taken to name every snippet file of that extension there is."""
     present = [(shown, real, where) for shown, real, where in outputs
                if os.path.lexists(real)]
-    texts = _unread_texts(unread) if present else []
+    read = _unread_texts(unread) if present else []
+    texts = [text for _, text in read]
+    texts += [text.decode(codec, "replace").encode("utf-8", "replace")  # refused for its
+              for _, text in read for bom, codec in UNICODE_MARKS if text.startswith(bom)]
     names = {name for shown, real, _ in present
              for name in (_name_bytes(shown), _name_bytes(real)) if name}
     held = _held_names(names, texts)
     if any(MODEL in text for text in texts):  # a model folder's files, named by the folder alone
         held |= names & MODEL_FILES
+    named = _named_files(read) if present else set()
     for shown, real, where in present:
-        if _name_bytes(shown) in held or _name_bytes(real) in held:
+        if _name_bytes(shown) in held or _name_bytes(real) in held or real in named:
             raise SpecError(Msg.of(
                 "{path}: the snippet {output} would be written over the input {input}",
                 path=where.path, output=shown.as_posix(), input=shown.as_posix()), where)
@@ -118,9 +125,9 @@ def _name_bytes(path: Path) -> bytes:
     return b""
 
 
-def _unread_texts(unread: list[Path]) -> list[bytes]:
+def _unread_texts(unread: list[Path]) -> list[tuple[Path, bytes]]:
     """The texts of the specs in `unread`, each file once, UNREAD_BYTES in all."""
-    texts: list[bytes] = []
+    texts: list[tuple[Path, bytes]] = []
     seen: set[tuple[int, int]] = set()
     left = UNREAD_BYTES
     for spec in unread:
@@ -130,11 +137,47 @@ def _unread_texts(unread: list[Path]) -> list[bytes]:
                 if (info.st_dev, info.st_ino) in seen or left <= 0:
                     continue
                 seen.add((info.st_dev, info.st_ino))
-                texts.append(file.read(left))
+                texts.append((spec, file.read(left)))
         except OSError:
             continue
-        left -= len(texts[-1])
+        left -= len(texts[-1][1])
     return texts
+
+
+def _named_files(read: list[tuple[Path, bytes]]) -> set[Path]:
+    """The files (resolved) that the texts of specs that could not be read name once read as
+    YAML or JSON reads them, relative to each spec's folder, and a folder's model files: a name
+    escaped (`"t\\x2ejson"`, `"\\u0074.json"`), continued on the next line, or a link to the
+    file (`tokenizer: link.json`), which a search of the bytes does not find. A text the
+    reader refuses (its mistake is in its syntax or past a limit, its size too) names none."""
+    from attncli.errors import AttnError
+    from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
+    from attncli.spec.source import parse
+
+    found: set[Path] = set()
+    for spec, content in read:
+        if len(content) > max_bytes(DEFAULT_MAX_CELLS):  # refused for its size: it names none
+            continue
+        try:
+            root = parse(str(spec), content.decode("utf-8"))
+        except (AttnError, UnicodeDecodeError):
+            continue
+        ahead = [root]
+        while ahead:
+            node = ahead.pop()
+            if node.numbers is not None:
+                continue
+            value = node.value
+            if isinstance(value, dict):
+                ahead.extend(value.values())
+            elif isinstance(value, list):
+                ahead.extend(value)
+            elif isinstance(value, str) and value:
+                path = spec.parent / value
+                for candidate in (path, *(path / name.decode() for name in MODEL_FILES)):
+                    if os.path.lexists(candidate):
+                        found.add(Path(os.path.realpath(candidate)))
+    return found
 
 
 def _held_names(names: set[bytes], texts: list[bytes]) -> set[bytes]:
