@@ -108,20 +108,24 @@ def test_decode_steps_no_one_reads_are_not_worked(view: View, tmp_path: Path,
 
 def test_a_matrix_refused_by_its_head_is_refused_before_the_decode_steps(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = decode_spec(tmp_path)
     worked = counted_steps(monkeypatch)
+    refused, peak = refused_at_peak(decode_spec(tmp_path), "W_Q")
+    assert refused == "--matrix: W_Q is one per head; add the head, as in W_Q:1"
+    assert worked == []
+    assert peak < decode_bound()
+
+
+def refused_at_peak(spec: Spec, matrix: str) -> tuple[str, int]:
+    """The refusal of `--matrix matrix`, and the most memory traced while it was made."""
     refused: list[str] = []
 
     def refusal() -> None:
         with pytest.raises(UsageError) as caught:
-            prepare(spec, View(summary=True, matrix="W_Q"))
+            prepare(spec, View(summary=True, matrix=matrix))
         refused.append(str(caught.value))
 
     peak = peak_of(refusal)
-    assert refused == ["--matrix: W_Q is one per head; add the head, as in W_Q:1"]
-    assert worked == []
-    assert peak < decode_bound()
-
+    return refused[0], peak
 
 
 def test_a_matrix_that_is_nowhere_is_refused_naming_the_decode_steps_unworked(
@@ -141,19 +145,12 @@ def test_a_matrix_that_is_nowhere_is_refused_naming_the_decode_steps_unworked(
                                  + ", ".join(names))
     assert worked == []
     # and at the test's large size, within the decode bound
-    spec = decode_spec(tmp_path)
-    refused: list[str] = []
-
-    def refusal() -> None:
-        with pytest.raises(UsageError) as caught:
-            prepare(spec, View(summary=True, matrix="nosuch"))
-        refused.append(str(caught.value))
-
-    assert peak_of(refusal) < decode_bound()
+    refused, peak = refused_at_peak(decode_spec(tmp_path), "nosuch")
+    assert peak < decode_bound()
     assert worked == []
     # 4 x (11 + 2 + 6 x 1,099) + 2 names: the sentence shows its first few and the last, so
     # the list it is given stops at LISTED, then the last
-    listed = refused[0].partition("this walkthrough has ")[2].split(", ")
+    listed = refused.partition("this walkthrough has ")[2].split(", ")
     assert (len(listed), listed[-2:]) == (LISTED, ["q₁₆₆:1", "Z"])
 
 def test_a_decode_steps_matrix_is_worked_where_it_is_asked(
