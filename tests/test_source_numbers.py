@@ -4,6 +4,8 @@ every error's line:column and every Node is what reading cell by cell gives."""
 from __future__ import annotations
 
 import gc
+import re
+from typing import SupportsIndex
 
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ from hypothesis import strategies as st
 
 from attncli.errors import SpecError
 from attncli.i18n import translate
-from attncli.spec import loads_spec
+from attncli.spec import json_source, loads_spec
 from attncli.spec.source import Node, parse
 from attncli.spec.yaml_loader import BaseLoader, Loader
 
@@ -206,3 +208,80 @@ def test_a_million_numbers_are_refused_before_they_are_composed(
     # mask's list is the 10th, so its number 99,991 (each takes 3 columns, from column 8);
     # JSON names the row that passes it
     assert where == ((3, 8 + 3 * 149_990) if name.endswith(".yaml") else (1, 64))
+
+
+SPACES = " " * 20_000_000
+
+
+class Tries:
+    """A module's patterns, each place one is tried at counted: one for a match at a place,
+    every place from there to the text's end for a search (findall, finditer, sub)."""
+
+    def __init__(self, pattern: re.Pattern[str], tried: list[int]) -> None:
+        self.pattern, self.tried = pattern, tried
+
+    def __getattr__(self, name: str) -> object:
+        found = getattr(self.pattern, name)
+        if not callable(found):
+            return found
+
+        def counted(text: str, pos: int = 0, *rest: object) -> object:
+            anchored = name in ("match", "fullmatch")
+            self.tried[0] += 1 if anchored else len(text) - pos + 1
+            return found(text, pos, *rest)
+        return counted
+
+
+def test_spaces_in_a_json_row_are_stepped_over_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row of plain numbers read at once was taken apart by a number pattern tried at each of
+    its characters: 38 MB of spaces inside a row (within the byte limit) took 1.4 s, eight
+    times the spaces between two rows."""
+    text = '{"tokens": ["a", "b"], "embeddings": [[1,' + SPACES + "0], [0, 1]]}"
+    tried = [0]
+    for name, value in vars(json_source).items():
+        if isinstance(value, re.Pattern):
+            monkeypatch.setattr(json_source, name, Tries(value, tried))
+    node = parse("s.json", text)
+    assert [row.numbers for row in node.value["embeddings"].value] == [(1.0, 0.0), (0.0, 1.0)]
+    # the spaces are stepped over by one match that starts before them, no pattern is tried
+    # at each of them: the tries are at most the characters that are not those spaces
+    assert tried[0] <= len(text) - len(SPACES)
+
+
+class Looked(str):
+    """A text that counts the characters its find looks at (up to what it finds) and its
+    slices copy."""
+
+    looked = 0
+
+    def find(self, sub: str, start: SupportsIndex | None = None,  # type: ignore[override]
+             end: SupportsIndex | None = None) -> int:
+        first = 0 if start is None else int(start)
+        last = len(self) if end is None else min(int(end), len(self))
+        found = super().find(sub, start, end)
+        Looked.looked += max(0, (found + len(sub) if found >= 0 else last) - first)
+        return found
+
+    def __getitem__(self, key: SupportsIndex | slice) -> str:  # type: ignore[override]
+        piece = super().__getitem__(key)
+        Looked.looked += len(piece)
+        return piece
+
+
+def test_nested_json_lists_look_for_their_end_once() -> None:
+    """Each list looked for the `]` that ends its row by copying the text up to it: 63 lists
+    nested around 38 MB of spaces copied it 63 times (2 s), twelve times the spaces between two
+    rows, before the 64th was refused."""
+    text = '{"m": ' + "[" * 63 + SPACES + "1" + "]" * 63 + "}"
+    Looked.looked = 0
+    inner = json_source.parse_json("s.json", Looked(text)).value["m"]
+    # the spaces looked at a few times in all (for the `]`, for each of `[`, `{` and `"`, and
+    # a copy of the innermost row's numbers), not once or twice for each of the 63 lists
+    assert Looked.looked <= 5 * len(text)
+    for _ in range(62):
+        (inner,) = inner.value
+    assert inner.numbers == (1.0,)
+    with pytest.raises(SpecError) as caught:
+        parse("s.json", '{"m": ' + "[" * 64 + SPACES + "1" + "]" * 64 + "}")
+    assert caught.value.where is not None
+    assert (caught.value.where.line, caught.value.where.column) == (1, 7 + 63)
