@@ -7,7 +7,9 @@ import pytest
 from typer.testing import CliRunner
 
 from attncli import build, loads_spec
+from attncli.arithmetic import selection as selection_module
 from attncli.arithmetic.expand import Selection
+from attncli.arithmetic.selection import check
 from attncli.cli.app import app
 from attncli.errors import UsageError
 from attncli.i18n import Msg, translate
@@ -224,3 +226,26 @@ def test_shown_writes_out_exactly_the_cells_an_eliding_view_shows() -> None:
     assert [e.target.text for e in output.expansions] == [f"Z[{r}]" for r in tokens]
     projections = next(s for s in w.steps if s.id == "projections")  # 16 × 2: every cell
     assert len(projections.expansions) == 3 * 16 * 2
+
+
+def test_a_cell_asked_for_thousands_of_times_is_checked_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each cell asked for was checked against its step's rows listed again: a spec's
+    display.expand of one cell written 20,000 times, on 1,000 tokens, took 3 s to validate."""
+    tokens = ", ".join(f"t{i:04d}" for i in range(1000))
+    walkthrough = build(loads_spec(f"tokens: [{tokens}]\nembeddings: {{random: {{}}, dim: 2}}\n"))
+    cells = Selection.parse(["weights:t0001"] * 20_000 + ["scores:t0002,t0003"] * 20_000)
+    listed: list[str] = []
+    all_rows = selection_module.all_rows
+    monkeypatch.setattr(selection_module, "all_rows",
+                        lambda step: listed.append(step.id) or all_rows(step))
+    check(cells, walkthrough)
+    # each step of the two ids has its rows listed once, not once for each of 40,000 cells
+    assert len(listed) == sum(1 for s in walkthrough.steps if s.id in ("weights", "scores"))
+    monkeypatch.undo()
+    # the first cell that is not there is still the one named
+    with pytest.raises(UsageError) as refused:
+        check(Selection.parse(["weights:t0001"] * 1000 + ["weights:nope", "scores:t1,x"]),
+              walkthrough)
+    assert translate(refused.value.message, "en").startswith(
+        "--expand: weights has no row nope; its rows are t0000, t0001")
