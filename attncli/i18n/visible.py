@@ -74,6 +74,27 @@ def _has_hidden(text: str) -> bool:
                for found in candidates.finditer(text))
 
 
+def _any_hidden(text: str) -> bool:
+    """Whether hidden_pattern() finds a character of `text`, looked for as quickly as the text
+    allows: one class of every hidden character, those beyond the BMP among them, is tested range
+    by range (about 100 ns a character: 12,000 token names of 1,000 letters took 1.3 s); the
+    BMP's alone by a table, and the rest only in a text that has a character beyond the BMP."""
+    if text.isascii():  # a flag of the string: no scan
+        return _ASCII_CONTROLS.search(text) is not None
+    bmp, beyond = _by_plane()
+    return bmp.search(text) is not None or (
+        max(text) > "\uffff" and beyond.search(text) is not None)
+
+
+_ASCII_CONTROLS = re.compile("[\x00-\x1f\x7f]")  # every hidden character of ASCII
+
+
+@cache
+def _by_plane() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The hidden characters of the BMP, and those beyond it (compiled when first used)."""
+    return re.compile(f"[{_HIDDEN_RANGES}]"), re.compile(f"[{_OTHER_HIDDEN}]")
+
+
 @cache
 def escape_char(char: str) -> str:
     """The visible escape of one hidden character: `\\x1b`, `\\u200b`, `\\U000e0041`."""
@@ -95,7 +116,7 @@ def is_hidden(char: str) -> bool:
 def visible(text: str) -> str:
     """`text` with every hidden character written as its escape; `text` itself (the same
     object) when it has none, which is nearly always."""
-    if hidden_pattern().search(text) is None:
+    if not _any_hidden(text):
         return text
     return hidden_pattern().sub(lambda found: escape_char(found.group()), text)
 

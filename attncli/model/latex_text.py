@@ -157,7 +157,7 @@ def shown_word(word: str, widest: float = WIDEST_WORD) -> str:
     """A word wider than `widest` (a token name of 250 letters) as its first and last
     characters around `…`, as many as fit that width, the first part one character longer when
     they differ; attn's notation (a Symbol) whole."""
-    if isinstance(word, Symbol) or text_width(word) <= widest:
+    if isinstance(word, Symbol) or not _wider(word, widest):
         return word
     room = widest - text_width(_ELLIPSIS)
     head, tail = 0, 0
@@ -168,6 +168,16 @@ def shown_word(word: str, widest: float = WIDEST_WORD) -> str:
             break
         head, tail = (head + 1, tail) if head <= tail else (head, tail + 1)
     return word[:head] + _ELLIPSIS + word[len(word) - tail:]
+
+
+def _wider(text: str, widest: float) -> bool:
+    """text_width(text) > widest, summed only as far as needed: widths are never negative."""
+    total = 0.0
+    for ch in text:
+        total += TEXT_WIDTHS.get(ch) or CODE_POINT * len(f"U+{ord(ch):04X}")
+        if total > widest:
+            return True
+    return False
 
 
 def shown_words(text: str, widest: float = WIDEST_WORD) -> str:

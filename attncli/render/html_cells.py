@@ -80,17 +80,22 @@ class _Cells:
     800 MB for a page of 2,000 tokens."""
 
     def __init__(self, matrices: Sequence[Matrix]) -> None:
-        self.matrices = [(k, matrix.symbol.text + "[", _first(matrix.rows), _first(matrix.columns))
+        # with the lengths of its row labels, the only places a name may be cut into a row and a
+        # column: every ", " of a name was a place to try, each a copy of the name (a page of
+        # 200 names of 1,000 characters of ", " took a second)
+        self.matrices = [(k, matrix.symbol.text + "[", _first(matrix.rows), _first(matrix.columns),
+                          sorted({len(row) for row in matrix.rows}))
                          for k, matrix in enumerate(matrices)]
 
     def at(self, name: str) -> tuple[int, int, int] | None:
-        for k, start, rows, columns in self.matrices:
+        for k, start, rows, columns, cuts in self.matrices:
             if not (name.startswith(start) and name.endswith("]")):
                 continue
             inner = name[len(start):-1]
             found = [(rows[inner[:cut]], columns[inner[cut + 2:]])  # "row, column"
-                     for cut in _cuts(inner)
-                     if inner[:cut] in rows and inner[cut + 2:] in columns]
+                     for cut in cuts
+                     if inner.startswith(", ", cut) and inner[:cut] in rows
+                     and inner[cut + 2:] in columns]
             if found:
                 i, j = min(found)
                 return k, i, j
@@ -103,11 +108,6 @@ def _first(labels: Sequence[str]) -> dict[str, int]:
     for n, label in enumerate(labels):
         index.setdefault(label, n)
     return index
-
-
-def _cuts(inner: str) -> list[int]:
-    """Where `, ` stands in `inner`: each place a row label may end and a column label begin."""
-    return [n for n in range(len(inner) - 1) if inner.startswith(", ", n)]
 
 
 def sources(steps: Sequence[Step], at: int, convention: str) -> list[list[Source]]:
