@@ -21,7 +21,7 @@ from attncli.model.walkthrough import key
 from attncli.records import record
 from attncli.spec.model import Display, Spec
 from attncli.spec.view import STEP_IDS, View
-from attncli.steps import decode, narrow
+from attncli.steps import narrow
 from attncli.steps.build import build, outline
 from attncli.steps.narrow import refuse
 
@@ -91,6 +91,8 @@ def prepare(spec: Spec, view: View) -> Shown:
             if spec.decode is None:
                 walkthrough = build(spec, selection, summary=view.summary)
             else:  # refused, naming the decode steps' matrices, which are not worked for it
+                from attncli.steps import decode  # a family is imported where it is used
+
                 walkthrough = decode.named(walkthrough, spec.decode.prefill)
         try:
             matrix = pick(walkthrough, view.matrix)
