@@ -65,6 +65,17 @@ def test_berts_configuration_passes() -> None:
     (r"\s*x?\s*$", (r"\s*", r"\s*"), 1000 ** 2),  # an optional item between them
     (r"\w*(?:\w*\d|!)", (r"\w*", r"\w*"), 1000 ** 2),
     (r"[a-z]*[k-z]*[0-9]", ("[a-z]*", "[k-z]*"), 1000 ** 2),
+    # optional items: each taken or not, 2 ways (22 of them: 2²² at each position before the
+    # \d fails, which ran the tokenizer to its 10 s bound on 1,000 letters)
+    (r"\w?" * 22 + r"\d|.", (r"\w?",) * 22, 2 ** 22),
+    (r"[a-z]?" * 22 + r"\d|.", ("[a-z]?",) * 22, 2 ** 22),
+    (r"\w{0,1}" * 22 + r"\d|.", (r"\w{0,1}",) * 22, 2 ** 22),
+    (r"(?:\w)?" * 22 + r"\d|.", (r"(?:\w)?",) * 22, 2 ** 22),
+    (r"\w??" * 22 + r"\d|.", (r"\w??",) * 22, 2 ** 22),
+    (r"\w?" * 12 + r"\w*\d|.", (*(r"\w?",) * 12, r"\w*"), 2 ** 12 * 1000),
+    (r"\w?\w?\w*\d", (r"\w?", r"\w?", r"\w*"), 2 * 2 * 1000),
+    (r"\w?" * 11 + r"\d", (r"\w?",) * 11, 2 ** 11),  # twice 1,000 is let pass, no more
+    (r"\s*" + "x?" * 11 + r"\d", ("x?",) * 11, 2 ** 11),  # \s takes no x: a run of their own
 ])
 def test_repetitions_side_by_side_before_a_failing_part_are_found(
         pattern: str, parts: tuple[str, ...], ways: int) -> None:
@@ -79,6 +90,9 @@ def test_repetitions_side_by_side_before_a_failing_part_are_found(
     r"(?>\w*)(?>\w*)\d",  # atomic groups
     r"\w{0,30}\w{0,30}\d",  # 31² = 961 ways, no more than a text's 1,000 characters
     r"\w*a\w*\d",  # a character that must match between them
+    r"\w?" * 10 + r"\d",  # 2¹⁰ = 1,024 ways: one optional item may double 1,000
+    r"\w?\w*\d",  # 2 × 1,000, as GPT-4o's [^\r\n\p{L}\p{N}]?[\p{Lu}…]* before its +
+    r"\w?+" * 22 + r"\d",  # possessive: gives nothing back
 ])
 def test_repetitions_that_cannot_share_out_many_ways_pass(pattern: str) -> None:
     assert side_by_side(pattern) is None

@@ -11,6 +11,13 @@ that must match, an assertion, a repetition of at least one) after a run of more
 ways is refused. So `\\s*[\\r\\n]+` (Llama 3) or o200k's `[\\p{Lu}…]*[\\p{Ll}…]+` pass: the part
 that fails is one of the two. Possessive repetitions (`*+`) and atomic groups (`(?>…)`) give
 nothing back, so they start no run.
+
+An optional item (`x?`, `x??`, `x{0,1}`, `(?:…)?`) takes its characters or none: 2 ways where
+its characters overlap the run's or the item's before it (22 `\\w?` before a `\\d`: 2²² ways at
+each position); one that overlaps neither leaves the run as it is (`\\s*x?\\s*`). A run holding
+an optional item may have twice MAX_TEXT ways, no more: GPT-4o's `[^\\r\\n\\p{L}\\p{N}]?`
+before `[\\p{Lu}…]*` (the two share the combining marks) makes 2 × 1,000 before the `+` after
+them.
 """
 
 from __future__ import annotations
@@ -30,6 +37,12 @@ class Run:
     last: int = 0
     last_ways: int = 1
     parts: tuple[str, ...] = ()
+    spare: int = 1  # the ways of its optional items (at most SPARE), and of the last item's
+    last_spare: int = 1
+    last_part: str = ""
+
+
+SPARE = 2  # the ways a run's optional items may multiply MAX_TEXT by
 
 
 class TooManyWays(Exception):
@@ -65,7 +78,7 @@ WALKED: dict[tuple[int, Run, bool], Run] = {}
 
 
 def fails(run: Run, checking: bool) -> None:
-    if checking and run.ways > MAX_TEXT:
+    if checking and run.ways > MAX_TEXT * run.spare:
         raise TooManyWays(run)
 
 
@@ -80,13 +93,17 @@ def sequence(items: list[Item], run: Run, checking: bool) -> Run:
         if item.kind in ("zero", "look"):  # matches nothing, may fail
             fails(run, checking)
         elif item.high == 1 or item.possessive or item.kind == "atomic":  # gives nothing back
-            if item.kind == "group" and not item.possessive and item.high == 1:
+            optional = item.low == 0 and item.high == 1 and not item.possessive
+            grouped = item.kind == "group" and not item.possessive and item.high == 1
+            if grouped:
                 if nullable:  # cannot fail: its repetitions may join the run
                     walk(item.alts, Run(), True)
                     run = max(run, walk(item.alts, run, False), key=lambda end: end.ways)
                 else:
                     run = walk(item.alts, run, checking)
-            elif not nullable:
+            if optional and item.kind in ("set", "backref", "group", "atomic"):
+                run = joined(run, item)  # taken or not: 2 ways
+            elif not grouped and not nullable:
                 fails(run, checking)
                 run = run if item.possessive else Run()
         else:  # a repetition that can give back what it took
@@ -100,15 +117,20 @@ def joined(run: Run, item: Item) -> Run:
     chars = item.chars if item.kind in ("set", "backref") else all_chars(item.alts)
     top = MAX_TEXT if item.high is None else min(item.high, MAX_TEXT)
     ways = max(1, min(MAX_TEXT, top - item.low + 1))
-    if item.kind == "group" and walk(item.alts, Run(), False).ways > 1:
+    optional = item.high == 1
+    if item.kind == "group" and not optional and walk(item.alts, Run(), False).ways > 1:
         ways = MAX_TEXT * MAX_TEXT  # (\w{1,9})+: each length of the text cut many ways
+    spare = ways if optional else 1
     if run.common & chars:  # (the ways said at most MAX_TEXT⁴)
         return Run(min(run.ways * ways, MAX_TEXT ** 4), run.common & chars, chars, ways,
-                   (*run.parts, item.text))
+                   (*run.parts, item.text), min(run.spare * spare, SPARE), spare, item.text)
     if run.last & chars:
         return Run(min(run.last_ways * ways, MAX_TEXT ** 4), run.last & chars, chars, ways,
-                   (run.parts[-1], item.text))
-    return Run(ways, chars, chars, ways, (item.text,))
+                   (run.last_part, item.text), min(run.last_spare * spare, SPARE), spare,
+                   item.text)
+    if optional:  # overlaps neither: the run goes on, and the next item may join this one
+        return Run(run.ways, run.common, chars, ways, run.parts, run.spare, spare, item.text)
+    return Run(ways, chars, chars, ways, (item.text,), spare, spare, item.text)
 
 
 def all_chars(alts: list[list[Item]]) -> int:
