@@ -176,7 +176,8 @@ def test_reads_stay_within_the_chosen_numbers(tmp_path: Path,
     sparse_npy(tmp_path / "W.npy", 1000, 262_144)
     sizes: list[int] = []
     with opened(tmp_path / "W.npy", "W.npy", None, 10_000_000) as array:
-        real_open = open
+        from attncli.spec import file_slices
+        from attncli.spec.opened import open_regular
 
         class Counting:
             def __init__(self, file: object) -> None:
@@ -196,7 +197,7 @@ def test_reads_stay_within_the_chosen_numbers(tmp_path: Path,
                 sizes.append(len(data))
                 return data
 
-        monkeypatch.setattr("builtins.open", lambda *a, **k: Counting(real_open(*a, **k)))
+        monkeypatch.setattr(file_slices, "open_regular", lambda path: Counting(open_regular(path)))
         values = array.read([5, 999], [0, 1, 200_000])
     assert values.tolist() == [[6, -6, 0], [1000, -1000, 0]]
     # the 128-byte header, then of two rows each: columns 0 and 1, and column 200,000

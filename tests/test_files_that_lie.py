@@ -224,3 +224,46 @@ def test_a_spec_or_answer_linked_to_a_proc_file_that_waits_is_no_hang(
                             capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert result.returncode == 2
     assert result.stderr.startswith(said), result.stderr
+
+
+@pytest.mark.skipif(not os.access("/proc/kmsg", os.R_OK), reason="/proc/kmsg is read by root")
+@pytest.mark.parametrize(("link", "spec", "said"), [
+    ("p.png", "image: {file: p.png}\npatch: 2\nconvention: column\n"
+     "patch_embedding: {W: [[1, 0, 0, 0]], cls: [0]}\n",
+     "s.yaml:1:15: image.file: p.png: expected a PNG image, found other bytes\n"),
+    ("m/model.safetensors", "model: {path: m, layer: 0}\ntokens: {ids: [1]}\n",
+     "s.yaml:1:15: model.path: m/model.safetensors: the file ends before the tensor's data\n"),
+])
+def test_an_image_or_checkpoint_linked_to_a_proc_file_that_waits_is_no_hang(
+        link: str, spec: str, said: str, tmp_path: Path) -> None:
+    import json
+
+    # with --allow-outside, a PNG image and a model folder's safetensors behind a link to
+    # /proc/kmsg were read with a plain open, which waited for the kernel's next message
+    import subprocess
+    import sys
+
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 4, "num_attention_heads": 2,
+        "num_key_value_heads": 2, "num_hidden_layers": 1, "vocab_size": 4,
+        "rms_norm_eps": 1e-6}))
+    (tmp_path / link).symlink_to("/proc/kmsg")
+    (tmp_path / "s.yaml").write_text(spec)
+    result = subprocess.run([sys.executable, "-m", "attncli", "validate", "s.yaml",
+                             "--allow-outside"], cwd=tmp_path, timeout=30, capture_output=True,
+                            text=True, stdin=subprocess.DEVNULL)
+    assert (result.returncode, result.stderr) == (2, said + "attn: 1 spec of 1 has errors\n")
+
+
+def test_every_data_file_a_spec_names_is_opened_without_waiting() -> None:
+    # a plain open of a file a spec names waits when a read waits (/proc/kmsg above): the
+    # spec's readers open what a user names through spec/opened.py, and only it
+    import re
+
+    spec = Path(__file__).resolve().parent.parent / "attncli" / "spec"
+    plain = re.compile(r"\bopen\([^)]*\"rb\"\)|\.read_bytes\(\)|np\.load\((?:path|self)")
+    found = {module.name: len(plain.findall(module.read_text(encoding="utf-8")))
+             for module in spec.glob("*.py")}
+    # examples.py reads attn's own example files, not a user's
+    assert {name: count for name, count in found.items() if count} == {"examples.py": 1}

@@ -154,6 +154,7 @@ def test_checkpoint_rows_close_together_are_read_at_once(tmp_path: Path, dtype: 
     import struct
 
     from attncli.spec import checkpoint
+    from attncli.spec.opened import open_regular
 
     array = (np.arange(3000.0).reshape(1000, 3) / 4).astype(np.float32)
     stored = {"F32": array, "F64": array.astype(np.float64),
@@ -164,13 +165,26 @@ def test_checkpoint_rows_close_together_are_read_at_once(tmp_path: Path, dtype: 
     path.write_bytes(struct.pack("<Q", len(header)) + header + stored.tobytes())
     reads = []
 
-    def counting(*args: object, **kwargs: object) -> object:
-        file = open(*args, **kwargs)  # type: ignore[call-overload]  # noqa: SIM115
-        real = file.read
-        file.read = lambda size=-1: reads.append(size) or real(size)  # type: ignore[method-assign]
-        return file
+    class Counting:
+        """The file checkpoint.py opens, its reads counted."""
 
-    monkeypatch.setattr(checkpoint, "open", counting, raising=False)
+        def __init__(self, path: Path) -> None:
+            self.file = open_regular(path)
+
+        def __enter__(self) -> Counting:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.file.close()
+
+        def seek(self, offset: int, whence: int = 0) -> int:
+            return self.file.seek(offset, whence)
+
+        def read(self, size: int = -1) -> bytes:
+            reads.append(size)
+            return self.file.read(size)
+
+    monkeypatch.setattr(checkpoint, "open_regular", Counting)
     rows = np.random.default_rng(1).integers(0, 1000, 4096).tolist()
     tensor = checkpoint.open_tensor(path, "m.safetensors", "w", 10_000_000, False)
     reads.clear()

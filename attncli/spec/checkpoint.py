@@ -26,6 +26,7 @@ from attncli.spec.file_problem import row_out_of_range
 from attncli.spec.files import FileProblem, as_float, existing_file, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.npy_slice import SPAN_BYTES
+from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, byte_count
 
 SUFFIXES = (".safetensors", ".json")
@@ -89,7 +90,7 @@ class Tensor:
                 held = held if picked is None else held[:, picked]  # (span rows, shown)
                 return self._shaped(held[asked - distinct[0]].reshape(-1), count, shown)
         values: dict[int, np.ndarray] = {}
-        with open(self.path, "rb") as file:
+        with open_regular(self.path) as file:
             for row in distinct:
                 file.seek(self.start + (row * width + first) * item.itemsize)
                 data = file.read(span)
@@ -104,7 +105,7 @@ class Tensor:
 
     def _block(self, row: int, size: int, width: int, item: np.dtype) -> np.ndarray:
         """The `size` bytes of whole rows from `row` on, read at once: (rows, width)."""
-        with open(self.path, "rb") as file:
+        with open_regular(self.path) as file:
             file.seek(self.start + row * width * item.itemsize)
             data = file.read(size)
         if len(data) != size:
@@ -167,7 +168,7 @@ def read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, 
             "{name} has {count} byte; the limit is {limit}, which {option} sets",
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
             Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
-    with open(path, "rb") as file:
+    with open_regular(path) as file:
         return _parse_object(file.read(size), name, whole=True)
 
 
@@ -257,7 +258,7 @@ def _header(path: Path, name: str, max_cells: int,
 
 def _read_header(path: Path, name: str, size: int,
                  max_cells: int) -> tuple[dict[str, object], int]:
-    with open(path, "rb") as file:
+    with open_regular(path) as file:
         first = file.read(8)
     if len(first) < 8:
         raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
@@ -271,7 +272,7 @@ def _read_header(path: Path, name: str, size: int,
             name=name, found=byte_count(size - 8)))
     limit = max_bytes(max_cells)
     _check_header_size(name, length, limit)
-    with open(path, "rb") as file:
+    with open_regular(path) as file:
         file.seek(8)
         header = _parse_object(file.read(length), name)
     _check_apart(header, name)

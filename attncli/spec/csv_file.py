@@ -24,6 +24,7 @@ from attncli.spec.csv_lines import COMMA, PIECE, Piece, pieces
 from attncli.spec.csv_lines import commas as line_commas
 from attncli.spec.file_problem import FileProblem, as_float
 from attncli.spec.limits import max_bytes, max_slow_cells
+from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, byte_count
 
 CSV_PIECE = 1 << 16  # characters of a CSV line converted at once
@@ -53,7 +54,7 @@ def most_cells(path: Path) -> int:
     commas and lines, a line ended by any of `\n`, `\r\n` or `\r` (as Python reads them)."""
     commas = breaks = 0
     last = b""
-    with open(path, "rb") as raw:
+    with open_regular(path) as raw:
         for chunk in iter(lambda: raw.read(1 << 20), b""):
             joined = last[-1:] + chunk[:1]  # a \r\n split between two chunks is one break
             breaks += (chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
@@ -87,7 +88,7 @@ class CsvFile:
     def __init__(self, path: Path, name: str, max_cells: int, hold: bool = False) -> None:
         self.name, self.max_cells, self.path = name, max_cells, path
         check_csv_size(path, name, max_cells)
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             info = os.fstat(file.fileno())
             data = file.read()
         self.stamp = (len(data), info.st_mtime_ns)

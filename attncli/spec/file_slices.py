@@ -35,6 +35,7 @@ from attncli.spec.files import (
 from attncli.spec.limits import max_slow_cells
 from attncli.spec.npy_slice import SPAN_BYTES, Costly, Short, read_slice
 from attncli.spec.npz_archive import open_archive
+from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT
 
 Indices = Sequence[int] | None
@@ -149,7 +150,7 @@ class KeptStream:
 class NpyFile:
     def __init__(self, path: Path, name: str) -> None:
         self.path, self.name = path, name
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             self.layout = header_layout(file, name)
             found = os.fstat(file.fileno()).st_size - self.layout.start
         if found < self.layout.data_bytes:
@@ -157,7 +158,7 @@ class NpyFile:
         self.shape = self.layout.shape
 
     def read(self, rows: Indices, columns: Indices) -> np.ndarray:
-        with open(self.path, "rb") as file:
+        with open_regular(self.path) as file:
             if header_layout(file, self.name) != self.layout:
                 raise changed(self.name)
             try:
@@ -215,7 +216,7 @@ class NpzMember:
     def _stored(self, rows: Indices, columns: Indices) -> np.ndarray:
         """A stored member read from the archive file itself, at the offset its local header
         gives."""
-        with open(self.path, "rb") as file:
+        with open_regular(self.path) as file:
             file.seek(self.info.header_offset)
             signature, name_length, extra_length = LOCAL_HEADER.unpack(
                 file.read(LOCAL_HEADER.size).ljust(LOCAL_HEADER.size, b"\0"))

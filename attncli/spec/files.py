@@ -35,6 +35,7 @@ from attncli.spec.npy_slice import Layout
 from attncli.spec.npz_archive import Archives as Archives
 from attncli.spec.npz_archive import check_members as check_members
 from attncli.spec.npz_archive import open_archive
+from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 from attncli.spec.values import shape_text
 
@@ -194,12 +195,13 @@ def load_array(path: Path, name: str, key: str | None,
         elif suffix == ".npz":
             array = _from_npz(path, name, key, max_cells, charge, archives)
         else:
-            with open(path, "rb") as file:
+            with open_regular(path) as file:
                 layout = _check_header(file, name, max_cells)
                 whole(name, layout, os.fstat(file.fileno()).st_size)
             if charge is not None:
                 charge(layout.shape)
-            array = np.load(path, allow_pickle=False)
+            with open_regular(path) as file:
+                array = np.load(file, allow_pickle=False)
     except FileProblem:
         raise
     except UNREADABLE as exc:  # encrypted, compressed unknown-ly, or damaged

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from attncli.i18n import Count, Msg
 from attncli.spec.file_problem import FileProblem
 from attncli.spec.limits import MAX_MEMBERS
+from attncli.spec.opened import open_regular
 
 END_SEARCH = 22 + 65535 + 56 + 20  # a zip's end record, its longest comment, the ZIP64 records
 MAX_DIRECTORY = 1 << 20  # bytes of an .npz's zip directory: MAX_MEMBERS entries of long names
@@ -52,7 +53,7 @@ def open_archive(path: Path, name: str, archives: Archives | None = None) -> zip
     if listing is not None and listing.stamp == stamp:
         return Listed(path, listing)
     check_members(path, name)
-    with open(path, "rb") as raw:
+    with open_regular(path) as raw:
         if raw.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):
             # NumPy reads a .npy as an array and any other bytes as a pickle it refuses in
             # English: neither is an archive
@@ -67,7 +68,7 @@ def check_members(path: Path, name: str) -> None:
     """Refuse an .npz whose zip directory lists more than MAX_MEMBERS arrays or is larger than
     MAX_DIRECTORY bytes, read from its end record before the directory itself is read (reading
     it builds an object per member: a million members took 772 MB)."""
-    with open(path, "rb") as file:
+    with open_regular(path) as file:
         file.seek(0, os.SEEK_END)
         size = file.tell()
         file.seek(max(0, size - END_SEARCH))

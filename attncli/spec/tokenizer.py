@@ -31,6 +31,7 @@ from attncli.i18n.library_messages import (
 )
 from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
+from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
 from attncli.spec.tokenizer_check import (
     MAX_TOKENS,
@@ -107,7 +108,7 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> bytear
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
             Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:
             content = bytearray(size)
             content[file.readinto(content):] = b""  # a file that shrank as it was read
     except OSError as error:
