@@ -97,3 +97,53 @@ def test_no_snippet_is_written_over_a_model_folders_file_when_its_spec_cannot_be
     assert result.stderr.startswith(f"attn.toml:10:10: snippets[1].output: the snippet m/{name} "
                                     f"would be written over the input m/{name}\n")
     assert (tmp_path / "m" / name).read_text(encoding="utf-8") == '{"model_type": "llama"}\n'
+
+
+@pytest.mark.parametrize("codec", ["utf-8", "utf-16", "utf-32"])
+@pytest.mark.parametrize("pad", range(0, 40, 3))
+def test_a_name_past_the_bytes_held_is_found_in_the_parts_read_after(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codec: str, pad: int) -> None:
+    # a spec within its byte limit (--max-cells 20000000: 80 MB) named t.json past the first
+    # 64 MiB held to be searched; another entry's snippet was written over t.json. Here the bytes
+    # held are 64 and each later part 16, so the name stands past them, across two parts
+    from attncli.errors import Location, SpecError
+
+    monkeypatch.setattr(rules, "UNREAD_BYTES", 64)
+    monkeypatch.setattr(rules, "SCANNED_BYTES", 16)
+    spec = tmp_path / "b.yaml"
+    spec.write_bytes(("maks: 1\n# " + "x" * (64 + pad) + "\nnote: t.json\n").encode(codec))
+    (tmp_path / "t.json").write_text("{}\n", encoding="utf-8")
+    outputs = [(Path("t.json"), tmp_path / "t.json", Location("attn.toml", 4, 10))]
+    with pytest.raises(SpecError) as refused:
+        rules.check_unread(outputs, [spec], 10_000)
+    message = refused.value.message
+    assert "would be written over the input" in message.msgid
+    assert dict(message.params)["output"] == "t.json"
+    # a spec past its byte limit is refused for its size before it is read: it names nothing
+    rules.check_unread(outputs, [spec], spec.stat().st_size - 1)
+
+
+def test_a_spec_is_searched_in_parts_of_a_bounded_size(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1,000 bytes held and parts of 100: the rest of a 5,000-byte spec is read from byte 956
+    # (1,000 less 4 x (6 + 5) = 44 bytes: the longest name and "model" in UTF-32) in parts of
+    # 100, each searched with the 44 bytes before it, never the whole of it at once
+    monkeypatch.setattr(rules, "UNREAD_BYTES", 1000)
+    monkeypatch.setattr(rules, "SCANNED_BYTES", 100)
+    searched: list[int] = []
+    real = rules._held_names
+
+    def counted(names: set[bytes], texts: list[bytes]) -> set[bytes]:
+        searched.extend(map(len, texts))
+        return real(names, texts)
+
+    monkeypatch.setattr(rules, "_held_names", counted)
+    spec = tmp_path / "b.yaml"
+    spec.write_bytes(b"maks: 1\n" + b"#" * 4991 + b"\n")
+    (tmp_path / "t.json").write_text("{}\n", encoding="utf-8")
+    from attncli.errors import Location
+
+    rules.check_unread([(Path("t.json"), tmp_path / "t.json", Location("attn.toml", 4, 10))],
+                       [spec], 10_000)
+    # 4,044 bytes: 40 parts of 100 and one of 44; then the 1,000 held
+    assert searched == [100] + [44 + 100] * 39 + [44 + 44] + [1000]

@@ -32,10 +32,13 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.visible import visible
 
-UNREAD_BYTES = 1 << 26  # of a spec that could not be read, searched for the names of files
+UNREAD_BYTES = 1 << 26  # of specs that could not be read, held to be searched for file names
+SCANNED_BYTES = 1 << 24  # of such a spec past those, read at a time and searched
 # a spec saved as UTF-16 or UTF-32 (refused for its encoding) is searched in UTF-8 too
 UNICODE_MARKS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
                  (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+ORDERED = {b"\xff\xfe\x00\x00": "utf-32-le", b"\x00\x00\xfe\xff": "utf-32-be",
+           b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}  # without their marks
 # Folders that tools fill and run code from, though their names have no dot
 TOOL_FOLDERS = ("node_modules", "bower_components", "__pycache__", "site-packages", "venv")
 
@@ -80,7 +83,8 @@ def check_inputs(outputs: Iterable[tuple[Path, Path, Location]], read: dict[Path
                 path=where.path, output=shown.as_posix(), input=read[real].as_posix()), where)
 
 
-def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Path]) -> None:
+def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Path],
+                 limit: int) -> None:
     """SpecError if a snippet would replace a file there is whose name a spec that could not be
     read writes (`unread`): such a spec names its files as it is read, so what it reads is not
     known, and a file it may read is not written over (a spec refused for an unknown key after
@@ -92,18 +96,24 @@ def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Pa
     places where an extension stands are then looked at. 20 sparse specs of 70 MB took 1.3 GB,
     and one searched for 800 snippets' names 22 s, where they were read whole and searched
     once for each name. A text that holds an extension more than MAX_PLACES times (no spec
-    written by hand does) is taken to name every snippet file of that extension there is."""
+    written by hand does) is taken to name every snippet file of that extension there is.
+
+    A spec larger than `limit` (the byte limit --max-cells sets) is refused
+    for its size and reads nothing; one within it is searched to its end: past the bytes held,
+    SCANNED_BYTES at a time (a 68 MB spec read with --max-cells 20000000 named a file past its
+    first 64 MiB, and a snippet was written over it)."""
     present = [(shown, real, where) for shown, real, where in outputs
                if os.path.lexists(real)]
-    read = _unread_texts(unread) if present else []
+    read, rest = _unread_texts(unread, limit) if present else ([], [])
     texts = [text for _, text in read]
     texts += [text.decode(codec, "replace").encode("utf-8", "replace")  # refused for its
               for _, text in read for bom, codec in UNICODE_MARKS if text.startswith(bom)]
     names = {name for shown, real, _ in present
              for name in (_name_bytes(shown), _name_bytes(real)) if name}
-    held = _held_names(names, texts)
-    if any(MODEL in text for text in texts):  # a model folder's files, named by the folder alone
-        held |= names & MODEL_FILES
+    held, model = _scanned(rest, names)
+    held |= _held_names(names, texts)
+    if model or any(MODEL in text for text in texts):  # a model folder's files, named by the
+        held |= names & MODEL_FILES  # folder alone
     named = _named_files(read) if present else set()
     for shown, real, where in present:
         if _name_bytes(shown) in held or _name_bytes(real) in held or real in named:
@@ -125,23 +135,68 @@ def _name_bytes(path: Path) -> bytes:
     return b""
 
 
-def _unread_texts(unread: list[Path]) -> list[tuple[Path, bytes]]:
-    """The texts of the specs in `unread`, each file once, UNREAD_BYTES in all."""
+def _unread_texts(unread: list[Path], limit: int) -> tuple[list[tuple[Path, bytes]],
+                                                            list[tuple[Path, int, int]]]:
+    """The texts of the specs in `unread` of at most `limit` bytes, each file once,
+    UNREAD_BYTES in all; and the specs read only in part: where the text held ends, and where
+    the file does."""
+    from attncli.files import NotRegular
+    from attncli.spec.opened import open_regular
+
     texts: list[tuple[Path, bytes]] = []
+    rest: list[tuple[Path, int, int]] = []
     seen: set[tuple[int, int]] = set()
     left = UNREAD_BYTES
     for spec in unread:
         try:
-            with open(spec, "rb") as file:
+            with open_regular(spec) as file:
                 info = os.fstat(file.fileno())
-                if (info.st_dev, info.st_ino) in seen or left <= 0:
-                    continue
+                if (info.st_dev, info.st_ino) in seen or info.st_size > limit:
+                    continue  # read already, or refused for its size: it names nothing
                 seen.add((info.st_dev, info.st_ino))
-                texts.append((spec, file.read(left)))
-        except OSError:
+                text = file.read(min(left, info.st_size))
+        except (OSError, NotRegular):
             continue
-        left -= len(texts[-1][1])
-    return texts
+        left -= len(text)
+        texts.append((spec, text))
+        if len(text) < info.st_size:
+            rest.append((spec, len(text), info.st_size))
+    return texts, rest
+
+
+def _scanned(rest: list[tuple[Path, int, int]], names: set[bytes]) -> tuple[set[bytes], bool]:
+    """Those of `names` the parts of specs in `rest` hold, and whether they hold MODEL: read
+    SCANNED_BYTES at a time, each part with the end of the one before (so a name across two
+    is found), from a place a spec saved as UTF-16 or UTF-32 starts a character at."""
+    from attncli.files import NotRegular
+    from attncli.spec.opened import open_regular
+
+    held: set[bytes] = set()
+    model = False
+    keep = 4 * (max(map(len, names), default=0) + len(MODEL))  # bytes of UTF-32 at most
+    for spec, start, end in rest:
+        try:
+            with open_regular(spec) as file:
+                head = file.read(4)
+                codec = next((ORDERED[bom] for bom, _ in UNICODE_MARKS if head.startswith(bom)),
+                             None)
+                at = max(0, start - keep) // 4 * 4  # where a character starts
+                file.seek(at)
+                tail = b""
+                while at < end:
+                    part = file.read(min(SCANNED_BYTES, end - at))
+                    if not part:
+                        break
+                    at += len(part)
+                    text = tail + part
+                    tail = text[-keep:]
+                    texts = [text, *([text.decode(codec, "replace").encode("utf-8", "replace")]
+                                     if codec else [])]
+                    held |= _held_names(names, texts)
+                    model = model or any(MODEL in one for one in texts)
+        except (OSError, NotRegular):
+            continue
+    return held, model
 
 
 def _named_files(read: list[tuple[Path, bytes]]) -> set[Path]:

@@ -109,7 +109,8 @@ def generate(targets: Iterable[Target], write: bool,
                 outcomes[k] = outcome
                 tick()
     check_inputs(((target.output, target.real, target.where) for target in planned), read)
-    check_unread(((target.output, target.real, target.where) for target in planned), unread)
+    check_unread(((target.output, target.real, target.where) for target in planned), unread,
+                 max_bytes((loading or Loading()).max_cells))
     made_all = tuple(o for o in outcomes if o is not None)
     return Report(tuple(map(write_snippet, made_all)) if write else made_all)
 
