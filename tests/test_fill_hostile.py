@@ -226,7 +226,8 @@ def test_a_markdown_document_is_held_to_an_eighth_of_the_byte_limit(tmp_path: Pa
     assert (run.returncode, run.stderr.splitlines()[0]) == (
         2, "big.md: the file has 5,000,025 bytes; the limit is 5,000,000 bytes, which "
            "--max-cells sets")
-    (tmp_path / "ok.md").write_text("x\n" * 2_000_000 + block, encoding="utf-8")
+    # (within the byte limit in lines of 21 bytes: 200,000 lines is the limit of lines)
+    (tmp_path / "ok.md").write_text(("x" * 20 + "\n") * 190_000 + block, encoding="utf-8")
     assert fill("ok.md", tmp_path).returncode == 0
 
 

@@ -21,15 +21,20 @@ inside a ````markdown fence is left alone), and so is a generated part.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
 from attncli.records import record
-from attncli.spec.limits import MAX_BLOCKS
+from attncli.spec.limits import MAX_BLOCKS, MAX_BLOCKS_WRITTEN, MAX_DOCUMENT_LINES
 
 FENCE = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+# A line that may open an attn block, in Markdown or in a LaTeX comment (a bound: one inside
+# another fence, or not in a comment in LaTeX, is counted too)
+ATTN_FENCE = re.compile(r"(?:^|(?<=\r))[ \t]*(?:%[ \t]*)?(?:`{3,}|~{3,})[ \t]*attn(?=\s|\Z)",
+                        re.MULTILINE)
 LINE = re.compile(r"([^\r\n]*)(\r\n|\n|\r|$)")
 VERBATIM = re.compile(r"\\(begin|end)\{(verbatim|lstlisting|minted|comment)\*?\}")
 
@@ -65,14 +70,26 @@ class Line:
 
 @record
 class Block:
-    """One attn block: where its fence opens (1-based), its body as YAML whose line n is line n
-    of the document, and the part after it that is (or is to be) generated."""
+    """One attn block: where its fence opens (1-based), its body (the lines after the fence),
+    and the part after it that is (or is to be) generated."""
 
     line: int
     column: int
-    body: str
+    body: str  # from the line after the fence: `yaml` places it at its lines in the document
     start: int  # where the generated part begins: the end of the closing fence's text
     end: int  # where the generated part there now ends (== start when there is none)
+
+    @property
+    def key(self) -> str:
+        """The block's text without its blank lines before: blocks alike give one walkthrough."""
+        return self.body.lstrip("\n")
+
+    @property
+    def yaml(self) -> str:
+        """The body as YAML whose line n is line n of the document: made only for a block that
+        is read (kept in each block, 400,000 empty blocks alike held their lines' count each:
+        3.3 GB)."""
+        return "\n" * self.line + self.body
 
 
 def lines_of(text: str) -> list[Line]:
@@ -103,9 +120,11 @@ def find_blocks(text: str, name: str, style: Style) -> list[Block]:
     """Every attn block of `text`, in order; SpecError (at the document's line:column) for a
     block without its closing fence, or a generated part without its end marker. A text
     that never names attn has neither, and is not cut into lines (a 38 MB chapter of short
-    lines took 6 s and 790 MB to find none)."""
+    lines took 6 s and 790 MB to find none). Its lines and the fences that may open a block are
+    counted first (check_size)."""
     if "attn" not in text:
         return []
+    check_size(text, name)
     lines = lines_of(text)
     content = _content(style)
     found = []
@@ -119,18 +138,18 @@ def find_blocks(text: str, name: str, style: Style) -> list[Block]:
         if opened is None or (opened["fence"][0] == "`" and "`" in opened["info"]):
             i += 1
             continue
-        close = _closing(lines, i + 1, opened["fence"], content)
+        close, stop = _closing(lines, i + 1, opened["fence"], content)
         if opened["info"].split()[:1] != ["attn"]:
-            if close is None and not style.comment:  # it runs to the end of the document
-                break
-            i = i + 1 if close is None else close + 1
+            # unclosed, it runs to the end of the document, or in LaTeX of its comment lines
+            # (a search from each of 200,000 unclosed fences was quadratic)
+            i = stop if close is None else close + 1
             continue
         column = len(lines[i].text) - len(opened[0]) + len(opened["indent"]) + 1
         if close is None:
             raise SpecError(Msg.of("this attn block has no closing fence {fence}",
                                    fence=opened["fence"]), Location(name, line=i + 1,
                                                                     column=column))
-        body = "\n" * (i + 1) + "".join(f"{content(line.text)}\n" for line in lines[i + 1:close])
+        body = "".join(f"{content(line.text)}\n" for line in lines[i + 1:close])
         end, after = _generated_end(lines, close, name, style)
         found.append(Block(line=i + 1, column=column, body=body, start=lines[close].stop,
                            end=end))
@@ -154,17 +173,17 @@ def _content(style: Style) -> Callable[[str], str | None]:
 
 
 def _closing(lines: list[Line], first: int, fence: str,
-             content: Callable[[str], str | None]) -> int | None:
+             content: Callable[[str], str | None]) -> tuple[int | None, int]:
     """The index of the line that closes `fence` (the same character, at least as many, nothing
-    after), or None; in LaTeX a line that is no comment ends the search."""
+    after), or None, and where the search stopped: in LaTeX a line that is no comment ends it."""
     for k in range(first, len(lines)):
         inner = content(lines[k].text)
         if inner is None:
-            return None
+            return None, k
         stripped = inner.strip()
         if stripped.startswith(fence) and set(stripped) == {fence[0]}:
-            return k
-    return None
+            return k, k
+    return None, len(lines)
 
 
 def _generated_end(lines: list[Line], close: int, name: str, style: Style) -> tuple[int, int]:
@@ -203,3 +222,28 @@ def check_count(index: int, where: Location) -> None:
     if index > MAX_BLOCKS:
         raise SpecError(Msg.of("this is attn block {index} of the document; a document holds "
                                "at most {limit}", index=index, limit=Count(MAX_BLOCKS)), where)
+
+
+def check_size(text: str, name: str) -> None:
+    """Refuse a text of more than MAX_DOCUMENT_LINES lines (at the first past it) or of more than
+    MAX_BLOCKS_WRITTEN lines that may open an attn block (at the first past it), counted at C
+    speed before it is cut into lines: each line is an object of about 170 bytes (5 MB of
+    one-letter lines took 3.3 s and 408 MB), each block one too."""
+    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    if breaks >= MAX_DOCUMENT_LINES and (breaks > MAX_DOCUMENT_LINES
+                                          or not text.endswith(("\n", "\r"))):
+        raise SpecError(Msg.plural_of(
+            "the document has more than {count} line, the limit of one document",
+            "the document has more than {count} lines, the limit of one document",
+            Count(MAX_DOCUMENT_LINES)), Location(name, line=MAX_DOCUMENT_LINES + 1, column=1))
+    fences = ATTN_FENCE.finditer(text)
+    past = next(itertools.islice(fences, MAX_BLOCKS_WRITTEN, None), None)
+    if past is not None:
+        at = past.start()
+        line = (text.count("\n", 0, at) + text.count("\r", 0, at)
+                - text.count("\r\n", 0, at) + 1)
+        column = len(past[0]) - len(past[0].lstrip(" \t%")) + 1
+        raise SpecError(Msg.of(
+            "this is attn block {index} of the document, counting the blocks written again; a "
+            "document holds at most {limit} in all", index=MAX_BLOCKS_WRITTEN + 1,
+            limit=Count(MAX_BLOCKS_WRITTEN)), Location(name, line=line, column=column))

@@ -115,17 +115,17 @@ def _filled(path: Path, max_cells: int) -> Filled:
     made: dict[str, str] = {}
     distinct: set[str] = set()
     for block in blocks:  # counted before any is worked out
-        distinct.add(block.body.lstrip("\n"))
+        distinct.add(block.key)
         check_count(len(distinct), Location(name, line=block.line, column=block.column))
     first: dict[str, Block] = {}
     for block in blocks:
-        first.setdefault(block.body.lstrip("\n"), block)
+        first.setdefault(block.key, block)
     failed = work_out(list(first), sorted(first, key=named_spec), made,
                       lambda text: walkthrough_text(read_block(
-                          first[text].body, name, path, FLAVORS.get(suffix), max_cells), fmt,
+                          first[text].yaml, name, path, FLAVORS.get(suffix), max_cells), fmt,
                           max_cells))
     for block in blocks:
-        text = block.body.lstrip("\n")
+        text = block.key
         if text in failed:  # the first bad block of the document, as it reads
             raise failed[text]
         part = generated(made[text], style, newline)

@@ -22,6 +22,7 @@ from typing import Any
 from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
 from attncli.fill.blocks import MARKDOWN, Block, check_count, find_blocks, newline_of
+from attncli.fill.json_values import check_values
 from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH, MAX_NOTEBOOK_CELLS
 
@@ -229,6 +230,7 @@ def fill_notebook(old: str, path: Path, max_cells: int
     those that have none yet, and how many blocks there are."""
     name = path.as_posix()
     check_cells(old, name)
+    check_values(old, name)
     reader = Reader(old, name)
     root = reader.value(0)
     cells = root.children.get("cells") if isinstance(root.data, dict) else None
@@ -251,7 +253,7 @@ def fill_notebook(old: str, path: Path, max_cells: int
     distinct: set[str] = set()
     for _, _, blocks, where in found:  # counted before any is worked out, as in a document
         for block in blocks:
-            distinct.add(block.body.lstrip("\n"))
+            distinct.add(block.key)
             check_count(len(distinct), where.location(block.line, block.column, reader.name))
     made: dict[str, str] = {}  # each block's walkthrough, by its text: a block written again
     worked_in_spec_order(found, path, max_cells, made, reader.name)
@@ -324,12 +326,12 @@ def worked_in_spec_order(found: list[tuple[int, Value, list[Block], Positions]],
     first: dict[str, tuple[Block, Positions]] = {}
     for _, _, blocks, where in found:
         for block in blocks:
-            first.setdefault(block.body.lstrip("\n"), (block, where))
+            first.setdefault(block.key, (block, where))
 
     def make(text: str) -> str:
         block, where = first[text]
         try:
-            request = read_block(block.body, cell_name, path, "katex", max_cells)
+            request = read_block(block.yaml, cell_name, path, "katex", max_cells)
             return walkthrough_text(request, "markdown", max_cells)
         except AttnError as error:
             raise where.moved(error, cell_name) from None
@@ -347,9 +349,9 @@ def worked_out(blocks: list[Block], where: Positions, path: Path, max_cells: int
     outputs = []
     try:
         for block in blocks:
-            key = block.body.lstrip("\n")
+            key = block.key
             if key not in made:
-                request = read_block(block.body, cell_name, path, "katex", max_cells)
+                request = read_block(block.yaml, cell_name, path, "katex", max_cells)
                 made[key] = walkthrough_text(request, "markdown", max_cells)
             outputs.append(made[key])
     except AttnError as error:

@@ -54,6 +54,10 @@ MAX_HEADER_VALUES = 1 << 18
 # 5 ms for a small spec, up to the spec's limits for a large one), and a document may hold
 # thousands in its byte limit (500 of 500 specs took 2.6 s); a block written again is one.
 MAX_BLOCKS = 200
+# attn blocks of one document counted with those written again, from their opening fences before
+# the document is cut into lines: each is an object however alike they are (416,666 empty blocks
+# alike in 5 MB took 3.3 GB, each holding its line's count of newlines).
+MAX_BLOCKS_WRITTEN = 10 * MAX_BLOCKS
 # Longer file names are refused before the system is asked (Linux allows 4096 bytes a path).
 MAX_NAME = 1024
 
@@ -142,9 +146,19 @@ def max_bytes(max_cells: int) -> int:
 # memory: a 38 MB chapter of 3.5 million lines took 5.3 s and 810 MB. A post, a chapter or a
 # thesis in one file is well under a megabyte; an eighth of the spec's byte limit (5 MB).
 DOCUMENT_SHARE = 8
+# Lines of a Markdown or LaTeX text that names attn (a document, or a notebook cell), counted from
+# its line endings before it is cut into lines: the byte limit assumes long lines, and 5 MB of
+# one-letter lines took 3.3 s and 408 MB. A 2 MB book chapter has about 40,000.
+MAX_DOCUMENT_LINES = 200_000
 # Cells of one notebook: each is a few hundred bytes once read (600,000 cells of a 35 MB notebook
 # took 2.3 s and 450 MB); a long lecture notebook has a few hundred.
 MAX_NOTEBOOK_CELLS = 10_000
+# Commas and opening brackets outside the texts of one notebook, counted before it is read: with
+# one they bound its JSON values (lists, mappings, numbers, texts; keys aside), each an object of
+# 50 to 150 bytes once read (13 million `{}` in 39 MB took 4.6 s and 1.9 GB). A notebook of five
+# plotly figures (1,000 to 10,000 points each, a 100 × 100 surface) has about 28,000; an image
+# is one text.
+MAX_NOTEBOOK_VALUES = 500_000
 
 
 def max_document_bytes(max_cells: int) -> int:

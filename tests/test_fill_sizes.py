@@ -1,0 +1,151 @@
+"""What a document or a notebook holds is counted before it is read: a notebook's JSON values
+(commas and opening brackets outside its texts), a document's lines and the fences that may open
+an attn block. Each was an object of its own once read: 13 million `{}` in a 39 MB notebook took
+4.6 s and 1.9 GB, 5 MB of one-letter lines 3.3 s and 408 MB, 416,666 empty blocks alike 3.3 GB
+(each held its line's count of newlines). Refused at the first past the limit, exit 2."""
+
+from __future__ import annotations
+
+import json
+import random
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from attncli.errors import SpecError
+from attncli.fill import blocks, json_values
+from attncli.fill.blocks import LATEX, MARKDOWN, find_blocks
+from attncli.spec.limits import MAX_BLOCKS_WRITTEN, MAX_DOCUMENT_LINES, MAX_NOTEBOOK_VALUES
+from tests.test_fill_hostile import SPEC, fill
+from tests.test_limits import peak_rss_mb
+
+BLOCK = "```attn\nspec: s.yaml\nsteps: [weights]\n```\n"
+
+
+def separators(text: str) -> list[int]:
+    """Where each comma and opening bracket outside the JSON texts of `text` is, read a
+    character at a time (the test's own reader)."""
+    found, inside, escaped = [], False, False
+    for at, char in enumerate(text):
+        if inside:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                inside = False
+        elif char == '"':
+            inside = True
+        elif char in ",[{":
+            found.append(at)
+    return found
+
+
+def test_the_separators_are_counted_outside_texts_whatever_their_escapes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # texts full of commas, brackets, escaped quotes and backslash runs, cut into pieces of 7
+    # characters so that escapes and texts fall across the cuts
+    monkeypatch.setattr(json_values, "PIECE", 7)
+    rng = random.Random(5)
+    words = ["a,b", "[{", "\\", '"', "x\\\\", "ą,ę", "\\\\\\", ",,"]
+    for _ in range(200):
+        value = [["".join(rng.choices(words, k=rng.randint(0, 6))) for _ in range(3)], {}, [1, []],
+                 {"k,[": rng.random()}]
+        text = json.dumps(value, ensure_ascii=rng.random() < 0.5)
+        seps = separators(text)
+        assert json_values.value_past(text, len(seps) + 1) is None
+        for limit in range(1, len(seps) + 1):
+            # value limit + 1 opens at separator number limit (the first value is the root)
+            assert json_values.value_past(text, limit) == seps[limit - 1]
+
+
+def test_a_notebook_of_too_many_json_values_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    # 600,000 empty mappings in the notebook's metadata: 1.2 million separators (a comma and a
+    # brace each), refused at the 500,000th outside texts, where value 500,001 opens
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    cell = {"cell_type": "markdown", "metadata": {}, "source": ["text, [with] {commas}\n", BLOCK]}
+    text = ('{"cells": [' + json.dumps(cell) + '], "metadata": {"x": [' + ",".join(["{}"] * 600_000)
+            + ']}, "nbformat": 4, "nbformat_minor": 5}')
+    (tmp_path / "n.ipynb").write_text(text, encoding="utf-8")
+    at = separators(text)[MAX_NOTEBOOK_VALUES - 1]
+    code, stderr, megabytes = peak_rss_mb("fill", "--check", "n.ipynb", cwd=tmp_path)
+    assert (code, stderr.splitlines()[0]) == (
+        2, f"n.ipynb:1:{at + 1}: the notebook has more than 500,000 commas and opening brackets "
+           "outside its texts, the limit of one notebook")
+    assert megabytes < 100  # read, 600,000 mappings took 180 MB more
+    # a notebook of plotly figures has a few tens of thousands: 400,000 numbers are read
+    numbers = ",".join(["1.5"] * 400_000)
+    (tmp_path / "m.ipynb").write_text(text.split('"x": [')[0] + '"x": [' + numbers + "]}, "
+                                      '"nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    run = fill("m.ipynb", tmp_path)
+    assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_document_of_too_many_lines_is_refused_before_it_is_cut(
+        tmp_path: Path, newline: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    lines = BLOCK.splitlines() + ["x"] * (MAX_DOCUMENT_LINES - 4)
+    ok = newline.join(lines) + newline  # 200,000 lines
+    (tmp_path / "ok.md").write_bytes(ok.encode())
+    run = fill("ok.md", tmp_path)
+    assert run.returncode == 0, run.stderr
+    cut = []
+    monkeypatch.setattr(blocks, "lines_of", lambda text: cut.append(text) or [])
+    for text in (ok + "x", ok + newline):  # line 200,001, with its line ending or none
+        with pytest.raises(SpecError) as refused:
+            find_blocks(text, "d.md", MARKDOWN)
+        assert str(refused.value) == (
+            "d.md:200001:1: the document has more than 200,000 lines, the limit of one document")
+    assert cut == []
+
+
+def test_blocks_alike_are_counted_before_they_are_built(tmp_path: Path) -> None:
+    # every block counts, alike or not, from the fences before the document is cut into lines:
+    # block 2,001 opens on line 4,001 (two lines each), at its fence after a `%` in LaTeX
+    text = "```attn\n```\n" * (MAX_BLOCKS_WRITTEN + 1)
+    with pytest.raises(SpecError) as refused:
+        find_blocks(text.replace("\n", "\r"), "d.md", MARKDOWN)
+    assert str(refused.value) == (
+        "d.md:4001:1: this is attn block 2001 of the document, counting the blocks written "
+        "again; a document holds at most 2,000 in all")
+    with pytest.raises(SpecError) as refused:
+        find_blocks(text.replace("```", " %  ```"), "d.tex", LATEX)
+    assert str(refused.value).startswith("d.tex:4001:5: this is attn block 2001")
+    # 2,000 empty blocks alike after 190,000 lines: each held its line's count of newlines
+    # (2,000 · 190,000 bytes, 380 MB); now its own lines only
+    text = "x\n" * 190_000 + "```attn\n```\n" * MAX_BLOCKS_WRITTEN
+    tracemalloc.start()
+    try:
+        found = find_blocks(text, "d.md", MARKDOWN)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(found) == 2000 and found[-1].line == 190_000 + 2 * 1999 + 1
+    assert found[-1].yaml == "\n" * found[-1].line  # its lines kept where they were written
+    assert peak < 100 * 2**20
+
+
+def test_unclosed_fences_in_latex_comments_are_scanned_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each of n unclosed fences searched to the end of the comment lines: n²/2 lines looked at
+    # (200,000 such lines did not finish); an unclosed fence runs to the end of its comment lines
+    # as one in Markdown runs to the end of the document, and the block after them is found
+    looked = []
+    content = blocks._content
+
+    def counting(style: blocks.Style):  # type: ignore[no-untyped-def]
+        inner = content(style)
+
+        def look(text: str) -> str | None:
+            looked.append(1)
+            return inner(text)
+        return look
+
+    monkeypatch.setattr(blocks, "_content", counting)
+    n = 2000
+    text = "% ```x\n" * n + "\\section{A}\n% ```attn\n% spec: s.yaml\n% ```\n"
+    found = find_blocks(text, "d.tex", LATEX)
+    assert [block.line for block in found] == [n + 2]
+    assert len(looked) <= 3 * (n + 5)
