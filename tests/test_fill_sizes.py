@@ -17,7 +17,7 @@ from attncli.errors import SpecError
 from attncli.fill import blocks, json_values
 from attncli.fill.blocks import LATEX, MARKDOWN, find_blocks
 from attncli.spec.limits import MAX_BLOCKS_WRITTEN, MAX_DOCUMENT_LINES, MAX_NOTEBOOK_VALUES
-from tests.test_fill_hostile import SPEC, fill
+from tests.test_fill_hostile import SPEC, fill, notebook
 from tests.test_limits import peak_rss_mb
 
 BLOCK = "```attn\nspec: s.yaml\nsteps: [weights]\n```\n"
@@ -149,3 +149,25 @@ def test_unclosed_fences_in_latex_comments_are_scanned_once(
     found = find_blocks(text, "d.tex", LATEX)
     assert [block.line for block in found] == [n + 2]
     assert len(looked) <= 3 * (n + 5)
+
+
+def test_a_cell_holding_a_block_is_held_to_its_characters(tmp_path: Path) -> None:
+    # where each character of such a cell was written is found one at a time: a cell of 20 MB
+    # took 6.3 s and 1 GB. Refused at its source, whose `[` follows `"source": `
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    lines = [line + "\n" for line in BLOCK.splitlines()]
+    filler = 1_000_000 - len("".join(lines))  # characters to the limit
+    for name, extra in (("ok.ipynb", 0), ("n.ipynb", 1)):
+        source = lines + ["y" * 99 + "\n"] * (filler // 100) + ["y" * (filler % 100 + extra)]
+        text = notebook([{"cell_type": "markdown", "metadata": {}, "source": source}], tmp_path,
+                        name)
+        assert len("".join(source)) == 1_000_000 + extra
+        run = fill(name, tmp_path)
+        if not extra:
+            assert run.returncode == 0, run.stderr
+            continue
+        at = text.index('"source": ') + len('"source": ')
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        assert (run.returncode, run.stderr.splitlines()[0]) == (
+            2, f"n.ipynb:{line}:{column}: this Markdown cell holds an attn block and more than "
+               "1,000,000 characters, the limit of such a cell")

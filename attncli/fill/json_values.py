@@ -7,13 +7,16 @@ opens with a bracket, so commas and opening brackets outside texts, plus one, bo
 (keys aside). A notebook holds most of its commas in texts (its sources, its HTML outputs), so
 when the count over the whole file is within the limit nothing more is done; else the texts are
 found from their quotes (escapes undone first, keeping the length), in pieces of a megabyte.
+
+The text of a Markdown cell that holds a block is held to MAX_BLOCK_CELL_TEXT characters before
+where each was written is found (one at a time: a cell of 20 MB took 6.3 s and 1 GB).
 """
 
 from __future__ import annotations
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
-from attncli.spec.limits import MAX_NOTEBOOK_VALUES
+from attncli.spec.limits import MAX_BLOCK_CELL_TEXT, MAX_NOTEBOOK_VALUES
 
 PIECE = 1 << 20  # characters looked at together
 COMMA, BRACKET, BRACE, QUOTE = b",[{\""
@@ -33,6 +36,17 @@ def check_values(text: str, name: str) -> None:
         "the notebook has more than {count} commas and opening brackets outside its texts, the "
         "limit of one notebook",
         Count(MAX_NOTEBOOK_VALUES)), Location(name, "", line, column))
+
+
+def check_cell_text(text: str, where: Location) -> None:
+    """SpecError at the cell's source (`where`) when its text is longer than a cell holding a
+    block may be."""
+    if len(text) > MAX_BLOCK_CELL_TEXT:
+        raise SpecError(Msg.plural_of(
+            "this Markdown cell holds an attn block and more than {count} character, the limit "
+            "of such a cell",
+            "this Markdown cell holds an attn block and more than {count} characters, the limit "
+            "of such a cell", Count(MAX_BLOCK_CELL_TEXT)), where)
 
 
 def value_past(text: str, limit: int) -> int | None:

@@ -22,7 +22,7 @@ from typing import Any
 from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
 from attncli.fill.blocks import MARKDOWN, Block, check_count, find_blocks, newline_of
-from attncli.fill.json_values import check_values
+from attncli.fill.json_values import check_cell_text, check_values
 from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH, MAX_NOTEBOOK_CELLS
 
@@ -307,6 +307,7 @@ def cell_blocks(cell: Value, reader: Reader) -> tuple[list[Block], Positions]:
     notebook's; a malformed block is refused at the notebook's line:column."""
     source = cell.children["source"]
     text = "".join(source.data) if isinstance(source.data, list) else source.data
+    check_cell_text(text, reader.where(source.start))
     offsets = [at for piece in (source.children.values() if source.children else [source])
                for at in char_offsets(reader.text, piece.start + 1, piece.end - 1)]
     where = Positions(reader, offsets)

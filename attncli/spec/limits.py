@@ -159,6 +159,10 @@ MAX_NOTEBOOK_CELLS = 10_000
 # plotly figures (1,000 to 10,000 points each, a 100 × 100 surface) has about 28,000; an image
 # is one text.
 MAX_NOTEBOOK_VALUES = 500_000
+# Characters of a notebook's Markdown cell that holds an attn block: where each was written in the
+# notebook is found one at a time (a cell of 20 MB took 6.3 s and 1 GB; one of 1,000,000
+# characters 0.35 s and 45 MB). Such a cell is a paragraph or two and its blocks.
+MAX_BLOCK_CELL_TEXT = 1_000_000
 
 
 def max_document_bytes(max_cells: int) -> int:
