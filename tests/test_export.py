@@ -408,6 +408,29 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
      "attn: --standalone works only with --latex or --typst; the format chosen is --heatmap\n"),
     (["--xlsx", "-o", "sheet.xlsx", "--slides"],
      "attn: --slides works only with --typst; the format chosen is --xlsx\n"),
+    # --aspect shapes a Beamer deck and Typst slides; any other page has no aspect
+    (["--latex", "--aspect", "43"],
+     "attn: --aspect works only with --beamer or --slides; the format chosen is --latex\n"),
+    (["--typst", "--standalone", "--aspect", "43"],
+     "attn: --aspect works only with --beamer or --slides; the format chosen is --typst\n"),
+    (["--html", "--aspect", "169"],  # the default, given: still a word that does nothing
+     "attn: --aspect works only with --beamer or --slides; the format chosen is --html\n"),
+    (["--heatmap", "map.svg", "--aspect", "43"],
+     "attn: --aspect works only with --beamer or --slides; the format chosen is --heatmap\n"),
+    (["--xlsx", "-o", "sheet.xlsx", "--aspect", "43"],
+     "attn: --aspect works only with --beamer or --slides; the format chosen is --xlsx\n"),
+    (["--json", "--aspect", "43", "--lang", "ru"],
+     "attn: --aspect работает только с\u00a0--beamer или --slides, а\u00a0выбран формат "
+     "--json\n"),
+    # a spreadsheet has no worksheet, so no key to write
+    (["--xlsx", "-o", "sheet.xlsx", "--answers", "key.md"],
+     "attn: --blank, --blank-cells and --answers make a worksheet; add --worksheet\n"),
+    # --seed draws the cells of --blank-cells and nothing else
+    (["--latex", "--seed", "3"], "attn: --seed works only with --blank-cells\n"),
+    (["--markdown", "--worksheet", "--seed", "0"],
+     "attn: --seed works only with --blank-cells\n"),
+    (["--latex", "--worksheet", "--blank", "weights", "--seed", "1", "--lang", "pl"],
+     "attn: --seed działa tylko z\u00a0--blank-cells\n"),
     (["--json", "--standalone", "--lang", "pl"],
      "attn: --standalone działa tylko z\u00a0--latex albo --typst; wybrany format to --json\n"),
     (["--markdown", "--slides", "--lang", "ru"],
@@ -432,7 +455,10 @@ def test_the_options_of_their_own_format_are_taken(tmp_path: Path) -> None:
 
     for args in (["--latex", "--standalone"], ["--typst", "--slides", "--standalone"],
                  ["--html", "--fragment"], ["--beamer", "--frames-only"],
-                 ["--markdown", "--front-matter", "--md-flavor", "katex"]):
+                 ["--markdown", "--front-matter", "--md-flavor", "katex"],
+                 ["--beamer", "--aspect", "43"], ["--beamer", "--frames-only", "--aspect", "43"],
+                 ["--typst", "--slides", "--aspect", "43"],
+                 ["--latex", "--worksheet", "--blank-cells", "2", "--seed", "5"]):
         result = CliRunner().invoke(app, ["export", str(CONFIGS / "cat_chases_mouse.yaml"),
                                           *args])
         assert result.exit_code == 0, (args, result.stderr)

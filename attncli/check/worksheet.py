@@ -218,14 +218,19 @@ WORKSHEET_FORMATS = ("latex", "markdown", "beamer")
 DEFAULT_BLANK = ("weights", "output")
 
 
-def worksheet_of(walkthrough: Walkthrough, asked: bool, fmt: str | None, steps: str | None,
-                 count: int | None, seed: int, full: bool = False) -> Walkthrough:
-    """The worksheet `attn export --worksheet` asks for; UsageError for options that clash."""
+def check_worksheet(asked: bool, fmt: str | None) -> None:
+    """UsageError unless --worksheet is given (`asked`) with a format that has worksheets."""
     if not asked:
         raise UsageError(Msg.of("--blank, --blank-cells and --answers make a worksheet; add "
                                 "--worksheet"))
     if fmt not in WORKSHEET_FORMATS:
         raise UsageError(Msg.of("--worksheet: choose --latex, --beamer or --markdown"))
+
+
+def worksheet_of(walkthrough: Walkthrough, asked: bool, fmt: str | None, steps: str | None,
+                 count: int | None, seed: int, full: bool = False) -> Walkthrough:
+    """The worksheet `attn export --worksheet` asks for; UsageError for options that clash."""
+    check_worksheet(asked, fmt)
     if steps is not None and count is None:
         chosen: tuple[str, ...] | None = tuple(p.strip() for p in steps.split(",") if p.strip())
     elif steps is None and count is None:

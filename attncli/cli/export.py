@@ -87,9 +87,11 @@ def export_format(**flags: bool) -> ExportFormat | None:
 
 
 # the options that shape one format's file, and the formats each shapes: given with another
-# format, an option would be dropped without a word, so it is refused
+# format, an option would be dropped without a word, so it is refused; "slides" is Typst with
+# --slides, the one Typst page that has an aspect
 SHAPES = {"standalone": ("latex", "typst"), "fragment": ("html",), "slides": ("typst",),
-          "frames_only": ("beamer",), "front_matter": ("markdown",), "md_flavor": ("markdown",)}
+          "frames_only": ("beamer",), "front_matter": ("markdown",), "md_flavor": ("markdown",),
+          "aspect": ("beamer", "slides")}
 
 
 def alternatives(options: list[str]) -> Msg | str:
@@ -101,13 +103,25 @@ def alternatives(options: list[str]) -> Msg | str:
 
 def check_shape(chosen: str, **given: bool) -> None:
     """Refuse an option of `SHAPES` given with a format (`chosen`) it does not shape."""
+    kinds = {chosen} | ({"slides"} if chosen == "typst" and given.get("slides") else set())
     for name, on in given.items():
         formats = SHAPES[name]
-        if on and chosen not in formats:
+        if on and not kinds.intersection(formats):
             raise UsageError(Msg.of("{option} works only with {formats}; the format chosen is "
                                     "{found}", option="--" + name.replace("_", "-"),
                                     formats=alternatives(["--" + f for f in formats]),
                                     found="--" + chosen))
+
+
+def on_command_line(name: str) -> bool:
+    """Whether the command line gave option `name`, not its default (--aspect 169 is given); False
+    outside Click (a test calling the command's function)."""
+    from typer._click.core import ParameterSource
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    return ctx is not None and ctx.get_parameter_source(name) in (
+        ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
 SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
@@ -213,11 +227,17 @@ def export(
 
         shaped = {"standalone": standalone, "fragment": fragment, "slides": slides,
                   "frames_only": frames_only, "front_matter": front_matter,
-                  "md_flavor": md_flavor is not None}
+                  "md_flavor": md_flavor is not None, "aspect": on_command_line("aspect")}
+        if on_command_line("seed") and blank_cells is None:  # it draws nothing else
+            raise UsageError(Msg.of("{option} works only with {other}", option="--seed",
+                                    other="--blank-cells"))
         if xlsx:
+            from attncli.check.worksheet import check_worksheet
             from attncli.cli.spreadsheet import write_spreadsheet
 
             check_shape("xlsx", **shaped)
+            if sheet and not worksheet:  # --answers, --blank or --blank-cells: a worksheet's
+                check_worksheet(worksheet, "xlsx")
             other = bool(latex or beamer or markdown or json or svg or heatmap or worksheet)
             return write_spreadsheet(spec, output, view, other, lang, decimal_comma,
                                      allow_outside, max_cells)
