@@ -45,15 +45,21 @@ class GroupGradients:
     dW: dict[str, Array]  # dW_K, dW_V as the spec writes W; db_K, db_V when biased
 
 
-def shared(spec: Spec, forward: tuple[HeadResult, ...], dks: list[Array],
-           dvs: list[Array]) -> tuple[GroupGradients, ...]:
-    """Each group's dK and dV, the sums over the heads that share them, and its dW_K, dW_V."""
+def groups_of(spec: Spec) -> list[tuple[int, list[int]]]:
+    """Each shared K/V head's group (0-based) and the query heads (0-based) that read it, in
+    the order of the groups; for a spec whose heads share K and V (every head has a group)."""
     groups: dict[int, list[int]] = {}
     for i, head in enumerate(spec.heads):
         assert head.group is not None
         groups.setdefault(head.group, []).append(i)
+    return sorted(groups.items())
+
+
+def shared(spec: Spec, forward: tuple[HeadResult, ...], dks: list[Array],
+           dvs: list[Array]) -> tuple[GroupGradients, ...]:
+    """Each group's dK and dV, the sums over the heads that share them, and its dW_K, dW_V."""
     made = []
-    for group, members in sorted(groups.items()):
+    for group, members in groups_of(spec):
         dk = sum((dks[i] for i in members), np.zeros_like(dks[members[0]]))  # (m, d_k)
         dv = sum((dvs[i] for i in members), np.zeros_like(dvs[members[0]]))  # (m, d_v)
         first = forward[members[0]]

@@ -31,6 +31,7 @@ from attncli.i18n import DEFAULT_LANG, Msg
 from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.node import Node
+from attncli.spec.scope import scoped
 from attncli.spec.values import MAX_PRECISION, check_keys, expect, fail, integer, text
 from attncli.spec.view import View, parse_languages
 from attncli.spec.view_keys import VIEW_KEYS, view
@@ -50,11 +51,8 @@ def one_reading() -> Iterator[None]:
     until a block names another (one at a time, so a document of many specs holds no more than
     one of them). 200 blocks of one document naming one spec of 150,000 values with other
     choices read it 200 times, 74 s."""
-    token = _LAST.set([])
-    try:
+    with scoped(_LAST, []):
         yield
-    finally:
-        _LAST.reset(token)
 
 
 @record

@@ -28,6 +28,7 @@ from attncli.spec.arrays import shared_reads
 from attncli.spec.files import recording
 from attncli.spec.limits import MIN_BYTES, max_bytes
 from attncli.spec.model import Spec
+from attncli.spec.scope import scoped
 from attncli.spec.view import Loading, View
 from attncli.steps.budget import check_view
 from attncli.steps.show import Shown
@@ -132,13 +133,8 @@ def _each(work: list[Work],
 def _made(work: Work) -> tuple[list[Outcome], list[Path], list[Path]]:
     """The outcomes of one spec's snippets, the files the spec reads (resolved), and the spec
     itself if it could not be read."""
-    unread: list[Path] = []
-    token = _UNREAD.set(unread)
-    try:
-        with recording() as named:
-            made = _spec_snippets(work)
-    finally:
-        _UNREAD.reset(token)
+    with scoped(_UNREAD, []) as unread, recording() as named:
+        made = _spec_snippets(work)
     return made, named, unread
 
 

@@ -20,6 +20,7 @@ from attncli.spec.file_slices import Kept
 from attncli.spec.files import Archives, FileProblem, identity, load_array, resolve
 from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
 from attncli.spec.model import Array
+from attncli.spec.scope import scoped
 from attncli.spec.selection import CHECKPOINT_KEYS, is_checkpoint, sliced_values
 from attncli.spec.source import LIMIT_HINT, Node
 from attncli.spec.values import (
@@ -118,11 +119,8 @@ def shared_reads() -> Iterator[None]:
     """While the block runs, the specs read share the files each has read: a file named by 200
     blocks of one document (each a spec of its own) is read once, not 200 times (a 30 MB .csv:
     killed at 20 s). Each spec still charges every reference against its own limits."""
-    token = _SHARED.set({})
-    try:
+    with scoped(_SHARED, {}):
         yield
-    finally:
-        _SHARED.reset(token)
 
 
 def spec_files(folder: Path, allow_outside: bool, max_cells: int) -> Files:

@@ -36,6 +36,7 @@ from attncli.spec.npz_archive import Archives as Archives
 from attncli.spec.npz_archive import check_members as check_members
 from attncli.spec.npz_archive import open_archive
 from attncli.spec.opened import open_regular
+from attncli.spec.scope import scoped
 from attncli.spec.source import LIMIT_HINT, STDIN_NAME, byte_count
 from attncli.spec.values import shape_text
 
@@ -71,12 +72,8 @@ def recording() -> Iterator[list[Path]]:
     """Every file `resolve` names while the block runs (resolved): the files a spec reads
     besides itself (.npy, .npz, .csv, tokenizer.json, .safetensors and their index), so that
     `attn snippets` never writes over one of them."""
-    named: list[Path] = []
-    token = _NAMED.set(named)
-    try:
+    with scoped(_NAMED, []) as named:
         yield named
-    finally:
-        _NAMED.reset(token)
 
 
 def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
@@ -114,11 +111,8 @@ def resolving_once() -> Iterator[None]:
     if _RESOLVED.get() is not None:
         yield
         return
-    token = _RESOLVED.set({})
-    try:
+    with scoped(_RESOLVED, {}):
         yield
-    finally:
-        _RESOLVED.reset(token)
 
 
 def _resolved(folder: Path, name: str, allow_outside: bool) -> Path:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from attncli.compute.gradients_block import block_gradients
+from attncli.compute.gradients_modern import groups_of
 from attncli.i18n import Msg
 from attncli.model import Formula, Matrix, Step
 from attncli.steps.backward import symbol
@@ -60,12 +61,9 @@ def outline(b: Build, state: State) -> Made[State]:
                 weights.append(symbol(f"db_{letter}"))
         steps.append(Step("grad_weights", untitled, None, named(weights), index))
     if spec.heads[0].group is not None:
-        groups: dict[int, list[int]] = {}
-        for i, head in enumerate(spec.heads):
-            assert head.group is not None
-            groups.setdefault(head.group, []).append(i)
+        groups = groups_of(spec)
         shared = []
-        for group, members in sorted(groups.items()):
+        for group, members in groups:
             first = spec.heads[members[0]]
             shared += [of_group("dK", group + 1, len(groups)),
                        of_group("dV", group + 1, len(groups))]
