@@ -422,6 +422,21 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     (["--json", "--aspect", "43", "--lang", "ru"],
      "attn: --aspect работает только с\u00a0--beamer или --slides, а\u00a0выбран формат "
      "--json\n"),
+    # --heatmap alone draws the weights: an option of the walkthrough's page shapes nothing
+    (["--heatmap", "map.svg", "--steps", "weights"],
+     "attn: --steps works only with a format that writes the walkthrough (--latex, --beamer, "
+     "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),
+    (["--heatmap", "map.svg", "--full"],
+     "attn: --full works only with a format that writes the walkthrough (--latex, --beamer, "
+     "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),
+    (["--heatmap", "map.svg", "--no-header", "--lang", "pl"],
+     "attn: --no-header działa tylko z\u00a0formatem, który zapisuje obliczenia (--latex, "
+     "--beamer, --markdown, --json, --svg, --html, --typst); samo --heatmap rysuje wagi "
+     "atencji\n"),
+    (["--heatmap", "map.svg", "--backward", "--lang", "ru"],
+     "attn: --backward работает только с\u00a0форматом, который записывает разбор (--latex, "
+     "--beamer, --markdown, --json, --svg, --html, --typst); --heatmap без формата рисует "
+     "только веса внимания\n"),
     # a spreadsheet has no worksheet, so no key to write
     (["--xlsx", "-o", "sheet.xlsx", "--answers", "key.md"],
      "attn: --blank, --blank-cells and --answers make a worksheet; add --worksheet\n"),
@@ -458,7 +473,10 @@ def test_the_options_of_their_own_format_are_taken(tmp_path: Path) -> None:
                  ["--markdown", "--front-matter", "--md-flavor", "katex"],
                  ["--beamer", "--aspect", "43"], ["--beamer", "--frames-only", "--aspect", "43"],
                  ["--typst", "--slides", "--aspect", "43"],
-                 ["--latex", "--worksheet", "--blank-cells", "2", "--seed", "5"]):
+                 ["--latex", "--worksheet", "--blank-cells", "2", "--seed", "5"],
+                 ["--heatmap", str(tmp_path / "map.svg"), "--head", "1", "-p", "3"],
+                 ["--markdown", "--heatmap", str(tmp_path / "map.svg"), "--steps", "weights",
+                  "--no-header"]):
         result = CliRunner().invoke(app, ["export", str(CONFIGS / "cat_chases_mouse.yaml"),
                                           *args])
         assert result.exit_code == 0, (args, result.stderr)

@@ -124,6 +124,17 @@ def on_command_line(name: str) -> bool:
         ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
+def check_picture_alone(**page: bool) -> None:
+    """--heatmap with no format writes the picture of the weights alone: refuse an option that
+    shapes the walkthrough's page (`page`: each option's name as given, and whether it is)."""
+    for option, on in page.items():
+        if on:
+            raise UsageError(Msg.of("{option} works only with a format that writes the "
+                                    "walkthrough (--latex, --beamer, --markdown, --json, --svg, "
+                                    "--html, --typst); --heatmap alone draws the weights",
+                                    option=option))
+
+
 SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
 
 
@@ -247,6 +258,12 @@ def export(
             raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg, "
                                     "--html, --typst (or --heatmap FILE)"))
         check_shape(fmt.value if fmt is not None else "heatmap", **shaped)
+        if fmt is None:
+            check_picture_alone(**{
+                "--steps": steps is not None, "--expand": expand is not None, "--full": full,
+                "--backward": backward, "--no-header" if header is False else "--header":
+                header is not None, "--no-reading" if reading is False else "--reading":
+                reading is not None})
         chosen = languages(lang)
         check_precision(precision)
         check_outputs(output, heatmap, answers)
