@@ -142,6 +142,19 @@ class State:
 
 
 @record
+class Bend:
+    """The score soft-capping moves most: how far, its query (of every row) and key, the
+    score before and after, and the symbol of the scores it was given."""
+
+    moved: float
+    i: int
+    j: int
+    before: float
+    after: float
+    given: Formula
+
+
+@record
 class HeadState:
     """One head so far: its inputs, then what the head families have made. Each n x m array is
     dropped from the state once the next is made: a real-size head holds few at once."""
@@ -164,6 +177,10 @@ class HeadState:
     A: Matrix | None = None
     Z: Matrix | None = None
     sunk: Array | None = None  # (n,): the weight each query gave the sink, every row
+    # found in a block of rows for what reads every row (Family.joined), joined over the blocks:
+    bend: Bend | None = None  # the score soft-capping moves most (attncli/steps/softcap.py)
+    same: bool | None = None  # the absorbed scores equal S (attncli/steps/latent_heads.py)
+
 
 
 S = TypeVar("S", State, HeadState)

@@ -12,9 +12,10 @@ import numpy as np
 from attncli.arithmetic.cells import cell, joined, named
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import dot
+from attncli.compute import ops
 from attncli.compute.latent import absorbed_parts, head_block
 from attncli.i18n import Msg, quoted
-from attncli.model import Formula, Step
+from attncli.model import Array, Formula, Step
 from attncli.steps.base import Build, HeadState, Made
 from attncli.steps.latent import column_of, row_of, spec_latent, turned, weight
 
@@ -86,7 +87,7 @@ def absorbed(b: Build, hs: HeadState) -> Made[HeadState]:
     i, dn = (hs.index or 1) - 1, lat.d_nope
     w_uk = head_block(lat.W_UK, i, dn)  # (d_c, d_nope)
     q_c, q_r = hs.q[:, :dn], hs.q[:, dn:]  # (n, d_nope), (n, d_R)
-    u = b.calc.project(q_c, w_uk.T, None, "row")  # (n, d_nope) @ (d_nope, d_c) -> (n, d_c)
+    u = by_rows(b, q_c, w_uk.T)  # (n, d_nope) @ (d_nope, d_c) -> (n, d_c)
     U = b.matrix(Formula("Q_C·W_UKᵀ", r"Q_{C} W_{\text{UK}}^{\top}"), u, b.query_labels)
     queries, keys = absorbed_parts(u, q_r, made.c, made.k_rope)  # (n, d_c + d_R), (m, ...)
     s = b.calc.dot_scores(queries, keys)  # (n, m)
@@ -111,21 +112,42 @@ def absorbed(b: Build, hs: HeadState) -> Made[HeadState]:
              both, float(s[row, col]), precision),
     )
     same = bool(np.all(np.abs(s - hs.logits) <= TOLERANCE * np.maximum(1.0, np.abs(s))))
+    notes: tuple[Msg, ...] = (Msg.of(
+        "The same score without K_C: W_UK moves into the query, so a head reads the cached "
+        "latent itself (d_c = {d_c} for each key), and K_C is never made.", d_c=lat.d_c),)
+    if not b.in_blocks:  # in blocks of rows, once every block is checked (absorbed_joined)
+        notes += checked(b, same)
+    formula = Formula(f"S = (Q_C·W_UKᵀ)·{c.text}ᵀ + Q_R·K_Rᵀ",
+                      rf"S = (Q_{{C}} W_{{\text{{UK}}}}^{{\top}})\, {c.latex}^{{\top}}"
+                      r" + Q_{R} K_{R}^{\top}")
+    step = Step("absorbed", Msg.of("Scores with W_UK absorbed into the query"), formula, (U,),
+                hs.index, notes, expansions)
+    return (step,), replace(hs, same=same)
+
+
+def by_rows(b: Build, q_c: Array, w: Array) -> Array:
+    """Q_C·W_UKᵀ, ops.ROWS queries at a time as the scores are (attncli/compute/ops.py), so a
+    block of rows gives the whole matrix's numbers."""
+    parts = [b.calc.project(q_c[first:first + ops.ROWS], w, None, "row")  # (ROWS, d_c)
+             for first in range(0, max(len(q_c), 1), ops.ROWS)]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)  # (n, d_c)
+
+
+def checked(b: Build, same: bool) -> tuple[Msg, ...]:
+    """Whether every score made the absorbed way equals S, and the query worked both ways (the
+    last one)."""
     check = (Msg.of("Check: every score made this way equals S to 12 decimal places.") if same
              else Msg.of("Check failed: the scores made this way differ from S."))
     if b.spec.display.round_intermediates and not same:  # each product written down rounded
         check = Msg.of("In hand calculation Q_C·W_UKᵀ and K_C are rounded as they are written "
                        "down, so some scores made this way differ from S in the last digits; "
                        "in full precision they are the same.")
-    notes = (Msg.of("The same score without K_C: W_UK moves into the query, so a head reads "
-                    "the cached latent itself (d_c = {d_c} for each key), and K_C is never "
-                    "made.", d_c=lat.d_c),
-             check,
-             Msg.of("The query {token} against the key {key}, both ways.",
-                    token=quoted(q_label), key=quoted(k_label)))
-    formula = Formula(f"S = (Q_C·W_UKᵀ)·{c.text}ᵀ + Q_R·K_Rᵀ",
-                      rf"S = (Q_{{C}} W_{{\text{{UK}}}}^{{\top}})\, {c.latex}^{{\top}}"
-                      r" + Q_{R} K_{R}^{\top}")
-    step = Step("absorbed", Msg.of("Scores with W_UK absorbed into the query"), formula, (U,),
-                hs.index, notes, expansions)
-    return (step,), hs
+    return check, Msg.of("The query {token} against the key {key}, both ways.",
+                         token=quoted(b.query_labels[-1]), key=quoted(b.key_labels[0]))
+
+
+def absorbed_joined(b: Build, steps: list[Step], hs: HeadState) -> list[Step]:
+    """The blocks' steps of a head with the absorbed scores' check over every block."""
+    assert hs.same is not None
+    return [replace(step, notes=(*step.notes, *checked(b, hs.same))) if step.id == "absorbed"
+            else step for step in steps]

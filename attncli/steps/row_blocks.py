@@ -5,13 +5,14 @@ Every row of scores, masked scores, softmax and output is worked from its own qu
 every key), and the products over keys are taken in fixed blocks of rows either way
 (attncli/compute/ops.py `by_rows`), so a block of rows gives the very numbers, bit for bit, that
 the whole array gives. Only the families that are so (ROW_LOCAL) are run in blocks; a spec that
-turns on any other one between the scores and the output (a bias, soft-capping, tiles, low
-precision, hand calculation) is computed whole, as before. A decode reads Q, K, V and Z alone,
+turns on any other one between the scores and the output (a bias, tiles, low precision, hand
+calculation) is computed whole, as before. A decode reads Q, K, V and Z alone,
 so it runs after the blocks (AFTER). The blocks' steps must agree in everything but their rows
 (titles, formulas, notes); when they do not (a note that counts queries with no visible key,
 say), the head is computed whole again, so what is printed never depends on the blocks. A note
 that reads every row (which query gave the sink most) is left out of each block and written
-once the blocks are joined (Family.joined).
+once the blocks are joined (Family.joined): the sink's reading, the score soft-capping bends
+most, the check of MLA's absorbed scores; each block leaves in its state what that note needs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from attncli.steps.base import Build, Family, HeadState, function
 
 # The families whose every row is its own query's (and the ones before the scores, which make
 # n x d arrays only)
-ROW_LOCAL = frozenset({"scores", "scaled", "masked", "weights", "sinks", "output"})
+ROW_LOCAL = frozenset({"scores", "absorbed", "scaled", "softcap", "masked", "weights", "sinks",
+                       "output"})
 # The families that read the head's n x d arrays alone (Q, K, V, Z), never an n x m one: run
 # after the blocks, on the joined state
 AFTER = frozenset({"decode"})
@@ -92,13 +94,19 @@ def join(b: Build, hs: HeadState, made: list[tuple[list[Step], HeadState]],
             return None
         matrices = tuple(rows.joined([step.matrices[k] for step in same])
                          for k in range(len(first.matrices)))
-        steps.append(replace(first, matrices=matrices))
+        # a step's worked lines are its last query's (the absorbed scores'): the last block's
+        steps.append(replace(first, matrices=matrices, expansions=same[-1].expansions))
     states = [state for _, state in made]
+    bends = [s.bend for s in states if s.bend is not None]
     return steps, replace(states[-1], q=hs.q, scores=rows.joined([s.scores for s in states]),
                           A=rows.joined([s.A for s in states]),
                           Z=rows.joined([s.Z for s in states]),
                           sunk=None if states[0].sunk is None else
-                          np.concatenate([s.sunk for s in states if s.sunk is not None]))  # (n,)
+                          np.concatenate([s.sunk for s in states if s.sunk is not None]),  # (n,)
+                          # the most of all rows: the first block's of equal moves, as argmax
+                          bend=max(bends, key=lambda bend: bend.moved) if bends else None,
+                          same=None if states[0].same is None else
+                          all(s.same for s in states))
 
 
 def described(step: Step) -> tuple[object, ...]:

@@ -11,7 +11,7 @@ from attncli.arithmetic.cells import cell
 from attncli.compute import ops
 from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, Step
-from attncli.steps.base import Build, HeadState, Made
+from attncli.steps.base import Bend, Build, HeadState, Made
 
 CAPPED = Formula("S″", "S''")
 
@@ -28,19 +28,34 @@ def capped(b: Build, hs: HeadState) -> Made[HeadState]:
                       rf"S'' = c \tanh({given.latex} / c) = {cap:g} \tanh({given.latex} / {cap:g})")
     notes = [Msg.of("Soft-capping keeps every score in (−c, c), here c = {cap}: a small score "
                     "passes almost unchanged (tanh x ≈ x near 0), a large one is bent towards "
-                    "the cap and never passes it.", cap=cap),
-             bent(b, given, before, s)]
+                    "the cap and never passes it.", cap=cap)]
+    most = bend(b, given, before, s)
+    if not b.in_blocks:  # in blocks of rows, the blocks' most is found once they are joined
+        notes.append(bent(b, most))
     matrix = b.attention(CAPPED, s)
     step = Step("softcap", Msg.of("Soft-capped scores"), formula, (matrix,), hs.index,
                 tuple(notes))
-    return (step,), replace(hs, logits=s, scores=matrix)
+    return (step,), replace(hs, logits=s, scores=matrix, bend=most)
 
 
-def bent(b: Build, given: Formula, before: Array, after: Array) -> Msg:
-    """The score the cap moves most, before and after, in words."""
+def bend(b: Build, given: Formula, before: Array, after: Array) -> Bend:
+    """The score the cap moves most (the first, in reading order, of equal moves)."""
     moved = np.abs(before - after)  # (n, m)
     i, j = (int(x) for x in np.unravel_index(int(np.argmax(moved)), moved.shape))
-    score = cell(given, b.query_labels[i], b.key_labels[j])
+    return Bend(float(moved[i, j]), b.first_row + i, j, float(before[i, j]),
+                float(after[i, j]), given)
+
+
+def bent(b: Build, most: Bend) -> Msg:
+    """The score the cap moves most, before and after, in words."""
+    score = cell(most.given, b.query_labels[most.i - b.first_row], b.key_labels[most.j])
     return Msg.of("The cap bends {score} most: from {before} to {after}.",
-                  score=Symbol(score.text, score.latex), before=float(before[i, j]),
-                  after=float(after[i, j]))
+                  score=Symbol(score.text, score.latex), before=most.before, after=most.after)
+
+
+def bent_joined(b: Build, steps: list[Step], hs: HeadState) -> list[Step]:
+    """The blocks' steps of a head with the soft-capping's note on the score moved most of all
+    rows."""
+    assert hs.bend is not None
+    return [replace(step, notes=(*step.notes, bent(b, hs.bend))) if step.id == "softcap"
+            else step for step in steps]
