@@ -1,6 +1,7 @@
-"""MLA's absorbed scores and Gemma 2's soft-capping worked in blocks of query rows
-(attncli/steps/row_blocks.py): the same matrices, bit for bit, and the same notes as the whole
-n x m arrays give, and a summary of 2,048 tokens holds no whole n x m array of a head."""
+"""MLA's absorbed scores, Gemma 2's soft-capping and a low precision (bfloat16) worked in blocks
+of query rows (attncli/steps/row_blocks.py): the same matrices, bit for bit, and the same notes
+as the whole n x m arrays give, and a summary of 2,048 tokens holds no whole n x m array of a
+head."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from attncli.steps import row_blocks
 from attncli.steps.build import build
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
-FAMILIES = {"mla": ("mla_deepseek.yaml", "absorbed"), "gemma2": ("gemma2_layer.yaml", "softcap")}
+FAMILIES = {"mla": ("mla_deepseek.yaml", "absorbed"), "gemma2": ("gemma2_layer.yaml", "softcap"),
+            "bf16": ("low_precision_bfloat16.yaml", "precision")}
 
 
 def resized(name: str, n: int) -> Spec:
@@ -54,7 +56,8 @@ def test_blocks_of_rows_give_the_whole_arrays_numbers_and_notes(
     monkeypatch.setattr(row_blocks, "BLOCK_CELLS", 1)  # blocks of ops.ROWS rows
     monkeypatch.setattr(row_blocks, "blocks", counted)
     in_blocks = build(spec, summary=True)
-    assert used and all(used) and len(used) == len(spec.heads)  # every head in blocks
+    passes = 2 if spec.dtype != "float64" else 1  # a low precision is set beside float64
+    assert used and all(used) and len(used) == passes * len(spec.heads)  # every head in blocks
     monkeypatch.setattr(row_blocks, "BLOCK_CELLS", 10**12)  # never in blocks
     whole = build(spec, summary=True)
     got, expected = matrices(in_blocks), matrices(whole)
@@ -65,7 +68,11 @@ def test_blocks_of_rows_give_the_whole_arrays_numbers_and_notes(
     assert [step.expansions for step in in_blocks.steps] == \
         [step.expansions for step in whole.steps]
     assert in_blocks.reading == whole.reading
+    assert in_blocks.low_precision == whole.low_precision
     notes = [step.notes for step in in_blocks.steps if step.id == step_id]
+    if family == "bf16":  # its errors against float64, found in the rows shown
+        assert in_blocks.low_precision is not None and in_blocks.low_precision.errors
+        return
     assert len(notes) == len(spec.heads)
     if family == "gemma2":  # the note on the score moved most names a query of all 1,100
         assert all(head[-1].msgid.startswith("The cap bends") for head in notes)
@@ -77,8 +84,8 @@ def test_blocks_of_rows_give_the_whole_arrays_numbers_and_notes(
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_a_summary_of_2048_tokens_holds_no_whole_n_by_m_array(family: str) -> None:
     """The scores of one head at 2,048 tokens are 2,048² float64 numbers, 32 MB: the summary's
-    whole build stays below two of them (worked whole, it held 140 MB for Gemma 2 and 174 MB for
-    MLA; in blocks, 35 and 44 MB)."""
+    whole build stays below two of them (worked whole, it held 140 MB for Gemma 2, 174 MB for
+    MLA and 186 MB for bfloat16; in blocks, 35, 44 and 48 MB)."""
     n = 2048
     spec = resized(FAMILIES[family][0], n)
     tracemalloc.start()

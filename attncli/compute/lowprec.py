@@ -95,7 +95,9 @@ class LowPrecision:
         return to_format(a, self.dtype)
 
     def matmul(self, a: Array, b: Array) -> Array:
-        return self.round(a @ b)  # (n, k) @ (k, m) -> (n, m), summed in float64, rounded once
+        # summed in float64, rounded once; ops.ROWS rows at a time, as in float64, so a block of
+        # rows (attncli/steps/row_blocks.py) gives the whole product's numbers
+        return self.round(ops.by_rows(a, b))  # (n, k) @ (k, m) -> (n, m)
 
     def project(self, x: Array, w: Array, b: Array | None,
                 convention: Literal["row", "column"]) -> Array:

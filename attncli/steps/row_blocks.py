@@ -5,8 +5,10 @@ Every row of scores, masked scores, softmax and output is worked from its own qu
 every key), and the products over keys are taken in fixed blocks of rows either way
 (attncli/compute/ops.py `by_rows`), so a block of rows gives the very numbers, bit for bit, that
 the whole array gives. Only the families that are so (ROW_LOCAL) are run in blocks; a spec that
-turns on any other one between the scores and the output (a bias, tiles, low precision, hand
-calculation) is computed whole, as before. A decode reads Q, K, V and Z alone,
+turns on any other one between the scores and the output (a bias, tiles, hand calculation) is
+computed whole, as before. A low precision is worked in the same blocks: its products are taken
+in the same fixed blocks of rows (attncli/compute/lowprec.py) and every other step is rounded
+cell by cell. A decode reads Q, K, V and Z alone,
 so it runs after the blocks (AFTER). The blocks' steps must agree in everything but their rows
 (titles, formulas, notes); when they do not (a note that counts queries with no visible key,
 say), the head is computed whole again, so what is printed never depends on the blocks. A note
@@ -45,8 +47,7 @@ def chain(b: Build, families: tuple[Family[HeadState], ...],
     spec = b.spec
     n, m = len(b.query_labels), len(b.key_labels)
     least = BLOCK_CELLS if least is None else least
-    if (b.kept is None or n * m <= least or spec.dtype != "float64"
-            or spec.display.round_intermediates):
+    if b.kept is None or n * m <= least or spec.display.round_intermediates:
         return None
     names = [family.name for family in families]
     start = names.index("scores")
