@@ -179,7 +179,7 @@ def _load(root: Node, allow_outside: bool, max_cells: int, read: Files | None) -
         spec = replace(spec, backward=section("backward")(top["backward"], spec, files))
     check_dtype(spec, top)
     forward_only(spec, top)
-    files.budget.charge_walkthrough(root, walkthrough_cells(spec))
+    files.budget.charge_walkthrough(root, walkthrough_cells(spec) + backward_cells(spec))
     return spec
 
 
@@ -254,6 +254,21 @@ def walkthrough_cells(spec: Spec) -> int:
             experts = spec.block.moe.experts
             total += 2 * n * len(experts) + sum(n * (3 * int(e.W_1.size) // d + d)
                                                 for e in experts)
+    return total
+
+
+def backward_cells(spec: Spec) -> int:
+    """About how many numbers the backward pass computes besides the forward pass's: per head
+    dA, dS′ and dS (n x m each), dQ, dK and dV, then dX; and the finite-difference check's two
+    forward passes on W_Q ± h, each as many numbers as the forward pass."""
+    if spec.backward is None:
+        return 0
+    conv = spec.convention
+    n, m, d = spec.queries.n, spec.keys_source.n, spec.queries.d_model
+    total = 2 * walkthrough_cells(spec) + n * d
+    for head in spec.heads:
+        d_k, d_v = head.d_k(conv), head.d_v(conv)
+        total += 3 * n * m + n * d_k + m * (d_k + d_v)
     return total
 
 
