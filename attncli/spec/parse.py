@@ -179,7 +179,8 @@ def _load(root: Node, allow_outside: bool, max_cells: int, read: Files | None) -
         spec = replace(spec, backward=section("backward")(top["backward"], spec, files))
     check_dtype(spec, top)
     forward_only(spec, top)
-    files.budget.charge_walkthrough(root, walkthrough_cells(spec) + backward_cells(spec))
+    files.budget.charge_walkthrough(root, walkthrough_cells(spec) + backward_cells(spec)
+                                    + precision_cells(spec))
     return spec
 
 
@@ -260,7 +261,8 @@ def walkthrough_cells(spec: Spec) -> int:
 def backward_cells(spec: Spec) -> int:
     """About how many numbers the backward pass computes besides the forward pass's: per head
     dA, dS′ and dS (n x m each), dQ, dK and dV, then dX; and the finite-difference check's two
-    forward passes on W_Q ± h, each as many numbers as the forward pass."""
+    forward passes on W_Q ± h, each as many numbers as the forward pass (a spec with `backward`
+    is float64)."""
     if spec.backward is None:
         return 0
     conv = spec.convention
@@ -270,6 +272,16 @@ def backward_cells(spec: Spec) -> int:
         d_k, d_v = head.d_k(conv), head.d_v(conv)
         total += 3 * n * m + n * d_k + m * (d_k + d_v)
     return total
+
+
+def precision_cells(spec: Spec) -> int:
+    """About how many numbers a dtype below float64 computes besides the forward pass: the same
+    pass again in float64, to set beside it (attncli/steps/precision.py), and in the format each
+    softmax's x − m and e^(x − m), n x m a head, each rounded."""
+    if spec.dtype == "float64":
+        return 0
+    n, m = spec.queries.n, spec.keys_source.n
+    return walkthrough_cells(spec) + 2 * n * m * len(spec.heads)
 
 
 def display(node: Node) -> Display:
