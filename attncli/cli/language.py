@@ -34,7 +34,7 @@ from typer._types import TyperChoice
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from attncli.cli.streams import EXIT_BROKEN_PIPE, echo_error, lost_stdout, unencodable
-from attncli.i18n import DEFAULT_LANG, N_, Msg, catalog, first_known, suggesting, translate
+from attncli.i18n import DEFAULT_LANG, N_, Count, Msg, catalog, first_known, suggesting, translate
 from attncli.i18n.quoting import clipped
 from attncli.i18n.suggest import closest
 from attncli.i18n.typography import bind_units, group_digits, typeset
@@ -42,6 +42,11 @@ from attncli.i18n.visible import visible
 from attncli.spec.view import EXPANDABLE, STEP_IDS
 
 EXIT_USAGE = 2
+# Arguments of one command line. Click's parser takes each argument off the front of the list
+# (quadratic in their number) and tries each `-x …` as a long option with difflib's close
+# matches: 60,000 `-x` took 2.8 s before a word of attn ran. A shell glob of a course's specs
+# (`attn validate specs/*.yaml`) holds hundreds.
+MAX_ARGUMENTS = 10_000
 
 # Click's words in a help page, by the English text Click writes.
 _HEADINGS = {"Arguments": N_("Arguments"), "Options": N_("Options"),
@@ -330,6 +335,14 @@ class AttnGroup(TyperGroup):
              windows_expand_args: bool = True, **extra: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         lang = self.help_lang = help_language(argv)
+        if len(argv) > MAX_ARGUMENTS and standalone_mode:
+            too_many = Msg.plural_of(
+                "the command line holds {count} argument; the limit is {limit}",
+                "the command line holds {count} arguments; the limit is {limit}",
+                Count(len(argv)), limit=Count(MAX_ARGUMENTS))
+            echo_error("attn: " + translate(too_many, lang),
+                       "attn: " + translate(too_many, DEFAULT_LANG))
+            _exit(EXIT_USAGE)
         in_language(self, lang)
         try:
             code = super().main(argv, prog_name, complete_var, standalone_mode=False,
