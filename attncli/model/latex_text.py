@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Literal
 
 from attncli.i18n import Symbol
@@ -137,7 +138,11 @@ CODE_POINT = 5.25  # a character of cmtt10, the typewriter type of `U+XXXX`
 def text_width(text: str) -> float:
     """Points `text` takes as LaTeX text (\\text{...}) at 10 pt (model/tex_widths.py); a
     character written as its code point (code_point), as wide as that code."""
-    return sum(TEXT_WIDTHS.get(ch) or CODE_POINT * len(f"U+{ord(ch):04X}") for ch in text)
+    return sum(map(_width, text))
+
+
+def _width(ch: str) -> float:
+    return TEXT_WIDTHS.get(ch) or CODE_POINT * len(f"U+{ord(ch):04X}")
 
 
 # The widest word a page shows whole, in points at 10 pt: a name as wide as the conformance
@@ -163,7 +168,7 @@ def shown_word(word: str, widest: float = WIDEST_WORD) -> str:
     head, tail = 0, 0
     while head + tail < len(word):
         nxt = word[head] if head <= tail else word[len(word) - 1 - tail]
-        room -= text_width(nxt)
+        room -= _width(nxt)
         if room < 0:
             break
         head, tail = (head + 1, tail) if head <= tail else (head, tail + 1)
@@ -174,7 +179,7 @@ def _wider(text: str, widest: float) -> bool:
     """text_width(text) > widest, summed only as far as needed: widths are never negative."""
     total = 0.0
     for ch in text:
-        total += TEXT_WIDTHS.get(ch) or CODE_POINT * len(f"U+{ord(ch):04X}")
+        total += _width(ch)
         if total > widest:
             return True
     return False
@@ -187,6 +192,10 @@ def shown_words(text: str, widest: float = WIDEST_WORD) -> str:
     return _WORD.sub(lambda found: shown_word(found.group(), widest), text)
 
 
+# A page asks for each name's short form in several places (the labels of each token list, the
+# long names a format replaces): 4,096 names of 1,000 characters were shortened 5 times each, a
+# second of a small page. Each is shortened once; typed, so a Symbol is never taken for its text.
+@lru_cache(maxsize=1 << 13, typed=True)
 def shown_name(name: str) -> str:
     """A token name wider than WIDEST_WORD shortened in the middle (shown_word) as a whole: as
     a label or in `k_name` it is set in \\text{} inside math, where TeX breaks it nowhere, not
