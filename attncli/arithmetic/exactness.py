@@ -150,6 +150,9 @@ def evaluate(expr: Expr, precision: int) -> tuple[Decimal, ...]:
         total = dot(expr, precision)
         if total is not None:
             return (total,)
+        by_columns = _dot_columns(expr, precision)
+        if by_columns is not None:
+            return by_columns
     if isinstance(expr, Exp):
         return tuple(x.exp() for x in evaluate(expr.argument, precision))
     if isinstance(expr, Tanh):  # tanh x = 1 − 2 / (e^2x + 1)
@@ -159,6 +162,27 @@ def evaluate(expr: Expr, precision: int) -> tuple[Decimal, ...]:
     for part in parts[1:]:
         result = _combine(expr, result, part)
     return result
+
+
+def _dot_columns(expr: Sum, precision: int) -> tuple[Decimal, ...] | None:
+    """A sum of numbers times vectors (an output row, Σⱼ A[i, j]·v_j) column by column, each
+    worked as dot works a dot product, in whole units; None for any other sum. Worked term by
+    term in Decimal, the output rows a page of 8,000 tokens shows took half a second."""
+    weights: list[float] = []
+    vectors: list[tuple[float, ...]] = []
+    for term in expr.terms:
+        if not isinstance(term, Product) or len(term.factors) != 2:
+            return None
+        a, v = term.factors
+        if not isinstance(a, Num) or not isinstance(v, Vec) or (
+                vectors and len(v.values) != len(vectors[0])):
+            return None
+        weights.append(a.value)
+        vectors.append(v.values)
+    left = np.array(weights)  # (k,)
+    right = np.array(vectors).reshape(len(vectors), -1)  # (k, d)
+    return tuple(_dot_rows(Terms(left, np.ascontiguousarray(right[:, c])), precision)
+                 for c in range(right.shape[1]))
 
 
 def _operands(expr: Expr) -> tuple[Expr, ...]:
