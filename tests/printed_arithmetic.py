@@ -45,6 +45,39 @@ def half_up(x: Fraction, precision: int) -> Fraction:
     return Fraction(whole if x >= 0 else -whole, 10**precision)
 
 
+def scientific(x: Fraction, precision: int) -> tuple[Fraction, int] | None:
+    """(m, k) when `x` is written m × 10^k (docs/formats.md): half up it reaches a million, or
+    it is nonzero and under 10⁻²⁹; m = x / 10^k rounded half up, 1 ≤ |m| < 10. Else None."""
+    if abs(half_up(x, precision)) < 10**6 and (x == 0 or abs(x) >= Fraction(1, 10**29)):
+        return None
+    k = 0
+    while abs(x) >= Fraction(10) ** (k + 1):
+        k += 1
+    while abs(x) < Fraction(10) ** k:
+        k -= 1
+    m = half_up(x / Fraction(10) ** k, precision)
+    if abs(m) >= 10:
+        k += 1
+        m = half_up(x / Fraction(10) ** k, precision)
+    return m, k
+
+
+def written(x: Fraction, precision: int) -> Fraction:
+    """`x` as written: half up at `precision` decimals, or m × 10^k."""
+    found = scientific(x, precision)
+    return half_up(x, precision) if found is None else found[0] * Fraction(10) ** found[1]
+
+
+SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+POWER = re.compile(r"(\d+(?:\.\d+)?)×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+
+
+def plain_powers(text: str) -> str:
+    """`8.00×10⁻³⁰` as the plain decimal it is: 0.0000000000000000000000000000080."""
+    return POWER.sub(lambda m: format(Decimal(m.group(1)).scaleb(
+        int(m.group(2).translate(SUPERSCRIPT))), "f"), text)
+
+
 @dataclass
 class Line:
     text: str
@@ -58,7 +91,7 @@ class Line:
 
     def recompute(self) -> Fraction | Row:
         python = self.expression.replace("·", "*").replace("−∞", "-inf").replace("−", "-")
-        python = plain_decimals(python)
+        python = plain_powers(plain_decimals(python))
         python = python.replace("e^(", "exp(")
         python = re.sub(r"e\^(-?\d+(?:\.\d+)?|-inf)", r"exp(\1)", python)
         python = re.sub(r"\[([^\]]*)\]", r"Row((\1,))", python)
@@ -68,7 +101,7 @@ class Line:
         return value  # type: ignore[no-any-return]
 
     def printed(self) -> Fraction | Row:
-        result = plain_decimals(self.result.replace("−", "-"))
+        result = plain_powers(plain_decimals(self.result.replace("−", "-")))
         if result.startswith("["):
             return Row(Fraction(x) for x in result.strip("[]").split(", "))
         return Fraction(result)
@@ -78,7 +111,7 @@ class Line:
         return PRINTED.findall(self.expression + " " + self.result)
 
 
-PRINTED = re.compile(r"−?\d+(?:[.,]\d+)?")
+PRINTED = re.compile(r"−?\d+(?:[.,]\d+)?(?:×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
 
 
 def plain_decimals(text: str) -> str:
@@ -135,6 +168,6 @@ def agrees(line: Line, precision: int) -> bool:
     printed = line.printed()
     if isinstance(printed, Row):
         assert isinstance(got, Row)
-        return all(half_up(g, precision) == p for g, p in zip(got, printed, strict=True))
+        return all(written(g, precision) == p for g, p in zip(got, printed, strict=True))
     assert not isinstance(got, Row)
-    return half_up(got, precision) == printed
+    return written(got, precision) == printed

@@ -601,3 +601,22 @@ def test_a_sum_in_a_sentence_is_one_formula_in_every_engine(tmp_path: Path) -> N
             prose = [line for line in markdown(spec, ALL, flavor).splitlines()
                      if "d_{k} = " in line]
             assert not [line for line in prose if re.search(r"[$`] \+ ", line)], prose
+
+
+def test_very_large_and_very_small_numbers_render_within_the_column(tmp_path: Path) -> None:
+    """Numbers written m × 10^k (docs/formats.md, "Very large and very small numbers"): each
+    engine reads the TeX attn wrote, and no formula runs past the text column. Before, 1e150
+    was written with its 151 digits, a matrix column wider than the page."""
+    spec = tmp_path / "huge.yaml"
+    spec.write_text("tokens: [a, b, c]\nembeddings: [[1e150, -2.5e-31, 0.5, 1], "
+                    "[0, 1, -1.234567e20, 2], [1, 0, 999999.995, 3]]\n", encoding="utf-8")
+    jobs = jobs_for(spec, "huge", "en")
+    pages = run_pages(jobs, tmp_path / "pages")
+    for name, page in pages.items():
+        flavor = name.split("/")[1]
+        text = markdown(spec, "en", flavor)
+        assert r"1.00 \times 10^{150}" in text and r"{-}2.50 \times 10^{-31}" in text
+        assert not page["errors"], (name, page["errors"][:2])
+        read = sorted(" ".join(m["tex"].split()) for m in page["tex"])
+        assert read == sorted(" ".join(t.split()) for t, _ in source_math(text, flavor)), name
+        assert not page["wide"], (name, page["wide"][:2])

@@ -26,7 +26,7 @@ from attncli.arithmetic.expand import Selection
 from attncli.i18n import Msg, translate
 from attncli.model import Difference, Exp, Expr, Num, Product, Quotient, Sum, Vec, Walkthrough
 from attncli.render import render
-from tests.printed_arithmetic import agrees, half_up, written_out
+from tests.printed_arithmetic import agrees, half_up, scientific, written_out
 
 EXAMPLES = int(os.environ.get("ATTN_PROPERTY_EXAMPLES", "120"))
 TIES = [0.125, -0.125, 0.425, 0.2845, 1.0605, 2.675, 0.5, -0.5, 0.25, 0.0, 1.0, -1.0, 0.35, 0.045]
@@ -39,12 +39,15 @@ def expected(x: float, precision: int, comma: bool) -> str:
     """`x` as a person writes it at `precision` decimals: half up on its shortest decimal."""
     if x == float("-inf"):
         return "−∞"
-    q = half_up(Fraction(repr(x)), precision)
+    found = scientific(Fraction(repr(x)), precision)  # m × 10^k (docs/formats.md)
+    q = half_up(Fraction(repr(x)), precision) if found is None else found[0]
     scaled = abs(q) * 10**precision
     assert scaled.denominator == 1
     digits = str(scaled.numerator).rjust(precision + 1, "0")
     text = digits[:len(digits) - precision] + ("." + digits[-precision:] if precision else "")
     text = ("−" if q < 0 else "") + text
+    if found is not None:
+        text += "×10" + str(found[1]).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
     return text.replace(".", ",") if comma else text
 
 
@@ -241,12 +244,14 @@ def _format(walkthrough: Walkthrough):  # type: ignore[no-untyped-def]
 def test_a_matrix_written_at_once_gives_each_number_half_up_from_its_shortest_decimal() -> None:
     """NumberFormat.written (a table's shown numbers at once) against the rule worked here in
     exact fractions: ties binary rounding gets wrong, numbers a hair off a tie, signs that round to
-    zero, zeros, infinities, NaN and numbers too large for the quick path, at precisions 0 to 6."""
+    zero, zeros, infinities, NaN, numbers too large for the quick path, and numbers written
+    m × 10^k (a million and more once rounded, nonzero under 10⁻²⁹), at precisions 0 to 6."""
     from attncli.arithmetic.numbers import NumberFormat
 
     rng = np.random.default_rng(7)
     ties = [0.125, 0.425, 0.2845, 1.0605, 2.675, -0.125, -2.675, 0.005, -0.0049, 9.995, 0.5, 1.5]
     values = [*ties, 0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e300, -1e15, 5e-324,
+              999999.995, -999999.4995, 9.995e20, 1.23456e-30, -1e-29, 827392.0,
               *np.nextafter(np.array(ties), np.inf).tolist(),
               *(rng.standard_normal(400) * 10).tolist(),
               *np.round(rng.standard_normal(400), 3).tolist()]
@@ -260,9 +265,13 @@ def test_a_matrix_written_at_once_gives_each_number_half_up_from_its_shortest_de
                 if abs(value) == float("inf"):
                     assert text == ("−∞" if value < 0 else "∞")
                     continue
-                exact = half_up(Fraction(repr(value)), precision)
+                shortest = Fraction(repr(value))
+                found = scientific(shortest, precision)  # m × 10^k (docs/formats.md)
+                exact = half_up(shortest, precision) if found is None else found[0]
+                power = "" if found is None else "×10" + str(found[1]).translate(
+                    str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
                 digits = f"{abs(exact.numerator) * 10**precision // exact.denominator}"
                 digits = digits.rjust(precision + 1, "0")
                 body = (digits[:-precision] + decimal + digits[-precision:] if precision
-                        else digits)
+                        else digits) + power
                 assert text == ("−" + body if exact < 0 else body), (value, precision, mark)

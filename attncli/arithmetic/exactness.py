@@ -12,7 +12,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from attncli.arithmetic.numbers import CACHED, CONTEXT, as_decimal, rounded, rounded_if_clear
+from attncli.arithmetic.numbers import (
+    CACHED,
+    CONTEXT,
+    LARGE,
+    SMALL,
+    as_decimal,
+    rounded,
+    rounded_if_clear,
+)
 from attncli.model import (
     Difference,
     Exp,
@@ -42,8 +50,15 @@ def printed(x: float, precision: int) -> Decimal:
 
 @lru_cache(maxsize=CACHED)
 def _units(x: float, precision: int) -> int:
-    """Finite `x` as printed, in units of the last printed decimal: 0.125 at 2 -> 13."""
+    """Finite `x` as printed, in units of the last printed decimal: 0.125 at 2 -> 13; a large
+    number written m × 10^k is a whole number, so it has units too (1.23×10²⁰ at 2 -> 1.23e22)."""
     return int(printed(x, precision).scaleb(precision))
+
+
+def _tiny(x: float) -> bool:
+    """Whether `x` is written m × 10^k with k < 0 (numbers.SMALL): it has no whole number of
+    units of the last fixed decimal, so a line with it is worked in decimal."""
+    return bool(x) and abs(x) < SMALL
 
 
 def dot(expr: Sum, precision: int) -> Decimal | None:
@@ -54,6 +69,7 @@ def dot(expr: Sum, precision: int) -> Decimal | None:
     if isinstance(expr.terms, Terms):
         return _dot_rows(expr.terms, precision)
     totals: dict[int, int] = {}  # decimals of a term -> the sum of such terms, in units
+    tiny = False  # a number under numbers.SMALL among them: no units (_tiny)
     for term in expr.terms:
         factors = term.factors if isinstance(term, Product) else (term,)
         value = 1
@@ -63,9 +79,13 @@ def dot(expr: Sum, precision: int) -> Decimal | None:
             x = factor.value
             if x - x != 0.0:  # ±inf or NaN: worked in Decimal, which knows them
                 return _dot_decimal(expr, precision)
-            value *= _units(x, precision) if x else 0
+            if _tiny(x):
+                tiny = True
+            value *= _units(x, precision) if x and not tiny else 0
         decimals = len(factors) * precision
         totals[decimals] = totals.get(decimals, 0) + value
+    if tiny:  # every term a product of numbers: worked in Decimal
+        return _dot_decimal(expr, precision)
     return sum((Decimal(units).scaleb(-decimals) for decimals, units in totals.items()),
                Decimal(0))
 
@@ -113,12 +133,13 @@ _MISSING = object()
 
 
 def _row_units(values: NDArray[np.float64], precision: int) -> NDArray[Any] | None:
-    if not np.isfinite(values).all():
-        return None
+    if not np.isfinite(values).all() or ((values != 0.0) & (np.abs(values) < SMALL)).any():
+        return None  # (a number written m × 10^k with k < 0 has no units: see _tiny)
     scaled = np.abs(values) * 10.0 ** precision  # (k,), within a few ulps of the decimal's
     whole = np.floor(scaled + 0.5)  # half up, where the fraction is clearly not near one half
     fraction = scaled - np.floor(scaled)
-    unsure = (np.abs(fraction - 0.5) < 1e-9 + scaled * 1e-13) | (scaled >= 2.0 ** 40)
+    unsure = ((np.abs(fraction - 0.5) < 1e-9 + scaled * 1e-13) | (scaled >= 2.0 ** 40)
+              | (np.abs(values) >= LARGE / 2))  # (k,): m × 10^k, rounded by _units
     if unsure.any() and (scaled >= 2.0 ** 60).any():  # too large for int64: Python ints
         return np.array([_units(float(x), precision) if x else 0 for x in values], dtype=object)
     out = np.where(values < 0, -whole, whole).astype(np.int64)  # (k,)

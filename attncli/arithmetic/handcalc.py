@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from attncli.arithmetic.numbers import CONTEXT, as_decimal, half_up, rounded
+from attncli.arithmetic.numbers import CONTEXT, as_decimal, rounded, written_decimal
 from attncli.compute import ops
 from attncli.model import Array, Drift, Matrix, Walkthrough
 from attncli.spec.model import Dtype
@@ -83,13 +83,14 @@ class FullPrecision:
 
 
 class HandCalculation:
-    """Decimal arithmetic on the numbers as written, each result rounded half up to `precision`."""
+    """Decimal arithmetic on the numbers as written, each result rounded half up to `precision`
+    (or, past numbers.LARGE and under numbers.SMALL, to m × 10^k, as it is written)."""
 
     def __init__(self, precision: int) -> None:
         self.precision = precision
         self._to_decimal: Callable[[Any], Any] = np.frompyfunc(as_decimal, 1, 1)
         self._round: Callable[[Any], Any] = np.frompyfunc(
-            lambda d: float(half_up(d, precision)) if d.is_finite() else float(d), 1, 1)
+            lambda d: float(written_decimal(d, precision)) if d.is_finite() else float(d), 1, 1)
 
     def decimals(self, a: Array) -> Objects:
         return np.asarray(self._to_decimal(a), dtype=object)

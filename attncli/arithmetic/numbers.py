@@ -9,6 +9,11 @@ The rule is a person's: a float is read as the shortest decimal that reads back 
 The format writes the rounded decimal with the reader's decimal mark (0.35 or 0,35), one minus
 sign (U+2212, `−0.34`; in LaTeX math the `-` that TeX sets as a minus), never `−0.00`, `−∞` for a
 hidden score and `—` for the weight of a hidden key.
+
+A number whose rounded value reaches LARGE, or a nonzero one below SMALL, is written as a lecturer
+writes it, m × 10^k with 1 ≤ |m| < 10 and `precision` decimals in m (the shortest decimal's m
+rounded half up as above): `1.23×10²⁰` in text, `1.23 \\times 10^{20}` in LaTeX math. Every
+number of the examples lies between the two, so they are written in fixed notation.
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ DECIMAL_MARKS = {"dot": ".", "comma": ","}
 MINUS = "\u2212"  # −, the minus sign, as printed mathematics writes it
 # Enough digits for any float64's shortest decimal, and e^x of it, to stay exact.
 CONTEXT = Context(prec=80, Emax=999_999, Emin=-999_999)
+# Past these a number is written m × 10^k (docs/formats.md, "Very large and very small numbers")
+LARGE = 1e6  # a rounded value of at least a million: 1.00×10⁶, not 1000000.00
+SMALL = 1e-29  # a nonzero value under 10^-29: 1.23×10⁻³⁰, not 0.00; above it, rounding noise
+# (8.5×10⁻⁷ degrees) and the weights of far keys (1.5×10⁻²⁸ in the examples) are written 0.00
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def as_decimal(x: float) -> Decimal:
@@ -42,6 +52,64 @@ def half_up(d: Decimal, precision: int) -> Decimal:
     if not d.is_finite() or d.as_tuple().exponent >= -precision:  # type: ignore[operator]
         return d
     return d.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP, context=CONTEXT)
+
+
+def scientific(x: float, precision: int) -> tuple[Decimal, int] | None:
+    """(m, k) when finite `x` is written m × 10^k: its value rounded to `precision` decimals
+    reaches LARGE, or it is nonzero and under SMALL. m is the shortest decimal's mantissa rounded
+    half up to `precision` decimals, 1 ≤ |m| < 10 (9.9999995 at 2 -> 1.00 and k + 1). Else None."""
+    size = abs(x)
+    if not x or SMALL <= size < LARGE / 2:
+        return None
+    return _scientific(as_decimal(x), precision)
+
+
+def _scientific(d: Decimal, precision: int) -> tuple[Decimal, int] | None:
+    if not d or (abs(d) >= Decimal(repr(SMALL))
+                 and abs(half_up(d, precision)) < Decimal(repr(LARGE))):
+        return None
+    k = d.adjusted()
+    m = half_up(d.scaleb(-k), precision)
+    if abs(m) >= 10:
+        k += 1
+        m = half_up(d.scaleb(-k), precision)
+    return m.quantize(Decimal(1).scaleb(-precision), context=CONTEXT), k
+
+
+def written_decimal(d: Decimal, precision: int) -> Decimal:
+    """Finite `d` as a hand calculation carries it: rounded half up to `precision` decimals, or,
+    a million and more, to m × 10^k as it is written (see scientific). A number under SMALL is
+    carried as its rounding, 0, as the weight of a far key always was (the inputs, used as
+    written, are the only such numbers a hand calculation shows)."""
+    rounded_d = half_up(d, precision)
+    if abs(rounded_d) < Decimal(repr(LARGE)):
+        return rounded_d
+    found = _scientific(d, precision)
+    assert found is not None
+    return found[0].scaleb(found[1], context=CONTEXT)
+
+
+def sci_value(x: float, precision: int) -> float | None:
+    """The value of m × 10^k as written for `x` (see scientific), or None when `x` is written
+    in fixed notation."""
+    found = scientific(x, precision)
+    return None if found is None else float(found[0].scaleb(found[1], context=CONTEXT))
+
+
+def shortest(value: float, minus: str = MINUS, tex: bool = False) -> str:
+    """A number given in a spec (a sink logit) as a person writes it: to six significant digits
+    with no trailing zeros (2, −1, 0.5, 0.00001), never e-notation; past LARGE or under SMALL,
+    m × 10^k with m's digits (1e308 -> `1×10³⁰⁸`, in TeX math `1 \\times 10^{308}`). Finite
+    `value` only."""
+    sign = minus if value < 0 else ""
+    d = abs(as_decimal(value))
+    if not value or SMALL <= d < Decimal(repr(LARGE)):
+        text = f"{abs(value):g}"
+        return sign + (format(d, "f") if "e" in text else text)  # 1e-05: 0.00001
+    k = d.adjusted()
+    m = format(d.scaleb(-k).normalize(context=CONTEXT), "f")
+    return sign + (rf"{m} \times 10^{{{k}}}" if tex else
+                   f"{m}×10{str(k).translate(SUPERSCRIPT)}")
 
 
 # The same numbers are printed again and again (x_i and W[:, a] in every cell of a projection),
@@ -82,16 +150,21 @@ def rounded_if_clear(x: float, precision: int, tolerance: float) -> float | None
     """rounded(v, precision) for every v within a relative `tolerance` of finite `x`, when
     they all round alike; else None."""
     units = _clear_half_up(x, precision, tolerance)
-    if units is None or not x:
+    if units is None or not x or not SMALL <= abs(x) < LARGE / 2:
         return None
     value = units / (POWERS[precision] if precision < len(POWERS) else 10.0 ** precision)
     return -value if x < 0 else value
 
 
 def rounded(x: float, precision: int) -> float:
-    """`x` as printed at `precision` decimals, as a float: `rounded(0.125, 2) == 0.13`."""
+    """`x` as printed at `precision` decimals, as a float: `rounded(0.125, 2) == 0.13`; a number
+    written m × 10^k, as m × 10^k (`rounded(1.234e20, 2) == 1.23e20`)."""
     if not math.isfinite(x) or not x:
         return float(x)  # ±0.0 keeps its sign
+    if not SMALL <= abs(x) < LARGE / 2:
+        shown = sci_value(x, precision)
+        if shown is not None:
+            return shown
     units = _clear_half_up(x, precision)
     if units is None:
         return float(rounded_decimal(x, precision))
@@ -147,6 +220,8 @@ class NumberFormat:
     infinity: str = "∞"
     nan: str = "NaN"
     hidden: str = "—"  # the weight of a key the mask hides, in place of its 0
+    power: str = "{m}×10{k}"  # m × 10^k, k in superscript digits (see scientific)
+    superscript: bool = True
 
     @classmethod
     def with_mark(cls, precision: int, decimal: str = "dot") -> NumberFormat:
@@ -178,7 +253,16 @@ class NumberFormat:
             return self.nan
         if math.isinf(value):
             return self.minus_infinity if value < 0 else self.infinity
-        text = fixed(value, self.precision)
+        found = scientific(value, self.precision)
+        if found is not None:
+            m, k = found
+            exponent = str(k).translate(SUPERSCRIPT) if self.superscript else str(k)
+            mantissa = self._plain(str(m))
+            return self.power.format(m=mantissa, k=exponent)
+        return self._plain(fixed(value, self.precision))
+
+    def _plain(self, text: str) -> str:
+        """A decimal written with a dot and `-`, in this format's marks."""
         if self.decimal != ".":
             text = text.replace(".", self.decimal)
         return self.minus + text[1:] if text.startswith("-") else text
@@ -210,7 +294,8 @@ class NumberFormat:
             scaled = np.abs(x) * power  # (k,), as _clear_half_up scales each
             whole = np.floor(scaled)  # (k,)
             fraction = scaled - whole  # (k,)
-            clear = ((scaled < 2.0 ** 40) & (x != 0.0)
+            clear = ((scaled < 2.0 ** 40) & (x != 0.0) & (np.abs(x) >= SMALL)
+                     & (np.abs(x) < LARGE / 2)  # (k,): m × 10^k one by one
                      & (np.abs(fraction - 0.5) > 1e-9 + scaled * 1e-13))  # (k,): NaN is not
         units = np.where(clear, whole + (fraction > 0.5), 0.0)  # (k,)
         texts = []
@@ -236,7 +321,7 @@ class NumberFormat:
         `-\\infty` for a hidden score."""
         return replace(self, decimal="{,}" if self.decimal == "," else self.decimal, minus="-",
                        minus_infinity=r"-\infty", infinity=r"\infty", nan=r"\text{NaN}",
-                       hidden=r"\text{—}")
+                       hidden=r"\text{—}", power=r"{m} \times 10^{{{k}}}", superscript=False)
 
     def finer(self, more: int) -> NumberFormat:
         """The same format with `more` decimals (how far a hand result drifts)."""

@@ -10,10 +10,10 @@ column dropped). The family replaces the plain softmax when the spec has `sinks`
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal
 
 import numpy as np
 
+from attncli.arithmetic.numbers import shortest
 from attncli.i18n import Msg, Symbol, quoted
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.steps.base import Build, HeadState, Made
@@ -23,12 +23,10 @@ HALF = 0.5  # a query that gives the sink more than this has given it most of it
 
 
 def written(value: float, minus: str = "−") -> str:
-    """A sink logit as a person writes it: 2, −1, 0.5, 0.00001 (a true minus sign in text; TeX's
-    math takes `-` as its minus, and pdflatex stops at a Unicode one)."""
-    magnitude = f"{abs(value):g}"
-    if "e" in magnitude:  # 1e-05: never e-notation
-        magnitude = format(Decimal(repr(abs(value))), "f")
-    return (minus if value < 0 else "") + magnitude
+    """A sink logit as a person writes it: 2, −1, 0.5, 0.00001, 1×10³⁰⁸ (numbers.shortest; a
+    true minus sign in text; TeX's math takes `-` as its minus, and pdflatex stops at a Unicode
+    one)."""
+    return shortest(value, minus, tex=minus == "-")
 
 
 def sink_logit(b: Build, hs: HeadState) -> float:

@@ -1,0 +1,180 @@
+"""Very large and very small numbers written as a lecturer writes them, m × 10^k (docs/formats.md,
+"Very large and very small numbers"): a value whose rounding reaches a million, or a nonzero one
+under 10⁻²⁹, in every format, by the one formatter (arithmetic/numbers.py). Every expected text
+here is worked by hand: m is the number's shortest decimal divided by 10^k, rounded half up.
+
+Before, such a number was written with every digit: `sinks: [1e308]` made a LaTeX page 2,386 pt
+too wide, an embedding of 1e150 a matrix 207 pt too wide."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli.arithmetic.exactness import dot, exact
+from attncli.arithmetic.numbers import LARGE, SMALL, NumberFormat, rounded, shortest
+from attncli.model import Num, Product, Sum, Terms, Vec
+from tests.conftest import run
+
+TEXT = NumberFormat(precision=2)
+MATH = TEXT.math()
+
+
+@pytest.mark.parametrize(("value", "precision", "text", "tex"), [
+    (1e20, 2, "1.00×10²⁰", r"1.00 \times 10^{20}"),
+    (1.23456e-30, 2, "1.23×10⁻³⁰", r"1.23 \times 10^{-30}"),
+    (1.23456e-30, 4, "1.2346×10⁻³⁰", r"1.2346 \times 10^{-30}"),  # 1.23456 half up
+    (-1.235e20, 2, "−1.24×10²⁰", r"-1.24 \times 10^{20}"),  # half up, away from zero
+    (1.235e20, 0, "1×10²⁰", r"1 \times 10^{20}"),
+    (9.995e20, 2, "1.00×10²¹", r"1.00 \times 10^{21}"),  # 9.995 rounds to 10.00: k + 1
+    (1e308, 2, "1.00×10³⁰⁸", r"1.00 \times 10^{308}"),
+    (5e-324, 2, "5.00×10⁻³²⁴", r"5.00 \times 10^{-324}"),  # its shortest decimal: 5e-324
+    # the boundary: 999999.99995 rounds to 1000000.0000 at 4 decimals, a million: m × 10^k
+    (999999.99995, 4, "1.0000×10⁶", r"1.0000 \times 10^{6}"),
+    (999999.99995, 5, "999999.99995", "999999.99995"),
+    (999999.994, 2, "999999.99", "999999.99"),
+    (999999.995, 2, "1.00×10⁶", r"1.00 \times 10^{6}"),
+    (-999999.995, 2, "−1.00×10⁶", r"-1.00 \times 10^{6}"),
+    (827392.0, 4, "827392.0000", "827392.0000"),  # the largest number of the examples
+    (1.4779186482698107e-28, 4, "0.0000", "0.0000"),  # the smallest weight of the examples
+])
+def test_a_number_is_written_m_times_ten_to_the_k_past_the_thresholds(
+        value: float, precision: int, text: str, tex: str) -> None:
+    number = NumberFormat(precision=precision)
+    assert number(value) == text
+    assert number.math()(value) == tex
+    assert number.written([value, 0.5]) == [text, number(0.5)]  # a row at once, alike
+
+
+def test_the_thresholds_one_ulp_either_side() -> None:
+    assert LARGE == 1e6 and SMALL == 1e-29
+    below = math.nextafter(LARGE, 0.0)  # 999999.9999999999
+    assert NumberFormat(precision=10)(below) == "999999.9999999999"
+    assert NumberFormat(precision=2)(below) == "1.00×10⁶"  # rounds to a million
+    assert NumberFormat(precision=10)(LARGE) == "1.0000000000×10⁶"
+    assert NumberFormat(precision=10)(math.nextafter(LARGE, 2e6)) == "1.0000000000×10⁶"
+    assert TEXT(SMALL) == "0.00"
+    assert TEXT(-SMALL) == "0.00"  # never −0.00
+    # 9.999999999999999e-30: its mantissa rounds to 10.00, so k goes up to −29
+    assert TEXT(math.nextafter(SMALL, 0.0)) == "1.00×10⁻²⁹"
+    assert TEXT(-math.nextafter(SMALL, 0.0)) == "−1.00×10⁻²⁹"
+
+
+def test_marks_infinities_and_zero_are_as_before() -> None:
+    comma = NumberFormat.with_mark(2, "comma")
+    assert comma(1.5e20) == "1,50×10²⁰"
+    assert comma.math()(1.5e20) == r"1{,}50 \times 10^{20}"
+    assert [TEXT(x) for x in (0.0, -0.0, math.inf, -math.inf, math.nan)] == \
+        ["0.00", "0.00", "∞", "−∞", "NaN"]
+
+
+def test_rounded_is_the_number_as_written() -> None:
+    assert rounded(1.234567e20, 2) == 1.23e20
+    assert rounded(1.23456e-30, 2) == 1.23e-30
+    assert rounded(999999.995, 2) == 1e6
+    assert rounded(1e-29, 2) == 0.0
+
+
+def test_a_spec_number_is_written_with_its_digits_past_the_thresholds() -> None:
+    assert [shortest(x) for x in (2.0, -1.0, 0.5, 1e-5, 999999.0)] == \
+        ["2", "−1", "0.5", "0.00001", "999999"]
+    assert shortest(1e308) == "1×10³⁰⁸"
+    assert shortest(-1.5e20, "-", tex=True) == r"-1.5 \times 10^{20}"
+    assert shortest(1.23456e-30) == "1.23456×10⁻³⁰"
+
+
+def test_equals_only_where_the_printed_numbers_give_the_printed_result() -> None:
+    # 1.20×10²⁰ · 2.00 = 2.40×10²⁰ exactly; 1.23×10²⁰ · 2.00 = 2.46×10²⁰, not 2.47×10²⁰
+    assert exact(Sum((Product((Num(1.2e20), Num(2.0))),)), 2.4e20, 2)
+    assert not exact(Sum((Product((Num(1.234567e20), Num(2.0))),)), 2.469134e20, 2)
+    # 1.23×10²⁰ · 1.23×10²⁰ = 1.5129×10⁴⁰, written 1.51×10⁴⁰, not the 1.52×10⁴⁰ of the result
+    x = 1.234567e20
+    assert not exact(Sum((Product((Num(x), Num(x))),)), x * x, 2)
+    assert not exact(Sum(Terms(np.array([x, 0.0]), np.array([x, 0.0]))), x * x, 2)
+    assert exact(Sum(Terms(np.array([x, 0.0]), np.array([1.0, 0.0]))), x, 2)
+    # 1.23×10⁻³⁰ · 3.00×10⁻³⁰ + 2.00 · 1.00 = 2.00 (and 3.69×10⁻⁶⁰ past it)
+    a, b = np.array([1.23456e-30, 2.0]), np.array([3e-30, 1.0])
+    assert exact(Sum(Terms(a, b)), 2.0, 2)
+    assert exact(Sum((Product((Num(1.23456e-30), Num(3e-30))),)), 3.69e-60, 2)
+    assert not exact(Sum((Product((Num(1.23456e-30), Num(3e-30))),)), 3.7037e-60, 2)
+
+
+def test_a_sum_with_a_tiny_number_and_a_row_is_left_to_the_general_path() -> None:
+    """A gradient's sum Σ aₖ·[row] (a Vec among its factors) with a number under 10⁻²⁹: no
+    dot product (None), as for any such sum; it was an internal error (a Vec has no value)."""
+    terms = (Product((Num(1e-30), Num(2.0))), Product((Num(0.5), Vec((1.0, 2.0)))))
+    assert dot(Sum(terms), 2) is None
+    # numbers only: worked in decimal on the printed numbers, 1.00×10⁻³⁰·2.00 + 0.50·4.00
+    value = dot(Sum((Product((Num(1e-30), Num(2.0))), Product((Num(0.5), Num(4.0))))), 2)
+    assert value is not None and value == Decimal("2.0000") + Decimal("2E-30")
+
+
+def test_the_walkthrough_writes_its_lines_with_the_same_rule(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: [[1.234567e20, 0], [0, 1]]\n",
+                                     encoding="utf-8")
+    result = run("explain", str(tmp_path / "s.yaml"), "--format", "text")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "   Q[a, d1] = x_a·W_Q[:, d1] = 1.23×10²⁰·1.00 + 0.00·0.00 = 1.23×10²⁰" in lines
+    assert "   S[a, a] = q_a·k_a = 1.23×10²⁰·1.23×10²⁰ + 0.00·0.00 ≈ 1.52×10⁴⁰" in lines
+    assert "   S′[a, a] = S[a, a] / √2 = 1.52×10⁴⁰ / 1.41 = 1.08×10⁴⁰" in lines
+    assert not re.search(r"\d{8}", result.stdout)
+
+
+# The record's worst case: cat_chases_mouse with `\` tokens and a sink logit of 1e308.
+RECORD = r"""title: \
+tokens: [\0, \1, \2]
+embeddings: [[1.0, 0.0], [0.2, 1.0], [0.8, 0.0]]
+weights: {W_Q: identity, W_K: identity, W_V: identity}
+mask: causal
+sinks: [1.0e+308]
+description: \ \
+"""
+
+
+def test_the_sink_logit_is_written_m_times_ten_to_the_k(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(RECORD, encoding="utf-8")
+    result = run("explain", str(tmp_path / "s.yaml"), "--format", "text")
+    assert result.exit_code == 0, result.stderr
+    assert "The sink logit s = 1×10³⁰⁸ joins" in " ".join(result.stdout.split())
+    assert "   e^(0.57 − 1.00×10³⁰⁸) = 0.00" in result.stdout.splitlines()
+    assert "   e^s = e^(1.00×10³⁰⁸ − 1.00×10³⁰⁸) = 1.00" in result.stdout.splitlines()
+    assert not re.search(r"\d{8}", result.stdout)
+
+
+@pytest.mark.parametrize("args", [["--latex", "--standalone", "--lang", "pl,en,ru"],
+                                  ["--beamer", "--aspect", "43", "--lang", "pl"]])
+def test_the_records_worst_case_compiles_with_no_overfull_box(tmp_path: Path,
+                                                              args: list[str]) -> None:
+    if not shutil.which("pdflatex"):
+        pytest.skip("pdflatex is not installed")
+    (tmp_path / "s.yaml").write_text(RECORD, encoding="utf-8")
+    result = run("export", str(tmp_path / "s.yaml"), *args, "-o", str(tmp_path / "o.tex"))
+    assert result.exit_code == 0, result.stderr
+    assert r"s = 1 \times 10^{308}" in (tmp_path / "o.tex").read_text(encoding="utf-8")
+    done = subprocess.run(["pdflatex", "-no-shell-escape", "-interaction=nonstopmode",
+                           "-halt-on-error", "o.tex"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, check=False)
+    log = (tmp_path / "o.log").read_text(encoding="utf-8", errors="replace")
+    assert done.returncode == 0, log[-2000:]
+    assert re.findall(r"Overfull \\[hv]box[^\n]*", log) == []
+
+
+def test_a_hand_calculation_carries_the_numbers_as_written(tmp_path: Path) -> None:
+    """--round-intermediates: 1.23×10²⁰ is carried, so q·k is 1.23×10²⁰·1.23×10²⁰ = 1.5129×10⁴⁰,
+    written and carried as 1.51×10⁴⁰; 1.51×10⁴⁰ / 1.41 = 1.0709…×10⁴⁰, written 1.07×10⁴⁰."""
+    (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: [[1.234567e20, 0], [0, 1]]\n",
+                                     encoding="utf-8")
+    result = run("explain", str(tmp_path / "s.yaml"), "--format", "text",
+                 "--round-intermediates")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "   S[a, a] = q_a·k_a = 1.23×10²⁰·1.23×10²⁰ + 0.00·0.00 = 1.51×10⁴⁰" in lines
+    assert "   S′[a, a] = S[a, a] / √2 = 1.51×10⁴⁰ / 1.41 = 1.07×10⁴⁰" in lines
