@@ -46,9 +46,9 @@ def half_up(x: Fraction, precision: int) -> Fraction:
 
 
 def scientific(x: Fraction, precision: int) -> tuple[Fraction, int] | None:
-    """(m, k) when `x` is written m × 10^k (docs/formats.md): half up it reaches a million, or
-    it is nonzero and under 10⁻²⁹; m = x / 10^k rounded half up, 1 ≤ |m| < 10. Else None."""
-    if abs(half_up(x, precision)) < 10**6 and (x == 0 or abs(x) >= Fraction(1, 10**29)):
+    """(m, k) when `x` is written m × 10^k (docs/formats.md): half up it reaches a million;
+    m = x / 10^k rounded half up, 1 ≤ |m| < 10. Else None."""
+    if abs(half_up(x, precision)) < 10**6:
         return None
     k = 0
     while abs(x) >= Fraction(10) ** (k + 1):

@@ -245,7 +245,7 @@ def test_a_matrix_written_at_once_gives_each_number_half_up_from_its_shortest_de
     """NumberFormat.written (a table's shown numbers at once) against the rule worked here in
     exact fractions: ties binary rounding gets wrong, numbers a hair off a tie, signs that round to
     zero, zeros, infinities, NaN, numbers too large for the quick path, and numbers written
-    m × 10^k (a million and more once rounded, nonzero under 10⁻²⁹), at precisions 0 to 6."""
+    m × 10^k (a million and more once rounded), at precisions 0 to 6."""
     from attncli.arithmetic.numbers import NumberFormat
 
     rng = np.random.default_rng(7)

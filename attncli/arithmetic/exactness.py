@@ -16,7 +16,6 @@ from attncli.arithmetic.numbers import (
     CACHED,
     CONTEXT,
     LARGE,
-    SMALL,
     as_decimal,
     rounded,
     rounded_if_clear,
@@ -55,12 +54,6 @@ def _units(x: float, precision: int) -> int:
     return int(printed(x, precision).scaleb(precision))
 
 
-def _tiny(x: float) -> bool:
-    """Whether `x` is written m × 10^k with k < 0 (numbers.SMALL): it has no whole number of
-    units of the last fixed decimal, so a line with it is worked in decimal."""
-    return bool(x) and abs(x) < SMALL
-
-
 def dot(expr: Sum, precision: int) -> Decimal | None:
     """A sum of numbers and products of numbers (a dot product, a bias), in one loop; None for
     any other sum. Worked in whole units of the last printed decimal (a product of k printed
@@ -69,7 +62,6 @@ def dot(expr: Sum, precision: int) -> Decimal | None:
     if isinstance(expr.terms, Terms):
         return _dot_rows(expr.terms, precision)
     totals: dict[int, int] = {}  # decimals of a term -> the sum of such terms, in units
-    tiny = False  # a number under numbers.SMALL among them: no units (_tiny)
     for term in expr.terms:
         factors = term.factors if isinstance(term, Product) else (term,)
         value = 1
@@ -79,13 +71,9 @@ def dot(expr: Sum, precision: int) -> Decimal | None:
             x = factor.value
             if x - x != 0.0:  # ±inf or NaN: worked in Decimal, which knows them
                 return _dot_decimal(expr, precision)
-            if _tiny(x):
-                tiny = True
-            value *= _units(x, precision) if x and not tiny else 0
+            value *= _units(x, precision) if x else 0
         decimals = len(factors) * precision
         totals[decimals] = totals.get(decimals, 0) + value
-    if tiny:  # every term a product of numbers: worked in Decimal
-        return _dot_decimal(expr, precision)
     return sum((Decimal(units).scaleb(-decimals) for decimals, units in totals.items()),
                Decimal(0))
 
@@ -133,8 +121,8 @@ _MISSING = object()
 
 
 def _row_units(values: NDArray[np.float64], precision: int) -> NDArray[Any] | None:
-    if not np.isfinite(values).all() or ((values != 0.0) & (np.abs(values) < SMALL)).any():
-        return None  # (a number written m × 10^k with k < 0 has no units: see _tiny)
+    if not np.isfinite(values).all():
+        return None
     scaled = np.abs(values) * 10.0 ** precision  # (k,), within a few ulps of the decimal's
     whole = np.floor(scaled + 0.5)  # half up, where the fraction is clearly not near one half
     fraction = scaled - np.floor(scaled)

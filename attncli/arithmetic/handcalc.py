@@ -84,7 +84,7 @@ class FullPrecision:
 
 class HandCalculation:
     """Decimal arithmetic on the numbers as written, each result rounded half up to `precision`
-    (or, past numbers.LARGE and under numbers.SMALL, to m × 10^k, as it is written)."""
+    (or, past numbers.LARGE, to m × 10^k, as it is written)."""
 
     def __init__(self, precision: int) -> None:
         self.precision = precision

@@ -10,10 +10,11 @@ The format writes the rounded decimal with the reader's decimal mark (0.35 or 0,
 sign (U+2212, `−0.34`; in LaTeX math the `-` that TeX sets as a minus), never `−0.00`, `−∞` for a
 hidden score and `—` for the weight of a hidden key.
 
-A number whose rounded value reaches LARGE, or a nonzero one below SMALL, is written as a lecturer
-writes it, m × 10^k with 1 ≤ |m| < 10 and `precision` decimals in m (the shortest decimal's m
-rounded half up as above): `1.23×10²⁰` in text, `1.23 \\times 10^{20}` in LaTeX math. Every
-number of the examples lies between the two, so they are written in fixed notation.
+A number whose rounded value reaches LARGE is written as a lecturer writes it, m × 10^k with
+1 ≤ |m| < 10 and `precision` decimals in m (the shortest decimal's m rounded half up as above):
+`1.23×10²⁰` in text, `1.23 \\times 10^{20}` in LaTeX math. Every number of the examples is
+below it, so they are written in fixed notation. A small number is rounded as any other: a weight
+of 10⁻⁴⁵ is 0.00, as one of 10⁻⁵ is.
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ DECIMAL_MARKS = {"dot": ".", "comma": ","}
 MINUS = "\u2212"  # −, the minus sign, as printed mathematics writes it
 # Enough digits for any float64's shortest decimal, and e^x of it, to stay exact.
 CONTEXT = Context(prec=80, Emax=999_999, Emin=-999_999)
-# Past these a number is written m × 10^k (docs/formats.md, "Very large and very small numbers")
+# Past this a number is written m × 10^k (docs/formats.md, "Very large numbers"); a small one is
+# rounded as every number is (a weight of 10⁻⁴⁵ is 0.00, as 10⁻⁵ is)
 LARGE = 1e6  # a rounded value of at least a million: 1.00×10⁶, not 1000000.00
-SMALL = 1e-29  # a nonzero value under 10^-29: 1.23×10⁻³⁰, not 0.00; above it, rounding noise
-# (8.5×10⁻⁷ degrees) and the weights of far keys (1.5×10⁻²⁸ in the examples) are written 0.00
+SMALL = 1e-29  # a spec's own number (shortest) under this is written m × 10^k, not 0.000…01
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
@@ -56,17 +57,16 @@ def half_up(d: Decimal, precision: int) -> Decimal:
 
 def scientific(x: float, precision: int) -> tuple[Decimal, int] | None:
     """(m, k) when finite `x` is written m × 10^k: its value rounded to `precision` decimals
-    reaches LARGE, or it is nonzero and under SMALL. m is the shortest decimal's mantissa rounded
+    reaches LARGE. m is the shortest decimal's mantissa rounded
     half up to `precision` decimals, 1 ≤ |m| < 10 (9.9999995 at 2 -> 1.00 and k + 1). Else None."""
     size = abs(x)
-    if not x or SMALL <= size < LARGE / 2:
+    if size < LARGE / 2:
         return None
     return _scientific(as_decimal(x), precision)
 
 
 def _scientific(d: Decimal, precision: int) -> tuple[Decimal, int] | None:
-    if not d or (abs(d) >= Decimal(repr(SMALL))
-                 and abs(half_up(d, precision)) < Decimal(repr(LARGE))):
+    if abs(half_up(d, precision)) < Decimal(repr(LARGE)):
         return None
     k = d.adjusted()
     m = half_up(d.scaleb(-k), precision)
@@ -78,9 +78,7 @@ def _scientific(d: Decimal, precision: int) -> tuple[Decimal, int] | None:
 
 def written_decimal(d: Decimal, precision: int) -> Decimal:
     """Finite `d` as a hand calculation carries it: rounded half up to `precision` decimals, or,
-    a million and more, to m × 10^k as it is written (see scientific). A number under SMALL is
-    carried as its rounding, 0, as the weight of a far key always was (the inputs, used as
-    written, are the only such numbers a hand calculation shows)."""
+    a million and more, to m × 10^k as it is written (see scientific)."""
     rounded_d = half_up(d, precision)
     if abs(rounded_d) < Decimal(repr(LARGE)):
         return rounded_d
@@ -150,7 +148,7 @@ def rounded_if_clear(x: float, precision: int, tolerance: float) -> float | None
     """rounded(v, precision) for every v within a relative `tolerance` of finite `x`, when
     they all round alike; else None."""
     units = _clear_half_up(x, precision, tolerance)
-    if units is None or not x or not SMALL <= abs(x) < LARGE / 2:
+    if units is None or not x or abs(x) >= LARGE / 2:
         return None
     value = units / (POWERS[precision] if precision < len(POWERS) else 10.0 ** precision)
     return -value if x < 0 else value
@@ -161,7 +159,7 @@ def rounded(x: float, precision: int) -> float:
     written m × 10^k, as m × 10^k (`rounded(1.234e20, 2) == 1.23e20`)."""
     if not math.isfinite(x) or not x:
         return float(x)  # ±0.0 keeps its sign
-    if not SMALL <= abs(x) < LARGE / 2:
+    if abs(x) >= LARGE / 2:
         shown = sci_value(x, precision)
         if shown is not None:
             return shown
@@ -294,7 +292,7 @@ class NumberFormat:
             scaled = np.abs(x) * power  # (k,), as _clear_half_up scales each
             whole = np.floor(scaled)  # (k,)
             fraction = scaled - whole  # (k,)
-            clear = ((scaled < 2.0 ** 40) & (x != 0.0) & (np.abs(x) >= SMALL)
+            clear = ((scaled < 2.0 ** 40) & (x != 0.0)
                      & (np.abs(x) < LARGE / 2)  # (k,): m × 10^k one by one
                      & (np.abs(fraction - 0.5) > 1e-9 + scaled * 1e-13))  # (k,): NaN is not
         units = np.where(clear, whole + (fraction > 0.5), 0.0)  # (k,)
