@@ -431,10 +431,10 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
      "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),
     (["--heatmap", "map.svg", "--no-header", "--lang", "pl"],
      "attn: --no-header działa tylko z\u00a0formatem, który zapisuje obliczenia (--latex, "
-     "--beamer, --markdown, --json, --svg, --html, --typst); samo --heatmap rysuje wagi "
-     "atencji\n"),
+     "--beamer, --markdown, --json, --svg, --html, --typst); sama opcja --heatmap rysuje "
+     "jedynie wagi atencji\n"),
     (["--heatmap", "map.svg", "--backward", "--lang", "ru"],
-     "attn: --backward работает только с\u00a0форматом, который записывает разбор (--latex, "
+     "attn: --backward работает только с\u00a0форматом, в\u00a0котором записывается разбор (--latex, "
      "--beamer, --markdown, --json, --svg, --html, --typst); --heatmap без формата рисует "
      "только веса внимания\n"),
     # a spreadsheet has no worksheet, so no key to write
