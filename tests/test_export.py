@@ -434,9 +434,9 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
      "--beamer, --markdown, --json, --svg, --html, --typst); sama opcja --heatmap rysuje "
      "jedynie wagi atencji\n"),
     (["--heatmap", "map.svg", "--backward", "--lang", "ru"],
-     "attn: --backward работает только с\u00a0форматом, в\u00a0котором записывается разбор (--latex, "
-     "--beamer, --markdown, --json, --svg, --html, --typst); --heatmap без формата рисует "
-     "только веса внимания\n"),
+     "attn: --backward работает только с\u00a0форматом, в\u00a0котором записывается разбор "
+     "(--latex, --beamer, --markdown, --json, --svg, --html, --typst); --heatmap без формата "
+     "рисует только веса внимания\n"),
     # a spreadsheet has no worksheet, so no key to write
     (["--xlsx", "-o", "sheet.xlsx", "--answers", "key.md"],
      "attn: --blank, --blank-cells and --answers make a worksheet; add --worksheet\n"),

@@ -41,7 +41,9 @@ EXAMPLE = '"weights: [[1, 0], [0.35, 0.65]]"'  # a spec key, never translated
 
 @record
 class Written:
-    """One number of an answer: its text, its value and how many decimals it was written with."""
+    """One number of an answer: its text, its value and how many decimals it was written with;
+    a number written with an exponent counts its place as decimals too (`1.23e20` is written to
+    the 10^18 place: -18), so it is checked at the precision its mantissa shows."""
 
     text: str
     value: float
@@ -66,8 +68,9 @@ class Answer:
 
     @property
     def decimals(self) -> int:
-        """The most decimals any number was written with: the precision the student works at."""
-        return max(cell.decimals for row in self.cells for cell in row)
+        """The most decimals any number was written with: the precision the student works at
+        (0 for an answer of whole numbers or numbers written with a positive exponent)."""
+        return max(0, max(cell.decimals for row in self.cells for cell in row))
 
 
 def written(text: str, where: Location) -> Written:
@@ -101,7 +104,7 @@ def written(text: str, where: Location) -> Written:
     if math.isinf(value):
         raise SpecError(Msg.of("{found} is larger than any number attn computes with (about "
                                "1.8e308)", found=quoted(word)), where)
-    return Written(text.strip(), value, max(0, -exponent))
+    return Written(text.strip(), value, -exponent)  # 1.23e20: -18, the place of its last digit
 
 
 def quoted(text: str) -> str:

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from attncli.arithmetic.expand import Selection
 from attncli.arithmetic.handcalc import FullPrecision, arithmetic
-from attncli.arithmetic.handcalc import written as half_up
+from attncli.arithmetic.numbers import LARGE, as_decimal, half_up, rounded
 from attncli.check.altered import OnRows
 from attncli.check.answer import Answer, Written
 from attncli.check.slips import CATALOGUE, Situation
@@ -47,8 +47,17 @@ def matches(value: float, answer: Written) -> bool:
     if math.isinf(value) or math.isinf(answer.value):
         return value == answer.value
     near = TIE * max(1.0, abs(value))
-    return any(half_up(x, answer.decimals) == answer.value for x in (value, value - near,
-                                                                        value + near))
+    return any(at_place(x, answer.decimals) == answer.value for x in (value, value - near,
+                                                                         value + near))
+
+
+def at_place(x: float, decimals: int) -> float:
+    """Finite `x` rounded half up at the place of the `decimals`-th decimal (negative: left of
+    the point, for a number written with an exponent). Fixed notation throughout: a student who
+    writes 123456700000000000000 is checked to the unit, never to the mantissa attn prints."""
+    if decimals >= 0 and abs(x) < LARGE / 2:  # below any m × 10^k: the one rounding, cached
+        return rounded(x, decimals)
+    return float(half_up(as_decimal(x), decimals))
 
 
 def agreeing(values: NDArray[np.float64], answer: Answer) -> NDArray[np.bool_]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from attncli.arithmetic.numbers import NumberFormat
+import math
+from decimal import Decimal
+
+from attncli.arithmetic.numbers import LARGE, MINUS, NumberFormat, as_decimal, half_up
 from attncli.check.compare import ROWS_NAMED, SlipMatch, Verdict
 from attncli.i18n import Count, Msg, listing, quoted, quoted_list, translate
 
@@ -42,6 +45,22 @@ def headline(verdict: Verdict) -> Msg:
     return Msg.of("{symbol}: {differ}:", symbol=name, differ=differ)
 
 
+def as_student_writes(value: float, text: str, decimals: int) -> str:
+    """The right value in the student's notation, rounded half up at `decimals` (the place of
+    their last digit): their decimal mark; an exponent (`1.23e20`) where they wrote one; else
+    fixed digits, however large (123456700000000000000), as attn writes numbers below a million."""
+    mark = "," if "," in text else "."
+    if not math.isfinite(value) or ("e" not in text.lower() and abs(value) < LARGE / 2):
+        return NumberFormat(max(0, decimals), mark)(value)
+    d = half_up(as_decimal(value), decimals)
+    sign = MINUS if d < 0 else ""
+    if "e" not in text.lower():  # decimals >= 0 here: a number without an exponent
+        return sign + format(abs(d).quantize(Decimal(1).scaleb(-decimals)), "f").replace(".", mark)
+    k = d.adjusted() if d else 0
+    m = format(abs(d).scaleb(-k).quantize(Decimal(1).scaleb(-max(0, decimals + k))), "f")
+    return f"{sign}{m.replace('.', mark)}e{k}"
+
+
 def cell_lines(verdict: Verdict) -> list[Msg]:
     """The first SHOWN_CELLS differing numbers, each with the right value; then how many more."""
     lines = []
@@ -49,11 +68,10 @@ def cell_lines(verdict: Verdict) -> list[Msg]:
     for i, j in verdict.wrong[:SHOWN_CELLS]:
         cell = verdict.answer.cells[i][j]
         value = float(values[i, j])
-        mark = "," if "," in cell.text else "."  # the right value as the student writes it
         lines.append(Msg.of("{cell}: you wrote {written}, the right value is {right} ({exact})",
                             cell=cell_name(verdict, i, j), written=cell.text,
-                            right=NumberFormat(cell.decimals, mark)(value),
-                            exact=NumberFormat(cell.decimals + 2, mark)(value)))
+                            right=as_student_writes(value, cell.text, cell.decimals),
+                            exact=as_student_writes(value, cell.text, cell.decimals + 2)))
     more = len(verdict.wrong) - SHOWN_CELLS
     if more > 0:
         lines.append(Msg.plural_of("… and {count} more differing number",
