@@ -176,3 +176,35 @@ def test_a_hand_calculation_carries_the_numbers_as_written(tmp_path: Path) -> No
     lines = result.stdout.splitlines()
     assert "   S[a, a] = q_a·k_a = 1.23×10²⁰·1.23×10²⁰ + 0.00·0.00 = 1.51×10⁴⁰" in lines
     assert "   S′[a, a] = S[a, a] / √2 = 1.51×10⁴⁰ / 1.41 = 1.07×10⁴⁰" in lines
+
+
+def test_a_constant_of_the_spec_is_written_with_its_digits_or_bracketed_m_times_ten_to_the_k(
+        tmp_path: Path) -> None:
+    """A RoPE base, a soft cap or a divisor written into a formula: whole numbers with their
+    digits (Qwen's RoPE base 1000000, not 1e+06), m × 10^k bracketed where a power or a division
+    takes it whole, and the numbers of a line bracketed alike when they divide."""
+    from attncli.arithmetic.numbers import constant
+    assert [constant(x) for x in (10000.0, 1e6, 2.5, 123456789.0)] == \
+        ["10000", "1000000", "2.5", "123456789"]
+    assert constant(1.5e20) == "(1.5×10²⁰)"
+    assert constant(1.5e20, tex=True) == r"\left(1.5 \times 10^{20}\right)"
+    assert constant(1.5e20, bracket=False) == "1.5×10²⁰"
+    (tmp_path / "z.yaml").write_text(
+        "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+        "positional: {rope: {base: 1.5e20, layout: half}}\nsoftcap: 1e300\n"
+        "scale: 123456789.5\n", encoding="utf-8")
+    result = run("explain", str(tmp_path / "z.yaml"), "--format", "text", "-x", "all")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "positional encoding: rotary (RoPE), base 1.5×10²⁰, pairs (i, i + d_k/2)" in lines
+    assert "   S′ = S / (1.234567895×10⁸)" in lines
+    # 1.00 / 123456789.5 = 8.1×10⁻⁹: 0.00 as every small number
+    assert "   S′[a, a] = S[a, a] / (1.234567895×10⁸) = 1.00 / (1.23×10⁸) = 0.00" in lines
+    assert "   S″ = c·tanh(S′ / c) = (1×10³⁰⁰)·tanh(S′ / (1×10³⁰⁰))" in lines
+    assert not [line for line in lines if "e+" in line]
+    (tmp_path / "q.yaml").write_text(
+        "tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+        "positional: {rope: {base: 1000000, layout: half}}\n", encoding="utf-8")
+    qwen = run("explain", str(tmp_path / "q.yaml"), "--format", "text")
+    assert "positional encoding: rotary (RoPE), base 1000000, pairs (i, i + d_k/2)" in \
+        qwen.stdout.splitlines()

@@ -24,6 +24,7 @@ import numpy as np
 from attncli.arithmetic.cells import Context, Writer, cell, joined, named, token_latex
 from attncli.arithmetic.handcalc import arithmetic, written
 from attncli.arithmetic.linear import dot, linear_cell
+from attncli.arithmetic.numbers import constant
 from attncli.arithmetic.selection import Cell, Selection, check, chosen, representative
 from attncli.arithmetic.selection import cells as chosen_cells
 from attncli.arithmetic.selection import rows as chosen_rows
@@ -152,7 +153,7 @@ def scaled_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Ex
         d_k = ctx.spec.heads[ctx.head.index - 1].d_k(ctx.spec.convention)
         by = Formula(f"√{d_k}", rf"\sqrt{{{d_k}}}")
     else:
-        by = Formula(f"{divisor:g}", f"{divisor:g}")
+        by = Formula(constant(divisor), constant(divisor, tex=True))
     scores = ctx.steps["scores"].matrices[0]  # (n, m), as computed: S′·divisor may differ
     for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
         s = cell(Formula("S", "S"), matrix.rows[i], matrix.columns[j])
@@ -192,7 +193,7 @@ def softcap_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[E
     cap = ctx.spec.softcap
     assert cap is not None
     before = ctx.steps["scaled" if "scaled" in ctx.steps else "scores"].matrices[0]  # (n, m)
-    c = Formula(f"{cap:g}", f"{cap:g}")
+    c = Formula(constant(cap), constant(cap, tex=True))
     for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
         s = cell(before.symbol, matrix.rows[i], matrix.columns[j])
         symbolic = Formula(f"{c.text}·tanh({s.text} / {c.text})",

@@ -110,6 +110,20 @@ def shortest(value: float, minus: str = MINUS, tex: bool = False) -> str:
                    f"{m}×10{str(k).translate(SUPERSCRIPT)}")
 
 
+def constant(value: float, tex: bool = False, bracket: bool = True) -> str:
+    """A number of the spec written into a formula (a RoPE base, a soft cap, a divisor): a whole
+    number below 10^15 with its digits (1000000, not 1e+06), else as `shortest` writes it (six
+    significant digits, m × 10^k past a million). m × 10^k is bracketed unless `bracket` is
+    false, so that a power or a division takes all of it: `(1.5×10²⁰)^(−2i/d_k)`, `S / (1×10³⁰⁰)`.
+    """
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    text = shortest(value, "-", tex)
+    if bracket and ("×" in text or "times" in text):
+        return rf"\left({text}\right)" if tex else f"({text})"
+    return text
+
+
 # The same numbers are printed again and again (x_i and W[:, a] in every cell of a projection),
 # so the decimals of the last numbers seen are kept. Zero is never kept: 0.0 and -0.0 are equal
 # keys, but rounded(-0.0) is -0.0.

@@ -265,15 +265,22 @@ def expr_text(expr: Expr, number: NumberFormat, t: Translate, full: bool = False
             text += " " + t(shortened.left_out(len(expr.terms)))
         return text
     if isinstance(expr, Quotient):
-        return (wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " +
-                wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
+        below = wrapped(expr.denominator, (Sum, Difference, Quotient, Product))
+        if isinstance(expr.denominator, Num) and POWER_TEXT in below:  # 1.00 / (1.23×10⁸)
+            below = f"({below})"
+        return wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " + below
     if isinstance(expr, Exp):
         argument = expr_text(expr.argument, number, t, full)  # an exponent leads
-        return "e^" + (argument if isinstance(expr.argument, Num) else f"({argument})")
+        return "e^" + (argument if isinstance(expr.argument, Num) and POWER_TEXT not in argument
+                       else f"({argument})")
     if isinstance(expr, Tanh):
         return "tanh(" + expr_text(expr.argument, number, t, full) + ")"  # its argument leads
     assert isinstance(expr, Difference)
     return sub(expr.left, True) + " − " + wrapped(expr.right, (Sum, Difference))
+
+
+POWER_TEXT = "×10"  # a number written m × 10^k (arithmetic/numbers.py): bracketed where an
+# operator after it would bind to 10^k alone (a divisor, an exponent)
 
 
 # --- worksheets (attncli/check/worksheet.py): a blank cell or result is printed as a box ---

@@ -78,8 +78,10 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
         text = " + ".join(parts)
         return text + r"\ " + words(len(expr.terms)) if r"\dots" in parts else text
     if isinstance(expr, Quotient):
-        return "{" + (wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " +
-                      wrapped(expr.denominator, (Sum, Difference, Quotient, Product))) + "}"
+        below = wrapped(expr.denominator, (Sum, Difference, Quotient, Product))
+        if isinstance(expr.denominator, Num) and r"\times" in below:  # 1.00 / (1.23 × 10^8)
+            below = f"({below})"
+        return "{" + wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " + below + "}"
     if isinstance(expr, Exp):
         return "e^{" + expr_math(expr.argument, number, words, full) + "}"
     if isinstance(expr, Tanh):  # one group: a line breaks around it, not inside it

@@ -119,8 +119,10 @@ def expr_latex(expr: Expr, number: NumberFormat, words: Callable[[str], str],
         text = " + ".join(parts)
         return text + r"\ " + words(terms(len(expr.terms))) if r"\dots" in parts else text
     if isinstance(expr, Quotient):
-        return (wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " +
-                wrapped(expr.denominator, (Sum, Difference, Quotient, Product)))
+        below = wrapped(expr.denominator, (Sum, Difference, Quotient, Product))
+        if isinstance(expr.denominator, Num) and r"\times" in below:  # 1.00 / (1.23 × 10^8)
+            below = rf"\left({below}\right)"
+        return wrapped(expr.numerator, (Sum, Difference, Quotient), True) + " / " + below
     if isinstance(expr, Exp):
         return "e^{" + expr_latex(expr.argument, number, words, terms, full, box=box) + "}"
     if isinstance(expr, Tanh):

@@ -12,7 +12,7 @@ from functools import partial
 from attncli.arithmetic.cells import token_latex
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.expand import cell, representative
-from attncli.arithmetic.numbers import NumberFormat
+from attncli.arithmetic.numbers import NumberFormat, constant
 from attncli.compute.gradients import Gradients, HeadGradients, gradients
 from attncli.compute.gradients_block import BlockGradients
 from attncli.i18n import Msg
@@ -156,7 +156,8 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
         steps.append(Step("grad_scores", Msg.of("Gradient of the scores"),
                           Formula("dS = dS′ / √d_k", r"dS = dS' / \sqrt{d_k}")
                           if spec.scale.kind == "sqrt_dk" else
-                          Formula(f"dS = dS′ / {r.divisor:g}", rf"dS = dS' / {r.divisor:g}"),
+                          Formula(f"dS = dS′ / {constant(r.divisor)}",
+                                  rf"dS = dS' / {constant(r.divisor, tex=True)}"),
                           (held("dS", g.dS, g, queries, keys),), index))
     steps.append(Step("grad_projections", Msg.of("Gradient of Q and K"),
                       projection_formula(spec, g),

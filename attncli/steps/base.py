@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from attncli.arithmetic.handcalc import Arithmetic, arithmetic
+from attncli.arithmetic.numbers import constant
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, HeadResult, Matrix, Step, Walkthrough
@@ -37,9 +38,9 @@ def feature_labels(d: int) -> tuple[str, ...]:
 def power_base(base: float) -> int | Symbol:
     """The base of a position's power in a sentence (`{base}^(−2i/d_k)`): a whole number is part
     of the sentence's notation, so the power is typeset with it; 10000, not 1e+04."""
-    if float(base).is_integer():
+    if float(base).is_integer() and abs(base) < 1e15:
         return int(base)
-    return Symbol(f"{base:g}", f"{base:g}")
+    return Symbol(constant(base), constant(base, tex=True))
 
 
 class Build:

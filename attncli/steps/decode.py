@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from attncli.arithmetic.numbers import constant
 from attncli.i18n import Msg, quoted
 from attncli.model import Array, Formula, Matrix, Step, Walkthrough
 from attncli.steps import scores as scoring
@@ -137,7 +138,8 @@ def decode_formula(b: Build, i: int, divisor: float) -> Formula:
     if b.spec.scale.kind == "sqrt_dk":
         text, latex = f"{text} / √d_k", rf"\frac{{{latex}}}{{\sqrt{{d_k}}}}"
     elif b.spec.scale.kind == "number":
-        text, latex = f"{text} / {divisor:g}", rf"\frac{{{latex}}}{{{divisor:g}}}"
+        text, latex = (f"{text} / {constant(divisor)}",
+                       rf"\frac{{{latex}}}{{{constant(divisor, tex=True)}}}")
     return Formula(f"s{sub} = {text},  z{sub} = softmax(s{sub})·V[1:{i}]",
                    rf"s_{{{i}}} = {latex},\quad z_{{{i}}} = "
                    rf"\operatorname{{softmax}}(s_{{{i}}})\, V_{{1:{i}}}")

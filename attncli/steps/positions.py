@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from attncli.arithmetic.numbers import constant
 from attncli.compute import ops
-from attncli.i18n import Msg
+from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, Step
 from attncli.spec.model import Positional, Sequence
 from attncli.steps.base import Build, Made, State, feature_labels, power_base
@@ -77,21 +78,29 @@ def positional(b: Build, sequence: Sequence, step_id: str, symbol: Formula,
     return step, x
 
 
+def stated(value: float) -> str | Symbol:
+    """A number of the spec named in a sentence ("base 1000000", "factor 8"): its digits, or
+    m × 10^k past a million (a Symbol: TeX writes it in math), as attn writes every number."""
+    text = constant(value, bracket=False)
+    return text if "×" not in text else Symbol(text, constant(value, tex=True, bracket=False))
+
+
 def positional_kind(sequence: Sequence) -> Msg:
     added = sequence.positional
     assert added is not None
     if added.kind == "rope" and added.scaling is not None:
         return Msg.of("{rope}, frequencies scaled by {kind} (factor {factor})",
                       rope=unscaled_kind(added), kind=added.scaling.kind,
-                      factor=f"{added.scaling.factor:g}")
+                      factor=stated(added.scaling.factor))
     return unscaled_kind(added)
 
 
 def unscaled_kind(added: Positional) -> Msg:
     if added.kind == "sinusoidal":
-        return Msg.of("sinusoidal, base {base}", base=f"{added.base:g}")
+        return Msg.of("sinusoidal, base {base}", base=stated(added.base))
     if added.kind == "rope" and added.layout == "half":
-        return Msg.of("rotary (RoPE), base {base}, pairs (i, i + d_k/2)", base=f"{added.base:g}")
+        return Msg.of("rotary (RoPE), base {base}, pairs (i, i + d_k/2)",
+                      base=stated(added.base))
     if added.kind == "rope":
-        return Msg.of("rotary (RoPE), base {base}, pairs (2i, 2i+1)", base=f"{added.base:g}")
+        return Msg.of("rotary (RoPE), base {base}, pairs (2i, 2i+1)", base=stated(added.base))
     return Msg.of("a learned matrix")

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from attncli.arithmetic.exactness import line
+from attncli.arithmetic.numbers import constant
 from attncli.compute import rope_scaling as scaled
 from attncli.i18n import Msg
 from attncli.model import Array, Expansion, Formula, Matrix
@@ -17,14 +18,14 @@ from attncli.spec.model import Positional, RopeScaling
 from attncli.steps.base import Build
 
 
-def shown(value: float) -> str:
-    return f"{value:g}"
+def shown(value: float, tex: bool = False) -> str:
+    return constant(value, tex)
 
 
 def unscaled_row(b: Build, setting: Positional, d_k: int, pairs: tuple[str, ...]) -> Matrix:
     """base^(−2i/d_k): ωᵢ before the scaling."""
-    base = shown(setting.base)
-    return Matrix(Formula(f"{base}^(−2i/d_k)", rf"{base}^{{-2i/d_k}}"),
+    base, base_tex = shown(setting.base), shown(setting.base, tex=True)
+    return Matrix(Formula(f"{base}^(−2i/d_k)", rf"{base_tex}^{{-2i/d_k}}"),
                   b.calc.rounded(scaled.unscaled(d_k, setting.base)[None, :]), ("",), pairs)
 
 
@@ -75,24 +76,25 @@ def cell(b: Build, setting: Positional, d_k: int) -> tuple[Expansion, ...]:
     w, f = Num(float(b.calc.rounded(omega[i:i + 1])[0])), Num(s.factor)
     name = Formula(f"ω{i}", rf"\omega_{{{i}}}")
     base, factor = shown(setting.base), shown(s.factor)
-    power = (f"{base}^(−{2 * i}/{d_k})", f"{base}^{{-{2 * i}/{d_k}}}")
+    factor_tex = shown(s.factor, tex=True)
+    power = (f"{base}^(−{2 * i}/{d_k})", f"{shown(setting.base, tex=True)}^{{-{2 * i}/{d_k}}}")
     expr: Expr
     if s.kind == "linear":
-        symbolic = Formula(f"{power[0]} / {factor}", rf"{power[1]} / {factor}")
+        symbolic = Formula(f"{power[0]} / {factor}", rf"{power[1]} / {factor_tex}")
         expr = Quotient(w, f)
     else:
         share = share_of(s, d_k, setting.base, float(omega[i]), i)
         r = Num(float(b.calc.rounded(np.array([share]))[0]))
         x = "s" if s.kind == "llama3" else "r"
         symbolic = Formula(f"(1 − {x})·{power[0]}/{factor} + {x}·{power[0]}",
-                           rf"(1 - {x}) \cdot {power[1]}/{factor} + {x} \cdot {power[1]}")
+                           rf"(1 - {x}) \cdot {power[1]}/{factor_tex} + {x} \cdot {power[1]}")
         expr = Sum((Product((Difference(Num(1.0), r), Quotient(w, f))), Product((r, w))))
     lines = [line(name, symbolic, expr, float(b.calc.rounded(result[i:i + 1])[0]),
                   b.spec.display.precision)]
     if s.kind == "yarn" and s.attention_factor is None and s.factor > 1:
         log = Num(float(b.calc.rounded(np.array([math.log(s.factor)]))[0]))
         lines.append(line(Formula("a", "a"), Formula(f"0.1·ln({shown(s.factor)}) + 1",
-                                                     rf"0.1 \cdot \ln {shown(s.factor)} + 1"),
+                                                     rf"0.1 \cdot \ln {factor_tex} + 1"),
                           Sum((Product((Num(0.1), log)), Num(1.0))),
                           float(b.calc.rounded(np.array([scaled.attention_factor(s)]))[0]),
                           b.spec.display.precision))

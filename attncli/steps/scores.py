@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from attncli.arithmetic.numbers import constant
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Step
 from attncli.spec.model import Head
@@ -66,7 +67,8 @@ def scaled(b: Build, hs: HeadState) -> Made[HeadState]:
         note = Msg.of("Dividing by √d_k = {root} keeps the scores from growing with the "
                       "dimension of the keys.", root=by)
     else:
-        formula = Formula(f"S′ = S / {by:g}", rf"S' = \frac{{S}}{{{by:g}}}")
+        formula = Formula(f"S′ = S / {constant(by)}",
+                          rf"S' = \frac{{S}}{{{constant(by, tex=True)}}}")
         note = Msg.of("The scores are divided by {divisor}.", divisor=by)
     matrix = b.attention(Formula("S′", "S'"), s)
     step = Step("scaled", Msg.of("Scaled scores"), formula, (matrix,), hs.index, (note,))

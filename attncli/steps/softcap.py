@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.arithmetic.cells import cell
+from attncli.arithmetic.numbers import constant
 from attncli.compute import ops
 from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, Step
@@ -24,8 +25,9 @@ def capped(b: Build, hs: HeadState) -> Made[HeadState]:
     before = hs.logits  # (n, m), kept for the note: the result may be written into a copy only
     s = b.calc.rounded(ops.softcap(before, cap))  # (n, m); by hand: one calculator entry a cell
     b.finite(s, CAPPED.text, b.query_labels, b.key_labels)
-    formula = Formula(f"S″ = c·tanh({given.text} / c) = {cap:g}·tanh({given.text} / {cap:g})",
-                      rf"S'' = c \tanh({given.latex} / c) = {cap:g} \tanh({given.latex} / {cap:g})")
+    c, c_tex = constant(cap), constant(cap, tex=True)
+    formula = Formula(f"S″ = c·tanh({given.text} / c) = {c}·tanh({given.text} / {c})",
+                      rf"S'' = c \tanh({given.latex} / c) = {c_tex} \tanh({given.latex} / {c_tex})")
     notes = [Msg.of("Soft-capping keeps every score in (−c, c), here c = {cap}: a small score "
                     "passes almost unchanged (tanh x ≈ x near 0), a large one is bent towards "
                     "the cap and never passes it.", cap=cap)]
