@@ -101,7 +101,7 @@ def test_a_100_mb_spec_is_refused_unread(tmp_path: Path) -> None:
         out.truncate(100 * 2**20)
     code, stderr, peak = peak_rss_mb("explain", "big.yaml", cwd=tmp_path)
     assert (code, stderr) == (2, "big.yaml: the spec has 104,857,600 bytes; the limit is "
-                              "40,000,000 bytes, which --max-cells sets\n")
+                              "4,800,000 bytes, which --max-cells sets\n")
     assert peak < PEAK_MB
 
 
@@ -215,7 +215,7 @@ def test_any_max_cells_reads_a_spec_without_setting_aside_its_limit(stdin: bool,
 
 # 300,000 keys took 2 to 3 s of CPU and 200 to 400 MB before the first was named unknown. The
 # keys are counted as the document is read: the refusal comes at the key past MAX_KEYS (1,000)
-# of its mapping, or MAX_ALL_KEYS (50,000) of the file, before anything else is built.
+# of its mapping, or MAX_ALL_KEYS (20,000) of the file, before anything else is built.
 def _keys(count: int, start: int = 0) -> list[str]:
     return [f"k{i}: 1" for i in range(start, start + count)]
 
@@ -226,7 +226,7 @@ def _keys(count: int, start: int = 0) -> list[str]:
 _JSON = ('{"tokens": ["a"], "weights": {'
          + ", ".join(f'"k{i}": 1' for i in range(300_000)) + "}}")
 # 10,000 heads of 30 keys: tokens, embeddings and heads are keys 1 to 3, each head 30 more, so
-# key 50,001 is the 18th (k17) of head 1,667 (line 4 + 1,666); `  - {` and "kI: 1, " for I < 17
+# key 20,001 is the 18th (k17) of head 667 (line 4 + 666); `  - {` and "kI: 1, " for I < 17
 # (10·7 + 7·8 characters) put it at column 5 + 126 + 1 = 132
 _SPREAD = SMALL + "heads:\n" + "".join("  - {" + ", ".join(_keys(30)) + "}\n"
                                        for _ in range(10_000))
@@ -250,10 +250,10 @@ KEY_SPECS = {
     # keys merged in (`<<: *a`) are no keys of attn's: the mapping they come from is refused
     "merge.yaml": (SMALL + "x: &a\n" + "".join(f"  {k}\n" for k in _keys(300_000))
                    + "display:\n  <<: *a\n", f"merge.yaml:1004:3: {ONE}"),
-    "spread.yaml": (_SPREAD, "spread.yaml:1670:132: the mappings hold more than 50,000 keys in "
+    "spread.yaml": (_SPREAD, "spread.yaml:670:132: the mappings hold more than 20,000 keys in "
                     "all, the limit of one file"),
     "aliased.yaml": (_ALIASED, "aliased.yaml:1:1: the mappings hold 51,003 keys once the "
-                     "aliases are expanded; the limit of one file is 50,000"),
+                     "aliases are expanded; the limit of one file is 20,000"),
 }
 
 
@@ -268,19 +268,19 @@ def test_a_mapping_of_1000_keys_is_read() -> None:
 # Texts (keys and text values) are Nodes of about 400 bytes once read: 7,000,000 one-letter
 # tokens in a 28 MB JSON file took 22 s and 2.7 GB, a list of 1,000 texts aliased 9,000 times
 # 20 s and 3.4 GB, before the first unknown key was named. They are counted as they are read,
-# aliases expanded, to 100,000 (limits.max_texts). Where the 100,001st is:
-# - YAML: `x`, its 1,000 items and `tokens` are 1,002 texts, so the 100,001st is item 999 of the
-#   99th use of the list; item k of `x: &a [a, a, …]` is at column 8 + 3(k − 1) = 3,002 for 999
-# - JSON: `tokens` is the first text, so the 100,001st is string 100,000 of the list; string k
-#   of `{"tokens": ["a","a",…` is at column 13 + 4(k − 1) = 400,009
-TEXTS = "the spec holds more than 100,000 texts (keys and text values, with aliases expanded), " \
+# aliases expanded, to 50,000 (limits.max_texts). Where the 50,001st is:
+# - YAML: `x`, its 1,000 items and `tokens` are 1,002 texts, so the 50,001st is item 999 of the
+#   49th use of the list; item k of `x: &a [a, a, …]` is at column 8 + 3(k − 1) = 3,002 for 999
+# - JSON: `tokens` is the first text, so the 50,001st is string 50,000 of the list; string k
+#   of `{"tokens": ["a","a",…` is at column 13 + 4(k − 1) = 200,009
+TEXTS = "the spec holds more than 50,000 texts (keys and text values, with aliases expanded), " \
         "the limit that --max-cells sets"
 TEXT_SPECS = {
     "aliased_texts.yaml": ("x: &a [" + ", ".join(["a"] * 1000) + "]\ntokens: ["
                            + ", ".join(["*a"] * 300) + "]\n",
                            f"aliased_texts.yaml:1:3002: {TEXTS}"),
     "texts.json": ('{"tokens": [' + ",".join(['"a"'] * 300_000) + "]}",
-                   f"texts.json:1:400009: {TEXTS}"),
+                   f"texts.json:1:200009: {TEXTS}"),
 }
 
 
@@ -295,8 +295,8 @@ def test_many_keys_or_texts_are_refused_as_the_spec_is_read(name: str, tmp_path:
 
 
 def test_the_text_count_follows_max_cells() -> None:
-    # 100,000 texts by default, a hundredth of a larger --max-cells
-    tokens = '{"tokens": [' + ",".join(['"a"'] * 100_001) + "]}"
+    # 50,000 texts by default, a two-hundredth of a larger --max-cells
+    tokens = '{"tokens": [' + ",".join(['"a"'] * 50_001) + "]}"
     assert TEXTS in run("explain", "-", input=tokens).stderr
     moved = run("explain", "-", "--max-cells", "20000000", input=tokens).stderr
     assert "texts" not in moved and "the key embeddings is missing" in moved

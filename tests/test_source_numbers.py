@@ -134,13 +134,13 @@ def test_aliases_past_the_limit_are_named_as_the_values_written() -> None:
 
 
 @pytest.mark.parametrize(("text", "where"), [
-    ("tokens: [" + ", ".join(["a"] * 1_000_000) + "]\n", (1, 10 + 3 * 99_999)),  # "tokens": text 1
-    ("tokens:\n" + "- a\n" * 1_000_000, (100_001, 3)),
-    ("t: [" + ", ".join(['"1"'] * 200_000) + "]\n", (1, 5 + 5 * 99_999)),  # quoted: texts
+    ("tokens: [" + ", ".join(["a"] * 1_000_000) + "]\n", (1, 10 + 3 * 49_999)),  # "tokens": text 1
+    ("tokens:\n" + "- a\n" * 1_000_000, (50_001, 3)),
+    ("t: [" + ", ".join(['"1"'] * 200_000) + "]\n", (1, 5 + 5 * 49_999)),  # quoted: texts
 ])
 def test_a_million_texts_are_refused_before_they_are_composed(
         monkeypatch: pytest.MonkeyPatch, text: str, where: tuple[int, int]) -> None:
-    """The 100,000-text limit was checked on the composed document: a 2 MB spec of a million
+    """The text limit (50,000) was checked on the composed document: a 2 MB spec of a million
     one-letter tokens cost 3 s and 375 MB before its refusal. The text past the limit (the key
     is the first text) now stops composing, and the place is the same as before."""
     import attncli.spec.source
@@ -152,7 +152,7 @@ def test_a_million_texts_are_refused_before_they_are_composed(
     with pytest.raises(SpecError) as caught:
         parse("big.yaml", text)
     assert translate(caught.value.message, "en") == (
-        "the spec holds more than 100,000 texts (keys and text values, with aliases expanded), "
+        "the spec holds more than 50,000 texts (keys and text values, with aliases expanded), "
         "the limit that --max-cells sets")
     assert caught.value.where is not None
     assert (caught.value.where.line, caught.value.where.column) == where

@@ -19,7 +19,7 @@ from tests.test_limits import PEAK_MB, peak_rss_mb
 
 ENTRY = ('[[snippets]]\nspecs = "{specs}"\nformats = ["{format}"]\nlanguages = ["en"]\n'
          'output = "{output}"\n')
-TOO_LARGE = 70 << 20  # a spec file past the default byte limit (40 MB), refused unread
+TOO_LARGE = 70 << 20  # a spec file past the default byte limit (4.8 MB), refused unread
 
 
 def sparse_specs(root: Path, count: int, linked: bool = False) -> None:
@@ -43,7 +43,7 @@ def test_specs_that_cannot_be_read_are_not_kept_whole(tmp_path: Path) -> None:
     sparse_specs(tmp_path, 20)
     code, stderr, mb = peak_rss_mb("snippets", "--check", cwd=tmp_path)
     assert code == 2
-    assert stderr.count("the spec has 73,400,320 bytes; the limit is 40,000,000 bytes") == 20
+    assert stderr.count("the spec has 73,400,320 bytes; the limit is 4,800,000 bytes") == 20
     assert mb < PEAK_MB  # 1,300 MB when each was read and kept
 
 

@@ -21,7 +21,7 @@ from attncli.i18n import Msg
 from attncli.i18n.quoting import shown
 from attncli.records import record
 from attncli.spec.inline import DECIMAL_COMMA, comma_is_decimal
-from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
 from attncli.spec.source import Node, parse, read_text
 from attncli.spec.values import describe
 
@@ -134,7 +134,7 @@ def from_text(text: str, step: str, where: Location, head: int | None = None) ->
 def from_file(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[Answer, ...]:
     """Every answer in a YAML/JSON file: `{head: 2, weights: ..., output: ...}`, in file order."""
     try:
-        name, text = read_text(path, max_cells)
+        name, text = read_text(path, max_cells, max_bytes(max_cells))  # 4 bytes a number
         root = parse(name, text, max_cells)
     except SpecError as error:
         raise of_the_answer_file(error) from None

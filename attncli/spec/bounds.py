@@ -175,6 +175,15 @@ class TextBudget:
         self.limit = self.left = max_bytes(max_cells)
         self.count_limit = self.count_left = max_texts(max_cells)
 
+    def take(self, text: str) -> bool:
+        """Count the text `text` against the budget when it fits: False, and nothing counted,
+        when `charge` would refuse it (a key needs no place to be counted)."""
+        if len(text) > MAX_TEXT or self.count_left <= 0 or self.left < len(text):
+            return False
+        self.count_left -= 1
+        self.left -= len(text)
+        return True
+
     def charge(self, text: str, where: Location, number: bool = False) -> None:
         """Count `text` against the budget; `number`: it is written as a number (`top_k: 777…`),
         so the refusal does not call it a text."""

@@ -135,7 +135,8 @@ class _Reader:
             if problem.startswith("Invalid control") and pos < len(self.text):
                 problem = f"{problem[:-3]} U+{ord(self.text[pos]):04X}"
             raise self.malformed(pos, problem) from None
-        self.texts.charge(value, self.where(at, ""))
+        if not self.texts.take(value):  # past a limit: refused where it was written
+            self.texts.charge(value, self.where(at, ""))
         lone = _SURROGATE.search(value)
         if lone is not None:
             raise self.fail(at, Msg.of("expected text, found half of a UTF-16 surrogate pair "
@@ -176,6 +177,10 @@ class _Reader:
             at = self.skip(at + 1)
 
     def sequence(self, start: int, path: str, depth: int) -> tuple[Node, int]:
+        after = self.skip(start + 1)
+        if self.text.startswith("]", after):  # an empty list: one value, no row to look for
+            self.count(start)
+            return Node([], self.where(start, path)), after + 1
         self.row_within_limit(start)
         row = _ROW.match(self.text, start)
         if row is not None:

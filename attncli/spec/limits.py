@@ -35,9 +35,10 @@ MAX_HEADS = 256
 # Keys of one mapping, and of all the mappings of a spec (aliases expanded): a spec's largest
 # mapping, its top level, has 30 keys, and 256 heads with every weight a file slice have about
 # 8,000 in all; each key costs about 10 µs to read, so 300,000 took 2 to 3 s and 400 MB before
-# the first unknown one was named. Counted as the document is read, before it is built.
+# the first unknown one was named, and 49,990 mappings of one key and a list 1.06 s. Counted as
+# the document is read, before it is built.
 MAX_KEYS = 1000
-MAX_ALL_KEYS = 50_000
+MAX_ALL_KEYS = 20_000
 # An .npz names its arrays in a zip directory that is read whole: more members are refused from
 # the count in its end record, before the directory is read.
 MAX_MEMBERS = 1024
@@ -113,9 +114,11 @@ def max_computed(max_cells: int) -> int:
 # Texts (keys and text values) a spec may hold, aliases expanded, per cell of the limit: each is
 # a Node of about 400 bytes once read, so 7,000,000 one-letter tokens of a 28 MB JSON file took
 # 22 s and 2.7 GB, and a list of 1,000 texts aliased 9,000 times 20 s and 3.4 GB. A real spec
-# holds a few hundred (tokens, labels, keys); 100,000 by default.
-CELLS_PER_TEXT = 100
-MIN_TEXTS = 100_000
+# holds a few hundred (tokens, labels, keys; 10,000 tokens written out are 10,004); 50,000 by
+# default, so that they and the values a spec may write are read in under a second together
+# (100,000 texts and 150,000 values took 1.4 s).
+CELLS_PER_TEXT = 200
+MIN_TEXTS = 50_000
 
 
 def max_texts(max_cells: int) -> int:
@@ -138,8 +141,23 @@ def max_written(max_cells: int) -> int:
 
 
 def max_bytes(max_cells: int) -> int:
-    """The size in bytes a spec or .csv file may have under the cell limit `max_cells`."""
+    """The size in bytes a .csv file (or a tokenizer, a header, an image) may have under the cell
+    limit `max_cells`."""
     return max(MIN_BYTES, BYTES_PER_CELL * max_cells)
+
+
+# Bytes of a spec file (or an answer file) per value it may write: the longest way to write a
+# float64 and its separator (`-1.2345678901234567e-300, `, 26 bytes) with room to spare, so every
+# value the spec may write fits at full precision (4,800,000 bytes by default). A spec reads its
+# bytes in about 25 ns each, and its texts cost memory as they are read: 99,980 texts of 385
+# characters (a 39 MB spec under the 40 MB .csv limit) took 2.1 s and 269 MB to refuse, and a
+# number of 39 million digits 1.3 s and 211 MB. A larger matrix belongs in a .npy file.
+SPEC_BYTES_PER_VALUE = 32
+
+
+def max_spec_bytes(max_cells: int) -> int:
+    """The size in bytes a spec file may have under the cell limit `max_cells`."""
+    return max(MIN_BYTES, SPEC_BYTES_PER_VALUE * max_written(max_cells))
 
 
 # A Markdown or LaTeX document `attn fill` reads is cut into lines of about 230 bytes each in

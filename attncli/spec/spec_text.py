@@ -13,17 +13,20 @@ from attncli.errors import Location, SpecError
 from attncli.files import read_at_most
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import os_problem
-from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
+from attncli.spec.limits import DEFAULT_MAX_CELLS, max_spec_bytes
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 LIMIT_HINT = "--max-cells"
 
 
-def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS) -> tuple[str, str]:
+def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS,
+              limit: int | None = None) -> tuple[str, str]:
     """(display name, text) of a spec file, or of standard input for `-`; a file larger than
-    the byte limit of `max_cells` is refused before it is read."""
-    limit = max_bytes(max_cells)
+    the byte limit of a spec under `max_cells` (or `limit` bytes) is refused before it is
+    read."""
+    if limit is None:
+        limit = max_spec_bytes(max_cells)
     if path == STDIN:
         import sys
 

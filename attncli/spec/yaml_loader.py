@@ -23,6 +23,8 @@ _MAPPING = yaml.MappingNode
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _INT_TAG = "tag:yaml.org,2002:int"
 _NUMBER_TAGS = (_INT_TAG, _FLOAT_TAG)
+_SEQUENCE_TAG = yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG
+_MAPPING_TAG = yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
 # The shapes of nearly every number in a matrix, which YAML 1.1 resolves as below: checked first,
 # they spare the resolver's walk through every implicit type for each of a large matrix's cells.
 _PLAIN_NUMBER = re.compile(r"-?(?:[0-9]+(\.[0-9]+)|0|[1-9][0-9]*)").fullmatch  # 1.5 | 12
@@ -85,19 +87,21 @@ class Loader(BaseLoader):  # type: ignore[misc, valid-type]
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         # called once for every node as it is composed (an alias makes none)
-        if self.max_written is not None and kind is not yaml.ScalarNode:
-            self.written()
-            if self.depth > MAX_DEPTH:
-                raise Overrun
-        if kind is yaml.ScalarNode and implicit[0]:
+        if kind is not yaml.ScalarNode:
+            if self.max_written is not None:
+                self.written()
+                if self.depth > MAX_DEPTH:
+                    raise Overrun
+            if not self.yaml_path_resolvers:  # attn has none: the default tag, as PyYAML gives
+                return _SEQUENCE_TAG if kind is yaml.SequenceNode else _MAPPING_TAG
+            return super().resolve(kind, value, implicit)  # pragma: no cover
+        if implicit[0]:
             if value.isdigit() and value.isascii() and (value[0] != "0" or len(value) == 1):
                 return self.written(_INT_TAG)  # an index or a count, the commonest: no regex
             plain = _PLAIN_NUMBER(value)
             if plain is not None:
                 return self.written(_INT_TAG if plain.group(1) is None else _FLOAT_TAG)
         tag = super().resolve(kind, value, implicit)
-        if kind is not yaml.ScalarNode:
-            return tag
         if not implicit[0] or tag not in _NUMBER_TAGS:
             if self.texts_left is not None:
                 self.texts_left -= 1  # fewer than TextBudget counts (it expands aliases)

@@ -22,6 +22,7 @@ from attncli.spec.yaml_loader import plain_numbers, scalar_number
 PLAIN_COLLECTIONS = frozenset(("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"))
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 INT_TAG = "tag:yaml.org,2002:int"
+STR_TAG = "tag:yaml.org,2002:str"
 NUMBER_TAGS = (INT_TAG, "tag:yaml.org,2002:float")
 # what a scalar tagged so must hold, said when it does not (`!!float one`, `!!bool maybe`)
 TAG_KINDS = {INT_TAG: lambda: Msg.of("a whole number"), NUMBER_TAGS[1]: lambda: Msg.of("a number"),
@@ -51,6 +52,8 @@ class TreeBuilder:
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
+            if not node.value:  # an empty list: no numbers to read, nothing to remember
+                return Node([], self.where(node, path))
             if id(node) not in self.numbers:
                 self.numbers[id(node)] = (plain_numbers(node.value),
                                           all(item.tag == INT_TAG for item in node.value))
@@ -60,10 +63,10 @@ class TreeBuilder:
                                         self.where(node, path), whole)
             return Node(self._items(node, path), self.where(node, path))
         assert isinstance(node, yaml.ScalarNode)
-        self.texts.charge(node.value, self.where(node, path),  # `top_k: 777…` is no text
+        where = self.where(node, path)
+        self.texts.charge(node.value, where,  # `top_k: 777…` is no text
                           number=not node.style and node.tag in NUMBER_TAGS)
-        return Node(self._scalar(node, path), self.where(node, path), node.value,
-                    node.style in ("'", '"'))
+        return Node(self._scalar(node, path), where, node.value, node.style in ("'", '"'))
 
     def _items(self, node: yaml.SequenceNode, path: str) -> list[Node]:
         return [self.build(child, f"{path}[{i}]") for i, child in enumerate(node.value)]
@@ -78,20 +81,21 @@ class TreeBuilder:
                     self.where(key_node, path),
                 )
             key = key_node.value
-            self.texts.charge(key, self.where(key_node, path))
+            if not self.texts.take(key):  # past a limit: refused where the key was written
+                self.texts.charge(key, self.where(key_node, path))
             child_path = f"{path}.{key}" if path else key
+            place = self.where(key_node, child_path)
             if key in children:
-                raise SpecError(
-                    Msg.of("the key {key} is given twice", key=key),
-                    self.where(key_node, child_path),
-                )
+                raise SpecError(Msg.of("the key {key} is given twice", key=key), place)
             children[key] = self.build(value_node, child_path)
-            keys[key] = self.where(key_node, child_path)
+            keys[key] = place
         mapping = Node(children, self.where(node, path))
         mapping.keys = keys
         return mapping
 
     def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
+        if node.tag == STR_TAG:  # what the constructor makes of a text: its value, as written
+            return node.value
         if not node.style:  # plain: None, or "" from libyaml
             # The composer has already resolved the tag; the common decimal forms convert
             # directly, the rest (.inf, 0x1f, 017, 1:30) below.
