@@ -155,11 +155,21 @@ def test_a_json_empty_list_at_the_value_limit_is_one_value() -> None:
 def test_the_objects_read_are_set_aside_from_the_collector() -> None:
     """With the collector back on, the next allocation walked every object the spec made (0.11 s
     for 150,000 lists); they are kept until the command ends, so they are frozen instead."""
+    from attncli.spec.scope import ONE_RUN_PROCESS, scoped
+
     gc.collect()
-    parse("s.yaml", "a: [" + ", ".join(["[]"] * 20_000) + "]\n")
+    with scoped(ONE_RUN_PROCESS, True):  # as the command line runs a command
+        parse("s.yaml", "a: [" + ", ".join(["[]"] * 20_000) + "]\n")
     assert gc.get_count()[0] < 1_000  # the 20,000 lists are not young objects to walk
     assert gc.get_freeze_count() >= 20_000
     gc.unfreeze()
+
+
+def test_a_program_that_imports_attn_keeps_its_collector_as_it_was() -> None:
+    """A notebook's kernel outlives its specs: nothing it made is set aside for good."""
+    gc.collect()
+    parse("s.yaml", "a: [" + ", ".join(["[]"] * 20_000) + "]\n")
+    assert gc.get_freeze_count() == 0
 
 
 def test_texts_and_keys_have_the_tighter_limits() -> None:

@@ -15,6 +15,7 @@ from attncli.cli.streams import echo_error, terminable, write_stdout
 from attncli.errors import NO_MEMORY, NO_ROOM_TO_LOAD, AttnError, Location
 from attncli.i18n import DEFAULT_LANG, Msg, translate
 from attncli.i18n.quoting import clipped, quoted_name
+from attncli.spec.scope import ONE_RUN_PROCESS, scoped
 
 INTERNAL_ERROR = 3
 OUT_OF_MEMORY = 2  # as a full disk: what the machine refused, not a bug in attn
@@ -51,7 +52,7 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
     """Run `action` and write what it returns; the one place errors become exit codes."""
     memory_line = prepared_memory_line(lang)
     try:
-        with terminable():
+        with terminable(), scoped(ONE_RUN_PROCESS, True):
             write_stdout(action())
     except AttnError as error:
         if debug:

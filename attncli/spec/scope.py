@@ -20,3 +20,9 @@ def scoped(var: ContextVar[T | None], value: T) -> Iterator[T]:
         yield value
     finally:
         var.reset(token)
+
+
+# True while the command line runs a command: its process ends with it, so what a run reads is
+# kept until then (spec/source.py sets a large spec's objects aside from the garbage collector's
+# walks). False in a notebook or a program that imports attn, whose objects outlive a spec.
+ONE_RUN_PROCESS: ContextVar[bool | None] = ContextVar("one_run_process", default=None)

@@ -25,6 +25,7 @@ from attncli.i18n.library_messages import YAML_PROBLEMS, yaml_problem
 from attncli.spec.bounds import Measure, at_mark, prescan, too_many_keys, too_many_keys_expanded
 from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_ALL_KEYS, max_texts, max_written
 from attncli.spec.node import Node
+from attncli.spec.scope import ONE_RUN_PROCESS
 from attncli.spec.spec_text import LIMIT_HINT, STDIN, STDIN_NAME, byte_count, decode, read_text
 from attncli.spec.yaml_loader import Loader, Overrun, TooManyKeys
 from attncli.spec.yaml_tree import TreeBuilder
@@ -123,8 +124,9 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_on:
-            if gc.get_count()[0] > FREEZE_AFTER:
-                # the objects read are the spec's, kept until the command ends: with the
+            if ONE_RUN_PROCESS.get() and gc.get_count()[0] > FREEZE_AFTER:
+                # the objects read are the spec's, kept until the command ends (the command
+                # line only: a notebook's kernel outlives its specs): with the
                 # collector back on they would all be walked at the next allocation (0.11 s for
                 # 150,000 lists, 0.17 s for 50,000 mappings), and never freed by it
                 gc.freeze()
