@@ -53,8 +53,8 @@ AllowOutsideOpt = Annotated[bool, typer.Option(
 MaxCellsOpt = Annotated[int, typer.Option(
     "--max-cells", help=N_("Refuse a spec with more numbers than this in the matrices it makes "
     "(and with more values written in it than a hundredth of it, at least 150,000); its "
-    "walkthrough may compute 32 times as many, and a spec file may have 4 bytes per cell (at "
-    "least 1 MiB)."))]
+    "walkthrough may compute 32 times as many, a spec file may have 32 bytes for each value it "
+    "may hold, and a .csv file 4 bytes per cell (each at least 1 MiB)."))]
 
 
 # --- what to show: shared by every command that prints a walkthrough ---
