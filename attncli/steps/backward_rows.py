@@ -53,6 +53,8 @@ def rows_of(b: Build, hs: HeadState, families: tuple[Family[HeadState], ...]) ->
                 state = family.run(block, state)[1]
             assert state.A is not None and state.scores is not None
             seen = np.isfinite(state.scores.values).sum(axis=1)  # (rows,): keys not hidden
-            yield first, np.nan_to_num(state.A.values), seen  # (rows, m): NaN passes nothing
+            weights = np.nan_to_num(state.A.values)  # (rows, m): NaN passes nothing
+            del state  # the block's scores let go while the gradients are worked
+            yield first, weights, seen
 
     return blocks
