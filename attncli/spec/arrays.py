@@ -51,11 +51,13 @@ EMBEDDINGS_RANDOM_KEYS = ("dim",)
 
 class Budget:
     """The numbers of every matrix a spec makes, counted before each is made, against the one
-    cell limit (see attncli.spec.limits)."""
+    cell limit (see attncli.spec.limits). A model folder's layer and the layers worked out
+    before it share one: each earlier layer's matrices and walkthrough are paid for too."""
 
     def __init__(self, max_cells: int = DEFAULT_MAX_CELLS) -> None:
         self.max_cells = max_cells
-        self.used = 0
+        self.used = 0  # the numbers of the matrices made
+        self.computed = 0  # the numbers the walkthroughs charged so far compute
 
     def charge(self, node: Node, shape: tuple[int, ...], what: Msg | None = None) -> None:
         """Count a matrix of `shape` about to be made at `node`; SpecError past the limit.
@@ -80,15 +82,16 @@ class Budget:
         """Count the numbers the walkthrough will compute (scores, weights, outputs), which
         may be COMPUTED_PER_CELL times the cell limit."""
         limit = max_computed(self.max_cells)
-        if self.used + cells > limit:
+        total = self.used + self.computed + cells
+        if total > limit:
             fail_at(node, Msg.plural_of(
                 "the walkthrough of this spec would compute {count} number; the limit is "
                 "{limit}, {factor} times what {option} sets", "the walkthrough of this spec "
                 "would compute {count} numbers; the limit is {limit}, {factor} times what "
-                "{option} sets", Count(self.used + cells), limit=Count(limit),
+                "{option} sets", Count(total), limit=Count(limit),
                 factor=COMPUTED_PER_CELL,
                 option=LIMIT_HINT))
-        self.used += cells
+        self.computed += cells
 
 
 @record

@@ -26,7 +26,7 @@ from attncli.spec.file_problem import row_out_of_range
 from attncli.spec.files import FileProblem, as_float, existing_file, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.npy_slice import SPAN_BYTES
-from attncli.spec.opened import open_regular
+from attncli.spec.opened import open_regular, reading
 from attncli.spec.source import LIMIT_HINT, byte_count
 
 SUFFIXES = (".safetensors", ".json")
@@ -53,6 +53,8 @@ class Tensor:
     start: int
     shape: tuple[int, ...]
     dtype: str
+    # the file's device and inode when its header was read: the file kept open for the spec
+    identity: tuple[int, int] | None = None
 
     def read(self, rows: Sequence[int] | None, max_cells: int,
              columns: Sequence[int] | None = None) -> np.ndarray:
@@ -90,7 +92,7 @@ class Tensor:
                 held = held if picked is None else held[:, picked]  # (span rows, shown)
                 return self._shaped(held[asked - distinct[0]].reshape(-1), count, shown)
         values: dict[int, np.ndarray] = {}
-        with open_regular(self.path) as file:
+        with reading(self.path, self.identity) as file:
             for row in distinct:
                 file.seek(self.start + (row * width + first) * item.itemsize)
                 data = file.read(span)
@@ -105,7 +107,7 @@ class Tensor:
 
     def _block(self, row: int, size: int, width: int, item: np.dtype) -> np.ndarray:
         """The `size` bytes of whole rows from `row` on, read at once: (rows, width)."""
-        with open_regular(self.path) as file:
+        with reading(self.path, self.identity) as file:
             file.seek(self.start + row * width * item.itemsize)
             data = file.read(size)
         if len(data) != size:
@@ -141,13 +143,13 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
         if path.suffix.lower() != ".safetensors" or not os.path.lexists(path):
             raise FileProblem(Msg.of("{name}: no such .safetensors file", name=shard))
         existing_file(path, shard)  # there, but a FIFO, a folder, a device: said as what it is
-    header, start = _header(path, name, max_cells, headers)
+    header, start, status = _header(path, name, max_cells, headers)
     entry = header.get(key)
     if entry is None or key == "__metadata__":
         keys = [k for k in header if k != "__metadata__"]
         raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
                                  keys=some(keys)))
-    return _tensor(entry, f"{name} ({key})", path, start, dims)
+    return _tensor(entry, f"{name} ({key})", path, start, dims, status)
 
 
 def _check_header_size(name: str, size: int, limit: int) -> None:
@@ -226,7 +228,7 @@ def _weight_map(path: Path, name: str, max_cells: int,
         found = read_json_object(path, name, size, max_bytes(max_cells))
         return {key: found[key] for key in ("weight_map",) if key in found}, 0  # kept alone
 
-    index, _ = _kept(path, headers, parse)
+    index = _kept(path, headers, parse)[0]
     weight_map = index.get("weight_map")
     if not isinstance(weight_map, dict):
         raise FileProblem(Msg.of("{name}: expected a checkpoint index with a weight_map",
@@ -235,24 +237,26 @@ def _weight_map(path: Path, name: str, max_cells: int,
 
 
 def _kept(path: Path, headers: Headers | None,
-          parse: Callable[[int], tuple[dict[str, object], int]]) -> tuple[dict[str, object], int]:
+          parse: Callable[[int], tuple[dict[str, object], int]]
+          ) -> tuple[dict[str, object], int, os.stat_result]:
     """What `parse` makes of the file at `path` (given its size), kept in `headers` while the
-    file keeps its size and time of change."""
+    file keeps its size and time of change; and the file's status, as read now."""
     status = path.stat()
     stamp, file = (status.st_size, status.st_mtime_ns), (status.st_dev, status.st_ino)
     found = None if headers is None else headers.get(file)  # a file's other names (hard links)
     if found is not None and found[0] == stamp:             # find it too
-        return found[1], found[2]
+        return found[1], found[2], status
     parsed, start = parse(status.st_size)
     if headers is not None:
         headers[file] = (stamp, parsed, start)
-    return parsed, start
+    return parsed, start, status
 
 
 def _header(path: Path, name: str, max_cells: int,
-            headers: Headers | None = None) -> tuple[dict[str, object], int]:
-    """The JSON header of a .safetensors file and where its data starts; the header's length is
-    checked against the file and the byte limit before the header is read."""
+            headers: Headers | None = None) -> tuple[dict[str, object], int, os.stat_result]:
+    """The JSON header of a .safetensors file, where its data starts, and the file's status; the
+    header's length is checked against the file and the byte limit before the header is
+    read."""
     return _kept(path, headers, lambda size: _read_header(path, name, size, max_cells))
 
 
@@ -303,7 +307,8 @@ def _check_apart(header: dict[str, object], name: str) -> None:
             reach = span
 
 
-def _tensor(entry: object, name: str, path: Path, start: int, dims: int = 2) -> Tensor:
+def _tensor(entry: object, name: str, path: Path, start: int, dims: int,
+            status: os.stat_result) -> Tensor:
     """One header entry checked: a known data type of real numbers, a shape of sizes, and data
     offsets that hold exactly that many numbers inside the file."""
     if not isinstance(entry, dict):
@@ -329,9 +334,10 @@ def _tensor(entry: object, name: str, path: Path, start: int, dims: int = 2) -> 
             "{name}: data_offsets hold {count} byte, expected {expected}",
             "{name}: data_offsets hold {count} bytes, expected {expected}",
             Count(offsets[1] - offsets[0]), name=name, expected=byte_count(wanted)))
-    if start + offsets[1] > path.stat().st_size:
+    if start + offsets[1] > status.st_size:
         raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
-    return Tensor(name, path, start + offsets[0], tuple(shape), dtype)
+    return Tensor(name, path, start + offsets[0], tuple(shape), dtype,
+                  (status.st_dev, status.st_ino))
 
 
 def tensor_names(path: Path, name: str, max_cells: int,
@@ -340,5 +346,5 @@ def tensor_names(path: Path, name: str, max_cells: int,
     of a sharded one), read from its header or its weight_map within the byte limit."""
     if path.suffix.lower() == ".json":
         return frozenset(str(key) for key in _weight_map(path, name, max_cells, headers))
-    header, _ = _header(path, name, max_cells, headers)
+    header = _header(path, name, max_cells, headers)[0]
     return frozenset(key for key in header if key != "__metadata__")

@@ -13,7 +13,7 @@ business (attncli/spec/architectures.py); this module reads the folder and the s
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -52,10 +52,13 @@ WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json")
 T = TypeVar("T")
 
 
-def folder_specs(root: Node, files: Files) -> list[Node]:
+def folder_specs(root: Node, files: Files) -> Iterator[tuple[Node, bool]]:
     """The specs that `model: {layer: L}` stands for, as trees of Nodes, each made where `model`
     is written: the whole layers 0 … L − 1 (their output is layer L's input), then layer L, its
-    keys read from the folder beside the spec's own tokens, display, title and description."""
+    keys read from the folder beside the spec's own tokens, display, title and description;
+    each with whether it is the last. Each is made as it is asked for, so that a layer is read
+    (and its numbers charged) before the next is made: 1,000 layers of 2,000 tokens were all
+    made before the tenth was refused."""
     top = dict(root.value)
     for key, child in top.items():
         if key not in BESIDE_MODEL:
@@ -118,17 +121,19 @@ def folder_specs(root: Node, files: Files) -> list[Node]:
                             optional(keys, "block", boolean, False), keys.get("block"),
                             architecture.prefixes, read, shape)
     where = top["model"].where
-    specs = []
-    for before in range(layer + 1):
-        made = architecture.keys(checkpoint if before == layer else
-                                 replace(checkpoint, layer=before, block=True))
-        spec = {key: tree(value, where) for key, value in made.items()}
-        spec[given] = tokens
-        specs.append(Node(spec, root.where))
-    for key in ("display", "title", "description"):
-        if key in top:
-            specs[-1].value[key] = top[key]
-    return specs
+
+    def specs() -> Iterator[tuple[Node, bool]]:
+        for before in range(layer + 1):
+            made = architecture.keys(checkpoint if before == layer else
+                                     replace(checkpoint, layer=before, block=True))
+            spec = {key: tree(value, where) for key, value in made.items()}
+            spec[given] = tokens
+            if before == layer:
+                spec |= {key: top[key] for key in ("display", "title", "description")
+                         if key in top}
+            yield Node(spec, root.where), before == layer
+
+    return specs()
 
 
 def located(node: Node, read: Callable[[], T]) -> T:
@@ -213,6 +218,9 @@ def tree(value: Any, where: Location) -> Node:
                      for k, v in value.items()}, where)
         return made
     if isinstance(value, list):
+        if value and all(type(item) is int for item in value):  # rows: as a spec's list is read
+            return Node.number_list(value, lambda: [tree(item, where) for item in value], where,
+                                    whole=True)
         return Node([tree(item, where) for item in value], where)
     if isinstance(value, Node):
         return value

@@ -14,6 +14,9 @@ import errno
 import io
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from attncli.files import not_regular
@@ -51,3 +54,45 @@ def read_regular_bytes(path: Path | str) -> bytes:
     """All the bytes of the regular file at `path`, read without waiting."""
     with open_regular(path) as file:
         return file.read()
+
+
+# The checkpoint files kept open while one spec is read (see `kept_open`), by device and inode
+_KEPT: ContextVar[dict[tuple[int, int], io.BufferedReader] | None] = ContextVar("kept",
+                                                                               default=None)
+
+
+@contextmanager
+def kept_open() -> Iterator[None]:
+    """While the block runs (one spec read, with its model folder's layers), a checkpoint's file
+    is opened once and kept open for every tensor read from it, then closed: layer 999 of a
+    model folder opened, checked and closed its file for each of the 10,000 tensors before it."""
+    if _KEPT.get() is not None:
+        yield
+        return
+    kept: dict[tuple[int, int], io.BufferedReader] = {}
+    token = _KEPT.set(kept)
+    try:
+        yield
+    finally:
+        _KEPT.reset(token)
+        for file in kept.values():
+            file.close()
+
+
+@contextmanager
+def reading(path: Path, identity: tuple[int, int] | None = None) -> Iterator[io.BufferedReader]:
+    """The regular file at `path` opened for reading: within `kept_open`, the file of device
+    and inode `identity` kept open (opened now if it is not yet, and kept only if `path` still
+    names that file); otherwise opened for the block and closed after it."""
+    kept = _KEPT.get()
+    file = None if kept is None or identity is None else kept.get(identity)
+    if file is None:
+        file = open_regular(path)
+        status = os.fstat(file.fileno())
+        if kept is not None and (status.st_dev, status.st_ino) == identity:
+            kept[identity] = file
+        else:  # outside a spec's reading, or another file by now: closed after the block
+            with file:
+                yield file
+            return
+    yield file

@@ -16,6 +16,7 @@ from attncli.spec.files import resolving_once, spec_folder
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
+from attncli.spec.opened import kept_open
 from attncli.spec.precision import check_dtype, dtype_spec
 from attncli.spec.scores import scale_spec, score_spec, softcap_spec
 from attncli.spec.sequences import context_sequence, sequence
@@ -78,20 +79,27 @@ def load(root: Node, allow_outside: bool = False, max_cells: int = DEFAULT_MAX_C
     number at most `max_cells` in all. `read` (a model folder's layers) shares the files read
     so far: each is read once for all of them.
     """
-    with resolving_once():  # a name a spec (and its layers) gives again is resolved once
+    # a name a spec (and its layers) gives again is resolved once, a checkpoint opened once
+    with resolving_once(), kept_open():
         return _load(root, allow_outside, max_cells, read)
 
 
 def _load(root: Node, allow_outside: bool, max_cells: int, read: Files | None) -> Spec:
     top = check_keys(root, TOP_KEYS)
     files = spec_files(spec_folder(root.where.source), allow_outside, max_cells)
-    if read is not None:  # a model's earlier layer: the files the spec has read, read once
-        files = Files(files.folder, allow_outside, files.budget, kept=read.kept,
+    if read is not None:  # a model's earlier layer: the files the spec has read, read once,
+        # and its numbers counted with the spec's, before any layer is worked out
+        files = Files(files.folder, allow_outside, read.budget, kept=read.kept,
                       wholes=read.wholes, headers=read.headers, archives=read.archives)
     earlier: tuple[Spec, ...] = ()
     if "model" in top:  # a layer of a saved model: the keys its folder stands for
-        *before, root = section("model")(root, files)
-        earlier = tuple(load(spec, allow_outside, max_cells, files) for spec in before)
+        read_before = []
+        for layer, last in section("model")(root, files):  # each read before the next is made
+            if last:
+                root = layer
+            else:
+                read_before.append(load(layer, allow_outside, max_cells, files))
+        earlier = tuple(read_before)
         top = check_keys(root, TOP_KEYS)
     convention: Convention = "row"
     if "convention" in top:

@@ -16,6 +16,7 @@ from attncli.arithmetic.reading import read
 from attncli.arithmetic.selection import by_token
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.spec.model import Spec
+from attncli.spec.view import STEP_IDS
 from attncli.steps import narrow, row_blocks, scores
 from attncli.steps.base import Build, Family, HeadState, Made, S, State
 from attncli.steps.header import header
@@ -250,7 +251,8 @@ def after_earlier(spec: Spec) -> Spec:
     for before in spec.earlier:
         if x is not None:
             before = replace(before, queries=replace(before.queries, embeddings=x))
-        output = layer(before, None, None)[2].output
+        # no step of an earlier layer is read: its worked examples are not made
+        output = layer(before, None, None, unread=frozenset(STEP_IDS))[2].output
         assert output is not None  # an earlier layer has its block
         x = output.values  # (n, d_model)
     if x is None:

@@ -73,7 +73,9 @@ def rope(b: Build, hs: HeadState) -> Made[HeadState]:
         notes[1:1] = scaling.notes(first, d_k)
         expansions = scaling.cell(b, first, d_k)
     if turned(b, "q") is not None and turned(b, "k") is not None:
-        expansions += relative(b, hs.q[0], hs.k[0], b.query_labels[0], b.key_labels[0], first)
+        if "rope" not in b.unread:  # a worked example only: a layer before the one shown
+            expansions += relative(b, hs.q[0], hs.k[0], b.query_labels[0], b.key_labels[0],
+                                   first)
         notes.append(Msg.of("The same q and k at positions (1, 0) and (2, 1) give the same "
                             "score: after RoPE a score depends only on how far apart the "
                             "query and the key are."))
