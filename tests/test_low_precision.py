@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ import pytest
 
 from attncli import build, loads_spec
 from attncli.compute.lowprec import LowPrecision, finfo, to_format
-from attncli.model import Step, Walkthrough
+from attncli.model import Matrix, Step, Walkthrough
+from attncli.steps import precision
 from tests.conftest import run
 from tests.mha_reference import torch_module
 
@@ -322,3 +324,54 @@ def test_an_overflowed_query_or_key_has_no_angle(tmp_path: Path) -> None:
     assert text.count("cos θ[") == 1 and "≈ NaN (cos" not in text and "(∞·" not in text
     assert "q_t1 and k_t1 are 0.00° apart (cos θ = 1.00)." in text
     assert text.count("° apart") == 1
+
+
+def test_the_errors_of_many_rows_are_found_without_reading_them_one_by_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 600 tokens in float16, scores past 65504: each step's rows were compared one at a time
+    # (Q, K and V of 4,096 tokens in bfloat16 took 0.5 s of a 1.3 s validate); now a block of
+    # rows at a time. Its largest error, and its overflows in the order of the rows, are those
+    # NumPy finds over the whole matrices.
+    n = 600
+    spec = loads_spec(json.dumps({
+        "tokens": [f"t{i}" for i in range(n)],
+        "embeddings": {"random": {"seed": 3, "distribution": "uniform", "low": -300,
+                                  "high": 300}, "shape": [n, 4]},
+        "heads": 1, "weights": {"W_Q": "identity", "W_K": "identity", "W_V": "identity"},
+        "mask": "causal", "dtype": "float16", "display": {"reading": False}}))
+    full = build(replace(spec, dtype="float64"))
+    rows_read: list[int] = []
+    comparing = []
+    real_row, real_differences = Matrix.row, precision.differences
+
+    def counting(self: Matrix, i: int) -> Any:
+        if comparing:
+            rows_read.append(i)
+        return real_row(self, i)
+
+    def compared(*args: Any) -> Any:
+        comparing.append(True)
+        try:
+            return real_differences(*args)
+        finally:
+            comparing.pop()
+
+    monkeypatch.setattr(Matrix, "row", counting)
+    monkeypatch.setattr(precision, "differences", compared)
+    walkthrough = build(spec)
+    assert rows_read == []
+    report = walkthrough.low_precision
+    assert report is not None
+    scores = next(s for s in walkthrough.steps if s.id == "scores")
+    low = scores.matrices[0].values  # (n, n): S in float16
+    exact = next(s for s in full.steps if s.id == "scores").matrices[0].values  # (n, n)
+    both = np.isfinite(low) & np.isfinite(exact)
+    error = np.where(both, np.abs(low - exact), -1.0)
+    i, j = np.unravel_index(int(np.argmax(error)), error.shape)
+    found = next(e for e in report.errors if e.step == scores.number)
+    assert (found.largest, found.at.row, found.at.column) == (error[i, j], f"t{i}", f"t{j}")
+    overflows = np.argwhere(np.isinf(low) & np.isfinite(exact))  # (k, 2), row by row
+    assert len(overflows) > 100
+    named = [(f.at.row, f.at.column) for f in report.findings
+             if f.at.step == scores.number and f.kind == "overflow"]
+    assert named == [(f"t{i}", f"t{j}") for i, j in overflows]
