@@ -12,6 +12,7 @@ import pytest
 from attncli import load_spec
 from attncli.compute import ops
 from attncli.model import Walkthrough
+from attncli.spec.model import Spec
 from attncli.steps import row_blocks
 from attncli.steps.build import build
 
@@ -43,11 +44,11 @@ def matrices(walkthrough: Walkthrough) -> list[tuple[str, object, tuple[int, ...
             for step in walkthrough.steps for matrix in step.matrices]
 
 
-@pytest.mark.parametrize("mask", sorted(MASKS))
-def test_blocks_of_rows_give_the_whole_arrays_numbers(mask: str, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = load_spec(str(spec_file(tmp_path, MASKS[mask])))
-    used = []
+def built_both_ways(spec: Spec, monkeypatch: pytest.MonkeyPatch
+                    ) -> tuple[Walkthrough, Walkthrough, list[bool]]:
+    """The summary of `spec` built with blocks forced small (blocks of ops.ROWS rows), then with
+    blocks turned off; and, for each call that could work a head in blocks, whether it did."""
+    used: list[bool] = []
     blocks = row_blocks.blocks
 
     def counted(*args: object) -> object:
@@ -58,14 +59,25 @@ def test_blocks_of_rows_give_the_whole_arrays_numbers(mask: str, tmp_path: Path,
     monkeypatch.setattr(row_blocks, "BLOCK_CELLS", 1)  # blocks of ops.ROWS rows
     monkeypatch.setattr(row_blocks, "blocks", counted)
     in_blocks = build(spec, summary=True)
-    assert used and all(used)  # every head was worked in blocks
     monkeypatch.setattr(row_blocks, "BLOCK_CELLS", 10**12)  # never in blocks
-    whole = build(spec, summary=True)
-    assert len(used) == len(spec.heads)
+    return in_blocks, build(spec, summary=True), used
+
+
+def assert_same_matrices(in_blocks: Walkthrough, whole: Walkthrough) -> None:
     got, expected = matrices(in_blocks), matrices(whole)
     assert [g[:3] for g in got] == [e[:3] for e in expected]
     for (step, _, _, a), (_, _, _, b) in zip(got, expected, strict=True):
         assert a.shape == b.shape and np.array_equal(a, b, equal_nan=True), step
+
+
+@pytest.mark.parametrize("mask", sorted(MASKS))
+def test_blocks_of_rows_give_the_whole_arrays_numbers(mask: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = load_spec(str(spec_file(tmp_path, MASKS[mask])))
+    in_blocks, whole, used = built_both_ways(spec, monkeypatch)
+    assert used and all(used)  # every head was worked in blocks
+    assert len(used) == len(spec.heads)
+    assert_same_matrices(in_blocks, whole)
     assert in_blocks.reading == whole.reading
     assert [step.notes for step in in_blocks.steps] == [step.notes for step in whole.steps]
     assert [h.context.values.tobytes() for h in in_blocks.heads] == \

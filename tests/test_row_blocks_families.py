@@ -9,15 +9,13 @@ import json
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
 import pytest
 import yaml
 
-from attncli.model import Walkthrough
 from attncli.spec import loads_spec
 from attncli.spec.model import Spec
-from attncli.steps import row_blocks
 from attncli.steps.build import build
+from tests.test_row_blocks import assert_same_matrices, built_both_ways
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 FAMILIES = {"mla": ("mla_deepseek.yaml", "absorbed"), "gemma2": ("gemma2_layer.yaml", "softcap"),
@@ -34,9 +32,6 @@ def resized(name: str, n: int) -> Spec:
     return loads_spec(json.dumps(s))
 
 
-def matrices(w: Walkthrough) -> list[tuple[str, object, tuple[int, ...] | None, np.ndarray]]:
-    return [(step.id, step.head, matrix.kept, matrix.values)
-            for step in w.steps for matrix in step.matrices]
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
@@ -45,25 +40,10 @@ def test_blocks_of_rows_give_the_whole_arrays_numbers_and_notes(
     """1,100 queries in blocks of 512 rows (the last short) against the head worked whole."""
     name, step_id = FAMILIES[family]
     spec = resized(name, 1100)
-    used: list[bool] = []
-    blocks = row_blocks.blocks
-
-    def counted(*args: object) -> object:
-        made = blocks(*args)  # type: ignore[arg-type]
-        used.append(made is not None)
-        return made
-
-    monkeypatch.setattr(row_blocks, "BLOCK_CELLS", 1)  # blocks of ops.ROWS rows
-    monkeypatch.setattr(row_blocks, "blocks", counted)
-    in_blocks = build(spec, summary=True)
+    in_blocks, whole, used = built_both_ways(spec, monkeypatch)
     passes = 2 if spec.dtype != "float64" else 1  # a low precision is set beside float64
     assert used and all(used) and len(used) == passes * len(spec.heads)  # every head in blocks
-    monkeypatch.setattr(row_blocks, "BLOCK_CELLS", 10**12)  # never in blocks
-    whole = build(spec, summary=True)
-    got, expected = matrices(in_blocks), matrices(whole)
-    assert [g[:3] for g in got] == [e[:3] for e in expected]
-    for (step, _, _, a), (_, _, _, b) in zip(got, expected, strict=True):
-        assert a.shape == b.shape and np.array_equal(a, b, equal_nan=True), step
+    assert_same_matrices(in_blocks, whole)
     assert [step.notes for step in in_blocks.steps] == [step.notes for step in whole.steps]
     assert [step.expansions for step in in_blocks.steps] == \
         [step.expansions for step in whole.steps]
