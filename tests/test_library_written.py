@@ -55,3 +55,22 @@ def test_a_million_listed_numbers_are_refused_before_each_is_made_a_node() -> No
     finally:
         tracemalloc.stop()
     assert peak < 100 * 1_000_000  # 100 bytes a listed number
+
+
+def test_arrays_given_in_a_list_are_charged_as_cells_before_each_is_copied() -> None:
+    # 1,000 rows, each an array of 100,000 numbers: ten times the cell limit, copied row by row
+    # into the spec (1.6 GB, 1.9 s) before the matrix was refused for its size. Each row is
+    # charged as it comes: rows 0 to 99 make 10,000,000, the limit, and row 100 passes it
+    rows = [np.zeros(100_000)] * 1000
+    tracemalloc.start()
+    try:
+        with pytest.raises(SpecError) as error:
+            walkthrough_of(tokens=["a"] * 1000, X=rows)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(error.value) == ("walkthrough_of: X[100]: a matrix of 100,000 brings the spec "
+                                "to 10,100,000 numbers; the limit is 10,000,000, which "
+                                "--max-cells sets")
+    assert peak < 200 * 1_000_000
+
