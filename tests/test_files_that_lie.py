@@ -4,6 +4,7 @@ one located line and exit 2 (nothing written), or the numbers the file holds."""
 
 from __future__ import annotations
 
+import errno
 import os
 import struct
 from pathlib import Path
@@ -267,3 +268,63 @@ def test_every_data_file_a_spec_names_is_opened_without_waiting() -> None:
              for module in spec.glob("*.py")}
     # examples.py reads attn's own example files, not a user's
     assert {name: count for name, count in found.items() if count} == {"examples.py": 1}
+
+
+def test_an_image_linked_to_a_proc_file_that_refuses_the_read_is_one_line(
+        tmp_path: Path) -> None:
+    # /proc/self/pagemap, a regular file of 0 bytes, refuses a read of other than 8 bytes
+    # (EINVAL): behind a link named p.png, with --allow-outside, that was exit 3, internal error
+    (tmp_path / "p.png").symlink_to("/proc/self/pagemap")
+    (tmp_path / "s.yaml").write_text("image: {file: p.png}\npatch: 2\nconvention: column\n"
+                                     "patch_embedding: {W: [[1, 0, 0, 0]], cls: [0]}\n",
+                                     encoding="utf-8")
+    for lang, said in [("en", "s.yaml:1:15: image.file: p.png: cannot read the numbers: the "
+                              "system refuses this name or operation\n"),
+                       ("pl", "s.yaml:1:15: image.file: p.png: nie można odczytać liczb: "
+                              "system odrzuca tę nazwę lub operację\n")]:
+        result = run("validate", str(tmp_path / "s.yaml"), "--allow-outside", "--lang", lang)
+        assert result.exit_code == 2
+        assert result.stderr.replace(str(tmp_path) + "/", "").startswith(said), result.stderr
+
+
+@pytest.mark.parametrize("code", [errno.ESRCH, errno.EIO, errno.EINVAL])
+def test_a_checkpoint_or_tokenizer_whose_read_the_system_refuses_is_one_line(
+        code: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a file mounted from /proc/self/pagemap of a process that is gone refuses each read
+    # (ESRCH): a safetensors file's header, a model's config.json and its weights were exit 3,
+    # internal error, and a tokenizer's line quoted Python's words and the file's whole path
+    import attncli.spec.checkpoint as checkpoint
+    import attncli.spec.tokenizer as tokenizer
+    from attncli import SpecError, load_spec
+
+    class Refusing:
+        def __init__(self, path: object) -> None:
+            pass
+
+        def __enter__(self) -> Refusing:
+            return self
+
+        def __exit__(self, *args: object) -> None:
+            pass
+
+        def read(self, *args: object) -> bytes:
+            raise OSError(code, os.strerror(code))
+
+        readinto = read
+
+    monkeypatch.setattr(checkpoint, "open_regular", Refusing)
+    monkeypatch.setattr(tokenizer, "open_regular", Refusing)
+    (tmp_path / "m.safetensors").write_bytes(b"\x08" + b"\x00" * 15)
+    (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    for spec, where in [("tokens: [a, b]\nembeddings: {file: m.safetensors, key: w}\n",
+                         "s.yaml:2:20: embeddings.file: m.safetensors: cannot read the numbers: "),
+                        ("tokens: {tokenizer: tokenizer.json, text: a b}\n"
+                         "embeddings: [[1, 0], [0, 1]]\n",
+                         "s.yaml:1:21: tokens.tokenizer: tokenizer.json: cannot read the "
+                         "tokenizer: ")]:
+        (tmp_path / "s.yaml").write_text(spec, encoding="utf-8")
+        with pytest.raises(SpecError) as error:
+            load_spec(str(tmp_path / "s.yaml"))
+        said = str(error.value).replace(str(tmp_path) + "/", "")
+        assert said.startswith(where), said
+        assert "Errno" not in said and str(tmp_path) not in said

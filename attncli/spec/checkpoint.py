@@ -26,7 +26,7 @@ from attncli.spec.file_problem import row_out_of_range
 from attncli.spec.files import FileProblem, as_float, existing_file, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.npy_slice import SPAN_BYTES
-from attncli.spec.opened import open_regular, reading
+from attncli.spec.opened import open_regular, reading, refused_read
 from attncli.spec.source import LIMIT_HINT, byte_count
 
 SUFFIXES = (".safetensors", ".json")
@@ -92,7 +92,7 @@ class Tensor:
                 held = held if picked is None else held[:, picked]  # (span rows, shown)
                 return self._shaped(held[asked - distinct[0]].reshape(-1), count, shown)
         values: dict[int, np.ndarray] = {}
-        with reading(self.path, self.identity) as file:
+        with refused_read(self.name), reading(self.path, self.identity) as file:
             for row in distinct:
                 file.seek(self.start + (row * width + first) * item.itemsize)
                 data = file.read(span)
@@ -107,7 +107,7 @@ class Tensor:
 
     def _block(self, row: int, size: int, width: int, item: np.dtype) -> np.ndarray:
         """The `size` bytes of whole rows from `row` on, read at once: (rows, width)."""
-        with reading(self.path, self.identity) as file:
+        with refused_read(self.name), reading(self.path, self.identity) as file:
             file.seek(self.start + row * width * item.itemsize)
             data = file.read(size)
         if len(data) != size:
@@ -170,8 +170,9 @@ def read_json_object(path: Path, name: str, size: int, limit: int) -> dict[str, 
             "{name} has {count} byte; the limit is {limit}, which {option} sets",
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
             Count(size), name=name, limit=byte_count(limit), option=LIMIT_HINT))
-    with open_regular(path) as file:
-        return _parse_object(file.read(size), name, whole=True)
+    with refused_read(name), open_regular(path) as file:
+        data = file.read(size)
+    return _parse_object(data, name, whole=True)
 
 
 def header_values(data: bytes) -> int:
@@ -262,7 +263,7 @@ def _header(path: Path, name: str, max_cells: int,
 
 def _read_header(path: Path, name: str, size: int,
                  max_cells: int) -> tuple[dict[str, object], int]:
-    with open_regular(path) as file:
+    with refused_read(name), open_regular(path) as file:
         first = file.read(8)
     if len(first) < 8:
         raise FileProblem(Msg.of("{name}: the file ends before the tensor's data", name=name))
@@ -276,7 +277,7 @@ def _read_header(path: Path, name: str, size: int,
             name=name, found=byte_count(size - 8)))
     limit = max_bytes(max_cells)
     _check_header_size(name, length, limit)
-    with open_regular(path) as file:
+    with refused_read(name), open_regular(path) as file:
         file.seek(8)
         header = _parse_object(file.read(length), name)
     _check_apart(header, name)

@@ -20,6 +20,9 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from attncli.files import not_regular
+from attncli.i18n import Msg
+from attncli.i18n.library_messages import os_problem
+from attncli.spec.file_problem import FileProblem
 
 
 class _Unblocked(io.FileIO):
@@ -96,3 +99,17 @@ def reading(path: Path, identity: tuple[int, int] | None = None) -> Iterator[io.
                 yield file
             return
     yield file
+
+
+@contextmanager
+def refused_read(name: str) -> Iterator[None]:
+    """The system's refusal of a read (OSError) while a file is opened and read, as the
+    FileProblem that names the file as the spec does: /proc/self/pagemap behind a link named
+    p.png (with --allow-outside) refuses a read of other than 8 bytes (EINVAL), and one mounted
+    over model.safetensors names a process that is gone (ESRCH); both were exit 3, internal
+    error."""
+    try:
+        yield
+    except OSError as error:
+        raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}", name=name,
+                                 reason=os_problem(error))) from None

@@ -23,7 +23,7 @@ from attncli.i18n import Count, Msg
 from attncli.spec.files import FileProblem
 from attncli.spec.limits import max_slow_cells
 from attncli.spec.model import Array
-from attncli.spec.opened import read_regular_bytes
+from attncli.spec.opened import read_regular_bytes, refused_read
 from attncli.spec.source import LIMIT_HINT, byte_count
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -45,7 +45,8 @@ def read_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Array:
             "{name} has {count} byte; the limit is {limit}, which {option} sets",
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
             Count(size), name=name, limit=byte_count(max_bytes), option=LIMIT_HINT))
-    data = read_regular_bytes(path)
+    with refused_read(name):
+        data = read_regular_bytes(path)
     if not data.startswith(SIGNATURE):
         raise FileProblem(Msg.of("{name}: expected a PNG image, found other bytes", name=name))
     width, height, depth, color, interlace, chunks = header(data, name)

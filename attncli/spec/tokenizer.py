@@ -111,9 +111,9 @@ def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> bytear
         with open_regular(path) as file:
             content = bytearray(size)
             content[file.readinto(content):] = b""  # a file that shrank as it was read
-    except OSError as error:
+    except OSError as error:  # the system's words, never str(error), which names the path
         raise FileProblem(Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
-                                 reason=first_line(error))) from None
+                                 reason=os_problem(error))) from None
     check_utf8(content, name)
     check_objects(content, name)  # before `tokenizers` builds them
     if find_spec("tokenizers") is None:
