@@ -252,3 +252,33 @@ def test_a_manifest_named_from_a_deleted_folder_is_run(tree: Path,
     result = run("snippets", str(tree / "attn.toml"))
     assert (result.exit_code, result.stderr) == (0, "attn: 1 written, 0 unchanged, 0 failed\n")
     assert "cat" in (tree / "snippets/cat.en.txt").read_text(encoding="utf-8")
+
+
+def test_a_manifest_named_through_the_folder_above_a_deleted_one_is_run(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `cd d; rmdir ../d; attn snippets ../attn.toml`: the relative name was resolved through the
+    # current folder, which has no path: exit 3, internal error (FileNotFoundError)
+    (tree / "d").mkdir()
+    monkeypatch.chdir(tree / "d")
+    (tree / "d").rmdir()
+    result = run("snippets", "../attn.toml")
+    assert (result.exit_code, result.stderr) == (0, "attn: 1 written, 0 unchanged, 0 failed\n")
+    assert "cat" in (tree / "snippets/cat.en.txt").read_text(encoding="utf-8")
+    result = run("snippets", "../attn.toml", "--check")
+    assert (result.exit_code, result.stderr) == (0, "attn: 0 stale, 1 up to date, 0 failed\n")
+
+
+def test_a_document_named_through_the_folder_above_a_deleted_one_is_filled(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `cd d; rmdir ../d; attn fill ../post.md`: exit 3, internal error (FileNotFoundError), as
+    # the block's spec was checked to be inside the document's folder
+    (tree / "post.md").write_text("```attn\nspec: cat.attn.yaml\nsteps: [weights]\n```\n",
+                                  encoding="utf-8")
+    (tree / "d").mkdir()
+    monkeypatch.chdir(tree / "d")
+    (tree / "d").rmdir()
+    result = run("fill", "../post.md")
+    assert (result.exit_code, result.stderr) == (0, "attn: 1 document filled, 0 up to date, "
+                                                    "0 failed\n")
+    # cat and mouse are [1, 0] and [0, 1]: their query and key are at right angles
+    assert "are 90.00° apart" in (tree / "post.md").read_text(encoding="utf-8")

@@ -39,8 +39,7 @@ def fill(
     lang = language(lang)
 
     def action() -> str:
-        from pathlib import Path
-
+        from attncli.cli.places import from_deleted_folder
         from attncli.fill.document import fill as fill_document
         from attncli.fill.document import unified_diff, write
 
@@ -50,7 +49,7 @@ def fill(
         diffs = []
         for name in files:
             try:
-                filled = fill_document(Path(name), reading.max_cells)
+                filled = fill_document(from_deleted_folder(name), reading.max_cells)
                 if writing and filled.new != filled.old:
                     write(filled)
             except AttnError as error:

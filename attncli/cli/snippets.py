@@ -78,13 +78,15 @@ def snippets(
     def action() -> str:
         from pathlib import Path
 
+        from attncli.cli.places import from_deleted_folder
         from attncli.snippets.manifest import find_manifest, load_manifest, targets
         from attncli.snippets.run import generate
 
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         reading = loading(allow_outside, max_cells)
         processes = jobs_option(jobs)
-        path = Path(manifest) if manifest is not None else find_manifest(Path("."))
+        path = (from_deleted_folder(manifest) if manifest is not None
+                else find_manifest(Path(".")))
         planned = targets(load_manifest(path))
         writing = not (check or diff)
         with progress_bar(len(planned)) as tick:
