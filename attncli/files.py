@@ -245,10 +245,11 @@ def appends_only(folder: Path) -> bool:
 
 
 def file_mode(target: Path, plain: bool) -> int:
-    """The permissions the written file gets: those of the file it replaces (less the exec,
-    setuid, setgid and sticky bits for a `plain` file), else a fresh file's."""
+    """The permissions the written file gets: those of the file it replaces, less the setuid,
+    setgid and sticky bits (new contents never inherit a program's rights) and, for a `plain`
+    file, the exec bits too; else a fresh file's."""
     if check_regular(target, follow=False):
-        return target.stat().st_mode & (PLAIN if plain else 0o7777)
+        return target.stat().st_mode & (PLAIN if plain else KEPT)
     umask = os.umask(0)
     os.umask(umask)
     return PLAIN & ~umask
@@ -333,8 +334,9 @@ def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
                                         "links) too"))
             if not made and mounted_over(target):  # a rename over it says so: EBUSY
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
-            if plain and info.st_mode & ~PLAIN & 0o7777:
-                os.fchmod(handle, info.st_mode & PLAIN)
+            kept = PLAIN if plain else KEPT
+            if info.st_mode & ~kept & 0o7777:
+                os.fchmod(handle, info.st_mode & kept)
             staged.seek(0)
             while piece := staged.read(PIECE):
                 out.write(piece)
@@ -400,6 +402,7 @@ def read_at_most(stream: BinaryIO, limit: int) -> bytes:
 
 PIECE = 1 << 20
 PLAIN = 0o666  # read and write bits only: what a fresh file gets, less the umask
+KEPT = 0o777  # the bits a file written over keeps: never setuid, setgid or sticky
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 PROC_FDS = "/proc/self/fd"
 MOUNTINFO = "/proc/self/mountinfo"  # each mount's place in field 5, a space written \040

@@ -32,6 +32,27 @@ def test_a_new_file_is_readable_by_everyone_and_an_old_one_keeps_its_mode(tmp_pa
     assert (private.read_text(), stat.S_IMODE(private.stat().st_mode)) == ("new\n", 0o600)
 
 
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_file_written_over_never_keeps_setuid_setgid_or_sticky(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_place: bool) -> None:
+    """`attn export -o tool` over a setuid program: the new text keeps rwxr-xr-x, not the
+    program's rights (the kernel clears them on a write, but not for root, nor on a rename)."""
+    import attncli.files as files
+
+    target = tmp_path / "tool"
+    target.write_text("old\n")
+    target.chmod(0o6755 | stat.S_ISVTX)
+    if in_place:  # as in a folder that refuses a rename (chattr +a)
+        monkeypatch.setattr(files, "appends_only", lambda folder: True)
+    write_atomic(target, "new\n")
+    assert (target.read_text(), stat.S_IMODE(target.stat().st_mode)) == ("new\n", 0o755)
+    fresh = tmp_path / "plain.txt"
+    fresh.write_text("old\n")
+    fresh.chmod(0o4755)
+    write_atomic(fresh, "new\n", plain=True)  # a snippet: no exec bit either
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+
+
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "snippet.txt"
