@@ -328,3 +328,41 @@ def test_a_checkpoint_or_tokenizer_whose_read_the_system_refuses_is_one_line(
         said = str(error.value).replace(str(tmp_path) + "/", "")
         assert said.startswith(where), said
         assert "Errno" not in said and str(tmp_path) not in said
+
+
+@pytest.mark.skipif(not os.access("/dev/ptmx", os.R_OK), reason="no pseudo-terminals here")
+@pytest.mark.parametrize(("name", "args", "said"), [
+    ("s.yaml", ["validate", "s.yaml"], "s.yaml: the spec is empty"),
+    ("s.json", ["explain", "s.json"], "s.json: the spec is empty"),
+    ("a.yaml", ["check", "s.yaml", "--answer", "a.yaml"], "a.yaml: "),
+])
+def test_a_spec_or_answer_linked_to_a_device_with_nothing_to_read_is_no_hang(
+        name: str, args: list[str], said: str, tmp_path: Path) -> None:
+    # each open of /dev/ptmx makes a new terminal whose master has nothing to read until its
+    # other side writes, which nothing does: behind a link a pull request plants beside the
+    # specs a CI job names, attn waited for ever
+    import subprocess
+    import sys
+
+    (tmp_path / "s.yaml").write_text("tokens: [a]\nembeddings: [[1]]\n" + WEIGHTS)
+    (tmp_path / name).unlink(missing_ok=True)
+    (tmp_path / name).symlink_to("/dev/ptmx")
+    result = subprocess.run([sys.executable, "-m", "attncli", *args], cwd=tmp_path, timeout=20,
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(said), result.stderr
+
+
+def test_a_spec_typed_through_dev_stdin_is_still_read_to_its_end(tmp_path: Path) -> None:
+    # a pipe behind /dev/stdin is waited on, as before: its writer may be slow
+    import subprocess
+    import sys
+
+    spec = "tokens: [a]\nembeddings: [[1]]\n" + WEIGHTS
+    writer = subprocess.Popen(["sh", "-c", f"sleep 1; printf '%s' '{spec}'"],
+                              stdout=subprocess.PIPE)
+    result = subprocess.run([sys.executable, "-m", "attncli", "validate", "/dev/stdin"],
+                            cwd=tmp_path, timeout=20, capture_output=True, text=True,
+                            stdin=writer.stdout)
+    writer.wait()
+    assert (result.returncode, result.stderr) == (0, "attn: 1 spec is valid\n"), result.stderr

@@ -65,9 +65,12 @@ def read_text(path: str, max_cells: int = DEFAULT_MAX_CELLS,
 def _open_unblocked(path: str) -> BinaryIO:
     """`path` opened for reading without waiting for a writer: a FIFO nobody writes to reads as
     empty instead of hanging (opened with O_NONBLOCK, which is then cleared, so a pipe that has
-    a writer, such as bash's <(...), is read to its end). A regular file keeps O_NONBLOCK, which a
-    file on a disk ignores: one of /proc whose read waits for the kernel (/proc/kmsg, behind a
-    link named spec.yaml or --answer a.yaml) then reads as empty instead of hanging."""
+    a writer, such as bash's <(...), is read to its end). Every other file keeps O_NONBLOCK, which
+    a file on a disk ignores: one of /proc whose read waits for the kernel (/proc/kmsg, behind a
+    link named spec.yaml or --answer a.yaml), or a device that never has anything to read (the
+    new terminal /dev/ptmx makes, the kernel log /dev/kmsg), then reads as empty or as what it
+    holds instead of hanging. A terminal is waited on only when it is standard input's own
+    (`attn explain /dev/stdin`, typed)."""
     if "\0" in path:
         raise OSError(errno.EINVAL, "a file name cannot hold the character NUL")
     handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -75,13 +78,24 @@ def _open_unblocked(path: str) -> BinaryIO:
         mode = os.fstat(handle).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-        if not stat.S_ISREG(mode):
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or _standard_input(handle, mode):
             flags = fcntl.fcntl(handle, fcntl.F_GETFL)
             fcntl.fcntl(handle, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
         return os.fdopen(handle, "rb")
     except BaseException:
         os.close(handle)
         raise
+
+
+def _standard_input(handle: int, mode: int) -> bool:
+    """Whether `handle` is a character device that standard input is too (a terminal a user
+    types a spec into through /dev/stdin)."""
+    if not stat.S_ISCHR(mode):
+        return False
+    try:
+        return os.fstat(0).st_rdev == os.fstat(handle).st_rdev
+    except OSError:  # standard input closed
+        return False
 
 
 def too_large(name: str, size: int | None, limit: int) -> SpecError:
