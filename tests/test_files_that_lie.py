@@ -366,3 +366,39 @@ def test_a_spec_typed_through_dev_stdin_is_still_read_to_its_end(tmp_path: Path)
                             stdin=writer.stdout)
     writer.wait()
     assert (result.returncode, result.stderr) == (0, "attn: 1 spec is valid\n"), result.stderr
+
+
+def width_zero(path: Path) -> None:
+    """`path` holding a matrix of 3 rows of no numbers each, as its kind writes it."""
+    from tests.safetensors_file import safetensors
+
+    array = np.zeros((3, 0)) if path.stem != "tall" else np.zeros((0, 3))
+    if path.suffix == ".safetensors":
+        path.write_bytes(safetensors({"W": array}))
+    elif path.name.startswith("deflated"):
+        np.savez_compressed(path, W=array)
+    elif path.suffix == ".npz":
+        np.savez(path, W=array)
+    else:
+        np.save(path, array)
+
+
+@pytest.mark.parametrize(("name", "reference", "said"), [
+    ("w.safetensors", "{file: w.safetensors, key: W, rows: [0, 1, 2]}", "w.safetensors (W)"),
+    ("w.safetensors", "{file: w.safetensors, key: W}", "w.safetensors (W)"),
+    ("w.npy", "{file: w.npy, rows: [0, 2]}", "w.npy"),
+    ("w.npz", "{file: w.npz, key: W, rows: [0, 1, 2]}", "w.npz (W)"),
+    ("deflated.npz", "{file: deflated.npz, key: W, rows: [0, 1]}", "deflated.npz (W)"),
+    ("tall.npy", "{file: tall.npy, columns: \"0:2\"}", "tall.npy"),
+])
+def test_rows_of_no_numbers_are_said_to_hold_none(name: str, reference: str, said: str,
+                                                  tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # rows chosen from a [3, 0] matrix (or columns from a [0, 3] one) were cut into rows of
+    # no bytes: exit 3 (ValueError, IndexError), or NumPy's own English words
+    width_zero(tmp_path / name)
+    (tmp_path / "s.yaml").write_text(f"tokens: [a, b, c]\nembeddings: {reference}\n" + WEIGHTS)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"s.yaml:2:20: embeddings.file: {said} holds no numbers\n")

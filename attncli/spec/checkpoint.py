@@ -85,7 +85,9 @@ class Tensor:
         picked = None if columns is None else np.asarray(columns, dtype=np.intp) - first
         span = (last - first + 1) * item.itemsize  # bytes read from each row
         distinct = sorted(set(chosen))
-        if len(distinct) > 1:  # rows close together are read at once (see npy_slice._lines)
+        # rows close together are read at once (see npy_slice._lines); rows of no numbers (a
+        # shape [3, 0]) have no bytes to cut the block into
+        if len(distinct) > 1 and width:
             lines = (distinct[-1] - distinct[0] + 1) * width * item.itemsize
             if lines <= max(SPAN_BYTES, 2 * len(distinct) * shown * item.itemsize):
                 held = self._block(distinct[0], lines, width, item)[:, first:last + 1]

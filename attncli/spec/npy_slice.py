@@ -122,6 +122,8 @@ def _lines(file: Readable, layout: Layout, lines: np.ndarray, columns: np.ndarra
            width: int, limit: int | None) -> np.ndarray:
     """The sorted `columns` of each of the sorted `lines` (of `width` numbers each)."""
     size = layout.dtype.itemsize
+    if not len(lines) or not len(columns):  # rows of no numbers (a shape (3, 0)): none to read
+        return np.empty((len(lines), len(columns)), dtype=layout.dtype)  # (lines, columns)
     groups = _groups(columns, size)
     if limit is not None:
         needed = (int(lines[-1]) * width + int(columns[-1]) + 1) * size
