@@ -171,3 +171,31 @@ def test_a_cell_holding_a_block_is_held_to_its_characters(tmp_path: Path) -> Non
         assert (run.returncode, run.stderr.splitlines()[0]) == (
             2, f"n.ipynb:{line}:{column}: this Markdown cell holds an attn block and more than "
                "1,000,000 characters, the limit of such a cell")
+
+
+@pytest.mark.parametrize(("filler", "said"), [
+    ("y" * 99 + "\n", "the Markdown cells that name attn, up to this one, hold more than 1,000,000 "
+                      "characters in all, the limit of one notebook"),
+    ("\n", "the document has more than 200,000 lines, the limit of one document"),
+])
+def test_the_cells_that_name_attn_are_held_together_to_a_cells_characters_and_a_documents_lines(
+        filler: str, said: str, tmp_path: Path) -> None:
+    # each such cell is cut into lines and each character's place found at Python's pace: 95
+    # cells of 199,990 lines, each within a cell's limits, took 41 s CPU and 1.6 GB. Three
+    # cells of 400,000 characters (or 80,000 lines) are within each cell's limit; the third
+    # passes what the cells may hold together and is refused at its source
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    lines = [line + "\n" for line in BLOCK.splitlines()]
+    count = 400_000 // len(filler) if len(filler) > 1 else 80_000
+    source = lines + [filler] * count
+    for name, cells in (("ok.ipynb", 2), ("n.ipynb", 3)):
+        text = notebook([{"cell_type": "markdown", "metadata": {}, "source": source}] * cells,
+                        tmp_path, name)
+        run = fill(name, tmp_path)
+        if cells == 2:
+            assert run.returncode == 0, run.stderr
+            continue
+        at = text.rindex('"source": ') + len('"source": ')
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        assert (run.returncode, run.stderr.splitlines()[0]) == (
+            2, f"n.ipynb:{line}:{column}: {said}")

@@ -15,14 +15,14 @@ import bisect
 import json
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
 from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
 from attncli.fill.blocks import MARKDOWN, Block, check_count, find_blocks, newline_of
-from attncli.fill.json_values import check_cell_text, check_values
+from attncli.fill.json_values import check_cell_text, check_cells_together, check_values
 from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH, MAX_NOTEBOOK_CELLS
 
@@ -248,6 +248,8 @@ def fill_notebook(old: str, path: Path, max_cells: int
     if not any(is_block_cell(cell) for cell in cells.data):
         return old, (), (), 0
     items = [cells.children[k] for k in range(len(cells.data))]
+    check_cells_together([(cell_text(cell), partial(reader.where, cell.children["source"].start))
+                          for cell in items if is_block_cell(cell.data)])
     found = [(k, cell, *cell_blocks(cell, reader)) for k, cell in enumerate(items)
              if is_block_cell(cell.data)]
     distinct: set[str] = set()
@@ -297,6 +299,11 @@ def is_block_cell(cell: Any) -> bool:
     return isinstance(source, str) and "attn" in source
 
 
+def cell_text(cell: Value) -> str:
+    source = cell.data["source"]
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
 def is_generated(cell: Any) -> bool:
     metadata = cell.get("metadata") if isinstance(cell, dict) else None
     return isinstance(metadata, dict) and metadata.get("attn") == GENERATED
@@ -306,7 +313,7 @@ def cell_blocks(cell: Value, reader: Reader) -> tuple[list[Block], Positions]:
     """The attn blocks of a Markdown cell, and the way from its text's line:column to the
     notebook's; a malformed block is refused at the notebook's line:column."""
     source = cell.children["source"]
-    text = "".join(source.data) if isinstance(source.data, list) else source.data
+    text = cell_text(cell)
     check_cell_text(text, reader.where(source.start))
     offsets = [at for piece in (source.children.values() if source.children else [source])
                for at in char_offsets(reader.text, piece.start + 1, piece.end - 1)]
