@@ -304,3 +304,20 @@ def test_the_layers_before_a_models_layer_are_worked_in_blocks_of_query_rows(
     code, stderr, peak = peak_rss_mb("validate", "spec.yaml", cwd=tmp_path)
     assert (code, stderr) == (0, "attn: 1 spec is valid\n")
     assert peak < PEAK_MB, peak
+
+
+def test_specs_that_fail_are_not_kept_with_what_they_read(tmp_path: Path) -> None:
+    # each spec of a tree that fails is kept as its error, for its line; the error kept the
+    # frames it was raised through, and with them the spec's whole text: 100 specs of 4.7 MB,
+    # each refused for a NUL, held 1.4 GB under `attn snippets --check --jobs 1`
+    (tmp_path / "specs").mkdir()
+    for k in range(40):
+        with open(tmp_path / "specs" / f"b{k:02d}.yaml", "wb") as spec:
+            spec.truncate(4_700_000)  # sparse: NULs, within a spec's byte limit
+    (tmp_path / "attn.toml").write_text('[[snippets]]\nspecs = "specs/*.yaml"\n'
+                                        'formats = ["markdown"]\noutput = "out/{name}.{ext}"\n')
+    code, stderr, peak = peak_rss_mb("snippets", "--check", "--jobs", "1", cwd=tmp_path)
+    assert code == 2
+    assert stderr.splitlines()[0] == ("specs/b00.yaml:1:1: malformed YAML: a control character, "
+                                      "which YAML does not allow (U+0000)")
+    assert peak < PEAK_MB, peak

@@ -160,7 +160,7 @@ def _spec_snippets(work: Work) -> list[Outcome]:
     try:
         spec: Spec | AttnError = load_spec(targets[0].spec.as_posix(), **vars(loading))
     except AttnError as error:
-        spec = error
+        spec = without_frames(error)
         unread = _UNREAD.get()
         if unread is not None:
             unread.append(targets[0].spec)
@@ -180,7 +180,7 @@ def _spec_snippets(work: Work) -> list[Outcome]:
                     check_view(spec, view, loading.max_cells, target.format)
                 built[view] = spec if isinstance(spec, AttnError) else held(prepare(spec, view))
             except AttnError as error:
-                built[view] = error
+                built[view] = without_frames(error)
         walkthrough = built[view]
         if isinstance(walkthrough, AttnError):
             outcomes.append(Outcome(target, "failed", error=walkthrough))
@@ -188,6 +188,16 @@ def _spec_snippets(work: Work) -> list[Outcome]:
             outcomes.append(carried(compare_and_write(target, walkthrough, False,
                                                       max_bytes(loading.max_cells)), keep))
     return outcomes
+
+
+def without_frames(error: AttnError) -> AttnError:
+    """The error without the frames it was raised through and the error it was raised from,
+    which hold what was being read, a spec's whole text among it: it is kept for every spec of
+    the tree that fails, and is only ever printed as its line. 20 specs of 39 MB refused for a
+    NUL held 2.3 GB under `attn snippets --check --jobs 1`."""
+    error.__traceback__ = None
+    error.__context__ = error.__cause__ = None
+    return error
 
 
 def carried(outcome: Outcome, keep: Keep) -> Outcome:
