@@ -99,6 +99,9 @@ TOOL = ("attn.toml:4:10: snippets[0].output: the snippet {output} has {part} in 
     ("node_modules/left-pad/{name}.txt", "node_modules"),
     ("docs/__pycache__/{name}.txt", "__pycache__"),
     ("venv/lib/site-packages/{name}.txt", "venv"),
+    # a file system that folds case (macOS, Windows) takes these for the tool folders
+    ("NODE_MODULES/left-pad/{name}.txt", "NODE_MODULES"),
+    ("Venv/bin/{name}.txt", "Venv"),
 ])
 def test_nothing_is_written_into_a_tool_folder_without_a_dot(repo: Path, output: str,
                                                              part: str) -> None:

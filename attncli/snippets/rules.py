@@ -7,7 +7,7 @@ reads. A snippet's path is checked before anything is written:
 - no part of it (a folder or the file's name), as written and as links resolve it, begins
   with a dot: `.git/`, `.github/`, `.venv/`, `.pre-commit-config.yaml` are out of reach;
 - no part of it is one of the tool folders without a dot (TOOL_FOLDERS: `node_modules`, whose
-  files npm runs, and the like);
+  files npm runs, and the like), in any case (`Node_Modules` is that folder on macOS and Windows);
 - no character of it is a control, format or invisible one (a newline, an escape, a
   right-to-left override), which a shell or `ls` would show wrong;
 - its name ends in its format's extension (`.txt`, `.json`, `.tex`, `.md`, `.svg`), so it is
@@ -62,7 +62,7 @@ def check_output(output: PurePosixPath, real: Path, real_root: Path, extension: 
                 "{path}: the snippet {output} has {part} in its path; attn snippets writes "
                 "nothing whose path has a name beginning with a dot (such as .git or .github)",
                 path=where.path, output=shown, part=part), where)
-        if part in TOOL_FOLDERS:
+        if part.casefold() in TOOL_FOLDERS:  # Node_Modules is node_modules where case is folded
             raise SpecError(Msg.of(
                 "{path}: the snippet {output} has {part} in its path; attn snippets writes "
                 "nothing into a tool's folder ({folders})", path=where.path, output=shown,
