@@ -276,7 +276,7 @@ def _read_header(path: Path, name: str, size: int,
             "file holds only {found} after it", "{name}: the header's length, written at the "
             "file's start, is {count} bytes, but the file holds only {found} after it",
             Count(length),
-            name=name, found=byte_count(size - 8)))
+            name=name, found=byte_count(max(size - 8, 0))))  # a /proc file says 0 bytes
     limit = max_bytes(max_cells)
     _check_header_size(name, length, limit)
     with refused_read(name), open_regular(path) as file:

@@ -42,6 +42,8 @@ def valid_indices(size: int) -> Msg:
 
 def row_out_of_range(index: int, name: str, size: int) -> FileProblem:
     """A row past the `size` rows of the array `name`: never read, whatever bytes follow it."""
+    if size == 0:  # no index is valid, not "indices 0–−1"
+        return FileProblem(Msg.of("{name} holds no numbers", name=name))
     has = Msg.plural_of("{name} has {count} row", "{name} has {count} rows", Count(size),
                         name=name)
     return FileProblem(Msg.of("index {index} is out of range: {has} ({valid})", index=index,

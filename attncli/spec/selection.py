@@ -128,6 +128,8 @@ def indices(node: Node, name: str, size: int, axis: str,
     else:
         expect(node, Msg.of("start:stop, a list of indices or tokens"))
     for index in chosen:
+        if index >= size and size == 0:  # no index is valid: the file is said to hold none
+            fail(node, "{name} holds no numbers", name=name)
         if index >= size:
             has = (Msg.plural_of("{name} has {count} row", "{name} has {count} rows",
                                  Count(size), name=name) if axis == "rows" else
