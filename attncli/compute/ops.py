@@ -287,10 +287,11 @@ def alibi_slopes(h: int) -> Array:
     return np.array(slopes, dtype=np.float64)  # (h,)
 
 
-def alibi(n: int, m: int, slope: float) -> Array:
+def alibi(n: int, m: int, slope: float, first: int = 0) -> Array:
     """B[i, j] = −slope·|i − j|: a key further from the query gets a lower score (for j <= i,
-    the paper's −slope·(i − j))."""
-    distance = np.abs(np.arange(n)[:, None] - np.arange(m)[None, :])  # (n, 1) - (1, m) -> (n, m)
+    the paper's −slope·(i − j)); the rows of queries first .. first + n - 1."""
+    queries = np.arange(first, first + n)  # (n,)
+    distance = np.abs(queries[:, None] - np.arange(m)[None, :])  # (n, 1) - (1, m) -> (n, m)
     return -slope * distance  # (n, m)
 
 

@@ -12,7 +12,8 @@ from attncli.steps.base import Build, HeadState, Made
 
 
 def head_bias(b: Build, index: int | None) -> tuple[Array, Msg]:
-    """This head's B (n, m) and a note on where it comes from."""
+    """This head's B (n, m) and a note on where it comes from: the rows of the build's queries
+    (a block's, from b.first_row on)."""
     bias = b.spec.bias
     assert bias is not None
     n, m = len(b.query_labels), len(b.key_labels)
@@ -20,11 +21,13 @@ def head_bias(b: Build, index: int | None) -> tuple[Array, Msg]:
     i = (index or 1) - 1
     if bias.kind == "alibi":
         slope = float(ops.alibi_slopes(h)[i])
-        return ops.alibi(n, m, slope), Msg.of(
+        return ops.alibi(n, m, slope, b.first_row), Msg.of(
             "ALiBi adds −m·|i − j| to the score of query i and key j, with this head's slope "
             "m = {slope}: the further a key is from the query, the more its score is lowered.",
             slope=Symbol(f"{slope:.6g}", f"{slope:.6g}"))
-    return bias.for_head(i), Msg.of("B is the bias matrix of the spec, added to the scores.")
+    first = b.first_row
+    rows = bias.for_head(i)[first:first + n]  # (n, m): a block's rows of the given B
+    return rows, Msg.of("B is the bias matrix of the spec, added to the scores.")
 
 
 def biased(b: Build, hs: HeadState) -> Made[HeadState]:

@@ -4,10 +4,11 @@ a whole n x m array: 8,000 tokens take 512 MB as one array of scores, a few MB a
 Every row of scores, masked scores, softmax and output is worked from its own query alone (and
 every key), and the products over keys are taken in fixed blocks of rows either way
 (attncli/compute/ops.py `by_rows`), so a block of rows gives the very numbers, bit for bit, that
-the whole array gives. Only the families that are so (ROW_LOCAL) are run in blocks; a spec that
-turns on any other one between the scores and the output (a bias, tiles, hand calculation) is
-computed whole, as before. A low precision is worked in the same blocks: its products are taken
-in the same fixed blocks of rows (attncli/compute/lowprec.py) and every other step is rounded
+the whole array gives. Only the families that are so (ROW_LOCAL) are run in blocks (a score
+bias too: a block adds its own rows of B, from Build.first_row); a spec that turns on any other
+one between the scores and the output (tiles, hand calculation) is computed whole, as before.
+A low precision is worked in the same blocks: its products are taken in the same fixed blocks
+of rows (attncli/compute/lowprec.py) and every other step is rounded
 cell by cell. A decode reads Q, K, V and Z alone,
 so it runs after the blocks (AFTER). The blocks' steps must agree in everything but their rows
 (titles, formulas, notes); when they do not (a note that counts queries with no visible key,
@@ -30,8 +31,8 @@ from attncli.steps.base import Build, Family, HeadState, function
 
 # The families whose every row is its own query's (and the ones before the scores, which make
 # n x d arrays only)
-ROW_LOCAL = frozenset({"scores", "absorbed", "scaled", "softcap", "masked", "weights", "sinks",
-                       "output"})
+ROW_LOCAL = frozenset({"scores", "absorbed", "scaled", "softcap", "bias", "masked", "weights",
+                       "sinks", "output"})
 # The families that read the head's n x d arrays alone (Q, K, V, Z), never an n x m one: run
 # after the blocks, on the joined state
 AFTER = frozenset({"decode"})
