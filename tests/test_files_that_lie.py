@@ -7,6 +7,8 @@ from __future__ import annotations
 import errno
 import os
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -206,6 +208,17 @@ def test_a_npy_header_with_bools_or_bytes_is_said_not_a_header(header: str, tmp_
         "the dictionary of a .npy file\n")
 
 
+def run_linked(folder: Path, name: str, target: str,
+               args: list[str]) -> subprocess.CompletedProcess[str]:
+    """attn run as a user runs it (its own process, standard input closed, a 30 s bound) in
+    `folder`, holding a plain spec s.yaml and `name` as a link to the special file `target`."""
+    (folder / "s.yaml").write_text("tokens: [a]\nembeddings: [[1]]\n" + WEIGHTS)
+    (folder / name).unlink(missing_ok=True)
+    (folder / name).symlink_to(target)
+    return subprocess.run([sys.executable, "-m", "attncli", *args], cwd=folder, timeout=30,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+
 @pytest.mark.skipif(not os.access("/proc/kmsg", os.R_OK), reason="/proc/kmsg is read by root")
 @pytest.mark.parametrize(("name", "args", "said"), [
     ("s.yaml", ["validate", "s.yaml"], "s.yaml: "),
@@ -215,14 +228,7 @@ def test_a_spec_or_answer_linked_to_a_proc_file_that_waits_is_no_hang(
         name: str, args: list[str], said: str, tmp_path: Path) -> None:
     # /proc/kmsg is a regular file of 0 bytes whose read waits for the kernel's next message:
     # behind a link named like a spec or an answer file, attn waited for ever
-    import subprocess
-    import sys
-
-    (tmp_path / "s.yaml").write_text("tokens: [a]\nembeddings: [[1]]\n" + WEIGHTS)
-    (tmp_path / name).unlink(missing_ok=True)
-    (tmp_path / name).symlink_to("/proc/kmsg")
-    result = subprocess.run([sys.executable, "-m", "attncli", *args], cwd=tmp_path, timeout=30,
-                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    result = run_linked(tmp_path, name, "/proc/kmsg", args)
     assert result.returncode == 2
     assert result.stderr.startswith(said), result.stderr
 
@@ -341,14 +347,7 @@ def test_a_spec_or_answer_linked_to_a_device_with_nothing_to_read_is_no_hang(
     # each open of /dev/ptmx makes a new terminal whose master has nothing to read until its
     # other side writes, which nothing does: behind a link a pull request plants beside the
     # specs a CI job names, attn waited for ever
-    import subprocess
-    import sys
-
-    (tmp_path / "s.yaml").write_text("tokens: [a]\nembeddings: [[1]]\n" + WEIGHTS)
-    (tmp_path / name).unlink(missing_ok=True)
-    (tmp_path / name).symlink_to("/dev/ptmx")
-    result = subprocess.run([sys.executable, "-m", "attncli", *args], cwd=tmp_path, timeout=20,
-                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    result = run_linked(tmp_path, name, "/dev/ptmx", args)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.startswith(said), result.stderr
 
