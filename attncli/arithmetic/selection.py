@@ -165,7 +165,7 @@ def check(selection: Selection, walkthrough: Walkthrough) -> Selection:
     for again is looked at once, and a step's rows and columns are listed once: listed again for
     each of 20,000 cells of a display.expand (one cell written 20,000 times) of 1,000 tokens,
     they took 3 s."""
-    labels_of: dict[str, tuple[list[str], list[str]]] = {}
+    labels_of: dict[str, tuple[list[str], list[str], TokenLabels, TokenLabels]] = {}
     resolved: dict[tuple[str, Cell], tuple[str, Cell]] = {}
     for asked in selection.cells:
         if asked in resolved:
@@ -176,16 +176,17 @@ def check(selection: Selection, walkthrough: Walkthrough) -> Selection:
             if not steps:
                 raise UsageError(Msg.of("{option}: this walkthrough has no step {step}",
                                         option=OPTION, step=step_id))
-            labels_of[step_id] = (  # tiles: all blocks
-                list(dict.fromkeys(r for s in steps for r in all_rows(s))),
-                list(dict.fromkeys(c for m in steps[0].matrices for c in m.columns)))
-        labels, columns = labels_of[step_id]
-        row = by_token(row, labels)
-        if row not in labels:
+            step_rows = list(dict.fromkeys(r for s in steps for r in all_rows(s)))  # tiles: all
+            step_columns = list(dict.fromkeys(c for m in steps[0].matrices for c in m.columns))
+            labels_of[step_id] = (step_rows, step_columns, TokenLabels(step_rows),
+                                  TokenLabels(step_columns))
+        labels, columns, row_labels, column_labels = labels_of[step_id]
+        row = row_labels.label(row)
+        if row not in row_labels:
             raise UsageError(Msg.of("{option}: {step} has no row {row}; its rows are {rows}",
                                     option=OPTION, step=step_id, row=row, rows=", ".join(labels)))
-        column = None if column is None else by_token(column, columns)
-        if column is not None and step_id in CELL_STEPS and column not in columns:
+        column = None if column is None else column_labels.label(column)
+        if column is not None and step_id in CELL_STEPS and column not in column_labels:
             raise UsageError(Msg.of(
                 "{option}: {step} has no column {column}; its columns are {columns}",
                 option=OPTION, step=step_id, column=column, columns=", ".join(columns)))
@@ -195,15 +196,47 @@ def check(selection: Selection, walkthrough: Walkthrough) -> Selection:
 
 
 NUMBERED = re.compile(r"[₀-₉]+| (\(+)\d+(\)+)")
+PARENS = re.compile(r" (\(+)\d+(\)+)\Z")
+SUBSCRIPTS = re.compile(r"[₀-₉]+\Z")
+
+
+class TokenLabels:
+    """Labels found by name, each name looked up in a table: `label(name)` is what by_token
+    gives. Both were a search of the whole list for each name: 90,000 cells of a display.expand
+    (300 × 300 of 1,000 tokens, each cell named once) took 4 s to validate."""
+
+    def __init__(self, labels: Sequence[str]) -> None:
+        self.labels = frozenset(labels)
+        self.numbering: dict[str, list[str]] = {}  # token -> the labels that number it
+        for label in labels:
+            for token in numbered_tokens(label):
+                self.numbering.setdefault(token, []).append(label)
+
+    def __contains__(self, label: object) -> bool:
+        return label in self.labels
+
+    def label(self, name: str) -> str:
+        if name in self.labels:
+            return name
+        numbered = self.numbering.get(name, ())
+        return numbered[0] if len(numbered) == 1 else name
+
+
+def numbered_tokens(label: str) -> list[str]:
+    """Each name that `label` numbers, as NUMBERED reads it: `the₁₂` numbers `the₁` and `the`,
+    `x ((2))` numbers `x`."""
+    tokens = []
+    subscripts = SUBSCRIPTS.search(label)
+    if subscripts is not None:
+        tokens += [label[:end] for end in range(subscripts.start(), len(label))]
+    parens = PARENS.search(label)
+    if parens is not None and len(parens.group(1)) == len(parens.group(2)):
+        tokens.append(label[:parens.start()])
+    return tokens
 
 
 def by_token(name: str, labels: Sequence[str]) -> str:
     """The label that numbers the token `name` (`name₁`, `name (1)`) if `name` is no label and
     exactly one label numbers it; else `name` (a token written twice has two: refused by the
-    caller, which lists them)."""
-    if name in labels:
-        return name
-    numbered = [label for label in labels if label.startswith(name) and (
-        (match := NUMBERED.fullmatch(label, len(name))) is not None
-        and (match.group(1) is None or len(match.group(1)) == len(match.group(2))))]
-    return numbered[0] if len(numbered) == 1 else name
+    caller, which lists them). For many names, TokenLabels(labels).label(name)."""
+    return TokenLabels(labels).label(name)

@@ -13,7 +13,7 @@ from attncli.arithmetic import elision
 from attncli.arithmetic.expand import Selection, attach
 from attncli.arithmetic.handcalc import Arithmetic, drift
 from attncli.arithmetic.reading import read
-from attncli.arithmetic.selection import by_token
+from attncli.arithmetic.selection import TokenLabels
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.spec.model import Spec
 from attncli.spec.view import STEP_IDS
@@ -225,7 +225,8 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
         return None
     labels = token_labels(spec.queries.tokens)
     where = {label: i for i, label in enumerate(labels)}
-    chosen = (by_token(row, labels) for _, (row, _) in selection.cells)  # a token picks its label
+    by_token = TokenLabels(labels)
+    chosen = (by_token.label(row) for _, (row, _) in selection.cells)  # a token picks its label
     wanted = {where[row] for row in chosen if row in where}
     return elision.summary_rows(spec.queries.n, spec.keys_source.n, wanted)
 
