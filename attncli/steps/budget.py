@@ -54,8 +54,33 @@ def check_hand(spec: Spec, max_cells: int, option: str = "--round-intermediates"
             option=option, limit=Count(limit), limit_option="--max-cells"))
 
 
+def asked_terms(spec: Spec, selection: Selection) -> int:
+    """An upper bound of the terms the cells asked for by name write, for each head: a cell is a
+    sum over at most m + d_model terms; a row of a step that writes it as one line (weights,
+    output, tiles) is one such sum, a row of another step at most m + d_model cells of at most
+    d_model terms. Each cell or row is counted once however often it is asked for."""
+    from attncli.spec.view import ROW_STEPS
+
+    width = spec.keys_source.n + spec.queries.d_model
+    terms = 0
+    for step_id, (_, column) in dict.fromkeys(selection.cells):
+        whole_row = column is None and step_id not in ROW_STEPS
+        terms += width * spec.queries.d_model if whole_row else width
+    return len(spec.heads) * terms
+
+
 def check_expansion(spec: Spec, selection: Selection, max_cells: int,
                     option: str = "--expand all") -> None:
+    if selection.mode == "cells":
+        terms, limit = asked_terms(spec, selection), max_terms(max_cells)
+        if terms > limit:
+            raise UsageError(Msg.plural_of(
+                "{option}: writing out the cells asked for takes up to {count} term; the limit "
+                "is {limit}, which {limit_option} sets; ask for fewer cells",
+                "{option}: writing out the cells asked for takes up to {count} terms; the limit "
+                "is {limit}, which {limit_option} sets; ask for fewer cells", Count(terms),
+                option=option, limit=Count(limit), limit_option="--max-cells"))
+        return
     if selection.mode != "all":
         return
     terms, limit = written_terms(spec), max_terms(max_cells)
@@ -93,7 +118,8 @@ def check_view(spec: Spec, view: View, max_cells: int, shows: str) -> None:
 
     display = over(spec.display, view)
     check_expansion(spec, selection(display), max_cells,
-                    "--expand all" if view.expand else "display.expand")
+                    ("--expand all" if "all" in view.expand else "--expand") if view.expand
+                    else "display.expand")
     check_hand(replace(spec, display=display), max_cells,
                "--round-intermediates" if view.round_intermediates is not None
                else "display.round_intermediates")
