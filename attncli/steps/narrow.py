@@ -33,13 +33,18 @@ def selection(display: Display) -> Selection:
     try:
         return Selection.parse(display.expand)
     except UsageError as error:
-        where = display.where.get("expand")
-        if where is None:
-            raise
-        # the message names --expand; written in a file, it names the key where it stands
-        params = tuple((name, where.path if name == "option" else value)
-                       for name, value in error.message.params)
-        raise SpecError(replace(error.message, params=params), where) from None
+        raise located(error, display) from None
+
+
+def located(error: UsageError, display: Display) -> UsageError | SpecError:
+    """An error of --expand where the cells were written in a file (display.expand): the
+    message names the key where it stands, at its line and column, instead of the option."""
+    where = display.where.get("expand")
+    if where is None:
+        return error
+    params = tuple((name, where.path if name == "option" else value)
+                   for name, value in error.message.params)
+    return SpecError(replace(error.message, params=params), where)
 
 
 def narrow(walkthrough: Walkthrough, display: Display) -> Walkthrough:

@@ -84,7 +84,12 @@ def prepare(spec: Spec, view: View) -> Shown:
     selection = narrow.selection(spec.display)
     if view.terms_shown:
         selection = replace(selection, terms_shown=True)
-    walkthrough = build(spec, selection, summary=view.summary, unread=unread)
+    try:
+        walkthrough = build(spec, selection, summary=view.summary, unread=unread)
+    except UsageError as error:  # a row or column display.expand names that is not there
+        if view.expand or dict(error.message.params).get("option") != "--expand":
+            raise
+        raise narrow.located(error, spec.display) from None
     matrix = None
     if view.matrix is not None:
         if light and not has(walkthrough, view.matrix):
