@@ -43,6 +43,9 @@ BRACKET = 2.78  # a square bracket in text size
 SUBSCRIPT = 0.8  # a line of q_name·k_name beside the same in text: its names are subscripts
 
 HANG = r"\hangindent=2em\hangafter=1 "
+# a number written m × 10^k (NumberFormat.math): at 12 decimals three of them are wider than a
+# Beamer line, so a product or quotient of them is no single group (99 pt too wide)
+POWER = r" \times 10^{"
 # ends a heading's paragraph so that no page (nor frame: frame_fit.py) breaks after it
 KEEP = r"\par\nopagebreak"
 
@@ -69,19 +72,27 @@ def expr_math(expr: Expr, number: NumberFormat, words: Callable[[int], str],
                                   else number(x), full, r"\dots")
         return vector_math(values, number)
     if isinstance(expr, Product):
-        text = r" \cdot ".join(wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors)
+        factors = [wrapped(f, (Sum, Difference, Quotient)) for f in expr.factors]
+        text = r" \cdot ".join(factors)
         # a group cannot break; a product with a long row of numbers must, after its commas
-        return text if r"\allowbreak" in text else "{" + text + "}"
+        if r"\allowbreak" in text:
+            return text
+        if POWER in text:  # numbers m × 10^k, each a group, may break between them
+            return r" \cdot \allowbreak ".join("{" + f + "}" for f in factors)
+        return "{" + text + "}"
     if isinstance(expr, Sum):
         parts = shortened.sum_terms(expr.terms, lambda _, e: wrapped(e, (Sum, Difference)), full,
                                     r"\dots")
         text = " + ".join(parts)
         return text + r"\ " + words(len(expr.terms)) if r"\dots" in parts else text
     if isinstance(expr, Quotient):
-        below = wrapped(expr.denominator, (Sum, Difference, Quotient, Product))
-        if isinstance(expr.denominator, Num) and r"\times" in below:  # 1.00 / (1.23 × 10^8)
-            below = f"({below})"
-        return "{" + wrapped(expr.numerator, (Sum, Difference, Quotient)) + " / " + below + "}"
+        numerator = wrapped(expr.numerator, (Sum, Difference, Quotient))
+        denominator = wrapped(expr.denominator, (Sum, Difference, Quotient, Product))
+        if isinstance(expr.denominator, Num) and r"\times" in denominator:  # 1.00 / (1.23 × 10^8)
+            denominator = f"({denominator})"
+        if POWER in numerator + denominator:  # as a product of numbers m × 10^k
+            return "{" + numerator + r"} / \allowbreak {" + denominator + "}"
+        return "{" + numerator + " / " + denominator + "}"
     if isinstance(expr, Exp):
         return "e^{" + expr_math(expr.argument, number, words, full) + "}"
     if isinstance(expr, Tanh):  # one group: a line breaks around it, not inside it
