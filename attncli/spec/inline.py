@@ -34,7 +34,8 @@ def _fail(option: str | Location, msgid: str, **params: str | int) -> SpecError:
     return SpecError(Msg.of(msgid, **params), where)
 
 
-DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+(?:[eE][+-]?\d+)?")
+# a decimal comma, also in m × 10^k as attn writes a number of a million or more (`1,23×10²⁰`)
+DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+(?:[eE][+-]?\d+|×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
 
 
 def number(text: str, option: str, path: str) -> Node:

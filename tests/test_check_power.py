@@ -1,0 +1,39 @@
+"""attn check reads a number as attn writes one of a million or more, m × 10^k with its exponent
+in superscripts (`1.00×10⁶`, `1,00×10⁶` with a decimal comma), checked at its own place as
+`1.00e6` is. It was refused: `attn: --answer: expected a number, found 1.00×10⁶`, so a student
+could not check a number copied from the walkthrough."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run
+
+SPEC = "tokens: [a, b]\nembeddings: [[1.0e6, 0], [0, 2.5e20]]\n"
+
+
+@pytest.mark.parametrize(("answer", "lang", "code"), [
+    ("1.00×10⁶ 0; 0 2.50×10²⁰", "en", 0),
+    ("1×10⁶ 0; 0 3×10²⁰", "en", 0),  # 2.5e20 to the 10^20 place: 3×10²⁰, rounded half up
+    ("1,00×10⁶ 0; 0 2,50×10²⁰", "pl", 0),
+    ("1.00×10⁶ 0; 0 2.60×10²⁰", "en", 1),
+])
+def test_an_answer_written_m_times_ten_to_the_k(tmp_path: Path, answer: str, lang: str,
+                                                 code: int) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    result = run("check", str(tmp_path / "s.yaml"), "--step", "embeddings", "--answer", answer,
+                 "--lang", lang)
+    assert result.exit_code == code, result.stderr
+    if code == 1:
+        assert "X[b, d2]: you wrote 2.60×10²⁰" in result.stdout
+
+
+def test_a_power_with_no_mantissa_or_no_exponent_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    for bad in ("×10⁶", "1.00×10"):
+        result = run("check", str(tmp_path / "s.yaml"), "--step", "embeddings", "--answer",
+                     f"{bad} 0; 0 1")
+        assert result.exit_code == 2
+        assert result.stderr == f"attn: --answer: expected a number, found {bad}\n"
