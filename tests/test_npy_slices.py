@@ -153,7 +153,7 @@ def test_checkpoint_rows_close_together_are_read_at_once(tmp_path: Path, dtype: 
     import json
     import struct
 
-    from attncli.spec import checkpoint
+    from attncli.spec import checkpoint, opened
     from attncli.spec.opened import open_regular
 
     array = (np.arange(3000.0).reshape(1000, 3) / 4).astype(np.float32)
@@ -184,7 +184,11 @@ def test_checkpoint_rows_close_together_are_read_at_once(tmp_path: Path, dtype: 
             reads.append(size)
             return self.file.read(size)
 
+        def fileno(self) -> int:
+            return self.file.fileno()
+
     monkeypatch.setattr(checkpoint, "open_regular", Counting)
+    monkeypatch.setattr(opened, "open_regular", Counting)  # a tensor's rows: spec/opened.reading
     rows = np.random.default_rng(1).integers(0, 1000, 4096).tolist()
     tensor = checkpoint.open_tensor(path, "m.safetensors", "w", 10_000_000, False)
     reads.clear()

@@ -45,20 +45,28 @@ def headline(verdict: Verdict) -> Msg:
     return Msg.of("{symbol}: {differ}:", symbol=name, differ=differ)
 
 
-def as_student_writes(value: float, text: str, decimals: int) -> str:
-    """The right value in the student's notation, rounded half up at `decimals` (the place of
-    their last digit): their decimal mark; an exponent (`1.23e20`) where they wrote one; else
-    fixed digits, however large (123456700000000000000), as attn writes numbers below a million."""
+def as_student_writes(value: float, text: str, decimals: int, extra: int = 0) -> str:
+    """The right value in the notation of the student's `text` (written to `decimals`), with
+    `extra` more digits: their decimal mark; with an exponent, as many digits in m as theirs has
+    (1.24e20 -> 1.23e20; 1e308 for 1 -> 1e0); else fixed digits at their decimals, however large
+    (123456700000000000000), as attn writes numbers below a million."""
     mark = "," if "," in text else "."
-    if not math.isfinite(value) or ("e" not in text.lower() and abs(value) < LARGE / 2):
-        return NumberFormat(max(0, decimals), mark)(value)
-    d = half_up(as_decimal(value), decimals)
-    sign = MINUS if d < 0 else ""
-    if "e" not in text.lower():  # decimals >= 0 here: a number without an exponent
-        return sign + format(abs(d).quantize(Decimal(1).scaleb(-decimals)), "f").replace(".", mark)
-    k = d.adjusted() if d else 0
-    m = format(abs(d).scaleb(-k).quantize(Decimal(1).scaleb(-max(0, decimals + k))), "f")
-    return f"{sign}{m.replace('.', mark)}e{k}"
+    exponent = "e" in text.lower()
+    if not math.isfinite(value) or (not exponent and abs(value) < LARGE / 2):
+        return NumberFormat(max(0, decimals) + extra, mark)(value)
+    exact = as_decimal(value)
+    sign = MINUS if exact < 0 else ""
+    if not exponent:  # decimals >= 0: a number without an exponent
+        places = decimals + extra
+        fixed = half_up(abs(exact), places).quantize(Decimal(1).scaleb(-places))
+        return sign + format(fixed, "f").replace(".", mark)
+    digits = len(text.lower().split("e")[0].replace(",", ".").partition(".")[2]) + extra
+    k = exact.adjusted() if exact else 0
+    m = half_up(abs(exact).scaleb(-k), digits)
+    if m >= 10:  # 9.996 to 2 digits is 10.00: one more power of ten
+        k += 1
+        m = half_up(abs(exact).scaleb(-k), digits)
+    return f"{sign}{format(m.quantize(Decimal(1).scaleb(-digits)), 'f').replace('.', mark)}e{k}"
 
 
 def cell_lines(verdict: Verdict) -> list[Msg]:
@@ -71,7 +79,7 @@ def cell_lines(verdict: Verdict) -> list[Msg]:
         lines.append(Msg.of("{cell}: you wrote {written}, the right value is {right} ({exact})",
                             cell=cell_name(verdict, i, j), written=cell.text,
                             right=as_student_writes(value, cell.text, cell.decimals),
-                            exact=as_student_writes(value, cell.text, cell.decimals + 2)))
+                            exact=as_student_writes(value, cell.text, cell.decimals, extra=2)))
     more = len(verdict.wrong) - SHOWN_CELLS
     if more > 0:
         lines.append(Msg.plural_of("… and {count} more differing number",
