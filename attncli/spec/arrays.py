@@ -18,7 +18,13 @@ from attncli.i18n import Count, Msg
 from attncli.records import record
 from attncli.spec.file_slices import Kept
 from attncli.spec.files import Archives, FileProblem, identity, load_array, resolve
-from attncli.spec.limits import COMPUTED_PER_CELL, DEFAULT_MAX_CELLS, max_computed
+from attncli.spec.limits import (
+    COMPUTED_PER_CELL,
+    DEFAULT_MAX_CELLS,
+    PRODUCTS_PER_CELL,
+    max_computed,
+    max_products,
+)
 from attncli.spec.model import Array
 from attncli.spec.scope import scoped
 from attncli.spec.selection import CHECKPOINT_KEYS, is_checkpoint, sliced_values
@@ -58,6 +64,7 @@ class Budget:
         self.max_cells = max_cells
         self.used = 0  # the numbers of the matrices made
         self.computed = 0  # the numbers the walkthroughs charged so far compute
+        self.products = 0  # and the products their matrix multiplications take
 
     def charge(self, node: Node, shape: tuple[int, ...], what: Msg | None = None) -> None:
         """Count a matrix of `shape` about to be made at `node`; SpecError past the limit.
@@ -78,9 +85,10 @@ class Budget:
                 limit=Count(self.max_cells),
                 option=LIMIT_HINT))
 
-    def charge_walkthrough(self, node: Node, cells: int) -> None:
+    def charge_walkthrough(self, node: Node, cells: int, products: int) -> None:
         """Count the numbers the walkthrough will compute (scores, weights, outputs), which
-        may be COMPUTED_PER_CELL times the cell limit."""
+        may be COMPUTED_PER_CELL times the cell limit, and the products its matrix
+        multiplications take, PRODUCTS_PER_CELL times it."""
         limit = max_computed(self.max_cells)
         total = self.used + self.computed + cells
         if total > limit:
@@ -91,7 +99,17 @@ class Budget:
                 "{option} sets", Count(total), limit=Count(limit),
                 factor=COMPUTED_PER_CELL,
                 option=LIMIT_HINT))
+        limit, total = max_products(self.max_cells), self.products + products
+        if total > limit:
+            fail_at(node, Msg.plural_of(
+                "the walkthrough of this spec would take {count} multiplication; the limit is "
+                "{limit}, {factor} times what {option} sets", "the walkthrough of this spec "
+                "would take {count} multiplications; the limit is {limit}, {factor} times what "
+                "{option} sets", Count(total), limit=Count(limit),
+                factor=Count(PRODUCTS_PER_CELL),
+                option=LIMIT_HINT))
         self.computed += cells
+        self.products += products
 
 
 @record

@@ -9,7 +9,9 @@
   weights, and read from .npy/.npz files (their header is read before their data);
 - the numbers the walkthrough computes: Q, K, V, the n x m scores, weights and outputs of every
   head, and the rest of the layer, to COMPUTED_PER_CELL times the limit (one BERT-base-size
-  layer, 2048 tokens and 12 heads, computes about 215 million numbers from about 4 million given).
+  layer, 2048 tokens and 12 heads, computes about 215 million numbers from about 4 million given),
+  and the products its matrix multiplications take, to PRODUCTS_PER_CELL times the limit (that
+  layer takes 11.3 billion; attncli/spec/costs.py estimates both from the shapes).
 
 Files are measured before they are read: a spec or a .csv file may have at most
 BYTES_PER_CELL bytes per cell of the limit, so a file far too large is refused unread (a matrix
@@ -24,6 +26,12 @@ from __future__ import annotations
 DEFAULT_MAX_CELLS = 10_000_000
 # The walkthrough may compute this many numbers for each number the spec may hold.
 COMPUTED_PER_CELL = 32
+# Its matrix multiplications may take this many products for each number the spec may hold:
+# 12 billion by default, about a second and a half of work on two cores. One BERT-base-size
+# attention layer of 2,048 tokens and 12 heads takes 11.3 billion (Q, K, V and W_O 4.8, the
+# scores and outputs 6.4); 4,096 tokens of d_model 1,000 with 1,000 features a head took 46
+# billion, 2.3 s and 290 MB, within every other limit.
+PRODUCTS_PER_CELL = 1200
 # A short number and its separator (`0.5, `): a spec file of more than this per cell of the
 # limit is refused before it is read.
 BYTES_PER_CELL = 4
@@ -109,6 +117,12 @@ def max_slow_cells(max_cells: int) -> int:
 def max_computed(max_cells: int) -> int:
     """How many numbers the walkthrough of a spec may compute under the cell limit."""
     return COMPUTED_PER_CELL * max_cells
+
+
+def max_products(max_cells: int) -> int:
+    """How many products the walkthrough's matrix multiplications may take under the cell
+    limit."""
+    return PRODUCTS_PER_CELL * max_cells
 
 
 # Texts (keys and text values) a spec may hold, aliases expanded, per cell of the limit: each is

@@ -12,6 +12,7 @@ from typing import Any
 from attncli.i18n import Msg
 from attncli.spec import view_keys
 from attncli.spec.arrays import Files, spec_files
+from attncli.spec.costs import walkthrough_cells, walkthrough_products
 from attncli.spec.files import resolving_once, spec_folder
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.masks import masked_rows, masks
@@ -187,8 +188,7 @@ def _load(root: Node, allow_outside: bool, max_cells: int, read: Files | None) -
         spec = replace(spec, backward=section("backward")(top["backward"], spec, files))
     check_dtype(spec, top)
     forward_only(spec, top)
-    files.budget.charge_walkthrough(root, walkthrough_cells(spec) + backward_cells(spec)
-                                    + precision_cells(spec))
+    files.budget.charge_walkthrough(root, walkthrough_cells(spec), walkthrough_products(spec))
     return spec
 
 
@@ -227,69 +227,6 @@ def forward_passes(spec: Spec, top: dict[str, Node]) -> None:
             if on and key in top:
                 fail(top[name], "{key} does not work with {name} yet; remove {name} or {key}",
                      key=key, name=name)
-
-
-def walkthrough_cells(spec: Spec) -> int:
-    """About how many numbers build(spec) computes: the inputs with positions added, then per
-    head Q, K, V, the n x m scores, scaled and masked scores and weights, and Z; the heads side
-    by side and W_O; the rest of the layer."""
-    conv = spec.convention
-    n, m, d = spec.queries.n, spec.keys_source.n, spec.queries.d_model
-    total = sum(2 * seq.n * d for seq in (spec.queries, spec.context)
-                if seq is not None and seq.positional is not None)  # P and E + P
-    for head in spec.heads:
-        d_k, d_v = head.d_k(conv), head.d_v(conv)
-        total += n * d_k + m * (d_k + d_v) + 4 * n * m + n * d_v
-        if spec.tiling is not None:  # the tiles of S and P̃, then m, ℓ and Õ after each key block
-            passes = -(-m // spec.tiling.keys)
-            total += 2 * n * m + passes * n * (4 + d_v)
-        total += 2 * n * m if spec.bias is not None else 0  # B and S′ + B
-        total += n * m if spec.softcap is not None else 0  # S″
-        total += (2 * (n + m) * d_k) if spec.qk_norm is not None else 0  # RMS and Q̃, K̃
-        if spec.rotary:
-            total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
-        if spec.latent is not None:  # the head's weights, Q_C·W_UKᵀ and the absorbed scores
-            total += spec.latent.d_c * (n + d_k + d_k) + n * m + d * d_k
-    if spec.latent is not None:  # W_DKV, C_KV (and its norm), W_KR, K_R, W_DQ and C_Q
-        total += (d + 2 * m + 1) * (spec.latent.d_c + spec.latent.d_rope) + 2 * n * d
-    total += n * sum(head.d_v(conv) for head in spec.heads) + n * d
-    if spec.vision is not None:  # the patches, their projection and E; the class scores
-        total += 2 * spec.vision.image.size + 2 * n * d + 3 * len(
-            spec.vision.classifier.labels if spec.vision.classifier else ())
-    if spec.block is not None:
-        d_ff = 0 if spec.block.ffn is None else int(spec.block.ffn.W_1.size) // d
-        total += 6 * n * d + n * d_ff
-        if spec.block.moe is not None:  # L and P, and each expert's G, U, M and Eₑ on every row
-            experts = spec.block.moe.experts
-            total += 2 * n * len(experts) + sum(n * (3 * int(e.W_1.size) // d + d)
-                                                for e in experts)
-    return total
-
-
-def backward_cells(spec: Spec) -> int:
-    """About how many numbers the backward pass computes besides the forward pass's: per head
-    dA, dS′ and dS (n x m each), dQ, dK and dV, then dX; and the finite-difference check's two
-    forward passes on W_Q ± h, each as many numbers as the forward pass (a spec with `backward`
-    is float64)."""
-    if spec.backward is None:
-        return 0
-    conv = spec.convention
-    n, m, d = spec.queries.n, spec.keys_source.n, spec.queries.d_model
-    total = 2 * walkthrough_cells(spec) + n * d
-    for head in spec.heads:
-        d_k, d_v = head.d_k(conv), head.d_v(conv)
-        total += 3 * n * m + n * d_k + m * (d_k + d_v)
-    return total
-
-
-def precision_cells(spec: Spec) -> int:
-    """About how many numbers a dtype below float64 computes besides the forward pass: the same
-    pass again in float64, to set beside it (attncli/steps/precision.py), and in the format each
-    softmax's x − m and e^(x − m), n x m a head, each rounded."""
-    if spec.dtype == "float64":
-        return 0
-    n, m = spec.queries.n, spec.keys_source.n
-    return walkthrough_cells(spec) + 2 * n * m * len(spec.heads)
 
 
 def display(node: Node) -> Display:

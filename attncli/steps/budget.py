@@ -96,9 +96,9 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int,
 def check_shown(spec: Spec, max_cells: int, option: str) -> None:
     """Refuse, before it is built, a document (`option`: --full, --json, --latex ...) that
     shows every number of a walkthrough computing more numbers than the limit allows."""
-    from attncli.spec.parse import walkthrough_cells
+    from attncli.spec.costs import forward_cells
 
-    count, limit = walkthrough_cells(spec), max_shown(max_cells)
+    count, limit = forward_cells(spec), max_shown(max_cells)
     if count > limit:
         raise UsageError(Msg.plural_of(
             "{option}: this document would print about {count} number; the limit is {limit}, "

@@ -1,0 +1,117 @@
+"""What the walkthrough of a spec will cost, from its shapes alone, before any of it is worked:
+the numbers it computes (each held, at least a block of rows at a time) and the products its
+matrix multiplications take (the time: a BERT-base-size attention layer of 2,048 tokens takes
+about 11 billion, worked in about a second). Both are charged against the cell limit
+(attncli/spec/arrays.py Budget, attncli/spec/limits.py) as the spec is read."""
+
+from __future__ import annotations
+
+from attncli.spec.model import Spec
+
+
+def walkthrough_cells(spec: Spec) -> int:
+    """The numbers the walkthrough computes: the forward pass, and the backward pass's and a low
+    precision's besides it."""
+    return forward_cells(spec) + backward_cells(spec) + precision_cells(spec)
+
+
+def forward_cells(spec: Spec) -> int:
+    """About how many numbers build(spec) computes: the inputs with positions added, then per
+    head Q, K, V, the n x m scores, scaled and masked scores and weights, and Z; the heads side
+    by side and W_O; the rest of the layer."""
+    conv = spec.convention
+    n, m, d = spec.queries.n, spec.keys_source.n, spec.queries.d_model
+    total = sum(2 * seq.n * d for seq in (spec.queries, spec.context)
+                if seq is not None and seq.positional is not None)  # P and E + P
+    for head in spec.heads:
+        d_k, d_v = head.d_k(conv), head.d_v(conv)
+        total += n * d_k + m * (d_k + d_v) + 4 * n * m + n * d_v
+        if spec.tiling is not None:  # the tiles of S and P̃, then m, ℓ and Õ after each key block
+            passes = -(-m // spec.tiling.keys)
+            total += 2 * n * m + passes * n * (4 + d_v)
+        total += 2 * n * m if spec.bias is not None else 0  # B and S′ + B
+        total += n * m if spec.softcap is not None else 0  # S″
+        total += (2 * (n + m) * d_k) if spec.qk_norm is not None else 0  # RMS and Q̃, K̃
+        if spec.rotary:
+            total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
+        if spec.latent is not None:  # the head's weights, Q_C·W_UKᵀ and the absorbed scores
+            total += spec.latent.d_c * (n + d_k + d_k) + n * m + d * d_k
+    if spec.latent is not None:  # W_DKV, C_KV (and its norm), W_KR, K_R, W_DQ and C_Q
+        total += (d + 2 * m + 1) * (spec.latent.d_c + spec.latent.d_rope) + 2 * n * d
+    total += n * sum(head.d_v(conv) for head in spec.heads) + n * d
+    if spec.vision is not None:  # the patches, their projection and E; the class scores
+        total += 2 * spec.vision.image.size + 2 * n * d + 3 * len(
+            spec.vision.classifier.labels if spec.vision.classifier else ())
+    if spec.block is not None:
+        d_ff = 0 if spec.block.ffn is None else int(spec.block.ffn.W_1.size) // d
+        total += 6 * n * d + n * d_ff
+        if spec.block.moe is not None:  # L and P, and each expert's G, U, M and Eₑ on every row
+            experts = spec.block.moe.experts
+            total += 2 * n * len(experts) + sum(n * (3 * int(e.W_1.size) // d + d)
+                                                for e in experts)
+    return total
+
+
+def backward_cells(spec: Spec) -> int:
+    """About how many numbers the backward pass computes besides the forward pass's: per head
+    dA, dS′ and dS (n x m each), dQ, dK and dV, then dX; and the finite-difference check's two
+    forward passes on W_Q ± h, each as many numbers as the forward pass (a spec with `backward`
+    is float64)."""
+    if spec.backward is None:
+        return 0
+    conv = spec.convention
+    n, m, d = spec.queries.n, spec.keys_source.n, spec.queries.d_model
+    total = 2 * forward_cells(spec) + n * d
+    for head in spec.heads:
+        d_k, d_v = head.d_k(conv), head.d_v(conv)
+        total += 3 * n * m + n * d_k + m * (d_k + d_v)
+    return total
+
+
+def precision_cells(spec: Spec) -> int:
+    """About how many numbers a dtype below float64 computes besides the forward pass: the same
+    pass again in float64, to set beside it (attncli/steps/precision.py), and in the format each
+    softmax's x − m and e^(x − m), n x m a head, each rounded."""
+    if spec.dtype == "float64":
+        return 0
+    n, m = spec.queries.n, spec.keys_source.n
+    return forward_cells(spec) + 2 * n * m * len(spec.heads)
+
+
+def walkthrough_products(spec: Spec) -> int:
+    """The products the walkthrough's matrix multiplications take: the forward pass, five times
+    it with a backward pass (dA, dV, dS, dQ and dK take about twice the forward pass's, and the
+    finite-difference check works it twice more), twice with a low precision (the float64 pass
+    beside it)."""
+    total = forward_products(spec)
+    if spec.backward is not None:
+        return 5 * total
+    return total if spec.dtype == "float64" else 2 * total
+
+
+def forward_products(spec: Spec) -> int:
+    """Per head, Q, K and V from their inputs, then Q·Kᵀ and A·V (n x m x d_k and n x m x d_v);
+    W_O; the feed-forward network or every expert on every row; MLA's latents; a ViT's patches."""
+    conv = spec.convention
+    n, m = spec.queries.n, spec.keys_source.n
+    total = 0
+    for head in spec.heads:
+        total += n * int(head.W_Q.size) + m * int(head.W_K.size + head.W_V.size)
+        total += n * m * (head.d_k(conv) + head.d_v(conv))
+    if spec.latent is not None:
+        latent = spec.latent
+        total += m * int(latent.W_DKV.size + latent.W_KR.size + latent.W_UK.size
+                         + latent.W_UV.size)
+        total += n * int(latent.W_Q.size + latent.W_QR.size)
+        total += 0 if latent.W_DQ is None else n * int(latent.W_DQ.size)
+    total += 0 if spec.W_O is None else n * int(spec.W_O.size)
+    block = spec.block
+    if block is not None and block.ffn is not None:
+        ffn = block.ffn
+        total += n * int(ffn.W_1.size + ffn.W_2.size + (0 if ffn.W_3 is None else ffn.W_3.size))
+    if block is not None and block.moe is not None:
+        total += n * int(block.moe.W_r.size) + sum(
+            n * int(e.W_1.size + e.W_3.size + e.W_2.size) for e in block.moe.experts)
+    if spec.vision is not None:
+        total += n * int(spec.vision.W_E.size)
+    return total
