@@ -44,6 +44,9 @@ from attncli.spec.values import (
 )
 
 MODEL_KEYS = ("path", "layer", "block")
+# Layers a model folder's layer may be worked out through: the deepest open models have 126
+# (Llama 3.1 405B), 96 (GPT-3), 61 (DeepSeek-V3)
+MAX_LAYERS = 128
 INPUT_KEYS = ("text", "ids")
 # what a spec may say beside `model`: its input and how it is shown
 BESIDE_MODEL = ("model", "tokens", "image", "display", "title", "description")
@@ -99,8 +102,11 @@ def folder_specs(root: Node, files: Files) -> Iterator[tuple[Node, bool]]:
                                                     files.budget.max_cells, files.headers))
     layers = integer(required(config, architecture.layers_key, config_name), 1)
     # every layer holds tensors of its own: a layer past the checkpoint's count of tensors is
-    # refused before the layers before it are laid out (config.json may claim 10¹² of them)
-    layer = integer(keys["layer"], 0, (min(layers, len(names)) if names else layers) - 1)
+    # refused before the layers before it are laid out (config.json may claim 10¹² of them);
+    # and each layer before it is worked out in full, about 2 ms for a few tokens, so at most
+    # MAX_LAYERS are (layer 999 of a 1,000-layer folder took 1.7 to 2.1 s)
+    layer = integer(keys["layer"], 0,
+                    min(layers, MAX_LAYERS, *([len(names)] if names else [])) - 1)
     if layer > 0 and not architecture.deep:
         fail(keys["layer"], "the layers before layer {layer} are not worked out for {model} "
              "yet; expected layer: 0", layer=layer, model=model_type.value)
