@@ -68,12 +68,18 @@ def scientific(x: float, precision: int) -> tuple[Decimal, int] | None:
 def _scientific(d: Decimal, precision: int) -> tuple[Decimal, int] | None:
     if abs(half_up(d, precision)) < Decimal(repr(LARGE)):
         return None
-    k = d.adjusted()
-    m = half_up(d.scaleb(-k), precision)
+    return mantissa(d, precision)
+
+
+def mantissa(d: Decimal, digits: int) -> tuple[Decimal, int]:
+    """(m, k) with d ≈ m × 10^k, m rounded half up to `digits` decimals and 1 ≤ |m| < 10 (0 for
+    0): 9.996 at 2 decimals is 10.00, so one more power of ten, 1.00."""
+    k = d.adjusted() if d else 0
+    m = half_up(d.scaleb(-k), digits)
     if abs(m) >= 10:
         k += 1
-        m = half_up(d.scaleb(-k), precision)
-    return m.quantize(Decimal(1).scaleb(-precision), context=CONTEXT), k
+        m = half_up(d.scaleb(-k), digits)
+    return m.quantize(Decimal(1).scaleb(-digits), context=CONTEXT), k
 
 
 def written_decimal(d: Decimal, precision: int) -> Decimal:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from attncli.arithmetic.numbers import LARGE, MINUS, NumberFormat, as_decimal, half_up
+from attncli.arithmetic.numbers import LARGE, MINUS, NumberFormat, as_decimal, half_up, mantissa
 from attncli.check.compare import ROWS_NAMED, SlipMatch, Verdict
 from attncli.i18n import Count, Msg, listing, quoted, quoted_list, translate
 
@@ -61,12 +61,8 @@ def as_student_writes(value: float, text: str, decimals: int, extra: int = 0) ->
         fixed = half_up(abs(exact), places).quantize(Decimal(1).scaleb(-places))
         return sign + format(fixed, "f").replace(".", mark)
     digits = len(text.lower().split("e")[0].replace(",", ".").partition(".")[2]) + extra
-    k = exact.adjusted() if exact else 0
-    m = half_up(abs(exact).scaleb(-k), digits)
-    if m >= 10:  # 9.996 to 2 digits is 10.00: one more power of ten
-        k += 1
-        m = half_up(abs(exact).scaleb(-k), digits)
-    return f"{sign}{format(m.quantize(Decimal(1).scaleb(-digits)), 'f').replace('.', mark)}e{k}"
+    m, k = mantissa(abs(exact), digits)
+    return f"{sign}{format(m, 'f').replace('.', mark)}e{k}"
 
 
 def cell_lines(verdict: Verdict) -> list[Msg]:
