@@ -173,6 +173,8 @@ def test_matrix_symbols_as_typed() -> None:
     ([TWO_HEADS, "--matrix", "A"], "attn: --matrix: A is one per head; add the head, as in "
                                    "A:1\n"),
     ([TWO_HEADS, "--matrix", "A:3"], "attn: --matrix: A has no head 3; it is in heads 1, 2\n"),
+    ([CAT, "--matrix", "W_K:999"], "attn: --matrix: W_K has no head 999; the spec has one "
+                                   "head\n"),
     ([CAT, "--matrix", "A:x"], "attn: --matrix: expected SYMBOL or SYMBOL:HEAD such as A:2, "
                                "found A:x\n"),
     (["configs/decoder_layer.yaml", "--matrix", "μ, σ"],

@@ -346,7 +346,10 @@ def pick(walkthrough: Walkthrough, written: str) -> Matrix:
         found = [entry for entry in same if entry[1] == head or (only and head == 1)]
         if not found:
             heads = sorted({entry[1] for entry in same if entry[1] is not None})
-            raise UsageError(Msg.of("no matrix {found} here; this walkthrough has {known}",
+            raise UsageError(Msg.of("{symbol} has no head {head}; the spec has one head",
+                                    symbol=same[0][0], head=head)
+                             if only else
+                             Msg.of("no matrix {found} here; this walkthrough has {known}",
                                     found=written, known=known(everything))
                              if not heads else
                              Msg.of("{symbol} has no head {head}; it is in heads {heads}",
