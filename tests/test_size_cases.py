@@ -46,6 +46,18 @@ def many_members(folder: Path) -> None:
     (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: W.npz}\n")
 
 
+def lying_end_record(folder: Path) -> None:
+    # one array, but an end record that says its directory takes 16 MiB: zipfile would read 16 MiB
+    # from the file's start as a directory
+    with zipfile.ZipFile(folder / "W.npz", "w") as archive:
+        archive.writestr("a.npy", b"")
+    data = bytearray((folder / "W.npz").read_bytes())
+    at = data.rfind(b"PK\x05\x06")
+    data[at + 12:at + 16] = (1 << 24).to_bytes(4, "little")
+    (folder / "W.npz").write_bytes(bytes(data))
+    (folder / "spec.yaml").write_text("tokens: [a]\nembeddings: {file: W.npz}\n")
+
+
 def big_csv(folder: Path) -> None:
     with open(folder / "E.csv", "w") as out:  # 40 MB, 20 million cells: twice the limit
         row = ",".join(["0"] * 1000) + "\n"
@@ -176,6 +188,10 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
     ".npz of 70,000 members": (
         many_members, ["explain", "spec.yaml"],
         "spec.yaml:2:20: embeddings.file: W.npz lists 70,000 arrays; the limit is 1,024"),
+    ".npz whose end record gives a directory of 16 MiB": (
+        lying_end_record, ["explain", "spec.yaml"],
+        "spec.yaml:2:20: embeddings.file: W.npz's list of arrays takes 16,777,216 bytes; the "
+        "limit is 1,048,576"),
     "a .safetensors header of 560,000 entries": (
         many_tensors, ["explain", "spec.yaml"],
         # 7 values a tensor (its entry, dtype, shape and its number, data_offsets and its two):

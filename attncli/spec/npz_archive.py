@@ -87,8 +87,13 @@ def check_members(path: Path, name: str) -> None:
     if zip64 >= 0 and tail[at - 20:at - 16] == b"PK\x06\x07" \
             and tail[zip64:zip64 + 4] == b"PK\x06\x06":
         members, directory = struct.unpack("<QQ", tail[zip64 + 32: zip64 + 48])
-    if members > MAX_MEMBERS or directory > MAX_DIRECTORY:
+    if members > MAX_MEMBERS:
         raise FileProblem(Msg.plural_of("{name} lists {count} array; the limit is {limit}",
                                         "{name} lists {count} arrays; the limit is {limit}",
                                         Count(members), name=name,
                                         limit=Count(MAX_MEMBERS)))
+    if directory > MAX_DIRECTORY:  # a few arrays of long names, or an end record that lies
+        raise FileProblem(Msg.plural_of(
+            "{name}'s list of arrays takes {count} byte; the limit is {limit}",
+            "{name}'s list of arrays takes {count} bytes; the limit is {limit}",
+            Count(directory), name=name, limit=Count(MAX_DIRECTORY)))
