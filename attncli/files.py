@@ -28,10 +28,35 @@ from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import os_problem
 
 
+def real(path: Path) -> Path:
+    """`path` with its links followed (Path.resolve), also a relative one where the current
+    folder was deleted (`cd d; rmdir ../d`), which has no path to start from: its parent is
+    still reached through `..`, so `../x` is found through the folder the system opens for
+    `..` (Linux names it in /proc/self/fd). Where that cannot be, the system's error."""
+    try:
+        return path.resolve()
+    except FileNotFoundError:
+        if path.is_absolute():
+            raise
+        up = 0
+        while up < len(path.parts) and path.parts[up] == "..":
+            up += 1
+        if not up:
+            raise
+        folder = os.open(os.path.join(*path.parts[:up]), os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            start = os.readlink(f"/proc/self/fd/{folder}")
+        finally:
+            os.close(folder)
+        if not os.path.isabs(start):
+            raise
+        return Path(os.path.realpath(Path(start, *path.parts[up:])))
+
+
 def same_file(a: Path, b: Path) -> bool:
     """Whether two paths name one file (a link or a relative path to the same place counts)."""
     try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+        return real(a) == real(b) or (a.exists() and b.exists() and a.samefile(b))
     except (OSError, ValueError):
         return False
 

@@ -157,3 +157,21 @@ def test_a_deleted_current_folder_is_said_not_an_internal_error(
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "attn: cannot write cat_chases_mouse.yaml: no such file or folder\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_folder_above_a_deleted_current_folder_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cd d; rmdir ../d; attn examples vit_digit --to ../ex`: `..` is still the folder above,
+    where the example is written, and the spec run from there reads its image (both said no
+    such file: following the links of a relative path asked the current folder's path)."""
+    (tmp_path / "d").mkdir()
+    monkeypatch.chdir(tmp_path / "d")
+    (tmp_path / "d").rmdir()
+    result = invoke("examples", "vit_digit", "--to", "../ex")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == ("attn: wrote ../ex/vit_digit.yaml and 1 file it reads; run attn "
+                             "explain ../ex/vit_digit.yaml\n")
+    assert (tmp_path / "ex" / "vit_digit.yaml").is_file()
+    shown = invoke("explain", "../ex/vit_digit.yaml", "-f", "text")
+    assert (shown.exit_code, shown.stderr) == (0, "")
+    assert shown.stdout.splitlines()[3] == "5 tokens, d_model = 4, d_k = 4, d_v = 4"

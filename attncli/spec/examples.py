@@ -156,13 +156,16 @@ def staged_copies(folder: Path, targets: list[Path], datas: list[bytes],
 
 
 def real_path(path: Path, target: Path) -> Path:
-    """`path` with its links followed; a relative one where the current folder was deleted
-    (`cd d; rmdir ../d`) cannot be, and is the reason `target` cannot be written."""
-    from attncli.files import cannot_write
+    """`path` with its links followed (attncli/files.py `real`); where that cannot be, the
+    reason `target` cannot be written."""
+    from attncli.files import cannot_write, real
     from attncli.i18n.library_messages import os_problem
 
     try:
-        return Path(os.path.realpath(path))
+        try:
+            return Path(os.path.realpath(path))  # a link loop is left for the write to say
+        except FileNotFoundError:
+            return real(path)
     except OSError as error:
         raise cannot_write(target, os_problem(error)) from None
 

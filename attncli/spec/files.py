@@ -23,7 +23,7 @@ from typing import IO
 
 import numpy as np
 
-from attncli.files import NotRegular, check_regular
+from attncli.files import NotRegular, check_regular, real
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.spec.csv_file import CsvFile, check_csv_size, most_cells
@@ -117,7 +117,7 @@ def resolving_once() -> Iterator[None]:
 
 def _resolved(folder: Path, name: str, allow_outside: bool) -> Path:
     try:
-        path = (folder / name).resolve()
+        path = real(folder / name)
     except (OSError, RuntimeError) as error:  # a name too long for the system, a link loop
         if isinstance(error, RuntimeError) or error.errno == errno.ELOOP:  # pathlib's own
             # words would name the absolute path, in English
@@ -125,7 +125,7 @@ def _resolved(folder: Path, name: str, allow_outside: bool) -> Path:
                 OSError(errno.ELOOP, "")))) from None
         raise FileProblem(Msg.of("{name}: cannot read the numbers: {reason}", name=name,
                                  reason=os_problem(error))) from None
-    if not allow_outside and not path.is_relative_to(folder.resolve()):
+    if not allow_outside and not path.is_relative_to(real(folder)):
         raise FileProblem(Msg.of("{name} is outside the spec's folder; only files in that folder "
                                  "or below it are read", name=name))
     return path
