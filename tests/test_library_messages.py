@@ -177,6 +177,10 @@ def test_an_unknown_library_message_says_so_and_names_the_library() -> None:
     (errno.EACCES, "brak uprawnień", "нет прав доступа"),
     (errno.ELOOP, "dowiązania symboliczne tworzą pętlę", "символические ссылки образуют цикл"),
     (errno.ENOSPC, "brak miejsca na dysku", "на диске не осталось места"),
+    # a file mounted by root from a process that has ended since, read through /proc
+    (errno.ESRCH, "proces, do którego należy ten plik, już się zakończył",
+     "процесс, которому принадлежит этот файл, уже завершился"),
+    (errno.EAGAIN, "plik nie jest teraz gotowy do odczytu", "файл сейчас не готов к чтению"),
 ])
 def test_system_errors_are_catalogue_messages(code: int, pl: str, ru: str) -> None:
     error = OSError(code, "English words from the C library")

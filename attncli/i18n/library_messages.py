@@ -221,6 +221,15 @@ OS_ERRORS: dict[int, Msg] = {
     errno.ENXIO: Msg.of("no such device"),
     errno.ENODEV: Msg.of("no such device"),
     errno.EINVAL: Msg.of("the system refuses this name or operation"),
+    errno.ESRCH: Msg.of("the process this file belongs to has ended"),
+    errno.EAGAIN: Msg.of("the file is not ready to be read now"),
+    errno.EOVERFLOW: Msg.of("the file is too large for the system to read"),
+    errno.ENOMEM: Msg.of("the system is out of memory"),
+    errno.EOPNOTSUPP: Msg.of("the file system does not support this operation"),
+    errno.ESTALE: Msg.of("the file is gone from the server (a stale file handle)"),
+    errno.EINTR: Msg.of("the operation was interrupted"),
+    errno.ETIMEDOUT: Msg.of("the file system did not answer in time"),
+    errno.ENOTEMPTY: Msg.of("the folder is not empty"),
 }
 
 
