@@ -4,10 +4,16 @@ three tracebacks and exit 1."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import typer
 
 from attncli.cli import running
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def no_memory() -> str:
@@ -85,3 +91,36 @@ def test_a_library_with_no_memory_to_be_mapped_is_out_of_memory_too(
     assert caught.value.exit_code == 3
     assert capfd.readouterr().err == ("attn: internal error: ImportError: No module named "
                                        "'nowhere' (run with --debug for the traceback)\n")
+
+
+@pytest.mark.parametrize("limit_kb", [80_000, 130_000])
+def test_a_limit_too_small_for_numpy_is_said_before_openblas_ends_the_process(
+        tmp_path: Path, limit_kb: int) -> None:
+    """Under `ulimit -v` of 80 to 140 MB, NumPy's import made OpenBLAS print its own English and
+    end the process with exit 1, which no handler sees; the room is looked at first."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_kb * 1024, resource.RLIM_INFINITY))
+
+    done = subprocess.run([sys.executable, "-m", "attncli", "--lang", "pl", "explain",
+                           str(ROOT / "configs" / "cat_chases_mouse.yaml")], cwd=tmp_path,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          preexec_fn=limited)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("attn: za mało pamięci: system nie przydzielił attn potrzebnej "
+                           "pamięci (przyczyną może być limit, np. ulimit -v, albo wyczerpana "
+                           "pamięć komputera)\n")
+
+
+def test_numpy_s_room_is_the_limit_less_what_the_process_takes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import resource
+
+    monkeypatch.delitem(sys.modules, "numpy", raising=False)
+    status = Path("/proc/self/status").read_bytes()
+    taken = int(status.split(b"VmSize:")[1].split()[0]) * 1024
+    for room, fits in ((running.NUMPY_ROOM + (1 << 20), True), (running.NUMPY_ROOM - (1 << 20),
+                                                                   False)):
+        monkeypatch.setattr(resource, "getrlimit", lambda _, limit=taken + room: (limit, -1))
+        assert running.room_for_numpy() is fits

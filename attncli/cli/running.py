@@ -51,6 +51,9 @@ def say(message: Msg, lang: str) -> None:
 def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> None:
     """Run `action` and write what it returns; the one place errors become exit codes."""
     memory_line = prepared_memory_line(lang)
+    if not room_for_numpy():
+        out_of_memory(memory_line)
+        raise typer.Exit(OUT_OF_MEMORY)
     try:
         with terminable(), scoped(ONE_RUN_PROCESS, True):
             write_stdout(action())
@@ -81,6 +84,34 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
             line = translate(message, DEFAULT_LANG)
         echo_error("attn: " + line)
         raise typer.Exit(INTERNAL_ERROR) from None
+
+
+# Address space a command takes from here to its first number: NumPy's import, with one BLAS
+# thread, takes 82 MB (OpenBLAS's buffers most of it). Under a limit (`ulimit -v`) that left
+# 117 MB, OpenBLAS printed its own English ("Memory allocation still failed after 10 retries,
+# giving up") and ended the process with exit 1; with 122 MB the bundled example ran. The
+# import cannot be caught, so the room is looked at before.
+NUMPY_ROOM = 118 << 20
+
+
+def room_for_numpy() -> bool:
+    """Whether NumPy, not imported yet, can be: the address-space limit less what the process
+    takes now (Linux's /proc/self/status) leaves NUMPY_ROOM. True where either is not known."""
+    if "numpy" in sys.modules:
+        return True
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return True
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"VmSize:"):
+                    return limit - int(line.split()[1]) * 1024 >= NUMPY_ROOM
+    except (ImportError, OSError, ValueError, IndexError):
+        pass
+    return True
 
 
 def prepared_memory_line(lang: str) -> bytes:
