@@ -391,3 +391,28 @@ def test_a_key_the_mask_hides_shows_as_a_dash_as_in_every_other_format(tmp_path:
     # e^(x − max) and A, row by row: the hidden keys of cat (2) and chases (1) are dashes
     assert "cat 1.00 — — cat 1.00 cat 1.00 — —" in shown, shown[:2000]
     assert "chases 0.55 1.00 — chases 1.55 chases 0.36 0.64 —" in shown
+
+
+def test_a_number_of_a_million_or_more_shows_as_m_times_a_power_of_ten(
+        write: Any, tmp_path: Path) -> None:
+    """As attn writes it in every other format (1.00×10²⁰): LibreOffice's rendering of the
+    sheet, read back as text; the value stays the number for the formulas that read it."""
+    need_soffice()
+    import html
+    import re
+    import subprocess
+
+    spec = write("tokens: [a, b]\nembeddings: [[1e20, 2], [999999.995, -4e7]]\n")
+    book = openpyxl.load_workbook(export(spec, tmp_path / "big.xlsx"))
+    cell = book["Layer"]["B8"]
+    assert (cell.value, cell.number_format) == (
+        1e20, "[>=999999.995]0.00E+00;[<=-999999.995]-0.00E+00;0.00")
+    program = soffice()
+    assert program is not None
+    subprocess.run([program, "--headless", f"-env:UserInstallation={(tmp_path / 'p').as_uri()}",
+                    "--convert-to", "html", "--outdir", str(tmp_path / "html"),
+                    str(tmp_path / "big.xlsx")], check=True, capture_output=True, timeout=600)
+    page = (tmp_path / "html" / "big.html").read_text(encoding="utf-8", errors="replace")
+    shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    # 999,999.995 rounds half up to 1,000,000.00 at two decimals: 1.00×10⁶ in the terminal
+    assert "X d1 d2 a 1.00E+20 2.00 b 1.00E+06 -4.00E+07" in shown, shown[:2000]

@@ -24,6 +24,17 @@ CELL_WIDTH = 10
 WRAP_COLUMNS = 24
 
 
+def large_as_powers(digits: str, precision: int) -> str:
+    """The number format `digits`, but m.mmE+kk for a value that rounds to a million or more
+    at `precision` (attncli/arithmetic/numbers.py LARGE), either sign."""
+    from decimal import Decimal
+
+    from attncli.arithmetic.numbers import LARGE
+
+    edge = Decimal(repr(LARGE)) - Decimal(5).scaleb(-precision - 1)  # 999999.995 at 2
+    return f"[>={edge}]{digits}E+00;[<=-{edge}]-{digits}E+00;{digits}"
+
+
 class Sheets:
     def __init__(self, out: io.BytesIO, precision: int, created: datetime) -> None:
         # strings_to_formulas off: write_string is used for every text anyway, and nothing typed
@@ -33,13 +44,15 @@ class Sheets:
                                               "strings_to_urls": False})
         self.book.set_properties({"created": created})
         digits = "0." + "0" * precision if precision > 0 else "0"
-        # numbers and −∞ alike right-aligned under their column labels
-        self.number = self.book.add_format({"num_format": digits, "align": "right"})
+        # numbers and −∞ alike right-aligned under their column labels; a number whose rounded
+        # value is a million or more as m × 10^k, as attn writes it everywhere (1.23E+20)
+        number = large_as_powers(digits, precision)
+        self.number = self.book.add_format({"num_format": number, "align": "right"})
         # a hidden key's weight: its 0 shown as "—" (a key shown again by editing M shows its
         # number); the value stays 0 for the formulas that read it
         self.hidden = self.book.add_format({"num_format": f'{digits};-{digits};"—"',
                                             "align": "right"})
-        self.given = self.book.add_format({"num_format": digits, "align": "right",
+        self.given = self.book.add_format({"num_format": number, "align": "right",
                                            "bg_color": "#FFF2CC", "border": 1,
                                            "border_color": "#D6B656"})
         self.bold = self.book.add_format({"bold": True})
