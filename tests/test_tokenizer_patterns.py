@@ -55,31 +55,39 @@ def test_berts_configuration_passes() -> None:
                   "pre_tokenizer": {"type": "BertPreTokenizer"}}, "tokenizer.json", 1000)
 
 
-@pytest.mark.parametrize(("pattern", "parts", "ways"), [
-    (r"\w{0,200}\w{0,200}\w{0,200}\d|.", (r"\w{0,200}",) * 3, 201 ** 3),
-    (r"\w*\w*\w*\d|.", (r"\w*",) * 3, 1000 ** 3),
-    (r"[[:alpha:]]*[[:alnum:]]*[[:digit:]]", ("[[:alpha:]]*", "[[:alnum:]]*"), 1000 ** 2),
-    (r"\p{L}*\p{Ll}{0,99}\p{N}", (r"\p{L}*", r"\p{Ll}{0,99}"), 1000 * 100),
-    (r"(\w*)(\w*)\d", (r"\w*", r"\w*"), 1000 ** 2),
-    (r"\w*\w+\d", (r"\w*", r"\w+"), 1000 * 1000),  # \w+: 1 to 1,000 letters
-    (r"\s*x?\s*$", (r"\s*", r"\s*"), 1000 ** 2),  # an optional item between them
-    (r"\w*(?:\w*\d|!)", (r"\w*", r"\w*"), 1000 ** 2),
-    (r"[a-z]*[k-z]*[0-9]", ("[a-z]*", "[k-z]*"), 1000 ** 2),
+@pytest.mark.parametrize(("pattern", "parts", "ways", "limit"), [
+    (r"\w{0,200}\w{0,200}\w{0,200}\d|.", (r"\w{0,200}",) * 3, 201 ** 3, 1000),
+    (r"\w*\w*\w*\d|.", (r"\w*",) * 3, 1000 ** 3, 1000),
+    (r"[[:alpha:]]*[[:alnum:]]*[[:digit:]]", ("[[:alpha:]]*", "[[:alnum:]]*"), 1000 ** 2, 1000),
+    (r"\p{L}*\p{Ll}{0,99}\p{N}", (r"\p{L}*", r"\p{Ll}{0,99}"), 1000 * 100, 1000),
+    (r"(\w*)(\w*)\d", (r"\w*", r"\w*"), 1000 ** 2, 1000),
+    (r"\w*\w+\d", (r"\w*", r"\w+"), 1000 * 1000, 1000),  # \w+: 1 to 1,000 letters
+    (r"\s*x?\s*$", (r"\s*", r"\s*"), 1000 ** 2, 1000),  # an optional item between them
+    (r"\w*(?:\w*\d|!)", (r"\w*", r"\w*"), 1000 ** 2, 1000),
+    (r"[a-z]*[k-z]*[0-9]", ("[a-z]*", "[k-z]*"), 1000 ** 2, 1000),
     # optional items: each taken or not, 2 ways (22 of them: 2²² at each position before the
     # \d fails, which ran the tokenizer to its 10 s bound on 1,000 letters)
-    (r"\w?" * 22 + r"\d|.", (r"\w?",) * 22, 2 ** 22),
-    (r"[a-z]?" * 22 + r"\d|.", ("[a-z]?",) * 22, 2 ** 22),
-    (r"\w{0,1}" * 22 + r"\d|.", (r"\w{0,1}",) * 22, 2 ** 22),
-    (r"(?:\w)?" * 22 + r"\d|.", (r"(?:\w)?",) * 22, 2 ** 22),
-    (r"\w??" * 22 + r"\d|.", (r"\w??",) * 22, 2 ** 22),
-    (r"\w?" * 12 + r"\w*\d|.", (*(r"\w?",) * 12, r"\w*"), 2 ** 12 * 1000),
-    (r"\w?\w?\w*\d", (r"\w?", r"\w?", r"\w*"), 2 * 2 * 1000),
-    (r"\w?" * 11 + r"\d", (r"\w?",) * 11, 2 ** 11),  # twice 1,000 is let pass, no more
-    (r"\s*" + "x?" * 11 + r"\d", ("x?",) * 11, 2 ** 11),  # \s takes no x: a run of their own
+    (r"\w?" * 22 + r"\d|.", (r"\w?",) * 22, 2 ** 22, 2000),
+    (r"[a-z]?" * 22 + r"\d|.", ("[a-z]?",) * 22, 2 ** 22, 2000),
+    (r"\w{0,1}" * 22 + r"\d|.", (r"\w{0,1}",) * 22, 2 ** 22, 2000),
+    (r"(?:\w)?" * 22 + r"\d|.", (r"(?:\w)?",) * 22, 2 ** 22, 2000),
+    (r"\w??" * 22 + r"\d|.", (r"\w??",) * 22, 2 ** 22, 2000),
+    (r"\w?" * 12 + r"\w*\d|.", (*(r"\w?",) * 12, r"\w*"), 2 ** 12 * 1000, 2000),
+    (r"\w?\w?\w*\d", (r"\w?", r"\w?", r"\w*"), 2 * 2 * 1000, 2000),
+    (r"\w?" * 11 + r"\d", (r"\w?",) * 11, 2 ** 11, 2000),  # twice 1,000 is let pass, no more
+    (r"\s*" + "x?" * 11 + r"\d", ("x?",) * 11, 2 ** 11, 2000),  # \s takes no x: a run of its own
+    # a group repeated whose one pass takes a run of one character in w ways: w to the passes
+    (r"(?:a|ab?){30}\d|.", (r"(?:a|ab?){30}",), 2 ** 30, 1000),  # `a` or `a` (b not taken)
+    (r"(a|a)*b|.", (r"(a|a)*",), 1000 ** 4, 1000),  # 2 ways a pass, no end: at most 1,000⁴
+    (r"(?:\w?|x)+\d", (r"(?:\w?|x)+",), 1000 ** 4, 1000),  # an x by either alternative
+    (r"(\w?\w?)+\d|.", (r"(\w?\w?)+",), 1000 ** 4, 1000),  # a letter by either \w?
+    (r"(?:\w?\w?){11}\d|.", (r"(?:\w?\w?){11}",), 4 ** 11, 1000),
+    (r"(?:\w{0,5}){5}\d|.", (r"(?:\w{0,5}){5}",), 6 ** 5, 1000),
+    (r"(?:(?:\w?\w?){2}){6}\d|.", (r"(?:(?:\w?\w?){2}){6}",), (4 ** 2) ** 6, 1000),
 ])
 def test_repetitions_side_by_side_before_a_failing_part_are_found(
-        pattern: str, parts: tuple[str, ...], ways: int) -> None:
-    assert side_by_side(pattern) == (parts, ways)
+        pattern: str, parts: tuple[str, ...], ways: int, limit: int) -> None:
+    assert side_by_side(pattern) == (parts, ways, limit)
 
 
 @pytest.mark.parametrize("pattern", [
@@ -93,6 +101,12 @@ def test_repetitions_side_by_side_before_a_failing_part_are_found(
     r"\w?" * 10 + r"\d",  # 2¹⁰ = 1,024 ways: one optional item may double 1,000
     r"\w?\w*\d",  # 2 × 1,000, as GPT-4o's [^\r\n\p{L}\p{N}]?[\p{Lu}…]* before its +
     r"\w?+" * 22 + r"\d",  # possessive: gives nothing back
+    # a pass that takes nothing ends Oniguruma's repetition: one length for each count of passes
+    # (1,000 letters took `(?:\w?){22}\d|.` 2 ms, and 22 \w? in a row 1.6 s on 30)
+    r"(?:\w?){22}\d|.", r"(\w?){22}\d|.", r"(?:(?:\w?){5}){5}\d|.", r"(?:(?:\w?){10}){10}\d|.",
+    r"(?:ab|ac){30}\d|.",  # neither alternative takes a run of one character
+    r"(?:\w?\w?){3}\d",  # 4³ = 64 ways
+    r"(\w{1,9}){3}\d",  # 9³ = 729 ways
 ])
 def test_repetitions_that_cannot_share_out_many_ways_pass(pattern: str) -> None:
     assert side_by_side(pattern) is None
@@ -177,6 +191,42 @@ def test_posix_and_unicode_classes_are_refused_before_the_tokenizer_runs(
     result = run("explain", "s.yaml")
     assert (result.exit_code, result.stdout, len(starts)) == (2, "", 0)
     assert result.stderr.endswith(f"found {ways} ways for {parts} in the pattern {pattern}\n")
+
+
+EN = ("expected at most {limit} ways for repetitions side by side to share out a text of 1,000 "
+      "characters before a part that can fail; found {ways} ways for {parts} in the pattern ")
+ELEVEN = r"\w?" * 11 + r"\d|."  # 2¹¹ = 2,048 ways: more than the 2,000 a run with a `?` may have
+ELEVEN_PARTS = ", ".join([r"\w?"] * 11)
+
+
+@pytest.mark.parametrize(("lang", "pattern", "line"), [
+    # 2 ways each pass (`a` by either alternative), 30 passes: 2³⁰; Oniguruma gave up on 30 `a`
+    ("en", r"(?:a|ab?){30}\d|.", EN.format(limit="1,000", ways="1,073,741,824",
+                                            parts=r"(?:a|ab?){30}")),
+    ("en", r"(a|a)*b|.", EN.format(limit="1,000", ways="1,000,000,000,000", parts="(a|a)*")),
+    ("en", r"(\w?\w?)+\d|.", EN.format(limit="1,000", ways="1,000,000,000,000",
+                                        parts=r"(\w?\w?)+")),
+    ("en", r"(?:\w?\w?){11}\d|.", EN.format(limit="1,000", ways="4,194,304",
+                                             parts=r"(?:\w?\w?){11}")),
+    ("en", ELEVEN, EN.format(limit="2,000", ways="2,048", parts=ELEVEN_PARTS)),
+    ("pl", ELEVEN, "oczekiwano co najwyżej 2000 sposobów, na jakie sąsiadujące powtórzenia mogą "
+     "rozdzielić między siebie tekst o\u00a0długości 1000 znaków przed częścią, która może się "
+     f"nie dopasować; otrzymano: 2048 sposobów dla powtórzeń {ELEVEN_PARTS} we wzorcu "),
+    ("ru", ELEVEN, "ожидается не более 2000 способов разделить текст из 1000 символов между "
+     "соседними повторениями перед частью, которая может не совпасть; найдено 2048 способов для "
+     f"{ELEVEN_PARTS} в\u00a0шаблоне "),
+])
+def test_a_repeated_group_or_a_run_with_a_choice_is_refused_with_its_limit(
+        lang: str, pattern: str, line: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("tokenizers")
+    spec_beside(tmp_path, split(pattern))
+    starts = counted(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout, len(starts)) == (2, "", 0)
+    assert result.stderr == (
+        f"s.yaml:1:21: tokens.tokenizer: t.json: pre_tokenizer.pattern.Regex: {line}{pattern}\n")
 
 
 def test_a_real_pattern_runs_the_tokenizer(tmp_path: Path,

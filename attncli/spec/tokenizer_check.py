@@ -225,17 +225,16 @@ def check_pattern(regex: str, key: str, name: str) -> None:
             "{name}: {key}: expected groups nested at most {count} deep; found the pattern "
             "{pattern}, which nests them deeper", MAX_DEPTH, name=name, key=key,
             pattern=regex)) from None
-    if found is not None:
-        parts, ways = found
+    if found is not None:  # the limit of the run found: MAX_TEXT, twice that with a `?`
         raise FileProblem(Msg.plural_of(
             "{name}: {key}: expected at most {limit} ways for repetitions side by side to share "
-            "out a text of {limit} characters before a part that can fail; found {count} way for "
-            "{parts} in the pattern {pattern}",
+            "out a text of {length} characters before a part that can fail; found {count} way "
+            "for {parts} in the pattern {pattern}",
             "{name}: {key}: expected at most {limit} ways for repetitions side by side to share "
-            "out a text of {limit} characters before a part that can fail; found {count} ways for "
-            "{parts} in the pattern {pattern}",
-            Count(ways), name=name, key=key, limit=Count(MAX_TEXT), parts=", ".join(parts),
-            pattern=regex))
+            "out a text of {length} characters before a part that can fail; found {count} ways "
+            "for {parts} in the pattern {pattern}",
+            Count(found.ways), name=name, key=key, limit=Count(found.limit),
+            length=Count(MAX_TEXT), parts=", ".join(found.parts), pattern=regex))
 
 
 def nested_repetition(regex: str) -> bool:

@@ -18,11 +18,21 @@ each position); one that overlaps neither leaves the run as it is (`\\s*x?\\s*`)
 an optional item may have twice MAX_TEXT ways, no more: GPT-4o's `[^\\r\\n\\p{L}\\p{N}]?`
 before `[\\p{Lu}…]*` (the two share the combining marks) makes 2 × 1,000 before the `+` after
 them.
+
+A group repeated (`{n}`, `{n,m}`, `*`, `+`) whose one pass can take a run of one character in
+w ways, w > 1, takes n passes in w^n ways (at most MAX_TEXT⁴): `(\\w{1,9})+`, `(\\w?\\w?){11}`,
+and `(?:a|ab?){30}`, whose two alternatives both take an `a` (2³⁰ ways before a `\\d` fails;
+Oniguruma gives up on 30 letters). Alternatives add their ways where both can take a run of the
+same character; `(?:ab|ac)+` and `(?:\\r?\\n)+` take no such run, and pass. A pass that takes
+nothing ends Oniguruma's repetition, so `(?:\\w?){22}` tries one length of the text for each count
+of passes, as `\\w{0,22}` does, and counts 1 way here as a pass does (1,000 letters took it 2 ms;
+22 `\\w?` in a row took 1.6 s on 30).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from attncli.spec.limits import MAX_TEXT
 from attncli.spec.tokenizer_regex import Item, Parser
@@ -51,14 +61,22 @@ class TooManyWays(Exception):
         self.run = run
 
 
-def side_by_side(regex: str) -> tuple[tuple[str, ...], int] | None:
-    """The repetitions of `regex` (texts) and the ways they share out a text of MAX_TEXT
-    characters, if more than MAX_TEXT, before a part that can fail; else None."""
+class Found(NamedTuple):
+    """Repetitions that share out a text in more ways than their run may have (`limit`)."""
+    parts: tuple[str, ...]
+    ways: int
+    limit: int
+
+
+def side_by_side(regex: str) -> Found | None:
+    """The repetitions of `regex` (texts), the ways they share out a text of MAX_TEXT characters
+    before a part that can fail, and the most their run may have (MAX_TEXT, twice that with an
+    optional item), if the ways are more; else None."""
     WALKED.clear()
     try:
         walk(Parser(regex).alternatives(), Run(), True)
     except TooManyWays as found:
-        return found.run.parts, found.run.ways
+        return Found(found.run.parts, found.run.ways, limit(found.run))
     finally:
         WALKED.clear()
     return None
@@ -77,8 +95,12 @@ def walk(alts: list[list[Item]], run: Run, checking: bool) -> Run:
 WALKED: dict[tuple[int, Run, bool], Run] = {}
 
 
+def limit(run: Run) -> int:
+    return MAX_TEXT * run.spare
+
+
 def fails(run: Run, checking: bool) -> None:
-    if checking and run.ways > MAX_TEXT * run.spare:
+    if checking and run.ways > limit(run):
         raise TooManyWays(run)
 
 
@@ -118,8 +140,8 @@ def joined(run: Run, item: Item) -> Run:
     top = MAX_TEXT if item.high is None else min(item.high, MAX_TEXT)
     ways = max(1, min(MAX_TEXT, top - item.low + 1))
     optional = item.high == 1
-    if item.kind == "group" and not optional and walk(item.alts, Run(), False).ways > 1:
-        ways = MAX_TEXT * MAX_TEXT  # (\w{1,9})+: each length of the text cut many ways
+    if item.kind == "group" and not optional and (each := one_pass(item.alts)) > 1:
+        ways = min(each ** min(top, PASSES), MAX_TEXT ** 4)  # (\w{1,9}){3}: 9³ ways
     spare = ways if optional else 1
     if run.common & chars:  # (the ways said at most MAX_TEXT⁴)
         return Run(min(run.ways * ways, MAX_TEXT ** 4), run.common & chars, chars, ways,
@@ -131,6 +153,31 @@ def joined(run: Run, item: Item) -> Run:
     if optional:  # overlaps neither: the run goes on, and the next item may join this one
         return Run(run.ways, run.common, chars, ways, run.parts, run.spare, spare, item.text)
     return Run(ways, chars, chars, ways, (item.text,), spare, spare, item.text)
+
+
+PASSES = 40  # enough passes of 2 ways each to pass MAX_TEXT⁴
+
+
+def one_pass(alts: list[list[Item]]) -> int:
+    """The ways one pass of a group can take a run of one character: each alternative's, added
+    where two can take a run of the same character (`a|ab?`: 2; `ab|ac`: 1, neither takes `aa`)."""
+    each = [(sequence(items, Run(), False).ways, uniform(items)) for items in alts]
+    return max(sum(other for other, theirs in each if theirs & chars) if chars else ways
+               for ways, chars in each)
+
+
+def uniform(items: list[Item]) -> int:
+    """The characters of which `items` can take a run (one character, many times): those every
+    part that must take a character takes, or, where none must, those any part takes."""
+    taking = [item for item in items if item.kind in ("set", "backref", "group", "atomic")]
+    must = [item for item in taking if not may_be_empty(item)]
+    found = -1 if must else 0
+    for item in must or taking:
+        chars = item.chars if item.kind in ("set", "backref") else 0
+        for inner in item.alts:
+            chars |= uniform(inner)
+        found = found & chars if must else found | chars
+    return found
 
 
 def all_chars(alts: list[list[Item]]) -> int:
