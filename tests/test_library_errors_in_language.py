@@ -64,6 +64,13 @@ def test_a_time_that_does_not_exist_inside_a_matrix(lang: str, said: str, tmp_pa
     ("checkpoint_tokenizer_not_json", "ru", "data/model.safetensors.index.json:1:14: не удаётся "
      "прочитать токенизатор: пакет tokenizers ожидает здесь что-то другое (это точно "
      "файл токенизатора?)"),
+])
+def test_a_tokenizer_refusal_in_the_language(case: str, lang: str, line: str,
+                                             catalogue: Path) -> None:
+    assert refused(lang, Path(f"{case}.yaml")) == f"{case}.yaml:1:21: tokens.tokenizer: {line}"
+
+
+@pytest.mark.parametrize(("case", "lang", "line"), [
     ("tokenizer_panic", "pl", "tokenizer_panic.tokenizer.json: wzorzec (a|a)+$ w "
      "pre_tokenizer.pattern.Regex wymaga na tym tekście więcej nawrotów, niż pozwala silnik "
      "wyrażeń regularnych (Oniguruma); tyle nawrotów powodują powtarzane, nakładające się "
@@ -73,8 +80,14 @@ def test_a_time_that_does_not_exist_inside_a_matrix(lang: str, said: str, tmp_pa
      "регулярных выражений (Oniguruma); так бывает с повторяемыми пересекающимися "
      "альтернативами, как в (a|a)+"),
 ])
-def test_a_tokenizer_refusal_in_the_language(case: str, lang: str, line: str,
-                                             catalogue: Path) -> None:
+def test_oniguruma_giving_up_is_said_in_the_language(
+        case: str, lang: str, line: str, catalogue: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(a|a)+ is refused before the tokenizer runs (attncli/spec/tokenizer_ways.py); a pattern
+    that escapes that count and makes Oniguruma give up mid-match is said as this, once the
+    count is passed by."""
+    from attncli.spec import tokenizer_check
+
+    monkeypatch.setattr(tokenizer_check, "check_pattern", lambda *_: None)
     assert refused(lang, Path(f"{case}.yaml")) == f"{case}.yaml:1:21: tokens.tokenizer: {line}"
 
 

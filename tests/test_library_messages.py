@@ -180,7 +180,7 @@ def test_an_unknown_library_message_says_so_and_names_the_library() -> None:
     # a file mounted by root from a process that has ended since, read through /proc
     (errno.ESRCH, "proces, do którego należy ten plik, już się zakończył",
      "процесс, которому принадлежит этот файл, уже завершился"),
-    (errno.EAGAIN, "plik nie jest teraz gotowy do odczytu", "файл сейчас не готов к\u00a0чтению"),
+    (errno.EAGAIN, "plik jest chwilowo niedostępny", "файл временно недоступен"),
 ])
 def test_system_errors_are_catalogue_messages(code: int, pl: str, ru: str) -> None:
     error = OSError(code, "English words from the C library")

@@ -160,7 +160,7 @@ REPLACE = {"type": "Replace", "pattern": {"Regex": r"\w*\w*\w*\d|."}, "content":
      r"\w{0,200}, \w{0,200}, \w{0,200} we wzorcu \w{0,200}\w{0,200}\w{0,200}\d|."),
     ("ru", SPLIT, None, "t.json: pre_tokenizer.pattern.Regex: ожидается не более 1000 способов "
      "разделить текст из 1000 символов между соседними повторениями перед частью, которая "
-     "может не совпасть; найден 8\u00a0120\u00a0601 способ для "
+     "может не совпасть; найден 8\u00a0120\u00a0601 способ для повторений "
      r"\w{0,200}, \w{0,200}, \w{0,200} в" "\u00a0" r"шаблоне \w{0,200}\w{0,200}\w{0,200}\d|."),
 ])
 def test_a_polynomial_pattern_is_refused_before_the_tokenizer_runs(
@@ -214,7 +214,7 @@ ELEVEN_PARTS = ", ".join([r"\w?"] * 11)
      f"nie dopasować; otrzymano: 2048 sposobów dla powtórzeń {ELEVEN_PARTS} we wzorcu "),
     ("ru", ELEVEN, "ожидается не более 2000 способов разделить текст из 1000 символов между "
      "соседними повторениями перед частью, которая может не совпасть; найдено 2048 способов для "
-     f"{ELEVEN_PARTS} в\u00a0шаблоне "),
+     f"повторений {ELEVEN_PARTS} в\u00a0шаблоне "),
 ])
 def test_a_repeated_group_or_a_run_with_a_choice_is_refused_with_its_limit(
         lang: str, pattern: str, line: str, tmp_path: Path,

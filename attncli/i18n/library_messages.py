@@ -222,7 +222,7 @@ OS_ERRORS: dict[int, Msg] = {
     errno.ENODEV: Msg.of("no such device"),
     errno.EINVAL: Msg.of("the system refuses this name or operation"),
     errno.ESRCH: Msg.of("the process this file belongs to has ended"),
-    errno.EAGAIN: Msg.of("the file is not ready to be read now"),
+    errno.EAGAIN: Msg.of("the file is not available right now"),
     errno.EOVERFLOW: Msg.of("the file is too large for the system to read"),
     errno.ENOMEM: Msg.of("the system is out of memory"),
     errno.EOPNOTSUPP: Msg.of("the file system does not support this operation"),
