@@ -104,17 +104,20 @@ def test_no_snippet_is_written_over_a_model_folders_file_when_its_spec_cannot_be
 
 @pytest.mark.parametrize("codec", ["utf-8", "utf-16", "utf-32"])
 @pytest.mark.parametrize("pad", range(0, 40, 3))
+@pytest.mark.parametrize("written", ["t.json", '"t\\x2ejson"', '"\\U00000074\\u002ejson"'])
 def test_a_name_past_the_bytes_held_is_found_in_the_parts_read_after(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codec: str, pad: int) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codec: str, pad: int,
+        written: str) -> None:
     # a spec within its byte limit (--max-cells 20000000: 80 MB) named t.json past the first
     # 64 MiB held to be searched; another entry's snippet was written over t.json. Here the bytes
-    # held are 64 and each later part 16, so the name stands past them, across two parts
+    # held are 64 and each later part 16, so the name stands past them, across two parts (across
+    # several, escaped)
     from attncli.errors import Location, SpecError
 
     monkeypatch.setattr(rules, "UNREAD_BYTES", 64)
     monkeypatch.setattr(rules, "SCANNED_BYTES", 16)
     spec = tmp_path / "b.yaml"
-    spec.write_bytes(("maks: 1\n# " + "x" * (64 + pad) + "\nnote: t.json\n").encode(codec))
+    spec.write_bytes(("maks: 1\n# " + "x" * (64 + pad) + f"\nnote: {written}\n").encode(codec))
     (tmp_path / "t.json").write_text("{}\n", encoding="utf-8")
     outputs = [(Path("t.json"), tmp_path / "t.json", Location("attn.toml", 4, 10))]
     with pytest.raises(SpecError) as refused:
@@ -128,9 +131,10 @@ def test_a_name_past_the_bytes_held_is_found_in_the_parts_read_after(
 
 def test_a_spec_is_searched_in_parts_of_a_bounded_size(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    # 1,000 bytes held and parts of 100: the rest of a 5,000-byte spec is read from byte 956
-    # (1,000 less 4 x (6 + 5) = 44 bytes: the longest name and "model" in UTF-32) in parts of
-    # 100, each searched with the 44 bytes before it, never the whole of it at once
+    # 1,000 bytes held and parts of 100: the rest of a 5,000-byte spec is read from byte 560
+    # (1,000 less 4 x 10 x (6 + 5) = 440 bytes: the longest name and "model" in UTF-32, each
+    # character escaped as \U0000002e) in parts of 100, each searched with the 440 bytes before
+    # it (fewer in the first), never the whole of it at once
     monkeypatch.setattr(rules, "UNREAD_BYTES", 1000)
     monkeypatch.setattr(rules, "SCANNED_BYTES", 100)
     searched: list[int] = []
@@ -148,8 +152,8 @@ def test_a_spec_is_searched_in_parts_of_a_bounded_size(tmp_path: Path,
 
     rules.check_unread([(Path("t.json"), tmp_path / "t.json", Location("attn.toml", 4, 10))],
                        [spec], 10_000)
-    # 4,044 bytes: 40 parts of 100 and one of 44; then the 1,000 held
-    assert searched == [100] + [44 + 100] * 39 + [44 + 44] + [1000]
+    # 4,440 bytes: 44 parts of 100 and one of 40; then the 1,000 held
+    assert searched == [100, 200, 300, 400, 500] + [440 + 100] * 39 + [440 + 40] + [1000]
 
 
 def test_the_places_of_an_extension_are_looked_at_a_bounded_number_of_times_in_all() -> None:

@@ -12,9 +12,11 @@ reads. A snippet's path is checked before anything is written:
   right-to-left override), which a shell or `ls` would show wrong;
 - its name ends in its format's extension (`.txt`, `.json`, `.tex`, `.md`, `.svg`), so it is
   never a hook, a script, a Makefile or a manifest;
-- it is neither the manifest nor a spec nor a file any spec reads (`check_inputs`, once every
-  spec has been read: the files are those spec/files.py's `resolve` named), nor a file there is
-  whose name a spec that could not be read writes (`check_unread`: what it reads is not known).
+- it is neither the manifest nor a spec nor a file any spec reads, nor inside a folder a spec
+  reads as a model's (`check_inputs`, once every spec has been read: the files are those
+  spec/files.py's `resolve` named, the folders those `read_as_model` did), nor a file there is
+  whose name a spec that could not be read writes, as written or through YAML's and JSON's
+  escapes (`check_unread`, escapes.py: what it reads is not known).
 
 How attn knows that a file holds a snippet, and may be overwritten: the output pattern alone
 names it, and it passes the rules above. Snippets are written without an exec bit (see
@@ -32,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.visible import visible
+from attncli.snippets.escapes import Escapes
 
 UNREAD_BYTES = 1 << 26  # of specs that could not be read, held to be searched for file names
 SCANNED_BYTES = 1 << 24  # of such a spec past those, read at a time and searched
@@ -74,14 +77,23 @@ def check_output(output: PurePosixPath, real: Path, real_root: Path, extension: 
             format=format_name), where)
 
 
-def check_inputs(outputs: Iterable[tuple[Path, Path, Location]], read: dict[Path, Path]) -> None:
+def check_inputs(outputs: Iterable[tuple[Path, Path, Location]], read: dict[Path, Path],
+                 models: dict[Path, Path]) -> None:
     """SpecError if a snippet (its path as shown, as resolved, and where the manifest names it)
-    would be written over a file a spec reads (`read`: resolved path -> as named)."""
+    would be written over a file a spec reads, or anywhere inside a folder a spec reads as a
+    model's (`read`, `models`: resolved path -> as named): attn reads files there that no spec
+    names (a spec of token ids reads no tokenizer.json, the next one of a text does)."""
     for shown, real, where in outputs:
         if real in read:
             raise SpecError(Msg.of(
                 "{path}: the snippet {output} would be written over the input {input}",
                 path=where.path, output=shown.as_posix(), input=read[real].as_posix()), where)
+        model = next((models[folder] for folder in real.parents if folder in models), None)
+        if model is not None:
+            raise SpecError(Msg.of(
+                "{path}: the snippet {output} would be written into {folder}, a model folder "
+                "a spec reads; attn snippets writes nothing in a model folder",
+                path=where.path, output=shown.as_posix(), folder=model.as_posix()), where)
 
 
 def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Path],
@@ -99,6 +111,11 @@ def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Pa
     once for each name. A text that holds an extension more than MAX_PLACES times (no spec
     written by hand does) is taken to name every snippet file of that extension there is.
 
+    Each text is searched as written and with its escapes read (escapes.py), where its reader
+    refused it before a name written through one (`"t\\x2ejson"` after a mistake, or in a
+    text that is not UTF-8 or not JSON): a copy of each text that holds a backslash is held
+    beside it. Past MAX_ESCAPES escapes, the name of every snippet there is is held.
+
     A spec larger than `limit` (the byte limit --max-cells sets) is refused
     for its size and reads nothing; one within it is searched to its end: past the bytes held,
     SCANNED_BYTES at a time (a 68 MB spec read with --max-cells 20000000 named a file past its
@@ -109,10 +126,12 @@ def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Pa
     texts = [text for _, text in read]
     texts += [text.decode(codec, "replace").encode("utf-8", "replace")  # refused for its
               for _, text in read for bom, codec in UNICODE_MARKS if text.startswith(bom)]
+    escapes = Escapes()  # a name written through an escape, where the reader stopped before it
+    texts += [reading for text in list(texts) for reading in escapes.read(text)]
     names = {name for shown, real, _ in present
              for name in (_name_bytes(shown), _name_bytes(real)) if name}
-    held, model = _scanned(rest, names)
-    held |= _held_names(names, texts)
+    held, model = _scanned(rest, names, escapes)
+    held |= names if escapes.past else _held_names(names, texts)
     if model or any(MODEL in text for text in texts):  # a model folder's files, named by the
         held |= names & MODEL_FILES  # folder alone
     named = _named_files(read) if present else set()
@@ -123,6 +142,7 @@ def check_unread(outputs: Iterable[tuple[Path, Path, Location]], unread: list[Pa
                 path=where.path, output=shown.as_posix(), input=shown.as_posix()), where)
 
 
+ESCAPED = 10  # bytes of the longest escape of one byte of a name (`\\U0000002e` for ".")
 MAX_PLACES = 4096  # places of one extension in one text that are looked at one by one
 # What `model: {path: DIR}` reads in DIR besides the weights (spec/model_folder.py), which no
 # spec's text names: a model spec refused at a key before its folder was read left them open
@@ -165,16 +185,19 @@ def _unread_texts(unread: list[Path], limit: int) -> tuple[list[tuple[Path, byte
     return texts, rest
 
 
-def _scanned(rest: list[tuple[Path, int, int]], names: set[bytes]) -> tuple[set[bytes], bool]:
-    """Those of `names` the parts of specs in `rest` hold, and whether they hold MODEL: read
-    SCANNED_BYTES at a time, each part with the end of the one before (so a name across two
-    is found), from a place a spec saved as UTF-16 or UTF-32 starts a character at."""
+def _scanned(rest: list[tuple[Path, int, int]], names: set[bytes],
+             escapes: Escapes) -> tuple[set[bytes], bool]:
+    """Those of `names` the parts of specs in `rest` hold, as written and with their escapes
+    read, and whether they hold MODEL: read SCANNED_BYTES at a time, each part with the end of
+    the one before (so a name across two is found, escaped too: ten bytes a character at most,
+    `\\U0000002e`), from a place a spec saved as UTF-16 or UTF-32 starts a character at."""
     from attncli.files import NotRegular
     from attncli.spec.opened import open_regular
 
     held: set[bytes] = set()
     model = False
-    keep = 4 * (max(map(len, names), default=0) + len(MODEL))  # bytes of UTF-32 at most
+    # bytes of UTF-32 at most, each character escaped
+    keep = 4 * ESCAPED * (max(map(len, names), default=0) + len(MODEL))
     for spec, start, end in rest:
         try:
             with open_regular(spec) as file:
@@ -193,6 +216,8 @@ def _scanned(rest: list[tuple[Path, int, int]], names: set[bytes]) -> tuple[set[
                     tail = text[-keep:]
                     texts = [text, *([text.decode(codec, "replace").encode("utf-8", "replace")]
                                      if codec else [])]
+                    texts += [reading for one in list(texts)
+                              for reading in escapes.read(one, mid=True)]
                     held |= _held_names(names, texts)
                     model = model or any(MODEL in one for one in texts)
         except (OSError, NotRegular):

@@ -25,7 +25,7 @@ from attncli.records import record
 from attncli.snippets.manifest import Target
 from attncli.snippets.rules import check_inputs, check_unread
 from attncli.spec.arrays import shared_reads
-from attncli.spec.files import recording
+from attncli.spec.files import model_folders, recording
 from attncli.spec.limits import MIN_BYTES, max_bytes
 from attncli.spec.model import Spec
 from attncli.spec.scope import scoped
@@ -101,15 +101,19 @@ def generate(targets: Iterable[Target], write: bool,
     work = [([planned[k] for k in ks], keep, loading or Loading()) for ks in groups.values()]
     outcomes: list[Outcome | None] = [None] * len(planned)
     read: dict[Path, Path] = {}
+    models: dict[Path, Path] = {}  # folders read as a model's: nothing is written inside them
     unread: list[Path] = []  # specs that could not be read: what they read is not known
     with shared_reads():  # the specs of a process read a file they share once
-        for ks, (made, named, failed) in zip(groups.values(), _each(work, jobs), strict=True):
+        for ks, (made, named, folders, failed) in zip(groups.values(), _each(work, jobs),
+                                                      strict=True):
             read.update((path, shown_path(path)) for path in named)
+            models.update((path, shown_path(path)) for path in folders)
             unread.extend(failed)
             for k, outcome in zip(ks, made, strict=True):
                 outcomes[k] = outcome
                 tick()
-    check_inputs(((target.output, target.real, target.where) for target in planned), read)
+    check_inputs(((target.output, target.real, target.where) for target in planned), read,
+                 models)
     check_unread(((target.output, target.real, target.where) for target in planned), unread,
                  max_bytes((loading or Loading()).max_cells))
     made_all = tuple(o for o in outcomes if o is not None)
@@ -122,7 +126,7 @@ _UNREAD: ContextVar[list[Path] | None] = ContextVar("attn_snippets_unread", defa
 
 
 def _each(work: list[Work],
-          jobs: int) -> Iterator[tuple[list[Outcome], list[Path], list[Path]]]:
+          jobs: int) -> Iterator[tuple[list[Outcome], list[Path], list[Path], list[Path]]]:
     """`_made` of each piece of work, in order: in up to `jobs` forked processes at once when
     there is more than one piece (attncli/workers/pool.py). The first is made here: the
     renderers, catalogs and notation it loads then serve every worker (forked after it), none
@@ -130,12 +134,12 @@ def _each(work: list[Work],
     return each([partial(_made, piece) for piece in work], jobs, first_here=True)
 
 
-def _made(work: Work) -> tuple[list[Outcome], list[Path], list[Path]]:
-    """The outcomes of one spec's snippets, the files the spec reads (resolved), and the spec
-    itself if it could not be read."""
-    with scoped(_UNREAD, []) as unread, recording() as named:
+def _made(work: Work) -> tuple[list[Outcome], list[Path], list[Path], list[Path]]:
+    """The outcomes of one spec's snippets, the files the spec reads and the folders it reads
+    as a model's (resolved), and the spec itself if it could not be read."""
+    with scoped(_UNREAD, []) as unread, recording() as named, model_folders() as folders:
         made = _spec_snippets(work)
-    return made, named, unread
+    return made, named, folders, unread
 
 
 def shown_path(path: Path) -> Path:

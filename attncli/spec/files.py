@@ -76,6 +76,26 @@ def recording() -> Iterator[list[Path]]:
         yield named
 
 
+# The folders read as a model's while a spec is read, when someone asks (see `model_folders`).
+_MODELS: ContextVar[list[Path] | None] = ContextVar("models", default=None)
+
+
+@contextmanager
+def model_folders() -> Iterator[list[Path]]:
+    """Every folder read as a model's while the block runs (resolved): attn reads files in it
+    that the spec does not name (config.json, the checkpoint and its shards, tokenizer.json
+    for a text), so that `attn snippets` writes nothing inside it."""
+    with scoped(_MODELS, []) as models:
+        yield models
+
+
+def read_as_model(folder: Path) -> None:
+    """Record `folder` (resolved) as a model folder a spec reads (see `model_folders`)."""
+    models = _MODELS.get()
+    if models is not None:
+        models.append(folder)
+
+
 def resolve(folder: Path, name: str, allow_outside: bool) -> Path:
     """`name` relative to `folder`; the one place that refuses a file outside the spec's folder
     (after following links), and a name no system can open (a NUL, too long). Every file a spec

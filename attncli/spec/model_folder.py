@@ -25,7 +25,7 @@ from attncli.i18n import Count, Msg
 from attncli.spec.architectures import ARCHITECTURES, Checkpoint
 from attncli.spec.arrays import Files
 from attncli.spec.checkpoint import MAX_SIZES, open_tensor, read_json_object, tensor_names
-from attncli.spec.files import FileProblem, existing_file, resolve
+from attncli.spec.files import FileProblem, existing_file, read_as_model, resolve
 from attncli.spec.limits import MAX_DEPTH, max_bytes
 from attncli.spec.model import Array
 from attncli.spec.source import Node
@@ -156,6 +156,7 @@ def model_folder(files: Files, name: str) -> Path:
     if not folder.is_dir():
         raise FileProblem(Msg.of("{name}: expected a folder saved by the model's library",
                                  name=name))
+    read_as_model(folder)
     return folder
 
 
