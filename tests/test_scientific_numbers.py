@@ -201,3 +201,19 @@ def test_a_constant_of_the_spec_is_written_with_its_digits_or_bracketed_m_times_
     qwen = run("explain", str(tmp_path / "q.yaml"), "--format", "text")
     assert "positional encoding: rotary (RoPE), base 1000000, pairs (i, i + d_k/2)" in \
         qwen.stdout.splitlines()
+
+
+def test_a_length_past_float64_prints_no_numpy_warning(tmp_path: Path) -> None:
+    """|k| of a key of 1e200 overflows in NumPy's norm: it is ∞ and no angle is written, and
+    NumPy's English warning with its source path (`RuntimeWarning: overflow encountered in dot`)
+    no longer reaches stderr."""
+    import subprocess
+    import sys
+
+    (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
+                                     "weights: {W_K: [[1e200, 0], [0, 1e200]]}\n")
+    done = subprocess.run([sys.executable, "-m", "attncli", "--lang", "pl", "explain", "s.yaml",
+                           "-f", "text"], cwd=tmp_path, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "1.00×10²⁰⁰" in done.stdout

@@ -120,7 +120,8 @@ class Lengths:
 
     def __getitem__(self, i: int) -> float:
         if i not in self.known:
-            self.known[i] = float(np.linalg.norm(self.rows[i]))
+            with np.errstate(over="ignore"):  # a length past float64 is ∞: no angle is written
+                self.known[i] = float(np.linalg.norm(self.rows[i]))
         return self.known[i]
 
 
