@@ -364,14 +364,25 @@ def test_no_control_character_reaches_a_cell(write: Any, tmp_path: Path) -> None
     assert not any(ch in text for text in texts for ch in "\u0007\u202e")
 
 
-def test_a_key_the_mask_hides_shows_as_a_dash_as_in_every_other_format(tmp_path: Path) -> None:
-    """A hidden key's weight (and its e^(x − max)) holds 0 for the formulas that read it, and
-    shows "—", not 0.00: LibreOffice's rendering of the sheet, read back as text."""
-    need_soffice()
+def rendered_text(book: Path, work: Path) -> str:
+    """The sheets as LibreOffice renders them (HTML), read back as one line of text."""
     import html
     import re
     import subprocess
 
+    program = soffice()
+    assert program is not None
+    subprocess.run([program, "--headless", f"-env:UserInstallation={(work / 'p').as_uri()}",
+                    "--convert-to", "html", "--outdir", str(work / "html"), str(book)],
+                   check=True, capture_output=True, timeout=600)
+    page = (work / "html" / f"{book.stem}.html").read_text(encoding="utf-8", errors="replace")
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_a_key_the_mask_hides_shows_as_a_dash_as_in_every_other_format(tmp_path: Path) -> None:
+    """A hidden key's weight (and its e^(x − max)) holds 0 for the formulas that read it, and
+    shows "—", not 0.00: LibreOffice's rendering of the sheet, read back as text."""
+    need_soffice()
     cat = next(p for p in EXAMPLES if p.stem == "cat_chases_mouse")  # causal: 3 keys hidden
     book = openpyxl.load_workbook(export(cat, tmp_path / "cat.xlsx"))
     a = next(b for b in layout(cat).blocks if b.name == "A")
@@ -381,13 +392,7 @@ def test_a_key_the_mask_hides_shows_as_a_dash_as_in_every_other_format(tmp_path:
     for i in range(3):
         for j in range(3):
             assert formats[i][j].endswith(';"—"') == hidden[i][j], (i, j, formats[i][j])
-    program = soffice()
-    assert program is not None
-    subprocess.run([program, "--headless", f"-env:UserInstallation={(tmp_path / 'p').as_uri()}",
-                    "--convert-to", "html", "--outdir", str(tmp_path / "html"),
-                    str(tmp_path / "cat.xlsx")], check=True, capture_output=True, timeout=600)
-    page = (tmp_path / "html" / "cat.html").read_text(encoding="utf-8", errors="replace")
-    shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    shown = rendered_text(tmp_path / "cat.xlsx", tmp_path)
     # e^(x − max) and A, row by row: the hidden keys of cat (2) and chases (1) are dashes
     assert "cat 1.00 — — cat 1.00 cat 1.00 — —" in shown, shown[:2000]
     assert "chases 0.55 1.00 — chases 1.55 chases 0.36 0.64 —" in shown
@@ -398,21 +403,11 @@ def test_a_number_of_a_million_or_more_shows_as_m_times_a_power_of_ten(
     """As attn writes it in every other format (1.00×10²⁰): LibreOffice's rendering of the
     sheet, read back as text; the value stays the number for the formulas that read it."""
     need_soffice()
-    import html
-    import re
-    import subprocess
-
     spec = write("tokens: [a, b]\nembeddings: [[1e20, 2], [999999.995, -4e7]]\n")
     book = openpyxl.load_workbook(export(spec, tmp_path / "big.xlsx"))
     cell = book["Layer"]["B8"]
     assert (cell.value, cell.number_format) == (
         1e20, "[>=999999.995]0.00E+00;[<=-999999.995]-0.00E+00;0.00")
-    program = soffice()
-    assert program is not None
-    subprocess.run([program, "--headless", f"-env:UserInstallation={(tmp_path / 'p').as_uri()}",
-                    "--convert-to", "html", "--outdir", str(tmp_path / "html"),
-                    str(tmp_path / "big.xlsx")], check=True, capture_output=True, timeout=600)
-    page = (tmp_path / "html" / "big.html").read_text(encoding="utf-8", errors="replace")
-    shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    shown = rendered_text(tmp_path / "big.xlsx", tmp_path)
     # 999,999.995 rounds half up to 1,000,000.00 at two decimals: 1.00×10⁶ in the terminal
     assert "X d1 d2 a 1.00E+20 2.00 b 1.00E+06 -4.00E+07" in shown, shown[:2000]
