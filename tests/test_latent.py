@@ -324,3 +324,23 @@ def test_attn_check_takes_the_heads_q_k_and_v_made_from_the_latent() -> None:
     latent = run("check", str(EXAMPLE), "--step", "latent", "--answer",
                  "1.13 0 1.59 0.45; 0.45 1.59 0 1.13; 1.39 1.39 0.28 0.28; 0.45 0 1.59 1.13")
     assert latent.exit_code == 0, latent.stdout + latent.stderr
+
+
+def test_latent_weights_whose_product_overflows_give_the_one_line(tmp_path: Path) -> None:
+    """W_DKV·W_UK past float64 (a head's keys as one map of x): NumPy's English warning and
+    attn's own source line came before the refusal."""
+    import subprocess
+    import sys
+
+    (tmp_path / "s.yaml").write_text(
+        "tokens: [a, b]\nembeddings: [[1.0, 0.0], [0.0, 1.0]]\nlatent:\n"
+        "  W_DKV: [[2.0], [1.0]]\n  W_UK: [[1.0e308]]\n  W_UV: [[1.0]]\n"
+        "  W_KR: [[1.0, 0.0], [0.0, 1.0]]\n  W_Q: [[1.0], [0.0]]\n"
+        "  W_QR: [[1.0, 0.0], [0.0, 1.0]]\n"
+        "positional: {rope: {base: 10000, layout: interleaved}}\n")
+    done = subprocess.run([sys.executable, "-m", "attncli", "validate", "s.yaml"], cwd=tmp_path,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "s.yaml: K[a, d1] is too large for a 64-bit float; scale the inputs down",
+        "attn: 1 spec of 1 has errors"]

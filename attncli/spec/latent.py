@@ -117,6 +117,11 @@ def head(latent: Latent, i: int, row: bool) -> Head:
     norms: [W_Q | W_QR] (after W_DQ), [W_DKV·W_UK | W_KR] and W_DKV·W_UV, for the sizes d_k,
     d_v that every step reads (the steps compute through the latent itself)."""
     dn, dr, dv = latent.d_nope, latent.d_rope, latent.d_v
+    with np.errstate(over="ignore", invalid="ignore"):  # a product past float64 is refused
+        return _head(latent, i, row, dn, dr, dv)  # when the steps make K (Build.finite)
+
+
+def _head(latent: Latent, i: int, row: bool, dn: int, dr: int, dv: int) -> Head:
     w_q = np.concatenate([latent.W_Q[:, i * dn:(i + 1) * dn],
                           latent.W_QR[:, i * dr:(i + 1) * dr]], axis=1)  # (d_q, d_k)
     if latent.W_DQ is not None:
