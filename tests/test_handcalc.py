@@ -165,3 +165,16 @@ def test_by_hand_every_number_of_the_layer_is_carried_rounded() -> None:
     assert {"positional", "residual_1", "norm_1", "ffn", "residual_2", "norm_2",
             "out_projection"} <= ids
     assert checked > 100
+
+
+def test_a_hidden_key_of_a_row_of_very_low_scores_is_0_not_an_overflow() -> None:
+    """Row a sees only itself, at −6.4·10⁶: its hidden key was e^(0 + 6.4·10⁶) before it was
+    masked, past the decimal context (exit 3 in every command)."""
+    from attncli.arithmetic.handcalc import HandCalculation
+
+    logits = np.array([[-6_400_000.0, -np.inf], [0.0, 0.0]])
+    shift, e, total, weights = HandCalculation(2).softmax_parts(logits)
+    assert shift.tolist() == [-6_400_000.0, 0.0]
+    assert e.tolist() == [[1.0, 0.0], [1.0, 1.0]]
+    assert total.tolist() == [1.0, 2.0]
+    assert weights.tolist() == [[1.0, 0.0], [0.5, 0.5]]

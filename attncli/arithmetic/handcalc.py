@@ -145,7 +145,10 @@ class HandCalculation:
             largest = self.carry(np.frompyfunc(lambda d: d.exp(), 1, 1)(
                 self.decimals(np.where(seen, peak - shift, 0.0))))  # (n,)
             shift = np.where(seen & (largest == 0.0), peak, shift)  # (n,)
-            shifted = self.decimals(np.where(finite, logits, 0.0)) - self.decimals(shift)[:, None]
+            # a hidden key is given the shift itself, e^0, then 0: e^(0 − shift) overflowed the
+            # context where the row's scores are all below about −2.3·10⁶
+            shifted = self.decimals(np.where(finite, logits, shift[:, None])) - self.decimals(
+                shift)[:, None]  # (n, m)
             e = np.where(finite, self.carry(np.frompyfunc(lambda d: d.exp(), 1, 1)(shifted)),
                          0.0)  # (n, m)
             total = self.carry(self.decimals(e).sum(axis=1))  # (n,)
