@@ -123,6 +123,27 @@ def test_a_bad_key_of_an_answer_file_is_named_at_its_line(tmp_path: Path) -> Non
         2, "attn: --head: expected a head from 1 to 1, found 2\n")
 
 
+@pytest.mark.parametrize(("head", "lang", "found"), [
+    ("[1, 2]", "en", "found a list of 2 items"),
+    ("{a: 1}", "en", "found a mapping of 1 key"),
+    ("[1, 2]", "pl", "otrzymano: lista z\u00a02 elementami"),  # a one-letter word keeps its noun
+    ("{a: 1}", "ru", "получено: словарь с\u00a01 ключом"),
+    ('"2"', "en", 'found the text "2"'),
+])
+def test_a_head_that_is_no_number_is_said_as_written(tmp_path: Path, head: str, lang: str,
+                                                     found: str) -> None:
+    """Not Python's repr of attn's parsed nodes (`found [Node(value=1, where=…`)."""
+    answers = tmp_path / "a.yaml"
+    answers.write_text(f'head: {head}\nweights: "1"\n', encoding="utf-8")
+    result = run("check", str(ROOT / "configs" / "two_heads.yaml"), "--answer", str(answers),
+                 "--lang", lang)
+    expected = {"en": "head: expected a head number (1, 2, ...), ",
+                "pl": "head: oczekiwano numeru głowicy (1, 2, …), ",
+                "ru": "head: ожидается номер головы (1, 2, …), "}[lang]
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"{answers}:1:7: {expected}{found}\n"
+
+
 def test_a_negative_seed_is_refused_before_anything_is_written(tmp_path: Path) -> None:
     sheet, picture = tmp_path / "sheet.tex", tmp_path / "h.svg"
     result = run("export", CAT, "--latex", "--worksheet", "--blank-cells", "3", "--seed", "-5",

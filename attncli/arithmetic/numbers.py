@@ -49,9 +49,13 @@ def as_decimal(x: float) -> Decimal:
 
 def half_up(d: Decimal, precision: int) -> Decimal:
     """`d` rounded half up (away from zero) to `precision` decimals; a decimal with no more
-    decimals than that (1e300 among them), an infinity or NaN, as it is."""
+    decimals than that (1e300 among them), an infinity or NaN, as it is. A place past `d`'s
+    first digit rounds it to a zero at that place, however far out (a student's `0e1000000`
+    is checked at 10^1000000, a place no Context reaches)."""
     if not d.is_finite() or d.as_tuple().exponent >= -precision:  # type: ignore[operator]
         return d
+    if d.adjusted() + 1 < -precision:  # |d| < 10^(place - 1): less than half a unit
+        return Decimal((d.is_signed(), (0,), -precision))
     return d.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP, context=CONTEXT)
 
 
@@ -73,13 +77,21 @@ def _scientific(d: Decimal, precision: int) -> tuple[Decimal, int] | None:
 
 def mantissa(d: Decimal, digits: int) -> tuple[Decimal, int]:
     """(m, k) with d ≈ m × 10^k, m rounded half up to `digits` decimals and 1 ≤ |m| < 10 (0 for
-    0): 9.996 at 2 decimals is 10.00, so one more power of ten, 1.00."""
+    0): 9.996 at 2 decimals is 10.00, so one more power of ten, 1.00. m has exactly `digits`
+    decimals, however many (zeros past d's own digits: no Context's precision bounds them)."""
     k = d.adjusted() if d else 0
-    m = half_up(d.scaleb(-k), digits)
+    m = half_up(d.scaleb(-k, context=CONTEXT), digits)
     if abs(m) >= 10:
         k += 1
-        m = half_up(d.scaleb(-k), digits)
-    return m.quantize(Decimal(1).scaleb(-digits), context=CONTEXT), k
+        m = half_up(d.scaleb(-k, context=CONTEXT), digits)
+    return padded(m, digits), k
+
+
+def padded(d: Decimal, decimals: int) -> Decimal:
+    """Finite `d`, of at most `decimals` decimals, with exactly that many (none for a place
+    left of the point): 1.5 at 4 is 1.5000, 1E+30 at 2 is 1000000000000000000000000000000.00
+    (formatted, so no Context's precision or exponent limit applies)."""
+    return Decimal(f"{d:.{max(0, decimals)}f}")
 
 
 def written_decimal(d: Decimal, precision: int) -> Decimal:

@@ -165,7 +165,7 @@ def _head(node: Node) -> int:
     value = node.value
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise SpecError(Msg.of("{path}: expected a head number (1, 2, ...), found {found}",
-                               path=node.where.path, found=node.text or str(value)), node.where)
+                               path=node.where.path, found=describe(node)), node.where)
     return value
 
 

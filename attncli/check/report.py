@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
-from attncli.arithmetic.numbers import LARGE, MINUS, NumberFormat, as_decimal, half_up, mantissa
+from attncli.arithmetic.numbers import (
+    LARGE,
+    MINUS,
+    NumberFormat,
+    as_decimal,
+    half_up,
+    mantissa,
+    padded,
+)
 from attncli.check.compare import ROWS_NAMED, SlipMatch, Verdict
 from attncli.i18n import Count, Msg, listing, quoted, quoted_list, translate
 
 SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
 SHOWN_CELLS = 20  # differing numbers written out, the first in reading order; the rest counted
+# A float64 means at most 17 significant digits (its shortest decimal): a right value written
+# m × 10^k has at most 16 decimals in m, however many zeros the student's m carries
+MANTISSA_DECIMALS = 16
 
 
 def symbol(verdict: Verdict) -> Msg | str:
@@ -48,20 +58,21 @@ def headline(verdict: Verdict) -> Msg:
 def as_student_writes(value: float, text: str, decimals: int, extra: int = 0) -> str:
     """The right value in the notation of the student's `text` (written to `decimals`), with
     `extra` more digits: their decimal mark; with an exponent, as many digits in m as theirs has
-    (1.24e20 -> 1.23e20; 1e308 for 1 -> 1e0); else fixed digits at their decimals, however large
-    (123456700000000000000), as attn writes numbers below a million."""
+    (1.24e20 -> 1.23e20; 1e308 for 1 -> 1e0), at most MANTISSA_DECIMALS; else fixed digits at
+    their decimals, however large (123456700000000000000), as attn writes numbers below a
+    million."""
     mark = "," if "," in text else "."
     exponent = "e" in text.lower()
     if not math.isfinite(value) or (not exponent and abs(value) < LARGE / 2):
         return NumberFormat(max(0, decimals) + extra, mark)(value)
     exact = as_decimal(value)
     sign = MINUS if exact < 0 else ""
-    if not exponent:  # decimals >= 0: a number without an exponent
+    if not exponent:  # a number without an exponent (or written m×10^k: its place, < 0)
         places = decimals + extra
-        fixed = half_up(abs(exact), places).quantize(Decimal(1).scaleb(-places))
+        fixed = padded(half_up(abs(exact), places), places)
         return sign + format(fixed, "f").replace(".", mark)
     digits = len(text.lower().split("e")[0].replace(",", ".").partition(".")[2]) + extra
-    m, k = mantissa(abs(exact), digits)
+    m, k = mantissa(abs(exact), min(digits, MANTISSA_DECIMALS))
     return f"{sign}{format(m, 'f').replace('.', mark)}e{k}"
 
 
