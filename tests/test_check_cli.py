@@ -106,3 +106,13 @@ def test_an_answer_of_the_wrong_shape_for_600_tokens_is_one_line(tmp_path: Path)
     rows = ", ".join(f"“t{i}”" for i in range(9))
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", f"attn: --answer: A is 600 × 600 (rows {rows}, …, “t599”); the answer is 1 × 2\n")
+
+
+def test_a_row_of_one_number_is_said_in_the_singular(tmp_path: Path) -> None:
+    typed = run("check", CAT, "--step", "weights", "--answer", "1 0 0; 0.36; 0.4 0.25 0.35")
+    assert (typed.exit_code, typed.stderr) == (
+        2, "attn: --answer: row 2 has 1 number, expected 3\n")
+    (tmp_path / "ragged.yaml").write_text("weights: [[1, 0, 0], [0.36], [0.4, 0.25, 0.35]]\n")
+    filed = run("check", CAT, "--answer", str(tmp_path / "ragged.yaml"), "--lang", "ru")
+    assert filed.exit_code == 2
+    assert filed.stderr.endswith("ragged.yaml:1:22: weights: строка 2: 1 число, ожидается 3\n")

@@ -132,8 +132,9 @@ def from_text(text: str, step: str, where: Location, head: int | None = None) ->
             raise SpecError(Msg.of("row {row} is empty; write numbers separated by spaces and "
                                    'rows separated by ";", like "1 0; 0 1"', row=r), where)
         if rows and len(entries) != len(rows[0]):
-            raise SpecError(Msg.of("row {row} has {found} numbers, expected {expected}",
-                                   row=r, found=len(entries), expected=len(rows[0])), where)
+            raise SpecError(Msg.plural_of("row {row} has {count} number, expected {expected}",
+                                          "row {row} has {count} numbers, expected {expected}",
+                                          len(entries), row=r, expected=len(rows[0])), where)
         rows.append(tuple(written(entry, where) for entry in entries))
     return Answer(step, tuple(rows), where, head)
 
@@ -180,9 +181,11 @@ def _matrix(node: Node, step: str) -> Answer:
     cells: list[tuple[Written, ...]] = []
     for r, row in enumerate(rows, start=1):
         if cells and len(row.value) != len(cells[0]):
-            raise SpecError(Msg.of("{path}: row {row} has {found} numbers, expected {expected}",
-                                   path=node.where.path, row=r, found=len(row.value),
-                                   expected=len(cells[0])), row.where)
+            raise SpecError(Msg.plural_of("{path}: row {row} has {count} number, expected "
+                                          "{expected}", "{path}: row {row} has {count} numbers, "
+                                          "expected {expected}", len(row.value),
+                                          path=node.where.path, row=r, expected=len(cells[0])),
+                            row.where)
         cells.append(tuple(_number(cell) for cell in row.value))
     return Answer(step, tuple(cells), node.where)
 
