@@ -161,12 +161,21 @@ def rounded_decimal(x: float, precision: int) -> Decimal:
 POWERS = tuple(10.0 ** p for p in range(23))  # exact in float64 up to 10^22
 
 
+def power_of_ten(precision: int) -> float:
+    """10^precision as a float: exact up to 10^22; ∞ past float64 (a subnormal's error written
+    to 311 decimals asked for 10^313, an OverflowError), which sends a number to the Decimal
+    path."""
+    if precision < len(POWERS):
+        return POWERS[precision]
+    return 10.0 ** precision if precision <= 308 else math.inf
+
+
 def _clear_half_up(x: float, precision: int, tolerance: float = 1e-13) -> int | None:
     """|x| rounded half up to `precision` decimals, in units of the last one, worked in floats
     when that is sure to be the rule's answer: |x|·10^precision is within a few ulps of its
     shortest decimal's, so unless its fraction is all but one half, rounding it is rounding that
     decimal. None for a near tie, and for a number too large: the Decimal path decides those."""
-    scaled = abs(x) * (POWERS[precision] if precision < len(POWERS) else 10.0 ** precision)
+    scaled = abs(x) * power_of_ten(precision)
     if scaled >= 2.0 ** 40:
         return None
     whole = math.floor(scaled)
@@ -182,7 +191,7 @@ def rounded_if_clear(x: float, precision: int, tolerance: float) -> float | None
     units = _clear_half_up(x, precision, tolerance)
     if units is None or not x or abs(x) >= LARGE / 2:
         return None
-    value = units / (POWERS[precision] if precision < len(POWERS) else 10.0 ** precision)
+    value = units / power_of_ten(precision)
     return -value if x < 0 else value
 
 
@@ -198,7 +207,7 @@ def rounded(x: float, precision: int) -> float:
     units = _clear_half_up(x, precision)
     if units is None:
         return float(rounded_decimal(x, precision))
-    value = units / (POWERS[precision] if precision < len(POWERS) else 10.0 ** precision)  # the
+    value = units / power_of_ten(precision)  # the
     # float nearest the decimal, as float(Decimal) gives it
     return -value if x < 0 else value
 
@@ -319,7 +328,7 @@ class NumberFormat:
 
         x = np.asarray(values, dtype=np.float64)  # (k,)
         precision = self.precision
-        power = POWERS[precision] if precision < len(POWERS) else 10.0 ** precision
+        power = power_of_ten(precision)
         with np.errstate(invalid="ignore", over="ignore"):
             scaled = np.abs(x) * power  # (k,), as _clear_half_up scales each
             whole = np.floor(scaled)  # (k,)
