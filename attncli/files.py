@@ -178,7 +178,8 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
     +a`), no temporary name could be taken back, so there the whole text, once made, is written
     over the file in place (see `write_in_place`), as it is where a rename is refused. Only a
     regular file is written (see `output_target` and the module's two policies for links).
-    Refuses to write over any `protect` path (the input spec) with a UsageError (exit 2). A
+    Refuses to write over any `protect` path (the input spec) with a UsageError (exit 2). The
+    new file keeps the old one's owner and group where the system allows (see `keep_owner`). A
     `plain` file (a snippet) is written without an exec, setuid, setgid or sticky bit, whatever
     the file it replaces had."""
     for guarded in protect:
@@ -203,6 +204,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
         with os.fdopen(handle, "w+b") as staged:
             try:
                 write_all(staged, text)
+                keep_owner(staged.fileno(), target)
                 os.fchmod(staged.fileno(), file_mode(target, plain))
                 if name is None:
                     if linked_as(staged, target):
@@ -278,6 +280,24 @@ def file_mode(target: Path, plain: bool) -> int:
     umask = os.umask(0)
     os.umask(umask)
     return PLAIN & ~umask
+
+
+def keep_owner(handle: int, target: Path) -> None:
+    """The file open at `handle` given the owner and group of `target`, the file it replaces:
+    root filling another user's document must leave it theirs to read. Where the system refuses
+    (only root gives a file away), the group alone (a group the user is in), else nothing, and
+    nothing said: as with the mode, what can be kept is kept."""
+    try:
+        old = os.lstat(target)
+    except OSError:
+        return
+    new = os.fstat(handle)
+    if (new.st_uid, new.st_gid) == (old.st_uid, old.st_gid) or not hasattr(os, "fchown"):
+        return
+    for owner in (old.st_uid, -1):
+        with contextlib.suppress(OSError):
+            os.fchown(handle, owner, old.st_gid)
+            return
 
 
 def linked_as(staged: BinaryIO, target: Path) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.test_files import AS_ROOT, NOBODY
 from tests.test_limits import peak_rss_mb
 
 ROOT = Path(__file__).parent.parent
@@ -320,3 +321,16 @@ def test_a_cell_attn_did_not_make_is_kept_whatever_its_metadata_says(
     assert (again.returncode, again.stderr) == (
         0, "attn: 0 documents filled, 1 up to date, 0 failed\n")
 
+
+@AS_ROOT
+def test_root_filling_another_users_document_leaves_it_theirs(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    post = tmp_path / "post.md"
+    post.write_text("# Post\n\n```attn\nspec: s.yaml\n```\n", encoding="utf-8")
+    os.chown(post, NOBODY, NOBODY)
+    post.chmod(0o640)
+    run = fill("post.md", tmp_path)
+    assert (run.returncode, run.stderr) == (0, "attn: 1 document filled, 0 up to date, 0 failed\n")
+    done = post.stat()
+    assert "attn fill: generated" in post.read_text(encoding="utf-8")
+    assert (done.st_uid, done.st_gid, done.st_mode & 0o777) == (NOBODY, NOBODY, 0o640)
