@@ -165,8 +165,32 @@ def temporary_stem(name: str) -> str:
     return stem
 
 
+def written_over(path: Path, guarded: str | Path | int) -> bool:
+    """Whether writing to `path` would replace the input `guarded`: a file by its name, or an
+    open file by its descriptor (STANDARD_INPUT: `attn export - -o spec.yaml < spec.yaml`), a
+    regular file there being the file of that device and inode, whatever name or link leads to
+    it (a pipe or a terminal is no file to write over)."""
+    if not isinstance(guarded, int):
+        return same_file(path, Path(guarded))
+    try:
+        opened = os.fstat(guarded)
+        named = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(opened.st_mode) and (opened.st_dev, opened.st_ino) == (
+        named.st_dev, named.st_ino)
+
+
+def check_not_input(path: str | Path, protect: Iterable[str | Path | int]) -> None:
+    """UsageError (exit 2) if writing to `path` would replace one of the inputs `protect`."""
+    for guarded in protect:
+        if written_over(Path(path), guarded):
+            raise UsageError(Msg.of("refusing to write over the input {file}; choose another "
+                                    "output file", file=str(path)))
+
+
 def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
-                 protect: Iterable[str | Path] = (), follow: bool = True,
+                 protect: Iterable[str | Path | int] = (), follow: bool = True,
                  plain: bool = False) -> None:
     """Write `text` (UTF-8, as given; bytes as they are; or its pieces, each as it is made, so a
     large document is never held whole) to `path`, whole or not at all. The text goes first to a
@@ -178,13 +202,11 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
     +a`), no temporary name could be taken back, so there the whole text, once made, is written
     over the file in place (see `write_in_place`), as it is where a rename is refused. Only a
     regular file is written (see `output_target` and the module's two policies for links).
-    Refuses to write over any `protect` path (the input spec) with a UsageError (exit 2). A
-    `plain` file (a snippet) is written without an exec, setuid, setgid or sticky bit, whatever
-    the file it replaces had."""
-    for guarded in protect:
-        if same_file(Path(path), Path(guarded)):
-            raise UsageError(Msg.of("refusing to write over the input {file}; choose another "
-                                    "output file", file=str(path)))
+    Refuses to write over any `protect` path or open file (the input spec, see `written_over`)
+    with a UsageError (exit 2). The new file keeps the old one's owner and group where the
+    system allows (see `keep_owner`). A `plain` file (a snippet) is written without an exec,
+    setuid, setgid or sticky bit, whatever the file it replaces had."""
+    check_not_input(path, protect)
     target = output_target(path, follow)
     folder = target.parent if str(target.parent) else Path(".")
     try:
@@ -203,6 +225,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
         with os.fdopen(handle, "w+b") as staged:
             try:
                 write_all(staged, text)
+                keep_owner(staged.fileno(), target)
                 os.fchmod(staged.fileno(), file_mode(target, plain))
                 if name is None:
                     if linked_as(staged, target):
@@ -278,6 +301,24 @@ def file_mode(target: Path, plain: bool) -> int:
     umask = os.umask(0)
     os.umask(umask)
     return PLAIN & ~umask
+
+
+def keep_owner(handle: int, target: Path) -> None:
+    """The file open at `handle` given the owner and group of `target`, the file it replaces:
+    root filling another user's document must leave it theirs to read. Where the system refuses
+    (only root gives a file away), the group alone (a group the user is in), else nothing, and
+    nothing said: as with the mode, what can be kept is kept."""
+    try:
+        old = os.lstat(target)
+    except OSError:
+        return
+    new = os.fstat(handle)
+    if (new.st_uid, new.st_gid) == (old.st_uid, old.st_gid) or not hasattr(os, "fchown"):
+        return
+    for owner in (old.st_uid, -1):
+        with contextlib.suppress(OSError):
+            os.fchown(handle, owner, old.st_gid)
+            return
 
 
 def linked_as(staged: BinaryIO, target: Path) -> bool:
@@ -426,6 +467,7 @@ def read_at_most(stream: BinaryIO, limit: int) -> bytes:
 
 
 PIECE = 1 << 20
+STANDARD_INPUT = 0  # the descriptor a spec named `-` is read from
 PLAIN = 0o666  # read and write bits only: what a fresh file gets, less the umask
 KEPT = 0o777  # the bits a file written over keeps: never setuid, setgid or sticky
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)

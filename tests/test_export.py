@@ -322,6 +322,10 @@ def test_output_never_overwrites_the_input_spec(tmp_path: Path,
         assert len(result.stderr.strip().splitlines()) == 1
     result = runner.invoke(app, ["export", str(spec), "--heatmap", "spec.yaml"])
     assert result.exit_code == 2
+    # refused before any output is written: the heatmap named first was written, then -o refused
+    result = runner.invoke(app, ["export", str(spec), "--heatmap", "w.svg", "--latex", "-o",
+                                 "spec.yaml"])
+    assert result.exit_code == 2 and sorted(os.listdir(tmp_path)) == ["spec.yaml"]
     assert spec.read_bytes() == original
 
 

@@ -68,3 +68,56 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
     assert translate(caught.value.message) == f"cannot write {path}: no space left on the disk"
     assert path.read_text() == "old content\n"
     assert [p.name for p in tmp_path.iterdir()] == ["snippet.txt"]
+
+
+AS_ROOT = pytest.mark.skipif(os.geteuid() != 0 and os.environ.get("CI") != "true",
+                             reason="only root gives a file to another user (CI runs as root)")
+NOBODY = 65534
+
+
+@AS_ROOT
+@pytest.mark.parametrize("way", ["unnamed", "temporary"])
+def test_a_file_root_writes_over_keeps_its_owner_and_group(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str) -> None:
+    """Root filling another user's post.md (640) must leave it theirs: renamed over by a file
+    root made, it was root's, and its owner could no longer read it. (Written in place, in an
+    append-only folder, it is the same file and keeps its owner anyway.)"""
+    import attncli.files as files
+
+    if way == "temporary":  # a system without unnamed files: a temporary file beside it
+        monkeypatch.setattr(files, "unnamed_file", lambda folder: None)
+    path = tmp_path / "post.md"
+    path.write_text("old\n")
+    os.chown(path, NOBODY, NOBODY)
+    path.chmod(0o640)
+    write_atomic(path, "new\n", plain=True)
+    done = path.stat()
+    assert (path.read_text(), done.st_uid, done.st_gid, stat.S_IMODE(done.st_mode)) == (
+        "new\n", NOBODY, NOBODY, 0o640)
+
+
+@AS_ROOT
+@pytest.mark.parametrize(("refused", "kept"), [(1, (0, NOBODY)), (2, (0, 0))])
+def test_where_the_system_refuses_the_owner_the_group_is_kept_and_nothing_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: int,
+        kept: tuple[int, int]) -> None:
+    """As a user who is not root meets it: giving the file to its owner is refused, and the
+    group is given where the user is in it (`refused` 1), else nothing (2); the file is written
+    either way."""
+    calls: list[tuple[int, int]] = []
+    fchown = os.fchown
+
+    def as_a_user(handle: int, owner: int, group: int) -> None:
+        calls.append((owner, group))
+        if len(calls) <= refused:
+            raise PermissionError(1, "Operation not permitted")
+        fchown(handle, owner, group)
+
+    monkeypatch.setattr(os, "fchown", as_a_user)
+    path = tmp_path / "post.md"
+    path.write_text("old\n")
+    os.chown(path, NOBODY, NOBODY)
+    write_atomic(path, "new\n")
+    assert calls == [(NOBODY, NOBODY), (-1, NOBODY)]
+    done = path.stat()
+    assert (path.read_text(), (done.st_uid, done.st_gid)) == ("new\n", kept)

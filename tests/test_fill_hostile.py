@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.test_files import AS_ROOT, NOBODY
 from tests.test_limits import peak_rss_mb
 
 ROOT = Path(__file__).parent.parent
@@ -294,3 +295,42 @@ def test_the_magic_refuses_a_lone_surrogate_where_it_is(capsys: pytest.CaptureFi
     start_ipython()
     assert attn("", "tokens: [\udcff, b]\nembeddings: [[1, 0], [0, 1]]\n") is None
     assert capsys.readouterr().err == "<cell>:2:10: expected UTF-8 text, found the byte 0xff\n"
+
+
+@pytest.mark.parametrize(("kind", "mark"), [("code", True), ("raw", True), ("markdown", 1)])
+def test_a_cell_attn_did_not_make_is_kept_whatever_its_metadata_says(
+        tmp_path: Path, kind: str, mark: object) -> None:
+    """attn makes only Markdown cells marked `"generated": true`: a code or raw cell carrying
+    the mark (Jupyter copies metadata with a cell) and a mark of `1` are the user's, so the
+    generated cell goes in before them and they stay as they were; replaced, a code cell's
+    source and outputs were lost."""
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    theirs: dict[str, Any] = {"cell_type": kind, "metadata": {"attn": {"generated": mark}},
+                              "source": "USER-KEEP"}
+    if kind == "code":
+        theirs |= {"execution_count": 3, "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": "kept\n"}]}
+    notebook([{"cell_type": "markdown", "metadata": {}, "source": "```attn\nspec: s.yaml\n```\n"},
+              theirs], tmp_path)
+    run = fill("n.ipynb", tmp_path)
+    assert (run.returncode, run.stderr) == (0, "attn: 1 document filled, 0 up to date, 0 failed\n")
+    cells = json.loads((tmp_path / "n.ipynb").read_text(encoding="utf-8"))["cells"]
+    assert [c["cell_type"] for c in cells] == ["markdown", "markdown", kind]
+    assert cells[1]["metadata"] == {"attn": {"generated": True}} and cells[2] == theirs
+    again = fill("n.ipynb", tmp_path)
+    assert (again.returncode, again.stderr) == (
+        0, "attn: 0 documents filled, 1 up to date, 0 failed\n")
+
+
+@AS_ROOT
+def test_root_filling_another_users_document_leaves_it_theirs(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    post = tmp_path / "post.md"
+    post.write_text("# Post\n\n```attn\nspec: s.yaml\n```\n", encoding="utf-8")
+    os.chown(post, NOBODY, NOBODY)
+    post.chmod(0o640)
+    run = fill("post.md", tmp_path)
+    assert (run.returncode, run.stderr) == (0, "attn: 1 document filled, 0 up to date, 0 failed\n")
+    done = post.stat()
+    assert "attn fill: generated" in post.read_text(encoding="utf-8")
+    assert (done.st_uid, done.st_gid, done.st_mode & 0o777) == (NOBODY, NOBODY, 0o640)

@@ -5,7 +5,6 @@ stdout or written safely to a file, optionally as a worksheet with its answer ke
 # time, and each written as a string would be compiled and evaluated on every run.
 from collections.abc import Iterable
 from enum import Enum
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -16,12 +15,12 @@ from attncli.cli.inputs import (
     check_outputs,
     check_precision,
     decimal_option,
+    inputs_of,
     language,
     languages,
     load_walkthrough,
     loading,
     one_standard_output,
-    spec_path,
 )
 from attncli.cli.options import (
     AllowOutsideOpt,
@@ -232,7 +231,7 @@ def export(
         output = None
 
     def action() -> str | Iterable[str]:
-        from attncli.files import write_atomic
+        from attncli.files import check_not_input, write_atomic
         from attncli.render import render, stream
         from attncli.spec.files import recording
 
@@ -275,7 +274,10 @@ def export(
             shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells),
                                      shows)
         walkthrough = shown.walkthrough
-        protect: list[str | Path] = [*([spec_path(spec)] if spec != "-" else []), *named]
+        protect = inputs_of(spec, named)
+        for path in (output, heatmap, answers):  # refused before any of them is written
+            if path is not None and path != STDOUT:
+                check_not_input(path, protect)
         decimal = decimal_option(decimal_comma)
         key = walkthrough
         if sheet:
@@ -309,7 +311,7 @@ def export(
                 on_stdout = stream(key, fmt.value, chosen, **shape, **options)
             elif answers is not None:
                 write_atomic(answers, stream(key, fmt.value, chosen, **shape, **options),
-                             protect=protect + ([output] if output else []))
+                             protect=[*protect, *([output] if output else [])])
         if output is None:
             return text
         write_atomic(output, text, protect=protect)

@@ -15,6 +15,9 @@ from attncli.i18n import DEFAULT_LANG, Msg, first_known
 from attncli.spec.view import Inline, Loading, View, parse_languages
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
     from attncli.steps.show import Shown
 
 MAX_PRECISION = 12
@@ -94,6 +97,14 @@ def spec_path(spec: str | None) -> str:
     from attncli.spec.examples import example_path
 
     return str(example_path())
+
+
+def inputs_of(spec: str | None, named: Iterable[str | Path]) -> list[str | Path | int]:
+    """What no output may be written over: the spec file, or for `-` standard input (a file
+    piped with `< spec.yaml` is as much the input as its name), and the files it reads."""
+    from attncli.files import STANDARD_INPUT
+
+    return [STANDARD_INPUT if spec == "-" else spec_path(spec), *named]
 
 
 def load_walkthrough(spec: str | None, inline: Inline, view: View,

@@ -9,10 +9,10 @@ from attncli.cli.inputs import (
     check_outputs,
     check_precision,
     decimal_option,
+    inputs_of,
     languages,
     load_walkthrough,
     loading,
-    spec_path,
 )
 from attncli.errors import UsageError
 from attncli.i18n import Msg
@@ -47,5 +47,5 @@ def write_spreadsheet(spec: str | None, output: str | None, view: View, other: b
     assert shown.spec is not None
     book = workbook(shown.spec, shown.walkthrough, RenderOptions(
         lang=chosen[0], precision=view.precision, decimal=decimal_option(decimal_comma)))
-    write_atomic(target, book.data, protect=[*([spec_path(spec)] if spec != "-" else []), *named])
+    write_atomic(target, book.data, protect=inputs_of(spec, named))
     return ""

@@ -305,8 +305,14 @@ def cell_text(cell: Value) -> str:
 
 
 def is_generated(cell: Any) -> bool:
-    metadata = cell.get("metadata") if isinstance(cell, dict) else None
-    return isinstance(metadata, dict) and metadata.get("attn") == GENERATED
+    """Whether `cell` is one attn made: a Markdown cell marked `"attn": {"generated": true}`.
+    A code or raw cell carrying the mark (Jupyter copies a cell's metadata with it) is the
+    user's, and so is a mark that is not `true` itself (`1`)."""
+    if not (isinstance(cell, dict) and cell.get("cell_type") == "markdown"):
+        return False
+    metadata = cell.get("metadata")
+    mark = metadata.get("attn") if isinstance(metadata, dict) else None
+    return mark == GENERATED and mark["generated"] is True
 
 
 def cell_blocks(cell: Value, reader: Reader) -> tuple[list[Block], Positions]:
