@@ -293,3 +293,14 @@ def test_the_scores_worked_tile_by_tile_are_bounded_across_the_heads() -> None:
             f"tiling: the tiles of all heads hold {scores:,} scores; at most 4,096 are worked "
             "through; choose fewer tokens or heads")
         assert scores == n * n * heads
+
+
+def test_a_tile_whose_score_overflows_in_float16_is_compared_with_its_float64_twin() -> None:
+    """S[a, a] = 300² = 90,000 is ∞ in float16: that tile shows matrices its float64 twin does
+    not, and the comparison asserted they were as many (exit 3 in every command)."""
+    from attncli.i18n import translate as tr
+
+    spec = loads_spec("tokens: [a, b]\nembeddings: [[300.0, 0.0], [0.0, 1.0]]\n"
+                      "tiling: {keys: 1, queries: 1}\ndtype: float16\n")
+    notes = [tr(note, "en") for step in build(spec).steps for note in step.notes]
+    assert "Overflow: S[a, a] is inf in float16 (float64: 90000)." in notes

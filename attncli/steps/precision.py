@@ -34,11 +34,13 @@ def compared(dtype: Dtype, precision: int, steps: list[Step],
     errors: list[StepError] = []
     findings: list[Finding] = []
     for number, (low, exact) in enumerate(zip(steps, full, strict=True), start=1):
-        assert low.id == exact.id and len(low.matrices) == len(exact.matrices)
-        if not low.matrices:
+        assert low.id == exact.id
+        pairs = twins(low.matrices, exact.matrices)
+        if not pairs:
             out.append(low)
             continue
-        error, found = differences(number, low.matrices, exact.matrices)
+        error, found = differences(number, tuple(pair[0] for pair in pairs),
+                                   tuple(pair[1] for pair in pairs))
         notes = [] if error is None else [error_note(d, error)]
         for kind in KINDS:
             these = [f for f in found if f.kind == kind]
@@ -54,6 +56,18 @@ def compared(dtype: Dtype, precision: int, steps: list[Step],
     partial = any(m.kept is not None for step in steps for m in step.matrices)
     out.append(summary(d, findings, verdict_notes(d, judged, heads), partial))
     return out, LowPrecisionReport(dtype, tuple(errors), tuple(findings), tuple(judged))
+
+
+def twins(low: tuple[Matrix, ...], exact: tuple[Matrix, ...]) -> list[tuple[Matrix, Matrix]]:
+    """Each matrix of a step in the low precision beside the same matrix in float64: one for
+    one; by symbol where the two passes show different matrices (a tile whose scores are ∞ in
+    float16 shows what its float64 twin does not)."""
+    if len(low) == len(exact):
+        return list(zip(low, exact, strict=True))
+    by_symbol = {m.symbol.text: m for m in exact}
+    return [(m, by_symbol[m.symbol.text]) for m in low
+            if m.symbol.text in by_symbol and by_symbol[m.symbol.text].values.shape
+            == m.values.shape]
 
 
 def at(number: int, matrix: Matrix, i: int, j: int) -> Cell:
