@@ -17,6 +17,7 @@ from attncli.arithmetic.numbers import (
     CONTEXT,
     LARGE,
     as_decimal,
+    power_of_ten,
     rounded,
     rounded_if_clear,
 )
@@ -82,7 +83,9 @@ def _dot_rows(terms: Terms, precision: int) -> Decimal:
     """Σ aₖ·bₖ of printed numbers from the two rows at once (see _dot_units)."""
     total = _dot_units(terms, precision)
     if total is None:  # ±inf or NaN among them: worked in Decimal, which knows them
-        return _dot_decimal(Sum(tuple(terms)), precision)
+        found = _dot_decimal(Sum(tuple(terms)), precision)
+        assert found is not None  # two rows of numbers
+        return found
     return Decimal(total).scaleb(-2 * precision)
 
 
@@ -123,7 +126,7 @@ _MISSING = object()
 def _row_units(values: NDArray[np.float64], precision: int) -> NDArray[Any] | None:
     if not np.isfinite(values).all():
         return None
-    scaled = np.abs(values) * 10.0 ** precision  # (k,), within a few ulps of the decimal's
+    scaled = np.abs(values) * power_of_ten(precision)  # (k,), within a few ulps of the decimal's
     whole = np.floor(scaled + 0.5)  # half up, where the fraction is clearly not near one half
     fraction = scaled - np.floor(scaled)
     unsure = ((np.abs(fraction - 0.5) < 1e-9 + scaled * 1e-13) | (scaled >= 2.0 ** 40)
@@ -137,14 +140,17 @@ def _row_units(values: NDArray[np.float64], precision: int) -> NDArray[Any] | No
     return out
 
 
-def _dot_decimal(expr: Sum, precision: int) -> Decimal:
-    """dot, with an infinite or undefined number among the terms."""
+def _dot_decimal(expr: Sum, precision: int) -> Decimal | None:
+    """dot, with an infinite or undefined number among the terms; None for a sum that is not
+    of numbers and products of numbers (a tile's Õ line multiplies a row), as dot says."""
     total = Decimal(0)
     for term in expr.terms:
         factors = term.factors if isinstance(term, Product) else (term,)
         value = Decimal(1)
         for factor in factors:
-            value *= printed(factor.value, precision)  # type: ignore[union-attr]
+            if not isinstance(factor, Num):
+                return None
+            value *= printed(factor.value, precision)
         total += value
     return total
 

@@ -51,6 +51,7 @@ def say(message: Msg, lang: str) -> None:
 def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> None:
     """Run `action` and write what it returns; the one place errors become exit codes."""
     memory_line = prepared_memory_line(lang)
+    quiet_float_warnings()
     if not room_for_numpy():
         out_of_memory(memory_line)
         raise typer.Exit(OUT_OF_MEMORY)
@@ -84,6 +85,18 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
             line = translate(message, DEFAULT_LANG)
         echo_error("attn: " + line)
         raise typer.Exit(INTERNAL_ERROR) from None
+
+
+def quiet_float_warnings() -> None:
+    """NumPy's floating-point warnings (`RuntimeWarning: overflow encountered in matmul`, with
+    attn's own source line) are English on stderr beside attn's one line: every result is
+    checked for ∞ and NaN where it is made (steps/base.py `finite`, the low precision's
+    findings), which says what overflowed, in the user's language."""
+    import warnings
+
+    warnings.filterwarnings("ignore", category=RuntimeWarning,
+                            message=r"(overflow|invalid value|divide by zero|underflow) "
+                                    r"encountered")
 
 
 # Address space a command takes from here to its first number: NumPy's import, with one BLAS
