@@ -181,7 +181,8 @@ def _spec_snippets(work: Work) -> list[Outcome]:
         if view not in built:
             try:
                 if not isinstance(spec, AttnError):
-                    checked(spec, view, loading.max_cells, target)
+                    check_view(spec, view, loading.max_cells, target.format,
+                               view.where.get("format"), target.spec.as_posix())
                 built[view] = spec if isinstance(spec, AttnError) else held(prepare(spec, view))
             except AttnError as error:
                 built[view] = without_frames(error)
@@ -192,18 +193,6 @@ def _spec_snippets(work: Work) -> list[Outcome]:
             outcomes.append(carried(compare_and_write(target, walkthrough, False,
                                                       max_bytes(loading.max_cells)), keep))
     return outcomes
-
-
-def checked(spec: Spec, view: View, max_cells: int, target: Target) -> None:
-    """The bounds on what `view` asks of `spec` (steps/budget.py); a refusal at the manifest
-    entry's key names the spec too, since one entry lists many, each refused alike."""
-    try:
-        check_view(spec, view, max_cells, target.format, view.where.get("format"))
-    except AttnError as error:
-        if error.where is None or error.where.source != target.where.source:
-            raise
-        raise SpecError(Msg.of("{path}: {problem}", path=target.spec.as_posix(),
-                               problem=error.message), error.where) from None
 
 
 def without_frames(error: AttnError) -> AttnError:
