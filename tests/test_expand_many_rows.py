@@ -28,11 +28,14 @@ def spec(tmp_path: Path, expand: list[str]) -> str:
 
 def test_a_spec_naming_every_row_is_refused_before_any_is_worked(tmp_path: Path) -> None:
     # one head; an output row is one sum over m + d_model = 1,000 + 2 terms at most
-    result = runner.invoke(app, ["validate", spec(tmp_path, [f"output:{t}" for t in TOKENS])])
+    path = spec(tmp_path, [f"output:{t}" for t in TOKENS])
+    result = runner.invoke(app, ["validate", path])
     assert result.exit_code == 2
+    text = Path(path).read_text()  # one line: refused where the list display.expand holds opens
+    column = text.index('"expand": ') + len('"expand": ') + 1
     assert result.stderr.splitlines()[0] == (
-        "attn: display.expand: writing out the cells asked for takes up to 1,002,000 terms; "
-        "the limit is 50,000, which --max-cells sets; ask for fewer cells")
+        f"{path}:1:{column}: display.expand: writing out the cells asked for takes up to "
+        "1,002,000 terms; the limit is 50,000, which --max-cells sets; ask for fewer cells")
 
 
 def test_the_limit_counts_each_cell_once_and_rows_by_their_step(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from attncli.i18n.library_messages import (
     toml_problem,
     yaml_problem,
 )
-from attncli.snippets.manifest import toml_tree
+from attncli.snippets.toml_tree import toml_tree
 from attncli.spec import load_spec
 
 UNTRANSLATED = ("PyYAML's message has no translation: {detail}",

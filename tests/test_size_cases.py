@@ -177,13 +177,15 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
         lambda folder: (folder / "spec.yaml").write_text(tokens(300, 16)
                                                          + "display: {expand: all}\n"),
         ["explain", "spec.yaml"],
-        "attn: display.expand: writing out every cell of this spec takes up to 29,956,800 terms; "
+        "spec.yaml:3:19: display.expand: writing out every cell of this spec takes up to "
+        "29,956,800 terms; "
         "the limit is 50,000, which --max-cells sets; choose cells with STEP:ROW"),
     "display: {round_intermediates: true} on 480 x 8": (
         lambda folder: (folder / "spec.yaml").write_text(
             tokens(480, 8) + "display: {round_intermediates: true}\n"),
         ["explain", "spec.yaml"],
-        "attn: display.round_intermediates: hand calculation of this spec works 230,400 weights; "
+        "spec.yaml:3:32: display.round_intermediates: hand calculation of this spec works "
+        "230,400 weights; "
         "the limit is 20,000, which --max-cells sets"),
     ".npz of 70,000 members": (
         many_members, ["explain", "spec.yaml"],

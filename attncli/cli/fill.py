@@ -12,6 +12,7 @@ import typer
 from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import language, loading
 from attncli.cli.options import DebugOpt, MaxCellsOpt, MessagesLangOpt
+from attncli.cli.places import once_each
 from attncli.cli.running import fail, run, say
 from attncli.cli.streams import write_stdout
 from attncli.errors import AttnError, CheckFailed, SpecError
@@ -26,7 +27,8 @@ app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
 def fill(
     files: Annotated[list[str], typer.Argument(
         help=N_("The documents: Markdown (.md, .markdown), Quarto (.qmd), LaTeX (.tex) or "
-                "notebooks (.ipynb)."), show_default=False)],
+                "notebooks (.ipynb); a document named more than once is filled once."),
+        show_default=False)],
     check: Annotated[bool, typer.Option(
         "--check", help=N_("Write nothing; exit 1 if any block's output is stale or missing."))
     ] = False,
@@ -47,7 +49,7 @@ def fill(
         writing = not (check or diff)
         counts = {"filled": 0, "unchanged": 0, "failed": 0, "stale": 0}
         diffs = []
-        for name in files:
+        for name in once_each(files):
             try:
                 filled = fill_document(from_deleted_folder(name), reading.max_cells)
                 if writing and filled.new != filled.old:

@@ -39,3 +39,24 @@ def from_deleted_folder(name: str) -> Path:
     if not folder.startswith("/") or folder.endswith(" (deleted)"):
         return path
     return Path(folder) / path.name
+
+
+def once_each(names: list[str]) -> list[str]:
+    """`names` in order, each file once: a name of a file named before (`post.md ./post.md`, a
+    hard link: the same device and inode, as spec/files.py's `identity` knows it) is left out,
+    so the file is worked and counted once. 2,000 names of one spec took `attn validate` 4.9 s,
+    of one document `attn fill --check` 13.6 s. A name the system cannot be asked about (no
+    such file) is kept to be refused as it is; `-`, standard input, is read each time named."""
+    from attncli.spec.files import identity
+
+    seen: set[object] = set()
+    kept = []
+    for name in names:
+        if name != "-":
+            found = identity(from_deleted_folder(name))
+            key = found[:2] if isinstance(found, tuple) else found
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(name)
+    return kept

@@ -10,6 +10,7 @@ import typer
 from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import language, languages, load_walkthrough, loading
 from attncli.cli.options import AllowOutsideOpt, DebugOpt, MaxCellsOpt, MessagesLangOpt
+from attncli.cli.places import once_each
 from attncli.cli.running import fail, run, say
 from attncli.errors import AttnError, SpecError, UsageError
 from attncli.i18n import N_, Msg
@@ -21,8 +22,9 @@ app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
 
 @app.command(help=COMMAND_HELP["validate"])
 def validate(
-    specs: Annotated[list[str], typer.Argument(help=N_("Spec files to check; - reads standard "
-                                                       "input."),
+    specs: Annotated[list[str], typer.Argument(help=N_("Spec files to check (a file named more "
+                                                       "than once is checked once); - reads "
+                                                       "standard input."),
                                                show_default=False)],
     allow_outside: AllowOutsideOpt = False,
     max_cells: MaxCellsOpt = DEFAULT_MAX_CELLS,
@@ -35,7 +37,8 @@ def validate(
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         reading = loading(allow_outside, max_cells)
         broken = 0
-        for spec in specs:
+        named = once_each(specs)
+        for spec in named:
             try:  # what `attn explain --format text` makes of it, without writing it out
                 load_walkthrough(spec, Inline(), View(summary=True, read=False), reading)
             except AttnError as error:
@@ -44,8 +47,8 @@ def validate(
         if broken:
             raise SpecError(Msg.plural_of("{count} spec of {total} has errors",
                                           "{count} specs of {total} have errors",
-                                          broken, total=len(specs)))
-        say(Msg.plural_of("{count} spec is valid", "{count} specs are valid", len(specs)), lang)
+                                          broken, total=len(named)))
+        say(Msg.plural_of("{count} spec is valid", "{count} specs are valid", len(named)), lang)
         return ""
 
     run(action, lang, debug)

@@ -155,7 +155,8 @@ def walkthrough_text(request: Request, fmt: str, max_cells: int = DEFAULT_MAX_CE
     from attncli.steps.show import prepare
 
     chosen = replace(request.view, summary=request.view.matrix is None)
-    check_view(request.spec, chosen, max_cells, "--" + fmt)
+    # a block shows every number only of the one matrix its `matrix:` asks for
+    check_view(request.spec, chosen, max_cells, "--" + fmt, chosen.where.get("matrix"))
     shown = prepare(request.spec, chosen)
     options = {"full": False, "width": 80, "decimal": None}
     if shown.matrix is not None:

@@ -17,16 +17,16 @@ Both files hold the same thing, a list named `snippets`; each entry reads
     matrix = "A:2"
 
 Errors name the file, line:column and key path. YAML's Node tree keeps marks; TOML's reader
-keeps none, so toml_marks finds each key and value in the text.
+keeps none, so toml_tree finds each key and value in the text. A manifest holds at most
+MAX_ENTRIES entries, counted before any is checked; each glob written is expanded once, however
+many entries write it.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import re
 import string
-import sys
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -34,13 +34,12 @@ from typing import Any
 from attncli.errors import Location, SpecError, UsageError
 from attncli.files import NotRegular, check_regular, read_regular
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
-from attncli.i18n.library_messages import os_problem, toml_problem
+from attncli.i18n.library_messages import os_problem
 from attncli.records import record
 from attncli.render import EXTENSIONS, file_formats
 from attncli.snippets.rules import check_output
 from attncli.snippets.spec_glob import matching
-from attncli.snippets.toml_depth import check_depth, too_deep
-from attncli.snippets.toml_marks import Position, marks
+from attncli.snippets.toml_tree import MAX_ENTRIES, toml_tree, too_many_entries
 from attncli.spec.limits import MIN_BYTES
 from attncli.spec.source import Node, decode, parse
 from attncli.spec.values import (
@@ -54,11 +53,6 @@ from attncli.spec.values import (
 )
 from attncli.spec.view import View
 from attncli.spec.view_keys import VIEW_KEYS, view
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 MANIFEST_NAMES = ("attn.toml", "snippets.yaml")
 TOP_KEYS = ("snippets",)
@@ -85,6 +79,7 @@ class Entry:
     output_where: Location
     precision: int | None
     view: View  # what to show: steps, head ... (see entry_view)
+    format_where: tuple[Location, ...] = ()  # where each of `formats` is written
 
 
 @record
@@ -151,60 +146,10 @@ def load_manifest(path: Path) -> Manifest:
     if "snippets" not in top:
         fail(root, "the key {key} is missing", key="snippets")
     entries = items(top["snippets"], Msg.of("a list of snippet entries"))
+    if len(entries) > MAX_ENTRIES:  # a YAML manifest's (a TOML one's is counted as it is read)
+        raise SpecError(too_many_entries(entries[MAX_ENTRIES].where.path),
+                        entries[MAX_ENTRIES].where)
     return Manifest(path, tuple(entry(node) for node in entries))
-
-
-# A whole number of 600 digits or more is read as ±inf: int() may refuse it, from 640 digits
-# where PYTHONINTMAXSTRDIGITS asks the least it allows (4,300 by default).
-HUGE_WHOLE = re.compile(r"(?<![\w.])([+-]?)[0-9][0-9_]{599,}(?![\w.])")
-
-
-def toml_tree(name: str, content: str) -> Node:
-    """The TOML document as a Node tree whose locations carry the key path (and each key of a
-    mapping its line:column too)."""
-    check_depth(name, content)
-    try:
-        try:
-            document = tomllib.loads(content)
-        except ValueError as exc:  # a whole number past the digits Python converts (4300)
-            if isinstance(exc, tomllib.TOMLDecodeError):
-                raise
-            document = tomllib.loads(HUGE_WHOLE.sub(r"\1inf", content))  # as JSON specs read it
-    except RecursionError:  # pragma: no cover - check_depth refuses such nesting first
-        raise SpecError(too_deep(), Location(name)) from None
-    except tomllib.TOMLDecodeError as exc:
-        line, column = toml_position(str(exc))
-        problem = re.sub(r"\s*\(at .*\)$", "", str(exc))
-        raise SpecError(Msg.of("malformed TOML: {problem}", problem=toml_problem(problem)),
-                        Location(name, line=line, column=column)) from None
-    keys, values = marks(content)
-    return to_node(document, name, "", keys, values)
-
-
-def toml_position(message: str) -> tuple[int | None, int | None]:
-    found = re.search(r"at line (\d+), column (\d+)", message)
-    return (int(found[1]), int(found[2])) if found else (None, None)
-
-
-def to_node(value: Any, name: str, path: str, keys: dict[str, Position] | None = None,
-            values: dict[str, Position] | None = None) -> Node:
-    """`value` as a Node at `path`; `keys` and `values`: where each key and each value was
-    written (toml_marks.marks); a table made by a dotted key alone is placed at its key."""
-    keys, values = keys or {}, values or {}
-    line, column = values.get(path) or keys.get(path) or (None, None)
-    where = Location(name, path, line=line, column=column)
-    if isinstance(value, dict):
-        paths = {key: f"{path}.{key}" if path else key for key in value}
-        node = Node({key: to_node(child, name, paths[key], keys, values)
-                     for key, child in value.items()}, where)
-        for key, at in paths.items():
-            line, column = keys.get(at, (None, None))
-            node.keys[key] = Location(name, at, line=line, column=column)
-        return node
-    if isinstance(value, list):
-        return Node([to_node(child, name, f"{path}[{i}]", keys, values)
-                     for i, child in enumerate(value)], where)
-    return Node(value, where, quoted=isinstance(value, str))
 
 
 def entry(node: Node) -> Entry:
@@ -217,10 +162,13 @@ def entry(node: Node) -> Entry:
         languages = unique(choice(lang, LANGUAGES)
                            for lang in items(keys["languages"], Msg.of("a list of languages")))
     output = keys["output"]
+    formats: dict[str, Location] = {}
+    for node in items(keys["formats"], Msg.of("a list of formats")):
+        formats.setdefault(format_name(node), node.where)
     return Entry(
         specs=patterns(keys["specs"]),
-        formats=unique(format_name(fmt)
-                       for fmt in items(keys["formats"], Msg.of("a list of formats"))),
+        formats=tuple(formats),
+        format_where=tuple(formats.values()),
         languages=languages,
         output=template(output),
         output_where=output.where,
@@ -331,24 +279,32 @@ def targets(manifest: Manifest) -> list[Target]:
     and `out/../out/x` are one file)."""
     root = manifest.root
     real_root = root.resolve()
-    entries = [(item, unique(path.as_posix() for pattern in item.specs
-                             for path in expand(pattern, root)))
+    found: dict[str, list[Path]] = {}  # each glob written expanded once (refused at its first)
+
+    def once(pattern: Pattern) -> list[Path]:
+        if pattern.text not in found:
+            found[pattern.text] = expand(pattern, root)
+        return found[pattern.text]
+
+    entries = [(item, unique(path.as_posix() for pattern in item.specs for path in once(pattern)))
                for item in manifest.entries]
     inputs = {manifest.path.resolve(): manifest.path.as_posix()}
     inputs.update({(root / spec).resolve(): (root / spec).as_posix()
-                   for _, specs in entries for spec in specs})
+                   for spec in unique(spec for _, specs in entries for spec in specs)})
     written: dict[Path, Target] = {}
     for item, specs in entries:
         for spec in map(PurePosixPath, specs):
-            for fmt in item.formats:
+            for fmt, fmt_where in zip(item.formats, item.format_where, strict=True):
+                # a format that prints every number is refused at the entry's format
+                view = replace(item.view, precision=item.precision,
+                               where={**item.view.where, "format": fmt_where})
                 for lang in item.languages:
                     output = PurePosixPath(item.output.format(
                         name=spec_name(Path(spec)), dir=spec.parent.as_posix(), lang=lang,
                         format=fmt, ext=EXTENSIONS[fmt]))
                     real = output_inside(item, real_root, root / output)
                     target = Target(root / spec, fmt, lang, root / output, item.precision,
-                                    replace(item.view, precision=item.precision), real,
-                                    item.output_where)
+                                    view, real, item.output_where)
                     if real in inputs:
                         raise SpecError(Msg.of(
                             "{path}: the snippet {output} would be written over the input "

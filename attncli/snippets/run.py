@@ -181,7 +181,8 @@ def _spec_snippets(work: Work) -> list[Outcome]:
         if view not in built:
             try:
                 if not isinstance(spec, AttnError):
-                    check_view(spec, view, loading.max_cells, target.format)
+                    check_view(spec, view, loading.max_cells, target.format,
+                               view.where.get("format"), target.spec.as_posix())
                 built[view] = spec if isinstance(spec, AttnError) else held(prepare(spec, view))
             except AttnError as error:
                 built[view] = without_frames(error)

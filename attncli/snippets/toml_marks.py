@@ -1,6 +1,6 @@
 """Where each key and each value of a TOML manifest was written: tomllib gives the values alone,
 so the text, once tomllib has read it without error, is scanned again for the line and column of
-every key and value, by the key path that manifest.to_node gives it (`snippets[0].specs`,
+every key and value, by the key path that toml_tree.to_node gives it (`snippets[0].specs`,
 `snippets[1].formats[1]`), so that an unknown key and a wrong value are named at their line and
 column, as in a YAML manifest. A table written as a header (`[[snippets]]`) is placed at its
 header. The nesting was checked by toml_depth first, so the recursion here is at most MAX_DEPTH

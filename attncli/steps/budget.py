@@ -15,14 +15,14 @@ So, from the same `--max-cells`:
   shape before any cell is written out.
 
 The shares and their floors are in attncli/spec/limits.py. Past any, the command is refused at once,
-naming the option.
+naming the option, or the key where the choice was written (see check_view).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attncli.errors import UsageError
+from attncli.errors import AttnError, Location, SpecError, UsageError
 from attncli.i18n import Count, Msg
 from attncli.spec.limits import max_hand, max_shown, max_terms
 
@@ -107,21 +107,49 @@ def check_shown(spec: Spec, max_cells: int, option: str) -> None:
             option=option, limit=Count(limit), limit_option="--max-cells"))
 
 
-def check_view(spec: Spec, view: View, max_cells: int, shows: str) -> None:
+def check_view(spec: Spec, view: View, max_cells: int, shows: str,
+               shows_at: Location | None = None, name: str | None = None) -> None:
     """Every bound above for `spec` shown as `view` asks over the spec's own display (its
     `expand` and `round_intermediates` count: a spec from a pull request may ask for them);
-    `shows` names the option that asks for every number, when the view does not elide."""
+    `shows` names the option that asks for every number, when the view does not elide, and
+    `shows_at` where it was written, if it was (a manifest entry's format).
+
+    A refusal names what asked for the work where it was written: the spec's `display` key, a
+    manifest entry's or an attn block's key, at its line and column; the option only when it
+    was typed. Refused at a key of another file, it names the spec too when `name` is given
+    (a manifest entry lists many specs, each refused alike)."""
     from dataclasses import replace
 
     from attncli.steps.narrow import selection
     from attncli.steps.show import over
 
     display = over(spec.display, view)
-    check_expansion(spec, selection(display), max_cells,
-                    ("--expand all" if "all" in view.expand else "--expand") if view.expand
-                    else "display.expand")
-    check_hand(replace(spec, display=display), max_cells,
-               "--round-intermediates" if view.round_intermediates is not None
-               else "display.round_intermediates")
+    cells = selection(display)
+    try:
+        check_expansion(spec, cells, max_cells,
+                        ("--expand all" if "all" in view.expand else "--expand") if view.expand
+                        else "display.expand")
+    except UsageError as error:
+        raise located(error, display.where.get("expand"), name) from None
+    try:
+        check_hand(replace(spec, display=display), max_cells,
+                   "--round-intermediates" if view.round_intermediates is not None
+                   else "display.round_intermediates")
+    except UsageError as error:
+        raise located(error, display.where.get("round_intermediates"), name) from None
     if not view.summary:
-        check_shown(spec, max_cells, shows)
+        try:
+            check_shown(spec, max_cells, shows)
+        except UsageError as error:
+            raise located(error, shows_at, name) from None
+
+
+def located(error: UsageError, where: Location | None, name: str | None) -> AttnError:
+    """The refusal said of the key at `where` (see narrow.located_at), after the spec's `name`
+    when that key is in another file."""
+    from attncli.steps.narrow import located_at
+
+    said = located_at(error, where)
+    if where is None or name is None or where.source == name:
+        return said
+    return SpecError(Msg.of("{path}: {problem}", path=name, problem=said.message), where)

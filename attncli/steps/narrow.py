@@ -37,9 +37,15 @@ def selection(display: Display) -> Selection:
 
 
 def located(error: UsageError, display: Display) -> UsageError | SpecError:
-    """An error of --expand where the cells were written in a file (display.expand): the
-    message names the key where it stands, at its line and column, instead of the option."""
-    where = display.where.get("expand")
+    """An error of --expand where the cells were written in a file (display.expand, a manifest
+    entry's or a block's expand): the message names the key where it stands, at its line and
+    column, instead of the option."""
+    return located_at(error, display.where.get("expand"))
+
+
+def located_at(error: UsageError, where: Location | None) -> UsageError | SpecError:
+    """An error naming an option (its `option`), said of the key at `where` instead when the
+    choice was written in a file; as it is when it was typed (`where` None)."""
     if where is None:
         return error
     params = tuple((name, where.path if name == "option" else value)

@@ -86,8 +86,8 @@ def prepare(spec: Spec, view: View) -> Shown:
         selection = replace(selection, terms_shown=True)
     try:
         walkthrough = build(spec, selection, summary=view.summary, unread=unread)
-    except UsageError as error:  # a row or column display.expand names that is not there
-        if view.expand or dict(error.message.params).get("option") != "--expand":
+    except UsageError as error:  # a row or column the expand written names that is not there
+        if dict(error.message.params).get("option") != "--expand":
             raise
         raise narrow.located(error, spec.display) from None
     matrix = None
