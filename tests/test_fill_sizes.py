@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import tracemalloc
 from pathlib import Path
 
@@ -236,3 +237,22 @@ def test_a_cell_source_of_too_many_strings_is_refused_before_their_places_are_fo
             f"{tmp_path / 'n.ipynb'}:{line}:{column}: this Markdown cell holds an attn block and "
             "a source of more than 20,000 JSON strings, the limit of such a cell")
         assert walked == []
+
+
+def test_a_verbatim_line_is_searched_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 150,000 one-line verbatim environments before a block took 1.1 to 1.4 s for `fill
+    # --check`: each line was searched for its environment twice, and its end looked for again
+    searched: list[str] = []
+    pattern = blocks.VERBATIM
+
+    class Counting:
+        def search(self, text: str) -> re.Match[str] | None:
+            searched.append(text)
+            return pattern.search(text)
+
+    monkeypatch.setattr(blocks, "VERBATIM", Counting())
+    text = ("\\begin{verbatim}\\end{verbatim}\n" * 1000 + "\\begin{verbatim}\n% ```attn\n"
+            "\\end{verbatim}\n% ```attn\n% spec: s.yaml\n% ```\n")
+    found = find_blocks(text, "d.tex", LATEX)
+    assert [block.line for block in found] == [1004]  # the fence inside verbatim is text
+    assert len(searched) == 1001  # once each: the 1,000 lines and the one that opens the last
