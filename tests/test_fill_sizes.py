@@ -8,15 +8,22 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from attncli.errors import SpecError
-from attncli.fill import blocks, json_values
+from attncli.fill import blocks
 from attncli.fill.blocks import LATEX, MARKDOWN, find_blocks
-from attncli.spec.limits import MAX_BLOCKS_WRITTEN, MAX_DOCUMENT_LINES, MAX_NOTEBOOK_VALUES
+from attncli.spec import json_separators
+from attncli.spec.limits import (
+    MAX_BLOCK_CELL_STRINGS,
+    MAX_BLOCKS_WRITTEN,
+    MAX_DOCUMENT_LINES,
+    MAX_NOTEBOOK_VALUES,
+)
 from tests.test_fill_hostile import SPEC, fill, notebook
 from tests.test_limits import peak_rss_mb
 
@@ -46,7 +53,7 @@ def test_the_separators_are_counted_outside_texts_whatever_their_escapes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # texts full of commas, brackets, escaped quotes and backslash runs, cut into pieces of 7
     # characters so that escapes and texts fall across the cuts
-    monkeypatch.setattr(json_values, "PIECE", 7)
+    monkeypatch.setattr(json_separators, "PIECE", 7)
     rng = random.Random(5)
     words = ["a,b", "[{", "\\", '"', "x\\\\", "ą,ę", "\\\\\\", ",,"]
     for _ in range(200):
@@ -54,10 +61,10 @@ def test_the_separators_are_counted_outside_texts_whatever_their_escapes(
                  {"k,[": rng.random()}]
         text = json.dumps(value, ensure_ascii=rng.random() < 0.5)
         seps = separators(text)
-        assert json_values.value_past(text, len(seps) + 1) is None
+        assert json_separators.separator_past(text, len(seps) + 1) is None
         for limit in range(1, len(seps) + 1):
             # value limit + 1 opens at separator number limit (the first value is the root)
-            assert json_values.value_past(text, limit) == seps[limit - 1]
+            assert json_separators.separator_past(text, limit) == seps[limit - 1]
 
 
 def test_a_notebook_of_too_many_json_values_is_refused_before_it_is_read(tmp_path: Path) -> None:
@@ -187,7 +194,8 @@ def test_the_cells_that_name_attn_are_held_together_to_a_cells_characters_and_a_
     (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
     lines = [line + "\n" for line in BLOCK.splitlines()]
     count = 400_000 // len(filler) if len(filler) > 1 else 80_000
-    source = lines + [filler] * count
+    # the empty lines in one string: a source is held to 20,000 strings
+    source = lines + ([filler] * count if len(filler) > 1 else [filler * count])
     for name, cells in (("ok.ipynb", 2), ("n.ipynb", 3)):
         text = notebook([{"cell_type": "markdown", "metadata": {}, "source": source}] * cells,
                         tmp_path, name)
@@ -199,3 +207,52 @@ def test_the_cells_that_name_attn_are_held_together_to_a_cells_characters_and_a_
         line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
         assert (run.returncode, run.stderr.splitlines()[0]) == (
             2, f"n.ipynb:{line}:{column}: {said}")
+
+
+def test_a_cell_source_of_too_many_strings_is_refused_before_their_places_are_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # where each string of a cell's source was written is found at Python's pace: 490,000
+    # one-character strings (2.45 MB) took 2.75 s and 199 MB; 20,001 are refused at the source
+    from attncli.fill import notebook as filling
+
+    walked: list[int] = []
+    offsets = filling.char_offsets
+    monkeypatch.setattr(filling, "char_offsets", lambda text, start, stop: walked.append(start)
+                        or offsets(text, start, stop))
+    block = ["```attn\n", "spec: s.yaml\n", "```\n"]
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    for strings in (MAX_BLOCK_CELL_STRINGS, MAX_BLOCK_CELL_STRINGS + 1):
+        walked.clear()
+        source = block + ["x"] * (strings - len(block))
+        text = notebook([{"cell_type": "markdown", "metadata": {}, "source": source}], tmp_path)
+        at = text.index('"source": [') + len('"source": ')
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        if strings == MAX_BLOCK_CELL_STRINGS:
+            _, _, missing, count = filling.fill_notebook(text, tmp_path / "n.ipynb", 10**7)
+            assert (len(walked), count, len(missing)) == (MAX_BLOCK_CELL_STRINGS, 1, 1)
+            continue
+        with pytest.raises(SpecError) as refused:
+            filling.fill_notebook(text, tmp_path / "n.ipynb", 10**7)
+        assert str(refused.value) == (
+            f"{tmp_path / 'n.ipynb'}:{line}:{column}: this Markdown cell holds an attn block and "
+            "a source of more than 20,000 JSON strings, the limit of such a cell")
+        assert walked == []
+
+
+def test_a_verbatim_line_is_searched_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 150,000 one-line verbatim environments before a block took 1.1 to 1.4 s for `fill
+    # --check`: each line was searched for its environment twice, and its end looked for again
+    searched: list[str] = []
+    pattern = blocks.VERBATIM
+
+    class Counting:
+        def search(self, text: str) -> re.Match[str] | None:
+            searched.append(text)
+            return pattern.search(text)
+
+    monkeypatch.setattr(blocks, "VERBATIM", Counting())
+    text = ("\\begin{verbatim}\\end{verbatim}\n" * 1000 + "\\begin{verbatim}\n% ```attn\n"
+            "\\end{verbatim}\n% ```attn\n% spec: s.yaml\n% ```\n")
+    found = find_blocks(text, "d.tex", LATEX)
+    assert [block.line for block in found] == [1004]  # the fence inside verbatim is text
+    assert len(searched) == 1001  # once each: the 1,000 lines and the one that opens the last

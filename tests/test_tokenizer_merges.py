@@ -181,3 +181,27 @@ def test_a_file_of_more_steps_than_a_tokenizer_takes_is_left_as_written() -> Non
     few = saved([["a", "b"]]).replace(b'"vocab"', b'"x": [' + b"[], " * (MAX_STEPS // 2)
                                       + b'[]], "vocab"')
     assert b'"a b"' in merges_as_texts(bytearray(few))
+
+
+def test_the_scan_takes_what_it_took_one_character_at_a_time() -> None:
+    # runs of plain characters are taken in one step (`++`); the patterns as they were, a
+    # character a step, match the same spans on texts with escapes, brackets and cut ends
+    import random
+
+    from attncli.spec import tokenizer_merges
+
+    text = rb'"(?:[^"\\]|\\.)*+"'
+    flat = re.compile(rb'\{(?:[^\[\]{}"]|' + text + rb')*+\}|\[(?:[^\[\]{}"]|' + text
+                      + rb')*+\]', re.DOTALL)
+    scan = re.compile(text + rb'(?:\s*:)?|[\[\]{}]|"', re.DOTALL)
+    rng = random.Random(3)
+    pieces = [b'"', b"\\", b"\\\\", b'\\"', b"a", b" ", b":", b",", b"[", b"]", b"{", b"}",
+              b"\n", "ą".encode()]
+    for _ in range(3000):
+        content = b"".join(rng.choices(pieces, k=rng.randint(0, 14)))
+        for at in range(len(content)):
+            for old, new in ((flat, tokenizer_merges.FLAT), (scan, tokenizer_merges.SCAN)):
+                was, now = old.match(content, at), new.match(content, at)
+                assert (was and was.span()) == (now and now.span()), (content, at)
+            assert ((found := scan.search(content, at)) and found.span()) == (
+                (again := tokenizer_merges.SCAN.search(content, at)) and again.span())

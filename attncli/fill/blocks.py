@@ -131,8 +131,9 @@ def find_blocks(text: str, name: str, style: Style) -> list[Block]:
     i = 0
     while i < len(lines):
         inner = content(lines[i].text)
-        if style.comment and inner is None and VERBATIM.search(lines[i].text):
-            i = _past_verbatim(lines, i)
+        verbatim = VERBATIM.search(lines[i].text) if style.comment and inner is None else None
+        if verbatim is not None:
+            i = _past_verbatim(lines, i, verbatim)
             continue
         opened = FENCE.fullmatch(inner) if inner is not None else None
         if opened is None or (opened["fence"][0] == "`" and "`" in opened["info"]):
@@ -202,15 +203,15 @@ def _generated_end(lines: list[Line], close: int, name: str, style: Style) -> tu
                     Location(name, line=after + 1, column=column))
 
 
-def _past_verbatim(lines: list[Line], i: int) -> int:
-    """The line after the end of the verbatim environment that opens on line `i` (its comments
-    are text, not comments)."""
-    opened = VERBATIM.search(lines[i].text)
-    assert opened is not None
+def _past_verbatim(lines: list[Line], i: int, opened: re.Match[str]) -> int:
+    """The line after the end of the verbatim environment that `opened` begins on line `i` (its
+    comments are text, not comments)."""
     if opened[1] == "end":
         return i + 1
     closing = f"\\end{{{opened[2]}"
-    for k in range(i, len(lines)):
+    if closing in lines[i].text[opened.end():]:  # begun and ended on one line
+        return i + 1
+    for k in range(i + 1, len(lines)):
         if closing in lines[k].text:
             return k + 1
     return len(lines)

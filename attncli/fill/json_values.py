@@ -2,14 +2,13 @@
 for each (13 million `{}` in a 39 MB notebook took 4.6 s and 1.9 GB), so the count comes first,
 at C speed, from the separators written outside the notebook's texts.
 
-Every value but the first of a list or a mapping follows a comma, and every list and mapping
-opens with a bracket, so commas and opening brackets outside texts, plus one, bound the values
-(keys aside). A notebook holds most of its commas in texts (its sources, its HTML outputs), so
-when the count over the whole file is within the limit nothing more is done; else the texts are
-found from their quotes (escapes undone first, keeping the length), in pieces of a megabyte.
+A notebook holds most of its commas in texts (its sources, its HTML outputs), so the count over
+the whole file is most often within the limit (spec/json_separators.py, which a tokenizer.json's
+count shares).
 
-The text of a Markdown cell that holds a block is held to MAX_BLOCK_CELL_TEXT characters before
-where each was written is found (one at a time: a cell of 20 MB took 6.3 s and 1 GB).
+The text of a Markdown cell that holds a block is held to MAX_BLOCK_CELL_TEXT characters, and its
+source to MAX_BLOCK_CELL_STRINGS strings, before where each was written is found (one at a time:
+a cell of 20 MB took 6.3 s and 1 GB, one of 490,000 one-character strings 2.75 s).
 """
 
 from __future__ import annotations
@@ -18,16 +17,19 @@ from collections.abc import Callable
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
-from attncli.spec.limits import MAX_BLOCK_CELL_TEXT, MAX_DOCUMENT_LINES, MAX_NOTEBOOK_VALUES
-
-PIECE = 1 << 20  # characters looked at together
-COMMA, BRACKET, BRACE, QUOTE = b",[{\""
+from attncli.spec.json_separators import separator_past
+from attncli.spec.limits import (
+    MAX_BLOCK_CELL_STRINGS,
+    MAX_BLOCK_CELL_TEXT,
+    MAX_DOCUMENT_LINES,
+    MAX_NOTEBOOK_VALUES,
+)
 
 
 def check_values(text: str, name: str) -> None:
     """SpecError at the comma or bracket outside texts past MAX_NOTEBOOK_VALUES (their count,
     plus one, bounds the values: an empty list or mapping is counted twice)."""
-    at = value_past(text, MAX_NOTEBOOK_VALUES)
+    at = separator_past(text, MAX_NOTEBOOK_VALUES)
     if at is None:
         return
     line = text.count("\n", 0, at) + 1
@@ -50,6 +52,17 @@ def check_cell_text(text: str, where: Location | Callable[[], Location]) -> None
             "this Markdown cell holds an attn block and more than {count} characters, the limit "
             "of such a cell", Count(MAX_BLOCK_CELL_TEXT)), where if isinstance(where, Location)
             else where())
+
+
+def check_cell_strings(strings: int, where: Location) -> None:
+    """SpecError at the cell's source (`where`) when it is a list of more JSON strings than a
+    cell holding a block may have (their places are found one at a time)."""
+    if strings > MAX_BLOCK_CELL_STRINGS:
+        raise SpecError(Msg.plural_of(
+            "this Markdown cell holds an attn block and a source of more than {count} JSON "
+            "string, the limit of such a cell",
+            "this Markdown cell holds an attn block and a source of more than {count} JSON "
+            "strings, the limit of such a cell", Count(MAX_BLOCK_CELL_STRINGS)), where)
 
 
 def check_cells_together(cells: list[tuple[str, Callable[[], Location]]]) -> None:
@@ -78,34 +91,3 @@ def check_cells_together(cells: list[tuple[str, Callable[[], Location]]]) -> Non
                 "the document has more than {count} line, the limit of one document",
                 "the document has more than {count} lines, the limit of one document",
                 Count(MAX_DOCUMENT_LINES)), where())
-
-
-def value_past(text: str, limit: int) -> int | None:
-    """Where the separator that opens value `limit + 1` of `text` is (a comma or a bracket
-    outside texts), or None when there are no more than `limit` values."""
-    if text.count(",") + text.count("[") + text.count("{") + 1 <= limit:
-        return None
-    import numpy as np
-
-    total, inside, at = 1, 0, 0
-    while at < len(text):
-        stop = min(at + PIECE, len(text))
-        piece = text[at:stop]
-        if stop < len(text) and (len(piece) - len(piece.rstrip("\\"))) % 2:
-            stop -= 1  # a backslash that escapes the next piece's first character goes with it
-            piece = piece[:-1]
-        # `\\` and `\"` made two characters that are neither, so every quote left opens or
-        # closes a text (a backslash escapes only inside a text, where it is no separator)
-        plain = piece.replace("\\\\", "__").replace('\\"', "__")
-        data = np.frombuffer(plain.encode("utf-8", "surrogateescape"), np.uint8)  # (bytes,)
-        quotes = np.cumsum(data == QUOTE, dtype=np.int32)  # (bytes,) quotes up to each byte
-        outside = ((quotes + inside) & 1) == 0  # (bytes,)
-        marks = outside & ((data == COMMA) | (data == BRACKET) | (data == BRACE))  # (bytes,)
-        found = int(np.count_nonzero(marks))
-        if total + found > limit:
-            where = int(np.flatnonzero(marks)[limit - total])
-            return at + len(data[:where].tobytes().decode("utf-8", "surrogateescape"))
-        total += found
-        inside = (inside + int(quotes[-1])) & 1 if len(quotes) else inside
-        at = stop
-    return None

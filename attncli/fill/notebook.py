@@ -22,7 +22,12 @@ from typing import Any
 from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
 from attncli.fill.blocks import MARKDOWN, Block, check_count, find_blocks, newline_of
-from attncli.fill.json_values import check_cell_text, check_cells_together, check_values
+from attncli.fill.json_values import (
+    check_cell_strings,
+    check_cell_text,
+    check_cells_together,
+    check_values,
+)
 from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH, MAX_NOTEBOOK_CELLS
 
@@ -321,6 +326,8 @@ def cell_blocks(cell: Value, reader: Reader) -> tuple[list[Block], Positions]:
     source = cell.children["source"]
     text = cell_text(cell)
     check_cell_text(text, reader.where(source.start))
+    if isinstance(source.data, list):  # before the strings' places are found
+        check_cell_strings(len(source.data), reader.where(source.start))
     offsets = [at for piece in (source.children.values() if source.children else [source])
                for at in char_offsets(reader.text, piece.start + 1, piece.end - 1)]
     where = Positions(reader, offsets)

@@ -195,6 +195,10 @@ MAX_NOTEBOOK_VALUES = 500_000
 # notebook is found one at a time (a cell of 20 MB took 6.3 s and 1 GB; one of 1,000,000
 # characters 0.35 s and 45 MB). Such a cell is a paragraph or two and its blocks.
 MAX_BLOCK_CELL_TEXT = 1_000_000
+# JSON strings of the source of a Markdown cell that holds an attn block (Jupyter writes one a
+# line): where each was written is found at Python's pace, about 5 µs a string (490,000
+# one-character strings, 2.45 MB, took 2.75 s and 199 MB). A real cell has a few thousand lines.
+MAX_BLOCK_CELL_STRINGS = 20_000
 
 
 def max_document_bytes(max_cells: int) -> int:

@@ -5,11 +5,11 @@ package is imported only in the process that runs the tokenizer, only when a spe
 
 A tokenizer.json is code of a kind: its normalizers, patterns and padding decide how much work
 and memory a text costs, and its vocabulary and merges how much reading it costs. So its JSON
-texts are counted first (MAX_TEXTS), and it runs in a forked process of its own, given
-TOKENIZER_SECONDS and TOKENIZER_MEGABYTES (workers/bounded.py), where its configuration is
-checked before a text is encoded (spec/tokenizer_check.py); a Rust panic there, or running out
-of time or memory, is one line and exit 2, and its tokens are held to the limits of a spec's
-texts (MAX_TOKENS, each MAX_TEXT characters).
+texts, keys and values are counted first (spec/tokenizer_check.py), and it runs in a forked
+process of its own, given TOKENIZER_SECONDS and TOKENIZER_MEGABYTES (workers/bounded.py), where
+its configuration is checked before a text is encoded (spec/tokenizer_check.py); a Rust panic
+there, or running out of time or memory, is one line and exit 2, and its tokens are held to the
+limits of a spec's texts (MAX_TOKENS, each MAX_TEXT characters).
 """
 
 from __future__ import annotations
@@ -95,10 +95,10 @@ def tokenize(node: Node, folder: Path, allow_outside: bool,
 
 
 def read(folder: Path, name: str, allow_outside: bool, max_cells: int) -> bytearray:
-    """The tokenizer file's bytes, UTF-8 within the spec's byte limit, MAX_OBJECTS and MAX_TEXTS;
-    FileProblem if there is none. Kept as bytes: `tokenizers` reads them as they are, where a
-    Python text of them would take up to four times as much, and a UTF-8 copy more; in a
-    bytearray, where its merges can be rewritten in place (`run`)."""
+    """The tokenizer file's bytes, UTF-8 within the spec's byte limit and the counts of
+    check_objects; FileProblem if there is none. Kept as bytes: `tokenizers` reads them as they
+    are, where a Python text of them would take up to four times as much, and a UTF-8 copy more;
+    in a bytearray, where its merges can be rewritten in place (`run`)."""
     path = resolve(folder, name, allow_outside)
     existing_file(path, name)
     size, limit = path.stat().st_size, max_bytes(max_cells)

