@@ -37,3 +37,22 @@ def test_a_power_with_no_mantissa_or_no_exponent_is_refused(tmp_path: Path) -> N
                      f"{bad} 0; 0 1")
         assert result.exit_code == 2
         assert result.stderr == f"attn: --answer: expected a number, found {bad}\n"
+
+
+def test_what_attn_prints_with_a_decimal_comma_and_minus_signs_reads_back(
+        tmp_path: Path) -> None:
+    """`attn explain --matrix X --decimal-comma` prints `1,00×10⁶ −2,25; 0,50 −3,00×10⁷` (U+2212):
+    the minus sign beside m × 10^k broke the decimal-comma decision and the answer was
+    refused; and `--embeddings` did not read m × 10^k at all."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text("tokens: [a, b]\nembeddings: [[1000000, -2.25], [0.5, -30000000]]\n")
+    printed = run("explain", str(spec), "--matrix", "X", "-f", "text", "--decimal-comma")
+    assert printed.stdout.split() == ["d1", "d2", "a", "1,00×10⁶", "−2,25", "b", "0,50",
+                                      "−3,00×10⁷"]
+    checked = run("check", str(spec), "--step", "embeddings", "--answer",
+                  "1,00×10⁶ −2,25; 0,50 −3,00×10⁷")
+    assert (checked.exit_code, checked.stderr) == (0, "")
+    typed = run("explain", "--tokens", "a b", "--embeddings", "−1,00×10⁶ 0,5; 0,5 −3,00×10⁷",
+                "--matrix", "X", "-f", "text")
+    assert typed.exit_code == 0
+    assert typed.stdout.split()[3:5] == ["−1.00×10⁶", "0.50"]

@@ -20,7 +20,7 @@ from attncli.errors import Location, SpecError
 from attncli.i18n import Msg
 from attncli.i18n.quoting import shown
 from attncli.records import record
-from attncli.spec.inline import DECIMAL_COMMA, comma_is_decimal
+from attncli.spec.inline import DECIMAL_COMMA, as_e_notation, comma_is_decimal
 from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
 from attncli.spec.source import Node, parse, read_text
 from attncli.spec.values import describe
@@ -31,10 +31,9 @@ _SPECIAL = {"-inf": float("-inf"), "−∞": float("-inf"), "-∞": float("-inf"
 # a number as most answers write it: at most 15 decimals (MAX_DECIMALS), no exponent, no spaces
 _PLAIN = re.compile(r"-?\d{1,300}(?:\.(\d{1,15}))?").fullmatch
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?").fullmatch
-# a number as attn writes one of a million or more: m × 10^k, its exponent in superscripts
-# (`1.23×10²⁰`, `1,23×10²⁰` with a decimal comma): read as 1.23e20, checked at its own place
-_POWER = re.compile(r"([^×]+)×10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)").fullmatch
-_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+# a number as attn writes one of a million or more, m × 10^k with its exponent in superscripts
+# (`1.23×10²⁰`, `1,23×10²⁰` with a decimal comma), is read as 1.23e20 (numbers.as_e_notation)
+# and checked at its own place
 FILE_SUFFIXES = (".yaml", ".yml", ".json")
 # No walkthrough holds NaN, so a NaN written is bad input (as in a JSON answer file), never a
 # wrong number; more decimals than a float carries, or a number no float holds, is too.
@@ -85,11 +84,8 @@ def written(text: str, where: Location) -> Written:
         value = float(text)
         if math.isfinite(value):
             return Written(text, value, len(plain.group(1) or ""))
-    word = text.strip().replace("−", "-") if text.strip() != "−∞" else "−∞"
-    power = _POWER(word)
-    if power is not None:
-        word = power.group(1) + "e" + power.group(2).translate(_SUPERSCRIPTS)
-    if DECIMAL_COMMA.fullmatch(word.partition("e")[0] if power is not None else word):
+    word = as_e_notation(text.strip()) if text.strip() != "−∞" else "−∞"
+    if DECIMAL_COMMA.fullmatch(word):
         word = word.replace(",", ".")
     special = _SPECIAL.get(word.lower())
     if special is not None:

@@ -35,12 +35,26 @@ def _fail(option: str | Location, msgid: str, **params: str | int) -> SpecError:
 
 
 # a decimal comma, also in m × 10^k as attn writes a number of a million or more (`1,23×10²⁰`)
-DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+(?:[eE][+-]?\d+|×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
+DECIMAL_COMMA = re.compile(r"[+\-−]?\d+,\d+(?:[eE][+-]?\d+|×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
+_POWER = re.compile(r"([^×]+)×10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)").fullmatch
+_PLAIN_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+
+
+def as_e_notation(text: str) -> str:
+    """A number as attn writes it, with a minus sign (U+2212) and m × 10^k's exponent in
+    superscripts (`−1.23×10²⁰`, `1,23×10²⁰` with a decimal comma), in the notation float() and
+    Decimal() read (`-1.23e20`; the comma left for the caller to decide on); other text with
+    its minus signs made ASCII."""
+    word = text.replace("−", "-")
+    power = _POWER(word)
+    return word if power is None else power.group(1) + "e" + power.group(2).translate(
+        _PLAIN_DIGITS)
 
 
 def number(text: str, option: str, path: str) -> Node:
+    word = as_e_notation(text)  # −1,00×10⁶ as attn prints it reads back
     try:
-        value = float(text.replace(",", ".") if DECIMAL_COMMA.fullmatch(text) else text)
+        value = float(word.replace(",", ".") if DECIMAL_COMMA.fullmatch(word) else word)
     except ValueError:
         raise _fail(option, "expected a number, found {found}", found=text) from None
     if not math.isfinite(value):
