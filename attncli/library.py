@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import AttnError, Location, UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, first_known
+from attncli.spec import arguments
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.view import parse_languages
 
@@ -57,27 +58,53 @@ def walkthrough_of(*, tokens: Sequence[str], X: Any = None,
     **spec:  any other key of a spec file, as it is written there (scale, convention,
              positional, context, block, bias, kv_heads, score, masked_rows, title ...).
 
+    Every matrix of the walkthrough is held whole (`w["A"]`), so it is bounded as a document
+    that shows every number is: one of more than a twentieth of `max_cells` numbers (500,000 by
+    default: one head of about 300 tokens) is refused before it is built.
+
     Raises SpecError (bad values) or UsageError (bad options), both AttnError.
     """
     try:
-        langs = ",".join(parse_languages(lang))
+        langs = ",".join(parse_languages(arguments.language_codes(lang, SOURCE)))
+        max_cells = arguments.cell_limit(max_cells, SOURCE)
         weights = {"W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O, "b_Q": b_Q, "b_K": b_K,
                    "b_V": b_V, "b_O": b_O}
         display = {"precision": precision, "decimal": decimal, "steps": steps,
                    "expand": expand, "head": head, "round_intermediates": round_intermediates,
                    "reading": reading}
-        built = build(_spec(tokens, X, weights, heads, mask, display, spec, max_cells))
+        built = built_for(SOURCE, _spec(tokens, X, weights, heads, mask, display, spec,
+                                        max_cells), max_cells=max_cells)
     except AttnError as error:
-        raise error.in_language(first_known(lang)) from None
+        raise error.in_language(first_known(lang if isinstance(lang, str) else None)) from None
     return replace(built, lang=langs)
 
 
-def build(spec: Spec, expand: Selection | None = None, summary: bool = False) -> Walkthrough:
+def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
+          max_cells: int = DEFAULT_MAX_CELLS) -> Walkthrough:
     """Every step of attention on a loaded spec (`attncli.load_spec`), as `attn explain` works it
-    out; the walkthrough shows itself in a notebook (attncli/render/notebook.py)."""
+    out; the walkthrough shows itself in a notebook (attncli/render/notebook.py).
+
+    Built whole, it holds every number of every matrix, and is refused past the bound of
+    `attn explain --full` under `max_cells` (attncli/steps/budget.py); with `summary`, a large
+    n x m matrix keeps only the rows a view eliding its middle shows, as `attn explain` builds
+    for text, and is bounded by the spec's limits alone."""
+    return built_for("build", spec, expand, summary, max_cells)
+
+
+def built_for(function: str, spec: Spec, expand: Selection | None = None,
+              summary: bool = False, max_cells: int = DEFAULT_MAX_CELLS) -> Walkthrough:
+    """`build`, for the library function `function`, which its errors name."""
     import attncli.render.notebook  # noqa: F401  (installs the notebook view in the model)
+    from attncli.spec.model import Spec
+    from attncli.steps.budget import check_whole
     from attncli.steps.build import build as build_steps
 
+    if not isinstance(spec, Spec):
+        raise arguments.refused(function, "spec", Msg.of("a Spec (from attncli.load_spec or "
+                                                         "attncli.spec_of)"), spec)
+    max_cells = arguments.cell_limit(max_cells, function)
+    if not summary:
+        check_whole(spec, max_cells, function)
     return build_steps(spec, expand, summary)
 
 
@@ -87,7 +114,7 @@ def spec_of(*, max_cells: int = DEFAULT_MAX_CELLS, **keys: Any) -> Spec:
     `attncli.build(spec, ...)` and the other library functions that take a Spec."""
     from attncli.spec.objects import spec_from
 
-    return spec_from(keys, "spec_of", max_cells)
+    return spec_from(keys, "spec_of", arguments.cell_limit(max_cells, "spec_of"))
 
 
 def _spec(tokens: Sequence[str], X: Any, weights: dict[str, Any], heads: Any, mask: Any,
@@ -110,7 +137,7 @@ def _spec(tokens: Sequence[str], X: Any, weights: dict[str, Any], heads: Any, ma
                  for key, value in given.items() if value is not None}
         if named:
             top[section] = merged(top.get(section), named, section)
-    return load_tree(top, SOURCE, max_cells)
+    return load_tree(top, SOURCE, written)
 
 
 def merged(written: Node | None, named: dict[str, Node], section: str) -> Node:

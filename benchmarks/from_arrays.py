@@ -15,6 +15,11 @@ import numpy as np
 
 import attncli
 
+# Both sides build the layer whole (every n x n matrix of its 12 heads, about 15 million numbers),
+# which the library bounds as `attn explain --full` is, at a twentieth of max_cells: this
+# allows 20 million.
+MAX_CELLS = 400_000_000
+
 
 def main() -> None:
     mode, folder, heads = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
@@ -22,12 +27,12 @@ def main() -> None:
         X = np.load(folder / "x.npy")  # (n, d_model)
         W = {f"W_{n.upper()}": np.load(folder / f"w_{n}.npy") for n in "qkvo"}
         w = attncli.walkthrough_of(tokens=[f"t{i}" for i in range(len(X))], X=X, heads=heads,
-                                   mask="causal", expand="none", **W)
+                                   mask="causal", expand="none", max_cells=MAX_CELLS, **W)
     else:
         from attncli.arithmetic.expand import Selection
 
-        spec = attncli.load_spec(str(folder / "layer.yaml"))
-        w = attncli.build(spec, Selection.parse(("none",)))
+        spec = attncli.load_spec(str(folder / "layer.yaml"), max_cells=MAX_CELLS)
+        w = attncli.build(spec, Selection.parse(("none",)), max_cells=MAX_CELLS)
     sys.stdout.write(str(w["A:1"].shape) + "\n")
 
 

@@ -233,7 +233,9 @@ def test_a_cell_asked_for_thousands_of_times_is_checked_once(
     """Each cell asked for was checked against its step's rows listed again: a spec's
     display.expand of one cell written 20,000 times, on 1,000 tokens, took 3 s to validate."""
     tokens = ", ".join(f"t{i:04d}" for i in range(1000))
-    walkthrough = build(loads_spec(f"tokens: [{tokens}]\nembeddings: {{random: {{}}, dim: 2}}\n"))
+    # built whole (about 4 million numbers): past the default bound of the library's build
+    walkthrough = build(loads_spec(f"tokens: [{tokens}]\nembeddings: {{random: {{}}, dim: 2}}\n"),
+                        max_cells=100_000_000)
     cells = Selection.parse(["weights:t0001"] * 20_000 + ["scores:t0002,t0003"] * 20_000)
     listed: list[str] = []
     all_rows = selection_module.all_rows

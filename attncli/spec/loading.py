@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from attncli.spec import arguments
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 from attncli.spec.parse import load
@@ -16,7 +17,10 @@ def load_spec(path: str | os.PathLike[str], allow_outside: bool = False,
     `-` is standard input, `Path("-")` the file named -); SpecError if it is malformed.
 
     Files the spec names are read from its folder or below it, unless `allow_outside`. The spec
-    and what it computes are limited to `max_cells` numbers (see attncli.spec.limits)."""
+    and what it computes are limited to `max_cells` numbers (see attncli.spec.limits).
+    A wrong argument (`load_spec(3)`, `max_cells=None`) is a UsageError naming it."""
+    path = arguments.file_name(path, "load_spec", "path")
+    max_cells = arguments.cell_limit(max_cells, "load_spec")
     name, text = read_text(path if isinstance(path, str) else file_name(path), max_cells)
     return load(parse(name, text, max_cells), allow_outside, max_cells)
 
@@ -25,6 +29,9 @@ def loads_spec(text: str, name: str | os.PathLike[str] = "<string>", allow_outsi
                max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
     """The Spec written in `text` (YAML or JSON); files it names are read from `name`'s folder
     (a str or a path object; the current folder for `<string>`)."""
+    text = arguments.spec_text(text, "loads_spec")
+    name = arguments.file_name(name, "loads_spec", "name")
+    max_cells = arguments.cell_limit(max_cells, "loads_spec")
     name = name if isinstance(name, str) else file_name(name)
     # a lone surrogate (a file name's byte kept by surrogateescape) is refused by parse at its
     # place, as the byte it stands for is in a file

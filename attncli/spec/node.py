@@ -20,7 +20,8 @@ class Node:
     say), so a large matrix costs no object per number.
     """
 
-    __slots__ = ("_items", "_value", "keys", "numbers", "quoted", "text", "where", "whole")
+    __slots__ = ("_items", "_value", "array", "keys", "numbers", "quoted", "text", "where",
+                 "whole")
 
     def __init__(self, value: Any, where: Location, text: str | None = None,
                  quoted: bool = False) -> None:
@@ -32,6 +33,9 @@ class Node:
         self.numbers: Sequence[float] | None = None  # a tuple; a NumPy row (spec/objects.py)
         self.whole = False  # `numbers` were all written as whole numbers (`3`, never `3.0`)
         self.keys: dict[str, Location] = {}  # a mapping: where each key itself was written
+        # a matrix given as a NumPy array of finite numbers (spec/objects.py): read whole, as a
+        # read-only view that the spec copies once everything is charged
+        self.array: Any = None
 
     @classmethod
     def number_list(cls, numbers: Sequence[float], items: Callable[[], list[Node]],

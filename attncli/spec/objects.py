@@ -11,6 +11,7 @@ the CPU through their own methods, then read by `numpy.asarray`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields, is_dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -35,7 +36,7 @@ def spec_from(keys: Mapping[str, Any], source: str = "spec_from",
     written = Written(max_cells)
     top = {key: tree(value, source, key, max_cells, written=written)
            for key, value in keys.items() if value is not None}
-    return load_tree(top, source, max_cells)
+    return load_tree(top, source, written)
 
 
 class Written:
@@ -55,6 +56,10 @@ class Written:
         # list of 1,000 arrays of 100,000 was copied whole (1.6 GB, 1.9 s) before its matrix
         # was refused for its size
         self.cells = Budget(max_cells)
+        # the read-only views of the given arrays the nodes hold (Node.array), copied only
+        # once the spec is loaded (`owned`): X of 3 × 3,333,333 was copied before the identity
+        # W_Q its width asks for was refused
+        self.views: list[np.ndarray[Any, Any]] = []
 
     def count(self, value: Any, path: str, where: Location) -> None:
         if isinstance(value, str):
@@ -70,9 +75,34 @@ class Written:
                 Count(max_written(self.max_cells)), option="max_cells")), where)
 
 
-def load_tree(top: dict[str, Node], source: str, max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
-    """The Spec of a spec's top-level keys made by `tree`."""
-    return load(Node(top, Location(source)), max_cells=max_cells)
+def load_tree(top: dict[str, Node], source: str, written: Written) -> Spec:
+    """The Spec of a spec's top-level keys made by `tree` with `written`: every check and charge
+    first, then its own copy of each array given (the caller may change theirs after)."""
+    spec = load(Node(top, Location(source)), max_cells=written.max_cells)
+    return owned(spec, {id(view) for view in written.views})
+
+
+def owned(value: Any, views: set[int]) -> Any:
+    """`value` (a Spec, or a part of it) with a copy of every array that is, or looks into, one
+    of the `views` of the caller's arrays; itself when it holds none."""
+    if isinstance(value, np.ndarray):
+        base: Any = value
+        while base is not None:
+            if id(base) in views:
+                return np.array(value, dtype=np.float64)  # writable, C-ordered
+            base = base.base if isinstance(base, np.ndarray) else None  # a tensor's memory
+        return value
+    if type(value) is tuple:
+        parts = tuple(owned(part, views) for part in value)
+        return value if all(a is b for a, b in zip(parts, value, strict=True)) else parts
+    if isinstance(value, dict):
+        entries = {key: owned(part, views) for key, part in value.items()}
+        return value if all(entries[key] is part for key, part in value.items()) else entries
+    if is_dataclass(value) and not isinstance(value, type):
+        changed = {f.name: new for f in fields(value)
+                   if (new := owned(getattr(value, f.name), views)) is not getattr(value, f.name)}
+        return replace(value, **changed) if changed else value
+    return value
 
 
 def tree(value: Any, source: str, path: str, max_cells: int = DEFAULT_MAX_CELLS,
@@ -104,7 +134,7 @@ def tree(value: Any, source: str, path: str, max_cells: int = DEFAULT_MAX_CELLS,
                      for i, item in enumerate(value)], where)
     array = as_array(value, path, where)
     written.cells.charge(Node(None, where), array.shape)
-    return array_node(array, source, path)
+    return array_node(array, source, path, written)
 
 
 def as_array(value: Any, path: str, where: Location) -> np.ndarray[Any, Any]:
@@ -135,7 +165,8 @@ def unreadable(path: str, where: Location, value: Any) -> SpecError:
                             path=path, found=type(value).__name__), where)
 
 
-def array_node(array: np.ndarray[Any, Any], source: str, path: str) -> Node:
+def array_node(array: np.ndarray[Any, Any], source: str, path: str,
+               written: Written | None = None) -> Node:
     """A 0-d array as its number, a vector as a list of numbers, a matrix as a list of rows.
     A row of finite numbers carries them (Node.numbers), like a row of a YAML file; a row with
     NaN or ±inf is made of one Node per number, which the checks then name."""
@@ -143,8 +174,15 @@ def array_node(array: np.ndarray[Any, Any], source: str, path: str) -> Node:
         return Node(array.item(), Location(source, path))
     if array.ndim == 1:
         return row_node(array, source, path)
-    return Node([row_node(row, source, f"{path}[{i}]") for i, row in enumerate(array)],
+    node = Node([row_node(row, source, f"{path}[{i}]") for i, row in enumerate(array)],
                 Location(source, path))
+    if array.dtype.kind != "b" and array.size and np.isfinite(array).all():
+        view = array.astype(np.float64, copy=False).view()  # (rows, columns), never written
+        view.flags.writeable = False
+        node.array = view
+        if written is not None:
+            written.views.append(view)
+    return node
 
 
 def row_node(row: np.ndarray[Any, Any], source: str, path: str) -> Node:
@@ -155,6 +193,8 @@ def row_node(row: np.ndarray[Any, Any], source: str, path: str) -> Node:
 
     if row.dtype.kind == "b" or not np.isfinite(row).all():
         return Node(items(), where)
-    # the row itself, as float64: sized and indexed like a YAML row's tuple, and read by
-    # np.array without a Python float per number
-    return Node.number_list(cast("Sequence[float]", row.astype(np.float64)), items, where)
+    # the row itself, as float64 (a view of a float64 row, never a copy: the spec's own copy is
+    # made once all is charged, see `owned`): sized and indexed like a YAML row's tuple, and
+    # read by np.array without a Python float per number
+    return Node.number_list(cast("Sequence[float]", row.astype(np.float64, copy=False)), items,
+                            where)

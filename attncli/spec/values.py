@@ -172,6 +172,8 @@ def items(node: Node, what: Msg) -> list[Node]:
 
 def matrix(node: Node, name: str) -> Array:
     """A non-empty rectangular matrix of finite numbers, as float64."""
+    if node.array is not None:  # given as an array: its own copy is made once all is charged
+        return node.array  # (rows, width), read-only
     rows = items(node, Msg.of("a matrix (a list of rows of numbers)"))
     width: int | None = None
     cells: list[Sequence[float]] = []

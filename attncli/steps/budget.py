@@ -7,7 +7,10 @@ So, from the same `--max-cells`:
 
 - a document that shows every number (JSON, LaTeX, Markdown, a heatmap, `--full`) may come from
   a walkthrough of at most `max_shown` numbers (default 500,000: a LaTeX file of about 8 MB or a
-  JSON file of 20 MB, written in 3 to 4 seconds within 200 MB);
+  JSON file of 20 MB, written in 3 to 4 seconds within 200 MB); so may a walkthrough the library
+  hands back whole (`attncli.walkthrough_of`, `attncli.build(spec)`), whose every matrix can be
+  read or rendered in full (4,096 tokens took 9 s and 444 MB to be built whole, where the
+  summary the command line builds takes 0.7 s);
 - hand calculation (`--round-intermediates`, display.round_intermediates), which works each
   softmax in exact decimal arithmetic, may take at most `max_hand` weights (n x m for each head;
   default 20,000, about 2 seconds);
@@ -96,15 +99,32 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int,
 def check_shown(spec: Spec, max_cells: int, option: str) -> None:
     """Refuse, before it is built, a document (`option`: --full, --json, --latex ...) that
     shows every number of a walkthrough computing more numbers than the limit allows."""
-    from attncli.spec.costs import forward_cells
-
-    count, limit = forward_cells(spec), max_shown(max_cells)
+    count, limit = shown_numbers(spec), max_shown(max_cells)
     if count > limit:
         raise UsageError(Msg.plural_of(
             "{option}: this document would print about {count} number; the limit is {limit}, "
             "which {limit_option} sets", "{option}: this document would print about {count} "
             "numbers; the limit is {limit}, which {limit_option} sets", Count(count),
             option=option, limit=Count(limit), limit_option="--max-cells"))
+
+
+def check_whole(spec: Spec, max_cells: int, function: str) -> None:
+    """Refuse, before it is built, a walkthrough the library function `function` would hand
+    back with every matrix whole, under the bound of a document that shows every number."""
+    count, limit = shown_numbers(spec), max_shown(max_cells)
+    if count > limit:
+        raise UsageError(Msg.plural_of(
+            "this walkthrough would hold every matrix whole, about {count} number; the limit "
+            "is {limit}, which {option} sets", "this walkthrough would hold every matrix whole, "
+            "about {count} numbers; the limit is {limit}, which {option} sets", Count(count),
+            limit=Count(limit), option="max_cells"), Location(function))
+
+
+def shown_numbers(spec: Spec) -> int:
+    """About how many numbers a walkthrough of `spec` shown whole holds."""
+    from attncli.spec.costs import forward_cells
+
+    return forward_cells(spec)
 
 
 def check_view(spec: Spec, view: View, max_cells: int, shows: str,

@@ -1,0 +1,65 @@
+"""The library's own arguments (attncli.load_spec, loads_spec, spec_of, build, walkthrough_of),
+checked before they are used: a wrong type is a UsageError naming the function and the argument,
+what was expected and what was found (`walkthrough_of: lang: expected a language code such as
+"pl" or a comma list such as "pl,en", found None`), never Python's AttributeError or TypeError
+from deep inside. `lang=os.environ.get("ATTN_LANG")` gives None when the variable is unset."""
+
+from __future__ import annotations
+
+import os
+from numbers import Integral
+from typing import Any
+
+from attncli.errors import Location, UsageError
+from attncli.i18n import Msg
+
+# A text given where another type was expected is quoted up to this many characters
+SHOWN_TEXT = 40
+
+
+def given(value: Any) -> str:
+    """What was found, as a refusal says it: a number, None, True or a short text as Python
+    writes it; anything else by its type (`list`, `bytes`, `ndarray`)."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str) and len(value) <= SHOWN_TEXT:
+        return repr(value)
+    return type(value).__name__
+
+
+def refused(function: str, argument: str, expected: Msg, value: Any) -> UsageError:
+    return UsageError(Msg.of("{path}: {problem}", path=argument, problem=Msg.of(
+        "expected {expected}, found {found}", expected=expected, found=given(value))),
+        Location(function, argument))
+
+
+def cell_limit(value: Any, function: str) -> int:
+    """`max_cells`: a whole number of at least 1 (a NumPy integer too; True and 2.5 are not)."""
+    if isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 1:
+        return int(value)
+    raise UsageError(Msg.of("{option}: expected a whole number of at least {low}, found {value}",
+                            option="max_cells", low=1, value=given(value)),
+                     Location(function, "max_cells"))
+
+
+def language_codes(value: Any, function: str) -> str:
+    """`lang`: a text of language codes; its codes are checked by view.parse_languages."""
+    if isinstance(value, str):
+        return value
+    raise refused(function, "lang", Msg.of("a language code such as \"pl\" or a comma list such "
+                                           "as \"pl,en\""), value)
+
+
+def file_name(value: Any, function: str, argument: str) -> str | os.PathLike[str]:
+    """A file's name: a str, or anything os.fspath takes (pathlib.Path, bytes)."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return value  # type: ignore[return-value]  # bytes: decoded by os.fsdecode
+    raise refused(function, argument, Msg.of("a file name (a str or a path object)"), value)
+
+
+def spec_text(value: Any, function: str) -> str:
+    """`text`: the spec as a str (bytes are decoded by the caller, who knows their encoding)."""
+    if isinstance(value, str):
+        return value
+    raise refused(function, "text", Msg.of("the spec's text as a str (decode bytes first)"),
+                  value)
