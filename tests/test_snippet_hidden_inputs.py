@@ -123,8 +123,8 @@ MODEL_LINES = {
     "en": "attn.toml:8:10: snippets[1].output: the snippet m/tokenizer.json would be written into "
           "m, a model folder a spec reads; attn snippets writes nothing in a model folder",
     "pl": "attn.toml:8:10: snippets[1].output: fragment m/tokenizer.json zostałby zapisany "
-          "w\u00a0katalogu modelu m, który wczytuje jedna ze specyfikacji; attn snippets nie "
-          "zapisuje niczego w\u00a0katalogu modelu",
+          "w\u00a0katalogu modelu m, z\u00a0którego czyta jedna ze specyfikacji; attn snippets "
+          "nie zapisuje niczego w\u00a0katalogach modeli",
     "ru": "attn.toml:8:10: snippets[1].output: фрагмент m/tokenizer.json был бы записан "
           "в\u00a0папку модели m, которую читает одна из спецификаций; attn snippets ничего не "
           "записывает в\u00a0папки моделей",
