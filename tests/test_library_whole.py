@@ -77,8 +77,8 @@ def test_the_refusal_speaks_the_language_asked_for(lang: str) -> None:
     assert said == {
         "pl": "walkthrough_of: te obliczenia przechowywałyby każdą macierz w całości, łącznie "
               "około 503 440 liczb; limit to 500 000 (ustawia go max_cells)",
-        "ru": "walkthrough_of: этот разбор хранил бы каждую матрицу целиком, всего около 503 440 "
-              "чисел; предел — 500 000 (его задаёт max_cells)"}[lang]
+        "ru": "walkthrough_of: в этом разборе все матрицы хранились бы целиком, а это примерно "
+              "503 440 чисел; предел — 500 000 (его задаёт max_cells)"}[lang]
 
 
 def test_build_whole_is_bounded_and_a_summary_is_not(builds: list[int]) -> None:
