@@ -121,3 +121,26 @@ def test_a_sum_after_a_symbol_is_one_formula_in_latex_and_markdown(lang: str) ->
         == [r"d_{k} = d_{\text{nope}} + d_{R} = 4"]
     assert [math for is_math, math in segments("pairs (i, i + d_k/2)") if is_math] \
         == ["i", r"i + d_{k}/2"]
+
+
+def test_notation_is_found_where_it_was_before_the_test_after_a_word_character() -> None:
+    """The scan tests first whether a piece may begin where it stands (after a word character,
+    only a few can): every catalog sentence, filled with numbers, with a letter glued before
+    each notation and with every character of the alternatives after a word, splits exactly as
+    the pieces alone, tried at every character, split it."""
+    from attncli.render import notation
+
+    every_piece = re.compile(notation._PIECES)
+    glued = [f"x{formula} and x√d_k, xcos θ = 0.5, x^(2i/d), x−∞, x(−c, c), x′(A₁) xe^x xd_k"
+             for formula in notation.FORMULAS]
+    texts = [(lang, text) for lang, s in SENTENCES for text in (filled(s), "w" + filled(s))]
+    texts += [("en", text) for text in glued]
+    assert len(texts) > 1000
+    for lang, text in texts:
+        with_test = notation.scan(text, lang, notation._math)
+        try:
+            notation._NOTATION, kept = every_piece, notation._NOTATION
+            alone = notation.scan(text, lang, notation._math)
+        finally:
+            notation._NOTATION = kept
+        assert with_test == alone, text

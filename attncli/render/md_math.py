@@ -87,6 +87,11 @@ SPACING = {r"\,": r"\thinspace", r"\;": r"\thickspace", r"\:": r"\medspace",
            "\\\\": r"\cr"}
 _LATEX_TEXT = {value: key for key, value in LATEX_SPECIALS.items()}
 _SYMBOL_TEXT = {value: key for key, value in MATH_SYMBOLS.items()}
+_SPECIALS_LONGEST_FIRST = sorted(_LATEX_TEXT, key=len, reverse=True)
+# the first characters of every escape latex_text reads: a special, a font switch `{\\font…`,
+# \\ensuremath and \\texttt; the text between two of them is copied whole
+_ESCAPE_START = re.compile("[" + re.escape("".join(sorted(
+    {s[0] for s in _LATEX_TEXT} | {"{", "\\"}))) + "]")
 
 
 @lru_cache(maxsize=4096)  # the formulas of a step, the same in every walkthrough of a batch
@@ -97,7 +102,12 @@ def formula(latex: str) -> str:
     out: list[str] = []
     i = 0
     while i < len(latex):
-        if latex.startswith(r"\text{", i):
+        if latex[i] != "\\":  # up to the next command as it is
+            end = latex.find("\\", i)
+            end = len(latex) if end < 0 else end
+            out.append(latex[i:end])
+            i = end
+        elif latex.startswith(r"\text{", i):
             end = _group_end(latex, i + len(r"\text"))
             out.append(token(latex_text(latex[i + len(r"\text{"):end])))
             i = end + 1
@@ -105,12 +115,12 @@ def formula(latex: str) -> str:
             end = _group_end(latex, i + len(r"\operatorname"))
             out.append(r"\mathop{\mathrm{" + latex[i + len(r"\operatorname{"):end] + "}}")
             i = end + 1
-        elif latex[i] == "\\" and latex[i:i + 2] in SPACING:
+        elif latex[i:i + 2] in SPACING:
             out.append(SPACING[latex[i:i + 2]])
             i += 2
             if latex[i:i + 1].isalpha():  # \thinspace v, not \thinspacev
                 out.append(" ")
-        elif latex[i] == "\\" and i + 1 < len(latex) and latex[i + 1].isalpha():
+        elif i + 1 < len(latex) and latex[i + 1].isalpha():
             name = re.match(r"\\[A-Za-z]+", latex[i:])
             assert name is not None
             out.append(name.group())
@@ -140,8 +150,14 @@ def latex_text(escaped: str) -> str:
     """The characters that tex.escape_text (dialect "latex") wrote as `escaped`."""
     out: list[str] = []
     i = 0
-    specials = sorted(_LATEX_TEXT, key=len, reverse=True)
+    specials = _SPECIALS_LONGEST_FIRST
     while i < len(escaped):
+        plain = _ESCAPE_START.search(escaped, i)  # up to what may begin an escape, as it is
+        end = len(escaped) if plain is None else plain.start()
+        if end > i:
+            out.append(escaped[i:end])
+            i = end
+            continue
         rest = escaped[i:]
         special = next((s for s in specials if rest.startswith(s)), None)
         switch = re.match(r"\{\\fontencoding\{\w+\}\\selectfont ", rest)
@@ -262,7 +278,12 @@ def _pad(width: float) -> str:
 def written_out(rows: Iterable[str]) -> Iterator[list[str]]:
     """align* rows (`S[a, b] &= q_a \\cdot k_b = ...`) as lines of math, one each, as they
     come, each cut into pieces that end in a top-level `=`, `\\approx` or `+` (see pieces)."""
-    return (pieces(formula(_ALIGN.sub("", row, count=1))) for row in rows)
+    return (list(_row_pieces(row)) for row in rows)
+
+
+@lru_cache(maxsize=4096)  # a walkthrough's rows are the same in each language of a batch
+def _row_pieces(row: str) -> tuple[str, ...]:
+    return tuple(pieces(formula(_ALIGN.sub("", row, count=1))))
 
 
 _ALIGN = re.compile(r"(?<!\\)&")  # align*'s column mark, which a line of inline math drops
