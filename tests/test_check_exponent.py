@@ -46,6 +46,10 @@ def test_a_number_with_an_exponent_or_every_digit_is_right_at_its_own_place(
     # a number written without an exponent is answered in fixed digits, as the student writes
     ("1000000 0; 0 1",
      "you wrote 1000000, the right value is 123456700000000000000 (123456700000000000000.00)"),
+    # written m × 10^k, as attn prints a number of a million or more: answered so, with m's digits
+    ("1.24×10²⁰ 0; 0 1", "you wrote 1.24×10²⁰, the right value is 1.23×10²⁰ (1.2346×10²⁰)"),
+    ("1,24×10²⁰ 0; 0 1", "you wrote 1,24×10²⁰, the right value is 1,23×10²⁰ (1,2346×10²⁰)"),
+    ("−1.2×10²⁰ 0; 0 1", "you wrote −1.2×10²⁰, the right value is 1.2×10²⁰ (1.235×10²⁰)"),
 ])
 def test_a_wrong_number_is_answered_in_the_notation_it_was_written_in(
         spec: str, answer: str, line: str) -> None:
@@ -128,3 +132,13 @@ def test_half_up_and_mantissa_reach_any_place() -> None:
     assert half_up(Decimal("5"), -1) == 10  # the nearest place that still rounds
     m, k = mantissa(Decimal("1.234567E+20"), 100)
     assert (str(m), k) == ("1.234567" + "0" * 94, 20)
+
+
+@pytest.mark.parametrize("digit", ["٣", "３", "३"])  # Arabic-Indic, fullwidth, Devanagari 3
+def test_a_digit_of_another_script_is_not_read_as_a_number(spec: str, digit: str) -> None:
+    result = run("check", spec, "--step", "Q", "--answer", f"{digit} 0; 0 1")
+    assert result.exit_code == 2
+    assert result.stderr == f"attn: --answer: expected a number, found {digit}\n"
+    embedded = run("explain", "--tokens", "a b", "--embeddings", f"1 0; 0 {digit}", "-f", "json")
+    assert embedded.exit_code == 2
+    assert "expected a number, found" in embedded.stderr and digit in embedded.stderr

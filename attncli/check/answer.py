@@ -29,8 +29,8 @@ from attncli.spec.values import describe
 _SPECIAL = {"-inf": float("-inf"), "−∞": float("-inf"), "-∞": float("-inf"), "-.inf": float("-inf"),
             "inf": float("inf"), "∞": float("inf"), ".inf": float("inf")}
 # a number as most answers write it: at most 15 decimals (MAX_DECIMALS), no exponent, no spaces
-_PLAIN = re.compile(r"-?\d{1,300}(?:\.(\d{1,15}))?").fullmatch
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?").fullmatch
+_PLAIN = re.compile(r"-?[0-9]{1,300}(?:\.([0-9]{1,15}))?").fullmatch
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?").fullmatch
 # a number as attn writes one of a million or more, m × 10^k with its exponent in superscripts
 # (`1.23×10²⁰`, `1,23×10²⁰` with a decimal comma), is read as 1.23e20 (numbers.as_e_notation)
 # and checked at its own place

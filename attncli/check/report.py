@@ -7,6 +7,7 @@ import math
 from attncli.arithmetic.numbers import (
     LARGE,
     MINUS,
+    SUPERSCRIPT,
     NumberFormat,
     as_decimal,
     half_up,
@@ -21,6 +22,7 @@ SHOWN_CELLS = 20  # differing numbers written out, the first in reading order; t
 # A float64 means at most 17 significant digits (its shortest decimal): a right value written
 # m × 10^k has at most 16 decimals in m, however many zeros the student's m carries
 MANTISSA_DECIMALS = 16
+POWER_MARK = "×10"  # m × 10^k with k in superscripts (arithmetic/numbers.py `scientific`)
 
 
 def symbol(verdict: Verdict) -> Msg | str:
@@ -60,9 +62,10 @@ def as_student_writes(value: float, text: str, decimals: int, extra: int = 0) ->
     `extra` more digits: their decimal mark; with an exponent, as many digits in m as theirs has
     (1.24e20 -> 1.23e20; 1e308 for 1 -> 1e0), at most MANTISSA_DECIMALS; else fixed digits at
     their decimals, however large (123456700000000000000), as attn writes numbers below a
-    million."""
+    million. Written m × 10^k (1.24×10⁶, as attn writes a million or more), it is too: 1.23×10⁶."""
     mark = "," if "," in text else "."
-    exponent = "e" in text.lower()
+    power = POWER_MARK in text  # 1.24×10⁶, as attn writes a number of a million or more
+    exponent = power or "e" in text.lower()
     if not math.isfinite(value) or (not exponent and abs(value) < LARGE / 2):
         return NumberFormat(max(0, decimals) + extra, mark)(value)
     exact = as_decimal(value)
@@ -71,9 +74,11 @@ def as_student_writes(value: float, text: str, decimals: int, extra: int = 0) ->
         places = decimals + extra
         fixed = padded(half_up(abs(exact), places), places)
         return sign + format(fixed, "f").replace(".", mark)
-    digits = len(text.lower().split("e")[0].replace(",", ".").partition(".")[2]) + extra
+    written_m = text.split(POWER_MARK)[0] if power else text.lower().split("e")[0]
+    digits = len(written_m.replace(",", ".").partition(".")[2]) + extra
     m, k = mantissa(abs(exact), min(digits, MANTISSA_DECIMALS))
-    return f"{sign}{format(m, 'f').replace('.', mark)}e{k}"
+    m_text = sign + format(m, "f").replace(".", mark)
+    return f"{m_text}{POWER_MARK}{str(k).translate(SUPERSCRIPT)}" if power else f"{m_text}e{k}"
 
 
 def cell_lines(verdict: Verdict) -> list[Msg]:

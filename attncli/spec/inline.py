@@ -35,7 +35,7 @@ def _fail(option: str | Location, msgid: str, **params: str | int) -> SpecError:
 
 
 # a decimal comma, also in m × 10^k as attn writes a number of a million or more (`1,23×10²⁰`)
-DECIMAL_COMMA = re.compile(r"[+\-−]?\d+,\d+(?:[eE][+-]?\d+|×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
+DECIMAL_COMMA = re.compile(r"[+\-−]?[0-9]+,[0-9]+(?:[eE][+-]?[0-9]+|×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
 _POWER = re.compile(r"([^×]+)×10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)").fullmatch
 _PLAIN_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
@@ -54,6 +54,8 @@ def as_e_notation(text: str) -> str:
 def number(text: str, option: str, path: str) -> Node:
     word = as_e_notation(text)  # −1,00×10⁶ as attn prints it reads back
     try:
+        if not word.isascii():  # float() reads other scripts' digits (٣ as 3): not a number here
+            raise ValueError(word)
         value = float(word.replace(",", ".") if DECIMAL_COMMA.fullmatch(word) else word)
     except ValueError:
         raise _fail(option, "expected a number, found {found}", found=text) from None
