@@ -23,16 +23,15 @@ from attncli.errors import AttnError, SpecError, UsageError
 from attncli.render import render
 
 if TYPE_CHECKING:
-    from attncli.library import build, spec_of, walkthrough_of
+    from attncli.library import build, load_spec, loads_spec, spec_of, walkthrough_of
     from attncli.model import Walkthrough
-    from attncli.spec import load_spec, loads_spec
 
 __all__ = ["AttnError", "SpecError", "UsageError", "Walkthrough", "build", "load_ipython_extension",
            "load_spec", "loads_spec", "render", "spec_of", "walkthrough_of"]
 
 _HOMES = {
-    "load_spec": "attncli.spec.loading",
-    "loads_spec": "attncli.spec.loading",
+    "load_spec": "attncli.library",
+    "loads_spec": "attncli.library",
     "build": "attncli.library",
     "walkthrough_of": "attncli.library",
     "spec_of": "attncli.library",

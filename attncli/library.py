@@ -14,9 +14,11 @@ what was expected and what was found), in the language asked for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from functools import wraps
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from attncli.errors import AttnError, Location, UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, first_known
@@ -31,8 +33,58 @@ if TYPE_CHECKING:  # NumPy-backed: imported on the first call, so that `import a
     from attncli.spec.node import Node
 
 SOURCE = "walkthrough_of"
+P = ParamSpec("P")
+R = TypeVar("R")
+# The limit a refusal names: the command line's option, the keyword of a library call
+LIMIT_OPTION, LIMIT_KEYWORD = "--max-cells", "max_cells"
 
 
+def keyword_named(function: Callable[P, R]) -> Callable[P, R]:
+    """`function` as the library offers it: a refusal that names the command line's
+    `--max-cells` names the keyword `max_cells` the caller passes instead."""
+    @wraps(function)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return function(*args, **kwargs)
+        except AttnError as error:
+            error.message = _keyword(error.message)
+            raise
+
+    return call
+
+
+def _keyword(msg: Msg) -> Msg:
+    params = tuple((name, LIMIT_KEYWORD if value == LIMIT_OPTION
+                    else _keyword(value) if isinstance(value, Msg) else value)
+                   for name, value in msg.params)
+    return replace(msg, params=params)
+
+
+@keyword_named
+def load_spec(path: str | os.PathLike[str], allow_outside: bool = False,
+              max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
+    """The Spec in the file at `path` (a str or a path object such as pathlib.Path; the text
+    `-` is standard input, `Path("-")` the file named -); SpecError if it is malformed.
+
+    Files the spec names are read from its folder or below it, unless `allow_outside`. The spec
+    and what it computes are limited to `max_cells` numbers (see attncli.spec.limits).
+    A wrong argument (`load_spec(3)`, `max_cells=None`) is a UsageError naming it."""
+    from attncli.spec.loading import load_spec as load
+
+    return load(path, allow_outside, max_cells)
+
+
+@keyword_named
+def loads_spec(text: str, name: str | os.PathLike[str] = "<string>", allow_outside: bool = False,
+               max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
+    """The Spec written in `text` (YAML or JSON); files it names are read from `name`'s folder
+    (a str or a path object; the current folder for `<string>`)."""
+    from attncli.spec.loading import loads_spec as loads
+
+    return loads(text, name, allow_outside, max_cells)
+
+
+@keyword_named
 def walkthrough_of(*, tokens: Sequence[str], X: Any = None,
                    W_Q: Any = None, W_K: Any = None, W_V: Any = None, W_O: Any = None,
                    b_Q: Any = None, b_K: Any = None, b_V: Any = None, b_O: Any = None,
@@ -79,6 +131,7 @@ def walkthrough_of(*, tokens: Sequence[str], X: Any = None,
     return replace(built, lang=langs)
 
 
+@keyword_named
 def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
           max_cells: int = DEFAULT_MAX_CELLS) -> Walkthrough:
     """Every step of attention on a loaded spec (`attncli.load_spec`), as `attn explain` works it
@@ -108,6 +161,7 @@ def built_for(function: str, spec: Spec, expand: Selection | None = None,
     return build_steps(spec, expand, summary)
 
 
+@keyword_named
 def spec_of(*, max_cells: int = DEFAULT_MAX_CELLS, **keys: Any) -> Spec:
     """The validated Spec of these keys, as a spec file's top level writes them (`tokens`,
     `embeddings`, `weights` ...), with arrays in place of written-out matrices; for

@@ -82,3 +82,22 @@ def test_a_numpy_integer_is_a_cell_limit_and_bytes_a_file_name() -> None:
     name = bytes(CONFIGS / "two_tokens_unscaled.yaml")
     spec = attncli.load_spec(name, max_cells=np.int32(1000))
     assert list(spec.queries.tokens) == ["first", "second"]
+
+
+@pytest.mark.parametrize(("call", "line"), [
+    (lambda: attncli.loads_spec("tokens: [a, b]\nembeddings: {random: {seed: 1}, shape: [2, 3000]}"
+                                "\n", max_cells=1000),
+     "<string>:2:13: embeddings: a matrix of 2 × 3,000 is too large; the limit is 1,000 numbers, "
+     "which max_cells sets"),
+    (lambda: attncli.spec_of(tokens=["a", "b"], embeddings={"random": {"seed": 1},
+                                                            "shape": [2, 3000]}, max_cells=1000),
+     "spec_of: embeddings: a matrix of 2 × 3,000 is too large; the limit is 1,000 numbers, which "
+     "max_cells sets"),
+])
+def test_a_limit_is_named_by_the_keyword_the_caller_passes(call: Callable[[], object],
+                                                           line: str) -> None:
+    """The command line's refusal says which option raises the limit (`--max-cells`); a library
+    call takes it as the keyword `max_cells`, and its refusal names that."""
+    with pytest.raises(attncli.SpecError) as raised:
+        call()
+    assert str(raised.value) == line

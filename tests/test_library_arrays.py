@@ -248,6 +248,6 @@ def test_an_array_past_the_cell_limit_is_refused_before_its_rows_are_copied(
         tracemalloc.stop()
     rows, columns = shape
     assert str(caught.value) == (f"walkthrough_of: {key}: a matrix of {rows:,} × {columns:,} is "
-                                 "too large; the limit is 10,000,000 numbers, which --max-cells "
+                                 "too large; the limit is 10,000,000 numbers, which max_cells "
                                  "sets")
     assert peak < 100 * 2**20

@@ -74,6 +74,6 @@ def test_arrays_given_in_a_list_are_charged_as_cells_before_each_is_copied() -> 
         tracemalloc.stop()
     assert str(error.value) == ("walkthrough_of: X[100]: a matrix of 100,000 brings the spec "
                                 "to 10,100,000 numbers; the limit is 10,000,000, which "
-                                "--max-cells sets")
+                                "max_cells sets")
     assert peak < 200 * 1_000_000
 
