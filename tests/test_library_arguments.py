@@ -101,3 +101,17 @@ def test_a_limit_is_named_by_the_keyword_the_caller_passes(call: Callable[[], ob
     with pytest.raises(attncli.SpecError) as raised:
         call()
     assert str(raised.value) == line
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("x" * 4_800_001, "<string>: the spec is larger than 4,800,000 bytes, the limit that max_cells "
+                      "sets"),
+    ("é" * 2_400_001, "<string>: the spec has 4,800,002 bytes; the limit is 4,800,000 bytes, which "
+                      "max_cells sets"),  # fewer characters than the limit, more bytes in UTF-8
+])
+def test_a_text_is_held_to_the_bytes_of_a_spec_file(text: str, line: str) -> None:
+    """loads_spec refuses, before parsing, a text a spec file could not be: 32 bytes a value under
+    max_cells (4,800,000 by default), counted in UTF-8 as a file's bytes are."""
+    with pytest.raises(attncli.SpecError) as raised:
+        attncli.loads_spec(text)
+    assert str(raised.value) == line
