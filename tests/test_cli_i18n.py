@@ -68,6 +68,18 @@ def test_every_command_help_is_in_the_language(name: str, lang: str, usage: str,
     assert len(help_msgids()) >= 30
 
 
+@pytest.mark.parametrize(("name", "line"), [
+    ("validate", "Usage: attn validate [OPTIONS] specs...\n"),
+    ("fill", "Usage: attn fill [OPTIONS] files...\n"),
+    ("explain", "Usage: attn explain [OPTIONS] [spec]\n"),
+])
+def test_a_required_argument_is_written_bare_and_an_optional_one_in_brackets(name: str,
+                                                                             line: str) -> None:
+    code, out, _ = invoke(name, "--help")
+    assert code == 0
+    assert out.startswith(line)
+
+
 def test_the_program_help_lists_commands_in_russian() -> None:
     code, out, _ = invoke("--lang", "ru", "--help")
     assert code == 0

@@ -66,6 +66,9 @@ HELP_FIELDS = {"{steps}": ", ".join(STEP_IDS), "{expandable}": ", ".join(EXPANDA
                    () if step in ("latent_q", "latent_kv") else (step,)))}  # their Q, K, V
 _DEFAULT = re.compile(r"\[default: (?P<value>[^\]]*)\]")
 _REQUIRED = "[required]"
+# Typer braces a required argument (`{specs}...`); the usage line writes it bare, as Click and
+# every manual page do, beside an optional one in brackets (`[spec]`)
+_REQUIRED_ARGUMENT = re.compile(r"\{(\w+)\}")
 
 
 def help_language(args: Sequence[str], environ: Any = None) -> str:
@@ -108,7 +111,8 @@ def _formatter(lang: str) -> type[click.HelpFormatter]:
         """Click's help formatter, with Click's own words in `lang`."""
 
         def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
-            super().write_usage(prog, args, gettext(_USAGE, lang) + " ")
+            super().write_usage(prog, _REQUIRED_ARGUMENT.sub(r"\1", args),
+                                gettext(_USAGE, lang) + " ")
 
         @contextmanager
         def section(self, name: str) -> Iterator[None]:
