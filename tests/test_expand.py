@@ -251,3 +251,28 @@ def test_a_cell_asked_for_thousands_of_times_is_checked_once(
               walkthrough)
     assert translate(refused.value.message, "en").startswith(
         "--expand: weights has no row nope; its rows are t0000, t0001")
+
+
+COMMA_SPEC = 'tokens: ["a,b", c, "x,y"]\nembeddings: [[1, 0], [0, 1], [1, 1]]\n'
+
+
+@pytest.mark.parametrize(("asked", "cells"), [
+    ("scores:a,b", [("a,b", None)]),  # the token a,b: no row a
+    ("scores:c,a,b", [("c", "a,b")]),  # split at the first comma, as any cell
+    ("scores:a,b,c", [("a,b", "c")]),
+    ("scores:a,b,x,y", [("a,b", "x,y")]),
+])
+def test_a_token_with_a_comma_is_named_whole(asked: str, cells: list[tuple[str, str | None]]
+                                             ) -> None:
+    """S[a,b, c] is asked for as `scores:a,b,c`: a comma that splits no known row from a known
+    column belongs to the token's name."""
+    walkthrough = build(loads_spec(COMMA_SPEC))
+    chosen = check(Selection.parse([asked]), walkthrough)
+    assert [cell for _, cell in chosen.cells] == cells
+
+
+def test_no_step_before_the_colon_is_a_malformed_value() -> None:
+    with pytest.raises(UsageError) as raised:
+        Selection.parse([":a"])
+    assert translate(raised.value.message) == (
+        "--expand: expected auto, all, none, shown or STEP:ROW[,COLUMN], found :a")

@@ -59,7 +59,7 @@ class Selection:
 def parse_cell(option: str) -> tuple[str, Cell]:
     step, colon, where = option.partition(":")
     step = step.strip()
-    if not colon or not where.strip():
+    if not colon or not where.strip() or not step:
         raise UsageError(Msg.of("{option}: expected auto, all, none, shown or STEP:ROW[,COLUMN], "
                                 "found {found}", option=OPTION, found=option))
     if step not in EXPANDABLE:
@@ -181,6 +181,8 @@ def check(selection: Selection, walkthrough: Walkthrough) -> Selection:
             labels_of[step_id] = (step_rows, step_columns, TokenLabels(step_rows),
                                   TokenLabels(step_columns))
         labels, columns, row_labels, column_labels = labels_of[step_id]
+        row, column = comma_in_a_token(row, column, row_labels, column_labels,
+                                       step_id in CELL_STEPS)
         row = row_labels.label(row)
         if row not in row_labels:
             raise UsageError(Msg.of("{option}: {step} has no row {row}; its rows are {rows}",
@@ -193,6 +195,28 @@ def check(selection: Selection, walkthrough: Walkthrough) -> Selection:
         resolved[asked] = (step_id, (row, column))
     found = tuple(resolved[asked] for asked in selection.cells)
     return replace(selection, cells=found)  # keeps terms_shown
+
+
+def comma_in_a_token(row: str, column: str | None, row_labels: TokenLabels,
+                     column_labels: TokenLabels, has_columns: bool) -> Cell:
+    """The row and column `STEP:ROW,COLUMN` names when a token has a comma of its own: `a,b`
+    alone is the row of the token `a,b` when no row is `a`, and `x,a,b` the row `x,a` and the
+    column `b` when that is the cell there is; else the cell as it was split, at its first
+    comma (refused by the caller if there is no such row or column)."""
+    def found(r: str, c: str | None) -> bool:
+        return row_labels.label(r) in row_labels and (
+            c is None or not has_columns or column_labels.label(c) in column_labels)
+
+    if column is None or found(row, column):
+        return row, column
+    written = f"{row},{column}"
+    if found(written, None):
+        return written, None
+    for at in [k for k, ch in enumerate(written) if ch == ","][1:]:
+        r, c = written[:at].strip(), written[at + 1:].strip()
+        if c and found(r, c):
+            return r, c
+    return row, column
 
 
 NUMBERED = re.compile(r"[₀-₉]+| (\(+)\d+(\)+)")
