@@ -217,3 +217,30 @@ def test_a_length_past_float64_prints_no_numpy_warning(tmp_path: Path) -> None:
                           stdin=subprocess.DEVNULL)
     assert (done.returncode, done.stderr) == (0, "")
     assert "1.00×10²⁰⁰" in done.stdout
+
+
+@pytest.mark.parametrize(("precision", "value", "text"), [
+    (311, 1e-310, "1.0×10⁻³¹⁰"),  # an error of 10^−310 to two significant digits
+    (16, 1.25e-11, "1.25000×10⁻¹¹"),  # 16 decimals: m has the 16 − 11 = 5 past its first digit
+    (16, -3e-11, "−3.00000×10⁻¹¹"),
+    (15, 1e-11, "0.000000000010000"),  # 15 decimals are written in fixed digits, as before
+    (16, 2e-10, "0.0000000002000000"),  # a first digit at the tenth decimal: fixed digits
+])
+def test_a_tiny_number_written_to_many_decimals_is_m_times_ten_to_the_k(
+        precision: int, value: float, text: str) -> None:
+    """A low-precision error or underflow of a subnormal number (10^−310) was written with 311
+    decimals, five lines of zeros; past 15 decimals a number below 10^−10 is m × 10^k."""
+    number = NumberFormat(precision=precision)
+    assert number(value) == text
+    assert number.written([value, 0.5]) == [text, number(0.5)]
+
+
+def test_an_underflow_of_a_subnormal_number_is_one_line(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text("tokens: [a, b]\nembeddings:\n  - [1.0e-310, 1.0]\n  - [1.0, 2.0]\n"
+                    "dtype: bfloat16\n", encoding="utf-8")
+    result = run("explain", str(spec), "-f", "text", "--steps", "embeddings")
+    assert result.exit_code == 0
+    assert ("In bfloat16: the largest error against float64 is 1.0×10⁻³¹⁰, at X[a, d1];"
+            in result.stdout)
+    assert "Underflow: X[a, d1] is 0 in bfloat16 (float64: 1.000×10⁻³¹⁰)." in result.stdout

@@ -39,6 +39,9 @@ CONTEXT = Context(prec=80, Emax=999_999, Emin=-999_999)
 # rounded as every number is (a weight of 10⁻⁴⁵ is 0.00, as 10⁻⁵ is)
 LARGE = 1e6  # a rounded value of at least a million: 1.00×10⁶, not 1000000.00
 SMALL = 1e-29  # a spec's own number (shortest) under this is written m × 10^k, not 0.000…01
+# the most decimals a number is written with in fixed digits: a precision of 12 (the most `-p`
+# takes) and the three more decimals a drift or an error is written with beside it
+FIXED_DECIMALS = 15
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
@@ -67,6 +70,16 @@ def scientific(x: float, precision: int) -> tuple[Decimal, int] | None:
     if size < LARGE / 2:
         return None
     return _scientific(as_decimal(x), precision)
+
+
+def tiny(x: float, precision: int) -> tuple[Decimal, int] | None:
+    """(m, k) when `x` is written m × 10^k for want of room: a number written to more decimals
+    than FIXED_DECIMALS (an error of 10^−310 to its two significant digits, 311 decimals) whose
+    first digit is past the tenth decimal; m has the digits of those decimals (1.0×10⁻³¹⁰)."""
+    if precision <= FIXED_DECIMALS or not x or abs(x) >= 1e-10:
+        return None
+    d = as_decimal(x)
+    return mantissa(d, max(0, precision + d.adjusted()))
 
 
 def _scientific(d: Decimal, precision: int) -> tuple[Decimal, int] | None:
@@ -292,7 +305,7 @@ class NumberFormat:
             return self.nan
         if math.isinf(value):
             return self.minus_infinity if value < 0 else self.infinity
-        found = scientific(value, self.precision)
+        found = scientific(value, self.precision) or tiny(value, self.precision)
         if found is not None:
             m, k = found
             exponent = str(k).translate(SUPERSCRIPT) if self.superscript else str(k)
@@ -328,6 +341,8 @@ class NumberFormat:
 
         x = np.asarray(values, dtype=np.float64)  # (k,)
         precision = self.precision
+        if precision > FIXED_DECIMALS:  # a tiny number may be m × 10^k (see tiny)
+            return [self(value) for value in x.tolist()]
         power = power_of_ten(precision)
         with np.errstate(invalid="ignore", over="ignore"):
             scaled = np.abs(x) * power  # (k,), as _clear_half_up scales each
