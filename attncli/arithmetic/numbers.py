@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from attncli.records import record
+from attncli.spec.limits import MAX_PRECISION
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,9 +40,9 @@ CONTEXT = Context(prec=80, Emax=999_999, Emin=-999_999)
 # rounded as every number is (a weight of 10⁻⁴⁵ is 0.00, as 10⁻⁵ is)
 LARGE = 1e6  # a rounded value of at least a million: 1.00×10⁶, not 1000000.00
 SMALL = 1e-29  # a spec's own number (shortest) under this is written m × 10^k, not 0.000…01
-# the most decimals a number is written with in fixed digits: a precision of 12 (the most `-p`
-# takes) and the three more decimals a drift or an error is written with beside it
-FIXED_DECIMALS = 15
+# the most decimals a number is written with in fixed digits: the most `-p` takes and the three
+# more decimals a drift or an error is written with beside it
+FIXED_DECIMALS = MAX_PRECISION + 3
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from attncli.cli.language import root_option
 from attncli.errors import UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, first_known
+from attncli.spec.limits import MAX_PRECISION
 from attncli.spec.view import Inline, Loading, View, parse_languages
 
 if TYPE_CHECKING:
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 
     from attncli.steps.show import Shown
 
-MAX_PRECISION = 12
 
 
 def requested_languages(lang: str | None) -> tuple[str, str]:

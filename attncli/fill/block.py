@@ -29,10 +29,10 @@ from attncli.errors import AttnError, SpecError
 from attncli.files import NotRegular, check_regular, same_file
 from attncli.i18n import DEFAULT_LANG, Msg
 from attncli.records import record
-from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_PRECISION
 from attncli.spec.node import Node
 from attncli.spec.scope import scoped
-from attncli.spec.values import MAX_PRECISION, check_keys, expect, fail, integer, text
+from attncli.spec.values import check_keys, expect, fail, integer, text
 from attncli.spec.view import View, parse_languages
 from attncli.spec.view_keys import VIEW_KEYS, view
 

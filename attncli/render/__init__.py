@@ -12,6 +12,7 @@ from attncli.errors import UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, suggesting
 from attncli.records import record
 from attncli.render.paper import PAPER_FORMATS
+from attncli.spec.limits import MAX_PRECISION
 from attncli.spec.view import parse_languages
 
 if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must stay light
@@ -22,7 +23,6 @@ if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must 
 # no screen shows it, and laying out a line costs its width (a width of 10⁹ asked of $COLUMNS
 # once took minutes and gigabytes), so a width is held to these before anything is laid out.
 MIN_WIDTH, MAX_WIDTH = 40, 1000
-MAX_PRECISION = 12  # decimals, as `-p` and a spec's display.precision allow
 ASPECTS, DECIMALS = ("169", "43"), ("dot", "comma")  # as RenderOptions's aspect and decimal
 
 

@@ -40,10 +40,9 @@ from attncli.render import EXTENSIONS, file_formats
 from attncli.snippets.rules import check_output
 from attncli.snippets.spec_glob import matching
 from attncli.snippets.toml_tree import MAX_ENTRIES, toml_tree, too_many_entries
-from attncli.spec.limits import MIN_BYTES
+from attncli.spec.limits import MAX_PRECISION, MIN_BYTES
 from attncli.spec.source import Node, decode, parse
 from attncli.spec.values import (
-    MAX_PRECISION,
     check_keys,
     choice,
     fail,

@@ -24,6 +24,7 @@ This module holds numbers only, so `attn --help` can show the default without im
 from __future__ import annotations
 
 DEFAULT_MAX_CELLS = 10_000_000
+MAX_PRECISION = 12  # decimals, as `-p`, a spec's display.precision and a manifest allow
 # The walkthrough may compute this many numbers for each number the spec may hold.
 COMPUTED_PER_CELL = 32
 # Its matrix multiplications may take this many products for each number the spec may hold:

@@ -14,7 +14,7 @@ from attncli.spec import view_keys
 from attncli.spec.arrays import Files, spec_files
 from attncli.spec.costs import walkthrough_cells, walkthrough_products
 from attncli.spec.files import resolving_once, spec_folder
-from attncli.spec.limits import DEFAULT_MAX_CELLS
+from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_PRECISION
 from attncli.spec.masks import masked_rows, masks
 from attncli.spec.model import Convention, Display, Head, Mask, Scale, Score, Sequence, Spec
 from attncli.spec.opened import kept_open
@@ -23,7 +23,6 @@ from attncli.spec.scores import scale_spec, score_spec, softcap_spec
 from attncli.spec.sequences import context_sequence, sequence
 from attncli.spec.source import Node
 from attncli.spec.values import (
-    MAX_PRECISION,
     boolean,
     check_keys,
     choice,

@@ -19,7 +19,6 @@ from attncli.spec.model import Array
 from attncli.spec.source import Node
 
 T = TypeVar("T")
-MAX_PRECISION = 12
 
 
 def fail(node: Node, msgid: str, **params: Any) -> NoReturn:
