@@ -429,3 +429,20 @@ def test_ctrl_c_while_the_command_line_loads_is_a_quiet_exit_130() -> None:
     child = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                            stdin=subprocess.DEVNULL, timeout=60)
     assert (child.returncode, child.stdout, child.stderr) == (130, "", "")
+
+
+def test_no_descriptor_for_a_pipe_leaves_the_work_to_the_command(tmp_path: Path) -> None:
+    """Under `ulimit -n 5` the pipe to a worker cannot be made (EMFILE), as a fork can be
+    refused: the command makes every snippet itself (it was an internal error, exit 3)."""
+    import resource
+
+    spec = (Path(__file__).parent.parent / "configs" / "cat_chases_mouse.yaml").read_text("utf-8")
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(spec, encoding="utf-8")
+    (tmp_path / "attn.toml").write_text('[[snippets]]\nspecs = "*.yaml"\nformats = ["text"]\n'
+                                        'output = "out/{name}.{ext}"\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "attncli", "snippets", "-j", "2"], cwd=tmp_path,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (5, 5)))
+    assert (done.returncode, done.stderr) == (0, "attn: 2 written, 0 unchanged, 0 failed\n")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.txt", "b.txt"]

@@ -82,7 +82,10 @@ class Workers(Generic[T]):
 
         parent = os.getpid()
         for _ in range(jobs):
-            ours, theirs = multiprocessing.Pipe()
+            try:
+                ours, theirs = multiprocessing.Pipe()
+            except OSError:  # EMFILE (ulimit -n): no descriptors for a pipe, as for a fork
+                break
             try:
                 pid = os.fork()
             except OSError:  # EAGAIN (a process limit), ENOMEM: the workers there are will do
