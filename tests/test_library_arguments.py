@@ -115,3 +115,15 @@ def test_a_text_is_held_to_the_bytes_of_a_spec_file(text: str, line: str) -> Non
     with pytest.raises(attncli.SpecError) as raised:
         attncli.loads_spec(text)
     assert str(raised.value) == line
+
+
+def test_a_limit_past_any_float_is_a_limit() -> None:
+    """max_cells=10**400 is a whole number of at least 1, as `--max-cells` of 400 digits is: the
+    shares of it (the numbers a whole walkthrough may hold, a twentieth) were computed in floats
+    and raised OverflowError."""
+    from attncli.spec.limits import max_shown
+
+    assert max_shown(10**400) == 10**400 // 20
+    assert max_shown(10_000_000) == 500_000  # below 2**53, as before
+    w = attncli.walkthrough_of(tokens=TOKENS, X=X, max_cells=10**400)
+    assert w["A"].shape == (3, 3)

@@ -23,7 +23,10 @@ This module holds numbers only, so `attn --help` can show the default without im
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 DEFAULT_MAX_CELLS = 10_000_000
+EXACT_IN_FLOAT = 2**53  # a limit below this is a float's whole number
 MAX_PRECISION = 12  # decimals, as `-p`, a spec's display.precision and a manifest allow
 # The walkthrough may compute this many numbers for each number the spec may hold.
 COMPUTED_PER_CELL = 32
@@ -90,7 +93,9 @@ SLOW_PER_CELL, MIN_SLOW = 0.2, 100_000
 
 
 def share(max_cells: int, fraction: float, floor: int) -> int:
-    return max(floor, int(fraction * max_cells))
+    if max_cells < EXACT_IN_FLOAT:
+        return max(floor, int(fraction * max_cells))
+    return max(floor, int(Fraction(repr(fraction)) * max_cells))  # past any float: as written
 
 
 def max_shown(max_cells: int) -> int:
