@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Literal
 
 from attncli.errors import AttnError, Location, SpecError
-from attncli.files import NotRegular, read_regular, write_atomic
+from attncli.files.reading import NotRegular, read_regular
+from attncli.files.writing import write_atomic
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.records import record
