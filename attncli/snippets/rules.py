@@ -20,7 +20,7 @@ reads. A snippet's path is checked before anything is written:
 
 How attn knows that a file holds a snippet, and may be overwritten: the output pattern alone
 names it, and it passes the rules above. Snippets are written without an exec bit (see
-files.write_atomic's `plain`).
+files.writing.write_atomic's `plain`).
 """
 
 from __future__ import annotations

@@ -244,8 +244,8 @@ def compare_and_write(target: Target, shown: Shown, write: bool,
 
 
 def write_snippet(outcome: Outcome) -> Outcome:
-    """A stale or missing snippet written (without an exec bit: files.write_atomic's `plain`);
-    any other outcome as it is."""
+    """A stale or missing snippet written (without an exec bit: files.writing.write_atomic's
+    `plain`); any other outcome as it is."""
     if outcome.status not in ("stale", "missing") or outcome.new is None:
         return outcome
     path = outcome.target.output
