@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +42,14 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
     """attn with `args`, in-process; stdout and stderr apart."""
     result = CliRunner().invoke(app, list(args), input=input, env=env)
     return Result(result.exit_code, result.stdout, result.stderr)
+
+
+def run_apart(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """attn with `args` in a process of its own (`python -m attncli`), run in `folder` with no
+    standard input: what reaches stderr there (a warning NumPy prints, a traceback) is what a
+    user sees, which the in-process `run` cannot show."""
+    return subprocess.run([sys.executable, "-m", "attncli", *args], cwd=folder,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture

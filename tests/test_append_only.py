@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from attncli import files
-from attncli.files import write_atomic
+from attncli.files import writing
+from attncli.files.writing import write_atomic
 from tests.conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def temporary(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     """Each test twice: with the unnamed file Linux makes (O_TMPFILE), and as on a system or
     a file system that makes none, with a temporary file named beside the target."""
     if request.param == "named":
-        monkeypatch.setattr(files, "unnamed_file", lambda folder: None)
+        monkeypatch.setattr(writing, "unnamed_file", lambda folder: None)
 
 
 def chattr(flag: str, *paths: Path) -> subprocess.CompletedProcess[str]:
@@ -247,7 +247,7 @@ def test_a_refusal_the_folder_does_not_announce_leaves_an_empty_file_at_most(
 
     monkeypatch.setattr(os, "replace", refuse)
     monkeypatch.setattr(os, "unlink", refuse)
-    with pytest.raises(files.UsageError):
+    with pytest.raises(writing.UsageError):
         write_atomic(target, "the whole output\n" * 100)
     assert target.read_text(encoding="utf-8") == "old\n"
     left = [path for path in tmp_path.iterdir() if path != target]

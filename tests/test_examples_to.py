@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-import attncli.files
 import attncli.spec.examples
 from attncli.cli.app import app
+from attncli.files import writing
 
 
 def invoke(*args: str) -> Result:
@@ -59,7 +59,7 @@ def test_a_write_that_fails_half_way_leaves_nothing(tmp_path: Path, staged: bool
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     # each piece is written whole to a file with no name, then named (Linux's O_TMPFILE); where
     # the system makes no such file, written under its name
-    written, named = attncli.files.write_new, attncli.files.link
+    written, named = writing.write_new, writing.link
 
     def full_disk(path: Path, data: bytes) -> None:
         if path.name == "model.safetensors":  # the spec went in; the checkpoint does not fit
@@ -71,10 +71,10 @@ def test_a_write_that_fails_half_way_leaves_nothing(tmp_path: Path, staged: bool
             raise OSError(errno.ENOSPC, "No space left on device")
         named(staged, folder, name)
 
-    monkeypatch.setattr(attncli.files, "write_new", full_disk)
-    monkeypatch.setattr(attncli.files, "link", no_room_to_name)
+    monkeypatch.setattr(writing, "write_new", full_disk)
+    monkeypatch.setattr(writing, "link", no_room_to_name)
     if not staged:
-        monkeypatch.setattr(attncli.files, "unnamed_file", lambda folder: None)
+        monkeypatch.setattr(writing, "unnamed_file", lambda folder: None)
     result = invoke("examples", "gpt2_head", "--to", str(tmp_path / "mine"))
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.startswith(

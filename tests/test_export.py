@@ -18,9 +18,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from attncli import files
 from attncli.cli.app import app
 from attncli.errors import UsageError
+from attncli.files import writing
 from attncli.render import FORMATS, render
 from attncli.render.markdown import escape as md_escape
 from attncli.render.tex import escape_text, labelled_matrix
@@ -337,9 +337,9 @@ def test_a_failed_write_leaves_the_old_file(tmp_path: Path,
     def broken_replace(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(files.os, "replace", broken_replace)
+    monkeypatch.setattr(writing.os, "replace", broken_replace)
     with pytest.raises(UsageError):
-        files.write_atomic(target, "new\n")
+        writing.write_atomic(target, "new\n")
     assert target.read_text(encoding="utf-8") == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.tex"]  # no temporary left
 
@@ -348,7 +348,7 @@ def test_write_atomic_replaces_and_keeps_permissions(tmp_path: Path) -> None:
     target = tmp_path / "out.md"
     target.write_text("old\n", encoding="utf-8")
     target.chmod(0o640)
-    files.write_atomic(target, "new ü\n")
+    writing.write_atomic(target, "new ü\n")
     assert target.read_bytes() == "new ü\n".encode()
     assert target.stat().st_mode & 0o777 == 0o640
 

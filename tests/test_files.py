@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from attncli.errors import UsageError
-from attncli.files import write_atomic
+from attncli.files.writing import write_atomic
 from attncli.i18n import translate
 
 
@@ -37,13 +37,13 @@ def test_a_file_written_over_never_keeps_setuid_setgid_or_sticky(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_place: bool) -> None:
     """`attn export -o tool` over a setuid program: the new text keeps rwxr-xr-x, not the
     program's rights (the kernel clears them on a write, but not for root, nor on a rename)."""
-    import attncli.files as files
+    from attncli.files import writing
 
     target = tmp_path / "tool"
     target.write_text("old\n")
     target.chmod(0o6755 | stat.S_ISVTX)
     if in_place:  # as in a folder that refuses a rename (chattr +a)
-        monkeypatch.setattr(files, "appends_only", lambda folder: True)
+        monkeypatch.setattr(writing, "appends_only", lambda folder: True)
     write_atomic(target, "new\n")
     assert (target.read_text(), stat.S_IMODE(target.stat().st_mode)) == ("new\n", 0o755)
     fresh = tmp_path / "plain.txt"
@@ -82,10 +82,10 @@ def test_a_file_root_writes_over_keeps_its_owner_and_group(
     """Root filling another user's post.md (640) must leave it theirs: renamed over by a file
     root made, it was root's, and its owner could no longer read it. (Written in place, in an
     append-only folder, it is the same file and keeps its owner anyway.)"""
-    import attncli.files as files
+    from attncli.files import writing
 
     if way == "temporary":  # a system without unnamed files: a temporary file beside it
-        monkeypatch.setattr(files, "unnamed_file", lambda folder: None)
+        monkeypatch.setattr(writing, "unnamed_file", lambda folder: None)
     path = tmp_path / "post.md"
     path.write_text("old\n")
     os.chown(path, NOBODY, NOBODY)

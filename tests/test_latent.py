@@ -15,7 +15,7 @@ import pytest
 
 from attncli import build, load_spec, loads_spec
 from attncli.i18n import translate
-from tests.conftest import run
+from tests.conftest import run, run_apart
 from tests.test_checkpoints import needed
 from tests.test_qk_norm import float64_parts
 from tests.test_softcap import rope_table
@@ -329,17 +329,13 @@ def test_attn_check_takes_the_heads_q_k_and_v_made_from_the_latent() -> None:
 def test_latent_weights_whose_product_overflows_give_the_one_line(tmp_path: Path) -> None:
     """W_DKV·W_UK past float64 (a head's keys as one map of x): NumPy's English warning and
     attn's own source line came before the refusal."""
-    import subprocess
-    import sys
-
     (tmp_path / "s.yaml").write_text(
         "tokens: [a, b]\nembeddings: [[1.0, 0.0], [0.0, 1.0]]\nlatent:\n"
         "  W_DKV: [[2.0], [1.0]]\n  W_UK: [[1.0e308]]\n  W_UV: [[1.0]]\n"
         "  W_KR: [[1.0, 0.0], [0.0, 1.0]]\n  W_Q: [[1.0], [0.0]]\n"
         "  W_QR: [[1.0, 0.0], [0.0, 1.0]]\n"
         "positional: {rope: {base: 10000, layout: interleaved}}\n")
-    done = subprocess.run([sys.executable, "-m", "attncli", "validate", "s.yaml"], cwd=tmp_path,
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = run_apart(tmp_path, "validate", "s.yaml")
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         "s.yaml: K[a, d1] is too large for a 64-bit float; scale the inputs down",

@@ -26,7 +26,7 @@ from attncli import build, loads_spec
 from attncli.compute.lowprec import LowPrecision, finfo, to_format
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.steps import precision
-from tests.conftest import run
+from tests.conftest import run, run_apart
 from tests.mha_reference import torch_module
 
 CASES = 24
@@ -383,14 +383,9 @@ def test_a_subnormal_input_s_error_is_written_out(tmp_path: Path) -> None:
     """1e-310 (a float64 subnormal) is 0 in bfloat16: its error, written with two significant
     digits, asked NumberFormat for 311 decimals, and 10.0 ** 313 raised OverflowError (exit 3
     in every format but JSON); it is written m × 10^k, not in 311 decimals."""
-    import subprocess
-    import sys
-
     (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: [[1.0e-310, 1.0], [1.0, 2.0]]\n"
                                      "dtype: bfloat16\n")
-    done = subprocess.run([sys.executable, "-m", "attncli", "explain", "s.yaml", "-f", "text",
-                           "--width", "80"], cwd=tmp_path, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+    done = run_apart(tmp_path, "explain", "s.yaml", "-f", "text", "--width", "80")
     assert (done.returncode, done.stderr) == (0, "")
     text = "".join(line.strip() for line in done.stdout.splitlines())
     written = text.split("the largest error against float64 is", 1)[1].split(",", 1)[0]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from attncli import files
+from attncli.files import writing
 from tests.conftest import attn_executable, run
 
 
@@ -131,7 +131,7 @@ def test_a_signal_mid_write_leaves_no_temporary_file(signum: int, tmp_path: Path
         os.kill(os.getpid(), signum)
         real_fsync(fd)
 
-    monkeypatch.setattr(files.os, "fsync", interrupted)
+    monkeypatch.setattr(writing.os, "fsync", interrupted)
     before = signal.getsignal(signum)  # SIG_IGN for SIGHUP under nohup
     result = run("export", "--latex", "-o", str(target))
     assert result.exit_code == 128 + signum

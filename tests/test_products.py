@@ -6,8 +6,6 @@ against PRODUCTS_PER_CELL times --max-cells; each count here is worked from the 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +18,7 @@ from attncli.spec.arrays import Budget
 from attncli.spec.costs import walkthrough_products
 from attncli.spec.limits import DEFAULT_MAX_CELLS, max_products
 from attncli.spec.node import Node
+from tests.conftest import run_apart
 
 
 def square_spec(n: int, d: int, **more: object) -> str:
@@ -84,8 +83,7 @@ def test_a_bert_base_size_layer_of_2048_tokens_is_within_the_default() -> None:
 
 def test_4096_tokens_of_width_1000_are_refused_unbuilt(tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text(square_spec(4096, 1000))
-    done = subprocess.run([sys.executable, "-m", "attncli", "validate", "s.json"],
-                          cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = run_apart(tmp_path, "validate", "s.json")
     products = 3 * 4096 * 1000 * 1000 + 4096 * 4096 * 2000
     assert products == 45_842_432_000
     assert done.returncode == 2

@@ -19,7 +19,7 @@ import pytest
 from attncli.arithmetic.exactness import dot, exact
 from attncli.arithmetic.numbers import LARGE, SMALL, NumberFormat, rounded, shortest
 from attncli.model import Num, Product, Sum, Terms, Vec
-from tests.conftest import run
+from tests.conftest import run, run_apart
 from tests.test_latex_pages import pdflatex
 
 TEXT = NumberFormat(precision=2)
@@ -207,14 +207,9 @@ def test_a_length_past_float64_prints_no_numpy_warning(tmp_path: Path) -> None:
     """|k| of a key of 1e200 overflows in NumPy's norm: it is ∞ and no angle is written, and
     NumPy's English warning with its source path (`RuntimeWarning: overflow encountered in dot`)
     no longer reaches stderr."""
-    import subprocess
-    import sys
-
     (tmp_path / "s.yaml").write_text("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\n"
                                      "weights: {W_K: [[1e200, 0], [0, 1e200]]}\n")
-    done = subprocess.run([sys.executable, "-m", "attncli", "--lang", "pl", "explain", "s.yaml",
-                           "-f", "text"], cwd=tmp_path, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+    done = run_apart(tmp_path, "--lang", "pl", "explain", "s.yaml", "-f", "text")
     assert (done.returncode, done.stderr) == (0, "")
     assert "1.00×10²⁰⁰" in done.stdout
 

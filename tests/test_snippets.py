@@ -18,7 +18,7 @@ from typer.testing import CliRunner, Result
 
 from attncli.cli.app import app
 from attncli.cli.snippets import PROGRESS_MIN, progress_bar
-from attncli.files import write_atomic
+from attncli.files.writing import write_atomic
 from tests.conftest import CONFIGS, attn_executable
 
 TOML = """\

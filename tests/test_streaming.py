@@ -13,7 +13,7 @@ import pytest
 from attncli import build, loads_spec
 from attncli.arithmetic.expand import Selection
 from attncli.arithmetic.selection import cells
-from attncli.files import write_atomic
+from attncli.files.writing import write_atomic
 from attncli.model import Lazy
 from attncli.render import render, stream
 from attncli.render.common import NARROW, cell_width

@@ -16,7 +16,7 @@ import pytest
 from attncli import build, loads_spec
 from attncli.i18n import translate
 from attncli.model import Step, Walkthrough
-from tests.conftest import run
+from tests.conftest import run, run_apart
 
 CASES = 60
 
@@ -312,14 +312,10 @@ def test_a_tile_of_float16_that_overflows_is_explained_in_one_language(
     """1e20 is ∞ in float16: a tile's Õ line (a number times a row) reached the decimal path of
     the `=` check, which read the row as a number (AttributeError, exit 3), and NumPy's English
     warning with attn's source line came on stderr with exit 0."""
-    import subprocess
-    import sys
-
     (tmp_path / "s.yaml").write_text(
         "tokens: [t0, t1]\nembeddings:\n  - [1.0e20, 1.8, 1.1, 0.5]\n  - [-1.1, -1.9, -0.5, -1.0]\n"
         f"heads: {heads}\ntiling: {{keys: 2, queries: 2}}\nmask: {{causal: true, window: 1}}\n"
         "dtype: float16\n")
-    done = subprocess.run([sys.executable, "-m", "attncli", "explain", "s.yaml", "-f", "text"],
-                          cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = run_apart(tmp_path, "explain", "s.yaml", "-f", "text")
     assert (done.returncode, done.stderr) == (0, "")
     assert "Overflow: X[t0, d1] is inf in float16" in done.stdout

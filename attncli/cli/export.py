@@ -231,7 +231,7 @@ def export(
         output = None
 
     def action() -> str | Iterable[str]:
-        from attncli.files import check_not_input, write_atomic
+        from attncli.files.writing import check_not_input, write_atomic
         from attncli.render import render, stream
         from attncli.spec.files import recording
 

@@ -102,7 +102,7 @@ def spec_path(spec: str | None) -> str:
 def inputs_of(spec: str | None, named: Iterable[str | Path]) -> list[str | Path | int]:
     """What no output may be written over: the spec file, or for `-` standard input (a file
     piped with `< spec.yaml` is as much the input as its name), and the files it reads."""
-    from attncli.files import STANDARD_INPUT
+    from attncli.files.reading import STANDARD_INPUT
 
     return [STANDARD_INPUT if spec == "-" else spec_path(spec), *named]
 
@@ -145,12 +145,14 @@ def one_standard_output(document: bool, heatmap: str | None, answers: str | None
 
 
 def check_outputs(output: str | None, heatmap: str | None, answers: str | None = None) -> None:
-    """Refuse, before any work, an output that is not a regular file (see attncli/files.py) and
-    two outputs that are one file (-o key.md --answers key.md would leave only the key)."""
+    """Refuse, before any work, an output that is not a regular file (see
+    attncli/files/writing.py) and two outputs that are one file (-o key.md --answers key.md
+    would leave only the key)."""
     from itertools import combinations
     from pathlib import Path
 
-    from attncli.files import output_target, same_file
+    from attncli.files.reading import same_file
+    from attncli.files.writing import output_target
 
     named = [(option, path) for option, path in (("--output", output), ("--heatmap", heatmap),
                                                  ("--answers", answers))

@@ -32,7 +32,7 @@ def check_spreadsheet(output: str | None, view: View, other: bool) -> str:
 def write_spreadsheet(spec: str | None, output: str | None, view: View, other: bool,
                       lang: str | None, decimal_comma: bool | None, allow_outside: bool,
                       max_cells: int) -> str:
-    from attncli.files import write_atomic
+    from attncli.files.writing import write_atomic
     from attncli.render import RenderOptions
     from attncli.render.xlsx import workbook
     from attncli.spec.files import recording

@@ -120,7 +120,7 @@ def utf8_unless_terminal() -> None:
 
 class Terminated(BaseException):
     """SIGTERM or SIGHUP, raised where the program is, so that a file being written is removed
-    (files.write_atomic) as for Ctrl-C."""
+    (files.writing.write_atomic) as for Ctrl-C."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from attncli.errors import AttnError, SpecError
-from attncli.files import NotRegular, check_regular, same_file
+from attncli.files.reading import NotRegular, check_regular, same_file
 from attncli.i18n import DEFAULT_LANG, Msg
 from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_PRECISION

@@ -14,7 +14,8 @@ import difflib
 from pathlib import Path
 
 from attncli.errors import Location, SpecError
-from attncli.files import NotRegular, read_regular, write_atomic
+from attncli.files.reading import NotRegular, read_regular
+from attncli.files.writing import write_atomic
 from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
 from attncli.fill.blocks import (
     LATEX,

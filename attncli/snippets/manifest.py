@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from attncli.errors import Location, SpecError, UsageError
-from attncli.files import NotRegular, check_regular, read_regular
+from attncli.files.reading import NotRegular, check_regular, read_regular
 from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.records import record

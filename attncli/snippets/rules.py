@@ -20,7 +20,7 @@ reads. A snippet's path is checked before anything is written:
 
 How attn knows that a file holds a snippet, and may be overwritten: the output pattern alone
 names it, and it passes the rules above. Snippets are written without an exec bit (see
-files.write_atomic's `plain`).
+files.writing.write_atomic's `plain`).
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def _unread_texts(unread: list[Path], limit: int) -> tuple[list[tuple[Path, byte
     """The texts of the specs in `unread` of at most `limit` bytes, each file once,
     UNREAD_BYTES in all; and the specs read only in part: where the text held ends, and where
     the file does."""
-    from attncli.files import NotRegular
+    from attncli.files.reading import NotRegular
     from attncli.spec.opened import open_regular
 
     texts: list[tuple[Path, bytes]] = []
@@ -191,7 +191,7 @@ def _scanned(rest: list[tuple[Path, int, int]], names: set[bytes],
     read, and whether they hold MODEL: read SCANNED_BYTES at a time, each part with the end of
     the one before (so a name across two is found, escaped too: ten bytes a character at most,
     `\\U0000002e`), from a place a spec saved as UTF-16 or UTF-32 starts a character at."""
-    from attncli.files import NotRegular
+    from attncli.files.reading import NotRegular
     from attncli.spec.opened import open_regular
 
     held: set[bytes] = set()

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Literal
 
 from attncli.errors import AttnError, Location, SpecError
-from attncli.files import NotRegular, read_regular, write_atomic
+from attncli.files.reading import NotRegular, read_regular
+from attncli.files.writing import write_atomic
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.records import record
@@ -243,8 +244,8 @@ def compare_and_write(target: Target, shown: Shown, write: bool,
 
 
 def write_snippet(outcome: Outcome) -> Outcome:
-    """A stale or missing snippet written (without an exec bit: files.write_atomic's `plain`);
-    any other outcome as it is."""
+    """A stale or missing snippet written (without an exec bit: files.writing.write_atomic's
+    `plain`); any other outcome as it is."""
     if outcome.status not in ("stale", "missing") or outcome.new is None:
         return outcome
     path = outcome.target.output

@@ -4,7 +4,7 @@ counted against the one limit of numbers a spec may make (attncli.spec.limits)."
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import field
@@ -89,27 +89,29 @@ class Budget:
         """Count the numbers the walkthrough will compute (scores, weights, outputs), which
         may be COMPUTED_PER_CELL times the cell limit, and the products its matrix
         multiplications take, PRODUCTS_PER_CELL times it."""
-        limit = max_computed(self.max_cells)
-        total = self.used + self.computed + cells
-        if total > limit:
-            fail_at(node, Msg.plural_of(
-                "the walkthrough of this spec would compute {count} number; the limit is "
-                "{limit}, {factor} times what {option} sets", "the walkthrough of this spec "
-                "would compute {count} numbers; the limit is {limit}, {factor} times what "
-                "{option} sets", Count(total), limit=Count(limit),
-                factor=COMPUTED_PER_CELL,
-                option=LIMIT_HINT))
-        limit, total = max_products(self.max_cells), self.products + products
-        if total > limit:
-            fail_at(node, Msg.plural_of(
-                "the walkthrough of this spec would take {count} multiplication; the limit is "
-                "{limit}, {factor} times what {option} sets", "the walkthrough of this spec "
-                "would take {count} multiplications; the limit is {limit}, {factor} times what "
-                "{option} sets", Count(total), limit=Count(limit),
-                factor=Count(PRODUCTS_PER_CELL),
-                option=LIMIT_HINT))
+        within(node, self.used + self.computed + cells, max_computed(self.max_cells),
+               lambda count, limit: Msg.plural_of(
+                   "the walkthrough of this spec would compute {count} number; the limit is "
+                   "{limit}, {factor} times what {option} sets", "the walkthrough of this spec "
+                   "would compute {count} numbers; the limit is {limit}, {factor} times what "
+                   "{option} sets", count, limit=limit, factor=COMPUTED_PER_CELL,
+                   option=LIMIT_HINT))
+        within(node, self.products + products, max_products(self.max_cells),
+               lambda count, limit: Msg.plural_of(
+                   "the walkthrough of this spec would take {count} multiplication; the limit "
+                   "is {limit}, {factor} times what {option} sets", "the walkthrough of this "
+                   "spec would take {count} multiplications; the limit is {limit}, {factor} "
+                   "times what {option} sets", count, limit=limit,
+                   factor=Count(PRODUCTS_PER_CELL), option=LIMIT_HINT))
         self.computed += cells
         self.products += products
+
+
+def within(node: Node, total: int, limit: int, refusal: Callable[[Count, Count], Msg]) -> None:
+    """SpecError at `node` if `total` passes `limit`, with `refusal(total, limit)`: the sentence
+    that says what the walkthrough would do past the limit."""
+    if total > limit:
+        fail_at(node, refusal(Count(total), Count(limit)))
 
 
 @record

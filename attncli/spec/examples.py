@@ -133,7 +133,7 @@ def staged_copies(folder: Path, targets: list[Path], datas: list[bytes],
     fails (a full disk, `ulimit -f`, a signal) then leaves nothing, even in an append-only folder
     (`chattr +a`), where what was made could not be removed again (the spec and a data folder
     stayed, or half a file). None where the system makes no such file."""
-    from attncli.files import cannot_write, file_mode, unnamed_file
+    from attncli.files.writing import cannot_write, file_mode, unnamed_file
     from attncli.i18n.library_messages import os_problem
 
     base = next((place for place in (folder, *folder.parents) if os.path.isdir(place)), Path("."))
@@ -156,9 +156,10 @@ def staged_copies(folder: Path, targets: list[Path], datas: list[bytes],
 
 
 def real_path(path: Path, target: Path) -> Path:
-    """`path` with its links followed (attncli/files.py `real`); where that cannot be, the
-    reason `target` cannot be written."""
-    from attncli.files import cannot_write, real
+    """`path` with its links followed (attncli/files/reading.py `real`); where that cannot be,
+    the reason `target` cannot be written."""
+    from attncli.files.reading import real
+    from attncli.files.writing import cannot_write
     from attncli.i18n.library_messages import os_problem
 
     try:
@@ -178,7 +179,8 @@ def exists(target: Path) -> UsageError:
 def check_folders(target: Path) -> None:
     """UsageError if a folder `target` is written into is there but no folder (a file, a pipe,
     a device, a link that leads nowhere or in a loop)."""
-    from attncli.files import cannot_write, kind_of
+    from attncli.files.reading import kind_of
+    from attncli.files.writing import cannot_write
 
     for parent in target.parents:  # the nearest first; above a folder, all are folders
         if os.path.isdir(parent):
@@ -192,7 +194,7 @@ def check_folders(target: Path) -> None:
 def make_folders(target: Path, made: list[Path]) -> None:
     """Make the folders `target` needs, the outermost first, each added to `made`. Each is
     looked at as it comes: in `new/../b/d`, `new/..` is there once `new` is made."""
-    from attncli.files import cannot_write
+    from attncli.files.writing import cannot_write
     from attncli.i18n.library_messages import os_problem
 
     for parent in reversed(target.parents):
@@ -208,7 +210,7 @@ def make_folders(target: Path, made: list[Path]) -> None:
 def write_piece(target: Path, data: bytes, staged: BinaryIO | None) -> None:
     """`data` at `target`, which must not exist: the `staged` copy given that name (another
     file system on the way: written again there), or written there now."""
-    from attncli.files import cannot_write, link, write_new
+    from attncli.files.writing import cannot_write, link, write_new
     from attncli.i18n.library_messages import os_problem
 
     try:

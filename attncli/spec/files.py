@@ -23,7 +23,7 @@ from typing import IO
 
 import numpy as np
 
-from attncli.files import NotRegular, check_regular, real
+from attncli.files.reading import NotRegular, check_regular, real
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.spec.csv_file import CsvFile, check_csv_size, most_cells

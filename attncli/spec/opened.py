@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
-from attncli.files import not_regular
+from attncli.files.reading import not_regular
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.spec.file_problem import FileProblem

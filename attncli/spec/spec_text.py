@@ -10,7 +10,7 @@ import stat
 from typing import BinaryIO
 
 from attncli.errors import Location, SpecError
-from attncli.files import read_at_most
+from attncli.files.reading import read_at_most
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.spec.limits import DEFAULT_MAX_CELLS, max_spec_bytes

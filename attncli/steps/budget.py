@@ -30,6 +30,8 @@ from attncli.i18n import Count, Msg
 from attncli.spec.limits import max_hand, max_shown, max_terms
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from attncli.arithmetic.expand import Selection
     from attncli.spec.model import Spec
     from attncli.spec.view import View
@@ -99,25 +101,31 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int,
 def check_shown(spec: Spec, max_cells: int, option: str) -> None:
     """Refuse, before it is built, a document (`option`: --full, --json, --latex ...) that
     shows every number of a walkthrough computing more numbers than the limit allows."""
-    count, limit = shown_numbers(spec), max_shown(max_cells)
-    if count > limit:
-        raise UsageError(Msg.plural_of(
-            "{option}: this document would print about {count} number; the limit is {limit}, "
-            "which {limit_option} sets", "{option}: this document would print about {count} "
-            "numbers; the limit is {limit}, which {limit_option} sets", Count(count),
-            option=option, limit=Count(limit), limit_option="--max-cells"))
+    shown_within(spec, max_cells, lambda count, limit: Msg.plural_of(
+        "{option}: this document would print about {count} number; the limit is {limit}, "
+        "which {limit_option} sets", "{option}: this document would print about {count} "
+        "numbers; the limit is {limit}, which {limit_option} sets", count,
+        option=option, limit=limit, limit_option="--max-cells"))
 
 
 def check_whole(spec: Spec, max_cells: int, function: str) -> None:
     """Refuse, before it is built, a walkthrough the library function `function` would hand
     back with every matrix whole, under the bound of a document that shows every number."""
+    shown_within(spec, max_cells, lambda count, limit: Msg.plural_of(
+        "this walkthrough would hold every matrix whole, about {count} number; the limit "
+        "is {limit}, which {option} sets", "this walkthrough would hold every matrix whole, "
+        "about {count} numbers; the limit is {limit}, which {option} sets", count,
+        limit=limit, option="max_cells"), Location(function))
+
+
+def shown_within(spec: Spec, max_cells: int, refusal: Callable[[Count, Count], Msg],
+                 where: Location | None = None) -> None:
+    """UsageError (at `where`) if a walkthrough of `spec` shown whole holds more numbers than
+    `max_shown` allows, with `refusal(count, limit)`: the sentence that says what would hold
+    them."""
     count, limit = shown_numbers(spec), max_shown(max_cells)
     if count > limit:
-        raise UsageError(Msg.plural_of(
-            "this walkthrough would hold every matrix whole, about {count} number; the limit "
-            "is {limit}, which {option} sets", "this walkthrough would hold every matrix whole, "
-            "about {count} numbers; the limit is {limit}, which {option} sets", Count(count),
-            limit=Count(limit), option="max_cells"), Location(function))
+        raise UsageError(refusal(Count(count), Count(limit)), where)
 
 
 def shown_numbers(spec: Spec) -> int:
