@@ -43,11 +43,14 @@ BODY = rb'(?:[^"\\\x00-\x20]++|\\["\\/bfnrt]|\\u(?!0020)(?![dD][89abAB])[0-9a-fA
 # A pair on one line, or one whose closing bracket begins a line (as tokenizers writes them
 # pretty): where the text, three spaces, the pair's spaces and line breaks, and one space put
 # every line and column after it where it was.
-PAIR = re.compile(
-    rb'\[(?:([ \t\r]*)"(' + BODY + rb')"([ \t\r]*),([ \t\r]*)"(' + BODY + rb')"([ \t\r]*)'
-    rb'|(\s*)"(' + BODY + rb')"(\s*),(\s*)"(' + BODY + rb')"(\s*\n[ \t\r]*))\]')
-PAIRS = re.compile(rb"\[\s*(?:(?:" + PAIR.pattern + rb")\s*(?:,\s*(?:" + PAIR.pattern
-                   + rb")\s*)*+)?\]")
+# (Each run of spaces is taken whole, `*+`, where what follows cannot be a space.)
+SHAPE = (rb'\[(?:([ \t\r]*+)"(%s)"([ \t\r]*+),([ \t\r]*+)"(%s)"([ \t\r]*+)'
+         rb'|(\s*+)"(%s)"(\s*+),(\s*+)"(%s)"(\s*\n[ \t\r]*+))\]')
+PAIR = re.compile(SHAPE % ((BODY,) * 4))
+# An array of pairs, its spaces and parts not kept (Llama 3's 280,000 pairs: 0.22 s kept,
+# 0.12 s not).
+UNKEPT = SHAPE.replace(b"(?:", b"(").replace(b"(", b"(?:")
+PAIRS = re.compile(rb"\[\s*+(?:%s\s*+(?:,\s*+%s\s*+)*+)?\]" % ((UNKEPT % ((BODY,) * 4),) * 2))
 # A first part that begins with "#": the package drops a text merge that begins "#version".
 HASH = re.compile(rb'\[\s*("(?:#|\\u0023)' + BODY + rb'")')
 VERSION = "#version"
