@@ -251,3 +251,16 @@ def test_an_array_past_the_cell_limit_is_refused_before_its_rows_are_copied(
                                  "too large; the limit is 10,000,000 numbers, which max_cells "
                                  "sets")
     assert peak < 100 * 2**20
+
+
+def test_a_longdouble_past_float64_is_refused_where_it_stands_without_a_warning() -> None:
+    """1e4000 in a longdouble array is no float64: NumPy warned (in English, with attn's source
+    line) as it cast it, and the refusal named Q[cat, d1], a matrix made of it."""
+    import warnings
+
+    X = np.array([[np.longdouble("1e4000"), 0], [0, 1], [1, 1]])  # (3, 2), longdouble
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning fails the test
+        with pytest.raises(attncli.SpecError) as raised:
+            attncli.walkthrough_of(tokens=["cat", "chases", "mouse"], X=X)
+    assert str(raised.value) == "walkthrough_of: X[0][0]: expected a finite number, found inf"

@@ -176,7 +176,7 @@ def array_node(array: np.ndarray[Any, Any], source: str, path: str,
         return row_node(array, source, path)
     node = Node([row_node(row, source, f"{path}[{i}]") for i, row in enumerate(array)],
                 Location(source, path))
-    if array.dtype.kind != "b" and array.size and np.isfinite(array).all():
+    if array.dtype.kind != "b" and array.size and np.isfinite(in_float64(array)).all():
         view = array.astype(np.float64, copy=False).view()  # (rows, columns), never written
         view.flags.writeable = False
         node.array = view
@@ -185,8 +185,20 @@ def array_node(array: np.ndarray[Any, Any], source: str, path: str,
     return node
 
 
+def in_float64(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """`array` as the float64 numbers attn computes with (no copy of a float64 array): a number
+    no float64 holds (a longdouble's 1e4000) is inf, without NumPy's warning, and refused where
+    it stands as any infinity is."""
+    if array.dtype == np.float64:
+        return array
+    with np.errstate(over="ignore", invalid="ignore"):
+        return array.astype(np.float64)
+
+
 def row_node(row: np.ndarray[Any, Any], source: str, path: str) -> Node:
     where = Location(source, path)
+    if row.dtype.kind != "b":
+        row = in_float64(row)  # (columns,): 1e4000 in a longdouble is inf here, named below
 
     def items() -> list[Node]:
         return [Node(x, Location(source, f"{path}[{j}]")) for j, x in enumerate(row.tolist())]
