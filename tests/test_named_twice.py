@@ -75,3 +75,11 @@ def test_fill_fills_a_document_named_again_once(here: Path, loads: list[str]) ->
 def test_a_missing_file_named_twice_is_refused_once(here: Path) -> None:
     result = invoke("validate", "gone.yaml", "gone.yaml")
     assert result.stderr.splitlines()[1:] == ["attn: 1 spec of 1 has errors"]
+
+
+def test_standard_input_named_twice_is_read_once(here: Path) -> None:
+    """`attn validate - -` read the piped spec, then an exhausted standard input, and reported
+    `<stdin>: the spec is empty` for a valid spec."""
+    result = CliRunner().invoke(app, ["validate", "-", "-", "--lang", "en"],
+                                input=(here / "spec.yaml").read_text("utf-8"))
+    assert (result.exit_code, result.output) == (0, "attn: 1 spec is valid\n")

@@ -46,17 +46,20 @@ def once_each(names: list[str]) -> list[str]:
     hard link: the same device and inode, as spec/files.py's `identity` knows it) is left out,
     so the file is worked and counted once. 2,000 names of one spec took `attn validate` 4.9 s,
     of one document `attn fill --check` 13.6 s. A name the system cannot be asked about (no
-    such file) is kept to be refused as it is; `-`, standard input, is read each time named."""
+    such file) is kept to be refused as it is; `-`, standard input, is read once too: named again,
+    it would read as empty."""
     from attncli.spec.files import identity
 
     seen: set[object] = set()
     kept = []
     for name in names:
-        if name != "-":
-            found = identity(from_deleted_folder(name))
-            key = found[:2] if isinstance(found, tuple) else found
-            if key in seen:
-                continue
-            seen.add(key)
+        found = STANDARD_INPUT if name == "-" else identity(from_deleted_folder(name))
+        key = found[:2] if isinstance(found, tuple) else found
+        if key in seen:
+            continue
+        seen.add(key)
         kept.append(name)
     return kept
+
+
+STANDARD_INPUT = object()  # the key of `-` among the files named
