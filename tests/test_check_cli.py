@@ -116,3 +116,16 @@ def test_a_row_of_one_number_is_said_in_the_singular(tmp_path: Path) -> None:
     filed = run("check", CAT, "--answer", str(tmp_path / "ragged.yaml"), "--lang", "ru")
     assert filed.exit_code == 2
     assert filed.stderr.endswith("ragged.yaml:1:22: weights: строка 2: 1 число, ожидается 3\n")
+
+
+def test_the_spec_and_the_answer_cannot_both_be_standard_input() -> None:
+    """`attn check - -a -`: the answer read all of standard input, and the spec's text was judged
+    as the answer (`<stdin>:4:3: title: expected a matrix …`)."""
+    from typer.testing import CliRunner
+
+    from attncli.cli.app import app
+
+    result = CliRunner().invoke(app, ["check", "-", "-a", "-", "--lang", "en"],
+                                input=(CONFIGS / "cat_chases_mouse.yaml").read_text("utf-8"))
+    assert (result.exit_code, result.output) == (
+        2, "attn: SPEC and --answer would both read standard input; name a file for one of them\n")

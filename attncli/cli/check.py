@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from attncli.cli.command_help import COMMAND_HELP
-from attncli.cli.inputs import language, loading, spec_path
+from attncli.cli.inputs import language, loading, one_standard_input, spec_path
 from attncli.cli.options import (
     AllowOutsideOpt,
     DebugOpt,
@@ -57,6 +57,7 @@ def check(
         from attncli.spec import load_spec
 
         reading = loading(allow_outside, max_cells)
+        one_standard_input(spec, answer)
         answers = answers_of(answer, step, reading.max_cells)
         verdicts = check_answers(load_spec(spec_path(spec), **vars(reading)), answers, head,
                                  round_intermediates, reading.max_cells)

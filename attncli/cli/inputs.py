@@ -144,6 +144,14 @@ def one_standard_output(document: bool, heatmap: str | None, answers: str | None
                                 "a file for one of them", first=there[0], second=there[1]))
 
 
+def one_standard_input(spec: str | None, answer: str) -> None:
+    """Refuse `attn check - -a -`: the answer would read all of standard input, and the spec
+    find it empty (the spec's text was judged as the answer)."""
+    if spec == "-" and answer == "-":
+        raise UsageError(Msg.of("{first} and {second} would both read standard input; name a "
+                                "file for one of them", first="SPEC", second="--answer"))
+
+
 def check_outputs(output: str | None, heatmap: str | None, answers: str | None = None) -> None:
     """Refuse, before any work, an output that is not a regular file (see
     attncli/files/writing.py) and two outputs that are one file (-o key.md --answers key.md
