@@ -142,3 +142,17 @@ def test_a_digit_of_another_script_is_not_read_as_a_number(spec: str, digit: str
     embedded = run("explain", "--tokens", "a b", "--embeddings", f"1 0; 0 {digit}", "-f", "json")
     assert embedded.exit_code == 2
     assert "expected a number, found" in embedded.stderr and digit in embedded.stderr
+
+
+def test_too_many_decimals_are_counted_as_counts_are_and_quoted_as_written(spec: str) -> None:
+    result = run("check", spec, "--step", "Q", "--answer", "1.23×10⁻⁶⁶⁶⁶⁶⁶⁶⁶⁶⁶⁶ 0; 0 1")
+    assert result.exit_code == 2
+    assert result.stderr == ("attn: --answer: 1.23×10⁻⁶⁶⁶⁶⁶⁶⁶⁶⁶⁶⁶ has 66,666,666,668 decimals; "
+                             "an answer is checked to at most 15\n")
+
+
+def test_an_underscore_is_not_part_of_a_number_typed_in() -> None:
+    """Python's float() reads 1_000 as 1000; `attn check` refuses it, and so does --embeddings."""
+    result = run("explain", "--tokens", "a b", "--embeddings", "1_000 0; 0 1", "-f", "text")
+    assert (result.exit_code, result.stderr) == (
+        2, "attn: --embeddings: expected a number, found 1_000\n")

@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 
 from attncli.check.answer_file import of_the_answer_file
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.quoting import shown
 from attncli.records import record
 from attncli.spec.inline import DECIMAL_COMMA, as_e_notation, comma_is_decimal
@@ -101,8 +101,8 @@ def written(text: str, where: Location) -> Written:
     if -exponent > MAX_DECIMALS:  # 1e-999999999 has 999,999,999 decimals to round to
         raise SpecError(Msg.plural_of(
             "{found} has {count} decimal; an answer is checked to at most {limit}",
-            "{found} has {count} decimals; an answer is checked to at most {limit}", -exponent,
-            found=quoted(word), limit=MAX_DECIMALS), where)
+            "{found} has {count} decimals; an answer is checked to at most {limit}",
+            Count(-exponent), found=quoted(text), limit=MAX_DECIMALS), where)
     value = float(exact)
     if math.isinf(value):
         raise SpecError(Msg.of("{found} is larger than any number attn computes with (about "

@@ -54,7 +54,7 @@ def as_e_notation(text: str) -> str:
 def number(text: str, option: str, path: str) -> Node:
     word = as_e_notation(text)  # −1,00×10⁶ as attn prints it reads back
     try:
-        if not word.isascii():  # float() reads other scripts' digits (٣ as 3): not a number here
+        if not word.isascii() or "_" in word:  # float() reads ٣ as 3 and 1_000 as 1000: not here
             raise ValueError(word)
         value = float(word.replace(",", ".") if DECIMAL_COMMA.fullmatch(word) else word)
     except ValueError:
