@@ -127,3 +127,11 @@ def test_a_limit_past_any_float_is_a_limit() -> None:
     assert max_shown(10_000_000) == 500_000  # below 2**53, as before
     w = attncli.walkthrough_of(tokens=TOKENS, X=X, max_cells=10**400)
     assert w["A"].shape == (3, 3)
+
+
+def test_a_control_character_a_caller_wrote_is_escaped_in_the_error() -> None:
+    """The error's text is what a caller prints: `lang="pl\\x1b[2J"` (an escape that clears a
+    terminal) is written `\\x1b`, as attn writes it on its own stderr."""
+    with pytest.raises(UsageError) as raised:
+        attncli.walkthrough_of(tokens=TOKENS, X=X, lang="pl\x1b[2J")
+    assert str(raised.value) == "lang: unknown language pl\\x1b[2j; expected one of en, pl, ru"
