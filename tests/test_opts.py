@@ -175,6 +175,10 @@ def test_matrix_symbols_as_typed() -> None:
     ([TWO_HEADS, "--matrix", "A:3"], "attn: --matrix: A has no head 3; it is in heads 1, 2\n"),
     ([CAT, "--matrix", "W_K:999"], "attn: --matrix: W_K has no head 999; the spec has one "
                                    "head\n"),
+    # a head past any int64 is named as written, not as head 0
+    ([TWO_HEADS, "--matrix", "A:" + "9" * 5000], "attn: --matrix: A has no head "
+     "99999999999999999999…9999999999; it is in heads 1, 2\n"),
+    ([CAT, "--matrix", "A:0099"], "attn: --matrix: A has no head 99; the spec has one head\n"),
     ([CAT, "--matrix", "A:x"], "attn: --matrix: expected SYMBOL or SYMBOL:HEAD such as A:2, "
                                "found A:x\n"),
     (["configs/decoder_layer.yaml", "--matrix", "μ, σ"],

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 
 from attncli.errors import UsageError
 from attncli.i18n import Msg
+from attncli.i18n.quoting import shown
 from attncli.model.expr import Expansion, Formula
 from attncli.records import record
 
@@ -328,7 +329,7 @@ def pick(walkthrough: Walkthrough, written: str) -> Matrix:
             raise UsageError(Msg.of("expected SYMBOL or SYMBOL:HEAD such as A:2, found {found}",
                                     found=written))
         digits = head_text.strip().lstrip("0") or "0"  # 000…01 (5,000 zeros) is head 1
-        head = int(digits) if len(digits) <= 18 else 0  # no such head
+        head = int(digits) if len(digits) <= 18 else -1  # no such head, named as written
     everything = named(walkthrough)
     wanted = key(symbol)
     keys = {text: key(text) for text in dict.fromkeys(entry[0] for entry in everything)}
@@ -347,13 +348,13 @@ def pick(walkthrough: Walkthrough, written: str) -> Matrix:
         if not found:
             heads = sorted({entry[1] for entry in same if entry[1] is not None})
             raise UsageError(Msg.of("{symbol} has no head {head}; the spec has one head",
-                                    symbol=same[0][0], head=head)
+                                    symbol=same[0][0], head=shown(digits))
                              if only else
                              Msg.of("no matrix {found} here; this walkthrough has {known}",
                                     found=written, known=known(everything))
                              if not heads else
                              Msg.of("{symbol} has no head {head}; it is in heads {heads}",
-                                    symbol=same[0][0], head=head,
+                                    symbol=same[0][0], head=shown(digits),
                                     heads=", ".join(map(str, heads))))
     if len(found) > 1:
         raise UsageError(Msg.of("{symbol} is in several steps ({steps}); keep one with --steps",
