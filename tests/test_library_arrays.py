@@ -264,3 +264,14 @@ def test_a_longdouble_past_float64_is_refused_where_it_stands_without_a_warning(
         with pytest.raises(attncli.SpecError) as raised:
             attncli.walkthrough_of(tokens=["cat", "chases", "mouse"], X=X)
     assert str(raised.value) == "walkthrough_of: X[0][0]: expected a finite number, found inf"
+
+
+@pytest.mark.parametrize(("key", "found"), [(0, "0"), (slice(None, None, 2),
+                                                       "slice(None, None, 2)")])
+def test_a_matrix_asked_for_by_a_number_is_a_usage_error(key: object, found: str) -> None:
+    """w[0] was Python's TypeError `argument of type 'int' is not iterable`."""
+    w = walkthrough_of(tokens=["a", "b"], X=np.eye(2))
+    with pytest.raises(UsageError) as raised:
+        w[key]  # type: ignore[index]
+    assert str(raised.value) == ('a matrix is named by its symbol, such as w["A"]; found '
+                                 f"{found}")

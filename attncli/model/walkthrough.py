@@ -267,6 +267,9 @@ class Walkthrough:
     def matrix(self, name: str) -> Matrix:
         """The matrix shown as `name`: `"A"` (the weights), `"S′ + M"` or `"S' + M"`, `"W_Q"`,
         `"A:2"` for head 2's; UsageError naming the ones there are when there is none."""
+        if not isinstance(name, str):  # w[0], w[::2]: a matrix is named, not numbered
+            raise UsageError(Msg.of("a matrix is named by its symbol, such as {example}; found "
+                                    "{found}", example='w["A"]', found=shown(repr(name))))
         return pick(self, name)
 
     def __getitem__(self, name: str) -> Array:
