@@ -3,6 +3,7 @@ exactly 0, and scores far beyond exp's range neither overflow nor turn into NaN.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -69,3 +70,18 @@ def test_masks() -> None:
     assert ops.window(4, 4, 1, True).astype(int).tolist() == [
         [1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]]
     assert ops.padding(2, [True, False, True]).astype(int).tolist() == [[1, 0, 1], [1, 0, 1]]
+
+
+def test_window_mask_is_the_offsets_definition_in_every_corner() -> None:
+    """ops.window, built from two triangles, against |i − j| <= width or j < sink_tokens (and
+    j <= i when causal) worked from the offsets, for every small shape, width and first row."""
+    for n, m, width, causal_only, sinks, first in itertools.product(
+            (1, 3, 7), (1, 4, 9), (0, 1, 2, 12), (False, True), (0, 1, 3, 12), (0, 2, 5)):
+        i = np.arange(first, first + n)[:, None]
+        j = np.arange(m)[None, :]
+        expected = (np.abs(j - i) <= width) | (j < sinks)
+        if causal_only:
+            expected &= j <= i
+        got = ops.window(n, m, width, causal_only, sinks, first)
+        assert got.shape == (n, m) and (got == expected).all(), (n, m, width, causal_only,
+                                                                 sinks, first)

@@ -85,16 +85,20 @@ def window(n: int, m: int, width: int, causal_only: bool, sink_tokens: int = 0,
            first: int = 0) -> Bools:
     """Query i sees keys with |i - j| <= width and the first `sink_tokens` keys (StreamingLLM's
     attention sinks), of these only j <= i when causal; the rows of queries first .. first + n - 1.
-    """
-    offset = np.arange(m)[None, :] - np.arange(first, first + n)[:, None]  # (1, m) - (n, 1): j - i
-    inside = (np.abs(offset) <= width) | (np.arange(m) < sink_tokens)[None, :]  # (n, m)
-    return inside & (offset <= 0) if causal_only else inside  # (n, m)
+    Built from two triangles of booleans, with no n x m array of offsets."""
+    last = first if causal_only else first + width  # the furthest key right of query i: i + last
+    inside = np.tri(n, m, k=last, dtype=bool)  # (n, m): j <= i + last
+    inside &= ~np.tri(n, m, k=first - width - 1, dtype=bool)  # (n, m): and j >= i - width
+    sinks = min(sink_tokens, m)
+    if sinks:  # the first keys: seen by every query, or by those at or after them when causal
+        inside[:, :sinks] = np.tri(n, sinks, k=first, dtype=bool) if causal_only else True
+    return inside  # (n, m)
 
 
 def padding(n: int, keep: Iterable[bool]) -> Bools:
-    """Key j is visible to every query where keep[j]."""
+    """Key j is visible to every query where keep[j]: one row, read-only, seen n times."""
     row = np.asarray(tuple(keep), dtype=bool)  # (m,)
-    return np.broadcast_to(row, (n, row.shape[0])).copy()  # (n, m)
+    return np.broadcast_to(row, (n, row.shape[0]))  # (n, m), no copy
 
 
 def apply_mask(scores: Array, visible: Bools, out: Array | None = None) -> Array:
@@ -290,9 +294,10 @@ def alibi_slopes(h: int) -> Array:
 def alibi(n: int, m: int, slope: float, first: int = 0) -> Array:
     """B[i, j] = −slope·|i − j|: a key further from the query gets a lower score (for j <= i,
     the paper's −slope·(i − j)); the rows of queries first .. first + n - 1."""
-    queries = np.arange(first, first + n)  # (n,)
-    distance = np.abs(queries[:, None] - np.arange(m)[None, :])  # (n, 1) - (1, m) -> (n, m)
-    return -slope * distance  # (n, m)
+    queries = np.arange(first, first + n, dtype=np.float64)  # (n,)
+    bias = np.subtract.outer(queries, np.arange(m, dtype=np.float64))  # (n, m): i - j, exact
+    np.abs(bias, out=bias)  # (n, m), in place
+    return np.multiply(bias, -slope, out=bias)  # (n, m), in place
 
 
 def rms_norm(x: Array, gain: Array | None, eps: float) -> Array:

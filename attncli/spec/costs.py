@@ -6,7 +6,29 @@ about 11 billion, worked in about a second). Both are charged against the cell l
 
 from __future__ import annotations
 
-from attncli.spec.model import Spec
+from attncli.spec.model import MatrixMask, PaddingMask, Spec, WindowMask
+
+# Passes over a head's n x m scores that a feature adds, each counted as numbers computed: an
+# entry of tanh or of a mask's comparisons costs more than a plain score, so it counts as several.
+# Measured on 4,096 tokens of d_model 4, two heads and a causal mask (the walkthrough of
+# `attn validate`, CPU time, least of five): plain attention 0.80 s for 134.3 million numbers, so
+# one n x m pass of both heads (33.6 million numbers) costs about 0.20 s; each feature's time
+# over plain, in such passes, is its weight (rounded up):
+SOFTCAP_PASSES = 3  # S″ = c·tanh(S′ / c) and the score it bends most: 1.24 s, 2.2 passes over
+ALIBI_PASSES = 3  # B = −m·|i − j| made (3 passes), then S′ + B: 1.14 to 1.30 s, 1.7 to 2.5
+BIAS_PASSES = 2  # a given B read, then S′ + B
+LATENT_PASSES = 4  # MLA's absorbed scores and the check that they match: 1.49 to 1.66 s, 3.5 to 4.3
+WINDOW_PASSES = 1  # the window and its sink tokens, two triangles: 0.88 to 1.04 s, 0.4 to 1.2
+PADDING_PASSES = 2  # the padding, and a softmax over runs of a few keys: 1.09 to 1.17 s, 1.5 to 1.8
+MATRIX_MASK_PASSES = 1  # a given mask's rows, combined with the others
+SINKS_PASSES = 2  # the n x (m + 1) logits with the sink, and A copied out: 1.00 to 1.07 s, 1 to 1.3
+# A dtype below float64 rounds every n x m matrix to its format besides the float64 pass beside it:
+# bfloat16 took 2.81 s for 335.7 million numbers, 0.8 s (4 passes) over plain's rate.
+PRECISION_PASSES = 6  # x − m and e^(x − m) in the format, and 4 passes of rounding
+# The backward pass: dA, dS′ and dS, at plain attention's rate: 4,096 tokens of d_model 4 and one
+# head took 0.75 s for 67 million numbers without it, 2.0 s for 252 million with it (of d_model 64,
+# 2.2 s: mostly its 10.7 billion products, which the products' limit counts).
+BACKWARD_PASSES = 3
 
 
 def walkthrough_cells(spec: Spec) -> int:
@@ -29,13 +51,12 @@ def forward_cells(spec: Spec) -> int:
         if spec.tiling is not None:  # the tiles of S and P̃, then m, ℓ and Õ after each key block
             passes = -(-m // spec.tiling.keys)
             total += 2 * n * m + passes * n * (4 + d_v)
-        total += 2 * n * m if spec.bias is not None else 0  # B and S′ + B
-        total += n * m if spec.softcap is not None else 0  # S″
+        total += n * m * elementwise_passes(spec)
         total += (2 * (n + m) * d_k) if spec.qk_norm is not None else 0  # RMS and Q̃, K̃
         if spec.rotary:
             total += 2 * (n + m) * d_k  # RoPE's angles and the rotated Q and K
         if spec.latent is not None:  # the head's weights, Q_C·W_UKᵀ and the absorbed scores
-            total += spec.latent.d_c * (n + d_k + d_k) + n * m + d * d_k
+            total += spec.latent.d_c * (n + d_k + d_k) + d * d_k
     if spec.latent is not None:  # W_DKV, C_KV (and its norm), W_KR, K_R, W_DQ and C_Q
         total += (d + 2 * m + 1) * (spec.latent.d_c + spec.latent.d_rope) + 2 * n * d
     total += n * sum(head.d_v(conv) for head in spec.heads) + n * d
@@ -52,9 +73,28 @@ def forward_cells(spec: Spec) -> int:
     return total
 
 
+def elementwise_passes(spec: Spec) -> int:
+    """The n x m passes of one head that its features add to plain attention's (the weights
+    above): soft-capping, a score bias, MLA's absorbed scores, masks other than causal alone,
+    attention sinks."""
+    passes = 0 if spec.softcap is None else SOFTCAP_PASSES
+    if spec.bias is not None:
+        passes += ALIBI_PASSES if spec.bias.kind == "alibi" else BIAS_PASSES
+    passes += 0 if spec.latent is None else LATENT_PASSES
+    for mask in spec.masks:
+        if isinstance(mask, WindowMask):
+            passes += WINDOW_PASSES
+        elif isinstance(mask, PaddingMask):
+            passes += PADDING_PASSES
+        elif isinstance(mask, MatrixMask):
+            passes += MATRIX_MASK_PASSES
+    return passes + (0 if spec.sinks is None else SINKS_PASSES)
+
+
 def backward_cells(spec: Spec) -> int:
     """About how many numbers the backward pass computes besides the forward pass's: per head
-    dA, dS′ and dS (n x m each), dQ, dK and dV, then dX; and the finite-difference check's two
+    dA, dS′ and dS (BACKWARD_PASSES n x m passes), dQ, dK and dV, then dX; and the
+    finite-difference check's two
     forward passes on W_Q ± h, each as many numbers as the forward pass (a spec with `backward`
     is float64)."""
     if spec.backward is None:
@@ -64,18 +104,19 @@ def backward_cells(spec: Spec) -> int:
     total = 2 * forward_cells(spec) + n * d
     for head in spec.heads:
         d_k, d_v = head.d_k(conv), head.d_v(conv)
-        total += 3 * n * m + n * d_k + m * (d_k + d_v)
+        total += BACKWARD_PASSES * n * m + n * d_k + m * (d_k + d_v)
     return total
 
 
 def precision_cells(spec: Spec) -> int:
     """About how many numbers a dtype below float64 computes besides the forward pass: the same
     pass again in float64, to set beside it (attncli/steps/precision.py), and in the format each
-    softmax's x − m and e^(x − m), n x m a head, each rounded."""
+    softmax's x − m and e^(x − m), n x m a head, and every n x m matrix rounded to the format:
+    PRECISION_PASSES a head."""
     if spec.dtype == "float64":
         return 0
     n, m = spec.queries.n, spec.keys_source.n
-    return forward_cells(spec) + 2 * n * m * len(spec.heads)
+    return forward_cells(spec) + PRECISION_PASSES * n * m * len(spec.heads)
 
 
 def walkthrough_products(spec: Spec) -> int:

@@ -111,7 +111,14 @@ def absorbed(b: Build, hs: HeadState) -> Made[HeadState]:
                             "·", row_of(Formula("K_R", "K_{R}"), k_label)),
              both, float(s[row, col]), precision),
     )
-    same = bool(np.all(np.abs(s - hs.logits) <= TOLERANCE * np.maximum(1.0, np.abs(s))))
+    # |s − S| <= TOLERANCE·max(1, |s|), in two (n, m) arrays: s itself is not read again
+    gap = np.subtract(s, hs.logits)  # (n, m)
+    np.abs(gap, out=gap)  # (n, m), in place
+    np.abs(s, out=s)  # (n, m), in place
+    np.maximum(s, 1.0, out=s)  # (n, m), in place
+    np.multiply(s, TOLERANCE, out=s)  # (n, m), in place
+    same = bool(np.all(gap <= s))
+    del gap
     notes: tuple[Msg, ...] = (Msg.of(
         "The same score without K_C: W_UK moves into the query, so a head reads the cached "
         "latent itself (d_c = {d_c} for each key), and K_C is never made.", d_c=lat.d_c),)

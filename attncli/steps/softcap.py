@@ -42,7 +42,8 @@ def capped(b: Build, hs: HeadState) -> Made[HeadState]:
 
 def bend(b: Build, given: Formula, before: Array, after: Array) -> Bend:
     """The score the cap moves most (the first, in reading order, of equal moves)."""
-    moved = np.abs(before - after)  # (n, m)
+    moved = np.subtract(before, after)  # (n, m)
+    np.abs(moved, out=moved)  # (n, m), in place
     i, j = (int(x) for x in np.unravel_index(int(np.argmax(moved)), moved.shape))
     return Bend(float(moved[i, j]), b.first_row + i, j, float(before[i, j]),
                 float(after[i, j]), given)
