@@ -219,6 +219,7 @@ def test_file_errors(tmp_path: Path) -> None:
     np.save(tmp_path / "words.npy", np.array(["a", "b"]))
     np.save(tmp_path / "objects.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     np.save(tmp_path / "cube.npy", np.zeros((3, 4, 1)))
+    np.save(tmp_path / "one.npy", np.float64(3.0))  # a single number: shape ()
     np.save(tmp_path / "nan.npy", np.array([[np.nan, 1.0]] * 3))
     np.savez(tmp_path / "two.npz", a=np.eye(2), b=np.eye(2))
     (tmp_path / "ragged.csv").write_text("1,2,3,4\n1,2\n1,2,3,4\n")
@@ -235,6 +236,8 @@ def test_file_errors(tmp_path: Path) -> None:
                                            "loads (they could run code); save plain numbers")
     assert line("cube.npy") == where + ("cube.npy holds an array of shape 3 × 4 × 1, expected a "
                                         "matrix (2 dimensions)")
+    assert line("one.npy") == where + ("one.npy holds an array of shape (), expected a matrix "
+                                       "(2 dimensions)")  # the shape was left blank
     assert line("nan.npy") == where + "nan.npy: expected finite numbers, found inf or NaN"
     assert line("two.npz") == where + "two.npz holds 2 arrays (a, b); say which with key"
     assert line("two.npz", "c") == where + "two.npz has no array c; it has a, b"

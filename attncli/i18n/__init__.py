@@ -231,7 +231,7 @@ def _param(value: Param, lang: str, number: Callable[[float], str]) -> str:
         from attncli.i18n.typography import group_digits
 
         return " × ".join(size if isinstance(size, str) else group_digits(size, lang)
-                          for size in value)
+                          for size in value) or "()"  # a single number: NumPy's shape ()
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
