@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli import build, loads_spec
+from attncli import build
+from attncli.spec.loading import loads_spec  # as the command line loads a spec
 from attncli.errors import SpecError
 from attncli.i18n import translate
 from attncli.render import render
