@@ -151,6 +151,15 @@ def test_too_many_decimals_are_counted_as_counts_are_and_quoted_as_written(spec:
                              "an answer is checked to at most 15\n")
 
 
+@pytest.mark.parametrize("written", ["1×10³⁰⁸", "1e308"])
+def test_a_right_value_of_zero_is_written_0_in_any_notation(tmp_path: Path, written: str) -> None:
+    path = tmp_path / "z.yaml"
+    path.write_text("tokens: [a, b]\nembeddings: [[0, 0], [0, 1]]\n", encoding="utf-8")
+    result = run("check", str(path), "--step", "Q", "--answer", f"{written} 0; 0 1")
+    assert result.exit_code == 1
+    assert f"   Q[a, d1]: you wrote {written}, the right value is 0 (0)\n" in result.stdout
+
+
 def test_an_underscore_is_not_part_of_a_number_typed_in() -> None:
     """Python's float() reads 1_000 as 1000; `attn check` refuses it, and so does --embeddings."""
     result = run("explain", "--tokens", "a b", "--embeddings", "1_000 0; 0 1", "-f", "text")

@@ -69,6 +69,8 @@ def as_student_writes(value: float, text: str, decimals: int, extra: int = 0) ->
     if not math.isfinite(value) or (not exponent and abs(value) < LARGE / 2):
         return NumberFormat(max(0, decimals) + extra, mark)(value)
     exact = as_decimal(value)
+    if exponent and not exact:  # 0, not 0×10⁰: zero has no power of ten of its own
+        return "0"
     sign = MINUS if exact < 0 else ""
     if not exponent:  # a number without an exponent (or written m×10^k: its place, < 0)
         places = decimals + extra
