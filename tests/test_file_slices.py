@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli import load_spec
+from attncli.spec.loading import load_spec  # as the command line loads a spec
 from attncli.errors import SpecError
 from attncli.i18n import translate
 from attncli.spec.file_slices import opened

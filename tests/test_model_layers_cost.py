@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from attncli import load_spec
+from attncli.spec.loading import load_spec  # as the command line loads a spec
 from attncli.errors import SpecError
 from attncli.spec import checkpoint, opened
 from attncli.spec.arch_keys import Keys

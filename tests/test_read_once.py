@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncli import load_spec
+from attncli.spec.loading import load_spec  # as the command line loads a spec
 from attncli.errors import SpecError
 from attncli.i18n import translate
 from attncli.spec import arrays, checkpoint, csv_file, csv_lines
