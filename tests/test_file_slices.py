@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli.spec.loading import load_spec  # as the command line loads a spec
 from attncli.errors import SpecError
 from attncli.i18n import translate
 from attncli.spec.file_slices import opened
 from attncli.spec.files import FileProblem
+from attncli.spec.loading import load_spec  # as the command line loads a spec
 from attncli.spec.node import Node
 from tests.test_npy_slices import WHOLE, sparse_npy
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from attncli.spec.loading import load_spec  # as the command line loads a spec
 from attncli.errors import SpecError
 from attncli.spec import checkpoint, opened
 from attncli.spec.arch_keys import Keys
 from attncli.spec.arch_rotary import llama
 from attncli.spec.architectures import ARCHITECTURES, LLAMA, Checkpoint
+from attncli.spec.loading import load_spec  # as the command line loads a spec
 from attncli.steps import rope
 from attncli.steps.build import build
 from tests.test_read_once import counted, llama_folder

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncli.spec.loading import load_spec  # as the command line loads a spec
 from attncli.errors import SpecError
 from attncli.i18n import translate
 from attncli.spec import arrays, checkpoint, csv_file, csv_lines
 from attncli.spec.csv_file import CsvFile
+from attncli.spec.loading import load_spec  # as the command line loads a spec
 from tests.conftest import run
 from tests.safetensors_file import safetensors
 

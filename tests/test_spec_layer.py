@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from attncli import build
-from attncli.spec.loading import loads_spec  # as the command line loads a spec
 from attncli.errors import SpecError
 from attncli.i18n import translate
 from attncli.render import render
+from attncli.spec.loading import loads_spec  # as the command line loads a spec
 from attncli.spec.model import Spec
 
 HEAD = """\
