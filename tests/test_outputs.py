@@ -36,10 +36,12 @@ def test_a_full_stdout_is_one_line(tmp_path: Path) -> None:
     ("pl", "attn: nie można pisać na standardowe wyjście: jest zamknięte\n"),
     ("ru", "attn: не удаётся писать в\u00a0стандартный вывод: он закрыт\n"),
 ])
-@pytest.mark.parametrize("command", ["explain", "export --latex"])
+@pytest.mark.parametrize("command", ["explain", "export --latex", "--help", "--version",
+                                     "explain --help", "schema"])
 def test_a_closed_stdout_is_one_line_in_attns_words(command: str, lang: str, line: str,
                                                      tmp_path: Path) -> None:
-    """Not the system's "Bad file descriptor", which no Polish or Russian reader asked for."""
+    """Not the system's "Bad file descriptor", which no Polish or Russian reader asked for; the
+    help and the version, which Click printed to nothing and exited 0, are refused alike."""
     result = shell(f'"$ATTN" {command} --lang {lang} >&-', tmp_path)
     assert (result.returncode, result.stderr) == (2, line)
 

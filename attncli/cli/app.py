@@ -15,7 +15,7 @@ import typer
 
 from attncli.cli.lazy import LazyGroup
 from attncli.cli.options import MessagesLangOpt
-from attncli.cli.streams import utf8_unless_terminal
+from attncli.cli.streams import closed_stdout_says_so, utf8_unless_terminal
 from attncli.errors import EXIT_BAD_INPUT
 from attncli.i18n import N_
 
@@ -59,6 +59,7 @@ BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 def main() -> None:
     for name in BLAS_THREADS:
         os.environ.setdefault(name, "1")
+    closed_stdout_says_so()
     utf8_unless_terminal()
     app(prog_name="attn")
 

@@ -187,6 +187,29 @@ def _stdout_refusals() -> Iterator[None]:
         raise UsageError(problem) from None
 
 
+class ClosedStream(io.TextIOBase):
+    """Standard output closed (`>&-`), which Python leaves as None: a write says so (EBADF),
+    where Click's help and version, printed to None, said nothing and exited 0."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:  # nothing held: the interpreter's flush on exit finds nothing
+        return None
+
+    def isatty(self) -> bool:
+        return False
+
+
+def closed_stdout_says_so() -> None:
+    """A closed stdout as a stream whose every write fails (see ClosedStream)."""
+    if sys.stdout is None:
+        sys.stdout = ClosedStream()
+
+
 def check_stdout() -> None:
     """UsageError if stdout is closed (`>&-`), said before attn writes a file beside what goes
     there (`-o x.md --heatmap -`): the file would be written, then the run refused."""
