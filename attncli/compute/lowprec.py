@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from attncli.compute import ops
+from attncli.i18n import Power
 from attncli.model import Array
 from attncli.spec.model import Dtype, Spec
 
@@ -53,18 +54,9 @@ def finfo(dtype: Dtype) -> ml_dtypes.finfo:
         ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype))
 
 
-SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def largest(dtype: Dtype) -> str:
-    """The format's largest number as people write it: float16's 65504; 3.4·10³⁸."""
-    return "65504" if dtype == "float16" else power(float(finfo(dtype).max))
-
-
-def power(x: float) -> str:
-    """A number far from 1 as people write it, to 2 significant digits: 6.1·10⁻⁵."""
-    mantissa, exponent = f"{x:.1e}".split("e")
-    return f"{mantissa}·10{str(int(exponent)).translate(SUPERSCRIPT)}"
+def largest(dtype: Dtype) -> str | Power:
+    """The format's largest number as people write it: float16's 65504; 3.4×10³⁸."""
+    return "65504" if dtype == "float16" else Power(float(finfo(dtype).max))
 
 
 def rounded_spec(spec: Spec) -> Spec:

@@ -37,6 +37,17 @@ class Finer:
     more: int
 
 
+@record
+class Power:
+    """A number far from 1 (a number format's largest, its smallest) written m × 10^k to two
+    significant digits, with the reader's decimal mark: 3.4×10³⁸, 1,2×10⁻³⁸."""
+
+    value: float
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 class Symbol(str):
     """attn's own notation where a user's word could stand (a matrix's name `W_Q` in a sentence,
     a column label `m_old`): text formats print the text; LaTeX and Markdown typeset `latex` as
@@ -75,7 +86,7 @@ class Shape(tuple[int | str, ...]):
 
 
 # A str parameter is shown as written (a token name, a file name); a Msg is translated too.
-Param = Union[str, int, float, Finer, Shape, "Msg"]  # a Count is an int
+Param = Union[str, int, float, Finer, Power, Shape, "Msg"]  # a Count is an int
 
 
 @record
@@ -227,6 +238,10 @@ def _param(value: Param, lang: str, number: Callable[[float], str]) -> str:
         from attncli.i18n.typography import group_digits
 
         return group_digits(value, lang)
+    if isinstance(value, Power):
+        m, k = f"{value.value:.1e}".split("e")
+        return (m.replace(".", getattr(number, "decimal", ".")) + "×10"
+                + str(int(k)).translate(_SUPERSCRIPT))
     if isinstance(value, Shape):
         from attncli.i18n.typography import group_digits
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from string import Formatter
 
-from attncli.i18n import Finer, Msg, Param, Shape, Symbol, template
+from attncli.i18n import Finer, Msg, Param, Power, Shape, Symbol, template, translate
 from attncli.render import symbols
 from attncli.render.tex_metrics import UNBROKEN, text_width
 
@@ -327,11 +327,23 @@ def _param(value: Param, lang: str, escape: TextFn, number: Callable[[float], st
         return str(value)
     if isinstance(value, Shape):  # an error line's; no walkthrough sentence holds one
         return escape(str(value))
-    if isinstance(value, float | Finer):
+    if isinstance(value, float | Finer | Power):
         if isinstance(value, Finer):  # a weight shown with more decimals than its neighbours
             finer = getattr(number, "finer", None)
             text = finer(value.more)(value.value) if finer else number(value.value)
+        elif isinstance(value, Power):
+            text = translate(Msg.of("{x}", x=value), lang, number)
         else:
             text = number(value)
+        power = _POWER_TEXT.fullmatch(text)
+        if power is not None:  # 1.0×10⁻³¹⁰: one formula, its exponent whole
+            sign, m, k = power.groups()
+            return (f"${'-' if sign else ''}{m.replace(',', '{,}')} \\times "
+                    f"10^{{{k.translate(_PLAIN_EXPONENT)}}}$")
         return "$-$" + escape(text[1:]) if text[:1] in "-−" else escape(text)
     return spaced(unbroken(value), escape)
+
+
+# a number written m × 10^k (arithmetic/numbers.py, i18n.Power), as text
+_POWER_TEXT = re.compile(r"([-−]?)([0-9]+(?:[.,][0-9]+)?)×10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+_PLAIN_EXPONENT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")

@@ -13,8 +13,9 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.arithmetic.elision import FULL_SWITCH
-from attncli.compute.lowprec import SUPERSCRIPT, finfo, largest, power
-from attncli.i18n import Msg
+from attncli.arithmetic.numbers import SUPERSCRIPT
+from attncli.compute.lowprec import finfo, largest
+from attncli.i18n import Msg, Power
 from attncli.model import Array, Cell, Finding, Formula, LowPrecisionReport, Matrix, Step, StepError
 from attncli.spec.model import Dtype
 from attncli.steps.verdicts import Digits, cell_text, verdict_notes, verdicts
@@ -169,7 +170,7 @@ def facts(d: Digits) -> Msg:
         "largest number is {largest}, its smallest normal one {tiny}, its smallest of all "
         "{smallest}; beyond them a result is inf or 0.", int(info.nmant) + 1, dtype=dtype,
         eps=d.significant(float(info.eps)), largest=largest(dtype),
-        tiny=power(float(info.tiny)), smallest=power(float(info.smallest_subnormal)))
+        tiny=Power(float(info.tiny)), smallest=Power(float(info.smallest_subnormal)))
 
 
 def summary(d: Digits, findings: list[Finding], judged: list[Msg], partial: bool) -> Step:
