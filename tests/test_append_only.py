@@ -347,3 +347,16 @@ def test_an_export_over_a_file_mounted_there_is_not_written_in_place(
     assert result.exit_code == 2
     assert result.stderr == f"attn: cannot write ap/{written}: the file is in use\n"
     assert Path("notes.txt").read_text(encoding="utf-8") == "my notes\n"
+
+
+def test_an_export_over_an_append_only_file_writes_no_heatmap_beside_it(
+        append_only: list[Path], tmp_path: Path) -> None:
+    # `chattr +a o.md`: neither renamed over nor written in place, refused once the heatmap
+    # was written; now looked at before any file is
+    Path("s.yaml").write_text(SPEC, encoding="utf-8")
+    Path("o.md").write_text("old\n", encoding="utf-8")
+    seal(append_only, tmp_path / "o.md")
+    result = run("export", "s.yaml", "--markdown", "--heatmap", "h.svg", "-o", "o.md")
+    assert (result.exit_code, result.stderr) == (2, "attn: cannot write o.md: permission denied\n")
+    assert entries(tmp_path) == ["o.md", "s.yaml"]
+    assert Path("o.md").read_text(encoding="utf-8") == "old\n"

@@ -175,3 +175,57 @@ def test_the_folder_above_a_deleted_current_folder_is_written(
     shown = invoke("explain", "../ex/vit_digit.yaml", "-f", "text")
     assert (shown.exit_code, shown.stderr) == (0, "")
     assert shown.stdout.splitlines()[3] == "5 tokens, d_model = 4, d_k = 4, d_v = 4"
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, name: str, calls: list[str]) -> None:
+    """os.`name` (os.path.`name` for a dotted one) recording each path it is given."""
+    owner = os.path if name.startswith("path.") else os
+    real = getattr(owner, name.removeprefix("path."))
+
+    def recording(path: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name.removeprefix("path."), recording)
+
+
+def test_a_path_longer_than_the_system_takes_is_refused_before_any_folder_is_looked_at(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 8,000 levels (16,000 bytes): each folder on the way was made a path of its own and looked
+    # at, then made, before the system refused the name (1.7 s and 334 MB, quadratic)
+    monkeypatch.chdir(tmp_path)
+    looked: list[str] = []
+    for name in ("mkdir", "path.isdir", "path.lexists", "path.realpath"):
+        counted(monkeypatch, name, looked)
+    deep = "a/" * 8000
+    result = invoke("examples", "cat_chases_mouse", "--to", deep)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("attn: cannot write a/a/a/a/a/a/a/a/a/a/…mouse.yaml: the name is "
+                             "too long\n")
+    assert [path for path in looked if path.startswith("a/")] == []
+    assert tree(tmp_path) == []
+
+
+def test_the_longest_path_the_system_takes_is_made_one_name_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 2,000 levels and the spec's name: 4,021 bytes, under 4,096. Each folder is made by its
+    # name in the one before it: 2,000 names of one letter, not 2,000 paths of 1 to 3,999
+    monkeypatch.chdir(tmp_path)
+    made: list[str] = []
+    counted(monkeypatch, "mkdir", made)
+    try:
+        result = invoke("examples", "cat_chases_mouse", "--to", "a/" * 2000)
+        assert (result.exit_code, result.stderr[:22]) == (0, "attn: wrote a/a/a/a/a/")
+        assert (len(made), sum(map(len, made))) == (2000, 2000)
+        spec = Path("a/" * 2000 + "cat_chases_mouse.yaml")
+        assert len(os.fsencode(spec)) == 4021
+        assert spec.read_text(encoding="utf-8").startswith("#")
+    finally:  # too deep for pytest's own clean-up (shutil.rmtree recurses)
+        monkeypatch.undo()
+        for depth in range(2000, 0, -1):
+            folder = tmp_path / ("a/" * depth)
+            for entry in os.listdir(folder) if folder.is_dir() else ():
+                if entry != "a":
+                    os.unlink(folder / entry)
+            if folder.is_dir():
+                folder.rmdir()

@@ -4,6 +4,7 @@ three tracebacks and exit 1."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from attncli.cli import running
+from attncli.cli import memory, running
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,14 +114,101 @@ def test_a_limit_too_small_for_numpy_is_said_before_openblas_ends_the_process(
                            "pamięć komputera)\n")
 
 
+@pytest.mark.parametrize("limit", ["RLIMIT_AS", "RLIMIT_DATA"])
 def test_numpy_s_room_is_the_limit_less_what_the_process_takes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
     import resource
 
     monkeypatch.delitem(sys.modules, "numpy", raising=False)
+    field, room = {"RLIMIT_AS": (b"VmSize:", memory.NUMPY_ROOM),
+                   "RLIMIT_DATA": (b"VmData:", memory.NUMPY_DATA_ROOM)}[limit]
     status = Path("/proc/self/status").read_bytes()
-    taken = int(status.split(b"VmSize:")[1].split()[0]) * 1024
-    for room, fits in ((running.NUMPY_ROOM + (1 << 20), True), (running.NUMPY_ROOM - (1 << 20),
-                                                                   False)):
-        monkeypatch.setattr(resource, "getrlimit", lambda _, limit=taken + room: (limit, -1))
-        assert running.room_for_numpy() is fits
+    taken = int(status.split(field)[1].split()[0]) * 1024
+    for left, fits in ((room + (1 << 20), True), (room - (1 << 20), False)):
+        monkeypatch.setattr(resource, "getrlimit", lambda which, cap=taken + left: (
+            cap if which == getattr(resource, limit) else resource.RLIM_INFINITY, -1))
+        assert memory.room_for_numpy() is fits
+
+
+def limited_run(limit: str, kb: int, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """attn `args` as a process of its own under `ulimit -d` (RLIMIT_DATA) or `-v` (RLIMIT_AS)."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(getattr(resource, limit), (kb * 1024, resource.RLIM_INFINITY))
+
+    return subprocess.run([sys.executable, "-m", "attncli", *args], cwd=cwd, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, preexec_fn=limited, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+NO_MEMORY_RU = ("attn: недостаточно памяти: система не выделила attn нужную память (сработало "
+                "ограничение, например ulimit -v, или на машине закончилась свободная память)\n")
+
+
+@pytest.mark.parametrize("limit_kb", [30_000, 50_000, 80_000])
+def test_a_data_limit_too_small_for_numpy_is_said_before_openblas_ends_the_process(
+        tmp_path: Path, limit_kb: int) -> None:
+    """`ulimit -d` of 20 to 80 MB was not looked at: OpenBLAS printed its own English line and
+    ended the process with exit 1 (at 48 to 50 MB, `attn fill` ended in a traceback)."""
+    done = limited_run("RLIMIT_DATA", limit_kb, "--lang", "ru", "explain",
+                       str(ROOT / "configs" / "cat_chases_mouse.yaml"), cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", NO_MEMORY_RU)
+
+
+def test_a_large_spec_just_past_numpy_s_room_is_refused_not_ended_by_openblas(
+        tmp_path: Path) -> None:
+    """With room for NumPy's import, OpenBLAS took its buffer (32 MB) only at the first large
+    product, once a spec of 1,024 tokens had taken its own arrays: under `ulimit -v` of 143 to
+    151 MB it was refused and ended the process. The buffer is now taken with NumPy's import,
+    while the room is known; what the walkthrough asks after it is a MemoryError."""
+    import numpy as np
+
+    np.save(tmp_path / "X.npy", np.random.default_rng(0).normal(size=(1024, 16)))
+    tokens = ", ".join(f"t{k}" for k in range(1024))
+    (tmp_path / "s.yaml").write_text(f"tokens: [{tokens}]\nembeddings: {{file: X.npy}}\n"
+                                     "weights: {W_Q: identity, W_K: identity, W_V: identity}\n",
+                                     encoding="utf-8")
+    done = limited_run("RLIMIT_AS", 147_000, "--lang", "ru", "validate", "s.yaml", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", NO_MEMORY_RU)
+    assert limited_run("RLIMIT_AS", 400_000, "validate", "s.yaml", cwd=tmp_path).stderr == (
+        "attn: 1 spec is valid\n")
+
+
+def test_a_system_error_as_numpy_is_imported_is_out_of_memory(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """Under `ulimit -d 48000` NumPy's import failed with "SystemError: error return without
+    exception set": its C code was refused memory. Raised by NumPy's own module code as it is
+    run, it is the memory line; a SystemError anywhere else is still an internal error."""
+    def importing() -> str:
+        exec(compile("raise SystemError('error return without exception set')",
+                     "numpy/_core/multiarray.py", "exec"), {"__name__": "numpy._core.multiarray"})
+        return ""
+
+    def elsewhere() -> str:
+        raise SystemError("error return without exception set")
+
+    with pytest.raises(typer.Exit) as caught:
+        running.run(importing, "ru", debug=False)
+    assert (caught.value.exit_code, capfd.readouterr().err) == (2, NO_MEMORY_RU)
+    with pytest.raises(typer.Exit) as caught:
+        running.run(elsewhere, "en", debug=False)
+    assert (caught.value.exit_code, capfd.readouterr().err) == (
+        3, "attn: internal error: SystemError: error return without exception set (run with "
+           "--debug for the traceback)\n")
+
+
+def test_an_internal_error_whose_line_finds_no_memory_is_out_of_memory(
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    # the line's own regular expression (quoting.clipped) was refused memory: a MemoryError
+    # went out through Click as a second traceback, exit 1
+    def refusing(*_: object) -> str:
+        raise MemoryError
+
+    def broken() -> str:
+        monkeypatch.setattr(running, "clipped", refusing)
+        raise RuntimeError("a bug")
+
+    with pytest.raises(typer.Exit) as caught:
+        running.run(broken, "ru", debug=False)
+    assert (caught.value.exit_code, capfd.readouterr().err) == (2, NO_MEMORY_RU)

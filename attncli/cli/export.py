@@ -5,6 +5,7 @@ stdout or written safely to a file, optionally as a worksheet with its answer ke
 # time, and each written as a string would be compiled and evaluated on every run.
 from collections.abc import Iterable
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -248,7 +249,8 @@ def export(
         output = None
 
     def action() -> str | Iterable[str]:
-        from attncli.files.writing import check_not_input, write_atomic
+        from attncli.cli.outputs import write_together
+        from attncli.files.writing import check_not_input
         from attncli.render import render, stream
         from attncli.spec.files import recording
 
@@ -309,13 +311,15 @@ def export(
                                        blank_cells, seed, full)
             key = answer_key(key)
         on_stdout: str | Iterable[str] = ""  # --heatmap - or --answers -: at most one of them
+        files: list[tuple[str, str | Iterable[str], list[str | Path | int]]] = []
         if heatmap is not None:  # a picture: its labels in the first language asked for
             picture = render(walkthrough, "heatmap", chosen[0], decimal=decimal)
             if heatmap == STDOUT:
                 on_stdout = picture
             else:
-                write_atomic(heatmap, picture, protect=protect)
+                files.append((heatmap, picture, protect))
         if fmt is None:
+            write_together(files)  # all or none (see attncli/cli/outputs.py)
             return on_stdout
         options = {"full": full, "width": SVG_WIDTH if fmt is ExportFormat.svg else 80,
                    "decimal": decimal}
@@ -332,11 +336,11 @@ def export(
             if answers == STDOUT:
                 on_stdout = stream(key, fmt.value, chosen, **shape, **options)
             elif answers is not None:
-                write_atomic(answers, stream(key, fmt.value, chosen, **shape, **options),
-                             protect=[*protect, *([output] if output else [])])
-        if output is None:
-            return text
-        write_atomic(output, text, protect=protect)
-        return on_stdout
+                files.append((answers, stream(key, fmt.value, chosen, **shape, **options),
+                              [*protect, *([output] if output else [])]))
+        if output is not None:
+            files.append((output, text, protect))
+        write_together(files)  # all or none (see attncli/cli/outputs.py)
+        return text if output is None else on_stdout
 
     run(action, language(lang), debug)

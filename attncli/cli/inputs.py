@@ -154,19 +154,19 @@ def one_standard_input(spec: str | None, answer: str) -> None:
 
 def check_outputs(output: str | None, heatmap: str | None, answers: str | None = None) -> None:
     """Refuse, before any work, an output that is not a regular file (see
-    attncli/files/writing.py) and two outputs that are one file (-o key.md --answers key.md
-    would leave only the key)."""
+    attncli/files/writing.py) or cannot be written now (see cli/outputs.py), and two outputs
+    that are one file (-o key.md --answers key.md would leave only the key)."""
     from itertools import combinations
     from pathlib import Path
 
+    from attncli.cli.outputs import check_writable
     from attncli.files.reading import same_file
-    from attncli.files.writing import output_target
 
     named = [(option, path) for option, path in (("--output", output), ("--heatmap", heatmap),
                                                  ("--answers", answers))
              if path is not None and path != STDOUT]
     for _, path in named:
-        output_target(path)
+        check_writable(path)
     for (first, one), (second, other) in combinations(named, 2):
         if same_file(Path(one), Path(other)):
             raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose "

@@ -11,6 +11,7 @@ from contextlib import suppress
 
 import typer
 
+from attncli.cli.memory import numpy_taken, room_for_numpy
 from attncli.cli.streams import echo_error, terminable, write_stdout
 from attncli.errors import NO_MEMORY, NO_ROOM_TO_LOAD, AttnError, Location
 from attncli.i18n import DEFAULT_LANG, Msg, translate
@@ -52,7 +53,7 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
     """Run `action` and write what it returns; the one place errors become exit codes."""
     memory_line = prepared_memory_line(lang)
     quiet_float_warnings()
-    if not room_for_numpy():
+    if not room_for_numpy() or not numpy_taken():
         out_of_memory(memory_line)
         raise typer.Exit(OUT_OF_MEMORY)
     try:
@@ -73,18 +74,44 @@ def run(action: Callable[[], str | Iterable[str]], lang: str, debug: bool) -> No
     except Exception as exc:  # a bug in attn, not in the input: still one line unless --debug
         if debug:
             raise
-        if isinstance(exc, ImportError) and NO_ROOM_TO_LOAD in str(exc):
-            out_of_memory(memory_line)  # NumPy's libraries under `ulimit -v 60000`
+        if (isinstance(exc, ImportError) and NO_ROOM_TO_LOAD in str(exc)) or (
+                isinstance(exc, SystemError) and numpy_import_failed(exc)):
+            out_of_memory(memory_line)  # NumPy's libraries under `ulimit -v 60000`, `-d 48000`
             raise typer.Exit(OUT_OF_MEMORY) from None
-        message = Msg.of("internal error: {kind}: {detail} (run with --debug for the traceback)",
-                         kind=type(exc).__name__, detail=str(exc))
-        message = clipped(message)
         try:
-            line = translate(message, lang)
-        except Exception:  # the catalog itself may be what is broken
-            line = translate(message, DEFAULT_LANG)
-        echo_error("attn: " + line)
+            echo_error("attn: " + internal_error_line(exc, lang))
+        except MemoryError:  # the line itself refused memory (`ulimit -d`): what is, is said
+            out_of_memory(memory_line)
+            raise typer.Exit(OUT_OF_MEMORY) from None
         raise typer.Exit(INTERNAL_ERROR) from None
+
+
+def internal_error_line(exc: Exception, lang: str) -> str:
+    message = clipped(Msg.of("internal error: {kind}: {detail} (run with --debug for the "
+                             "traceback)", kind=type(exc).__name__, detail=str(exc)))
+    try:
+        return translate(message, lang)
+    except MemoryError:
+        raise
+    except Exception:  # the catalog itself may be what is broken
+        return translate(message, DEFAULT_LANG)
+
+
+def numpy_import_failed(exc: BaseException) -> bool:
+    """Whether `exc` was raised while NumPy was being imported (a frame of a NumPy module's own
+    code, run as it is imported, in its traceback or in that of what caused it): a
+    SystemError there is the memory NumPy's C code was refused (`ulimit -d 48000`)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        frame = seen.__traceback__
+        while frame is not None:
+            code = frame.tb_frame
+            if code.f_code.co_name == "<module>" and str(code.f_globals.get(
+                    "__name__", "")).split(".")[0] == "numpy":
+                return True
+            frame = frame.tb_next
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def quiet_float_warnings() -> None:
@@ -97,34 +124,6 @@ def quiet_float_warnings() -> None:
     warnings.filterwarnings("ignore", category=RuntimeWarning,
                             message=r"(overflow|invalid value|divide by zero|underflow) "
                                     r"encountered")
-
-
-# Address space a command takes from here to its first number: NumPy's import, with one BLAS
-# thread, takes 82 MB (OpenBLAS's buffers most of it). Under a limit (`ulimit -v`) that left
-# 117 MB, OpenBLAS printed its own English ("Memory allocation still failed after 10 retries,
-# giving up") and ended the process with exit 1; with 122 MB the bundled example ran. The
-# import cannot be caught, so the room is looked at before.
-NUMPY_ROOM = 118 << 20
-
-
-def room_for_numpy() -> bool:
-    """Whether NumPy, not imported yet, can be: the address-space limit less what the process
-    takes now (Linux's /proc/self/status) leaves NUMPY_ROOM. True where either is not known."""
-    if "numpy" in sys.modules:
-        return True
-    try:
-        import resource
-
-        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if limit == resource.RLIM_INFINITY:
-            return True
-        with open("/proc/self/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"VmSize:"):
-                    return limit - int(line.split()[1]) * 1024 >= NUMPY_ROOM
-    except (ImportError, OSError, ValueError, IndexError):
-        pass
-    return True
 
 
 def prepared_memory_line(lang: str) -> bytes:

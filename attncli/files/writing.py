@@ -163,23 +163,29 @@ def unnamed_file(folder: Path) -> int | None:
 
 def appends_only(folder: Path) -> bool:
     """Whether `folder` is append-only (`chattr +a`): a file can be made in it but not renamed
-    or removed. Linux says so through FS_IOC_GETFLAGS, the call `lsattr` makes; False where it
-    cannot be asked."""
+    or removed."""
+    return bool(attributes(folder, os.O_DIRECTORY) & APPEND_FL)
+
+
+def attributes(path: Path, kind: int = 0) -> int:
+    """The file attributes of `path` (`chattr +a`: APPEND_FL, `+i`: IMMUTABLE_FL), as Linux
+    says them through FS_IOC_GETFLAGS, the call `lsattr` makes; 0 where they cannot be asked.
+    `kind`: os.O_DIRECTORY for a folder."""
     if not sys.platform.startswith("linux"):
-        return False
+        return 0
     import fcntl
 
     try:
-        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | CLOEXEC)
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | kind | CLOEXEC)
     except OSError:
-        return False
+        return 0
     try:
         flags = fcntl.ioctl(handle, GETFLAGS, bytes(8))  # the kernel writes an int
     except OSError:
-        return False
+        return 0
     finally:
         os.close(handle)
-    return bool(int.from_bytes(flags[:4], sys.byteorder) & APPEND_FL)
+    return int.from_bytes(flags[:4], sys.byteorder)
 
 
 def file_mode(target: Path, plain: bool) -> int:
@@ -285,9 +291,7 @@ def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
             if not stat.S_ISREG(info.st_mode):
                 raise not_regular(info.st_mode)
             if not made and info.st_nlink > 1:
-                raise NotRegular(Msg.of("the folder refuses to replace this file, and writing "
-                                        "it in place would change its other names (hard "
-                                        "links) too"))
+                raise other_names()
             if not made and mounted_over(target):  # a rename over it says so: EBUSY
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
             kept = PLAIN if plain else KEPT
@@ -305,6 +309,11 @@ def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
                     out.truncate(0)
                     os.unlink(target)
             raise
+
+
+def other_names() -> NotRegular:
+    return NotRegular(Msg.of("the folder refuses to replace this file, and writing it in place "
+                             "would change its other names (hard links) too"))
 
 
 def mounted_over(path: Path) -> bool:
@@ -347,7 +356,7 @@ KEPT = 0o777  # the bits a file written over keeps: never setuid, setgid or stic
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 PROC_FDS = "/proc/self/fd"
 MOUNTINFO = "/proc/self/mountinfo"  # each mount's place in field 5, a space written \040
-APPEND_FL = 0x20  # FS_APPEND_FL of linux/fs.h
+IMMUTABLE_FL, APPEND_FL = 0x10, 0x20  # FS_IMMUTABLE_FL, FS_APPEND_FL of linux/fs.h
 # FS_IOC_GETFLAGS, _IOR('f', 1, long) where _IOR reads as on x86 and ARM (on POWER, MIPS and
 # SPARC the system knows no such call, and the rename refused is caught instead)
 GETFLAGS = 0x80006601 | (8 if sys.maxsize > 2**32 else 4) << 16

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -102,6 +104,8 @@ def write_example(name: str, folder: Path, lang: str = DEFAULT_LANG) -> list[Pat
     pieces: list[tuple[str, bytes]] = [(f"{name}.yaml", example_text(name, lang).encode())]
     pieces += [(read, (examples_dir() / read).read_bytes()) for read in example_files(name)]
     targets = [folder / relative for relative, _ in pieces]
+    for target in targets:  # before any folder on the way is looked at
+        check_length(target)
     top = real_path(folder, targets[0])
     for target in targets:
         if os.path.lexists(target):
@@ -110,18 +114,19 @@ def write_example(name: str, folder: Path, lang: str = DEFAULT_LANG) -> list[Pat
             raise UsageError(Msg.of("{file} would be written outside {folder}, where a link "
                                     "leads", file=str(target), folder=str(folder)))
         check_folders(target)
-    made: list[Path] = []  # removed, the last first, if a later write fails
+    made: list[str] = []  # removed, the last first, if a later write fails
     with contextlib.ExitStack() as closing:
         staged = staged_copies(folder, targets, [data for _, data in pieces], closing)
         try:
             for k, (target, (_, data)) in enumerate(zip(targets, pieces, strict=True)):
                 make_folders(target, made)
                 write_piece(target, data, staged[k] if staged else None)
-                made.append(target)
+                made.append(str(target))
         except BaseException:
             for path in reversed(made):
                 with contextlib.suppress(OSError):
-                    path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+                    is_folder = os.path.isdir(path) and not os.path.islink(path)
+                    os.rmdir(path) if is_folder else os.unlink(path)
             raise
     return targets
 
@@ -136,7 +141,8 @@ def staged_copies(folder: Path, targets: list[Path], datas: list[bytes],
     from attncli.files.writing import cannot_write, file_mode, unnamed_file
     from attncli.i18n.library_messages import os_problem
 
-    base = next((place for place in (folder, *folder.parents) if os.path.isdir(place)), Path("."))
+    base = Path(next((place for place in itertools.chain((str(folder),), ancestors(folder))
+                      if os.path.isdir(place)), "."))
     staged: list[BinaryIO] = []
     for target, data in zip(targets, datas, strict=True):
         try:
@@ -182,29 +188,75 @@ def check_folders(target: Path) -> None:
     from attncli.files.reading import kind_of
     from attncli.files.writing import cannot_write
 
-    for parent in target.parents:  # the nearest first; above a folder, all are folders
+    for parent in ancestors(target):  # the nearest first; above a folder, all are folders
         if os.path.isdir(parent):
             return
         if os.path.lexists(parent):
             raise cannot_write(target, Msg.of("{path}: this is {kind}, expected a folder",
-                                              path=str(parent),
+                                              path=parent,
                                               kind=kind_of(os.lstat(parent).st_mode)))
 
 
-def make_folders(target: Path, made: list[Path]) -> None:
-    """Make the folders `target` needs, the outermost first, each added to `made`. Each is
-    looked at as it comes: in `new/../b/d`, `new/..` is there once `new` is made."""
+def check_length(target: Path) -> None:
+    """UsageError (the name is too long, as the system says it) for a path longer than the
+    system takes (PATH_MAX): refused before any folder on the way is looked at or made, as
+    every one of them would be looked at for nothing."""
     from attncli.files.writing import cannot_write
     from attncli.i18n.library_messages import os_problem
 
-    for parent in reversed(target.parents):
-        if os.path.lexists(parent):
-            continue
+    if len(os.fsencode(target)) >= path_max():
+        error = OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+        raise cannot_write(target, os_problem(error))
+
+
+def path_max() -> int:
+    """The bytes a path may have, its final NUL included (Linux's PATH_MAX, 4,096)."""
+    try:
+        return os.pathconf("/", "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return 4096
+
+
+def ancestors(path: Path) -> Iterator[str]:
+    """The folders `path` is in, the nearest first, ending with `/` or `.`: each made only as
+    it is asked for, so a path n folders deep is walked holding one of them at a time
+    (Path.parents made every one a path of its own, n paths of up to n names)."""
+    text = str(path)
+    at = text.rfind(os.sep)
+    while at > 0:
+        yield text[:at]
+        at = text.rfind(os.sep, 0, at)
+    yield os.sep if at == 0 else "."
+
+
+def make_folders(target: Path, made: list[str]) -> None:
+    """Make the folders `target` needs, the outermost first, each added to `made`. Each is
+    looked at as it comes: in `new/../b/d`, `new/..` is there once `new` is made. Each is made
+    and entered from the one before it, held open: n folders are n steps, where made by their
+    whole paths each was looked up again from the start (quadratic in the depth)."""
+    from attncli.files.writing import CLOEXEC, cannot_write
+    from attncli.i18n.library_messages import os_problem
+
+    text = str(target)
+    start = 1 if text.startswith(os.sep) else 0
+    folder = os.O_RDONLY | os.O_DIRECTORY | CLOEXEC
+    try:
+        here = os.open(os.sep if start else ".", folder)
         try:
-            parent.mkdir()
-        except OSError as error:
-            raise cannot_write(target, os_problem(error)) from None
-        made.append(parent)
+            at = text.find(os.sep, start)
+            while at != -1:
+                if name := text[start:at]:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(name, dir_fd=here)
+                        made.append(text[:at])
+                    inner = os.open(name, folder, dir_fd=here)
+                    os.close(here)
+                    here = inner
+                start, at = at + 1, text.find(os.sep, at + 1)
+        finally:
+            os.close(here)
+    except OSError as error:
+        raise cannot_write(target, os_problem(error)) from None
 
 
 def write_piece(target: Path, data: bytes, staged: BinaryIO | None) -> None:
