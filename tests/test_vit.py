@@ -205,7 +205,8 @@ def test_a_png_reads_as_its_pixels_over_255(tmp_path: Path) -> None:
 
 
 def test_a_png_bomb_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
-    # the header says 4 x 4, the data inflates to 10 MB of zeros
+    # the header says 4 x 4, the data inflates to 10 MB of zeros; W fits the header's 1 · 2 · 2
+    # numbers a patch, so the pixels are decoded (a W of another shape is refused before them)
     good = png_bytes([[0] * 4] * 4, [0] * 4)
     bomb = good.replace(good[good.index(b"IDAT") - 4:good.index(b"IEND") - 4], b"")
     body = zlib.compress(bytes(10_000_000))
@@ -213,7 +214,8 @@ def test_a_png_bomb_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
     (tmp_path / "bomb.png").write_bytes(bomb)
     assert refusal(
         tmp_path / "spec.yaml",
-        "image: {file: bomb.png}\npatch: 2\npatch_embedding: {W: [[1, 0, 0, 0]], cls: [0]}\n") == (
+        "image: {file: bomb.png}\npatch: 2\npatch_embedding: {W: [[1], [0], [0], [0]], cls: [0]}\n"
+    ) == (
         "image.file: bomb.png: the PNG's image data does not fit its header's size")
 
 

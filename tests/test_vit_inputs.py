@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attncli.library import load_spec
 from attncli.spec.png import unfilter
 from tests.test_png_chunks import chunk
 from tests.test_vit import refusal
@@ -78,3 +79,58 @@ def test_a_pixel_past_float64_is_one_line_on_stderr(case: str) -> None:
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr == (folder / f"{case}.expected").read_text(encoding="utf-8")
+
+
+def plain_png(width: int, height: int, color: int) -> bytes:
+    """An 8-bit PNG of black pixels (color type 0: grayscale, 2: RGB), no row filtered."""
+    channels = {0: 1, 2: 3}[color]
+    rows = (b"\0" + b"\0" * width * channels) * height
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, color, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+@pytest.fixture
+def inflated(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The bytes each decoding of a PNG's pixels asked for, one entry a decoding."""
+    import attncli.spec.png as png
+
+    calls: list[int] = []
+    inflate = png.inflate
+
+    def counted(compressed: bytes, expected: int, name: str) -> bytes:
+        calls.append(expected)
+        return inflate(compressed, expected, name)
+
+    monkeypatch.setattr(png, "inflate", counted)
+    return calls
+
+
+def test_a_walkthrough_past_the_limit_is_refused_from_the_png_header(
+        tmp_path: Path, inflated: list[int]) -> None:
+    # 96 x 96 grayscale in patches of 1: n = 9,217 tokens (CLS and 9,216 patches), d_model 1.
+    # The fewest numbers one head computes: 4n² = 4 · 84,953,089 = 339,812,356 scores, weights and
+    # the like, 5n = 46,085 for Q, K, V, Z and the heads side by side, 3n·d_model = 27,651 for
+    # W_O's output and E, 2 · 9,216 = 18,432 for the patches; with the 9,216 pixels and W's 1
+    # number already charged, 339,913,741 > 320,000,000 (32 × the default 10,000,000). Before, the
+    # pixels were inflated and unfiltered first, and the spec refused with every part read.
+    (tmp_path / "p.png").write_bytes(plain_png(96, 96, 0))
+    spec = "image: {file: p.png}\npatch: 1\npatch_embedding: {W: [[1]], cls: [0]}\n"
+    assert refusal(tmp_path / "spec.yaml", spec) == (
+        "patch: the walkthrough of this spec would compute at least 339,913,741 numbers; the "
+        "limit is 320,000,000, 32 times what max_cells sets")
+    assert inflated == []
+
+
+def test_a_patch_embedding_of_the_wrong_shape_is_refused_before_the_pixels(
+        tmp_path: Path, inflated: list[int]) -> None:
+    # RGB in patches of 2: W must have 3 · 2 · 2 = 12 rows, read from the header's color type
+    (tmp_path / "p.png").write_bytes(plain_png(4, 4, 2))
+    spec = "image: {file: p.png}\npatch: 2\npatch_embedding: {W: [[1]], cls: [0]}\n"
+    assert refusal(tmp_path / "spec.yaml", spec) == (
+        "patch_embedding.W is 1 × 1, expected channels·p·p × d_model = 12 × 1")
+    assert inflated == []
+    (tmp_path / "spec.yaml").write_text(spec.replace("[[1]]", "[" + "[1], " * 11 + "[1]]"),
+                                        encoding="utf-8")
+    assert load_spec(str(tmp_path / "spec.yaml")).queries.n == 5  # CLS and 4 patches
+    assert inflated == [4 * (1 + 4 * 3)]  # decoded once: 4 rows of a filter byte and 12 bytes

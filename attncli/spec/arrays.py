@@ -106,6 +106,25 @@ class Budget:
         self.computed += cells
         self.products += products
 
+    def foresee_walkthrough(self, node: Node, cells: int, products: int) -> None:
+        """SpecError at `node` if a walkthrough computing at least `cells` numbers and taking at
+        least `products` products would pass the limits of charge_walkthrough: said before the
+        input that sets its size is read (a PNG's pixels), charged nothing."""
+        within(node, self.used + self.computed + cells, max_computed(self.max_cells),
+               lambda count, limit: Msg.plural_of(
+                   "the walkthrough of this spec would compute at least {count} number; the "
+                   "limit is {limit}, {factor} times what {option} sets", "the walkthrough of "
+                   "this spec would compute at least {count} numbers; the limit is {limit}, "
+                   "{factor} times what {option} sets", count, limit=limit,
+                   factor=COMPUTED_PER_CELL, option=LIMIT_HINT))
+        within(node, self.products + products, max_products(self.max_cells),
+               lambda count, limit: Msg.plural_of(
+                   "the walkthrough of this spec would take at least {count} multiplication; "
+                   "the limit is {limit}, {factor} times what {option} sets", "the walkthrough "
+                   "of this spec would take at least {count} multiplications; the limit is "
+                   "{limit}, {factor} times what {option} sets", count, limit=limit,
+                   factor=Count(PRODUCTS_PER_CELL), option=LIMIT_HINT))
+
 
 def within(node: Node, total: int, limit: int, refusal: Callable[[Count, Count], Msg]) -> None:
     """SpecError at `node` if `total` passes `limit`, with `refusal(total, limit)`: the sentence

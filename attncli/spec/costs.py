@@ -91,6 +91,17 @@ def elementwise_passes(spec: Spec) -> int:
     return passes + (0 if spec.sinks is None else SINKS_PASSES)
 
 
+def least_vision(tokens: int, pixels: int, flat: int, d_model: int) -> tuple[int, int]:
+    """The fewest numbers and products the walkthrough of a ViT input can take, from its size
+    alone (forward_cells and forward_products with one head of d_k = d_v = 1 and nothing
+    else): `tokens` (CLS and the patches) attend to each other, 4 n x n a head, from `pixels`
+    numbers of the image cut into patches of `flat` numbers, projected to `d_model`."""
+    n = tokens
+    cells = 4 * n * n + 5 * n + 3 * n * d_model + 2 * pixels
+    products = 2 * n * n + 3 * n * d_model + n * flat * d_model
+    return cells, products
+
+
 def backward_cells(spec: Spec) -> int:
     """About how many numbers the backward pass computes besides the forward pass's: per head
     dA, dS′ and dS (BACKWARD_PASSES n x m passes), dQ, dK and dV, then dX; and the

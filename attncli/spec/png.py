@@ -3,12 +3,13 @@ each channel a matrix of numbers in [0, 1] (the value over the largest the bit d
 
 PNG is simple enough that the standard library reads it well: the header (IHDR) gives the size
 before any pixel is decompressed, so the image is checked first against the share of the spec's
-cell limit a decompressed source may give (max_slow_cells, a fifth),
-and the compressed data is inflated at most to the bytes that size needs: a small file that
-would inflate to gigabytes (a decompression bomb) is refused after that many bytes. Only what a
-drawing program saves for a small picture is read: 8- or 16-bit grayscale or RGB, with or without
-alpha (the alpha channel is dropped, as the models' image processors convert to RGB), not
-interlaced; a palette image is refused with the reason.
+cell limit a decompressed source may give (max_slow_cells, a fifth); `open_png` stops there, so
+the spec that names it is measured against its size (the walkthrough of its patches, the shape of
+the patch embedding) before `pixels` decodes it. The compressed data is inflated at most to the
+bytes that size needs: a small file that would inflate to gigabytes (a decompression bomb) is
+refused after that many bytes. Only what a drawing program saves for a small picture is read: 8-
+or 16-bit grayscale or RGB, with or without alpha (the alpha channel is dropped, as the models'
+image processors convert to RGB), not interlaced; a palette image is refused with the reason.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from attncli.i18n import Count, Msg
+from attncli.records import record
 from attncli.spec.files import FileProblem
 from attncli.spec.limits import max_slow_cells
 from attncli.spec.model import Array
@@ -36,9 +38,33 @@ MAX_CHUNKS = 10_000  # a small image has a handful; more is no picture this read
 MAX_SIDE = 4096
 
 
+@record
+class Png:
+    """A PNG whose header is read and checked, its pixels not yet inflated: `shape` is what
+    `pixels` will give, so a spec can be measured against it first."""
+
+    name: str
+    width: int
+    height: int
+    depth: int
+    color: int
+    chunks: list[bytes]
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(channels kept, height, width): the array `pixels` gives."""
+        return COLOR_TYPES[self.color][1], self.height, self.width
+
+
 def read_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Array:
     """The image at `path` as (channels, height, width) in [0, 1]; FileProblem if it is not a
     PNG this reader takes, or larger than the limits."""
+    return pixels(open_png(path, name, max_cells, max_bytes))
+
+
+def open_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Png:
+    """The PNG at `path` with its header checked against the limits, no pixel inflated;
+    FileProblem if it is not a PNG this reader takes, or larger than the limits."""
     size = path.stat().st_size
     if size > max_bytes:
         raise FileProblem(Msg.plural_of(
@@ -50,7 +76,7 @@ def read_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Array:
     if not data.startswith(SIGNATURE):
         raise FileProblem(Msg.of("{name}: expected a PNG image, found other bytes", name=name))
     width, height, depth, color, interlace, chunks = header(data, name)
-    stored, kept = COLOR_TYPES[color]
+    stored = COLOR_TYPES[color][0]
     # a PNG is a decompressed source: its numbers (alpha too, as the file holds it) are held to
     # the share of the cell limit any decompressed or text source is (max_slow_cells)
     limit = max_slow_cells(max_cells)
@@ -62,15 +88,23 @@ def read_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Array:
     if interlace:
         raise FileProblem(Msg.of("{name}: an interlaced PNG is not read; save it without "
                                  "interlacing", name=name))
+    return Png(name, width, height, depth, color, chunks)
+
+
+def pixels(png: Png) -> Array:
+    """The image's pixels as (channels, height, width) in [0, 1]: its data inflated and its
+    rows unfiltered, the work and memory of the whole image."""
+    width, height, depth = png.width, png.height, png.depth
+    stored, kept = COLOR_TYPES[png.color]
     item = depth // 8
     stride = width * stored * item  # bytes of one row of pixels
     expected = height * (1 + stride)  # each row after its filter byte
-    raw = inflate(b"".join(chunks), expected, name)
-    rows = unfilter(raw, height, stride, stored * item, name)  # (height, stride) bytes
+    raw = inflate(b"".join(png.chunks), expected, png.name)
+    rows = unfilter(raw, height, stride, stored * item, png.name)  # (height, stride) bytes
     values = rows.view(">u2") if item == 2 else rows  # (height, width · stored)
-    pixels = values.reshape(height, width, stored)[:, :, :kept].astype(np.float64)
-    pixels /= float((1 << depth) - 1)  # (height, width, kept) in [0, 1]
-    return np.ascontiguousarray(pixels.transpose(2, 0, 1))  # (kept, height, width)
+    found = values.reshape(height, width, stored)[:, :, :kept].astype(np.float64)
+    found /= float((1 << depth) - 1)  # (height, width, kept) in [0, 1]
+    return np.ascontiguousarray(found.transpose(2, 0, 1))  # (kept, height, width)
 
 
 def header(data: bytes, name: str) -> tuple[int, int, int, int, int, list[bytes]]:

@@ -41,6 +41,7 @@ from attncli.spec.tokenizer_check import (
     patterns,
 )
 from attncli.spec.tokenizer_merges import merges_as_texts
+from attncli.spec.tokenizer_reach import reach_of
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
 
@@ -238,8 +239,8 @@ def pattern_at(config: dict[str, Any]) -> dict[str, str]:
 
 def configuration(tokenizer: Any) -> dict[str, Any]:
     """The parts of a built tokenizer that spec/tokenizer_check.py checks, as tokenizer.json
-    writes them (read back from the tokenizer, so the file's model, often most of its bytes,
-    is parsed once, by `tokenizers`)."""
+    writes them, and the model's reach (spec/tokenizer_reach.py): read back from the tokenizer,
+    so the file's model, often most of its bytes, is parsed once, by `tokenizers`."""
     padding = tokenizer.padding
     if padding is not None:
         length = padding.get("length")
@@ -248,7 +249,7 @@ def configuration(tokenizer: Any) -> dict[str, Any]:
     parts = {key: None if part is None else json.loads(part.__getstate__())
              for key, part in (("normalizer", tokenizer.normalizer),
                                ("pre_tokenizer", tokenizer.pre_tokenizer))}
-    model = {"dropout": getattr(tokenizer.model, "dropout", None)}
+    model = {"dropout": getattr(tokenizer.model, "dropout", None), "reach": reach_of(tokenizer)}
     return {"padding": padding, "truncation": tokenizer.truncation, "model": model, **parts}
 
 

@@ -20,6 +20,7 @@ from attncli.i18n import Count, Msg
 from attncli.spec.files import FileProblem
 from attncli.spec.json_separators import separator_past
 from attncli.spec.limits import MAX_TEXT
+from attncli.spec.tokenizer_reach import check_reach
 from attncli.spec.tokenizer_regex import MAX_DEPTH, TooDeep
 from attncli.spec.tokenizer_ways import side_by_side
 
@@ -63,8 +64,9 @@ MAX_KEYS = 400_000
 
 def check_config(config: Any, name: str, text_length: int) -> None:
     """FileProblem naming `name` and the key if the tokenizer.json `config` (parsed JSON) pads
-    past MAX_TOKENS, can grow a text of `text_length` characters past MAX_NORMALIZED, or holds
-    a pattern that repeats a repetition."""
+    past MAX_TOKENS, can grow a text of `text_length` characters past MAX_NORMALIZED, holds
+    a pattern that repeats a repetition, or has a model whose reach (config["model"]["reach"],
+    read in the tokenizer's process) makes the grown text cost past MAX_TRIES."""
     if not isinstance(config, dict):
         raise FileProblem(Msg.of("{name}: cannot read the tokenizer: {reason}", name=name,
                                  reason="expected a JSON object"))
@@ -75,6 +77,8 @@ def check_config(config: Any, name: str, text_length: int) -> None:
     length = text_length * UNICODE_GROWTH
     for key in ("normalizer", "pre_tokenizer"):
         length = grown(config.get(key), key, name, length)
+    model = config.get("model")
+    check_reach(model.get("reach") if isinstance(model, dict) else None, name, length)
 
 
 def check_patterns_length(config: dict[str, Any], name: str) -> None:

@@ -9,12 +9,17 @@ to any tokens', and attention runs over all of them, with no mask.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
 from attncli.spec.arrays import Files, matrix_at, vector_at
 from attncli.spec.block import layer_norm
+from attncli.spec.costs import least_vision
 from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import max_bytes
 from attncli.spec.model import Array, Classifier, Convention, LayerNorm, Sequence, Vision
@@ -33,6 +38,9 @@ from attncli.spec.values import (
     text,
     tokens,
 )
+
+if TYPE_CHECKING:  # only a spec that names a PNG imports its reader
+    from attncli.spec.png import Png
 
 IMAGE_KEYS = ("pixels", "file", "mean", "std")
 PATCH_EMBEDDING_KEYS = ("W", "b", "cls")
@@ -81,8 +89,8 @@ def vision_spec(top: dict[str, Node], root: Node, convention: Convention,
     for key in ("patch", "patch_embedding"):
         if key not in top:
             fail(root, "the key {key} is missing", key=key)
-    image = image_spec(top["image"], files)
-    channels, height, width = image.shape
+    source = image_source(top["image"], files)  # a PNG's header read, not its pixels
+    channels, height, width = source.shape
     p = integer(top["patch"], 1)
     if height % p or width % p:
         fail(top["patch"], "the image is {height} × {width}, which patches of {p} × {p} do not "
@@ -98,6 +106,9 @@ def vision_spec(top: dict[str, Node], root: Node, convention: Convention,
     d_model = int(W.shape[1 if row else 0])
     names = "channels·p·p × d_model" if row else "d_model × channels·p·p"
     check_shape(keys["W"], W, (flat, d_model) if row else (d_model, flat), names)
+    cells, products = least_vision(1 + count, channels * height * width, flat, d_model)
+    files.budget.foresee_walkthrough(top["patch"], cells, products)
+    image = image_spec(top["image"], source)
     cls = vector_at(keys["cls"], files, d_model, "d_model")
     b = None
     if "b" in keys:
@@ -143,16 +154,26 @@ def classifier_spec(node: Node, d_model: int, convention: Convention,
     return Classifier(W, b, norm, labels)
 
 
-def image_spec(node: Node, files: Files) -> Array:
-    """image: {pixels: rows | [channel, …]} or {file: image.png}, then (x − mean) / std per
-    channel when given: the numbers the model takes, as (channels, height, width)."""
+def image_source(node: Node, files: Files) -> Array | Png:
+    """image: {pixels: rows | [channel, …]} or {file: image.png}: the pixels written out, or the
+    PNG with its header read and its pixels not yet decoded; either charged to the spec's
+    numbers by its shape (channels, height, width)."""
     expected = Msg.of("{{pixels: [[...]]}} or {{file: image.png}}")
     if not isinstance(node.value, dict):
         expect(node, expected)
     keys = check_keys(node, IMAGE_KEYS)
     if ("pixels" in keys) == ("file" in keys):
         expect(node, expected)
-    image = pixels(keys["pixels"], files) if "pixels" in keys else png(keys["file"], files)
+    source = pixels(keys["pixels"]) if "pixels" in keys else png(keys["file"], files)
+    files.budget.charge(keys["pixels" if "pixels" in keys else "file"], source.shape)
+    return source
+
+
+def image_spec(node: Node, source: Array | Png) -> Array:
+    """The image's pixels (a PNG's decoded here), then (x − mean) / std per channel when given:
+    the numbers the model takes, as (channels, height, width)."""
+    keys = check_keys(node, IMAGE_KEYS)
+    image = source if isinstance(source, np.ndarray) else decoded(keys["file"], source)
     channels = image.shape[0]
     for key, default in (("mean", 0.0), ("std", 1.0)):
         found = per_channel(keys[key], channels) if key in keys else np.full(channels, default)
@@ -164,7 +185,7 @@ def image_spec(node: Node, files: Files) -> Array:
     return image  # (C, H, W)
 
 
-def pixels(node: Node, files: Files) -> Array:
+def pixels(node: Node) -> Array:
     """A matrix of one channel's pixels, or a list of one matrix a channel (RGB: three)."""
     rows = items(node, Msg.of("a matrix (a list of rows of numbers)"))
     first = rows[0]
@@ -173,27 +194,38 @@ def pixels(node: Node, files: Files) -> Array:
         planes = [matrix(plane, "pixels") for plane in rows]
         for plane, made in zip(rows, planes, strict=True):
             check_shape(plane, made, planes[0].shape, Msg.of("height × width"))
-        image = np.stack(planes)  # (C, H, W)
-    else:
-        image = matrix(node, "pixels")[None, :, :]  # (1, H, W)
-    files.budget.charge(node, image.shape)
-    return image
+        return np.stack(planes)  # (C, H, W)
+    return matrix(node, "pixels")[None, :, :]  # (1, H, W)
 
 
-def png(node: Node, files: Files) -> Array:
-    """The PNG file's pixels in [0, 1], read within the spec's limits (attncli/spec/png.py)."""
-    from attncli.spec.png import read_png  # only a spec that names a PNG
+def png(node: Node, files: Files) -> Png:
+    """The PNG file named, its header read within the spec's limits (attncli/spec/png.py)."""
+    from attncli.spec.png import open_png  # only a spec that names a PNG
 
     name = text(node)
-    try:
+    with named_file(node):
         path = resolve(files.folder, name, files.allow_outside)
         existing_file(path, name)
-        image = read_png(path, name, files.budget.max_cells, max_bytes(files.budget.max_cells))
+        return open_png(path, name, files.budget.max_cells, max_bytes(files.budget.max_cells))
+
+
+def decoded(node: Node, source: Png) -> Array:
+    """The PNG's pixels in [0, 1]: its data inflated and unfiltered, once the spec has been
+    measured against its size."""
+    from attncli.spec.png import pixels as png_pixels
+
+    with named_file(node):
+        return png_pixels(source)
+
+
+@contextmanager
+def named_file(node: Node) -> Iterator[None]:
+    """A FileProblem of the image's file as a SpecError at `node`, which names it."""
+    try:
+        yield
     except FileProblem as problem:
         raise SpecError(Msg.of("{path}: {problem}", path=node.where.path,
                                problem=problem.message), node.where) from None
-    files.budget.charge(node, image.shape)
-    return image
 
 
 def per_channel(node: Node, channels: int) -> Array:
