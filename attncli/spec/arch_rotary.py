@@ -86,33 +86,42 @@ def gpt_oss(c: Checkpoint) -> Keys:
     return keys
 
 
+# Experts of one layer's mixture: released models have 8 (Mixtral), 128 (gpt-oss-120b, Qwen3),
+# 256 (DeepSeek-V3), 384 (Kimi K2). Each costs its reading and checks however small it is
+# (65,536 experts of d_model 2 took 28 s and 567 MB), and every expert of every layer worked
+# out is charged before the first is read (attncli/spec/costs.py EXPERT_CELLS).
+MAX_EXPERTS = 512
+
+
 def experts(c: Checkpoint, at: str) -> Keys:
     """The router (a `Linear`: experts × d_model, the column convention) and each expert of
     `experts.gate_up_proj` (experts, d_model, 2·d_ff), whose even columns are the gate and odd
     ones the up projection, and `experts.down_proj` (experts, d_ff, d_model): (in, out), so
-    each is turned to the column convention."""
-    count = c.whole("num_local_experts")
-    made = []
-    for e in range(count):
-        gate_up = expert_of(c, at + "experts.gate_up_proj", e, 2)  # (d_model, 2·d_ff)
-        gate_up_bias = expert_of(c, at + "experts.gate_up_proj_bias", e, 1)  # (2·d_ff,)
-        down = expert_of(c, at + "experts.down_proj", e, 2)  # (d_ff, d_model)
-        made.append({"W_1": gate_up[:, ::2].T, "b_1": gate_up_bias[::2],
-                     "W_3": gate_up[:, 1::2].T, "b_3": gate_up_bias[1::2], "W_2": down.T,
-                     "b_2": expert_of(c, at + "experts.down_proj_bias", e, 1)})
+    each is turned to the column convention. Each tensor is read once, every expert's rows at
+    once."""
+    count = c.whole("num_local_experts", high=MAX_EXPERTS)
+    gate_up = experts_of(c, at + "experts.gate_up_proj", count, 2)  # (E, d_model, 2·d_ff)
+    gate_up_bias = experts_of(c, at + "experts.gate_up_proj_bias", count, 1)  # (E, 2·d_ff)
+    down = experts_of(c, at + "experts.down_proj", count, 2)  # (E, d_ff, d_model)
+    down_bias = experts_of(c, at + "experts.down_proj_bias", count, 1)  # (E, d_model)
+    made = [{"W_1": gate_up[e, :, ::2].T, "b_1": gate_up_bias[e, ::2],
+             "W_3": gate_up[e, :, 1::2].T, "b_3": gate_up_bias[e, 1::2], "W_2": down[e].T,
+             "b_2": down_bias[e]} for e in range(count)]
     return {"router": {"W": c.tensor(at + "router.weight"), "b": c.tensor(at + "router.bias")},
             "top_k": c.whole("num_experts_per_tok"), "alpha": c.number("swiglu_alpha", 1.702),
             "limit": c.number("swiglu_limit", 7.0), "experts": made}
 
 
-def expert_of(c: Checkpoint, key: str, e: int, ndim: int) -> Array:
-    """Expert e's part of the tensor `key` (experts first), with the dimensions it must have: a
-    tensor saved with one fewer is refused at the spec's `block`, never indexed as it is."""
-    found = c.rows_of(key, [e])[0]
-    if found.ndim != ndim:
+def experts_of(c: Checkpoint, key: str, count: int, ndim: int) -> Array:
+    """The first `count` experts' parts of the tensor `key` (experts first), each with the
+    dimensions it must have: a tensor saved with one fewer is refused at the spec's `block`,
+    never indexed as it is."""
+    found = c.rows_of(key, list(range(count)))  # (count, ...)
+    if found.ndim != ndim + 1:
         wanted = Msg.of("a matrix (2 dimensions)") if ndim == 2 else \
             Msg.of("a vector (1 dimension)")
         fail(c.block_node or c.field("num_local_experts"),
              "{name} holds an array of shape {found}, expected {expected}",
-             name=f"{c.tensor(key)['key']}[{e}]", found=shape_text(found.shape), expected=wanted)
+             name=f"{c.tensor(key)['key']}[0]", found=shape_text(found.shape[1:]),
+             expected=wanted)
     return found

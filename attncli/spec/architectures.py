@@ -30,6 +30,7 @@ class Architecture:
     prefixes: tuple[str, ...]
     keys: Callable[[Checkpoint], Keys]
     deep: bool = False  # whether attn works out whole layers, to reach a layer past the first
+    experts_key: str | None = None  # its config's count of experts in each layer's mixture
 
 
 LLAMA = Architecture("num_hidden_layers", ("model.", ""), llama, deep=True)
@@ -40,7 +41,8 @@ ARCHITECTURES: dict[str, Architecture] = {
     "gpt2": Architecture("n_layer", ("transformer.", ""), gpt2, deep=True),
     "bert": Architecture("num_hidden_layers", ("bert.", ""), bert, deep=True),
     "gemma2": Architecture("num_hidden_layers", ("model.", ""), gemma2, deep=True),
-    "gpt_oss": Architecture("num_hidden_layers", ("model.", ""), gpt_oss, deep=True),
+    "gpt_oss": Architecture("num_hidden_layers", ("model.", ""), gpt_oss, deep=True,
+                            experts_key="num_local_experts"),
     "deepseek_v3": Architecture("num_hidden_layers", ("model.", ""), deepseek_v3),
     # the image is the input of the first layer only: a later layer's is not worked out yet
     "vit": Architecture("num_hidden_layers", ("vit.", ""), vit),

@@ -22,7 +22,7 @@ import numpy as np
 
 from attncli.i18n import Count, Msg
 from attncli.records import record
-from attncli.spec.file_problem import row_out_of_range
+from attncli.spec.file_problem import check_some_numbers, row_out_of_range
 from attncli.spec.files import FileProblem, as_float, existing_file, resolve, some
 from attncli.spec.limits import MAX_HEADER_VALUES, max_bytes
 from attncli.spec.npy_slice import SPAN_BYTES
@@ -61,6 +61,7 @@ class Tensor:
         """The tensor (its `rows` and `columns` only, when given) as float64. The cells are
         counted first, as the slice they are; from each chosen row only the bytes from its first
         to its last chosen column are read, and a row chosen twice is read once."""
+        check_some_numbers(self.shape, self.name)  # before its rows are listed: [2⁴⁰, 0]
         width = math.prod(self.shape[1:]) if len(self.shape) > 1 else (
             self.shape[0] if self.shape else 1)
         count = (self.shape[0] if self.shape else 1) if rows is None else len(rows)

@@ -29,6 +29,22 @@ PRECISION_PASSES = 6  # x − m and e^(x − m) in the format, and 4 passes of r
 # head took 0.75 s for 67 million numbers without it, 2.0 s for 252 million with it (of d_model 64,
 # 2.2 s: mostly its 10.7 billion products, which the products' limit counts).
 BACKWARD_PASSES = 3
+# A model folder's layer costs more than its numbers: its keys made from the checkpoint, its spec
+# read and checked, its build set up, whatever its tokens (layer 127 of a 128-layer Llama on 3
+# tokens: 1.7 ms a layer, 300,000 numbers at plain attention's 6 ns a number); and each expert of
+# a gpt-oss mixture, however small: its six matrices read, made and checked, the router's score
+# and its network on every row (0.12 to 0.2 ms; 65,536 experts of d_model 2 took 28 s), so that
+# the experts a spec may reach take about a second. Both are charged as numbers computed before
+# any layer is made (the layer shown pays its own work with its walkthrough).
+LAYER_CELLS = 300_000
+EXPERT_CELLS = 40_000
+
+
+def folder_cells(before: int, experts: int) -> int:
+    """What a model folder's layer costs besides the numbers of its walkthrough: the `before`
+    layers worked out before it, and `experts` (0: none) in the mixture of each of them and
+    of its own."""
+    return before * LAYER_CELLS + (before + 1) * experts * EXPERT_CELLS
 
 
 def walkthrough_cells(spec: Spec) -> int:

@@ -4,6 +4,8 @@ float64."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attncli.i18n import Count, Msg
@@ -21,10 +23,16 @@ def check_dtype(dtype: np.dtype, name: str) -> None:
                                  name=name, dtype=str(dtype)))
 
 
+def check_some_numbers(shape: tuple[int, ...], name: str) -> None:
+    """Refuse an array of no numbers by its shape, before any list of its rows or columns is
+    made: a header may say [0, 2⁶²] or [2⁴⁰, 0] of a file that holds nothing."""
+    if math.prod(shape) == 0:
+        raise FileProblem(Msg.of("{name} holds no numbers", name=name))
+
+
 def as_float(array: np.ndarray, name: str) -> np.ndarray:
     check_dtype(array.dtype, name)
-    if array.size == 0:
-        raise FileProblem(Msg.of("{name} holds no numbers", name=name))
+    check_some_numbers(array.shape, name)
     with np.errstate(over="ignore", invalid="ignore"):  # a longdouble past float64: inf, below
         values = array.astype(np.float64, copy=False)  # (same shape); float64 as it was read
         total = values.sum()  # finite when every number is: one pass, no n x m mask

@@ -29,7 +29,7 @@ from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.spec.csv_file import CsvFile, check_csv_size, most_cells
 from attncli.spec.file_problem import FileProblem as FileProblem  # every reader raises it
 from attncli.spec.file_problem import as_float as as_float
-from attncli.spec.file_problem import check_dtype
+from attncli.spec.file_problem import check_dtype, check_some_numbers
 from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_NAME
 from attncli.spec.npy_slice import Layout
 from attncli.spec.npz_archive import Archives as Archives
@@ -252,9 +252,11 @@ def reason(exc: Exception) -> Msg:
 
 
 def _check_header(file: IO[bytes], name: str, max_cells: int) -> Layout:
-    """Refuse a .npy array by its header alone: objects, other than real numbers, too many."""
+    """Refuse a .npy array by its header alone: objects, other than real numbers, none, too
+    many."""
     layout = header_layout(file, name)
     shape = layout.shape
+    check_some_numbers(shape, name)  # NumPy would refuse (0, 2⁶²) in its own words
     cells = math.prod(shape)
     if cells > max_cells:
         raise FileProblem(Msg.plural_of("{name} holds {count} number ({shape}); the limit is "

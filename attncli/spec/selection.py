@@ -16,7 +16,7 @@ import numpy as np
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.quoting import shown
-from attncli.spec.file_problem import valid_indices
+from attncli.spec.file_problem import check_some_numbers, valid_indices
 from attncli.spec.file_slices import Kept, opened
 from attncli.spec.files import Archives, FileProblem, resolve
 from attncli.spec.model import Array
@@ -55,10 +55,12 @@ def sliced_values(keys: dict[str, Node], name: str, folder: Path,
         path = resolve(folder, name, allow_outside)
         if not is_checkpoint(name):
             with opened(path, name, key, max_cells, kept, archives) as array:
+                check_some_numbers(array.shape, array.name)  # before `0:` lists its rows
                 rows, columns = chosen(keys, array.name, array.shape, token_ids)
                 _charge(name_node, array.shape, rows, columns, charge)
                 return array.read(rows, columns)  # (rows, ..., columns)
         tensor = open_tensor(path, name, key, max_cells, allow_outside, headers=headers)
+        check_some_numbers(tensor.shape, tensor.name)
         rows, columns = chosen(keys, tensor.name, tensor.shape, token_ids)
         sliced = columns if len(tensor.shape) <= 2 else None  # a slice; deeper: selected after
         _charge(name_node, tensor.shape, rows, columns, charge)
