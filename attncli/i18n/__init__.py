@@ -48,6 +48,13 @@ class Power:
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
+def power_text(power: Power, number: Callable[[float], str]) -> str:
+    """`power` as text, with the decimal mark of `number` (a NumberFormat): 3,4×10³⁸."""
+    m, k = f"{power.value:.1e}".split("e")
+    return m.replace(".", getattr(number, "decimal", ".")) + "×10" + str(int(k)).translate(
+        _SUPERSCRIPT)
+
+
 class Symbol(str):
     """attn's own notation where a user's word could stand (a matrix's name `W_Q` in a sentence,
     a column label `m_old`): text formats print the text; LaTeX and Markdown typeset `latex` as
@@ -239,9 +246,7 @@ def _param(value: Param, lang: str, number: Callable[[float], str]) -> str:
 
         return group_digits(value, lang)
     if isinstance(value, Power):
-        m, k = f"{value.value:.1e}".split("e")
-        return (m.replace(".", getattr(number, "decimal", ".")) + "×10"
-                + str(int(k)).translate(_SUPERSCRIPT))
+        return power_text(value, number)
     if isinstance(value, Shape):
         from attncli.i18n.typography import group_digits
 

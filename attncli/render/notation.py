@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from string import Formatter
 
-from attncli.i18n import Finer, Msg, Param, Power, Shape, Symbol, template, translate
+from attncli.i18n import Finer, Msg, Param, Power, Shape, Symbol, power_text, template
 from attncli.render import symbols
 from attncli.render.tex_metrics import UNBROKEN, text_width
 
@@ -332,7 +332,7 @@ def _param(value: Param, lang: str, escape: TextFn, number: Callable[[float], st
             finer = getattr(number, "finer", None)
             text = finer(value.more)(value.value) if finer else number(value.value)
         elif isinstance(value, Power):
-            text = translate(Msg.of("{x}", x=value), lang, number)
+            text = power_text(value, number)
         else:
             text = number(value)
         power = _POWER_TEXT.fullmatch(text)
