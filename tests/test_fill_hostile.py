@@ -157,7 +157,32 @@ def test_a_notebook_of_many_cells_is_read_once() -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Reader, "children", spy)
         assert fill_notebook(text, Path("n.ipynb"), 1_000_000) == (text, (), (), 0)
-    assert len(walked) == 1 and "cells" in walked[0]  # the notebook, none of its cells
+    # the notebook and its list of cells are walked as they are read, none of its cells
+    assert not any(isinstance(data, dict) and "cell_type" in data for data in walked)
+
+
+def test_a_cell_s_metadata_is_read_twice(tmp_path: Path) -> None:
+    # read whole with the notebook, again with its list of cells, with its cell and for its own
+    # place: 499,000 numbers in a cell's metadata were built four times (1.4 s of fill --check)
+    from attncli.fill import notebook
+
+    cell = {"cell_type": "markdown", "metadata": {"a": [1.5e-300] * 1000},
+            "source": "```attn\nspec: s.yaml\n```\n"}
+    text = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    built: list[int] = []  # the numbers of the metadata each whole reading built
+    decode = notebook.DECODE
+
+    def spy(text: str, at: int) -> Any:
+        data, end = decode(text, at)
+        built.append(text.count("1.5e-300", at, end))
+        return data, end
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(notebook, "DECODE", spy)
+        _, _, missing, blocks = notebook.fill_notebook(text, tmp_path / "n.ipynb", 1_000_000)
+    assert (len(missing), blocks) == (1, 1)
+    assert sum(built) == 2 * 1000  # the cell, then its metadata for its place
 
 
 def test_a_notebook_holding_a_large_image_is_read_within_its_size(tmp_path: Path) -> None:

@@ -1,38 +1,66 @@
-"""How deep a TOML manifest nests, measured before tomllib reads it: tomllib recurses once per
-level of arrays and inline tables, so ~330 `[` end in Python's RecursionError. The text is
-scanned once, strings and comments skipped, and the first bracket past MAX_DEPTH is named."""
+"""How deep a TOML manifest nests and how many values it writes, measured before tomllib reads
+it, in one scan of the text (strings and comments skipped whole):
+
+- tomllib recurses once per level of arrays and inline tables, so ~330 `[` end in Python's
+  RecursionError: the first bracket past MAX_DEPTH is named;
+- each key and value costs about 11 µs once read, placed (toml_marks) and made a Node, and
+  nothing else bounds them within the manifest's 1 MiB: 500,000 ones in one array took 5.5 s and
+  331 MB before the key that held them was refused as unknown. Every value is opened by an
+  equals sign, a comma or an opening bracket outside texts and comments, so at most
+  MAX_MANIFEST_VALUES of them are read (an entry as docs/snippets.md writes it, every key set,
+  has about 20, and a manifest holds at most 500 entries).
+"""
 
 from __future__ import annotations
 
 import re
 
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.spec.limits import MAX_DEPTH
+
+# Equals signs, commas and opening brackets outside the texts and comments of one manifest.
+MAX_MANIFEST_VALUES = 20_000
 
 # A TOML string: multi-line or one-line, basic or literal (compiled with re.S).
 STRING = r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\''
-# A string or a comment, skipped whole; else a bracket.
-_TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{}]", re.S)
+# A string or a comment, skipped whole; else a bracket, a comma or an equals sign.
+_TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{},=]", re.S)
 
 
 def check_depth(name: str, content: str) -> None:
-    """SpecError at the first `[` or `{` that opens a level past MAX_DEPTH."""
-    depth = 0
+    """SpecError at the first `[` or `{` that opens a level past MAX_DEPTH, or at the first
+    equals sign, comma or opening bracket past MAX_MANIFEST_VALUES, whichever comes first."""
+    depth = values = 0
     for token in _TOKEN.finditer(content):
         char = token.group()
+        if char in ("[", "{", ",", "="):
+            values += 1
+            if values > MAX_MANIFEST_VALUES:
+                raise SpecError(too_many_values(), _at(name, content, token.start()))
         if char in ("[", "{"):
             depth += 1
             if depth > MAX_DEPTH:
-                at = token.start()
-                line = content.count("\n", 0, at) + 1
-                column = at - (content.rfind("\n", 0, at) + 1) + 1
-                raise SpecError(too_deep(), Location(name, line=line, column=column))
+                raise SpecError(too_deep(), _at(name, content, token.start()))
         elif char in ("]", "}"):
             depth = max(0, depth - 1)  # tomllib names an unbalanced bracket itself
+
+
+def _at(name: str, content: str, at: int) -> Location:
+    line = content.count("\n", 0, at) + 1
+    column = at - (content.rfind("\n", 0, at) + 1) + 1
+    return Location(name, line=line, column=column)
 
 
 def too_deep() -> Msg:
     return Msg.plural_of("the manifest nests lists and tables more than {count} level deep",
                          "the manifest nests lists and tables more than {count} levels deep",
                          MAX_DEPTH)
+
+
+def too_many_values() -> Msg:
+    return Msg.plural_of(
+        "the manifest has more than {count} equals sign, comma and opening bracket outside its "
+        "texts and comments, the limit of one manifest",
+        "the manifest has more than {count} equals signs, commas and opening brackets outside "
+        "its texts and comments, the limit of one manifest", Count(MAX_MANIFEST_VALUES))

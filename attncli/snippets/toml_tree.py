@@ -76,8 +76,8 @@ HUGE_WHOLE = re.compile(r"(?<![\w.])([+-]?)[0-9][0-9_]{599,}(?![\w.])")
 def toml_tree(name: str, content: str) -> Node:
     """The TOML document as a Node tree whose locations carry the key path (and each key of a
     mapping its line:column too)."""
+    check_headers(name, content)  # the documented refusal of many entries comes first
     check_depth(name, content)
-    check_headers(name, content)
     try:
         try:
             document = tomllib.loads(content)

@@ -1,0 +1,58 @@
+"""A TOML manifest's values are counted from its text before tomllib reads it: 500,000 ones in
+one array took 5.5 s and 331 MB to be refused for the unknown key that held them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from attncli.cli.app import app
+from attncli.snippets import toml_tree
+from attncli.snippets.toml_depth import MAX_MANIFEST_VALUES
+
+HEAD = '[[snippets]]\nspecs = "s/*.yaml"\nformats = ["markdown"]\noutput = "out/{name}.md"\n'
+
+
+def test_the_limit_is_20000() -> None:
+    assert MAX_MANIFEST_VALUES == 20_000
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many texts tomllib was given to read."""
+    calls: list[int] = []
+    loads = toml_tree.tomllib.loads
+
+    def counted(text: str, **kwargs: object) -> object:
+        calls.append(len(text))
+        return loads(text, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(toml_tree.tomllib, "loads", counted)
+    return calls
+
+
+def test_a_manifest_of_many_values_is_refused_unread(tmp_path: Path, reads: list[int],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "attn.toml").write_text(HEAD + "x = [" + "1," * 499_999 + "1]\n", "utf-8")
+    result = CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
+    assert result.exit_code == 2
+    # 6 before line 5; `x =` and `[` make 8: comma k of the array is the 8 + k-th, so the
+    # 20,001st is comma 19,993, at column 5 + 2 · 19,993
+    assert result.stderr == (
+        "attn.toml:5:39991: the manifest has more than 20,000 equals signs, commas and opening "
+        "brackets outside its texts and comments, the limit of one manifest\n")
+    assert reads == []
+
+
+def test_commas_in_texts_and_comments_are_not_counted(tmp_path: Path, reads: list[int],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "attn.toml").write_text(
+        "# " + ",=[{" * 10_000 + "\n" + HEAD + f'x = "{",=[{" * 10_000}"\n', "utf-8")
+    result = CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("attn.toml:6:1: snippets[0].x: unknown key; expected one of ")
+    assert len(reads) == 1
