@@ -56,3 +56,25 @@ def test_commas_in_texts_and_comments_are_not_counted(tmp_path: Path, reads: lis
     assert result.exit_code == 2
     assert result.stderr.startswith("attn.toml:6:1: snippets[0].x: unknown key; expected one of ")
     assert len(reads) == 1
+
+
+def test_a_dotted_key_of_more_parts_than_levels_is_refused_unread(
+        tmp_path: Path, reads: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`a.a.a…a = 1` of 5,000 parts (tables in tables) ended in RecursionError, exit 3; the
+    65th part opens a 65th level (the limit, 64), at its dot: column 1 + 2 · 64 + 1."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "attn.toml").write_text("a" + ".a" * 5000 + " = 1\n", "utf-8")
+    result = CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
+    assert (result.exit_code, result.stderr) == (
+        2, "attn.toml:1:130: the manifest nests lists and tables more than 64 levels deep\n")
+    assert reads == []
+
+
+def test_a_number_s_point_is_no_level(tmp_path: Path, reads: list[int],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "attn.toml").write_text(HEAD + "x = [" + "1.5, " * 200 + "1.5]\n", "utf-8")
+    result = CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("attn.toml:5:1: snippets[0].x: unknown key; expected one of ")
+    assert len(reads) == 1

@@ -2,7 +2,8 @@
 it, in one scan of the text (strings and comments skipped whole):
 
 - tomllib recurses once per level of arrays and inline tables, so ~330 `[` end in Python's
-  RecursionError: the first bracket past MAX_DEPTH is named;
+  RecursionError: the first bracket past MAX_DEPTH is named; so is the dot of a dotted key
+  (`a.a.a…a = 1`, tables in tables) that goes past it;
 - each key and value costs about 11 µs once read, placed (toml_marks) and made a Node, and
   nothing else bounds them within the manifest's 1 MiB: 500,000 ones in one array took 5.5 s and
   331 MB before the key that held them was refused as unknown. Every value is opened by an
@@ -25,15 +26,23 @@ MAX_MANIFEST_VALUES = 20_000
 # A TOML string: multi-line or one-line, basic or literal (compiled with re.S).
 STRING = r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\''
 # A string or a comment, skipped whole; else a bracket, a comma or an equals sign.
-_TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{},=]", re.S)
+_TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{},=.\n]", re.S)
 
 
 def check_depth(name: str, content: str) -> None:
     """SpecError at the first `[` or `{` that opens a level past MAX_DEPTH, or at the first
     equals sign, comma or opening bracket past MAX_MANIFEST_VALUES, whichever comes first."""
-    depth = values = 0
+    depth = values = dots = 0
     for token in _TOKEN.finditer(content):
         char = token.group()
+        if char == ".":  # a dotted key's parts are tables in tables: `a.b.c = 1` is 3 deep
+            dots += 1
+            if depth + dots > MAX_DEPTH:
+                raise SpecError(too_deep(), _at(name, content, token.start()))
+            continue
+        dots = 0  # a number's point is one dot between two of these
+        if char == "\n":
+            continue
         if char in ("[", "{", ",", "="):
             values += 1
             if values > MAX_MANIFEST_VALUES:
