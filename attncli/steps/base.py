@@ -49,8 +49,10 @@ class Build:
 
     def __init__(self, spec: Spec, kept: tuple[int, ...] | None = None,
                  calc: Arithmetic | None = None, forward: Forward | None = None,
-                 unread: frozenset[str] = frozenset()) -> None:
+                 unread: frozenset[str] = frozenset(), few_decodes: bool = False) -> None:
         self.spec = spec
+        # a summary: of many decode steps, only the first and last few (steps/decode.py)
+        self.few_decodes = few_decodes
         self.unread = unread  # the ids of steps no one reads: Family.blank makes them blank
         # the whole forward pass on another spec (steps/build.py lends it): the backward family
         # needs it again for a summary's heads and for the finite-difference check

@@ -180,7 +180,7 @@ def run(b: Build, state: S, families: tuple[Family[S], ...],
 
 
 def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
-          unread: frozenset[str] = frozenset()) -> Walkthrough:
+          unread: frozenset[str] = frozenset(), every_decode: bool = False) -> Walkthrough:
     """Every step of attention on `spec`, in order, each result labelled with the tokens, with the
     work shown: the cells chosen by `expand` written out (default: `auto`), a reading of the
     weights in words, and, in hand calculation, where it drifts from full precision.
@@ -188,30 +188,34 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
     With `summary`, a large n x m matrix keeps only the rows that a view eliding its middle shows
     (text, rich, svg) and the rows written out, and the reading reads those queries: the memory of
     a real-size layer stays that of a few of its n x m matrices (see
-    attncli/arithmetic/elision.py).
+    attncli/arithmetic/elision.py), and of many decode steps only the first and last few are
+    worked, unless `every_decode` (a decode step's matrix asked for by name).
 
     `unread`: the ids of steps no one will read (`attn validate` reads none), besides those the
     display's `steps` leaves out; a family that only adds such steps makes them blank."""
     selection = expand or narrow.selection(spec.display)
     kept = kept_rows(spec, selection) if summary else None
+    few = summary and not every_decode
     unread = unread | narrow.unread(spec.display)
-    walkthrough, angles = attach(compute(spec, kept, unread=unread), spec, selection)
+    walkthrough, angles = attach(compute(spec, kept, unread=unread, few_decodes=few), spec,
+                                 selection)
     walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
     if spec.display.round_intermediates:
         full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)),
-                       kept, unread=unread)
+                       kept, unread=unread, few_decodes=few)
         walkthrough = replace(walkthrough, drift=drift(walkthrough, full))
     return narrow.narrow(walkthrough, spec.display)  # the steps, head and reading it asks for
 
 
-def outline(spec: Spec, summary: bool = False) -> Walkthrough:
+def outline(spec: Spec, summary: bool = False, every_decode: bool = False) -> Walkthrough:
     """The steps build(spec, summary=summary) shows, except that the backward pass's steps name
     their matrices only and work out no gradient (attncli/steps/backward_names.py), with no
     cell written out and no reading: where `--matrix` finds a matrix, or refuses one, before
     the backward pass is paid for."""
     kept = kept_rows(spec, narrow.selection(spec.display)) if summary else None
     unread = narrow.unread(spec.display)  # as build's: a step left out may be made blank
-    return narrow.narrow(compute(spec, kept, unread=unread, families=OUTLINE), spec.display)
+    return narrow.narrow(compute(spec, kept, unread=unread, families=OUTLINE,
+                                 few_decodes=summary and not every_decode), spec.display)
 
 
 def summarizes(spec: Spec) -> bool:
@@ -233,10 +237,11 @@ def kept_rows(spec: Spec, selection: Selection) -> tuple[int, ...] | None:
 
 def layer(spec: Spec, kept: tuple[int, ...] | None, calc: Arithmetic | None,
           unread: frozenset[str] = frozenset(),
-          families: tuple[Family[State], ...] = LAYER) -> tuple[Build, list[Step], State]:
+          families: tuple[Family[State], ...] = LAYER,
+          few_decodes: bool = False) -> tuple[Build, list[Step], State]:
     """The LAYER families on `spec`: the build, its steps and the final state."""
     spec = after_earlier(spec)
-    b = Build(spec, kept, calc, forward=compute, unread=unread)
+    b = Build(spec, kept, calc, forward=compute, unread=unread, few_decodes=few_decodes)
     steps: list[Step] = []
     # An overflow becomes inf here and is reported by Build.finite as a SpecError (in float64;
     # in a lower precision, by the precision step).
@@ -265,22 +270,24 @@ def after_earlier(spec: Spec) -> Spec:
 
 def compute(spec: Spec, kept: tuple[int, ...] | None = None,
             calc: Arithmetic | None = None, unread: frozenset[str] = frozenset(),
-            families: tuple[Family[State], ...] = LAYER) -> Walkthrough:
+            families: tuple[Family[State], ...] = LAYER, few_decodes: bool = False) -> Walkthrough:
     """The steps alone: every matrix of attention on `spec`, in order; the n x m ones of the
     heads only in the rows `kept`, when given; computed with `calc` when given (attn check's
     slips), else as the spec's display and dtype ask: in a dtype below float64, each step is
-    compared with the same step in float64 (attncli/steps/precision.py)."""
+    compared with the same step in float64 (attncli/steps/precision.py). With `few_decodes`, a
+    summary's: of many decode steps only the first and last few (attncli/steps/decode.py)."""
     if spec.dtype != "float64" and calc is None:
         from attncli.compute.lowprec import (
             rounded_spec,  # imports ml_dtypes: only when it is needed
         )
         from attncli.steps.precision import compared
 
-        b, steps, state = layer(rounded_spec(spec), kept, None, unread)
-        full = layer(replace(spec, dtype="float64"), kept, None, unread)[1]
+        b, steps, state = layer(rounded_spec(spec), kept, None, unread, few_decodes=few_decodes)
+        full = layer(replace(spec, dtype="float64"), kept, None, unread,
+                     few_decodes=few_decodes)[1]
         steps, report = compared(spec.dtype, spec.display.precision, steps, full)
     else:
-        b, steps, state = layer(spec, kept, calc, unread, families)
+        b, steps, state = layer(spec, kept, calc, unread, families, few_decodes)
         report = None
     output = state.output if state.output is not None else state.attention
     assert output is not None

@@ -9,8 +9,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from attncli.arithmetic import elision
 from attncli.arithmetic.numbers import constant
-from attncli.i18n import Msg, quoted
+from attncli.i18n import Count, Msg, quoted
 from attncli.model import Array, Formula, Matrix, Step, Walkthrough
 from attncli.steps import scores as scoring
 from attncli.steps.base import Build, HeadState, Made, State
@@ -42,24 +43,55 @@ def prefill(b: Build, hs: HeadState) -> Made[HeadState]:
     formula = Formula(f"K[1:{p}], V[1:{p}]",
                       rf"K_{{1:{p}}},\ V_{{1:{p}}}")
     steps = [Step("prefill", Msg.of("Prefill: the KV cache"), formula, (K, V), hs.index, (note,))]
-    steps += [decode_step(b, hs, t) for t in range(p, len(b.query_labels))]
+    for t, left_out in worked(p, len(b.query_labels), b.few_decodes):
+        step = decode_step(b, hs, t)
+        if left_out:  # the first step after the gap says what the gap holds
+            step = replace(step, notes=(gap(b, t, left_out), *step.notes))
+        steps.append(step)
     return tuple(steps), hs
+
+
+def worked(prefill: int, n: int, few: bool) -> list[tuple[int, int]]:
+    """The tokens (0-based) that have a decode step, each with how many tokens before it are
+    left out: every one past the prompt, or, when `few` (a summary), the first and last
+    elision.EDGE as a large matrix shows its rows: a lecture shows a few decode steps, and
+    4,095 of them took 33 s and 51 MB in LaTeX."""
+    made, before = [], prefill - 1  # the token of the last step made: the prompt's last at first
+    for i in elision.shown(n - prefill, few):
+        if i is not None:
+            made.append((prefill + i, prefill + i - before - 1))
+            before = prefill + i
+    return made
+
+
+def gap(b: Build, t: int, left_out: int) -> Msg:
+    """The sentence that stands for the decode steps of the `left_out` tokens before token t."""
+    first, last = b.query_labels[t - left_out], b.query_labels[t - 1]
+    return Msg.plural_of(
+        "The decode steps of the tokens {first} to {last} ({count} step) are left out here; "
+        "each is worked like the steps shown.",
+        "The decode steps of the tokens {first} to {last} ({count} steps) are left out here; "
+        "each is worked like the steps shown.", Count(left_out), first=quoted(first),
+        last=quoted(last))
 
 
 def blank(b: Build, hs: HeadState) -> Made[HeadState]:
-    """The prefill step and every decode step in their places, with no matrix and nothing
-    worked: for a walkthrough in which none of them is read (attncli/steps/base.py Family)."""
+    """The prefill step and the decode steps `prefill` would make in their places, with no
+    matrix and nothing worked: for a walkthrough in which none of them is read
+    (attncli/steps/base.py Family)."""
     assert b.spec.decode is not None
     steps = [Step("prefill", Msg.of("Prefill: the KV cache"), None, (), hs.index)]
-    steps += [Step("decode", Msg.of("Decode step: {token}", token=quoted(token)), None, (),
-                   hs.index) for token in b.query_labels[b.spec.decode.prefill:]]
+    steps += [Step("decode", Msg.of("Decode step: {token}", token=quoted(b.query_labels[t])),
+                   None, (), hs.index)
+              for t, _ in worked(b.spec.decode.prefill, len(b.query_labels), b.few_decodes)]
     return tuple(steps), hs
 
 
 
-def named(walkthrough: Walkthrough, prefill: int) -> Walkthrough:
+def named(walkthrough: Walkthrough, prefill: int, n: int, few: bool) -> Walkthrough:
     """`walkthrough` with its blank prefill and decode steps given their matrices' names (and no
-    numbers): what a `--matrix` refusal lists, without the steps worked."""
+    numbers): what a `--matrix` refusal lists, without the steps worked. `n` tokens; `few`: the
+    walkthrough is a summary's, with only the first and last decode steps (see `worked`)."""
     names: dict[int, tuple[Matrix, ...]] = {}  # the names of step t, alike in every head
 
     def at(t: int) -> tuple[Matrix, ...]:
@@ -70,11 +102,13 @@ def named(walkthrough: Walkthrough, prefill: int) -> Walkthrough:
             names[t] = tuple(Matrix(Formula(s, s), NOTHING, (), ()) for s in symbols)
         return names[t]
 
-    steps, t = [], prefill
+    decoded = [t + 1 for t, _ in worked(prefill, n, few)]  # 1-based: K[1:t] holds t rows
+    steps, later = [], iter(decoded)
     for step in walkthrough.steps:
         if step.id in ("prefill", "decode") and not step.matrices:
-            t = prefill if step.id == "prefill" else t + 1
-            step = replace(step, matrices=at(t))
+            if step.id == "prefill":
+                later = iter(decoded)  # each head's decode steps follow its prefill
+            step = replace(step, matrices=at(prefill if step.id == "prefill" else next(later)))
         steps.append(step)
     return replace(walkthrough, steps=tuple(steps))
 

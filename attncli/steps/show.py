@@ -72,7 +72,8 @@ def prepare(spec: Spec, view: View) -> Shown:
         spec = with_ones(spec)
     spec = replace(spec, display=over(spec.display, view))
     if view.matrix is not None and spec.backward is not None:  # refused before the gradients
-        named = outline(spec, summary=view.summary)  # a bad --steps or --head: refused as it is
+        # a bad --steps or --head: refused as it is
+        named = outline(spec, summary=view.summary, every_decode=decode_symbol(view.matrix))
         try:
             pick(named, view.matrix)
         except UsageError as error:
@@ -85,7 +86,8 @@ def prepare(spec: Spec, view: View) -> Shown:
     if view.terms_shown:
         selection = replace(selection, terms_shown=True)
     try:
-        walkthrough = build(spec, selection, summary=view.summary, unread=unread)
+        walkthrough = build(spec, selection, summary=view.summary, unread=unread,
+                            every_decode=view.matrix is not None and decode_symbol(view.matrix))
     except UsageError as error:  # a row or column the expand written names that is not there
         if dict(error.message.params).get("option") != "--expand":
             raise
@@ -98,7 +100,8 @@ def prepare(spec: Spec, view: View) -> Shown:
             else:  # refused, naming the decode steps' matrices, which are not worked for it
                 from attncli.steps import decode  # a family is imported where it is used
 
-                walkthrough = decode.named(walkthrough, spec.decode.prefill)
+                walkthrough = decode.named(walkthrough, spec.decode.prefill, spec.queries.n,
+                                           view.summary)
         try:
             matrix = pick(walkthrough, view.matrix)
         except UsageError as error:
