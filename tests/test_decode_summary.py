@@ -56,10 +56,10 @@ def test_each_head_has_its_own_few_decode_steps_in_polish_and_russian() -> None:
     assert result.exit_code == 0, result.stderr
     flat = " ".join(result.stdout.split())
     assert flat.count("Krok dekodowania:") == 16 and flat.count("Шаг декодирования:") == 16
-    assert flat.count("Pominięto tu kroki dekodowania tokenów od „t5” do „t25” (21 kroków); "
-                      "każdy z nich oblicza się tak samo jak kroki pokazane.") == 2
-    assert flat.count("Здесь пропущены шаги декодирования токенов от «t5» до «t25» (21 шаг); "
-                      "каждый из них вычисляется так же, как показанные шаги.") == 2
+    assert flat.count("Pomijamy tu kroki dekodowania tokenów od „t5” do „t25” (21 kroków); "
+                      "każdy z nich przebiega tak samo jak pokazane kroki.") == 2
+    assert flat.count("Здесь пропущены шаги декодирования токенов с «t5» по «t25» (21 шаг); "
+                      "каждый из них выполняется так же, как показанные.") == 2
 
 
 def test_a_matrix_of_a_step_left_out_is_still_found_by_name() -> None:
