@@ -54,7 +54,7 @@ def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> 
                [number_width(number(weights.at(i, j))) for i in shown.rows if i is not None
                 for j in shown.columns if j is not None] + [10.0])
     label = max((whole_width(r) for r in rows), default=0.0)
-    line = w.page.width * 0.96 * 10 / w.page.font
+    line = w.line
     need = label + cell + 4 * TABCOLSEP  # one column beside the labels (40-character names)
     size, share = next(((command, ratio) for command, ratio in SIZES if need * ratio <= line),
                        SIZES[-1]) if need > line else ("", 1.0)

@@ -13,12 +13,13 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from attncli.arithmetic.numbers import NumberFormat
-from attncli.i18n import Msg
+from attncli.i18n import Msg, Symbol
 from attncli.model import (
     Difference,
     Exp,
     Expansion,
     Expr,
+    Formula,
     Lazy,
     Num,
     Product,
@@ -27,7 +28,7 @@ from attncli.model import (
     Tanh,
     Vec,
 )
-from attncli.model.latex_text import shown_name
+from attncli.model.latex_text import shown_name, shown_words
 from attncli.render import shortened
 from attncli.render.common import box_math, exact_as_written
 from attncli.render.latex_matrix import SIZES
@@ -155,6 +156,17 @@ def _cells_apart(expansion: Expansion, line: float) -> bool:
 
 
 _NAME_COMMA = re.compile(r"(?<!\\), ")  # `[a, b]`, not a thin space `\, `
+_PIECE = re.compile(r", | / ")  # what a broken line's pieces end at: a name's comma, a `/`
+
+
+def breakable_cell(symbol: Symbol, line: float) -> Symbol:
+    """A cell a sentence names (`S′[name, name]`, the score the cap bends most) that TeX may
+    break after its comma when the cell is wider than `line`, as a written-out line's is
+    (fitting); any other notation as it is."""
+    if not any(text_width(_shown_names(m.group())) * 1.2 > line
+               for m in _UNBROKEN.finditer(symbol)):
+        return symbol
+    return Symbol(str(symbol), _NAME_COMMA.sub(r",\\allowbreak ", symbol.latex))
 
 
 def inline_fraction(math: str) -> str:
@@ -179,25 +191,50 @@ def inline_fraction(math: str) -> str:
     return math[:start] + groups[0] + r" /\allowbreak (" + below + ")" + math[end:]
 
 
+# where TeX may break a written-out line's notation: after a relation or a sum's sign, and after
+# a product's \cdot (written `·` in the text; where the LaTeX has no \cdot, `1 \tanh(…)`, `·`
+# breaks nothing)
+_RELATIONS = re.compile(r" = | \+ | − | - ")
+_SUBSCRIPT = re.compile(r"(?<=[A-Za-z])_([^()\[\]·\s]+)")  # the name of `RMS(q_name)`
+
+
+def _unbroken_runs(formula: Formula) -> list[str]:
+    """The parts of a formula's notation TeX sets on one line, each name in them as it is shown
+    (`Q[name, d1] / RMS(q_name)`: `/` is no operator TeX breaks after)."""
+    runs = _RELATIONS.split(formula.text)
+    if r"\cdot" in formula.latex:
+        runs = [part for run in runs for part in run.split("·")]
+    return [shown_words(_UNBROKEN.sub(lambda m: _shown_names(m.group()), run)) for run in runs]
+
+
+def _math_width(text: str) -> float:
+    """Points of notation at 10 pt, a name in a subscript (`q_name`) at its smaller size; math
+    sets no space around `/`."""
+    text = text.replace(" / ", "/")
+    return text_width(_SUBSCRIPT.sub("", text)) + SUBSCRIPT * sum(
+        text_width(m.group(1)) for m in _SUBSCRIPT.finditer(text))
+
+
 def fitting(expansion: Expansion, line: float) -> tuple[str, bool]:
     """The size command that fits the line's widest unbreakable part, or "" (the body's size),
-    and whether a name in brackets must break after its comma: when the whole name does not
-    fit even in the smallest size (two 40-character names on a 4:3 slide), the size is the
-    one its widest piece fits in. Sans serif (Beamer) and math take a little more than the
-    article's roman: 1.2 to spare."""
-    texts = [f.text for f in (expansion.target, expansion.symbolic) if f is not None]
-    names = [_shown_names(m.group()) for t in texts for m in _UNBROKEN.finditer(t)]
+    and whether a name in brackets must break after its comma (and a quotient after its `/`):
+    when the whole part does not fit even in the smallest size (two 40-character names on a 4:3
+    slide, `Q[name, d1] / RMS(q_name)`), the size is the one its widest piece fits in. Sans
+    serif (Beamer) and math take a little more than the article's roman: 1.2 to spare."""
+    formulas = [f for f in (expansion.target, expansion.symbolic) if f is not None]
+    names = [_shown_names(m.group()) for f in formulas for m in _UNBROKEN.finditer(f.text)]
+    names += [run for f in formulas if r"\frac" not in f.latex for run in _unbroken_runs(f)]
     # a fraction (cos θ's q·k over |q|·|k|) is one box: its wider line, names in subscripts
     fractions = [max(map(text_width, f.text.split(" / ", 1))) * SUBSCRIPT
                  for f in (expansion.symbolic,) if f is not None and r"\frac" in f.latex]
-    whole = max(max(map(text_width, names), default=0.0), *fractions, 0.0) * 1.2
+    whole = max(max(map(_math_width, names), default=0.0), *fractions, 0.0) * 1.2
     if whole <= line:
         return "", False
     size = next((size for size, share in SIZES if whole * share <= line), None)
     if size is not None:
         return size, False
     # broken, a fraction is written inline (inline_fraction): its names are the pieces
-    piece = max([text_width(part) for name in names for part in name.split(", ")],
+    piece = max([_math_width(part) for name in names for part in _PIECE.split(name)],
                 default=0.0) * 1.2
     return next((size for size, share in SIZES if piece * share <= line), SIZES[-1][0]), True
 
@@ -224,6 +261,7 @@ def written_out(expansions: Sequence[Expansion], number: NumberFormat,
             math = expansion_math(e, math_number, words, full)
             if breaking:  # the names' commas (the numbers' rows are groups), and a fraction
                 math = _NAME_COMMA.sub(r",\\allowbreak ", inline_fraction(math))
+                math = math.replace(" / ", r" /\allowbreak ")  # a group's too: never broken
             if _cells_apart(e, line):  # Σⱼ A[name, j]·dA[name, j]: two wide names in a row
                 math = math.replace(r"]\, ", r"]\,\allowbreak ")
             text = HANG + "$" + math + r"$\par"

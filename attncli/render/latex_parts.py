@@ -87,7 +87,7 @@ def step_part(walkthrough: Walkthrough, index: int, step: Step, options: RenderO
     if step.expansions:
         part.chunks += written_out(step.expansions, w.number, w.t, w.esc, w.full,
                                    r"\noindent " + w.esc(w.t(Msg.of("Written out:"))),
-                                   w.page.width * 0.96 * 10 / w.page.font)
+                                   w.line)
     return part
 
 

@@ -5,13 +5,14 @@ and the shape of a piece, a heading and its chunks."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from attncli.arithmetic.numbers import NumberFormat
-from attncli.i18n import Msg
+from attncli.i18n import Msg, Symbol
 from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import translator
+from attncli.render.latex_lines import breakable_cell
 from attncli.render.latex_matrix import Page
 from attncli.render.long_names import Names
 from attncli.render.notation import latex as notation_latex
@@ -52,10 +53,20 @@ class Writer:
     def esc(self, text: str) -> str:
         return escape_text(self.shown(text), "latex", self.cyrillic)
 
+    @property
+    def line(self) -> float:
+        """The room of a line in points at 10 pt, a little less than the page's measure."""
+        return self.page.width * 0.96 * 10 / self.page.font
+
     def say(self, msg: Msg | str) -> str:
-        """A catalog sentence, its notation as math."""
-        return message(on_paper(msg) if isinstance(msg, Msg) else self.shown(msg), self.lang,
-                       self.esc, self.number)
+        """A catalog sentence, its notation as math; a cell it names (`S′[name, name]`) too
+        wide for a line may break after its comma."""
+        if isinstance(msg, str):
+            return message(self.shown(msg), self.lang, self.esc, self.number)
+        said = on_paper(msg)
+        params = tuple((name, breakable_cell(value, self.line) if isinstance(value, Symbol)
+                        else value) for name, value in said.params)
+        return message(replace(said, params=params), self.lang, self.esc, self.number)
 
     def prose(self, text: str) -> str:
         """Text attn wrote (a heading, a fact) with its notation as math."""

@@ -122,11 +122,21 @@ def _words(text: str, flavor: str, words: Sequence[str]) -> str:
             out.append(inline_math(tex, flavor))
         else:
             word = words[int(match.group(3))]
-            out.append(inline_math(_attached(out, md_math.formula(word.latex)), flavor)
-                       if isinstance(word, Symbol) else word.translate(_ESCAPES))
+            out.append(_symbol_math(out, word, flavor) if isinstance(word, Symbol)
+                       else word.translate(_ESCAPES))
         end = match.end()
     out.append(_literal(text[end:], words))
     return "".join(out)
+
+
+def _symbol_math(out: list[str], symbol: Symbol, flavor: str) -> str:
+    """attn's notation as inline math; one that long names make too long for a line (the score
+    the cap bends most, `S′[name, name]`) in pieces a page may wrap between, as a written-out
+    line is (md_math.pieces)."""
+    tex = _attached(out, md_math.formula(symbol.latex))
+    if md_math.shown_length(tex) <= md_math.LONG_PIECE:
+        return inline_math(tex, flavor)
+    return " ".join(inline_math(piece, flavor) for piece in md_math.pieces(tex))
 
 
 def _valued(text: str, words: Sequence[str], lang: str) -> tuple[str, list[str]]:
