@@ -6,13 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from attncli.cli.app import app
 from attncli.snippets import toml_tree
 from attncli.snippets.toml_depth import MAX_MANIFEST_VALUES
 
 HEAD = '[[snippets]]\nspecs = "s/*.yaml"\nformats = ["markdown"]\noutput = "out/{name}.md"\n'
+
+
+def checked(folder: Path, monkeypatch: pytest.MonkeyPatch, manifest: str) -> Result:
+    """`attn snippets --check` in `folder`, holding `manifest` as attn.toml."""
+    monkeypatch.chdir(folder)
+    (folder / "attn.toml").write_text(manifest, "utf-8")
+    return CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
 
 
 def test_the_limit_is_20000() -> None:
@@ -35,9 +42,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_a_manifest_of_many_values_is_refused_unread(tmp_path: Path, reads: list[int],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "attn.toml").write_text(HEAD + "x = [" + "1," * 499_999 + "1]\n", "utf-8")
-    result = CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
+    result = checked(tmp_path, monkeypatch, HEAD + "x = [" + "1," * 499_999 + "1]\n")
     assert result.exit_code == 2
     # 6 before line 5; `x =` and `[` make 8: comma k of the array is the 8 + k-th, so the
     # 20,001st is comma 19,993, at column 5 + 2 · 19,993
@@ -49,10 +54,8 @@ def test_a_manifest_of_many_values_is_refused_unread(tmp_path: Path, reads: list
 
 def test_commas_in_texts_and_comments_are_not_counted(tmp_path: Path, reads: list[int],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "attn.toml").write_text(
-        "# " + ",=[{" * 10_000 + "\n" + HEAD + f'x = "{",=[{" * 10_000}"\n', "utf-8")
-    result = CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
+    result = checked(tmp_path, monkeypatch,
+                     "# " + ",=[{" * 10_000 + "\n" + HEAD + f'x = "{",=[{" * 10_000}"\n')
     assert result.exit_code == 2
     assert result.stderr.startswith("attn.toml:6:1: snippets[0].x: unknown key; expected one of ")
     assert len(reads) == 1
@@ -62,9 +65,7 @@ def test_a_dotted_key_of_more_parts_than_levels_is_refused_unread(
         tmp_path: Path, reads: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     """`a.a.a…a = 1` of 5,000 parts (tables in tables) ended in RecursionError, exit 3; the
     65th part opens a 65th level (the limit, 64), at its dot: column 1 + 2 · 64 + 1."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "attn.toml").write_text("a" + ".a" * 5000 + " = 1\n", "utf-8")
-    result = CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
+    result = checked(tmp_path, monkeypatch, "a" + ".a" * 5000 + " = 1\n")
     assert (result.exit_code, result.stderr) == (
         2, "attn.toml:1:130: the manifest nests lists and tables more than 64 levels deep\n")
     assert reads == []
@@ -72,9 +73,7 @@ def test_a_dotted_key_of_more_parts_than_levels_is_refused_unread(
 
 def test_a_number_s_point_is_no_level(tmp_path: Path, reads: list[int],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "attn.toml").write_text(HEAD + "x = [" + "1.5, " * 200 + "1.5]\n", "utf-8")
-    result = CliRunner().invoke(app, ["--lang", "en", "snippets", "--check"])
+    result = checked(tmp_path, monkeypatch, HEAD + "x = [" + "1.5, " * 200 + "1.5]\n")
     assert result.exit_code == 2
     assert result.stderr.startswith("attn.toml:5:1: snippets[0].x: unknown key; expected one of ")
     assert len(reads) == 1

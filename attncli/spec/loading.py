@@ -14,12 +14,8 @@ from attncli.spec.spec_text import too_large
 
 def load_spec(path: str | os.PathLike[str], allow_outside: bool = False,
               max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
-    """The Spec in the file at `path` (a str or a path object such as pathlib.Path; the text
-    `-` is standard input, `Path("-")` the file named -); SpecError if it is malformed.
-
-    Files the spec names are read from its folder or below it, unless `allow_outside`. The spec
-    and what it computes are limited to `max_cells` numbers (see attncli.spec.limits).
-    A wrong argument (`load_spec(3)`, `max_cells=None`) is a UsageError naming it."""
+    """The Spec in the file at `path`, as the command line reads it (its refusals name
+    `--max-cells`); the library's attncli.load_spec (attncli/library.py) says the rest."""
     path = arguments.file_name(path, "load_spec", "path")
     max_cells = arguments.cell_limit(max_cells, "load_spec")
     name, text = read_text(path if isinstance(path, str) else file_name(path), max_cells)
@@ -28,8 +24,7 @@ def load_spec(path: str | os.PathLike[str], allow_outside: bool = False,
 
 def loads_spec(text: str, name: str | os.PathLike[str] = "<string>", allow_outside: bool = False,
                max_cells: int = DEFAULT_MAX_CELLS) -> Spec:
-    """The Spec written in `text` (YAML or JSON); files it names are read from `name`'s folder
-    (a str or a path object; the current folder for `<string>`)."""
+    """The Spec written in `text`, as the command line reads it; see attncli.loads_spec."""
     text = arguments.spec_text(text, "loads_spec")
     name = arguments.file_name(name, "loads_spec", "name")
     max_cells = arguments.cell_limit(max_cells, "loads_spec")
