@@ -176,8 +176,9 @@ def array_node(array: np.ndarray[Any, Any], source: str, path: str,
         return row_node(array, source, path)
     node = Node([row_node(row, source, f"{path}[{i}]") for i, row in enumerate(array)],
                 Location(source, path))
-    if array.dtype.kind != "b" and array.size and np.isfinite(in_float64(array)).all():
-        view = array.astype(np.float64, copy=False).view()  # (rows, columns), never written
+    numbers = in_float64(array) if array.dtype.kind != "b" and array.size else None
+    if numbers is not None and np.isfinite(numbers).all():
+        view = numbers.view()  # (rows, columns), never written
         view.flags.writeable = False
         node.array = view
         if written is not None:
