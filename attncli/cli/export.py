@@ -284,7 +284,7 @@ def export(
         if fmt is None:
             check_picture_alone(**{
                 "--steps": steps is not None, "--expand": expand is not None, "--full": full,
-                "--backward": backward, "--no-header" if header is False else "--header":
+                "--matrix": matrix is not None, "--backward": backward, "--no-header" if header is False else "--header":
                 header is not None, "--no-reading" if reading is False else "--reading":
                 reading is not None})
         chosen = languages(lang)
