@@ -285,8 +285,8 @@ def export(
             check_picture_alone(**{
                 "--steps": steps is not None, "--expand": expand is not None, "--full": full,
                 "--matrix": matrix is not None, "--backward": backward,
-                "--no-header" if header is False else "--header": header is not None, "--no-reading" if reading is False else "--reading":
-                reading is not None})
+                "--no-header" if header is False else "--header": header is not None,
+                "--no-reading" if reading is False else "--reading": reading is not None})
         chosen = languages(lang)
         check_precision(precision)
         check_outputs(output, heatmap, answers)
