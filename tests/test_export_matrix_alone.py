@@ -40,13 +40,12 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (["--markdown", "--front-matter", "-o", "mf.md"], "attn: --front-matter " + PAGE + "\n"),
     (["--latex", "--heatmap", "h.svg", "--standalone"], "attn: --standalone " + PAGE + "\n"),
     (["--latex", "--worksheet", "--answers", "mk.tex", "--lang", "pl"],
-     "attn: --worksheet działa tylko z\u00a0pełnymi obliczeniami, a\u00a0nie z\u00a0opcją "
-     "--matrix; aby utworzyć kartę ćwiczeń z\u00a0jednego kroku, użyj --steps, np. "
+     "attn: --worksheet działa tylko z\u00a0całymi obliczeniami, a\u00a0nie z\u00a0opcją "
+     "--matrix; aby utworzyć kartę ćwiczeń z\u00a0jednego kroku, użyj opcji --steps, np. "
      + ONE_STEP + "\n"),
     (["--latex", "--standalone", "--lang", "ru"],
-     "attn: --standalone работает только с\u00a0полным разбором, а\u00a0не с\u00a0опцией "
-     "--matrix, которая записывает одну матрицу для вставки в\u00a0ваш собственный "
-     "документ\n"),
+     "attn: --standalone работает только с\u00a0полным разбором, а\u00a0не с\u00a0параметром "
+     "--matrix, который выводит одну матрицу для вставки в\u00a0ваш документ\n"),
 ])
 def test_an_option_that_does_nothing_with_one_matrix_is_refused(folder: Path, args: list[str],
                                                                 line: str) -> None:

@@ -69,12 +69,12 @@ def test_long_token_names_compile_in_latex(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("answer", "line"), [
-    ("1e-999999999", "attn: --answer: 1e-999999999 has 999999999 decimals; an answer is checked "
-                     "to at most 15"),
+    ("1e-999999999", "attn: --answer: 1e-999999999 has 999,999,999 decimals; an answer is "
+                     "checked to at most 15"),  # a count, its digits grouped
     # a long number is quoted as every value is: its first 20 characters, …, its last 10
     ("1" + "0" * 100_000, "attn: --answer: 10000000000000000000…0000000000 is larger than any "
                           "number attn computes with (about 1.8e308)"),
-    ("1." + "0" * 100_000, "attn: --answer: 1.000000000000000000…0000000000 has 100000 "
+    ("1." + "0" * 100_000, "attn: --answer: 1.000000000000000000…0000000000 has 100,000 "
                            "decimals; an answer is checked to at most 15"),
     ("1e999", "attn: --answer: 1e999 is larger than any number attn computes with (about "
               "1.8e308)"),

@@ -65,7 +65,7 @@ def test_an_image_over_the_decompressed_share_is_refused_from_its_header(
     spec = "image: {file: big.png}\npatch: 200\npatch_embedding: {W: [[1]], cls: [0]}\n"
     assert refusal(tmp_path / "spec.yaml", spec) == (
         "image.file: big.png: the image holds 2,400,000 numbers; the limit is 2,000,000, "
-        "which --max-cells sets")
+        "which max_cells sets")  # a library call's keyword
 
 
 @pytest.mark.parametrize("case", ["image_mean_overflow", "image_std_subnormal"])

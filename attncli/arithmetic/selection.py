@@ -181,14 +181,21 @@ def check(selection: Selection, walkthrough: Walkthrough) -> Selection:
             labels_of[step_id] = (step_rows, step_columns, TokenLabels(step_rows),
                                   TokenLabels(step_columns))
         labels, columns, row_labels, column_labels = labels_of[step_id]
-        row, column = comma_in_a_token(row, column, row_labels, column_labels,
-                                       step_id in CELL_STEPS)
-        row = row_labels.label(row)
-        if row not in row_labels:
+        has_columns = step_id in CELL_STEPS
+        written, row, column = (row, column), row_labels.label(row), (
+            None if column is None else column_labels.label(column))
+        row_found = row in row_labels
+        column_found = column is None or not has_columns or column in column_labels
+        if column is not None and not (row_found and column_found):  # a comma of a token's own?
+            row, column = comma_in_a_token(*written, row_labels, column_labels, has_columns)
+            row = row_labels.label(row)
+            column = None if column is None else column_labels.label(column)
+            row_found = row in row_labels
+            column_found = column is None or not has_columns or column in column_labels
+        if not row_found:
             raise UsageError(Msg.of("{option}: {step} has no row {row}; its rows are {rows}",
                                     option=OPTION, step=step_id, row=row, rows=", ".join(labels)))
-        column = None if column is None else column_labels.label(column)
-        if column is not None and step_id in CELL_STEPS and column not in column_labels:
+        if not column_found and column is not None:
             raise UsageError(Msg.of(
                 "{option}: {step} has no column {column}; its columns are {columns}",
                 option=OPTION, step=step_id, column=column, columns=", ".join(columns)))
@@ -207,7 +214,7 @@ def comma_in_a_token(row: str, column: str | None, row_labels: TokenLabels,
         return row_labels.label(r) in row_labels and (
             c is None or not has_columns or column_labels.label(c) in column_labels)
 
-    if column is None or found(row, column):
+    if column is None:
         return row, column
     written = f"{row},{column}"
     if found(written, None):
