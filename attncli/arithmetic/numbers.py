@@ -26,6 +26,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
+from attncli.i18n import SUPERSCRIPT
 from attncli.records import record
 from attncli.spec.limits import MAX_PRECISION
 
@@ -43,7 +44,6 @@ SMALL = 1e-29  # a spec's own number (shortest) under this is written m × 10^k,
 # the most decimals a number is written with in fixed digits: the most `-p` takes and the three
 # more decimals a drift or an error is written with beside it
 FIXED_DECIMALS = MAX_PRECISION + 3
-SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def as_decimal(x: float) -> Decimal:

@@ -7,7 +7,6 @@ import math
 from attncli.arithmetic.numbers import (
     LARGE,
     MINUS,
-    SUPERSCRIPT,
     NumberFormat,
     as_decimal,
     half_up,
@@ -15,7 +14,7 @@ from attncli.arithmetic.numbers import (
     padded,
 )
 from attncli.check.compare import ROWS_NAMED, SlipMatch, Verdict
-from attncli.i18n import Count, Msg, listing, quoted, quoted_list, translate
+from attncli.i18n import SUPERSCRIPT, Count, Msg, listing, quoted, quoted_list, translate
 
 SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
 SHOWN_CELLS = 20  # differing numbers written out, the first in reading order; the rest counted

@@ -45,14 +45,16 @@ class Power:
     value: float
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+# an exponent in superscript digits (m × 10^k as attn writes it) and back
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+PLAIN_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
 
 def power_text(power: Power, number: Callable[[float], str]) -> str:
     """`power` as text, with the decimal mark of `number` (a NumberFormat): 3,4×10³⁸."""
     m, k = f"{power.value:.1e}".split("e")
     return m.replace(".", getattr(number, "decimal", ".")) + "×10" + str(int(k)).translate(
-        _SUPERSCRIPT)
+        SUPERSCRIPT)
 
 
 class Symbol(str):

@@ -14,7 +14,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from string import Formatter
 
-from attncli.i18n import Finer, Msg, Param, Power, Shape, Symbol, power_text, template
+from attncli.i18n import (
+    PLAIN_DIGITS,
+    Finer,
+    Msg,
+    Param,
+    Power,
+    Shape,
+    Symbol,
+    power_text,
+    template,
+)
 from attncli.render import symbols
 from attncli.render.tex_metrics import UNBROKEN, text_width
 
@@ -339,11 +349,11 @@ def _param(value: Param, lang: str, escape: TextFn, number: Callable[[float], st
         if power is not None:  # 1.0×10⁻³¹⁰: one formula, its exponent whole
             sign, m, k = power.groups()
             return (f"${'-' if sign else ''}{m.replace(',', '{,}')} \\times "
-                    f"10^{{{k.translate(_PLAIN_EXPONENT)}}}$")
+                    f"10^{{{k.translate(PLAIN_DIGITS)}}}$")
         return "$-$" + escape(text[1:]) if text[:1] in "-−" else escape(text)
     return spaced(unbroken(value), escape)
 
 
 # a number written m × 10^k (arithmetic/numbers.py, i18n.Power), as text
 _POWER_TEXT = re.compile(r"([-−]?)([0-9]+(?:[.,][0-9]+)?)×10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
-_PLAIN_EXPONENT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+

@@ -15,7 +15,7 @@ import math
 import re
 
 from attncli.errors import Location, SpecError, UsageError
-from attncli.i18n import Msg
+from attncli.i18n import PLAIN_DIGITS, Msg
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Spec
 from attncli.spec.parse import load
@@ -37,7 +37,6 @@ def _fail(option: str | Location, msgid: str, **params: str | int) -> SpecError:
 # a decimal comma, also in m × 10^k as attn writes a number of a million or more (`1,23×10²⁰`)
 DECIMAL_COMMA = re.compile(r"[+\-−]?[0-9]+,[0-9]+(?:[eE][+-]?[0-9]+|×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
 _POWER = re.compile(r"([^×]+)×10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)").fullmatch
-_PLAIN_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
 
 def as_e_notation(text: str) -> str:
@@ -48,7 +47,7 @@ def as_e_notation(text: str) -> str:
     word = text.replace("−", "-")
     power = _POWER(word)
     return word if power is None else power.group(1) + "e" + power.group(2).translate(
-        _PLAIN_DIGITS)
+        PLAIN_DIGITS)
 
 
 def number(text: str, option: str, path: str) -> Node:

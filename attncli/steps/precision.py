@@ -13,9 +13,8 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.arithmetic.elision import FULL_SWITCH
-from attncli.arithmetic.numbers import SUPERSCRIPT
 from attncli.compute.lowprec import finfo, largest
-from attncli.i18n import Msg, Power
+from attncli.i18n import SUPERSCRIPT, Msg, Power
 from attncli.model import Array, Cell, Finding, Formula, LowPrecisionReport, Matrix, Step, StepError
 from attncli.spec.model import Dtype
 from attncli.steps.verdicts import Digits, cell_text, verdict_notes, verdicts
