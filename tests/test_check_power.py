@@ -56,3 +56,39 @@ def test_what_attn_prints_with_a_decimal_comma_and_minus_signs_reads_back(
                 "--matrix", "X", "-f", "text")
     assert typed.exit_code == 0
     assert typed.stdout.split()[3:5] == ["−1.00×10⁶", "0.50"]
+
+
+@pytest.mark.parametrize(("answer", "lang", "code"), [
+    # m × 10^k as typed on one line: caret, TeX's braces, brackets, *, x or ·, and 10^k alone
+    ("1.00×10^6 0; 0 2.50×10^20", "en", 0),
+    ("1*10^6 0; 0 3*10^(20)", "en", 0),  # 2.5e20 to the 10^20 place: 3, rounded half up
+    ("10^6 0; 0 2.5x10^{20}", "en", 0),
+    ("1,00·10^6 0; 0 2,50·10^+20", "pl", 0),
+    ("1.00×10^6 0; 0 2.60×10^20", "en", 1),
+])
+def test_an_answer_typed_with_a_caret(tmp_path: Path, answer: str, lang: str, code: int) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    result = run("check", str(tmp_path / "s.yaml"), "--step", "embeddings", "--answer", answer,
+                 "--lang", lang)
+    assert result.exit_code == code, result.stderr
+    if code == 1:  # answered in the student's own signs, m's digits as theirs: 2.5 to 2 decimals
+        assert ("X[b, d2]: you wrote 2.60×10^20, the right value is 2.50×10^20 (2.5000×10^20)"
+                in result.stdout)
+
+
+@pytest.mark.parametrize("bad", ["10^", "1.2×10^", "1.2×10^(-3", "1.2×10^{3)", "1.2×10^1.5",
+                                 "2^10", "1.2××10^3"])
+def test_a_caret_form_that_is_not_a_number_is_refused(tmp_path: Path, bad: str) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    result = run("check", str(tmp_path / "s.yaml"), "--step", "embeddings", "--answer",
+                 f"{bad} 0; 0 1")
+    assert (result.exit_code, result.stderr) == (
+        2, f"attn: --answer: expected a number, found {bad}\n")
+
+
+def test_a_caret_answer_past_a_float_is_quoted_as_typed(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    result = run("check", str(tmp_path / "s.yaml"), "--step", "embeddings", "--answer",
+                 "2×10^999 0; 0 1")
+    assert result.stderr == ("attn: --answer: 2×10^999 is larger than any number attn computes "
+                             "with (about 1.8e308)\n")

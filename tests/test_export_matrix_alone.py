@@ -73,3 +73,25 @@ def test_the_worksheet_the_refusal_points_to_blanks_the_weights_and_keys_them(fo
     assert not any(w in matrix for w in weights)
     keyed = key.split("A = {}")[1].split(r"\end{bmatrix}")[0]
     assert all(w in keyed for w in weights) and r"\hphantom{00.00}" not in keyed
+
+
+@pytest.mark.parametrize("command", [["export", "--latex"], ["export", "--markdown", "-o", "m.md"],
+                                     ["explain", "--format", "text"], ["explain"]])
+@pytest.mark.parametrize(("args", "option"), [
+    (["-x", "A[cat, cat]"], "--expand"), (["--no-header"], "--no-header"),
+    (["--header"], "--header"), (["--no-reading"], "--no-reading"), (["--reading"], "--reading"),
+])
+def test_a_walkthrough_option_with_one_matrix_is_refused(folder: Path, command: list[str],
+                                                         args: list[str], option: str) -> None:
+    """--matrix writes no written-out cell, no header and no reading: asking for one (or for
+    none) with it would do nothing, unsaid."""
+    result = CliRunner().invoke(app, [command[0], "s.yaml", *command[1:], "--matrix", "A", *args])
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"attn: {option} {PAGE}\n")
+    assert sorted(p.name for p in folder.iterdir()) == ["s.yaml"]
+
+
+def test_one_matrix_alone_is_still_written(folder: Path) -> None:
+    """The rows of A as docs/explain.md shows them (cat chases mouse, causal)."""
+    result = CliRunner().invoke(app, ["explain", "s.yaml", "--format", "text", "--matrix", "A"])
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert "0.64" in result.stdout and "0.35" in result.stdout

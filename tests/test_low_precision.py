@@ -185,7 +185,7 @@ def test_e_to_the_x_overflows_just_past_ln_65504(tmp_path: Path) -> None:
     e^x = 65263.9, which float16 holds as 65248 (numbers there are 32 apart)."""
     text = explained(spec_with_scores([[11.0859375, 1.0], [2.0, 11.09375]], scale=1.0),
                      tmp_path, "--precision", "4")
-    assert ("Without the max subtraction, e^x overflows at S′[t1, t1]: 11.0938 > ln 65504 ≈ "
+    assert ("Without the max subtraction, e^x overflows at S′[t1, t1]: 11.0938 > ln 65,504 ≈ "
             "11.0899 (1 cell in all): softmax gives inf / inf = NaN.") in text
 
 
@@ -193,7 +193,7 @@ def test_e_to_the_x_stays_finite_below_it(tmp_path: Path) -> None:
     text = explained(spec_with_scores([[11.0859375, 1.0], [2.0, 3.0]], scale=1.0), tmp_path,
                      "--precision", "4")
     assert ("Without the max subtraction, e^x stays finite: its largest value is 65248.0000, "
-            "for x = 11.0859 at S′[t0, t0], below 65504.") in text
+            "for x = 11.0859 at S′[t0, t0], below 65,504.") in text
 
 
 def test_without_the_scale_the_unscaled_scores_overflow(tmp_path: Path) -> None:
@@ -202,9 +202,9 @@ def test_without_the_scale_the_unscaled_scores_overflow(tmp_path: Path) -> None:
     e^8.8359375 = 6876.3, float16 6876 (4 apart there); unscaled, e^12.5 = 268337 overflows."""
     text = explained(spec_with_scores([[1.0, 12.5], [0.5, 2.0]], scale="sqrt_dk"), tmp_path)
     assert ("Without the max subtraction, e^x stays finite: its largest value is 6876.00, for "
-            "x = 8.84 at S′[t0, t1], below 65504.") in text
+            "x = 8.84 at S′[t0, t1], below 65,504.") in text
     assert ("Without the scale and the max subtraction, e^x overflows at S[t0, t1]: 12.50 > "
-            "ln 65504 ≈ 11.09 (1 cell in all): softmax gives inf / inf = NaN.") in text
+            "ln 65,504 ≈ 11.09 (1 cell in all): softmax gives inf / inf = NaN.") in text
 
 
 def test_a_weight_that_underflows_is_named(tmp_path: Path) -> None:

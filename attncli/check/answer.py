@@ -106,7 +106,7 @@ def written(text: str, where: Location) -> Written:
     value = float(exact)
     if math.isinf(value):
         raise SpecError(Msg.of("{found} is larger than any number attn computes with (about "
-                               "1.8e308)", found=quoted(word)), where)
+                               "1.8e308)", found=quoted(text)), where)
     return Written(text.strip(), value, -exponent)  # 1.23e20: -18, the place of its last digit
 
 

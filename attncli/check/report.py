@@ -15,6 +15,7 @@ from attncli.arithmetic.numbers import (
 )
 from attncli.check.compare import ROWS_NAMED, SlipMatch, Verdict
 from attncli.i18n import SUPERSCRIPT, Count, Msg, listing, quoted, quoted_list, translate
+from attncli.spec.inline import CARET
 
 SHOWN_PARTIAL = 3  # slips listed when none gives the whole answer
 SHOWN_CELLS = 20  # differing numbers written out, the first in reading order; the rest counted
@@ -63,8 +64,9 @@ def as_student_writes(value: float, text: str, decimals: int, extra: int = 0) ->
     their decimals, however large (123456700000000000000), as attn writes numbers below a
     million. Written m × 10^k (1.24×10⁶, as attn writes a million or more), it is too: 1.23×10⁶."""
     mark = "," if "," in text else "."
-    power = POWER_MARK in text  # 1.24×10⁶, as attn writes a number of a million or more
-    exponent = power or "e" in text.lower()
+    caret = CARET(text.replace("−", "-"))  # 1.24×10^6, 1.24*10^(-3), 10^-3: typed on one line
+    power = POWER_MARK in text and caret is None  # 1.24×10⁶, as attn writes a million or more
+    exponent = power or caret is not None or "e" in text.lower()
     if not math.isfinite(value) or (not exponent and abs(value) < LARGE / 2):
         return NumberFormat(max(0, decimals) + extra, mark)(value)
     exact = as_decimal(value)
@@ -75,10 +77,13 @@ def as_student_writes(value: float, text: str, decimals: int, extra: int = 0) ->
         places = decimals + extra
         fixed = padded(half_up(abs(exact), places), places)
         return sign + format(fixed, "f").replace(".", mark)
-    written_m = text.split(POWER_MARK)[0] if power else text.lower().split("e")[0]
+    written_m = (caret.group(1) or "" if caret is not None else
+                 text.split(POWER_MARK)[0] if power else text.lower().split("e")[0])
     digits = len(written_m.replace(",", ".").partition(".")[2]) + extra
     m, k = mantissa(abs(exact), min(digits, MANTISSA_DECIMALS))
     m_text = sign + format(m, "f").replace(".", mark)
+    if caret is not None:  # in the student's own signs: 1.23×10^-3, 1.23*10^-3
+        return f"{m_text}{caret.group(2) or '×'}10^{k}"
     return f"{m_text}{POWER_MARK}{str(k).translate(SUPERSCRIPT)}" if power else f"{m_text}e{k}"
 
 

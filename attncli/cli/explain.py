@@ -13,6 +13,7 @@ import typer
 
 from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import (
+    check_matrix_alone,
     check_precision,
     decimal_option,
     jobs_asked,
@@ -20,6 +21,7 @@ from attncli.cli.inputs import (
     languages,
     load_walkthrough,
     loading,
+    walkthrough_only,
 )
 from attncli.cli.options import (
     AllowOutsideOpt,
@@ -132,6 +134,8 @@ def explain(
 
         chosen = languages(lang)
         check_precision(precision)
+        if matrix is not None:
+            check_matrix_alone({}, walkthrough_only(expand, header, reading))
         processes = jobs_asked(jobs)
         columns = output_width(width, format is Format.rich)
         shown = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),

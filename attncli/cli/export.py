@@ -13,6 +13,7 @@ import typer
 from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import (
     STDOUT,
+    check_matrix_alone,
     check_outputs,
     check_precision,
     decimal_option,
@@ -22,6 +23,7 @@ from attncli.cli.inputs import (
     load_walkthrough,
     loading,
     one_standard_output,
+    walkthrough_only,
 )
 from attncli.cli.options import (
     AllowOutsideOpt,
@@ -133,23 +135,6 @@ def check_picture_alone(**page: bool) -> None:
                                     "walkthrough (--latex, --beamer, --markdown, --json, --svg, "
                                     "--html, --typst); --heatmap alone draws the weights",
                                     option=option))
-
-
-def check_matrix_alone(sheet: dict[str, bool], page: dict[str, bool]) -> None:
-    """--matrix writes one matrix, every number in it, to paste into a formula: refuse an option
-    of a worksheet (`sheet`) or of a whole document (`page`), each option's name and whether it
-    is given, rather than write the matrix without it."""
-    for option, on in sheet.items():
-        if on:
-            raise UsageError(Msg.of("{option} works only with the whole walkthrough, not with "
-                                    "--matrix; for a worksheet of one step, use --steps, as in "
-                                    "{example}", option=option,
-                                    example="--steps weights --blank weights"))
-    for option, on in page.items():
-        if on:
-            raise UsageError(Msg.of("{option} works only with the whole walkthrough, not with "
-                                    "--matrix, which writes one matrix to paste into a "
-                                    "document of your own", option=option))
 
 
 SVG_WIDTH = 100  # columns of the terminal picture: fixed, so the file is the same everywhere
@@ -280,7 +265,8 @@ def export(
             check_matrix_alone(
                 {"--worksheet": worksheet, "--blank": blank is not None,
                  "--blank-cells": blank_cells is not None, "--answers": answers is not None},
-                {"--standalone": standalone, "--front-matter": front_matter})
+                {"--standalone": standalone, "--front-matter": front_matter,
+                 **walkthrough_only(expand, header, reading)})
         if fmt is None:
             check_picture_alone(**{
                 "--steps": steps is not None, "--expand": expand is not None, "--full": full,

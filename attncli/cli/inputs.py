@@ -171,3 +171,29 @@ def check_outputs(output: str | None, heatmap: str | None, answers: str | None =
         if same_file(Path(one), Path(other)):
             raise UsageError(Msg.of("{first} and {second} name the same file {file}; choose "
                                     "two files", first=first, second=second, file=one))
+
+
+def check_matrix_alone(sheet: dict[str, bool], page: dict[str, bool]) -> None:
+    """--matrix writes one matrix, every number in it, to paste into a formula: refuse an option
+    of a worksheet (`sheet`) or of a whole document (`page`), each option's name and whether it
+    is given, rather than write the matrix without it."""
+    for option, on in sheet.items():
+        if on:
+            raise UsageError(Msg.of("{option} works only with the whole walkthrough, not with "
+                                    "--matrix; for a worksheet of one step, use --steps, as in "
+                                    "{example}", option=option,
+                                    example="--steps weights --blank weights"))
+    for option, on in page.items():
+        if on:
+            raise UsageError(Msg.of("{option} works only with the whole walkthrough, not with "
+                                    "--matrix, which writes one matrix to paste into a "
+                                    "document of your own", option=option))
+
+
+def walkthrough_only(expand: object, header: bool | None, reading: bool | None) -> dict[str, bool]:
+    """The options that shape the walkthrough's text, each as the user gave it and whether it is
+    given: --matrix writes no written-out cell, no header and no reading, so it refuses them."""
+    return {"--expand": expand is not None,
+            "--no-header" if header is False else "--header": header is not None,
+            "--no-reading" if reading is False else "--reading": reading is not None}
+

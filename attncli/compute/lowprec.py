@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from attncli.compute import ops
-from attncli.i18n import Power
+from attncli.i18n import Count, Power
 from attncli.model import Array
 from attncli.spec.model import Dtype, Spec
 
@@ -54,9 +54,10 @@ def finfo(dtype: Dtype) -> ml_dtypes.finfo:
         ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype))
 
 
-def largest(dtype: Dtype) -> str | Power:
-    """The format's largest number as people write it: float16's 65504; 3.4×10³⁸."""
-    return "65504" if dtype == "float16" else Power(float(finfo(dtype).max))
+def largest(dtype: Dtype) -> Count | Power:
+    """The format's largest number as people write it: float16's 65,504 (65 504 in Polish and
+    Russian); 3.4×10³⁸."""
+    return Count(65504) if dtype == "float16" else Power(float(finfo(dtype).max))
 
 
 def rounded_spec(spec: Spec) -> Spec:

@@ -16,6 +16,7 @@ from string import Formatter
 
 from attncli.i18n import (
     PLAIN_DIGITS,
+    Count,
     Finer,
     Msg,
     Param,
@@ -25,6 +26,7 @@ from attncli.i18n import (
     power_text,
     template,
 )
+from attncli.i18n.typography import group_digits
 from attncli.render import symbols
 from attncli.render.tex_metrics import UNBROKEN, text_width
 
@@ -294,6 +296,9 @@ def message(msg: Msg | str, lang: str, escape: TextFn, number: Callable[[float],
         if field is None:
             continue
         value = params[field]
+        if isinstance(value, Count):  # a count or a size, grouped as the language groups it
+            pending += group_digits(value, lang)
+            continue
         if (isinstance(value, int) and not isinstance(value, bool)) or (
                 symbols.is_subscript(value)):
             pending += str(value)  # a whole number, the `₁` of `K₁`: the sentence's own

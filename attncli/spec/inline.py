@@ -35,19 +35,30 @@ def _fail(option: str | Location, msgid: str, **params: str | int) -> SpecError:
 
 
 # a decimal comma, also in m × 10^k as attn writes a number of a million or more (`1,23×10²⁰`)
-DECIMAL_COMMA = re.compile(r"[+\-−]?[0-9]+,[0-9]+(?:[eE][+-]?[0-9]+|×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
+DECIMAL_COMMA = re.compile(r"[+\-−]?[0-9]+,[0-9]+(?:[eE][+-]?[0-9]+|×10[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
+                           r"|[×*·x]10\^(?:[+\-−]?[0-9]+|\([+\-−]?[0-9]+\)|\{[+\-−]?[0-9]+\}))?")
 _POWER = re.compile(r"([^×]+)×10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)").fullmatch
+# m × 10^k as a person types it on one line: `1.2×10^-3`, `1.2*10^(-3)`, `1,2·10^{-3}` (TeX's
+# braces), `10^-3` alone; m and k without spaces, as every number of a matrix is
+CARET = re.compile(r"(?:([^×*·x^]+)([×*·x]))?10\^(?:([+-]?[0-9]+)|\(([+-]?[0-9]+)\)"
+                   r"|\{([+-]?[0-9]+)\})").fullmatch
 
 
 def as_e_notation(text: str) -> str:
     """A number as attn writes it, with a minus sign (U+2212) and m × 10^k's exponent in
-    superscripts (`−1.23×10²⁰`, `1,23×10²⁰` with a decimal comma), in the notation float() and
-    Decimal() read (`-1.23e20`; the comma left for the caller to decide on); other text with
-    its minus signs made ASCII."""
+    superscripts (`−1.23×10²⁰`, `1,23×10²⁰` with a decimal comma), or typed with a caret
+    (`1.23×10^20`, `1.23*10^(-3)`, `10^-3`), in the notation float() and Decimal() read
+    (`-1.23e20`; the comma left for the caller to decide on); other text with its minus signs
+    made ASCII."""
     word = text.replace("−", "-")
     power = _POWER(word)
-    return word if power is None else power.group(1) + "e" + power.group(2).translate(
-        PLAIN_DIGITS)
+    if power is not None:
+        return power.group(1) + "e" + power.group(2).translate(PLAIN_DIGITS)
+    caret = CARET(word)
+    if caret is None:
+        return word
+    m, _times, *exponents = caret.groups()
+    return (m or "1") + "e" + next(k for k in exponents if k is not None)
 
 
 def number(text: str, option: str, path: str) -> Node:
