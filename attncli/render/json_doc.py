@@ -18,6 +18,7 @@ from attncli.model import (
     Num,
     Product,
     Quotient,
+    Step,
     Sum,
     Tanh,
     Vec,
@@ -34,7 +35,7 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.render.drawn import kept, per_matrix
+from attncli.render.drawn import kept, per_matrix, same_in_every_language, several
 from attncli.render.json_text import Numbers, Streamed, pieces
 
 FORMAT_VERSION = 1
@@ -101,6 +102,14 @@ def expansion_doc(expansion: Expansion, number: NumberFormat, t: Translate) -> d
         "exact": expansion.exact,
         "text": expansion_text(expansion, number, t, full=True),
     }
+
+
+@same_in_every_language
+def expansions_doc(step: Step, t: Translate, number: NumberFormat) -> Streamed | Numbers:
+    """The step's written-out cells, made as they are written; in `attn snippets` (see
+    drawn.py's several_languages) all at once, kept and written once for every language."""
+    docs = (expansion_doc(e, number, t) for e in step.expansions)
+    return Numbers(docs) if several() else Streamed(docs)
 
 
 def cell_doc(at: Cell) -> dict[str, Any]:
@@ -173,7 +182,7 @@ def json_document(walkthrough: Walkthrough, options: RenderOptions) -> dict[str,
                 "title": t(step.title),
                 "formula": formula_text(step.formula, machine_unit) if step.formula else None,
                 "matrices": [matrix_doc(m) for m in step.matrices],
-                "expansions": Streamed(expansion_doc(e, number, t) for e in step.expansions),
+                "expansions": expansions_doc(step, t, number),
             }
             for step in walkthrough.steps
         ),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from attncli.arithmetic.numbers import NumberFormat
@@ -41,7 +41,7 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.render.drawn import per_matrix
+from attncli.render.drawn import per_matrix, same_in_every_language, several
 from attncli.render.marks import SWITCH
 from attncli.render.md_prose import Marked, inline_math, numbered, prose
 from attncli.render.md_prose import escape as escape  # what other renderers escape prose with
@@ -250,10 +250,16 @@ def escape_heading(text: str) -> str:
 
 
 def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
-                full: bool) -> Iterator[str]:
+                full: bool) -> Iterable[str]:
     """The written-out cells, one list item each: text in `plain`, else inline math."""
     if flavor == "plain":
         return ("- " + escape(expansion_text(e, number, t, full)) for e in step.expansions)
+    return _math_items(step, t, number, flavor, full)
+
+
+@same_in_every_language
+def _math_items(step: Step, t: Translate, number: NumberFormat, flavor: str, full: bool
+                ) -> Iterable[str]:
 
     def terms(count: int) -> str:
         return t(shortened.left_out(count))
@@ -263,8 +269,9 @@ def written_out(step: Step, number: NumberFormat, t: Translate, flavor: str,
     math_numbers = replace(tex_numbers(number), minus="{-}", minus_infinity=r"{-}\infty")
     rows = expansion_rows(step.expansions, math_numbers, text_math, terms, full,
                           box=lambda text: md_math.number(md_math.BLANK + text)[0])
-    return ("- " + " ".join(inline_math(piece, flavor) for piece in row)
-            for row in md_math.written_out(rows))
+    items = ("- " + " ".join(inline_math(piece, flavor) for piece in row)
+             for row in md_math.written_out(rows))
+    return tuple(items) if several() else items  # kept whole for the next language
 
 
 def display(lines: list[str], flavor: str) -> list[str]:

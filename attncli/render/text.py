@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from attncli.arithmetic.elision import shown
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
-from attncli.model import Matrix, Walkthrough
+from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.ahead import WrittenAhead, written_ahead
 from attncli.render.common import (
@@ -32,7 +32,7 @@ from attncli.render.common import (
     title,
     translator,
 )
-from attncli.render.drawn import per_matrix
+from attncli.render.drawn import per_matrix, same_in_every_language, several
 from attncli.render.shortened import ELLIPSIS
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.wrap import formula, words
@@ -93,9 +93,7 @@ def _lines(walkthrough: Walkthrough, options: RenderOptions, number: NumberForma
             if ahead is not None:
                 yield Finished(ahead.cells(index))
             else:
-                for expansion in step.expansions:
-                    yield from formula(expansion_text(expansion, number, t, options.full),
-                                       width, INDENT)
+                yield from written_out(step, t, number, options.full, width)
     for j, (heading, sentences) in enumerate(reading_sections(walkthrough, t)):
         yield from ["", *words(heading, width, "")]
         if ahead is not None:
@@ -155,6 +153,16 @@ def pad_left(text: str, width: int) -> str:
 
 def pad_right(text: str, width: int) -> str:
     return text + " " * (width - cell_width(text))
+
+
+@same_in_every_language
+def written_out(step: Step, t: Translate, number: NumberFormat, full: bool, width: int
+                ) -> Iterable[str]:
+    """The step's written-out cells, each wrapped to `width`: made as they are written; in
+    `attn snippets` (drawn.py's several_languages) all at once, kept for the next language."""
+    lines = (line for expansion in step.expansions
+             for line in formula(expansion_text(expansion, number, t, full), width, INDENT))
+    return tuple(lines) if several() else lines
 
 
 def matrix_lines(matrix: Matrix, number: NumberFormat, t: Translate, width: int,

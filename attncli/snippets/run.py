@@ -138,7 +138,10 @@ def _each(work: list[Work],
 def _made(work: Work) -> tuple[list[Outcome], list[Path], list[Path], list[Path]]:
     """The outcomes of one spec's snippets, the files the spec reads and the folders it reads
     as a model's (resolved), and the spec itself if it could not be read."""
-    with scoped(_UNREAD, []) as unread, recording() as named, model_folders() as folders:
+    from attncli.render.drawn import several_languages
+
+    with (scoped(_UNREAD, []) as unread, recording() as named, model_folders() as folders,
+          several_languages()):
         made = _spec_snippets(work)
     return made, named, folders, unread
 
