@@ -275,3 +275,49 @@ def test_a_matrix_asked_for_by_a_number_is_a_usage_error(key: object, found: str
         w[key]  # type: ignore[index]
     assert str(raised.value) == ('a matrix is named by its symbol, such as w["A"]; found '
                                  f"{found}")
+
+
+def test_a_boolean_mask_is_read_as_scaled_dot_product_attention_reads_it() -> None:
+    """A boolean mask matrix, True where a query may see a key (the 1 of a 0/1 mask): the
+    weights and output of torch's scaled_dot_product_attention given the same boolean
+    attn_mask, and the README's causal weights for a lower triangle."""
+    torch = torch_module()
+    allowed = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1]], dtype=bool)
+    w = walkthrough_of(tokens=TOKENS, X=E, mask=allowed)
+    x = torch.tensor(E)[None]  # (1, 3, 2): W = I, so Q = K = V = X
+    z = torch.nn.functional.scaled_dot_product_attention(x, x, x,
+                                                         attn_mask=torch.tensor(allowed))
+    assert np.abs(w["Z"] - z[0].numpy()).max() < TOLERANCE
+    causal = walkthrough_of(tokens=TOKENS, X=E, mask=np.tril(np.ones((3, 3), dtype=bool)))
+    assert [round(x, 2) for x in causal["A"][1]] == [0.36, 0.64, 0.0]
+    padded = walkthrough_of(tokens=TOKENS, X=E, mask={"padding": np.array([True, True, False])})
+    assert padded["A"][2, 2] == 0.0 and padded["A"][2, 0] > 0
+
+
+@pytest.mark.parametrize(("keys", "line"), [
+    ({"X": np.ones((1000, 1000), dtype=bool)},
+     "walkthrough_of: X[0][0]: expected a number, found the boolean true"),
+    ({"X": E, "W_Q": np.zeros((2, 2), dtype=bool)},
+     "walkthrough_of: W_Q[0][0]: expected a number, found the boolean false"),
+    ({"X": E, "mask": {"padding": np.ones(10**6, dtype=bool)}},
+     "walkthrough_of: mask.padding: the spec holds more than 150,000 values, the limit that "
+     "max_cells sets"),
+])
+def test_booleans_where_numbers_belong_are_refused_at_once(
+        keys: dict, line: str, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
+    """A boolean array other than a mask was made into a node a cell (row_node) before its
+    first cell was refused: 1,000 × 1,000 took 3.9 s and 387 MB; a padding list of booleans is
+    charged as the values it becomes before they are made."""
+    import attncli.spec.objects as objects
+
+    made = objects.row_node
+
+    def numbers_only(row: np.ndarray, *rest: str) -> object:
+        assert row.dtype != bool, "a node made of each boolean"
+        return made(row, *rest)
+
+    monkeypatch.setattr(objects, "row_node", numbers_only)
+    with pytest.raises(SpecError) as raised:
+        walkthrough_of(tokens=TOKENS if "mask" in keys or "W_Q" in keys else
+                       [f"t{i}" for i in range(1000)], **keys)
+    assert str(raised.value) == line

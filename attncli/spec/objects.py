@@ -10,6 +10,7 @@ the CPU through their own methods, then read by `numpy.asarray`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import Any, cast
@@ -23,9 +24,10 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, max_texts, max_wri
 from attncli.spec.model import Spec
 from attncli.spec.node import Node
 from attncli.spec.parse import load
-from attncli.spec.values import shape_text
+from attncli.spec.values import expect, shape_text
 
 SCALARS = (str, bool, int, float, type(None))
+_ONE_MASK = re.compile(r"mask\[[0-9]+\]").fullmatch  # a mask of a list of masks
 
 
 def spec_from(keys: Mapping[str, Any], source: str = "spec_from",
@@ -134,7 +136,27 @@ def tree(value: Any, source: str, path: str, max_cells: int = DEFAULT_MAX_CELLS,
                      for i, item in enumerate(value)], where)
     array = as_array(value, path, where)
     written.cells.charge(Node(None, where), array.shape)
+    if array.dtype.kind == "b":
+        array = from_booleans(array, source, path, written)
     return array_node(array, source, path, written)
+
+
+def from_booleans(array: np.ndarray[Any, Any], source: str, path: str,
+                  written: Written) -> np.ndarray[Any, Any]:
+    """A boolean array as the spec reads it: a mask matrix (`mask`, or one of a list of masks)
+    as its 0/1 numbers, True where a query may see a key, as PyTorch's boolean attn_mask; a
+    vector (a padding list) as its booleans, each charged as a value; anywhere else refused at
+    its first cell, as a spec file's `true` is, before a node is made of each."""
+    if array.ndim == 2 and (path == "mask" or _ONE_MASK(path)):
+        return array.astype(np.float64)  # (n, m): 1 visible, 0 hidden
+    if array.ndim == 1 and path.endswith(".padding"):
+        for _ in range(min(array.size, written.values_left + 1)):
+            written.count(True, path, Location(source, path))
+        return array
+    if not array.size:  # no cell to name: refused as an empty list of numbers is
+        return array
+    first = f"{path}[0][0]" if array.ndim == 2 else f"{path}[0]" if array.ndim == 1 else path
+    expect(Node(bool(array.flat[0]), Location(source, first)), Msg.of("a number"))
 
 
 def as_array(value: Any, path: str, where: Location) -> np.ndarray[Any, Any]:
