@@ -196,9 +196,12 @@ def array_node(array: np.ndarray[Any, Any], source: str, path: str,
         return Node(array.item(), Location(source, path))
     if array.ndim == 1:
         return row_node(array, source, path)
-    node = Node([row_node(row, source, f"{path}[{i}]") for i, row in enumerate(array)],
-                Location(source, path))
     numbers = in_float64(array) if array.dtype.kind != "b" and array.size else None
+    # each row a view of the one float64 copy: an int8 array was copied whole and then again a
+    # row at a time (10,000,000 cells: 211 MB)
+    node = Node([row_node(row, source, f"{path}[{i}]")
+                 for i, row in enumerate(array if numbers is None else numbers)],
+                Location(source, path))
     if numbers is not None and np.isfinite(numbers).all():
         view = numbers.view()  # (rows, columns), never written
         view.flags.writeable = False
