@@ -10,10 +10,11 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
-from attncli.files.reading import NotRegular, check_regular
+from attncli.files.reading import PIECE, NotRegular, check_regular
 from attncli.files.writing import (
     APPEND_FL,
     CLOEXEC,
@@ -27,7 +28,7 @@ from attncli.files.writing import (
 )
 from attncli.i18n.library_messages import os_problem
 
-Text = str | bytes | Iterable[str]
+Text = str | bytes | Iterable[str] | Iterable[bytes]
 
 
 def check_writable(path: str | Path) -> None:
@@ -89,7 +90,60 @@ def sticky_for_others(folder: Path, info: os.stat_result) -> bool:
 def write_together(outputs: Sequence[tuple[str, Text, Sequence[str | Path | int]]]) -> None:
     """Write each (path, text, inputs it must not replace) with files.write_atomic, the new
     files first (taken back if a later one fails), then those that replace a file. Where a
-    write fails, the files this call made are removed and the error raised."""
+    write fails, the files this call made are removed and the error raised. Where a folder
+    keeps every file made in it (`chattr +a`), nothing could be removed: there every text is
+    made first, elsewhere, and the disks asked for room for all of them (see `made_first`)."""
+    if len(outputs) > 1 and any(appends_only(folder_of(output_target(path)))
+                                for path, _, _ in outputs):
+        try:
+            with made_first(outputs) as staged:
+                _write_together(staged)
+        except OSError as error:  # a text that could not be made, or no room for them all
+            raise cannot_write(error.filename or outputs[0][0], os_problem(error)) from None
+        return
+    _write_together(outputs)
+
+
+def folder_of(target: Path) -> Path:
+    return target.parent if str(target.parent) else Path(".")
+
+
+@contextlib.contextmanager
+def made_first(outputs: Sequence[tuple[str, Text, Sequence[str | Path | int]]]
+               ) -> Iterator[list[tuple[str, Text, Sequence[str | Path | int]]]]:
+    """The outputs with each text made whole in a temporary file (in TMPDIR), once the disks
+    they go to have room for all of them at once (files/room.py): a text that fails while it
+    is made, or a disk too full, refuses the command before any file is written. Each text is
+    then read back from its file in pieces."""
+    import tempfile
+
+    from attncli.files.room import check_room
+    from attncli.files.writing import write_all
+
+    with contextlib.ExitStack() as files:
+        made: list[tuple[BinaryIO, int]] = []
+        for _, text, _ in outputs:
+            staged = files.enter_context(tempfile.TemporaryFile())
+            write_all(staged, text)
+            made.append((staged, staged.tell()))
+        targets = [(output_target(path), size)
+                   for (path, _, _), (_, size) in zip(outputs, made, strict=True)]
+        # each text is staged again beside its file as it is written (a file with no name),
+        # one at a time: the largest of those written over an old file in place
+        in_place = max(((size, folder_of(target)) for target, size in targets
+                        if os.path.lexists(target)), default=None, key=lambda pair: pair[0])
+        check_room(targets, [(in_place[1], in_place[0])] if in_place else ())
+        yield [(path, pieces(staged), protect)
+               for (path, _, protect), (staged, _) in zip(outputs, made, strict=True)]
+
+
+def pieces(staged: BinaryIO) -> Iterator[bytes]:
+    staged.seek(0)
+    while piece := staged.read(PIECE):
+        yield piece
+
+
+def _write_together(outputs: Sequence[tuple[str, Text, Sequence[str | Path | int]]]) -> None:
     existed = [os.path.lexists(output_target(path)) for path, _, _ in outputs]
     made: list[tuple[Path, int, int]] = []  # a file made here, by its device and inode
     try:

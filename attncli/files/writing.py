@@ -79,7 +79,7 @@ def check_not_input(path: str | Path, protect: Iterable[str | Path | int]) -> No
                                     "output file", file=str(path)))
 
 
-def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
+def write_atomic(path: str | Path, text: str | bytes | Iterable[str | bytes],
                  protect: Iterable[str | Path | int] = (), follow: bool = True,
                  plain: bool = False) -> None:
     """Write `text` (UTF-8, as given; bytes as they are; or its pieces, each as it is made, so a
@@ -135,13 +135,13 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str],
         raise cannot_write(path, reason) from None
 
 
-def write_all(out: BinaryIO, text: str | bytes | Iterable[str]) -> None:
-    """`text` written to `out` and flushed to the disk."""
+def write_all(out: BinaryIO, text: str | bytes | Iterable[str | bytes]) -> None:
+    """`text` written to `out` and flushed to the disk: UTF-8, bytes as they are."""
     if isinstance(text, bytes):
         out.write(text)
     else:
         for piece in (text,) if isinstance(text, str) else text:
-            out.write(piece.encode("utf-8"))
+            out.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
     out.flush()
     os.fsync(out.fileno())
 
@@ -276,10 +276,16 @@ def taken_back(staged: BinaryIO, name: Path) -> bool:
 
 def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
     """The whole text of `staged` written over `target` (made if missing) in place, where the
-    folder refuses to replace it: only a failing disk leaves it part written. A file with other
-    names (hard links) is refused, as it would change under those names too, which may be
-    anywhere on the disk; renamed over, as in an ordinary folder, they keep it (`export -o
-    ap/o.md` over a second name of notes.txt wrote the walkthrough into notes.txt)."""
+    folder refuses to replace it, once the disk is known to have room for it (files/room.py):
+    only a failing disk, or one filled by another program meanwhile, leaves it part written.
+    A file with other names (hard links) is refused, as it would change under those names too,
+    which may be anywhere on the disk; renamed over, as in an ordinary folder, they keep it
+    (`export -o ap/o.md` over a second name of notes.txt wrote the walkthrough into notes.txt)."""
+    from attncli.files.room import check_room
+
+    # before the file is made or a byte of it written over: a full disk stops the copy part
+    # way, and neither the new file nor the old text could then be had back
+    check_room([(target, os.fstat(staged.fileno()).st_size)])
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC
     try:
         handle, made = os.open(target, flags | os.O_EXCL, PLAIN), True
