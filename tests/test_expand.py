@@ -261,6 +261,7 @@ COMMA_SPEC = 'tokens: ["a,b", c, "x,y"]\nembeddings: [[1, 0], [0, 1], [1, 1]]\n'
     ("scores:c,a,b", [("c", "a,b")]),  # split at the first comma, as any cell
     ("scores:a,b,c", [("a,b", "c")]),
     ("scores:a,b,x,y", [("a,b", "x,y")]),
+    ("scores: a,b  ,  x,y ", [("a,b", "x,y")]),  # spaces around a name, as anywhere
 ])
 def test_a_token_with_a_comma_is_named_whole(asked: str, cells: list[tuple[str, str | None]]
                                              ) -> None:
@@ -269,6 +270,31 @@ def test_a_token_with_a_comma_is_named_whole(asked: str, cells: list[tuple[str, 
     walkthrough = build(loads_spec(COMMA_SPEC))
     chosen = check(Selection.parse([asked]), walkthrough)
     assert [cell for _, cell in chosen.cells] == cells
+
+
+def test_a_long_run_of_commas_is_searched_only_as_far_as_a_label_reaches(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-x "scores:cat,,,…,x"` (131,000 commas, the most one argument holds) sliced the text at
+    every comma, and looked each slice up: 3.4 s before the refusal. A row's name ends at most
+    as far as the longest label, so only the first commas are tried."""
+    from attncli.arithmetic import selection
+
+    walkthrough = build(loads_spec(COMMA_SPEC))
+    looked: list[str] = []
+    label = selection.TokenLabels.label
+
+    def counted(self: selection.TokenLabels, name: str) -> str:
+        looked.append(name)
+        return label(self, name)
+
+    monkeypatch.setattr(selection.TokenLabels, "label", counted)
+    with pytest.raises(UsageError) as refused:
+        check(Selection.parse(["scores:a,b" + "," * 131_000 + "x"]), walkthrough)
+    assert translate(refused.value.message) == (
+        "--expand: scores has no row a; its rows are a,b, c, x,y")
+    # the whole text, the rows `a,b` and `a,b,` can end at (the longest label is 3 characters),
+    # and the refusal's own: a handful, where each comma was one
+    assert len(looked) < 10
 
 
 def test_no_step_before_the_colon_is_a_malformed_value() -> None:
