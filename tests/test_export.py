@@ -433,6 +433,9 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     (["--heatmap", "map.svg", "--matrix", "A"],  # the matrix was ignored, the picture written
      "attn: --matrix works only with a format that writes the walkthrough (--latex, --beamer, "
      "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),
+    (["--heatmap", "map.svg", "-o", "page.md"],  # exit 0, and page.md never written
+     "attn: -o works only with a format that writes the walkthrough (--latex, --beamer, "
+     "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),
     (["--heatmap", "map.svg", "--full"],
      "attn: --full works only with a format that writes the walkthrough (--latex, --beamer, "
      "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),

@@ -269,6 +269,7 @@ def export(
                  **walkthrough_only(expand, header, reading)})
         if fmt is None:
             check_picture_alone(**{
+                "-o": output is not None,  # the picture goes to --heatmap's own file
                 "--steps": steps is not None, "--expand": expand is not None, "--full": full,
                 "--matrix": matrix is not None, "--backward": backward,
                 "--no-header" if header is False else "--header": header is not None,
