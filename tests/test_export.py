@@ -433,6 +433,13 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     (["--heatmap", "map.svg", "--matrix", "A"],  # the matrix was ignored, the picture written
      "attn: --matrix works only with a format that writes the walkthrough (--latex, --beamer, "
      "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),
+    # a workbook holds every number and no prose: these were dropped without a word
+    (["--xlsx", "-o", "sheet.xlsx", "--full"],
+     "attn: --full works only with a format that writes the walkthrough (--latex, --beamer, "
+     "--markdown, --json, --svg, --html, --typst); the format chosen is --xlsx\n"),
+    (["--xlsx", "-o", "sheet.xlsx", "--no-reading", "--lang", "pl"],
+     "attn: --no-reading działa tylko z\u00a0formatem, który zapisuje obliczenia (--latex, "
+     "--beamer, --markdown, --json, --svg, --html, --typst); wybrany format to --xlsx\n"),
     (["--heatmap", "map.svg", "-o", "page.md"],  # exit 0, and page.md never written
      "attn: -o works only with a format that writes the walkthrough (--latex, --beamer, "
      "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),

@@ -95,3 +95,34 @@ def test_one_matrix_alone_is_still_written(folder: Path) -> None:
     result = CliRunner().invoke(app, ["explain", "s.yaml", "--format", "text", "--matrix", "A"])
     assert (result.exit_code, result.stderr) == (0, "")
     assert "0.64" in result.stdout and "0.35" in result.stdout
+
+
+WITH_RICH_OR_TEXT = "works only with --format rich or --format text; the format chosen is"
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    # JSON is the same bytes with each of these: a layout of the terminal's, or its header
+    (["-f", "json", "--width", "40"], f"attn: --width {WITH_RICH_OR_TEXT} --format json\n"),
+    (["-f", "json", "--heatmap"], f"attn: --heatmap {WITH_RICH_OR_TEXT} --format json\n"),
+    (["-f", "json", "--no-heatmap"], f"attn: --no-heatmap {WITH_RICH_OR_TEXT} --format json\n"),
+    (["-f", "json", "-j", "2"], f"attn: --jobs {WITH_RICH_OR_TEXT} --format json\n"),
+    (["-f", "json", "--no-header"], f"attn: --no-header {WITH_RICH_OR_TEXT} --format json\n"),
+    (["-f", "text", "--matrix", "A", "--width", "40"], f"attn: --width {PAGE}\n"),
+    (["--matrix", "A", "--no-heatmap"], f"attn: --no-heatmap {PAGE}\n"),
+    (["-f", "json", "--matrix", "A", "-j", "2"], f"attn: --jobs {PAGE}\n"),
+    (["-f", "json", "--width", "40", "--lang", "pl"],
+     "attn: --width działa tylko z\u00a0--format rich albo --format text; wybrany format to "
+     "--format json\n"),
+])
+def test_an_explain_option_that_shapes_nothing_written_is_refused(folder: Path, args: list[str],
+                                                                  line: str) -> None:
+    result = CliRunner().invoke(app, ["explain", "s.yaml", *args])
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", line)
+
+
+@pytest.mark.parametrize("args", [["-f", "text", "--width", "40", "-j", "1", "--no-heatmap"],
+                                  ["--no-header", "--heatmap"], ["-f", "json", "--no-reading"]])
+def test_the_same_options_are_taken_where_they_shape_the_page(folder: Path,
+                                                              args: list[str]) -> None:
+    result = CliRunner().invoke(app, ["explain", "s.yaml", *args])
+    assert (result.exit_code, result.stderr) == (0, "")

@@ -299,21 +299,26 @@ def test_a_boolean_mask_is_read_as_scaled_dot_product_attention_reads_it() -> No
      "walkthrough_of: X[0][0]: expected a number, found the boolean true"),
     ({"X": E, "W_Q": np.zeros((2, 2), dtype=bool)},
      "walkthrough_of: W_Q[0][0]: expected a number, found the boolean false"),
+    # an additive mask, −inf above the diagonal: refused at its first −inf, as `.inf` in a file
+    ({"X": E, "mask": np.triu(np.full((3, 3), -np.inf), 1)},
+     "walkthrough_of: mask[0][1]: expected a finite number, found -inf"),
+    ({"X": np.array([[1.0, 0.0], [0.0, 1.0], [np.nan, 0.0]])},
+     "walkthrough_of: X[2][0]: expected a finite number, found nan"),
     ({"X": E, "mask": {"padding": np.ones(10**6, dtype=bool)}},
      "walkthrough_of: mask.padding: the spec holds more than 150,000 values, the limit that "
      "max_cells sets"),
 ])
 def test_booleans_where_numbers_belong_are_refused_at_once(
         keys: dict, line: str, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
-    """A boolean array other than a mask was made into a node a cell (row_node) before its
-    first cell was refused: 1,000 × 1,000 took 3.9 s and 387 MB; a padding list of booleans is
-    charged as the values it becomes before they are made."""
+    """A boolean array other than a mask, or a row with NaN or ±inf, was made into a node a cell
+    (row_node) before its first cell was refused: 1,000 × 1,000 took 3.9 s and 387 MB; a padding
+    list of booleans is charged as the values it becomes before they are made."""
     import attncli.spec.objects as objects
 
     made = objects.row_node
 
     def numbers_only(row: np.ndarray, *rest: str) -> object:
-        assert row.dtype != bool, "a node made of each boolean"
+        assert row.dtype != bool and np.isfinite(row).all(), "a node made of each number"
         return made(row, *rest)
 
     monkeypatch.setattr(objects, "row_node", numbers_only)

@@ -13,6 +13,7 @@ import typer
 
 from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import (
+    check_explained,
     check_matrix_alone,
     check_precision,
     decimal_option,
@@ -21,6 +22,7 @@ from attncli.cli.inputs import (
     languages,
     load_walkthrough,
     loading,
+    on_command_line,
     walkthrough_only,
 )
 from attncli.cli.options import (
@@ -136,6 +138,10 @@ def explain(
         check_precision(precision)
         if matrix is not None:
             check_matrix_alone({}, walkthrough_only(expand, header, reading))
+        check_explained(format.value, matrix is not None, **{
+            "--width": width is not None, "--jobs": jobs is not None,
+            "--no-heatmap" if heatmap is False else "--heatmap": on_command_line("heatmap"),
+            "--no-header" if header is False else "--header": header is not None})
         processes = jobs_asked(jobs)
         columns = output_width(width, format is Format.rich)
         shown = load_walkthrough(spec, inline, view, loading(allow_outside, max_cells),

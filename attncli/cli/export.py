@@ -13,6 +13,7 @@ import typer
 from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import (
     STDOUT,
+    alternatives,
     check_matrix_alone,
     check_outputs,
     check_precision,
@@ -22,6 +23,7 @@ from attncli.cli.inputs import (
     languages,
     load_walkthrough,
     loading,
+    on_command_line,
     one_standard_output,
     walkthrough_only,
 )
@@ -96,13 +98,6 @@ SHAPES = {"standalone": ("latex", "typst"), "fragment": ("html",), "slides": ("t
           "aspect": ("beamer", "slides")}
 
 
-def alternatives(options: list[str]) -> Msg | str:
-    """`--latex or --typst` (a list of two at most, as SHAPES holds)."""
-    if len(options) == 1:
-        return options[0]
-    return Msg.of("{first} or {second}", first=options[0], second=options[1])
-
-
 def check_shape(chosen: str, **given: bool) -> None:
     """Refuse an option of `SHAPES` given with a format (`chosen`) it does not shape."""
     kinds = {chosen} | ({"slides"} if chosen == "typst" and given.get("slides") else set())
@@ -113,17 +108,6 @@ def check_shape(chosen: str, **given: bool) -> None:
                                     "{found}", option="--" + name.replace("_", "-"),
                                     formats=alternatives(["--" + f for f in formats]),
                                     found="--" + chosen))
-
-
-def on_command_line(name: str) -> bool:
-    """Whether the command line gave option `name`, not its default (--aspect 169 is given); False
-    outside Click (a test calling the command's function)."""
-    from typer._click.core import ParameterSource
-    from typer._click.globals import get_current_context
-
-    ctx = get_current_context(silent=True)
-    return ctx is not None and ctx.get_parameter_source(name) in (
-        ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
 def check_picture_alone(**page: bool) -> None:
@@ -247,9 +231,13 @@ def export(
                                     other="--blank-cells"))
         if xlsx:
             from attncli.check.worksheet import check_worksheet
-            from attncli.cli.spreadsheet import write_spreadsheet
+            from attncli.cli.spreadsheet import check_spreadsheet_page, write_spreadsheet
 
             check_shape("xlsx", **shaped)
+            check_spreadsheet_page(**{  # a sheet's cells are every number, with no prose
+                "--full": full, "--no-header" if header is False else "--header":
+                header is not None, "--no-reading" if reading is False else "--reading":
+                reading is not None})
             if sheet and not worksheet:  # --answers, --blank or --blank-cells: a worksheet's
                 check_worksheet(worksheet, "xlsx")
             other = bool(latex or beamer or markdown or json or svg or heatmap or worksheet)

@@ -197,3 +197,38 @@ def walkthrough_only(expand: object, header: bool | None, reading: bool | None) 
             "--no-header" if header is False else "--header": header is not None,
             "--no-reading" if reading is False else "--reading": reading is not None}
 
+
+def alternatives(options: list[str]) -> Msg | str:
+    """`--latex or --typst` (a list of two at most, as SHAPES holds)."""
+    if len(options) == 1:
+        return options[0]
+    return Msg.of("{first} or {second}", first=options[0], second=options[1])
+
+
+def on_command_line(name: str) -> bool:
+    """Whether the command line gave option `name`, not its default (--aspect 169 is given); False
+    outside Click (a test calling the command's function)."""
+    from typer._click.core import ParameterSource
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    return ctx is not None and ctx.get_parameter_source(name) in (
+        ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def check_explained(format: str, matrix: bool, **given: bool) -> None:
+    """Refuse an option of `explain` that shapes nothing of what it writes: --width, --jobs and
+    --heatmap (the terminal's: `--heatmap` or `--no-heatmap` given) lay out the rich and text
+    views only, --header only those, and none of them one matrix alone (`matrix`). `given`:
+    each option as the user gave it, and whether it is given."""
+    if matrix:
+        check_matrix_alone({}, given)
+    if format in ("rich", "text"):
+        return
+    for option, on in given.items():
+        if on:
+            raise UsageError(Msg.of("{option} works only with {formats}; the format chosen is "
+                                    "{found}", option=option,
+                                    formats=alternatives(["--format rich", "--format text"]),
+                                    found="--format " + format))
+

@@ -29,6 +29,18 @@ def check_spreadsheet(output: str | None, view: View, other: bool) -> str:
     return output
 
 
+def check_spreadsheet_page(**given: bool) -> None:
+    """Refuse an option of a written page (`given`: each as the user gave it, and whether it is)
+    that a workbook has nothing of: every number is in its cells, and no header or reading."""
+    for option, on in given.items():
+        if on:
+            raise UsageError(Msg.of("{option} works only with {formats}; the format chosen is "
+                                    "{found}", option=option, formats=Msg.of(
+                                        "a format that writes the walkthrough (--latex, "
+                                        "--beamer, --markdown, --json, --svg, --html, --typst)"),
+                                    found="--xlsx"))
+
+
 def write_spreadsheet(spec: str | None, output: str | None, view: View, other: bool,
                       lang: str | None, decimal_comma: bool | None, allow_outside: bool,
                       max_cells: int) -> str:

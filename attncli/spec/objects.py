@@ -24,7 +24,7 @@ from attncli.spec.limits import DEFAULT_MAX_CELLS, MAX_DEPTH, max_texts, max_wri
 from attncli.spec.model import Spec
 from attncli.spec.node import Node
 from attncli.spec.parse import load
-from attncli.spec.values import expect, shape_text
+from attncli.spec.values import expect, number, shape_text
 
 SCALARS = (str, bool, int, float, type(None))
 _ONE_MASK = re.compile(r"mask\[[0-9]+\]").fullmatch  # a mask of a list of masks
@@ -190,13 +190,16 @@ def unreadable(path: str, where: Location, value: Any) -> SpecError:
 def array_node(array: np.ndarray[Any, Any], source: str, path: str,
                written: Written | None = None) -> Node:
     """A 0-d array as its number, a vector as a list of numbers, a matrix as a list of rows.
-    A row of finite numbers carries them (Node.numbers), like a row of a YAML file; a row with
-    NaN or ±inf is made of one Node per number, which the checks then name."""
+    A row of finite numbers carries them (Node.numbers), like a row of a YAML file; NaN or ±inf
+    is refused at its first cell, before a node is made of each number (an additive causal mask
+    of 1,000 × 1,000 with −inf in every row took 4.4 s and 433 MB to be refused)."""
     if array.ndim == 0:
         return Node(array.item(), Location(source, path))
-    if array.ndim == 1:
-        return row_node(array, source, path)
     numbers = in_float64(array) if array.dtype.kind != "b" and array.size else None
+    if numbers is not None:
+        refuse_infinite(numbers, source, path)
+    if array.ndim == 1:
+        return row_node(array if numbers is None else numbers, source, path)
     # each row a view of the one float64 copy: an int8 array was copied whole and then again a
     # row at a time (10,000,000 cells: 211 MB)
     node = Node([row_node(row, source, f"{path}[{i}]")
@@ -209,6 +212,16 @@ def array_node(array: np.ndarray[Any, Any], source: str, path: str,
         if written is not None:
             written.views.append(view)
     return node
+
+
+def refuse_infinite(numbers: np.ndarray[Any, Any], source: str, path: str) -> None:
+    """SpecError at the first NaN or ±inf of `numbers` (a vector or a matrix), as a spec file's
+    `.nan` is refused: `X[2][0]: expected a finite number, found nan`."""
+    finite = np.isfinite(numbers)  # (rows, columns) or (columns,)
+    if finite.all():
+        return
+    at = tuple(int(k) for k in np.argwhere(~finite)[0])
+    number(Node(float(numbers[at]), Location(source, path + "".join(f"[{k}]" for k in at))))
 
 
 def in_float64(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
