@@ -281,6 +281,7 @@ def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
     A file with other names (hard links) is refused, as it would change under those names too,
     which may be anywhere on the disk; renamed over, as in an ordinary folder, they keep it
     (`export -o ap/o.md` over a second name of notes.txt wrote the walkthrough into notes.txt)."""
+    from attncli.files.held import signals_held
     from attncli.files.room import check_room
 
     # before the file is made or a byte of it written over: a full disk stops the copy part
@@ -303,12 +304,13 @@ def write_in_place(staged: BinaryIO, target: Path, plain: bool) -> None:
             kept = PLAIN if plain else KEPT
             if info.st_mode & ~kept & 0o7777:
                 os.fchmod(handle, info.st_mode & kept)
-            staged.seek(0)
-            while piece := staged.read(PIECE):
-                out.write(piece)
-            out.truncate()
-            out.flush()
-            os.fsync(handle)
+            with signals_held():  # a signal mid-copy would leave new text over old
+                staged.seek(0)
+                while piece := staged.read(PIECE):
+                    out.write(piece)
+                out.truncate()
+                out.flush()
+                os.fsync(handle)
         except BaseException:
             if made:  # in an append-only folder it stays, empty
                 with contextlib.suppress(OSError):
