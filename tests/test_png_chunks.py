@@ -104,3 +104,33 @@ def test_a_link_that_leads_to_itself_is_named_without_the_systems_words(
                          capture_output=True, text=True, timeout=60)
     assert (run.returncode, run.stdout) == (2, "")
     assert run.stderr == PREFIX + "the symbolic links lead in a loop\n"
+
+
+def test_a_png_grown_past_its_checked_size_is_not_read_whole(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """The file's size is checked, then the file read: one that grew in between (another
+    process writing it) was read whole. Now no more than the limit and a byte is read, and
+    the file is refused as larger than the limit."""
+    from attncli.i18n import translate
+    from attncli.spec import opened, png
+    from attncli.spec.file_problem import FileProblem
+
+    path = tmp_path / "p.png"
+    path.write_bytes(SIGNATURE + header() + DATA + END)
+    small = path.stat()
+    path.write_bytes(SIGNATURE + header() + DATA + chunk(b"tEXt", b"a\0" + b"b" * 10_000) + END)
+    read: list[int] = []
+    whole = opened.read_regular_bytes
+
+    def counted(where: Path, limit: int | None = None) -> bytes:
+        data = whole(where, limit)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(png, "read_regular_bytes", counted)
+    monkeypatch.setattr(type(path), "stat", lambda self, **_: small)  # the size first seen
+    with pytest.raises(FileProblem) as refused:
+        png.open_png(path, "p.png", 10_000_000, 1_000)
+    assert read == [1_001]
+    assert translate(refused.value.message).startswith("p.png has 1,001 bytes; the limit is")

@@ -53,10 +53,12 @@ def open_regular(path: Path | str) -> io.BufferedReader:
         raise
 
 
-def read_regular_bytes(path: Path | str) -> bytes:
-    """All the bytes of the regular file at `path`, read without waiting."""
+def read_regular_bytes(path: Path | str, limit: int | None = None) -> bytes:
+    """All the bytes of the regular file at `path`, read without waiting; with `limit`, at
+    most `limit` + 1 of them, so that a file grown past its checked size since is seen to be
+    larger, and not read whole."""
     with open_regular(path) as file:
-        return file.read()
+        return file.read() if limit is None else file.read(limit + 1)
 
 
 # The checkpoint files kept open while one spec is read (see `kept_open`), by device and inode
