@@ -185,26 +185,57 @@ def unfilter(raw: bytes, height: int, stride: int, pixel: int, name: str) -> np.
     """The rows of bytes with PNG's filters (none, sub, up, average, Paeth) undone. Average and
     Paeth read the byte a pixel to the left, already undone: the pixels are undone along the
     image's anti-diagonals (each needs only its left, upper and upper-left neighbours, all on
-    the one before), so the work is height + width NumPy steps, never a step per byte."""
+    the one before), so the work is height + width NumPy steps, never a step per byte. Each
+    diagonal is read and written as a strided view (`diagonals`), its rows one run of the
+    image's rows, and only the filters the image uses are worked: a 16-bit 4,096 x 448 Paeth
+    image took 1.0 s to validate with each diagonal gathered and scattered by index and all
+    five filters worked on every pixel."""
     lines = np.frombuffer(raw, dtype=np.uint8).reshape(height, 1 + stride)  # (height, 1 + stride)
-    kinds = lines[:, 0].astype(np.int64)  # (height,)
+    kinds = lines[:, 0]  # (height,)
     unknown = np.flatnonzero(kinds > 4)
     if unknown.size:
         first = int(unknown[0])
         raise FileProblem(Msg.of("{name}: the PNG's row {row} has an unknown filter {kind}",
                                  name=name, row=first + 1, kind=int(kinds[first])))
     width = stride // pixel
-    filtered = lines[:, 1:].reshape(height, width, pixel).astype(np.int64)  # (H, W, pixel)
-    out = np.zeros((height + 1, width + 1, pixel), dtype=np.int64)  # a zero row above, column left
+    filtered = diagonals(lines[:, 1:].reshape(height, width, pixel))  # [s, r]: pixel (r, s - r)
+    out = np.zeros((height + 1, width + 1, pixel), dtype=np.int16)  # a zero row above, column left
+    undone = diagonals(out)  # [k, i]: out[i, k - i]; pixel (r, x) is [r + x + 2, r + 1]
+    rows_of = {kind: (kinds == kind)[:, None] for kind in np.unique(kinds).tolist()}  # (H, 1)
     for step in range(height + width - 1):
-        r = np.arange(max(0, step - width + 1), min(height, step + 1))  # (n,) rows on the diagonal
-        x = step - r  # (n,) their columns
-        a, b, c = out[r + 1, x], out[r, x + 1], out[r, x]  # (n, pixel) left, up, corner
-        p = a + b - c
-        pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
-        paeth_of = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
-        kind = kinds[r][:, None]  # (n, 1)
-        predicted = np.select([kind == 1, kind == 2, kind == 3, kind == 4],
-                              [a, b, (a + b) // 2, paeth_of], 0)  # (n, pixel)
-        out[r + 1, x + 1] = (filtered[r, x] + predicted) & 0xFF
+        r0, r1 = max(0, step - width + 1), min(height, step + 1)  # the rows on the diagonal
+        a = undone[step + 1, r0 + 1:r1 + 1]  # (n, pixel) left
+        b = undone[step + 1, r0:r1]  # (n, pixel) up
+        c = undone[step, r0:r1]  # (n, pixel) upper left
+        predicted = np.zeros_like(a)
+        for kind, rows in rows_of.items():
+            if kind:
+                np.copyto(predicted, predictor(kind, a, b, c), where=rows[r0:r1])
+        target = undone[step + 2, r0 + 1:r1 + 1]  # (n, pixel)
+        np.add(filtered[step, r0:r1], predicted, out=target)
+        np.bitwise_and(target, 0xFF, out=target)
     return out[1:, 1:].reshape(height, stride).astype(np.uint8)  # (height, stride)
+
+
+def predictor(kind: int, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """What filter `kind` (1 to 4) adds to a byte from its left (a), upper (b) and upper-left
+    (c) neighbours, all undone: sub a, up b, average ⌊(a + b) / 2⌋, or Paeth's nearest of the
+    three to a + b − c (a first, then b, on ties)."""
+    if kind == 1:
+        return a
+    if kind == 2:
+        return b
+    if kind == 3:
+        return (a + b) >> 1
+    pa, pb, pc = np.abs(b - c), np.abs(a - c), np.abs(a + b - c - c)  # |p − a|, |p − b|, |p − c|
+    return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+
+
+def diagonals(grid: np.ndarray) -> np.ndarray:
+    """A view of `grid` (rows, columns, pixel) by anti-diagonal: [k, i] is grid[i, k - i]. Only
+    the places where 0 <= k - i < columns are the grid's; the rest are other memory, never
+    read."""
+    row, column, item = grid.strides
+    return np.lib.stride_tricks.as_strided(
+        grid, shape=(grid.shape[0] + grid.shape[1], grid.shape[0], grid.shape[2]),
+        strides=(column, row - column, item))
