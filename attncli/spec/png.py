@@ -185,11 +185,11 @@ def unfilter(raw: bytes, height: int, stride: int, pixel: int, name: str) -> np.
     """The rows of bytes with PNG's filters (none, sub, up, average, Paeth) undone. Average and
     Paeth read the byte a pixel to the left, already undone: the pixels are undone along the
     image's anti-diagonals (each needs only its left, upper and upper-left neighbours, all on
-    the one before), so the work is height + width NumPy steps, never a step per byte. Each
-    diagonal is read and written as a strided view (`diagonals`), its rows one run of the
-    image's rows, and only the filters the image uses are worked: a 16-bit 4,096 x 448 Paeth
-    image took 1.0 s to validate with each diagonal gathered and scattered by index and all
-    five filters worked on every pixel."""
+    the one before), so the work is height + width NumPy steps, never a step per byte. The
+    image is laid out diagonal by diagonal first (`Diagonals`), so that each step reads and
+    writes runs of neighbouring memory, and only the filters the image uses are worked: a
+    16-bit 4,096 x 448 Paeth image took 1.0 s to validate with each diagonal gathered and
+    scattered by index and all five filters worked on every pixel."""
     lines = np.frombuffer(raw, dtype=np.uint8).reshape(height, 1 + stride)  # (height, 1 + stride)
     kinds = lines[:, 0]  # (height,)
     unknown = np.flatnonzero(kinds > 4)
@@ -198,23 +198,25 @@ def unfilter(raw: bytes, height: int, stride: int, pixel: int, name: str) -> np.
         raise FileProblem(Msg.of("{name}: the PNG's row {row} has an unknown filter {kind}",
                                  name=name, row=first + 1, kind=int(kinds[first])))
     width = stride // pixel
-    filtered = diagonals(lines[:, 1:].reshape(height, width, pixel))  # [s, r]: pixel (r, s - r)
-    out = np.zeros((height + 1, width + 1, pixel), dtype=np.int16)  # a zero row above, column left
-    undone = diagonals(out)  # [k, i]: out[i, k - i]; pixel (r, x) is [r + x + 2, r + 1]
-    rows_of = {kind: (kinds == kind)[:, None] for kind in np.unique(kinds).tolist()}  # (H, 1)
-    for step in range(height + width - 1):
-        r0, r1 = max(0, step - width + 1), min(height, step + 1)  # the rows on the diagonal
-        a = undone[step + 1, r0 + 1:r1 + 1]  # (n, pixel) left
-        b = undone[step + 1, r0:r1]  # (n, pixel) up
-        c = undone[step, r0:r1]  # (n, pixel) upper left
+    laid = Diagonals(height, width)
+    filtered = laid.skewed(lines[:, 1:].reshape(height, width, pixel))  # (K, L, pixel)
+    by_kind = laid.skewed(np.broadcast_to(kinds[:, None, None], (height, width, 1)))
+    rows_of = {kind: by_kind == kind for kind in np.unique(kinds).tolist() if kind}  # (K, L, 1)
+    # undone[s + 2, j + 1]: the pixel at place j of diagonal s; a zero diagonal, place before
+    undone = np.zeros((laid.count + 2, laid.places + 1, pixel), dtype=np.int16)
+    left, up = (1, 0) if laid.by_rows else (0, 1)  # where a's and b's run begins
+    for step in range(laid.count):
+        lo, hi = laid.span(step)
+        a = undone[step + 1, lo + left:hi + left]  # (n, pixel) left
+        b = undone[step + 1, lo + up:hi + up]  # (n, pixel) up
+        c = undone[step, lo:hi]  # (n, pixel) upper left
         predicted = np.zeros_like(a)
         for kind, rows in rows_of.items():
-            if kind:
-                np.copyto(predicted, predictor(kind, a, b, c), where=rows[r0:r1])
-        target = undone[step + 2, r0 + 1:r1 + 1]  # (n, pixel)
-        np.add(filtered[step, r0:r1], predicted, out=target)
+            np.copyto(predicted, predictor(kind, a, b, c), where=rows[step, lo:hi])
+        target = undone[step + 2, lo + 1:hi + 1]  # (n, pixel)
+        np.add(filtered[step, lo:hi], predicted, out=target)
         np.bitwise_and(target, 0xFF, out=target)
-    return out[1:, 1:].reshape(height, stride).astype(np.uint8)  # (height, stride)
+    return laid.straight(undone[2:, 1:]).reshape(height, stride).astype(np.uint8)
 
 
 def predictor(kind: int, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -231,11 +233,30 @@ def predictor(kind: int, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndar
     return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
 
 
-def diagonals(grid: np.ndarray) -> np.ndarray:
-    """A view of `grid` (rows, columns, pixel) by anti-diagonal: [k, i] is grid[i, k - i]. Only
-    the places where 0 <= k - i < columns are the grid's; the rest are other memory, never
-    read."""
-    row, column, item = grid.strides
-    return np.lib.stride_tricks.as_strided(
-        grid, shape=(grid.shape[0] + grid.shape[1], grid.shape[0], grid.shape[2]),
-        strides=(column, row - column, item))
+class Diagonals:
+    """An image's pixels laid out by anti-diagonal (s = row + column), each diagonal's pixels in
+    a row of `places`, by their image row or, for an image taller than wide, by their column
+    (the shorter side, so that few places are left empty)."""
+
+    def __init__(self, height: int, width: int) -> None:
+        self.height, self.width = height, width
+        self.by_rows = height <= width
+        self.places = min(height, width)
+        self.count = height + width - 1
+        rows, columns = np.indices((height, width), dtype=np.int32)  # (H, W) each
+        self.index = rows + columns, rows if self.by_rows else columns  # (s, j) of each pixel
+
+    def span(self, step: int) -> tuple[int, int]:
+        """The places of diagonal `step` that hold a pixel."""
+        other = self.width if self.by_rows else self.height
+        return max(0, step - other + 1), min(self.places, step + 1)
+
+    def skewed(self, grid: np.ndarray) -> np.ndarray:
+        """(height, width, pixel) as (diagonals, places, pixel); the empty places zero."""
+        laid = np.zeros((self.count, self.places, grid.shape[2]), dtype=grid.dtype)
+        laid[self.index] = grid
+        return laid
+
+    def straight(self, laid: np.ndarray) -> np.ndarray:
+        """(diagonals, places, pixel) back as (height, width, pixel)."""
+        return laid[self.index]
