@@ -30,9 +30,9 @@ MAX_MANIFEST_VALUES = 20_000
 # string escapes the character after it: a quote, or the line break of a continuation. A string
 # left open runs to the end of its line (one-line) or of the text (multi-line), where tomllib
 # refuses it, so that no string's start is tried twice.
-STRING = (r'"""(?:[^"\\]|\\.?|"(?!""))*(?:"""(?:""?)?|\Z)'
-          r"|'''(?:[^']|'(?!''))*(?:'''(?:''?)?|\Z)"
-          r'|"(?:[^"\\\n]|\\[^\n]?)*"?'
+STRING = (r'"""[^"\\]*(?:(?:\\.?|""?(?!"))[^"\\]*)*(?:"""(?:""?)?|\Z)'
+          r"|'''.*?(?:'''(?:''?)?|\Z)"
+          r'|"[^"\\\n]*(?:\\[^\n]?[^"\\\n]*)*"?'
           r"|'[^'\n]*'?")
 # A string or a comment, skipped whole; else a bracket, a comma or an equals sign.
 TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{},=.\n]", re.S)
