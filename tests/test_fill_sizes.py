@@ -210,6 +210,24 @@ def test_the_cells_that_name_attn_are_held_together_to_a_cells_characters_and_a_
             2, f"n.ipynb:{line}:{column}: {said}")
 
 
+def test_a_cell_of_as_many_lines_as_a_document_may_have_leaves_the_next_cells_counted(
+        tmp_path: Path) -> None:
+    # a first cell of exactly 200,000 line breaks, the last ending its last line, is a
+    # document within its limit, and stopped the count for every cell after it: 95 cells of
+    # 199,990 lines took 28 s CPU and 1.68 GB. The second cell's 4 lines make 200,004
+    (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
+    first = BLOCK + "\n" * (MAX_DOCUMENT_LINES - BLOCK.count("\n"))
+    assert first.count("\n") == 200_000
+    text = notebook([{"cell_type": "markdown", "metadata": {}, "source": source}
+                     for source in (first, BLOCK, BLOCK)], tmp_path)
+    run = fill("n.ipynb", tmp_path)
+    at = text.index('"source": ', text.index('"source": ') + 1) + len('"source": ')
+    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    assert (run.returncode, run.stderr) == (2, (
+        f"n.ipynb:{line}:{column}: the document has more than 200,000 lines, the limit of one "
+        "document\nattn: 0 documents filled, 0 up to date, 1 failed\n"))
+
+
 def test_a_cell_source_of_too_many_strings_is_refused_before_their_places_are_found(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # where each string of a cell's source was written is found at Python's pace: 490,000

@@ -77,3 +77,30 @@ def test_a_number_s_point_is_no_level(tmp_path: Path, reads: list[int],
     assert result.exit_code == 2
     assert result.stderr.startswith("attn.toml:5:1: snippets[0].x: unknown key; expected one of ")
     assert len(reads) == 1
+
+
+@pytest.mark.parametrize("opened", ["'''a''''", '"""a""""'])
+def test_values_after_a_string_that_ends_in_four_quotes_are_counted(
+        tmp_path: Path, reads: list[int], monkeypatch: pytest.MonkeyPatch, opened: str) -> None:
+    """TOML lets a multi-line string end in up to two quotes more than its three (`'''a''''`
+    is the text `a'`): ended one quote early, its last quote opened a one-line string up to
+    `'z'` that hid 500,000 values (3 s, 227 MB before "unknown key"). The comma after the
+    string is the 9th (6 before line 5, `=` and `[`), at column 14; comma k after it at
+    13 + 2k: the 20,001st is k = 19,993, column 39,999."""
+    result = checked(tmp_path, monkeypatch,
+                     HEAD + f"x = [{opened}, " + "1," * 499_999 + "1, 'z']\n")
+    assert (result.exit_code, result.stderr) == (2, (
+        "attn.toml:5:39999: the manifest has more than 20,000 equals signs, commas and opening "
+        "brackets outside its texts and comments, the limit of one manifest\n"))
+    assert reads == []
+
+
+def test_a_dotted_key_after_a_string_that_ends_in_four_quotes_is_refused_unread(
+        tmp_path: Path, reads: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`{a.a.…a = 1}` of 2,000 parts, hidden so, was a RecursionError (exit 3). Within `[` and
+    `{` (2 levels), the 63rd dot opens the 65th: `{` at column 16, dot k at 16 + 2k, so 142."""
+    result = checked(tmp_path, monkeypatch,
+                     HEAD + "x = ['''a'''', {a" + ".a" * 1999 + " = 1}, 'z']\n")
+    assert (result.exit_code, result.stderr) == (
+        2, "attn.toml:5:142: the manifest nests lists and tables more than 64 levels deep\n")
+    assert reads == []

@@ -95,19 +95,20 @@ def test_more_experts_than_any_released_model_are_refused_in_config_json(
 
 def test_the_experts_of_every_layer_are_charged_before_any_layer_is_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # layer 15 of 16, each of 512 experts: 15 layers before it and 16 × 512 experts,
-    # 15 · 300,000 + 8,192 · 40,000 = 332,180,000 (the walkthroughs' numbers are far fewer)
-    assert (LAYER_CELLS, EXPERT_CELLS) == (300_000, 40_000)
-    gpt_oss_folder(tmp_path, 16, 512)
+    # layer 15 of 16, each of 250 experts: 15 layers before it and 16 × 250 experts,
+    # 15 · 300,000 + 4,000 · 80,000 = 324,500,000 (the walkthroughs' numbers are far fewer).
+    # At 40,000 an expert, layer 127 of 128 layers of 55 experts was valid and took 1.3 s
+    assert (LAYER_CELLS, EXPERT_CELLS) == (300_000, 80_000)
+    gpt_oss_folder(tmp_path, 16, 250)
     layer_spec(tmp_path, 15)
     made = made_layers(monkeypatch, "gpt_oss")
     monkeypatch.chdir(tmp_path)
     result = run("validate", "s.yaml")
     assert (result.exit_code, result.stderr) == (
-        2, "s.yaml:1:25: model.layer: the walkthrough of this spec would compute 332,180,000 "
+        2, "s.yaml:1:25: model.layer: the walkthrough of this spec would compute 324,500,000 "
            f"numbers; {LIMIT}\nattn: 1 spec of 1 has errors\n")
     assert made == []
-    layer_spec(tmp_path, 14)  # 14 · 300,000 + 7,680 · 40,000 = 311,400,000
+    layer_spec(tmp_path, 14)  # 14 · 300,000 + 3,750 · 80,000 = 304,200,000
     assert run("validate", "s.yaml").exit_code == 0
     assert len(made) == 15
 

@@ -216,14 +216,24 @@ def check_count(index: int, where: Location) -> None:
                                "at most {limit}", index=index, limit=Count(MAX_BLOCKS)), where)
 
 
+def line_breaks(text: str) -> int:
+    """The line endings of `text`: `\n`, `\r\n` and `\r`, each one."""
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+def past_document_lines(text: str, breaks: int) -> bool:
+    """Whether `text`, of `breaks` line endings, has more than MAX_DOCUMENT_LINES lines: a
+    last line ended by its break is no line more."""
+    return breaks > MAX_DOCUMENT_LINES or (breaks == MAX_DOCUMENT_LINES
+                                           and not text.endswith(("\n", "\r")))
+
+
 def check_size(text: str, name: str) -> None:
     """Refuse a text of more than MAX_DOCUMENT_LINES lines (at the first past it) or of more than
     MAX_BLOCKS_WRITTEN lines that may open an attn block (at the first past it), counted at C
     speed before it is cut into lines: each line is an object of about 170 bytes (5 MB of
     one-letter lines took 3.3 s and 408 MB), each block one too."""
-    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
-    if breaks >= MAX_DOCUMENT_LINES and (breaks > MAX_DOCUMENT_LINES
-                                          or not text.endswith(("\n", "\r"))):
+    if past_document_lines(text, line_breaks(text)):
         raise SpecError(Msg.plural_of(
             "the document has more than {count} line, the limit of one document",
             "the document has more than {count} lines, the limit of one document",

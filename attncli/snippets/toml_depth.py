@@ -23,17 +23,26 @@ from attncli.spec.limits import MAX_DEPTH
 # Equals signs, commas and opening brackets outside the texts and comments of one manifest.
 MAX_MANIFEST_VALUES = 20_000
 
-# A TOML string: multi-line or one-line, basic or literal (compiled with re.S).
-STRING = r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\''
+# A TOML string as tomllib reads it (compiled with re.S). A multi-line one ends at the first run
+# of three quotes (not escaped) and keeps up to two more quotes of that run as its last characters:
+# `"""a""""` is the text `a"` (ended one quote early, its fourth quote was taken to open a
+# one-line string that hid the rest of the line from the counts below). A backslash in a basic
+# string escapes the character after it: a quote, or the line break of a continuation. A string
+# left open runs to the end of its line (one-line) or of the text (multi-line), where tomllib
+# refuses it, so that no string's start is tried twice.
+STRING = (r'"""[^"\\]*(?:(?:\\.?|""?(?!"))[^"\\]*)*(?:"""(?:""?)?|\Z)'
+          r"|'''.*?(?:'''(?:''?)?|\Z)"
+          r'|"[^"\\\n]*(?:\\[^\n]?[^"\\\n]*)*"?'
+          r"|'[^'\n]*'?")
 # A string or a comment, skipped whole; else a bracket, a comma or an equals sign.
-_TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{},=.\n]", re.S)
+TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{},=.\n]", re.S)
 
 
 def check_depth(name: str, content: str) -> None:
     """SpecError at the first `[` or `{` that opens a level past MAX_DEPTH, or at the first
     equals sign, comma or opening bracket past MAX_MANIFEST_VALUES, whichever comes first."""
     depth = values = dots = 0
-    for token in _TOKEN.finditer(content):
+    for token in TOKEN.finditer(content):
         char = token.group()
         if char == ".":  # a dotted key's parts are tables in tables: `a.b.c = 1` is 3 deep
             dots += 1

@@ -187,26 +187,78 @@ def unfilter(raw: bytes, height: int, stride: int, pixel: int, name: str) -> np.
     """The rows of bytes with PNG's filters (none, sub, up, average, Paeth) undone. Average and
     Paeth read the byte a pixel to the left, already undone: the pixels are undone along the
     image's anti-diagonals (each needs only its left, upper and upper-left neighbours, all on
-    the one before), so the work is height + width NumPy steps, never a step per byte."""
+    the one before), so the work is height + width NumPy steps, never a step per byte. The
+    image is laid out diagonal by diagonal first (`Diagonals`), so that each step reads and
+    writes runs of neighbouring memory, and only the filters the image uses are worked: a
+    16-bit 4,096 x 448 Paeth image took 1.0 s to validate with each diagonal gathered and
+    scattered by index and all five filters worked on every pixel."""
     lines = np.frombuffer(raw, dtype=np.uint8).reshape(height, 1 + stride)  # (height, 1 + stride)
-    kinds = lines[:, 0].astype(np.int64)  # (height,)
+    kinds = lines[:, 0]  # (height,)
     unknown = np.flatnonzero(kinds > 4)
     if unknown.size:
         first = int(unknown[0])
         raise FileProblem(Msg.of("{name}: the PNG's row {row} has an unknown filter {kind}",
                                  name=name, row=first + 1, kind=int(kinds[first])))
     width = stride // pixel
-    filtered = lines[:, 1:].reshape(height, width, pixel).astype(np.int64)  # (H, W, pixel)
-    out = np.zeros((height + 1, width + 1, pixel), dtype=np.int64)  # a zero row above, column left
-    for step in range(height + width - 1):
-        r = np.arange(max(0, step - width + 1), min(height, step + 1))  # (n,) rows on the diagonal
-        x = step - r  # (n,) their columns
-        a, b, c = out[r + 1, x], out[r, x + 1], out[r, x]  # (n, pixel) left, up, corner
-        p = a + b - c
-        pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
-        paeth_of = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
-        kind = kinds[r][:, None]  # (n, 1)
-        predicted = np.select([kind == 1, kind == 2, kind == 3, kind == 4],
-                              [a, b, (a + b) // 2, paeth_of], 0)  # (n, pixel)
-        out[r + 1, x + 1] = (filtered[r, x] + predicted) & 0xFF
-    return out[1:, 1:].reshape(height, stride).astype(np.uint8)  # (height, stride)
+    laid = Diagonals(height, width)
+    filtered = laid.skewed(lines[:, 1:].reshape(height, width, pixel))  # (K, L, pixel)
+    by_kind = laid.skewed(np.broadcast_to(kinds[:, None, None], (height, width, 1)))
+    rows_of = {kind: by_kind == kind for kind in np.unique(kinds).tolist() if kind}  # (K, L, 1)
+    # undone[s + 2, j + 1]: the pixel at place j of diagonal s; a zero diagonal, place before
+    undone = np.zeros((laid.count + 2, laid.places + 1, pixel), dtype=np.int16)
+    left, up = (1, 0) if laid.by_rows else (0, 1)  # where a's and b's run begins
+    for step in range(laid.count):
+        lo, hi = laid.span(step)
+        a = undone[step + 1, lo + left:hi + left]  # (n, pixel) left
+        b = undone[step + 1, lo + up:hi + up]  # (n, pixel) up
+        c = undone[step, lo:hi]  # (n, pixel) upper left
+        predicted = np.zeros_like(a)
+        for kind, rows in rows_of.items():
+            np.copyto(predicted, predictor(kind, a, b, c), where=rows[step, lo:hi])
+        target = undone[step + 2, lo + 1:hi + 1]  # (n, pixel)
+        np.add(filtered[step, lo:hi], predicted, out=target)
+        np.bitwise_and(target, 0xFF, out=target)
+    return laid.straight(undone[2:, 1:]).reshape(height, stride).astype(np.uint8)
+
+
+def predictor(kind: int, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """What filter `kind` (1 to 4) adds to a byte from its left (a), upper (b) and upper-left
+    (c) neighbours, all undone: sub a, up b, average ⌊(a + b) / 2⌋, or Paeth's nearest of the
+    three to a + b − c (a first, then b, on ties)."""
+    if kind == 1:
+        return a
+    if kind == 2:
+        return b
+    if kind == 3:
+        return (a + b) >> 1
+    pa, pb, pc = np.abs(b - c), np.abs(a - c), np.abs(a + b - c - c)  # |p − a|, |p − b|, |p − c|
+    return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+
+
+class Diagonals:
+    """An image's pixels laid out by anti-diagonal (s = row + column), each diagonal's pixels in
+    a row of `places`, by their image row or, for an image taller than wide, by their column
+    (the shorter side, so that few places are left empty)."""
+
+    def __init__(self, height: int, width: int) -> None:
+        self.height, self.width = height, width
+        self.by_rows = height <= width
+        self.places = min(height, width)
+        self.count = height + width - 1
+        rows, columns = np.indices((height, width), dtype=np.int32)  # (H, W) each
+        self.index = rows + columns, rows if self.by_rows else columns  # (s, j) of each pixel
+
+    def span(self, step: int) -> tuple[int, int]:
+        """The places of diagonal `step` that hold a pixel."""
+        other = self.width if self.by_rows else self.height
+        return max(0, step - other + 1), min(self.places, step + 1)
+
+    def skewed(self, grid: np.ndarray) -> np.ndarray:
+        """(height, width, pixel) as (diagonals, places, pixel); the empty places zero."""
+        laid = np.zeros((self.count, self.places, grid.shape[2]), dtype=grid.dtype)
+        laid[self.index] = grid
+        return laid
+
+    def straight(self, laid: np.ndarray) -> np.ndarray:
+        """(diagonals, places, pixel) back as (height, width, pixel)."""
+        return laid[self.index]
