@@ -66,15 +66,18 @@ def open_png(path: Path, name: str, max_cells: int, max_bytes: int) -> Png:
     """The PNG at `path` with its header checked against the limits, no pixel inflated;
     FileProblem if it is not a PNG this reader takes, or larger than the limits."""
     size = path.stat().st_size
-    if size <= max_bytes:
-        with refused_read(name):  # no more than the limit, should the file grow meanwhile
-            data = read_regular_bytes(path, max_bytes)
-        size = len(data)
     if size > max_bytes:
         raise FileProblem(Msg.plural_of(
             "{name} has {count} byte; the limit is {limit}, which {option} sets",
             "{name} has {count} bytes; the limit is {limit}, which {option} sets",
             Count(size), name=name, limit=byte_count(max_bytes), option=LIMIT_HINT))
+    with refused_read(name):  # no more than the limit, should the file grow meanwhile
+        data = read_regular_bytes(path, max_bytes)
+    if len(data) > max_bytes:  # grown since its size was read (or a file of /proc, "0 bytes")
+        raise FileProblem(Msg.of("{name}: {problem}", name=name, problem=Msg.plural_of(
+            "the file is larger than {count} byte, the limit that {option} sets",
+            "the file is larger than {count} bytes, the limit that {option} sets",
+            Count(max_bytes), option=LIMIT_HINT)))
     if not data.startswith(SIGNATURE):
         raise FileProblem(Msg.of("{name}: expected a PNG image, found other bytes", name=name))
     width, height, depth, color, interlace, chunks = header(data, name)
