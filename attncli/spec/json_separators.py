@@ -7,20 +7,25 @@ opens with a bracket, so commas and opening brackets outside texts, plus one, bo
 (keys aside; an empty list or mapping is counted twice). When the count over the whole file is
 within the limit nothing more is done (the file's texts hold few commas, or few enough); else
 the texts are found from their quotes (escapes undone first, keeping the length), in pieces of
-a megabyte.
+a megabyte. How deep lists and objects nest is found the same way, from the brackets outside
+texts: a reader that recurses for each level (`tokenizers`' serde stops at 128, in English) is
+given no file deeper than its caller's limit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 PIECE = 1 << 20  # characters (or bytes) looked at together
 COMMA, BRACKET, BRACE, QUOTE = b",[{\""
+CLOSE_BRACKET, CLOSE_BRACE = b"]}"
 
 
 def separator_past(content: str | bytes | bytearray, limit: int) -> int | None:
     """Where the separator that opens value `limit + 1` of the JSON `content` is (a comma or an
     opening bracket outside texts): an index into `content`, a character's of a text and a
     byte's of bytes; None when there are no more than `limit` values."""
-    text = isinstance(content, str)
     if isinstance(content, str):
         separators = content.count(",") + content.count("[") + content.count("{")
     else:
@@ -29,8 +34,47 @@ def separator_past(content: str | bytes | bytearray, limit: int) -> int | None:
         return None
     import numpy as np
 
-    backslash = "\\" if text else b"\\"
-    total, inside, at = 1, 0, 0
+    total = 1
+    for at, data, outside in outside_texts(content):
+        marked = outside & ((data == COMMA) | (data == BRACKET) | (data == BRACE))  # (bytes,)
+        found = int(np.count_nonzero(marked))
+        if total + found > limit:
+            return at + index_in(content, data, int(np.flatnonzero(marked)[limit - total]))
+        total += found
+    return None
+
+
+def deeper_past(content: str | bytes | bytearray, limit: int) -> int | None:
+    """Where the first opening bracket of the JSON `content` that nests lists and objects more
+    than `limit` deep is (outside texts; an index as separator_past's), or None."""
+    if isinstance(content, str):
+        openings = content.count("[") + content.count("{")
+    else:
+        openings = content.count(b"[") + content.count(b"{")
+    if openings <= limit:
+        return None
+    import numpy as np
+
+    depth = 0
+    for at, data, outside in outside_texts(content):
+        steps = np.zeros(len(data), np.int8)  # (bytes,) +1 an opening, -1 a closing
+        steps[outside & ((data == BRACKET) | (data == BRACE))] = 1
+        steps[outside & ((data == CLOSE_BRACKET) | (data == CLOSE_BRACE))] = -1
+        depths = depth + np.cumsum(steps, dtype=np.int64)  # (bytes,) depth after each byte
+        past = np.flatnonzero(depths > limit)
+        if len(past):
+            return at + index_in(content, data, int(past[0]))
+        depth = int(depths[-1]) if len(depths) else depth
+    return None
+
+
+def outside_texts(content: str | bytes | bytearray) -> Iterator[tuple[int, Any, Any]]:
+    """The JSON `content` a piece at a time: where the piece starts (an index into `content`),
+    its bytes as a NumPy array, and for each byte whether it is outside the texts."""
+    import numpy as np
+
+    backslash = "\\" if isinstance(content, str) else b"\\"
+    inside, at = 0, 0
     while at < len(content):
         stop = min(at + PIECE, len(content))
         piece = content[at:stop]
@@ -39,17 +83,17 @@ def separator_past(content: str | bytes | bytearray, limit: int) -> int | None:
             piece = piece[:-1]
         data = np.frombuffer(plain(piece), np.uint8)  # (bytes,)
         quotes = np.cumsum(data == QUOTE, dtype=np.int32)  # (bytes,) quotes up to each byte
-        outside = ((quotes + inside) & 1) == 0  # (bytes,)
-        marked = outside & ((data == COMMA) | (data == BRACKET) | (data == BRACE))  # (bytes,)
-        found = int(np.count_nonzero(marked))
-        if total + found > limit:
-            where = int(np.flatnonzero(marked)[limit - total])
-            return at + (len(data[:where].tobytes().decode("utf-8", "surrogateescape")) if text
-                         else where)
-        total += found
+        yield at, data, ((quotes + inside) & 1) == 0
         inside = (inside + int(quotes[-1])) & 1 if len(quotes) else inside
         at = stop
-    return None
+
+
+def index_in(content: str | bytes | bytearray, data: Any, where: int) -> int:
+    """Byte `where` of a piece's `data` as an index from the piece's start: a character's for
+    a text."""
+    if isinstance(content, str):
+        return len(data[:where].tobytes().decode("utf-8", "surrogateescape"))
+    return where
 
 
 def plain(piece: str | bytes | bytearray) -> bytes | bytearray:

@@ -33,15 +33,10 @@ from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
-from attncli.spec.tokenizer_check import (
-    MAX_TOKENS,
-    check_config,
-    check_objects,
-    check_written,
-    patterns,
-)
+from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
 from attncli.spec.tokenizer_merges import merges_as_texts
 from attncli.spec.tokenizer_reach import reach_of
+from attncli.spec.tokenizer_written import check_written
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
 
