@@ -24,6 +24,7 @@ from typing import Any
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import (
+    encoding_problem,
     json_problem,
     os_problem,
     regex_search_problem,
@@ -194,10 +195,10 @@ def encode(content: bytes, name: str, sentence: str) -> Answer:
         search = regex_search_problem(said, name, **pattern_at(config))
         if search is not None:
             return "problem", search, None
-        # the package's own words (a template naming a special token it does not list: 'no
-        # entry found for key'), said to be untranslated as everywhere else
-        return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name, reason=Msg.of(
-            "the tokenizers package's message has no translation: {detail}", detail=said)), None
+        # a word with no token, in attn's words; else the package's own (a template naming a
+        # special token it does not list: 'no entry found for key'), said to be untranslated
+        return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name,
+                                 reason=encoding_problem(said)), None
     if len(ids) > MAX_TOKENS:
         return "too_many", len(ids), None
     longest = max(map(len, tokens), default=0)
