@@ -7,6 +7,7 @@ user's language, exit 2, naming the file:line:column or the key path.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,44 @@ def test_the_tokenizers_messages_are_read(said: str, msgid: str, line: int | Non
                                           column: int | None) -> None:
     message, at_line, at_column = tokenizers_problem(said)
     assert (message.msgid, at_line, at_column) == (msgid, line, column)
+
+
+WORDLEVEL = {"type": "WordLevel", "vocab": {"a": 0, "b": 1}, "unk_token": "[UNK]"}
+
+
+@pytest.mark.parametrize(("changed", "lang", "line"), [
+    ({"version": "9.9"}, "en", "t.json:1:17: cannot read the tokenizer: the tokenizers package "
+     "knows no tokenizer version 9.9"),
+    ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": -1}}, "ru",
+     "t.json:1:256: не удаётся прочитать токенизатор: ожидается значение dropout от 0 до 1"),
+    ({"model": {"type": "Unigram", "unk_id": 5, "vocab": [["a", 0.0]]}}, "pl",
+     "t.json:1:248: nie można odczytać tokenizatora: unk_id modelu nie wskazuje żadnego "
+     "elementu słownika"),
+    ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}, "ru",
+     "t.json:1:246: не удаётся прочитать токенизатор: слияние создаёт или соединяет токен b, "
+     "которого нет в словаре токенизатора"),
+    ({"model": WORDLEVEL}, "en", "t.json: the tokenizer failed: the text holds a word that the "
+     "vocabulary does not, and the model's unk_token is not in the vocabulary either"),
+    ({"model": {**WORDLEVEL, "type": "WordPiece", "max_input_chars_per_word": 100,
+                "continuing_subword_prefix": "##"}}, "pl", "t.json: błąd tokenizatora: tekst "
+     "zawiera słowo, którego nie ma w słowniku, a unk_token modelu też do niego nie należy"),
+    ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "unk_token": "[UNK]"}}, "ru",
+     "t.json: ошибка токенизатора: в тексте есть слово, которого нет в словаре токенизатора, а "
+     "unk_token модели тоже не входит в этот словарь"),
+    ({"model": {"type": "Unigram", "unk_id": None, "vocab": [["a", 0.0]]}}, "ru",
+     "t.json: ошибка токенизатора: в тексте есть фрагмент, которого нет в словаре токенизатора, "
+     "а у модели нет unk_id, чтобы его обозначить"),
+])
+def test_a_tokenizer_the_package_refuses_is_said_in_the_language(
+        changed: dict[str, object], lang: str, line: str, tmp_path: Path) -> None:
+    """What the package says of a model it cannot build, or of a text its model has no token
+    for (the word "c" here), was English in every language."""
+    pytest.importorskip("tokenizers")
+    tokenizer = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+                 "normalizer": None, "pre_tokenizer": {"type": "WhitespaceSplit"},
+                 "post_processor": None, "decoder": None, "model": WORDLEVEL, **changed}
+    (tmp_path / "t.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text('tokens: {tokenizer: t.json, text: "a c"}\nembeddings: [[1, 0], [0, 1]]\n',
+                    encoding="utf-8")
+    assert refused(lang, spec) == f"{spec}:1:21: tokens.tokenizer: {line}"

@@ -61,14 +61,15 @@ def test_the_growth_is_counted_along_a_sequence() -> None:
     config = sentencepiece_like()
     normalizers = config["normalizer"]["normalizers"]  # type: ignore[index]
     normalizers.insert(0, {"type": "Replace", "pattern": {"Regex": "x"}, "content": "yz"})
-    # 10 characters, 18 each at most under Unicode normalization: 180; a pattern that may match
-    # the empty string puts "yz" between any two: 180 + 181 * 2 = 542; then "▁" first: 543
+    # 10 characters; a pattern that may match the empty string puts "yz" between any two:
+    # 10 + 11 * 2 = 32; "▁" first: 33; a space made "▁": 33; NFKC, 18 each at most: 594
     check_config(config, "t.json", 10)
     normalizers.insert(0, {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * 600})
-    with pytest.raises(FileProblem) as problem:  # 180 * 600 = 108,000 > 100,000
+    # 10 * 600 = 6,000; 6,000 + 6,001 * 2 = 18,002; 18,003; 18,003; NFKC: 324,054 > 100,000
+    with pytest.raises(FileProblem) as problem:
         check_config(config, "t.json", 10)
-    assert dict(problem.value.message.params)["length"] == 108_000
-    assert dict(problem.value.message.params)["key"] == "normalizer.normalizers[0]"
+    assert dict(problem.value.message.params)["length"] == 324_054
+    assert dict(problem.value.message.params)["key"] == "normalizer.normalizers[4]"
 
 
 @pytest.mark.parametrize(("lang", "line"), [

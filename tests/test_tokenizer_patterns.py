@@ -256,7 +256,7 @@ def test_a_real_pattern_runs_the_tokenizer(tmp_path: Path,
 
 def test_a_written_pattern_is_checked_where_the_file_writes_it() -> None:
     """The check before the process reads the key of the file, not a text that names it."""
-    from attncli.spec.tokenizer_check import check_written
+    from attncli.spec.tokenizer_written import check_written
     fake = json.dumps({"added_tokens": [{"content": '"pre_tokenizer": {"x": 1}'}],
                        "pre_tokenizer": SPLIT}).encode()
     with pytest.raises(FileProblem) as problem:
@@ -299,7 +299,7 @@ def test_the_patterns_of_a_sequence_are_held_to_a_text_in_all() -> None:
 def test_the_written_parts_are_decoded_within_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     # 16 pre_tokenizer keys, each an object that the next one cuts: each was decoded in windows
     # of 64 KiB, 256 KiB, 1 MiB and 4 MiB (5.9 s for 38 MB of numbers)
-    import attncli.spec.tokenizer_check as checked
+    import attncli.spec.tokenizer_written as checked
 
     decoded: list[int] = []
 

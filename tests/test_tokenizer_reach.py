@@ -17,22 +17,25 @@ from attncli.spec.tokenizer import encode
 tokenizers = pytest.importorskip("tokenizers")
 
 
-def wordpiece(max_chars: int) -> bytes:
+NFKC = {"type": "NFKC"}  # makes a character at most 18 (U+FDFA)
+
+
+def wordpiece(max_chars: int, normalizer: object = NFKC) -> bytes:
     return json.dumps({
         "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": None, "pre_tokenizer": {"type": "WhitespaceSplit"},
+        "normalizer": normalizer, "pre_tokenizer": {"type": "WhitespaceSplit"},
         "post_processor": None, "decoder": None,
         "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                   "max_input_chars_per_word": max_chars,
                   "vocab": {"[UNK]": 0, "a": 1, "##a": 2}}}).encode()
 
 
-def unigram(longest: int) -> bytes:
+def unigram(longest: int, normalizer: object = NFKC) -> bytes:
     """Pieces a, aa, … up to `longest` a's: the piece of k a's has the id k."""
     vocab = [["[UNK]", 0.0]] + [["a" * k, -float(k)] for k in range(1, longest + 1)]
     return json.dumps({
         "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": None, "pre_tokenizer": None, "post_processor": None, "decoder": None,
+        "normalizer": normalizer, "pre_tokenizer": None, "post_processor": None, "decoder": None,
         "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": False,
                   "vocab": vocab}}).encode()
 
@@ -65,7 +68,7 @@ def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_wordpiece_past_its_reach_is_refused_unencoded(encoded: list[str]) -> None:
-    # 300 letters may become 300 · 18 = 5,400 characters (Unicode normalization's most): BERT's
+    # 300 letters may become 300 · 18 = 5,400 characters under NFKC (U+FDFA's 18): BERT's
     # 100 characters a word, 5,400 · 100 = 540,000 tries, is encoded; 1,000 a word,
     # 5,400 · 1,000 = 5,400,000 past 4,000,000, is refused, the limit 4,000,000 // 5,400 = 740
     text = " ".join(["a" * 30] * 10)[:300]  # 9 words of 30 letters and one of 21, 9 spaces
@@ -80,9 +83,9 @@ def test_wordpiece_past_its_reach_is_refused_unencoded(encoded: list[str]) -> No
 
 
 def test_a_unigram_of_long_pieces_is_refused_unencoded(encoded: list[str]) -> None:
-    # 1,000 letters, at most 18,000 characters: pieces up to 200 a's, 3,600,000 tries, are
-    # encoded (into five pieces of 200); up to 300, 5,400,000, are refused at the piece of id 300,
-    # the limit 4,000,000 // 18,000 = 222
+    # 1,000 letters, at most 18,000 characters under NFKC: pieces up to 200 a's, 3,600,000
+    # tries, are encoded (into five pieces of 200); up to 300, 5,400,000, are refused at the
+    # piece of id 300, the limit 4,000,000 // 18,000 = 222
     text = "a" * 1000
     kind, tokens, _ = encode(unigram(200), "t.json", text)
     assert (kind, tokens) == ("tokens", ("a" * 200,) * 5)

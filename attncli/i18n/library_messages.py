@@ -292,6 +292,29 @@ TOKENIZERS_PROBLEMS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Msg]]
                               "tokenizer file?)")),
         (r"Oniguruma error: .*",
          lambda found: Msg.of("a pattern (Regex) that Oniguruma cannot compile")),
+        (r"Unknown tokenizer version '(?P<found>.*)'",
+         lambda found: Msg.of("the tokenizers package knows no tokenizer version {found}",
+                              found=found["found"])),
+        (r"Dropout should be between 0 and 1, inclusive",
+         lambda found: Msg.of("expected a dropout from 0 to 1")),
+        (r"Unable to load vocab UnkIdNotInVocabulary",
+         lambda found: Msg.of("the model's unk_id is the place of no piece of its vocabulary")),
+        (r"Token `(?P<token>.*)` out of vocabulary",
+         lambda found: Msg.of("a merge makes or joins the token {token}, which the vocabulary "
+                              "does not hold", token=found["token"])),
+    ]]
+
+# What the package says when a text it encodes meets what its model cannot give (no location).
+ENCODING_PROBLEMS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Msg]]] = [
+    (re.compile(p), m) for p, m in [
+        # WordPiece's and WordLevel's name [UNK] whatever their unk_token is
+        (r"(?:WordPiece|WordLevel) error: Missing .* token from the vocabulary|"
+         r"Unk token `.*` not found in the vocabulary",
+         lambda found: Msg.of("the text holds a word that the vocabulary does not, and the "
+                              "model's unk_token is not in the vocabulary either")),
+        (r"Encountered an unknown token but `unk_id` is missing",
+         lambda found: Msg.of("the text holds a piece that the vocabulary does not, and the "
+                              "model has no unk_id to give it")),
     ]]
 
 
@@ -308,6 +331,17 @@ def tokenizers_problem(message: str) -> tuple[Msg, int | None, int | None]:
             return made(found), line, column
     return Msg.of("the tokenizers package's message has no translation: {detail}",
                   detail=said), line, column
+
+
+def encoding_problem(message: str) -> Msg:
+    """The message of the `tokenizers` package failing to encode a text, as a catalogue
+    message."""
+    for pattern, made in ENCODING_PROBLEMS:
+        found = pattern.fullmatch(message)
+        if found is not None:
+            return made(found)
+    return Msg.of("the tokenizers package's message has no translation: {detail}",
+                  detail=message)
 
 
 def regex_search_problem(message: str, name: str, pattern: str, key: str) -> Msg | None:

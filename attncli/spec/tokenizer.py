@@ -24,6 +24,7 @@ from typing import Any
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import (
+    encoding_problem,
     json_problem,
     os_problem,
     regex_search_problem,
@@ -33,15 +34,10 @@ from attncli.spec.files import FileProblem, existing_file, resolve
 from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
-from attncli.spec.tokenizer_check import (
-    MAX_TOKENS,
-    check_config,
-    check_objects,
-    check_written,
-    patterns,
-)
+from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
 from attncli.spec.tokenizer_merges import merges_as_texts
 from attncli.spec.tokenizer_reach import reach_of
+from attncli.spec.tokenizer_written import check_written
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
 
@@ -199,10 +195,10 @@ def encode(content: bytes, name: str, sentence: str) -> Answer:
         search = regex_search_problem(said, name, **pattern_at(config))
         if search is not None:
             return "problem", search, None
-        # the package's own words (a template naming a special token it does not list: 'no
-        # entry found for key'), said to be untranslated as everywhere else
-        return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name, reason=Msg.of(
-            "the tokenizers package's message has no translation: {detail}", detail=said)), None
+        # a word with no token, in attn's words; else the package's own (a template naming a
+        # special token it does not list: 'no entry found for key'), said to be untranslated
+        return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name,
+                                 reason=encoding_problem(said)), None
     if len(ids) > MAX_TOKENS:
         return "too_many", len(ids), None
     longest = max(map(len, tokens), default=0)

@@ -1,35 +1,33 @@
 """A tokenizer.json's configuration checked before a text is encoded: what it would pad to,
-how long its normalizers can make the text, whether a pattern repeats a repetition (which a
-backtracking regex engine, Oniguruma's in `tokenizers`, can take exponential time on), and
-whether it cuts at random (BPE dropout), which would make the output differ from run to run.
+how long its normalizers can make the text (spec/tokenizer_growth.py), whether a pattern
+repeats a repetition (which a backtracking regex engine, Oniguruma's in `tokenizers`, can take
+exponential time on), and whether it cuts at random (BPE dropout), which would make the output
+differ from run to run.
 
 The tokenizer runs in a process of its own with bounded time and memory (spec/tokenizer.py), which
 reads these parts back from the built tokenizer as tokenizer.json writes them; the checks turn
 the cases found so far into a message that says what is wrong, before the work is done.
-Nothing here imports `tokenizers`: the configuration is plain JSON.
+Before either, the file's bytes are counted (check_objects): its objects, texts, keys and
+values, and how deep its lists and objects nest. Nothing here imports `tokenizers`: the
+configuration is plain JSON.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from itertools import islice
 from typing import Any
 
 from attncli.i18n import Count, Msg
 from attncli.spec.files import FileProblem
-from attncli.spec.json_separators import separator_past
-from attncli.spec.limits import MAX_TEXT
+from attncli.spec.json_separators import deeper_past, separator_past
+from attncli.spec.limits import MAX_DEPTH, MAX_TEXT
+from attncli.spec.tokenizer_growth import grown
 from attncli.spec.tokenizer_reach import check_reach
-from attncli.spec.tokenizer_regex import MAX_DEPTH, TooDeep
+from attncli.spec.tokenizer_regex import MAX_DEPTH as MAX_GROUPS
+from attncli.spec.tokenizer_regex import TooDeep
 from attncli.spec.tokenizer_ways import side_by_side
 
 MAX_TOKENS = 4096  # tokens of one text
-# How long the text may grow (in characters) as the normalizers and pre-tokenizers make it.
-MAX_NORMALIZED = 100 * MAX_TEXT
-# The most one character grows under Unicode normalization (NFKC of U+FDFA is 18 characters),
-# lower-casing, byte-level mapping (one byte per character: 4) and the like: counted once.
-UNICODE_GROWTH = 18
 UNBOUNDED = re.compile(r"\{\d*,\}")  # {n,}: n or more
 # JSON objects of one tokenizer.json, counted by their opening braces before `tokenizers` reads
 # it. A vocabulary is one object and its merges are texts or lists; objects are the rest: added
@@ -60,6 +58,10 @@ MAX_VALUES = 1_200_000
 # tokens was stopped at its 160 MB after 0.96 s, one of 980,003 after 1.64 s. The largest real
 # vocabularies have 256,000 to 262,144 tokens (Gemma's), with a few thousand added tokens.
 MAX_KEYS = 400_000
+# Lists and objects nested in one tokenizer.json, found from its brackets before `tokenizers`
+# reads it (its reader stops at 128 levels, in English): a spec's limit. A real file nests 6
+# deep (a Sequence's Replace's pattern); a Sequence inside a Sequence is two levels more.
+MAX_NESTING = MAX_DEPTH
 
 
 def check_config(config: Any, name: str, text_length: int) -> None:
@@ -74,7 +76,9 @@ def check_config(config: Any, name: str, text_length: int) -> None:
     check_truncation(config.get("truncation"), name)
     check_dropout(config.get("model"), name)
     check_patterns_length(config, name)
-    length = text_length * UNICODE_GROWTH
+    for key, regex in patterns(config):
+        check_pattern(regex, key, name)
+    length = text_length
     for key in ("normalizer", "pre_tokenizer"):
         length = grown(config.get(key), key, name, length)
     model = config.get("model")
@@ -94,44 +98,6 @@ def check_patterns_length(config: dict[str, Any], name: str) -> None:
             "the limit is {limit}",
             "{name}: the patterns at normalizer and pre_tokenizer have {count} characters in all; "
             "the limit is {limit}", Count(total), name=name, limit=Count(MAX_TEXT)))
-
-
-# The normalizer and pre-tokenizer as the file writes them, found by their keys before `tokenizers`
-# reads the file (a key inside a text has its quotes escaped, so it is not found).
-WRITTEN = re.compile(rb'"(normalizer|pre_tokenizer)"\s*:\s*\{')
-WINDOW = 1 << 16  # bytes read for one of them at first, four times more up to WINDOW << 6
-# bytes decoded in all, however many keys are found: 16 of them, each an object that the next cuts,
-# decoded in windows up to WINDOW << 6 (5.3 MB each) took 5.9 s
-DECODED = WINDOW << 7
-
-
-def check_written(content: bytes | bytearray, name: str, text_length: int) -> None:
-    """check_config on the normalizer and pre-tokenizer the file `content` writes (the first
-    JSON object at each key), so that a pattern or a growth the checks refuse is refused before
-    the tokenizer's process starts; the process checks them again as `tokenizers` built them."""
-    parts: dict[str, Any] = {}
-    left = [DECODED]
-    for match in islice(WRITTEN.finditer(content), 16):
-        value = written_value(content, match.end() - 1, left)
-        if isinstance(value, dict):
-            parts.setdefault(match.group(1).decode(), value)
-    check_config(parts, name, text_length)
-
-
-def written_value(content: bytes | bytearray, start: int, left: list[int]) -> Any:
-    """The JSON value that begins at byte `start`, or None if it is not one within WINDOW << 6
-    bytes or within the bytes `left` to decode (left[0], lessened by those decoded here)."""
-    size = WINDOW
-    while size <= left[0]:
-        piece = bytes(content[start: start + size]).decode("utf-8", "ignore")
-        left[0] -= len(piece)
-        try:
-            return json.JSONDecoder().raw_decode(piece)[0]
-        except (ValueError, RecursionError):
-            if start + size >= len(content) or size >= WINDOW << 6:
-                return None
-            size *= 4
-    return None
 
 
 def check_objects(content: bytes | bytearray, name: str) -> None:
@@ -162,16 +128,31 @@ def check_objects(content: bytes | bytearray, name: str) -> None:
             limit=Count(MAX_KEYS)))
     at = separator_past(content, MAX_VALUES)
     if at is not None:
-        start = content.rfind(b"\n", 0, at) + 1
+        line, column = place(content, at)
         raise FileProblem(Msg.plural_of(
             "{name}:{line}:{column}: the file has more than {count} comma and opening bracket "
             "outside its texts, the limit of one tokenizer.json: each opens a JSON value, a "
             "number, a list or an object",
             "{name}:{line}:{column}: the file has more than {count} commas and opening brackets "
             "outside its texts, the limit of one tokenizer.json: each opens a JSON value, a "
-            "number, a list or an object", Count(MAX_VALUES), name=name,
-            line=content.count(b"\n", 0, at) + 1,
-            column=len(bytes(content[start:at]).decode("utf-8", "replace")) + 1))
+            "number, a list or an object", Count(MAX_VALUES), name=name, line=line,
+            column=column))
+    at = deeper_past(content, MAX_NESTING)
+    if at is not None:
+        line, column = place(content, at)
+        raise FileProblem(Msg.plural_of(
+            "{name}:{line}:{column}: the file nests lists and objects more than {count} level "
+            "deep, the limit of one tokenizer.json",
+            "{name}:{line}:{column}: the file nests lists and objects more than {count} levels "
+            "deep, the limit of one tokenizer.json", Count(MAX_NESTING), name=name, line=line,
+            column=column))
+
+
+def place(content: bytes | bytearray, at: int) -> tuple[int, int]:
+    """The line and column (in characters) of byte `at` of the UTF-8 `content`."""
+    start = content.rfind(b"\n", 0, at) + 1
+    return (content.count(b"\n", 0, at) + 1,
+            len(bytes(content[start:at]).decode("utf-8", "replace")) + 1)
 
 
 def too_large(name: str, key: str, found: object, limit: int) -> FileProblem:
@@ -208,44 +189,6 @@ def check_dropout(model: Any, name: str) -> None:
         raise too_large(name, "model.dropout", dropout, 0)
 
 
-def grown(part: Any, key: str, name: str, length: int) -> int:
-    """The most characters a text of `length` characters can have after the normalizer or
-    pre-tokenizer `part` (a JSON object at `key`); FileProblem past MAX_NORMALIZED or for a
-    pattern that repeats a repetition."""
-    if not isinstance(part, dict):
-        return length
-    kind = part.get("type")
-    if kind == "Sequence":
-        members = part.get("normalizers", part.get("pretokenizers"))
-        field = "normalizers" if "normalizers" in part else "pretokenizers"
-        for k, member in enumerate(members if isinstance(members, list) else []):
-            length = grown(member, f"{key}.{field}[{k}]", name, length)
-        return length
-    pattern = part.get("pattern")
-    regex = pattern.get("Regex") if isinstance(pattern, dict) else None
-    if isinstance(regex, str):
-        check_pattern(regex, f"{key}.pattern.Regex", name)
-    if kind == "Replace":
-        content = part.get("content")
-        added = len(content) if isinstance(content, str) else 0
-        text = pattern.get("String") if isinstance(pattern, dict) else None
-        if isinstance(text, str) and text:  # each match of len(text) becomes `added`
-            length = length * max(1, -(-added // len(text)))
-        else:  # a pattern can match the empty string between every two characters
-            length = length + (length + 1) * added
-    elif kind == "Prepend":
-        prepend = part.get("prepend")
-        length += len(prepend) if isinstance(prepend, str) else 0
-    elif kind == "Metaspace":  # a space becomes the replacement, and one is put first
-        replacement = part.get("replacement")
-        length = (length + 1) * max(1, len(replacement) if isinstance(replacement, str) else 1)
-    if length > MAX_NORMALIZED:
-        raise FileProblem(Msg.of(
-            "{name}: {key} can make the text {length} characters long; the limit is {limit}",
-            name=name, key=key, length=Count(length), limit=Count(MAX_NORMALIZED)))
-    return length
-
-
 def check_pattern(regex: str, key: str, name: str) -> None:
     """FileProblem if `regex` is longer than a text may be, repeats a group that itself holds a
     repetition, as `(a+)+` or `(\\w*)*` (time exponential in the text's length), or has
@@ -265,7 +208,7 @@ def check_pattern(regex: str, key: str, name: str) -> None:
             "{name}: {key}: expected groups nested at most {count} deep; found the pattern "
             "{pattern}, which nests them deeper",
             "{name}: {key}: expected groups nested at most {count} deep; found the pattern "
-            "{pattern}, which nests them deeper", MAX_DEPTH, name=name, key=key,
+            "{pattern}, which nests them deeper", MAX_GROUPS, name=name, key=key,
             pattern=regex)) from None
     if found is not None:  # the limit of the run found: MAX_TEXT, twice that with a `?`
         raise FileProblem(Msg.plural_of(

@@ -10,9 +10,9 @@ the tokenizer's process (tokenizers 0.23, CPU time): WordPiece with words of 100
 with pieces up to 30 characters over 100,000 characters, 3 million tries, 0.21 s, up to 100
 characters 0.78 s. Real models reach little: BERT's WordPiece 100 characters (every BERT-family
 file), T5's and ALBERT's Unigram pieces fewer than 30 (SentencePiece trains pieces of at most 16).
-The text's length is the most its normalizer and pre-tokenizer can make it (spec/tokenizer_check.py
-`grown`: 18,000 for 1,000 characters without a Replace), so BERT's 100 passes with any text a spec
-may hold.
+The text's length is the most its normalizer and pre-tokenizer can make it, pass by pass
+(spec/tokenizer_growth.py: BERT's normalizer makes 1,000 characters at most 3,000, NFKC 18,000), so
+BERT's 100 passes with any text a spec may hold.
 """
 
 from __future__ import annotations
