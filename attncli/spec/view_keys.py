@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from attncli.i18n import Msg
+from attncli.errors import SpecError
+from attncli.i18n import Count, Msg
+from attncli.spec.limits import MAX_TEXT
 from attncli.spec.source import Node
 from attncli.spec.values import boolean, choice, expect, fail, integer, items, text
 from attncli.spec.view import ALL, MD_FLAVORS, STEP_IDS, View
@@ -28,8 +30,21 @@ def steps(node: Node) -> str:
 
 
 def expand(node: Node) -> tuple[str, ...]:
-    """`expand: none`, `expand: [weights:chases, scores:chases,mouse]`: --expand's values."""
-    return tuple(text(child) for child in words(node, Msg.of("a list of cells to write out")))
+    """`expand: none`, `expand: [weights:chases, scores:chases,mouse]`: --expand's values, each
+    a text of at most MAX_TEXT characters as any label (a manifest's cell of 500,000 commas was
+    looked for as 500,000 ways to split it)."""
+    cells = []
+    for child in words(node, Msg.of("a list of cells to write out")):
+        cell = text(child)
+        if len(cell) > MAX_TEXT:
+            problem = Msg.plural_of(
+                "expected a text of at most {count} character, found {length}",
+                "expected a text of at most {count} characters, found {length}", Count(MAX_TEXT),
+                length=Count(len(cell)))
+            raise SpecError(Msg.of("{path}: {problem}", path=child.where.path, problem=problem)
+                            if child.where.path else problem, child.where)
+        cells.append(cell)
+    return tuple(cells)
 
 
 def head(node: Node) -> str:
