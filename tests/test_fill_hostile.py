@@ -142,7 +142,8 @@ def test_a_notebook_of_more_blocks_than_the_limit_is_refused_before_any_is_worke
 def test_a_notebook_of_many_cells_is_read_once() -> None:
     # each cell's Positions found the notebook's lines anew: 20,000 Markdown cells (1.2 MB)
     # took 7.6 s of processor time; and every cell was walked at Python's pace
-    from attncli.fill.notebook import Reader, fill_notebook
+    from attncli.fill.notebook import fill_notebook
+    from attncli.fill.notebook_json import Reader
 
     cells = [{"cell_type": "markdown", "metadata": {}, "source": f"cell {i}"}
              for i in range(10_000)]  # the most one notebook may have
@@ -164,14 +165,14 @@ def test_a_notebook_of_many_cells_is_read_once() -> None:
 def test_a_cell_s_metadata_is_read_twice(tmp_path: Path) -> None:
     # read whole with the notebook, again with its list of cells, with its cell and for its own
     # place: 499,000 numbers in a cell's metadata were built four times (1.4 s of fill --check)
-    from attncli.fill import notebook
+    from attncli.fill import notebook, notebook_json
 
     cell = {"cell_type": "markdown", "metadata": {"a": [1.5e-300] * 1000},
             "source": "```attn\nspec: s.yaml\n```\n"}
     text = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
     built: list[int] = []  # the numbers of the metadata each whole reading built
-    decode = notebook.DECODE
+    decode = notebook_json.DECODE
 
     def spy(text: str, at: int) -> Any:
         data, end = decode(text, at)
@@ -179,7 +180,7 @@ def test_a_cell_s_metadata_is_read_twice(tmp_path: Path) -> None:
         return data, end
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(notebook, "DECODE", spy)
+        patch.setattr(notebook_json, "DECODE", spy)
         _, _, missing, blocks = notebook.fill_notebook(text, tmp_path / "n.ipynb", 1_000_000)
     assert (len(missing), blocks) == (1, 1)
     assert sum(built) == 2 * 1000  # the cell, then its metadata for its place
@@ -228,15 +229,15 @@ def test_a_cell_whose_source_holds_a_number_is_no_markdown_jupyter_shows(tmp_pat
 
 def test_a_notebook_of_more_cells_than_the_limit_is_refused_before_it_is_read(
         tmp_path: Path) -> None:
-    # 600,000 cells of a 35 MB notebook took 2.3 s and 450 MB; the cells are counted from their
-    # "cell_type" keys first. With indent=1 a cell is 7 lines and the first "cell_type" is on
-    # line 4, at column 4: cell 10,001's is on line 4 + 7 · 10,000 = 70,004
+    # 600,000 cells of a 35 MB notebook took 2.3 s and 450 MB; the cells are counted as they
+    # are read, each refused unread past the limit. With indent=1 a cell is 7 lines and the
+    # first opens on line 3, at column 3: cell 10,001 on line 3 + 7 · 10,000 = 70,003
     cells = [{"cell_type": "markdown", "metadata": {}, "source": ["x"]} for _ in range(10_001)]
     notebook(cells, tmp_path)
     run = fill("n.ipynb", tmp_path)
     assert run.returncode == 2
     assert run.stderr.splitlines()[0] == (
-        "n.ipynb:70004:4: the notebook has more than 10,000 cells, the limit of one notebook")
+        "n.ipynb:70003:3: the notebook has more than 10,000 cells, the limit of one notebook")
     notebook(cells[:10_000], tmp_path, "m.ipynb")
     assert fill("m.ipynb", tmp_path).returncode == 0  # 10,000 are read
 

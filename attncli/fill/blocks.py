@@ -245,7 +245,14 @@ def check_size(text: str, name: str) -> None:
         line = (text.count("\n", 0, at) + text.count("\r", 0, at)
                 - text.count("\r\n", 0, at) + 1)
         column = len(past[0]) - len(past[0].lstrip(" \t%")) + 1
+        check_written(MAX_BLOCKS_WRITTEN + 1, Location(name, line=line, column=column))
+
+
+def check_written(index: int, where: Location) -> None:
+    """Refuse the attn block `index` (counted from 1 with the blocks written again) of a document
+    past MAX_BLOCKS_WRITTEN, where it opens."""
+    if index > MAX_BLOCKS_WRITTEN:
         raise SpecError(Msg.of(
             "this is attn block {index} of the document, counting the blocks written again; a "
-            "document holds at most {limit} in all", index=MAX_BLOCKS_WRITTEN + 1,
-            limit=Count(MAX_BLOCKS_WRITTEN)), Location(name, line=line, column=column))
+            "document holds at most {limit} in all", index=index,
+            limit=Count(MAX_BLOCKS_WRITTEN)), where)

@@ -11,226 +11,31 @@ line:column.
 
 from __future__ import annotations
 
-import bisect
 import json
-import re
-from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from attncli.errors import AttnError, Location, SpecError
 from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
-from attncli.fill.blocks import MARKDOWN, Block, check_count, find_blocks, newline_of
+from attncli.fill.blocks import (
+    MARKDOWN,
+    Block,
+    check_count,
+    check_written,
+    find_blocks,
+    newline_of,
+)
 from attncli.fill.json_values import (
-    check_cell_strings,
     check_cell_text,
     check_cells_together,
+    check_sources_together,
     check_values,
 )
-from attncli.i18n import Count, Msg
-from attncli.spec.limits import MAX_DEPTH, MAX_NOTEBOOK_CELLS
+from attncli.fill.notebook_json import Reader, Value, char_offsets
+from attncli.i18n import Msg
 
-SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
-SPACE = re.compile(r"[ \t\r\n]*")
 GENERATED = {"generated": True}
-SCAN_STRING = json.decoder.scanstring  # type: ignore[attr-defined]  # JSON's own string reader
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)  # NaN and Infinity are no JSON: read by `Reader.container`, refused
-
-
-# JSON's own reader, at C speed: a list or mapping read whole, and where it ends.
-DECODE = json.JSONDecoder(parse_constant=_no_constant).raw_decode
-
-
-@dataclass
-class Value:
-    """A JSON value and where it was written: [start, end) in the text, a container's children
-    by key or index. A container read whole by `DECODE` finds its children's places only when
-    they are asked for (`Reader.children`): a notebook's cells with no block are never walked
-    at Python's pace (600,000 cells of a 35 MB notebook took 27 s and 1.7 GB). Where each
-    character of a string was written is found only for the source of a cell that holds a
-    block (`char_offsets`): for every string, a notebook holding a 9 MB image took 570 MB."""
-
-    start: int
-    end: int
-    data: Any
-    kids: dict[Any, Value] | None = None
-    reader: Reader | None = None
-
-    @property
-    def children(self) -> dict[Any, Value]:
-        if self.kids is None:
-            self.kids = {} if self.reader is None else self.reader.children(self)
-        return self.kids
-
-
-class Reader:
-    def __init__(self, text: str, name: str) -> None:
-        self.text, self.name = text, name
-
-    @cached_property
-    def line_starts(self) -> list[int]:
-        """Where each line of the notebook begins: found once, for every cell's Positions (found
-        anew for each cell, 20,000 cells of a 1 MB notebook took 9 s)."""
-        return [0] + [m.end() for m in re.finditer("\n", self.text)]
-
-    def where(self, at: int) -> Location:
-        line = self.text.count("\n", 0, at) + 1
-        column = at - (self.text.rfind("\n", 0, at) + 1) + 1
-        return Location(self.name, line=line, column=column)
-
-    def fail(self, at: int) -> SpecError:
-        return SpecError(Msg.of("malformed notebook: expected JSON here"), self.where(at))
-
-    def skip(self, at: int) -> int:
-        match = SPACE.match(self.text, at)
-        assert match is not None
-        return match.end()
-
-    def value(self, at: int, depth: int = 0, walk: frozenset[str] | None = None) -> Value:
-        """The value at `at`: a container read whole, or with `walk` (the keys of a mapping whose
-        values are walked in turn) walked at Python pace, its children read whole."""
-        at = self.skip(at)
-        first = self.text[at:at + 1]
-        if first == '"':
-            return self.string(at)
-        if first in ("{", "["):
-            if depth >= MAX_DEPTH:  # a notebook nests a few levels; this reader recurses
-                raise SpecError(Msg.plural_of(
-                    "the notebook nests lists and mappings more than {count} level deep",
-                    "the notebook nests lists and mappings more than {count} levels deep",
-                    Count(MAX_DEPTH)), self.where(at))
-            if walk is not None:
-                return self.container(at, depth + 1, walk)
-            try:
-                data, end = DECODE(self.text, at)
-            except (ValueError, RecursionError):  # read again below, where it is refused
-                return self.container(at, depth + 1)
-            if depth + levels(data) > MAX_DEPTH:
-                return self.container(at, depth + 1)
-            return Value(at, end, data, reader=self)
-        match = SCALAR.match(self.text, at)
-        if match is None:
-            raise self.fail(at)
-        try:
-            return Value(at, match.end(), json.loads(match[0]))
-        except ValueError:  # a whole number of more than 4,300 digits: Python refuses it
-            raise self.fail(at) from None
-
-    def string(self, at: int) -> Value:
-        try:
-            data, end = SCAN_STRING(self.text, at + 1)
-        except ValueError:
-            raise self.fail(at) from None
-        return Value(at, end, data)
-
-    def children(self, node: Value) -> dict[Any, Value]:
-        """The places of the children of a container read whole, its data theirs (a key
-        written twice: the last, as JSON's reader keeps it)."""
-        found: dict[Any, Value] = {}
-        mapping = isinstance(node.data, dict)
-        at, index = self.skip(node.start + 1), 0
-        while self.text[at] not in "]}":
-            if index:
-                at = self.skip(at + 1)  # the comma
-            if mapping:
-                key, at = SCAN_STRING(self.text, at + 1)
-                at = self.skip(self.skip(at) + 1)  # the colon
-                data = node.data[key]
-            else:
-                key, data = index, node.data[index]
-            first = self.text[at]
-            if first == '"':
-                end = SCAN_STRING(self.text, at + 1)[1]
-            elif first in "{[":
-                end = DECODE(self.text, at)[1]
-            else:
-                match = SCALAR.match(self.text, at)
-                assert match is not None
-                end = match.end()
-            found[key] = Value(at, end, data, reader=self if first in "{[" else None)
-            at, index = self.skip(end), index + 1
-        return found
-
-    def container(self, at: int, depth: int, walk: frozenset[str] = frozenset()) -> Value:
-        mapping = self.text[at] == "{"
-        closing = "}" if mapping else "]"
-        node = Value(at, at, {} if mapping else [], kids={})
-        children = node.children
-        at = self.skip(at + 1)
-        while self.text[at:at + 1] != closing:
-            if children:
-                if self.text[at:at + 1] != ",":
-                    raise self.fail(at)
-                at = self.skip(at + 1)
-            if mapping:
-                key = self.string(at)
-                at = self.skip(key.end)
-                if self.text[at:at + 1] != ":":
-                    raise self.fail(at)
-                child = self.value(at + 1, depth, frozenset() if key.data in walk else None)
-                node.data[key.data] = child.data
-                children[key.data] = child
-            else:
-                child = self.value(at, depth)
-                children[len(node.data)] = child
-                node.data.append(child.data)
-            at = self.skip(child.end)
-            if at >= len(self.text):
-                raise self.fail(at)
-        node.end = at + 1
-        return node
-
-
-def levels(data: Any) -> int:
-    """How many levels of lists and mappings `data` nests (a number or a text: none), counted
-    to MAX_DEPTH + 1 at most."""
-    count, layer = 0, [data]
-    while count <= MAX_DEPTH:
-        layer = [item for item in layer if isinstance(item, (dict, list))]
-        if not layer:
-            break
-        count += 1
-        layer = [child for item in layer
-                 for child in (item.values() if isinstance(item, dict) else item)]
-    return count
-
-
-def char_offsets(text: str, start: int, stop: int) -> list[int]:
-    """The offset in `text` where each character of the JSON string between `start` and
-    `stop` (its quotes excluded) was written."""
-    found = []
-    at = start
-    while at < stop:
-        found.append(at)
-        if text[at] != "\\":
-            at += 1
-        elif text[at + 1] != "u":
-            at += 2
-        else:  # a surrogate pair is one character written as two escapes
-            pair = (0xD800 <= int(text[at + 2:at + 6], 16) < 0xDC00
-                    and text[at + 6:at + 8] == "\\u")
-            at += 12 if pair else 6
-    return found
-
-
-def check_cells(text: str, name: str) -> None:
-    """SpecError at the cell past MAX_NOTEBOOK_CELLS, counted from the `"cell_type"` keys before
-    the notebook is read (a text in a cell holds its quotes escaped, so is not counted)."""
-    at = -1
-    for _ in range(MAX_NOTEBOOK_CELLS + 1):
-        at = text.find('"cell_type"', at + 1)
-        if at < 0:
-            return
-    line = text.count("\n", 0, at) + 1
-    column = at - text.rfind("\n", 0, at)
-    raise SpecError(Msg.plural_of(
-        "the notebook has more than {count} cell, the limit of one notebook",
-        "the notebook has more than {count} cells, the limit of one notebook",
-        Count(MAX_NOTEBOOK_CELLS)), Location(name, "", line, column))
 
 
 def fill_notebook(old: str, path: Path, max_cells: int
@@ -238,7 +43,6 @@ def fill_notebook(old: str, path: Path, max_cells: int
     """The notebook with each generated cell made anew, the blocks whose output is stale,
     those that have none yet, and how many blocks there are."""
     name = path.as_posix()
-    check_cells(old, name)
     check_values(old, name)
     reader = Reader(old, name)
     # the root and its cells walked, each cell read whole once: read whole, then its children's
@@ -260,10 +64,12 @@ def fill_notebook(old: str, path: Path, max_cells: int
     if not any(is_block_cell(cell) for cell in cells.data):
         return old, (), (), 0
     items = [cells.children[k] for k in range(len(cells.data))]
+    sources = [cell.children["source"] for cell in items if is_block_cell(cell.data)]
     check_cells_together([(cell_text(cell), partial(reader.where, cell.children["source"].start))
                           for cell in items if is_block_cell(cell.data)])
-    found = [(k, cell, *cell_blocks(cell, reader)) for k, cell in enumerate(items)
-             if is_block_cell(cell.data)]
+    check_sources_together([(len(source.data), partial(reader.where, source.start))
+                            for source in sources if isinstance(source.data, list)])
+    found = blocks_found(items, reader)
     distinct: set[str] = set()
     for _, _, blocks, where in found:  # counted before any is worked out, as in a document
         for block in blocks:
@@ -327,14 +133,29 @@ def is_generated(cell: Any) -> bool:
     return mark == GENERATED and mark["generated"] is True
 
 
+def blocks_found(items: list[Value], reader: Reader
+                 ) -> list[tuple[int, Value, list[Block], Positions]]:
+    """The blocks of each Markdown cell that may hold one, with its index, the cell and its
+    Positions; refused at the block past MAX_BLOCKS_WRITTEN before the later cells are read
+    (4,000 cells of one block each took 1.2 s to be refused after all were read)."""
+    found = []
+    written = 0
+    for k, cell in enumerate(items):
+        if is_block_cell(cell.data):
+            blocks, where = cell_blocks(cell, reader)
+            for block in blocks:
+                written += 1
+                check_written(written, where.location(block.line, block.column, reader.name))
+            found.append((k, cell, blocks, where))
+    return found
+
+
 def cell_blocks(cell: Value, reader: Reader) -> tuple[list[Block], Positions]:
     """The attn blocks of a Markdown cell, and the way from its text's line:column to the
     notebook's; a malformed block is refused at the notebook's line:column."""
     source = cell.children["source"]
     text = cell_text(cell)
     check_cell_text(text, reader.where(source.start))
-    if isinstance(source.data, list):  # before the strings' places are found
-        check_cell_strings(len(source.data), reader.where(source.start))
     offsets = [at for piece in (source.children.values() if source.children else [source])
                for at in char_offsets(reader.text, piece.start + 1, piece.end - 1)]
     where = Positions(reader, offsets)
@@ -401,9 +222,8 @@ class Positions:
     def location(self, line: int, column: int, name: str = "") -> Location:
         index = self.cell_starts[min(line, len(self.cell_starts)) - 1] + column - 1
         at = self.offsets[min(index, len(self.offsets) - 1)] if self.offsets else 0
-        starts = self.reader.line_starts
-        row = bisect.bisect_right(starts, at)
-        return Location(name, line=row, column=at - starts[row - 1] + 1)
+        found = self.reader.where(at)
+        return Location(name, line=found.line, column=found.column)
 
     def moved(self, error: AttnError, cell_name: str) -> AttnError:
         where = error.where
