@@ -79,3 +79,21 @@ def test_a_glob_of_many_entries_is_expanded_once(tmp_path: Path, globs: list[str
     assert result.exit_code == 1, result.stderr
     assert result.stderr.endswith("attn: 500 stale, 0 up to date, 0 failed\n")
     assert globs == ["p/*"]
+
+
+def test_a_cell_to_write_out_is_a_text_of_at_most_1000_characters(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A manifest's `expand` was held to no length: `scores:cat` and 500,000 commas was looked
+    for as 500,000 ways to split it (50 s CPU, a CI job's hang). As a spec's display.expand and
+    a fill block's expand, it is a text of at most 1,000 characters."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text((CONFIGS / "cat_chases_mouse.yaml").read_text())
+    cell = "scores:cat" + "," * 1_000 + "x"
+    (tmp_path / "attn.toml").write_text(
+        '[[snippets]]\nspecs = "s.yaml"\nformats = ["text"]\noutput = "o.{ext}"\n'
+        f'expand = ["{cell}"]\n', encoding="utf-8")
+    result = invoke("snippets")
+    assert (result.exit_code, result.stderr) == (
+        2, "attn.toml:5:11: snippets[0].expand[0]: expected a text of at most 1,000 characters, "
+           "found 1,011\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["attn.toml", "s.yaml"]
