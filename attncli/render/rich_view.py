@@ -55,9 +55,15 @@ from attncli.render.long_names import WHOLE, Names
 from attncli.render.shortened import ELLIPSIS
 from attncli.render.shown_cells import block_marker, elided_note, is_elided
 from attncli.render.terminal_size import console_environ
+from attncli.render.text import matrix_lines
 from attncli.render.wrap import formula, words
 
 CELL_PADDING = 3  # one space each side and one border per column
+# Rich lays out a table's every cell, at about 150 µs each: past this many cells in all, the
+# matrices are drawn as the text format draws them (aligned columns under their caption), at a
+# fraction of the cost. 64 heads of 100 tokens took 13 s in tables, 256 heads 39 s, and a decode
+# of 100 tokens shown whole 22 s
+TABLE_CELLS = 3_000
 
 
 def console_for(out: io.StringIO, options: RenderOptions) -> Console:
@@ -149,6 +155,7 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
         for line in text.splitlines():
             console.print(Text(line), no_wrap=True, overflow="ignore")
 
+    aligned = table_cells(walkthrough, options) > TABLE_CELLS  # too many for Rich's tables
     header = walkthrough.header
     if options.header:
         heading = title(header, options.lang, t)
@@ -172,17 +179,25 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
             console.print()
             say(words(shown(t(identities)), width, "  "))
         for matrix in matrices:
+            if aligned:
+                console.print()
+                say(matrix_lines(matrix, number, t, width, options.full, indent="  "))
+                continue
             for table in tables(matrix, number, t, width, options.full, names=names):
                 console.print()
                 console.print(table)
         if step.id == "weights" and options.heatmap:
             console.print()
             say(words(heatmap_caption(t), width, "  "), "italic")
-            if console.color_system is not None:
-                say(words(t(LEGEND), width, "  "), "italic")
-            for table in tables(step.matrices[0], number, t, width, options.full,
-                                heat=hidden_cells(walkthrough, step), names=names):
-                console.print(table)
+            if aligned:
+                say(matrix_lines(step.matrices[0], number, t, width, options.full, heat=True,
+                                 indent="  ", caption=False))
+            else:
+                if console.color_system is not None:
+                    say(words(t(LEGEND), width, "  "), "italic")
+                for table in tables(step.matrices[0], number, t, width, options.full,
+                                    heat=hidden_cells(walkthrough, step), names=names):
+                    console.print(table)
         if step.expansions:
             console.print()
             say(words(t(Msg.of("Written out:")), width, "  "), "bold")
@@ -210,6 +225,20 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
         say(words(t(Msg.of("Hand calculation")), width, ""), "bold cyan")
         for line in drift:
             say(words(shown(line), width, "  "))
+
+
+def table_cells(walkthrough: Walkthrough, options: RenderOptions) -> int:
+    """The cells of the tables the view would draw, counted up to just past TABLE_CELLS."""
+    count = 0
+    for step in walkthrough.steps:
+        matrices, _ = shown_matrices(step, options.full)
+        heat = (step.matrices[0],) if step.id == "weights" and options.heatmap else ()
+        for matrix in (*matrices, *heat):
+            elide = is_elided(matrix, options.full)
+            count += len(shown(matrix.shape[0], elide)) * len(shown(matrix.shape[1], elide))
+            if count > TABLE_CELLS:
+                return count
+    return count
 
 
 def heat_style(weight: float, hidden: bool) -> Style:
