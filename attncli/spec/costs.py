@@ -93,6 +93,23 @@ def forward_cells(spec: Spec) -> int:
     return total
 
 
+def decode_cells(spec: Spec) -> int:
+    """The numbers a decode's steps show, every one of them (a document that shows every number:
+    --full, JSON): per head, the prompt's p keys and values, then for each later token t (1-based)
+    its query, the cache K[1:t] and V[1:t], the t scores and t weights, and z. A decode of 300
+    tokens shown whole was 169 MB of HTML (1 GB to write), counted as the 4 n × n of attention
+    alone."""
+    if spec.decode is None:
+        return 0
+    n, p = spec.queries.n, spec.decode.prefill
+    later = n * (n + 1) // 2 - p * (p + 1) // 2  # the sum of t for t = p + 1 .. n
+    total = 0
+    for head in spec.heads:
+        d_k, d_v = head.d_k(spec.convention), head.d_v(spec.convention)
+        total += p * (d_k + d_v) + later * (d_k + d_v + 2) + (n - p) * (d_k + d_v)
+    return total
+
+
 def elementwise_passes(spec: Spec) -> int:
     """The n x m passes of one head that its features add to plain attention's (the weights
     above): soft-capping, a score bias, MLA's absorbed scores, masks other than causal alone,

@@ -129,10 +129,11 @@ def shown_within(spec: Spec, max_cells: int, refusal: Callable[[Count, Count], M
 
 
 def shown_numbers(spec: Spec) -> int:
-    """About how many numbers a walkthrough of `spec` shown whole holds."""
-    from attncli.spec.costs import forward_cells
+    """About how many numbers a walkthrough of `spec` shown whole holds: its forward pass, and
+    a decode's every step (each shows its query, the cache so far, its scores, weights and z)."""
+    from attncli.spec.costs import decode_cells, forward_cells
 
-    return forward_cells(spec)
+    return forward_cells(spec) + decode_cells(spec)
 
 
 def check_view(spec: Spec, view: View, max_cells: int, shows: str,
