@@ -78,7 +78,7 @@ def recalculated_examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str,
               for spec in WITH_BACKWARD]
     # the workbooks of the tests below, in the same run of LibreOffice (each run starts it anew)
     files.append(edited_layer(folder))
-    for name, text in (("general", GENERAL), ("biased", BIASED_HEAD)):
+    for name, text in (("general", GENERAL), ("biased", BIASED_HEAD), ("huge_gelu", HUGE_GELU)):
         (folder / f"{name}.yaml").write_text(text, encoding="utf-8")
         files.append(export(folder / f"{name}.yaml", folder / f"{name}.xlsx"))
     out = folder / "recalculated"
@@ -237,6 +237,35 @@ def test_the_general_score_and_decoding(recalculated_examples: dict[str, Path]) 
     scores = [b for b in blocks.blocks if doc["steps"][b.step]["id"] == "scores"]
     assert [b.computed for b in scores] == [False, True]  # W given, S a formula
     assert all(not b.computed for b in blocks.blocks if doc["steps"][b.step]["id"] == "decode")
+
+
+# gelu_tanh on pre-activations of about ±10¹²⁰ (its first two columns) and about ±1 (the
+# other two): x³ overflows a spreadsheet's numbers, where NumPy's inf passes through tanh to ±1
+HUGE_GELU = """\
+tokens: [the, cat, sat]
+embeddings: [[1.0, 0.0, 1.0, 0.0], [0.2, 1.0, 0.0, 1.0], [0.8, 0.0, 0.3, 0.5]]
+mask: causal
+block:
+  norm: pre
+  ffn:
+    W_1: [[0.5e120, -0.5e120, 1.0, 0.0], [0.0, 0.5e120, -1.0, 1.0], [-0.5e120, 0.0, 0.5, -1.0],
+          [1.0e120, 0.5e120, 0.0, 0.5]]
+    b_1: [0.1, 0.1, 0.1, 0.1]
+    W_2: [[0.5, 0.0, -0.5, 0.0], [0.0, 0.5, 0.0, -0.5], [0.5, 0.5, 0.5, 0.5], [-0.5, 0.0, 0.5, 0.0]]
+    activation: gelu_tanh
+"""
+
+
+def test_gelu_tanh_of_a_huge_number_is_the_number_as_in_numpy(
+        recalculated_examples: dict[str, Path]) -> None:
+    """LibreOffice gave #NUM! for H and every later step, where attn's numbers are finite."""
+    out = recalculated_examples["huge_gelu"]
+    spec = out.parent.parent / "huge_gelu.yaml"
+    doc = the_json(spec)
+    hidden = next(m for s in doc["steps"] if s["id"] == "ffn" for m in s["matrices"]
+                  if m["name"] == "H")["values"]
+    assert max(abs(x) for row in hidden for x in row) > 1e119  # the case is what it says
+    assert compare(openpyxl.load_workbook(out, data_only=True), layout(spec), doc) > 40
 
 
 BIASED_HEAD = """\
