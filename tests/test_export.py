@@ -424,8 +424,7 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     (["--xlsx", "-o", "sheet.xlsx", "--aspect", "43"],
      "attn: --aspect works only with --beamer or --slides; the format chosen is --xlsx\n"),
     (["--json", "--aspect", "43", "--lang", "ru"],
-     "attn: --aspect работает только с\u00a0--beamer или --slides, а\u00a0выбран формат "
-     "--json\n"),
+     "attn: --aspect работает только с\u00a0--beamer или --slides, а\u00a0выбран --json\n"),
     # --heatmap alone draws the weights: an option of the walkthrough's page shapes nothing
     (["--heatmap", "map.svg", "--steps", "weights"],
      "attn: --steps works only with a format that writes the walkthrough (--latex, --beamer, "
@@ -466,7 +465,7 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
     (["--json", "--standalone", "--lang", "pl"],
      "attn: --standalone działa tylko z\u00a0--latex albo --typst; wybrany format to --json\n"),
     (["--markdown", "--slides", "--lang", "ru"],
-     "attn: --slides работает только с\u00a0--typst, а\u00a0выбран формат --markdown\n"),
+     "attn: --slides работает только с\u00a0--typst, а\u00a0выбран --markdown\n"),
 ])
 def test_an_option_of_another_format_is_refused_not_dropped(args: list[str], line: str,
                                                              tmp_path: Path,

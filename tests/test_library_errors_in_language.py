@@ -117,20 +117,20 @@ WORDLEVEL = {"type": "WordLevel", "vocab": {"a": 0, "b": 1}, "unk_token": "[UNK]
 
 @pytest.mark.parametrize(("changed", "lang", "line"), [
     ({"version": "9.9"}, "en", "t.json:1:17: cannot read the tokenizer: the tokenizers package "
-     "knows no tokenizer version 9.9"),
+     "knows no tokenizer version “9.9”"),
     ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": -1}}, "ru",
      "t.json:1:256: не удаётся прочитать токенизатор: ожидается значение dropout от 0 до 1"),
     ({"model": {"type": "Unigram", "unk_id": 5, "vocab": [["a", 0.0]]}}, "pl",
      "t.json:1:248: nie można odczytać tokenizatora: unk_id modelu nie wskazuje żadnego "
      "elementu słownika"),
     ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}, "ru",
-     "t.json:1:246: не удаётся прочитать токенизатор: слияние создаёт или соединяет токен b, "
+     "t.json:1:246: не удаётся прочитать токенизатор: слияние даёт или использует токен «b», "
      "которого нет в словаре токенизатора"),
     ({"model": WORDLEVEL}, "en", "t.json: the tokenizer failed: the text holds a word that the "
      "vocabulary does not, and the model's unk_token is not in the vocabulary either"),
     ({"model": {**WORDLEVEL, "type": "WordPiece", "max_input_chars_per_word": 100,
                 "continuing_subword_prefix": "##"}}, "pl", "t.json: błąd tokenizatora: tekst "
-     "zawiera słowo, którego nie ma w słowniku, a unk_token modelu też do niego nie należy"),
+     "zawiera słowo spoza słownika, a unk_token modelu też nie należy do słownika"),
     ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "unk_token": "[UNK]"}}, "ru",
      "t.json: ошибка токенизатора: в тексте есть слово, которого нет в словаре токенизатора, а "
      "unk_token модели тоже не входит в этот словарь"),

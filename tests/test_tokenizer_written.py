@@ -74,11 +74,11 @@ def test_a_charsmaps_longest_text_is_how_long_it_makes_a_character() -> None:
      "файле списки и\u00a0объекты вложены глубже, чем на 64 уровня,\u00a0— это предел для одного "
      "tokenizer.json"),
     ("tokenizer_precompiled_null", "pl", "tokenizer_precompiled_null.tokenizer.json:1:139: "
-     "normalizer.precompiled_charsmap: oczekiwano napisu w\u00a0base64 (skompilowanej mapy znaków, "
-     "precompiled charsmap), otrzymano: pusta wartość (null)"),
+     "normalizer.precompiled_charsmap: oczekiwano tekstu w\u00a0base64 (skompilowanej mapy "
+     "znaków), otrzymano: pusta wartość (null)"),
     ("tokenizer_precompiled_short", "ru", "tokenizer_precompiled_short.tokenizer.json:1:139: "
-     "normalizer.precompiled_charsmap: ожидается скомпилированная карта символов: размер её "
-     "префиксного дерева (trie) в\u00a04 байтах, само дерево и\u00a0тексты замен; получено 3 "
+     "normalizer.precompiled_charsmap: ожидается скомпилированная карта символов: 4 байта "
+     "с\u00a0размером её префиксного дерева (trie), само дерево и\u00a0тексты замен; получено 3 "
      "байта\u00a0— меньше, чем требует этот размер"),
     ("tokenizer_fixed_length_zero", "pl", "tokenizer_fixed_length_zero.tokenizer.json:1:148: "
      "pre_tokenizer.length: oczekiwano liczby całkowitej nie mniejszej niż 1, otrzymano: "

@@ -14,7 +14,7 @@ import errno
 import re
 from collections.abc import Callable
 
-from attncli.i18n import Msg
+from attncli.i18n import Msg, quoted
 
 # libyaml's problems (the C reader PyYAML uses when built with it), by their exact text.
 YAML_PROBLEMS: dict[str, Msg] = {
@@ -294,14 +294,14 @@ TOKENIZERS_PROBLEMS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Msg]]
          lambda found: Msg.of("a pattern (Regex) that Oniguruma cannot compile")),
         (r"Unknown tokenizer version '(?P<found>.*)'",
          lambda found: Msg.of("the tokenizers package knows no tokenizer version {found}",
-                              found=found["found"])),
+                              found=quoted(found["found"]))),
         (r"Dropout should be between 0 and 1, inclusive",
          lambda found: Msg.of("expected a dropout from 0 to 1")),
         (r"Unable to load vocab UnkIdNotInVocabulary",
          lambda found: Msg.of("the model's unk_id is the place of no piece of its vocabulary")),
         (r"Token `(?P<token>.*)` out of vocabulary",
          lambda found: Msg.of("a merge makes or joins the token {token}, which the vocabulary "
-                              "does not hold", token=found["token"])),
+                              "does not hold", token=quoted(found["token"]))),
     ]]
 
 # What the package says when a text it encodes meets what its model cannot give (no location).
