@@ -107,7 +107,8 @@ WITH_RICH_OR_TEXT = "works only with --format rich or --format text; the format 
     (["-f", "json", "--no-heatmap"], f"attn: --no-heatmap {WITH_RICH_OR_TEXT} --format json\n"),
     (["-f", "json", "-j", "2"], f"attn: --jobs {WITH_RICH_OR_TEXT} --format json\n"),
     (["-f", "json", "--no-header"], f"attn: --no-header {WITH_RICH_OR_TEXT} --format json\n"),
-    (["-f", "text", "--matrix", "A", "--width", "40"], f"attn: --width {PAGE}\n"),
+    (["-f", "json", "--matrix", "A", "--width", "40"],
+     f"attn: --width {WITH_RICH_OR_TEXT} --format json\n"),
     (["--matrix", "A", "--no-heatmap"], f"attn: --no-heatmap {PAGE}\n"),
     (["-f", "json", "--matrix", "A", "-j", "2"], f"attn: --jobs {PAGE}\n"),
     (["-f", "json", "--width", "40", "--lang", "pl"],
@@ -121,6 +122,7 @@ def test_an_explain_option_that_shapes_nothing_written_is_refused(folder: Path, 
 
 
 @pytest.mark.parametrize("args", [["-f", "text", "--width", "40", "-j", "1", "--no-heatmap"],
+                                  ["-f", "text", "--matrix", "A", "--width", "40"],
                                   ["--no-header", "--heatmap"], ["-f", "json", "--no-reading"]])
 def test_the_same_options_are_taken_where_they_shape_the_page(folder: Path,
                                                               args: list[str]) -> None:

@@ -219,10 +219,10 @@ def on_command_line(name: str) -> bool:
 def check_explained(format: str, matrix: bool, **given: bool) -> None:
     """Refuse an option of `explain` that shapes nothing of what it writes: --width, --jobs and
     --heatmap (the terminal's: `--heatmap` or `--no-heatmap` given) lay out the rich and text
-    views only, --header only those, and none of them one matrix alone (`matrix`). `given`:
-    each option as the user gave it, and whether it is given."""
-    if matrix:
-        check_matrix_alone({}, given)
+    views only, --header only those; with one matrix alone (`matrix`), none of them but --width,
+    which splits it into blocks. `given`: each option as given, and whether it is given."""
+    if matrix:  # one matrix alone is still split into column blocks that fit --width
+        check_matrix_alone({}, {option: on for option, on in given.items() if option != "--width"})
     if format in ("rich", "text"):
         return
     for option, on in given.items():
