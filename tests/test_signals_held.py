@@ -1,61 +1,85 @@
 """A file written over in place (an append-only folder, files/writing.py `write_in_place`) is
 whole when a signal comes mid-copy: Ctrl-C, `kill` or a closed terminal left the new text's first
 pieces over the old file's last ones (7 of 9 runs of a 12.6 MB export). The signal waits for the
-copy (files/held.py), then ends the command as it would have."""
+copy (files/held.py), then ends the command as it would have.
+
+Each case runs in a Python process of its own, which signals itself as the copy's second piece is
+read: a signal sent to the test's own process would reach its test runner too."""
 
 from __future__ import annotations
 
-import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from attncli.files.held import signals_held
 from attncli.files.reading import PIECE
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HELD = """
+import os, signal, sys
+from attncli.files.held import signals_held
+taken = []
+try:
+    with signals_held():
+        os.kill(os.getpid(), signal.SIGINT)
+        taken.append("within")
+except KeyboardInterrupt:
+    taken.append("after")
+print(",".join(taken))
+"""
+
+COPY = """
+import os, signal, sys
+from pathlib import Path
 from attncli.files.writing import write_in_place
 
-
-def test_a_signal_within_waits_until_the_end() -> None:
-    taken: list[str] = []
-    with pytest.raises(KeyboardInterrupt), signals_held():
-        os.kill(os.getpid(), signal.SIGINT)
-        taken.append("after the signal, still within")
-    assert taken == ["after the signal, still within"]
+sig, target, staged = int(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 
 
 class Interrupted:
-    """A staged text (a real file, as write_atomic stages one) whose second piece is read as
-    the user presses Ctrl-C."""
+    # the staged text, whose second piece is read as the signal comes
+    def __init__(self):
+        self.file, self.reads = staged.open("rb"), 0
 
-    def __init__(self, path: Path, data: bytes, sig: int) -> None:
-        path.write_bytes(data)
-        self.file = path.open("rb")
-        self.sig, self.reads = sig, 0
-
-    def fileno(self) -> int:
+    def fileno(self):
         return self.file.fileno()
 
-    def seek(self, at: int) -> int:
+    def seek(self, at):
         return self.file.seek(at)
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size=-1):
         self.reads += 1
         if self.reads == 2:
-            os.kill(os.getpid(), self.sig)
+            os.kill(os.getpid(), sig)
         return self.file.read(size)
+
+
+write_in_place(Interrupted(), target, plain=True)
+print("not stopped")
+"""
+
+
+def python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, stdin=subprocess.DEVNULL)
+
+
+def test_a_signal_within_waits_until_the_end() -> None:
+    done = python(HELD)
+    assert (done.returncode, done.stdout) == (0, "within,after\n"), done.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_file_written_over_in_place_is_whole_after_a_signal(tmp_path: Path, sig: int) -> None:
-    target = tmp_path / "o.json"
+    target, staged = tmp_path / "o.json", tmp_path / "staged"
     target.write_bytes(b"OLD " * PIECE)  # 4 pieces of the user's own bytes
     new = b"NEW!" * (PIECE // 2)  # 2 pieces: the signal comes after the first
-    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(SystemExit(143)))
-    try:
-        with pytest.raises((KeyboardInterrupt, SystemExit)):
-            write_in_place(Interrupted(tmp_path / "staged", new, sig),  # type: ignore[arg-type]
-                           target, plain=True)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    staged.write_bytes(new)
+    done = python(COPY, str(int(sig)), str(target), str(staged))
+    # the signal ended it (Python ends on a KeyboardInterrupt by the signal too)
+    assert (done.returncode, done.stdout) == (-sig, ""), done.stderr
     assert target.read_bytes() == new
