@@ -66,6 +66,20 @@ def catalogue(catalogue_copy: tuple[Path, dict[str, tuple[int, int]]],
         shutil.copytree(BAD_INPUTS, folder)
 
 
+@pytest.fixture
+def strings_placed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Where a notebook's fill found the place of each JSON string of a cell's source
+    (attncli/fill/notebook.py `char_offsets`, called once a string): the work counted, not
+    timed."""
+    from attncli.fill import notebook as filling
+
+    walked: list[int] = []
+    offsets = filling.char_offsets
+    monkeypatch.setattr(filling, "char_offsets", lambda text, start, stop: walked.append(start)
+                        or offsets(text, start, stop))
+    return walked
+
+
 @pytest.fixture(scope="session")
 def catalogue_copy(tmp_path_factory: pytest.TempPathFactory
                    ) -> tuple[Path, dict[str, tuple[int, int]]]:

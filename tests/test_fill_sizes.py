@@ -229,15 +229,12 @@ def test_a_cell_of_as_many_lines_as_a_document_may_have_leaves_the_next_cells_co
 
 
 def test_a_cell_source_of_too_many_strings_is_refused_before_their_places_are_found(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, strings_placed: list[int]) -> None:
     # where each string of a cell's source was written is found at Python's pace: 490,000
     # one-character strings (2.45 MB) took 2.75 s and 199 MB; 20,001 are refused at the source
     from attncli.fill import notebook as filling
 
-    walked: list[int] = []
-    offsets = filling.char_offsets
-    monkeypatch.setattr(filling, "char_offsets", lambda text, start, stop: walked.append(start)
-                        or offsets(text, start, stop))
+    walked = strings_placed
     block = ["```attn\n", "spec: s.yaml\n", "```\n"]
     (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
     for strings in (MAX_BLOCK_CELL_STRINGS, MAX_BLOCK_CELL_STRINGS + 1):

@@ -93,13 +93,10 @@ def test_cells_are_counted_whatever_escapes_their_keys_hold(tmp_path: Path) -> N
 
 
 def test_the_sources_that_name_attn_are_held_together_to_a_cells_strings(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, strings_placed: list[int]) -> None:
     # two cells of 10,001 strings each are each within a cell's 20,000: together they pass it,
     # refused at the second's source before any string's place is found
-    walked: list[int] = []
-    offsets = filling.char_offsets
-    monkeypatch.setattr(filling, "char_offsets", lambda text, start, stop: walked.append(start)
-                        or offsets(text, start, stop))
+    walked = strings_placed
     (tmp_path / "s.yaml").write_text(SPEC, encoding="utf-8")
     block = ["```attn\n", "spec: s.yaml\n", "```\n"]
     for strings in (10_000, 10_001):
