@@ -25,6 +25,7 @@ from attncli.cli.inputs import (
     loading,
     on_command_line,
     one_standard_output,
+    only_with,
     walkthrough_only,
 )
 from attncli.cli.options import (
@@ -104,10 +105,8 @@ def check_shape(chosen: str, **given: bool) -> None:
     for name, on in given.items():
         formats = SHAPES[name]
         if on and not kinds.intersection(formats):
-            raise UsageError(Msg.of("{option} works only with {formats}; the format chosen is "
-                                    "{found}", option="--" + name.replace("_", "-"),
-                                    formats=alternatives(["--" + f for f in formats]),
-                                    found="--" + chosen))
+            raise only_with("--" + name.replace("_", "-"),
+                            alternatives(["--" + f for f in formats]), "--" + chosen)
 
 
 def check_picture_alone(**page: bool) -> None:

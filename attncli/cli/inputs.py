@@ -227,8 +227,13 @@ def check_explained(format: str, matrix: bool, **given: bool) -> None:
         return
     for option, on in given.items():
         if on:
-            raise UsageError(Msg.of("{option} works only with {formats}; the format chosen is "
-                                    "{found}", option=option,
-                                    formats=alternatives(["--format rich", "--format text"]),
-                                    found="--format " + format))
+            raise only_with(option, alternatives(["--format rich", "--format text"]),
+                            "--format " + format)
+
+
+def only_with(option: str, formats: Msg | str, found: str) -> UsageError:
+    """The refusal of an option given with a format it does not shape (`found`): the formats
+    it does shape, `formats`."""
+    return UsageError(Msg.of("{option} works only with {formats}; the format chosen is {found}",
+                             option=option, formats=formats, found=found))
 

@@ -13,6 +13,7 @@ from attncli.cli.inputs import (
     languages,
     load_walkthrough,
     loading,
+    only_with,
 )
 from attncli.errors import UsageError
 from attncli.i18n import Msg
@@ -34,11 +35,9 @@ def check_spreadsheet_page(**given: bool) -> None:
     that a workbook has nothing of: every number is in its cells, and no header or reading."""
     for option, on in given.items():
         if on:
-            raise UsageError(Msg.of("{option} works only with {formats}; the format chosen is "
-                                    "{found}", option=option, formats=Msg.of(
-                                        "a format that writes the walkthrough (--latex, "
-                                        "--beamer, --markdown, --json, --svg, --html, --typst)"),
-                                    found="--xlsx"))
+            raise only_with(option, Msg.of("a format that writes the walkthrough (--latex, "
+                                           "--beamer, --markdown, --json, --svg, --html, "
+                                           "--typst)"), "--xlsx")
 
 
 def write_spreadsheet(spec: str | None, output: str | None, view: View, other: bool,
