@@ -164,6 +164,43 @@ def test_no_line_ends_with_a_one_letter_word_or_starts_with_a_dash(lang: str) ->
     assert sum(NBSP in text for _, text in outputs(lang)) == 2 * len(CONFIGS)
 
 
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_no_paragraph_of_an_example_ends_in_a_line_of_one_short_word(lang: str) -> None:
+    """«… обращается в inf или⏎0.» and "… cos(k / 100^(2i/d)), d =⏎4." before: the last line of a
+    paragraph a lone number. Now the word before it goes along (`или 0.`, `d = 4.`)."""
+    lone = re.compile(r"[(\[]?[−-]?\d[\d.,]*[)\]]?[.,;:]?|\S{1,4}")
+    bad = []
+    for name, text in outputs(lang):
+        if not name.endswith(".text"):
+            continue
+        lines = text.splitlines()
+        for above, line, below in zip(lines, lines[1:], [*lines[2:], ""], strict=False):
+            indented = line.startswith("   ") and not line.startswith("    ")
+            ends = not below.startswith("   ") or below.startswith("     ")
+            if (indented and ends and above.startswith("   ") and len(above) > 70
+                    and lone.fullmatch(line.strip()) and len(line.strip()) <= 8):
+                bad.append((name, above, line))
+    assert bad == []
+
+
+def test_a_widow_takes_the_word_before_it() -> None:
+    text = "their range: beyond it a result is inf or 0."
+    assert words(text, 41, "") == ["their range: beyond it a result is inf", "or 0."]
+    assert words(text, 44, "") == [text]  # it fits: nothing moves
+    # a long last word stays alone: `inf or` would not make it read better
+    assert words("the score is lowered", 16, "") == ["the score is", "lowered"]
+
+
+def test_a_line_of_a_list_hangs_under_its_own_first_word() -> None:
+    """The hand calculation's list: a wrapped item went back to the paragraph's indent."""
+    walkthrough = build(load_spec(str(CONFIGS[0].parent / "cat_chases_mouse_by_hand.yaml")))
+    lines = render(walkthrough, "text", "ru").splitlines()
+    item = next(i for i, line in enumerate(lines) if line.startswith("     A[chases, chases]:"))
+    assert lines[item:item + 2] == [
+        "     A[chases, chases]: 0.65 вручную, 0.6443 при полной точности",
+        "       (разница 0.0057)"]
+
+
 @pytest.mark.parametrize("lang", ["pl", "ru"])
 def test_no_straight_double_quote_in_the_text_of_an_example(lang: str) -> None:
     bad = [(name, line) for name, text in outputs(lang) if name.endswith(".text")
@@ -230,7 +267,8 @@ def test_no_line_ends_inside_a_cell_name_or_a_vector(lang: str) -> None:
 
 def test_a_unit_wider_than_the_line_still_breaks_after_a_comma() -> None:
     lines = words("at [0.1234, 0.5678, 0.9012]", 16, "")
-    assert lines == ["at", "[0.1234, 0.5678,", "0.9012]"]
+    # its last number does not stand alone on the last line (`0.9012]`): the one before goes along
+    assert lines == ["at [0.1234,", "0.5678, 0.9012]"]
 
 
 @pytest.mark.parametrize(("lang", "unit"), [("en", "MiB"), ("pl", "MiB"), ("ru", "МиБ")])

@@ -104,7 +104,16 @@ def _lines(walkthrough: Walkthrough, options: RenderOptions, number: NumberForma
     drift = drift_lines(walkthrough, number, options.lang)
     if drift:
         yield from ["", *words(t(Msg.of("Hand calculation")), width, ""),
-                    *(wrapped for line in drift for wrapped in words(line, width, INDENT))]
+                    *(wrapped for line in drift for wrapped in item_lines(line, width))]
+
+
+def item_lines(line: str, width: int) -> list[str]:
+    """A line of a list (`  A[cat, cat]: …`) wrapped under its own first word, not the list's."""
+    item = line.lstrip(" ")
+    if item == line:
+        return words(line, width, INDENT)
+    indent = INDENT + line[:len(line) - len(item)]
+    return words(item, width, indent, indent + "  ")
 
 
 class Finished:

@@ -7,7 +7,7 @@ Prose keeps a cell's name, a vector and a number with its unit on one line (`S[s
 `[0.20, 1.00]`, `1 MiB`: attncli.i18n.typography.bind_units) unless one is wider than a line,
 and a formula in a sentence breaks after a relation or an operator, never before one, nor after
 `ln` or between a number and the word it counts (bind_formulas_in_prose); their spaces stay
-ordinary spaces in the output."""
+ordinary spaces in the output. A paragraph does not end in a line of one short word (`0.`)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ from attncli.render.common import NARROW, cell_width
 from attncli.render.marks import BOUND
 
 HANGING = "    "  # a written-out line's continuation lines go this much further in
+# A paragraph's last line of one word this wide or narrower, or of a number (`0.0057).`) as wide,
+# takes the word before it along.
+WIDOW, NUMBER_WIDOW = 4, 8
+NUMBER = re.compile(r"[(\[]?[−-]?\d[\d.,]*[)\]]?[.,;:]?")
 
 # Where a calculation may break, best first: (pattern, the break is after this many characters
 # of the match; the rest of the match, a space, is dropped).
@@ -41,7 +45,19 @@ def words(text: str, width: int, indent: str, rest: str | None = None) -> list[s
         return fill(text, width, indent, rest, WORD_BREAKS)
     bound = bind_formulas_in_prose(bind_units(text, BOUND), BOUND)
     lines = fill(bound, width, indent, rest, WORD_BREAKS)
+    if is_widow(lines[-1][len(rest):]):  # `… inf or⏎0.`: the last word takes the one before it
+        last = bound.rfind(" ")
+        if last > 0:
+            lines = fill(bound[:last] + BOUND + bound[last + 1:], width, indent, rest, WORD_BREAKS)
     return [line.replace(BOUND, " ") for line in lines]
+
+
+def is_widow(line: str) -> bool:
+    """Whether a paragraph's last line is one short word alone (`0.`, `4.`, `0.0057)`)."""
+    if " " in line or BOUND in line:
+        return False
+    width = cell_width(line)
+    return width <= WIDOW or (width <= NUMBER_WIDOW and NUMBER.fullmatch(line) is not None)
 
 
 def formula(text: str, width: int, indent: str) -> list[str]:
