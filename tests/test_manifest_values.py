@@ -3,14 +3,16 @@ one array took 5.5 s and 331 MB to be refused for the unknown key that held them
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 
 from attncli.cli.app import app
+from attncli.errors import SpecError
 from attncli.snippets import toml_tree
-from attncli.snippets.toml_depth import MAX_MANIFEST_VALUES
+from attncli.snippets.toml_depth import MAX_MANIFEST_VALUES, check_depth
 
 HEAD = '[[snippets]]\nspecs = "s/*.yaml"\nformats = ["markdown"]\noutput = "out/{name}.md"\n'
 
@@ -104,3 +106,23 @@ def test_a_dotted_key_after_a_string_that_ends_in_four_quotes_is_refused_unread(
     assert (result.exit_code, result.stderr) == (
         2, "attn.toml:5:142: the manifest nests lists and tables more than 64 levels deep\n")
     assert reads == []
+
+
+@pytest.mark.parametrize("opened", ['"""', '"'])
+def test_a_string_of_many_escapes_is_scanned_in_little_memory(opened: str) -> None:
+    """A 1 MB string of 500,000 escapes held 120 MB of the regex engine's state (one frame an
+    escape); its values after it are still counted, and its escaped quote hides none."""
+    content = f'x = {opened}' + "\\t" * 500_000 + '\\"' + opened + "\n" \
+        + "y = [" + ",".join("1" * (MAX_MANIFEST_VALUES - 1)) + "]\n"
+    tracemalloc.start()
+    try:
+        with pytest.raises(SpecError) as refused:
+            check_depth("attn.toml", content)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024  # a copy of the text (1 MB), not a frame an escape
+    assert refused.value.where is not None
+    # x's `=` is the 1st value, y's `=` and `[` the 2nd and 3rd, its 19,998 commas the rest:
+    # the last comma, after `y = [` and 19,998 times `1,` less its comma, is the 20,001st
+    assert (refused.value.where.line, refused.value.where.column) == (2, 5 + 2 * 19_998)

@@ -15,6 +15,7 @@ it, in one scan of the text (strings and comments skipped whole):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from attncli.errors import Location, SpecError
 from attncli.i18n import Count, Msg
@@ -23,17 +24,21 @@ from attncli.spec.limits import MAX_DEPTH
 # Equals signs, commas and opening brackets outside the texts and comments of one manifest.
 MAX_MANIFEST_VALUES = 20_000
 
-# A TOML string as tomllib reads it (compiled with re.S). A multi-line one ends at the first run
-# of three quotes (not escaped) and keeps up to two more quotes of that run as its last characters:
-# `"""a""""` is the text `a"` (ended one quote early, its fourth quote was taken to open a
-# one-line string that hid the rest of the line from the counts below). A backslash in a basic
-# string escapes the character after it: a quote, or the line break of a continuation. A string
-# left open runs to the end of its line (one-line) or of the text (multi-line), where tomllib
-# refuses it, so that no string's start is tried twice.
-STRING = (r'"""[^"\\]*(?:(?:\\.?|""?(?!"))[^"\\]*)*(?:"""(?:""?)?|\Z)'
+# A TOML string as tomllib reads it (compiled with re.S), in a text whose escaped quotes and
+# backslashes (`\"`, `\\`) were made two plain characters first (ESCAPED): only they can hide a
+# quote, and each pattern is then a run of single characters, whose matching holds no state per
+# character (500,000 escapes in one string held 120 MB of the regex engine's state). A multi-line
+# string ends at the first run of three quotes and keeps up to two more quotes of that run as its
+# last characters: `"""a""""` is the text `a"` (ended one quote early, its fourth quote was taken
+# to open a one-line string that hid the rest of the line from the counts below). A string left
+# open runs to the end of its line (one-line) or of the text (multi-line), where tomllib refuses
+# it, so that no string's start is tried twice. (A backslash is a plain character in a literal
+# string, where no quote of the other kind matters.)
+STRING = (r'""".*?(?:"""(?:""?)?|\Z)'
           r"|'''.*?(?:'''(?:''?)?|\Z)"
-          r'|"[^"\\\n]*(?:\\[^\n]?[^"\\\n]*)*"?'
+          r'|"[^"\n]*"?'
           r"|'[^'\n]*'?")
+ESCAPED = re.compile(r'\\[\\"]')
 # A string or a comment, skipped whole; else a bracket, a comma or an equals sign.
 TOKEN = re.compile(STRING + r"|#[^\n]*|[\[\]{},=.\n]", re.S)
 
@@ -42,7 +47,7 @@ def check_depth(name: str, content: str) -> None:
     """SpecError at the first `[` or `{` that opens a level past MAX_DEPTH, or at the first
     equals sign, comma or opening bracket past MAX_MANIFEST_VALUES, whichever comes first."""
     depth = values = dots = 0
-    for token in TOKEN.finditer(content):
+    for token in tokens(content):
         char = token.group()
         if char == ".":  # a dotted key's parts are tables in tables: `a.b.c = 1` is 3 deep
             dots += 1
@@ -62,6 +67,13 @@ def check_depth(name: str, content: str) -> None:
                 raise SpecError(too_deep(), _at(name, content, token.start()))
         elif char in ("]", "}"):
             depth = max(0, depth - 1)  # tomllib names an unbalanced bracket itself
+
+
+def tokens(content: str) -> Iterator[re.Match[str]]:
+    """Each string, comment, bracket, comma, equals sign, dot and line break of `content`, at
+    its place (read from a copy whose escaped quotes and backslashes are two plain characters)."""
+    plain = ESCAPED.sub("__", content) if "\\" in content else content  # the same length
+    return TOKEN.finditer(plain)
 
 
 def _at(name: str, content: str, at: int) -> Location:
