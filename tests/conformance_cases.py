@@ -1,6 +1,7 @@
 """The specs of the conformance matrix (tests/test_conformance.py): every bundled example, and
 variants whose token names are hostile to some format (TeX and Markdown specials, a repeated
-token, Cyrillic, 40-character names) with many columns, several heads and the backward pass on."""
+token, Cyrillic, 40-character names, names whose lines begin with `[` or `*`) with many columns,
+several heads and the backward pass on."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ EXAMPLES = sorted((ROOT / "configs").glob("*.yaml"))
 # not take for marks of its own (attncli/render/marks.py): they print as written.
 HOSTILE = ["the", "50%", "the", "a_b", "x&y", "#1", "$5", "\\x", "{z}", "кот",
            "b\ue0007\ue001", "z\ue010"]
+# Long names are shown in lines; a line that begins with `[` or `*` (`[1] more`) must stay text
+# where TeX breaks lines with `\\`, which takes `[…]` and `*` after it as its own arguments.
 LONG = ["internationalization_and_localization_A", "переобученная_нейронная_сеть_с_вниманием",
-        "{braces}_$dollars$_%percent%_&amp;_#hash#", "the", "the"]
+        "{braces}_$dollars$_%percent%_&amp;_#hash#", "some words here [1] more",
+        "other words here *x* more"]
 
 
 def _embeddings(n: int, d: int) -> list[list[float]]:

@@ -30,7 +30,10 @@ def colour(rgb_value: tuple[int, int, int]) -> str:
 def header(label: str, w: Writer) -> str:
     """A column's label over the table: a long one in lines, one over the other."""
     lines = [w.esc(line) for line in label_lines(label)]
-    return lines[0] if len(lines) == 1 else r"\shortstack{" + r"\\".join(lines) + "}"
+    if len(lines) == 1:
+        return lines[0]
+    # each line in braces: a line that begins with `[` or `*` is not read as an argument of `\\`
+    return r"\shortstack{" + r"\\".join("{" + line + "}" for line in lines) + "}"
 
 
 def heatmap_chunks(weights: Matrix, hidden: set[tuple[int, int]], w: Writer) -> list[Chunk]:

@@ -1,29 +1,44 @@
-"""Constants as a formula writes them: 10⁻⁵ for a power of ten, else the shortest decimal."""
+"""Constants as a formula writes them: 10⁻⁵ for a power of ten, 2.5×10⁻²⁰⁰ for a number too small
+or too large for its digits to be read, else the shortest decimal."""
 
 from __future__ import annotations
 
-import math
-import re
 from decimal import Decimal
 
 from attncli.i18n import Symbol
 
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+# Below 10⁻⁶ or from 10¹⁵ on, a constant's digits are written m × 10^k: an eps of 2.5e-200 was
+# 200 decimals wide, past any line of a page.
+SMALLEST_PLAIN, LARGEST_PLAIN = -7, 15
+
 
 def constant(value: float) -> Symbol:
     """`plain_number` as notation: ε = 10⁻⁶ is math in LaTeX and Markdown (`10^{-6}`)."""
+    mantissa, exponent = scientific(value)
     text = plain_number(value)
-    power = re.fullmatch(r"10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
-    if power is None:
+    if "10" + str(exponent).translate(SUPERSCRIPT) not in text:
         return Symbol(text, text)
-    digits = power.group(1).translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
-    return Symbol(text, "10^{" + digits + "}")
+    power = "10^{" + str(exponent) + "}"
+    return Symbol(text, power if text.startswith("10") else mantissa + r" \times " + power)
 
 
 def plain_number(value: float) -> str:
-    """A constant as a person writes it in a formula: 10⁻⁵ for a power of ten, else its
-    shortest decimal, never e-notation (1e-05)."""
-    exponent = math.log10(value) if value > 0 else 0.5
-    if exponent == int(exponent) and abs(exponent) >= 3:
-        superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-        return "10" + str(int(exponent)).translate(superscript)
+    """A constant as a person writes it in a formula: 10⁻⁵ for a power of ten, m × 10^k with all
+    its digits below 10⁻⁶ or from 10¹⁵ on, else its shortest decimal, never e-notation (1e-05)."""
+    mantissa, exponent = scientific(value)
+    power = "10" + str(exponent).translate(SUPERSCRIPT)
+    if mantissa == "1" and abs(exponent) >= 3:
+        return power
+    if value and not SMALLEST_PLAIN < exponent < LARGEST_PLAIN:
+        return mantissa + "×" + power
     return format(Decimal(repr(value)), "f")
+
+
+def scientific(value: float) -> tuple[str, int]:
+    """(m, k) with value = m × 10^k, 1 ≤ |m| < 10, m with the digits of the shortest repr."""
+    written = Decimal(repr(value))
+    if not written:
+        return "0", 0
+    exponent = written.adjusted()
+    return format(written.scaleb(-exponent).normalize(), "f"), exponent
