@@ -239,3 +239,50 @@ def test_an_underflow_of_a_subnormal_number_is_one_line(tmp_path: Path) -> None:
     assert ("In bfloat16: the largest error against float64 is 1.0×10⁻³¹⁰, at X[a, d1];"
             in result.stdout)
     assert "Underflow: X[a, d1] is 0 in bfloat16 (float64: 1.000×10⁻³¹⁰)." in result.stdout
+
+
+EPS_RECORD = """tokens: [a, b]
+embeddings: [[1, 0], [0, 1]]
+qk_norm: {over: head, eps: 3e-300}
+block:
+  rms_norm: {eps: 1.5e-300}
+  moe:
+    router: {W: [[1, 0], [0, 1]]}
+    top_k: 1
+    alpha: 1.2345e-250
+    limit: 2.5e250
+    experts:
+      - {W_1: [[1, 0], [0, 1]], W_3: [[1, 0], [0, 1]], W_2: [[1, 0], [0, 1]]}
+      - {W_1: [[1, 0], [0, 1]], W_3: [[1, 0], [0, 1]], W_2: [[1, 0], [0, 1]]}
+"""
+
+
+def test_an_eps_alpha_or_limit_is_written_m_times_ten_to_the_k(tmp_path: Path) -> None:
+    """An eps of 2.5e-200 was written with its 200 decimals: a LaTeX page 674 pt too wide.
+    Powers of ten stay 10⁻⁵; a number below 10⁻⁶ or from 10¹⁵ on is m × 10^k with m's digits."""
+    from attncli.steps.constants import constant, plain_number
+    assert [plain_number(x) for x in (1e-5, 2e-5, 1.5e-6, 2.5e-7, 2.5e-200, 1e-320, 5e-324,
+                                      2.5e250, 1e15, 123456789.5)] == \
+        ["10⁻⁵", "0.00002", "0.0000015", "2.5×10⁻⁷", "2.5×10⁻²⁰⁰", "10⁻³²⁰", "5×10⁻³²⁴",
+         "2.5×10²⁵⁰", "10¹⁵", "123456789.5"]
+    assert constant(2.5e-200).latex == r"2.5 \times 10^{-200}"
+    assert constant(1e-320).latex == "10^{-320}"
+    (tmp_path / "s.yaml").write_text(EPS_RECORD, encoding="utf-8")
+    result = run("explain", str(tmp_path / "s.yaml"), "--format", "text")
+    assert result.exit_code == 0, result.stderr
+    prose = " ".join(result.stdout.split())
+    assert "clamped from above at ℓ = 2.5×10²⁵⁰" in prose
+    assert "with α = 1.2345×10⁻²⁵⁰" in prose
+    assert "1.5×10⁻³⁰⁰" in prose and "3×10⁻³⁰⁰" in prose
+    assert not re.search(r"\d{12}", result.stdout)
+
+
+@pytest.mark.parametrize("args", [["--latex", "--standalone", "--lang", "ru"],
+                                  ["--beamer", "--lang", "pl"]])
+def test_the_eps_record_compiles_with_no_overfull_box(tmp_path: Path, args: list[str]) -> None:
+    (tmp_path / "s.yaml").write_text(EPS_RECORD, encoding="utf-8")
+    result = run("export", str(tmp_path / "s.yaml"), *args, "-o", str(tmp_path / "o.tex"))
+    assert result.exit_code == 0, result.stderr
+    tex = (tmp_path / "o.tex").read_text(encoding="utf-8")
+    assert r"2.5 \times 10^{250}" in tex
+    assert re.findall(r"Overfull \\[hv]box[^\n]*", pdflatex(tex, tmp_path / "pdf")) == []

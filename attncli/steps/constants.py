@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from attncli.i18n import Symbol
+from attncli.i18n import SUPERSCRIPT, Symbol
 
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 # Below 10⁻⁶ or from 10¹⁵ on, a constant's digits are written m × 10^k: an eps of 2.5e-200 was
 # 200 decimals wide, past any line of a page.
 SMALLEST_PLAIN, LARGEST_PLAIN = -7, 15
