@@ -86,7 +86,7 @@ def place_of(content: bytes | bytearray, path: Path) -> tuple[int, int] | None:
             value, piece = written_value(content, match.end() - 1, [DECODED])
             try:
                 at = offset_of(piece, path[1:]) if isinstance(value, dict) else None
-            except (AssertionError, IndexError, ValueError):
+            except (AssertionError, IndexError, TypeError, ValueError):
                 return None  # not written there
             return None if at is None else place(
                 content, match.end() - 1 + len(piece[:at].encode("utf-8")))
