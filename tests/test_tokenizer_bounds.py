@@ -17,7 +17,7 @@ import pytest
 
 from attncli.spec.files import FileProblem
 from attncli.spec.tokenizer_check import check_config, nested_repetition
-from tests.conftest import run
+from tests.conftest import BAD_INPUTS, run
 
 # The split patterns of GPT-2 (and RoBERTa), of Llama 3, and of Qwen 2, as their tokenizer.json
 # files hold them.
@@ -170,19 +170,22 @@ def test_a_nul_second_byte_is_read_as_the_utf8_it_was_checked_to_be(
 ])
 def test_a_failure_in_the_packages_own_words_is_said_untranslated(
         lang: str, said: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A template naming a special token that its special_tokens do not list fails as the text
-    is encoded, in the package's English ('no entry found for key'): it was quoted bare, as if
-    it were attn's own sentence, in Polish and Russian runs too."""
-    pytest.importorskip("tokenizers")
+    """A failure of the package's that attn has no words for, as the text is encoded, is said in
+    the package's English and said to be so: it was quoted bare, as if it were attn's own
+    sentence, in Polish and Russian runs too. (The files that met one, a template naming a
+    special token its special_tokens do not list, 'no entry found for key', are now refused
+    before: tests/test_tokenizer_written.py; the failure is made here, in the process the
+    tokenizer's is forked from.)"""
+    tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import Tokenizer, models, pre_tokenizers
+
+    def failing(*args: object) -> None:
+        raise Exception("no entry found for key")
+
+    monkeypatch.setattr(tokenizers.Tokenizer, "encode", failing)
     made = Tokenizer(models.WordLevel({"a": 0, "b": 1}, unk_token="a"))
     made.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = json.loads(made.to_str())
-    tokenizer["post_processor"] = {
-        "type": "TemplateProcessing", "pair": [], "special_tokens": {},
-        "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                   {"Sequence": {"id": "A", "type_id": 0}}]}
-    (tmp_path / "t.json").write_text(json.dumps(tokenizer))
+    (tmp_path / "t.json").write_text(made.to_str())
     (tmp_path / "s.yaml").write_text('tokens: {tokenizer: t.json, text: "a b"}\n'
                                      "embeddings: [[1, 0], [0, 1]]\n"
                                      "weights: {W_Q: identity, W_K: identity, W_V: identity}\n")
@@ -193,3 +196,27 @@ def test_a_failure_in_the_packages_own_words_is_said_untranslated(
         "ошибка токенизатора: у\u00a0сообщения пакета tokenizers нет перевода: ")  # у bound
     assert result.stderr == (f"s.yaml:1:21: tokens.tokenizer: t.json: {expected}"
                              "no entry found for key\n")
+
+
+@pytest.mark.parametrize(("lang", "problem"), [
+    ("pl", "oczekiwano LongestFirst lub OnlyFirst, czyli sposobu przycinania jednego tekstu, "
+     "otrzymano OnlySecond"),
+    ("ru", "ожидается LongestFirst или OnlyFirst, то есть способ обрезки одного текста, получено "
+     "OnlySecond"),
+])
+def test_a_truncation_of_the_second_text_alone_is_refused_at_its_key(
+        lang: str, problem: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """truncation.strategy OnlySecond cuts the second text of a pair; a text of 3 tokens past
+    its max_length of 2 made the package fail in English ('Truncation error: Second sequence
+    not provided'); one of 2 tokens needs no cut, and is encoded."""
+    pytest.importorskip("tokenizers")
+    monkeypatch.chdir(BAD_INPUTS)
+    case = "tokenizer_truncation_second"
+    result = run("explain", f"{case}.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (f"{case}.yaml:1:21: tokens.tokenizer: {case}.tokenizer.json:1:86: "
+                             f"truncation.strategy: {problem}\n")
+    from attncli.spec.tokenizer import run as tokenize
+    kind, tokens, ids = tokenize(
+        bytearray((BAD_INPUTS / f"{case}.tokenizer.json").read_bytes()), "t.json", "cat mouse")
+    assert (kind, tokens, ids) == ("tokens", ("cat", "mouse"), [0, 1])

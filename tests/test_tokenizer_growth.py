@@ -3,7 +3,9 @@ checked against `tokenizers` itself: for each part that lengthens a text, its wo
 repeated is made exactly as long as counted, and a Sequence is counted pass by pass, so that
 the model's reach is weighed against the text the model sees. Seven byte-level passes made
 1,000 characters 128,000, where 18,000 were allowed for: a Unigram's pieces of 222 characters
-took 2.9 s and the spec was "valid"."""
+took 2.9 s and the spec was "valid". A text NFKD has made is counted as such: ALBERT's NFKD,
+StripAccents, Lowercase and SentencePiece's charsmap were counted 18 · 2 · 18 = 648 characters for
+one, and texts past 77 characters were refused; they make one at most 18."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 from attncli.i18n import translate
 from attncli.spec.tokenizer import encode
 from attncli.spec.tokenizer_growth import grown
+from tests.charsmaps import NMT_NFKC, charsmap
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -34,6 +37,24 @@ def built(key: str, part: dict[str, Any], model: object = WORDLEVEL) -> bytes:
                        "decoder": None, "model": model}).encode()
 
 
+def precompiled(written: str) -> dict[str, Any]:
+    return {"type": "Precompiled", "precompiled_charsmap": written}
+
+
+def nfkd_then(*parts: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "Sequence", "normalizers": [{"type": "NFKD"}, *parts]}
+
+
+@pytest.fixture(scope="module")
+def decomposed() -> str:
+    """Every code point but NUL and the surrogates, through tokenizers' NFKD."""
+    everything = "".join(map(chr, [*range(1, 0xD800), *range(0xE000, 0x110000)]))
+    tokenizer = tokenizers.Tokenizer.from_buffer(built("normalizer", {"type": "NFKD"}))
+    made = tokenizer.normalizer.normalize_str(everything)
+    assert (len(everything), len(made)) == (1_112_063, 1_137_260)
+    return str(made)
+
+
 def made(key: str, part: dict[str, Any], text: str) -> int:
     """The characters `tokenizers` makes of `text` with `part` at `key`."""
     tokenizer = tokenizers.Tokenizer.from_buffer(built(key, part))
@@ -50,6 +71,13 @@ def made(key: str, part: dict[str, Any], text: str) -> int:
     ("normalizer", {"type": "Lowercase"}, "\u0130", 200),  # İ: i and a dot above
     ("normalizer", {"type": "ByteLevel"}, "\U00010000", 400),  # four UTF-8 bytes
     ("normalizer", BERT, "\u3400", 300),  # a space either side
+    # ﷺ: SentencePiece's charsmap gives its 18 letters and spaces, as NFKC does
+    ("normalizer", precompiled(NMT_NFKC), "\ufdfa", 1800),
+    # after NFKD: lower-casing adds nothing (İ is already i and its dot), NFKD again nothing,
+    # and the charsmap's keys an NFKD text can meet give one character for one
+    ("normalizer", nfkd_then({"type": "Lowercase"}), "\ufdfa", 1800),
+    ("normalizer", nfkd_then({"type": "NFKD"}), "\ufdfa", 1800),
+    ("normalizer", nfkd_then(precompiled(NMT_NFKC)), "\ufdfa", 1800),
     ("normalizer", {**BERT, "handle_chinese_chars": False, "strip_accents": True,
                     "lowercase": False}, "\uac01", 300),  # 각: ᄀ, ᅡ, ᆨ
     ("normalizer", {**BERT, "handle_chinese_chars": False, "strip_accents": False},
@@ -67,6 +95,56 @@ def made(key: str, part: dict[str, Any], text: str) -> int:
 def test_each_part_that_lengthens_a_text_is_counted_at_its_most(
         key: str, part: dict[str, Any], worst: str, length: int) -> None:
     assert made(key, part, worst * 100) == grown(part, key, "t.json", 100) == length
+
+
+def test_a_charsmaps_text_is_counted_for_the_characters_its_key_begins() -> None:
+    # é written as e and U+0301, one grapheme, becomes "xyz": 3 characters for 2, so 200 make
+    # 300 (its longest text counted for each character would be 600)
+    part = precompiled(charsmap({"e\u0301": "xyz", "q": "q"}))
+    assert made("normalizer", part, "e\u0301" * 100) == grown(part, "normalizer", "t.json",
+                                                              200) == 300
+
+
+@pytest.mark.parametrize(("after", "alone"), [
+    ([{"type": "Lowercase"}], 2),  # İ: i and a dot above
+    ([{"type": "NFKD"}], 18),
+    ([{"type": "StripAccents"}, {"type": "Lowercase"}], 2),  # ALBERT's, after its NFKD
+    ([precompiled(NMT_NFKC)], 18),  # ﷺ
+])
+def test_after_nfkd_a_part_counted_as_adding_nothing_adds_nothing(
+        after: list[dict[str, Any]], alone: int, decomposed: str) -> None:
+    # every character NFKD can make, then the parts counted as 1 after it: none grows the text
+    sequence = {"type": "Sequence", "normalizers": after}
+    assert made("normalizer", sequence, decomposed) <= len(decomposed)
+    assert grown(nfkd_then(*after), "normalizer", "t.json", 100) == 1800
+    # not after NFKD, each counted at its most
+    assert grown(sequence, "normalizer", "t.json", 100) == 100 * alone
+
+
+def test_an_albert_tokenizer_encodes_a_text_of_1000_characters(encoded: list[str]) -> None:
+    # ALBERT's normalizer (transformers' AlbertConverter): 1,000 characters NFKD makes at most
+    # 18,000, and no later part lengthens them but the Replace of spaces, counted as a space
+    # between every two characters: 18,000 + 18,001
+    normalizer = {"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": '"'},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": '"'},
+        {"type": "NFKD"}, {"type": "StripAccents"}, {"type": "Lowercase"},
+        precompiled(NMT_NFKC),
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    assert grown(normalizer, "normalizer", "t.json", 1000) == 36_001
+    pieces = ["\u2581the", "\u2581cat", "\u2581sat", "\u2581on", "\u2581mat", "\u2581", "."]
+    model = {"type": "Unigram", "unk_id": 0, "byte_fallback": False, "vocab": [
+        ["<unk>", 0.0], *[[piece, -1.0 - k] for k, piece in enumerate(pieces)],
+        ["\u2581extraordinarily", -20.0]]}  # 16 characters, SentencePiece's longest
+    content = json.loads(built("normalizer", normalizer, model))
+    content["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581",
+                                "prepend_scheme": "always", "split": True}
+    text = "The Cat sat on the Mat. " * 41 + "The Cat sat on.."  # 1,000 characters
+    kind, tokens, _ = encode(json.dumps(content).encode(), "t.json", text)
+    assert (kind, len(text), len(tokens)) == ("tokens", 1000, 41 * 7 + 6)
+    assert tokens[:7] == ("\u2581the", "\u2581cat", "\u2581sat", "\u2581on", "\u2581the",
+                          "\u2581mat", ".")
+    assert encoded == [text]
 
 
 def test_a_sequence_is_counted_pass_by_pass() -> None:

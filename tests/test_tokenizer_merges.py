@@ -12,8 +12,11 @@ from typing import Any
 
 import pytest
 
+from attncli.i18n import Count, Msg, quoted
 from attncli.spec.tokenizer import run
-from attncli.spec.tokenizer_merges import MAX_STEPS, merges_as_texts
+from attncli.spec.tokenizer_merges import MAX_STEPS, merges_as_texts, unjoinable
+from tests.conftest import BAD_INPUTS
+from tests.conftest import run as cli
 from tests.test_checkpoints import needed
 
 CORPUS = ["Ala ma kota, a kot ma Alę. Zażółć gęślą jaźń!",
@@ -276,3 +279,46 @@ def test_pairs_laid_out_otherwise_are_rewritten_one_by_one(change: tuple[bytes, 
         rewritten = merges_as_texts(bytearray(changed))
     assert (len(pairs), rewritten) == (3, PAIR.sub(as_text, changed))
     assert json.loads(rewritten)["model"]["merges"] == ["x y", "a b", "ab c"]
+
+
+@pytest.mark.parametrize(("case", "lang", "line"), [
+    # ["c", "a"] joins "ca", 2 bytes, where the vocabulary's longest token has 1: the package
+    # wrote it into a buffer of 1 (`range end index 2 out of range for slice of length 1`)
+    ("tokenizer_merge_longer", "pl", "tokenizer_merge_longer.tokenizer.json:20:7: "
+     "model.merges[0]: scalenie tworzy lub łączy token „ca”, którego nie ma w\u00a0słowniku"),
+    ("tokenizer_merge_longer", "ru", "tokenizer_merge_longer.tokenizer.json:20:7: "
+     "model.merges[0]: слияние даёт или использует токен «ca», которого нет в\u00a0словаре "
+     "токенизатора"),
+    # "a", 1 byte, cut by a prefix "##" of 2 (`slice index starts at 1 but ends at 0`)
+    ("tokenizer_merge_prefix", "pl", "tokenizer_merge_prefix.tokenizer.json:1:264: "
+     "model.merges[0]: oczekiwano drugiego tokenu o\u00a0długości co najmniej 2 bajtów (tyle ma "
+     "model.continuing_subword_prefix), otrzymano token „a”"),
+    ("tokenizer_merge_prefix", "ru", "tokenizer_merge_prefix.tokenizer.json:1:264: "
+     "model.merges[0]: ожидается второй токен длиной не менее 2 байт (такова длина "
+     "model.continuing_subword_prefix), получен токен «a»"),
+])
+def test_a_merge_the_package_panics_on_is_refused_at_its_place(
+        case: str, lang: str, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(BAD_INPUTS)
+    result = cli("explain", f"{case}.yaml", "--lang", lang)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"{case}.yaml:1:21: tokens.tokenizer: {line}\n"
+
+
+def test_merges_the_package_takes_are_passed_over() -> None:
+    # the first merge joins "ca", which the vocabulary holds; the second, ["ca", "t"], "cat",
+    # longer than its every token
+    model = {"vocab": {"c": 0, "a": 1, "t": 2, "ca": 3}, "merges": ["c a", ["ca", "t"]]}
+    assert unjoinable(model) == (1, Msg.of(
+        "a merge makes or joins the token {token}, which the vocabulary does not hold",
+        token=quoted("cat")))
+    # a token the vocabulary lacks: the package's own refusal, which comes first
+    assert unjoinable({**model, "merges": [["c", "x"], ["ca", "t"]]}) is None
+    # "##a" keeps 3 bytes past a prefix of 2; "a" does not
+    prefixed = {"vocab": {"c": 0, "##a": 1, "ca": 2, "a": 3}, "continuing_subword_prefix": "##"}
+    assert unjoinable({**prefixed, "merges": [["c", "##a"]]}) is None
+    assert unjoinable({**prefixed, "merges": [["c", "##a"], ["c", "a"]]}) == (1, Msg.plural_of(
+        "expected a second token of at least {count} byte, the length of "
+        "model.continuing_subword_prefix, found {token}",
+        "expected a second token of at least {count} bytes, the length of "
+        "model.continuing_subword_prefix, found {token}", Count(2), token=quoted("a")))

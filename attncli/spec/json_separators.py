@@ -124,3 +124,20 @@ def plain(piece: str | bytes | bytearray) -> bytes | bytearray:
     if isinstance(piece, str):
         return piece.replace("\\\\", "__").replace('\\"', "__").encode("utf-8", "surrogateescape")
     return piece.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+
+
+def depths_at(content: bytes | bytearray, places: list[int]) -> list[int]:
+    """How many lists and objects are open before each byte of `places` (ascending, each
+    outside the texts of the JSON `content`), read from the bytes before the last of them."""
+    import numpy as np
+
+    steps = np.zeros(256, np.int8)  # (256,) for each byte: +1 an opening, -1 a closing
+    steps[list(b"[{")], steps[list(b"]}")] = 1, -1
+    found = [0 for place in places if place == 0]
+    depth = 0
+    for at, data, outside in outside_texts(content[:places[-1]] if places else b""):
+        depths = depth + np.cumsum(steps[data] * outside, dtype=np.int64)  # (bytes,) after each
+        while len(found) < len(places) and places[len(found)] <= at + len(data):
+            found.append(int(depths[places[len(found)] - at - 1]))
+        depth = int(depths[-1]) if len(depths) else depth
+    return found

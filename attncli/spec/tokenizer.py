@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
@@ -35,9 +36,9 @@ from attncli.spec.limits import MAX_TEXT, max_bytes
 from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
 from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
-from attncli.spec.tokenizer_merges import merges_as_texts
+from attncli.spec.tokenizer_merges import merges_as_texts, unjoinable
 from attncli.spec.tokenizer_reach import reach_of
-from attncli.spec.tokenizer_written import check_written
+from attncli.spec.tokenizer_written import check_written, offset_of, place_of
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
 
@@ -54,6 +55,14 @@ LARGEST_ANSWER = MAX_TOKENS * (4 * MAX_TEXT + 32) + 4096
 
 # What `Tokenizer.from_buffer` puts before serde's account of a file it cannot read.
 FROM_BUFFER = "Cannot instantiate Tokenizer from buffer: "
+
+# The panics of `tokenizers` building a BPE model from a merge it cannot join
+# (spec/tokenizer_merges.py)
+SLICE_PANIC = re.compile(r"range end index \d+ out of range .*|slice index starts at \d+ but ends "
+                         r"at \d+")
+
+# What `tokenizers` says when a text past truncation.max_length meets the strategy OnlySecond
+SECOND_SEQUENCE = "Truncation error: Second sequence not provided"
 
 # What the tokenizer's process answers: the tokens and ids, or why there are none.
 Answer = tuple[str, object, object]
@@ -195,8 +204,16 @@ def encode(content: bytes, name: str, sentence: str) -> Answer:
         search = regex_search_problem(said, name, **pattern_at(config))
         if search is not None:
             return "problem", search, None
-        # a word with no token, in attn's words; else the package's own (a template naming a
-        # special token it does not list: 'no entry found for key'), said to be untranslated
+        where = place_of(content, ("truncation", "strategy")) if (
+            said == SECOND_SEQUENCE) else None
+        if where is not None:  # a text longer than max_length, which OnlySecond cannot cut
+            return "problem", Msg.of(
+                "{name}:{line}:{column}: {key}: {problem}", name=name, line=where[0],
+                column=where[1], key="truncation.strategy", problem=Msg.of(
+                    "expected LongestFirst or OnlyFirst, the ways to cut one text, found "
+                    "OnlySecond")), None
+        # a word with no token, in attn's words; else the package's own, said to be
+        # untranslated (none a file met is left: each is refused first, spec/tokenizer_written.py)
         return "problem", Msg.of("{name}: the tokenizer failed: {reason}", name=name,
                                  reason=encoding_problem(said)), None
     if len(ids) > MAX_TOKENS:
@@ -210,14 +227,23 @@ def encode(content: bytes, name: str, sentence: str) -> Answer:
 def refused(content: bytes, name: str, said: str) -> Msg:
     """Why `tokenizers` refused the file: Python's JSON reader's account if it is not JSON,
     else the package's own (serde's) message, each at the line:column of the file it names."""
+    text = codecs.utf_8_decode(content, "strict", True)[0]
     try:  # as UTF-8 (checked before): bytes would be guessed UTF-16 or -32 from their NULs
-        json.loads(codecs.utf_8_decode(content, "strict", True)[0])
+        config = json.loads(text)
     except json.JSONDecodeError as error:
         return Msg.of("{name}:{line}:{column}: cannot read the tokenizer: {reason}", name=name,
                       line=error.lineno, column=error.colno, reason=Msg.of(
                           "malformed JSON: {problem}", problem=json_problem(error.msg)))
     except RecursionError:
         pass  # nested past Python's limit: the package's message says where
+    else:
+        merge = unjoinable(config.get("model")) if SLICE_PANIC.fullmatch(said) and isinstance(
+            config, dict) else None
+        if merge is not None:
+            at = offset_of(text, ("model", "merges", merge[0]))
+            return Msg.of("{name}:{line}:{column}: {key}: {problem}", name=name,
+                          line=text.count("\n", 0, at) + 1, column=at - text.rfind("\n", 0, at),
+                          key=f"model.merges[{merge[0]}]", problem=merge[1])
     reason, line, column = tokenizers_problem(said)
     if line is None or column is None:
         return Msg.of("{name}: cannot read the tokenizer: {reason}", name=name, reason=reason)

@@ -2,19 +2,24 @@
 ALBERT's and XLM-R's tokenizer.json carry them): base64 of the size of a trie in bytes (four,
 little-endian), the trie (four bytes a unit), then the texts the trie's matches become, UTF-8,
 each ending with a NUL. `tokenizers` refuses any other in serde's English, with a line:column of
-its own re-reading; here its structure is read first, and its longest text is how long the
-normalizer can make one character.
+its own re-reading, and reads the trie unchecked (a trie that points outside itself panics as a
+text is encoded); here its structure and every walk of its trie are read first
+(spec/tokenizer_trie.py), and the most characters its texts give for each character they
+replace is how much the normalizer can lengthen a text.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from attncli.errors import Location
 from attncli.i18n import Msg
 from attncli.spec.node import Node
+from attncli.spec.tokenizer_trie import Match, TrieProblem, matches
 from attncli.spec.values import describe
 
 SIZE = 4  # bytes of the trie's size, and of each of its units
@@ -40,17 +45,36 @@ def charsmap_problem(written: Any) -> Msg | None:
         data[trie_end(data):].decode("utf-8")
     except UnicodeDecodeError:
         return Msg.of("expected a precompiled charsmap whose texts are UTF-8, found other bytes")
-    return None
+    walk = walked(written)
+    return walk if isinstance(walk, Msg) else None
 
 
-def longest_replacement(written: Any) -> int:
-    """The characters of the longest text the charsmap `written` maps a match to (0 if it is
-    not one: charsmap_problem says why)."""
-    if charsmap_problem(written) is not None:
-        return 0
+def growth(written: Any, decomposed: bool = False) -> Fraction:
+    """The most characters the charsmap `written` makes of one character, or of one of a text
+    already NFKD (`decomposed`, which meets only the keys an NFKD text can hold): for each key,
+    its text's characters over the characters the key begins (1 if it is not a charsmap:
+    charsmap_problem says why)."""
+    found = walked(written) if isinstance(written, str) else None
+    if found is None or isinstance(found, Msg):
+        return Fraction(1)
+    return max((match.ratio() for match in found if not decomposed or match.decomposed()),
+               default=Fraction(1))
+
+
+@lru_cache(maxsize=4)  # asked by the check of its structure, then by the growth's
+def walked(written: str) -> tuple[Match, ...] | Msg | None:
+    """The matches of the charsmap `written`'s trie (spec/tokenizer_trie.py), why a walk of it
+    leaves it, or None if it is no charsmap."""
     data = decoded(written)
-    assert data is not None
-    return max(map(len, data[trie_end(data):].decode("utf-8").split("\0")))
+    if data is None or len(data) < SIZE or trie_end(data) > len(data):
+        return None
+    try:
+        data[trie_end(data):].decode("utf-8")
+        return tuple(matches(data[SIZE:trie_end(data)], data[trie_end(data):]))
+    except UnicodeDecodeError:
+        return None
+    except TrieProblem as problem:
+        return problem.message
 
 
 def decoded(written: str) -> bytes | None:

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
+from attncli.i18n import Count, Msg, quoted
 from attncli.spec.json_separators import plain
 
 # Runs of plain characters are taken in one step (`++`): one character a step, the scan of a
@@ -155,3 +157,36 @@ def skip_space(content: bytearray, at: int) -> int:
     while at < len(content) and content[at] in b" \t\r\n":
         at += 1
     return at
+
+
+def unjoinable(model: Any) -> tuple[int, Msg] | None:
+    """The first merge of a BPE `model` (tokenizer.json's, parsed) that `tokenizers` panics on
+    as it builds the model, and why: its second token shorter in bytes than the model's
+    continuing_subword_prefix, which the package cuts off it, or the token the two make longer
+    than every token of the vocabulary, which the package writes into a buffer of that length
+    (tokenizers/src/models/bpe/model.rs, `BpeBuilder::build`). Merges before it are as the
+    package takes them: each token in the vocabulary."""
+    if not isinstance(model, dict) or not isinstance(model.get("vocab"), dict):
+        return None
+    vocab, merges = model["vocab"], model.get("merges")
+    prefix = model.get("continuing_subword_prefix")
+    cut = len(prefix.encode("utf-8")) if isinstance(prefix, str) else 0
+    longest = max((len(token.encode("utf-8")) for token in vocab), default=0)
+    for k, merge in enumerate(merges if isinstance(merges, list) else []):
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(parts, list) or len(parts) != 2 or not all(
+                isinstance(part, str) and part in vocab for part in parts):
+            return None  # the package's own refusal comes first
+        first, second = (part.encode("utf-8") for part in parts)
+        if len(second) < cut:
+            return k, Msg.plural_of(
+                "expected a second token of at least {count} byte, the length of "
+                "model.continuing_subword_prefix, found {token}",
+                "expected a second token of at least {count} bytes, the length of "
+                "model.continuing_subword_prefix, found {token}", Count(cut),
+                token=quoted(parts[1]))
+        joined = first + second[cut:]
+        if len(joined) > longest:
+            return k, Msg.of("a merge makes or joins the token {token}, which the vocabulary "
+                             "does not hold", token=quoted(joined.decode("utf-8", "replace")))
+    return None
