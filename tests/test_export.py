@@ -434,8 +434,8 @@ def test_export_needs_exactly_one_format_and_says_so_in_the_chosen_language() ->
      "--markdown, --json, --svg, --html, --typst); --heatmap alone draws the weights\n"),
     # a workbook holds every number and no prose: these were dropped without a word
     (["--xlsx", "-o", "sheet.xlsx", "--full"],
-     "attn: --full works only with a format that writes the walkthrough (--latex, --beamer, "
-     "--markdown, --json, --svg, --html, --typst); the format chosen is --xlsx\n"),
+     "attn: --full works only with a format that shortens a large matrix in the middle; the "
+     "format chosen is --xlsx\n"),
     (["--xlsx", "-o", "sheet.xlsx", "--no-reading", "--lang", "pl"],
      "attn: --no-reading działa tylko z\u00a0formatem, który zapisuje obliczenia (--latex, "
      "--beamer, --markdown, --json, --svg, --html, --typst); wybrany format to --xlsx\n"),
@@ -484,7 +484,7 @@ def test_an_option_of_another_format_is_refused_not_dropped(args: list[str], lin
 def test_the_options_of_their_own_format_are_taken(tmp_path: Path) -> None:
     from attncli.cli.app import app
 
-    for args in (["--latex", "--standalone"], ["--typst", "--slides", "--standalone"],
+    for args in (["--latex", "--standalone"], ["--typst", "--slides"], ["--typst", "--standalone"],
                  ["--html", "--fragment"], ["--beamer", "--frames-only"],
                  ["--markdown", "--front-matter", "--md-flavor", "katex"],
                  ["--beamer", "--aspect", "43"], ["--beamer", "--frames-only", "--aspect", "43"],

@@ -16,6 +16,7 @@ from attncli.cli.inputs import (
     check_explained,
     check_matrix_alone,
     check_precision,
+    check_whole_numbers,
     decimal_option,
     jobs_asked,
     language,
@@ -138,6 +139,10 @@ def explain(
         check_precision(precision)
         if matrix is not None:
             check_matrix_alone({}, walkthrough_only(expand, header, reading))
+        check_whole_numbers(format.value, "--format " + format.value, matrix is not None, **{
+            "--full": full, "--precision": precision is not None,
+            "--decimal-comma" if decimal_comma else "--decimal-dot":
+            decimal_comma is not None})
         check_explained(format.value, matrix is not None, **{
             "--width": width is not None, "--jobs": jobs is not None,
             "--no-heatmap" if heatmap is False else "--heatmap": on_command_line("heatmap"),

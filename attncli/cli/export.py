@@ -17,6 +17,7 @@ from attncli.cli.inputs import (
     check_matrix_alone,
     check_outputs,
     check_precision,
+    check_whole_numbers,
     decimal_option,
     inputs_of,
     language,
@@ -26,6 +27,7 @@ from attncli.cli.inputs import (
     on_command_line,
     one_standard_output,
     only_with,
+    shaped_by,
     walkthrough_only,
 )
 from attncli.cli.options import (
@@ -102,11 +104,21 @@ SHAPES = {"standalone": ("latex", "typst"), "fragment": ("html",), "slides": ("t
 def check_shape(chosen: str, **given: bool) -> None:
     """Refuse an option of `SHAPES` given with a format (`chosen`) it does not shape."""
     kinds = {chosen} | ({"slides"} if chosen == "typst" and given.get("slides") else set())
+    if "slides" in kinds and given.get("standalone"):  # slides are always a whole document
+        raise only_with("--standalone", alternatives(["--latex", "--typst"]), "--typst --slides")
     for name, on in given.items():
         formats = SHAPES[name]
         if on and not kinds.intersection(formats):
             raise only_with("--" + name.replace("_", "-"),
                             alternatives(["--" + f for f in formats]), "--" + chosen)
+
+
+def check_page(chosen: str, **given: bool) -> None:
+    """Refuse --header or --no-header (`given`: as the user gave it, and whether it is) with a
+    format that writes no page around the steps: JSON holds the header's facts as data."""
+    for option, on in given.items():
+        if on and chosen == "json":
+            raise only_with(option, shaped_by(option), "--json")
 
 
 def check_picture_alone(**page: bool) -> None:
@@ -248,6 +260,13 @@ def export(
             raise UsageError(Msg.of("choose one of --latex, --beamer, --markdown, --json, --svg, "
                                     "--html, --typst (or --heatmap FILE)"))
         check_shape(fmt.value if fmt is not None else "heatmap", **shaped)
+        if fmt is not None:
+            check_whole_numbers(fmt.value, "--" + fmt.value, matrix is not None, **{
+                "--full": full, "--precision": precision is not None,
+                "--decimal-comma" if decimal_comma else "--decimal-dot":
+                decimal_comma is not None})
+            check_page(fmt.value, **{"--no-header" if header is False else "--header":
+                                     header is not None})
         if matrix is not None:
             check_matrix_alone(
                 {"--worksheet": worksheet, "--blank": blank is not None,

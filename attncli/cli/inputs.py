@@ -231,6 +231,37 @@ def check_explained(format: str, matrix: bool, **given: bool) -> None:
                             "--format " + format)
 
 
+def check_whole_numbers(format: str, found: str, matrix: bool, **given: bool) -> None:
+    """JSON writes every number whole: refuse --full with it (`found`: the format as the command
+    line chose it, `--json` or `--format json`) and, for one matrix alone (`matrix`), the other
+    options of `given` (each as the user gave it, and whether it is), which round or write its
+    numbers. --matrix writes every number of its matrix in any format: --full is refused there."""
+    full = given.pop("--full", False)
+    if full and matrix:
+        check_matrix_alone({}, {"--full": True})
+    if format != "json":
+        return
+    if full:
+        raise only_with("--full", shaped_by("--full"), found)
+    for option, on in given.items():
+        if on and matrix:
+            raise UsageError(Msg.of("{option} works only with a format that prints the matrix's "
+                                    "numbers rounded; --matrix in JSON writes them whole",
+                                    option=option))
+
+
+def shaped_by(option: str) -> Msg:
+    """The formats an option of a written page shapes: --full those that shorten a matrix,
+    --header those that write a page around the steps, --reading every walkthrough."""
+    if option == "--full":
+        return Msg.of("a format that shortens a large matrix in the middle")
+    if option in ("--header", "--no-header"):
+        return Msg.of("a format that writes a page (--latex, --beamer, --markdown, --svg, "
+                      "--html, --typst)")
+    return Msg.of("a format that writes the walkthrough (--latex, --beamer, --markdown, --json, "
+                  "--svg, --html, --typst)")
+
+
 def only_with(option: str, formats: Msg | str, found: str) -> UsageError:
     """The refusal of an option given with a format it does not shape (`found`): the formats
     it does shape, `formats`."""

@@ -14,6 +14,7 @@ from attncli.cli.inputs import (
     load_walkthrough,
     loading,
     only_with,
+    shaped_by,
 )
 from attncli.errors import UsageError
 from attncli.i18n import Msg
@@ -35,9 +36,8 @@ def check_spreadsheet_page(**given: bool) -> None:
     that a workbook has nothing of: every number is in its cells, and no header or reading."""
     for option, on in given.items():
         if on:
-            raise only_with(option, Msg.of("a format that writes the walkthrough (--latex, "
-                                           "--beamer, --markdown, --json, --svg, --html, "
-                                           "--typst)"), "--xlsx")
+            raise only_with(option, shaped_by(option), "--xlsx")
+
 
 
 def write_spreadsheet(spec: str | None, output: str | None, view: View, other: bool,
