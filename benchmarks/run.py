@@ -21,13 +21,13 @@ Cases (A vs B, target A/B):
     batch      attn snippets writing 20 specs x 3 languages x 3 formats (180 files) vs
                one attn explain                                                             5
     expand_all explain -x all (text) of a 64-token, d_model 64, 4-head causal spec with W_O vs
-               explain --format json --full of it, compared per byte written: 3 (time per
-               byte, i.e. at least a third of JSON's bytes/s), 2.0 (memory)
+               explain --format json of it (every number), compared per byte written: 3 (time
+               per byte, i.e. at least a third of JSON's bytes/s), 2.0 (memory)
     export_large  export --latex and --markdown of the 256-token version vs explain --format
                text of it                                                                  3
-    json_full  explain --format json --full of the 256-token spec (52 MB; at 64 tokens the
-               start of the process is most of it) vs json.dumps (indent 2) of the same
-               document in a plain script (which parses it from a file first)             1.5
+    json_full  explain --format json (every number: JSON is never shortened) of the 256-token
+               spec (52 MB; at 64 tokens the start of the process is most of it) vs json.dumps
+               (indent 2) of the same document in a plain script (which parses it first) 1.5
     rows_list  attn validate of a JSON spec whose W_Q is `rows:` of 200,000 repeated indices
                of a 10 x 2 .npy (d_model 200,000) vs the same spec with W_Q drawn at random:
                0.82 s vs 0.45 s, the difference the reading of 200,000 numbers' text
@@ -379,7 +379,7 @@ def cases(work: Path, gate: bool = False) -> dict[str, Callable[[], Case]]:
 
     def json_of_256() -> Path:  # the floor of json_full, made only for that case
         json256.write_bytes(subprocess.run([*attn, "explain", str(spec256), "--format", "json",
-                                            "--full", *BIG], capture_output=True,
+                                            *BIG], capture_output=True,
                                            check=True).stdout)
         return json256
 
@@ -417,19 +417,19 @@ def cases(work: Path, gate: bool = False) -> dict[str, Callable[[], Case]]:
             "vs from the same .npy files"),
         "expand_all": lambda: Case(
             "expand_all", [*attn, "explain", str(spec64), "--format", "text", "-x", "all", *BIG],
-            [*attn, "explain", str(spec64), "--format", "json", "--full", *BIG], 3.0,
+            [*attn, "explain", str(spec64), "--format", "json", *BIG], 3.0,
             target_memory=2.0, per_byte=True,
-            note="-x all vs json --full, 64 tokens, d_model 64, 4 heads"),
+            note="-x all vs json, 64 tokens, d_model 64, 4 heads"),
         "export_large": lambda: Case(
             "export_large", [PYTHON, "-c", EXPORTS, *attn, str(spec256)],
             [*attn, "explain", str(spec256), "--format", "text"], 3.0,
             note="export --latex then --markdown of 256 tokens vs explain --format text"),
         "json_full": lambda: Case(
-            "json_full", [*attn, "explain", str(spec256), "--format", "json", "--full", *BIG],
+            "json_full", [*attn, "explain", str(spec256), "--format", "json", *BIG],
             [PYTHON, "-c", "import json, sys; doc = json.load(open(sys.argv[1])); "
              "sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2))",
              str(json_of_256())],
-            1.5, note="json --full of 256 tokens (52 MB) vs json.dumps of the same document"),
+            1.5, note="json of 256 tokens (52 MB) vs json.dumps of the same document"),
         "batch": lambda: Case(
             "batch", [*attn, "snippets", str(write_manifest(work)), *(GATE_JOBS if gate else ())],
             [*attn, "explain", "--format", "text"], 5.0,
