@@ -209,6 +209,38 @@ def rounded_if_clear(x: float, precision: int, tolerance: float) -> float | None
     return -value if x < 0 else value
 
 
+def clear_units(x: np.ndarray, precision: int | np.ndarray, tolerance: float = 1e-13
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """_clear_half_up of every element of `x` at once (at one precision, or each at its own):
+    the units and where they are sure; a precision past 10^22, where a float power of ten is no
+    longer exact, is left to the one-by-one path."""
+    import numpy as np  # a caller with an array has it loaded
+
+    places = np.asarray(precision)
+    exact = (places >= 0) & (places < len(POWERS))
+    power = np.asarray(POWERS)[np.where(exact, places, 0)]
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = np.abs(x) * power  # as _clear_half_up scales each
+        whole = np.floor(scaled)
+        fraction = scaled - whole
+        sure = (exact & (scaled < 2.0 ** 40)
+                & (np.abs(fraction - 0.5) > 1e-9 + scaled * tolerance))  # NaN is not
+    return np.where(sure, whole + (fraction > 0.5), 0.0), sure
+
+
+def rounded_where_clear(x: np.ndarray, precision: int | np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """`rounded` of every element of `x` (each at its own precision, or all at one) where
+    floats decide it, and where they do: a number written m × 10^k, inf, NaN and a near tie are
+    left to `rounded`, one by one."""
+    import numpy as np
+
+    units, sure = clear_units(x, precision)
+    sure &= np.abs(x) < LARGE / 2  # False for NaN
+    shown = units / np.asarray(POWERS)[np.where(sure, precision, 0)]
+    return np.where(x < 0, -shown, shown), sure
+
+
 def rounded(x: float, precision: int) -> float:
     """`x` as printed at `precision` decimals, as a float: `rounded(0.125, 2) == 0.13`; a number
     written m × 10^k, as m × 10^k (`rounded(1.234e20, 2) == 1.23e20`)."""
@@ -345,14 +377,9 @@ class NumberFormat:
         if precision > FIXED_DECIMALS:  # a tiny number may be m × 10^k (see tiny)
             return [self(value) for value in x.tolist()]
         power = power_of_ten(precision)
-        with np.errstate(invalid="ignore", over="ignore"):
-            scaled = np.abs(x) * power  # (k,), as _clear_half_up scales each
-            whole = np.floor(scaled)  # (k,)
-            fraction = scaled - whole  # (k,)
-            clear = ((scaled < 2.0 ** 40) & (x != 0.0)
-                     & (np.abs(x) < LARGE / 2)  # (k,): m × 10^k one by one
-                     & (np.abs(fraction - 0.5) > 1e-9 + scaled * 1e-13))  # (k,): NaN is not
-        units = np.where(clear, whole + (fraction > 0.5), 0.0)  # (k,)
+        units, clear = clear_units(x, precision)  # (k,), (k,)
+        with np.errstate(invalid="ignore"):
+            clear &= (x != 0.0) & (np.abs(x) < LARGE / 2)  # (k,): m × 10^k one by one
         texts = []
         for value, unit, sure in zip(x.tolist(), (units / power).tolist(), clear.tolist(),
                                      strict=True):

@@ -47,7 +47,7 @@ def check_answers(spec: Spec, answers: Iterable[Answer], head: int | None = None
         spec = replace(spec, display=replace(spec.display,
                                              round_intermediates=round_intermediates))
     check_hand(spec, max_cells)
-    return check_all(spec, tuple(answers), head)
+    return check_all(spec, tuple(answers), head, max_cells)
 
 
 __all__ = ["Answer", "Verdict", "answers_of", "check", "check_answers", "from_file", "from_text",

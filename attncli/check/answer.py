@@ -14,6 +14,8 @@ import math
 import re
 from dataclasses import replace
 from decimal import Decimal, InvalidOperation
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from attncli.check.answer_file import of_the_answer_file
 from attncli.errors import Location, SpecError
@@ -24,6 +26,9 @@ from attncli.spec.inline import DECIMAL_COMMA, as_e_notation, comma_is_decimal
 from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes
 from attncli.spec.source import Node, parse, read_text
 from attncli.spec.values import describe
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # What a person may write for a hidden score, besides plain numbers.
 _SPECIAL = {"-inf": float("-inf"), "−∞": float("-inf"), "-∞": float("-inf"), "-.inf": float("-inf"),
@@ -68,6 +73,20 @@ class Answer:
     @property
     def shape(self) -> tuple[int, int]:
         return (len(self.cells), len(self.cells[0]))
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        """Every number's value, (rows, columns), read once for every slip compared."""
+        import numpy as np  # a verdict compares arrays; reading an answer needs none
+
+        return np.array([[cell.value for cell in row] for row in self.cells])
+
+    @cached_property
+    def places(self) -> np.ndarray:
+        """Every number's decimals (see Written), (rows, columns)."""
+        import numpy as np
+
+        return np.array([[cell.decimals for cell in row] for row in self.cells])
 
     @property
     def decimals(self) -> int:

@@ -18,7 +18,14 @@ from numpy.typing import NDArray
 
 from attncli.arithmetic.expand import Selection
 from attncli.arithmetic.handcalc import FullPrecision, arithmetic
-from attncli.arithmetic.numbers import LARGE, as_decimal, half_up, rounded
+from attncli.arithmetic.numbers import (
+    LARGE,
+    POWERS,
+    as_decimal,
+    half_up,
+    rounded,
+    rounded_where_clear,
+)
 from attncli.check.altered import OnRows
 from attncli.check.answer import Answer, Written
 from attncli.check.slips import CATALOGUE, Situation
@@ -26,7 +33,9 @@ from attncli.errors import AttnError, Location, SpecError
 from attncli.i18n import Count, Msg, quoted_list, suggesting
 from attncli.model import Matrix, Walkthrough
 from attncli.records import record
+from attncli.spec.limits import DEFAULT_MAX_CELLS, max_hand
 from attncli.spec.model import Spec
+from attncli.steps.budget import hand_weights
 from attncli.steps.build import compute, kept_rows
 from attncli.steps.row_blocks import ROW_LOCAL
 
@@ -61,21 +70,45 @@ def at_place(x: float, decimals: int) -> float:
 
 
 def agreeing(values: NDArray[np.float64], answer: Answer) -> NDArray[np.bool_]:
-    """`matches` of every cell of `values` (n, m) and `answer`: a number that half-up rounding
-    cannot bring to the one written (farther than half a unit of its last decimal, and the tie
-    margin) is ruled out in one array comparison, and only the rest are rounded one by one, so
-    that an answer of 40,000 numbers is not 40,000 roundings for every slip tried."""
-    written = np.array([[cell.value for cell in row] for row in answer.cells])  # (n, m)
-    decimals = np.array([[cell.decimals for cell in row] for row in answer.cells])  # (n, m)
+    """`matches` of every cell of `values` (n, m) and `answer`, by array: a number that half-up
+    rounding cannot bring to the one written (farther than half a unit of its last decimal, and
+    the tie margin) is ruled out at once, the rest are rounded together where floats decide the
+    rounding (rounded_where_clear), and only what is left (a near tie, inf, NaN, a number
+    written with an exponent or m × 10^k) goes through `matches` one by one: an answer of
+    whole numbers is within half a unit of every weight, and 50,000 roundings in Python for
+    every slip tried took seconds."""
+    written, decimals = answer.values, answer.places  # (n, m), (n, m)
     with np.errstate(invalid="ignore", over="ignore"):
         reach = 0.5 * 10.0 ** -decimals.astype(float) + TIE * np.maximum(1.0, np.abs(values))
         slack = 1e-12 * np.maximum(np.abs(values), np.abs(written))  # float noise in the test
         near = np.abs(values - written) <= reach * (1 + 1e-6) + slack  # (n, m)
-    near |= ~(np.isfinite(values) & np.isfinite(written))  # inf and NaN: decided one by one
-    same = np.zeros(values.shape, dtype=bool)  # (n, m)
-    for i, j in zip(*np.nonzero(near), strict=True):
+        tie = TIE * np.maximum(1.0, np.abs(values))  # (n, m), as `matches` widens each
+        same = np.zeros(values.shape, dtype=bool)  # (n, m)
+        every = np.ones(values.shape, dtype=bool)  # (n, m): each of the three rounded in floats
+        for x in (values, values - tie, values + tie):  # as `matches` tries each
+            shown, clear = at_place_where_clear(x, decimals)  # (n, m), (n, m)
+            same |= clear & (shown == written)
+            every &= clear
+    finite = np.isfinite(values) & np.isfinite(written)  # (n, m)
+    near |= ~finite  # inf and NaN: decided one by one
+    same &= near & finite
+    sure = finite & (same | every)  # (n, m): one of the three matched, or none can
+    for i, j in zip(*np.nonzero(near & ~sure), strict=True):
         same[i, j] = matches(float(values[i, j]), answer.cells[i][j])
     return same
+
+
+def at_place_where_clear(x: NDArray[np.float64], decimals: NDArray[np.int_]
+                         ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """`at_place` of each element of `x` at its own decimals, where floats decide it, and where
+    they do: right of the point as `rounded` (rounded_where_clear); left of it (a number
+    written with an exponent, 0e5), a number below 10^(place - 1) is zero, as half_up has it."""
+    shown, clear = rounded_where_clear(x, decimals)  # (n, m), (n, m)
+    below = -decimals - 1  # (n, m): the power of ten a number under which is rounded to zero
+    known = (decimals < 0) & (below < len(POWERS))  # (n, m)
+    with np.errstate(invalid="ignore"):
+        zero = known & (np.abs(x) < np.asarray(POWERS)[np.where(known, below, 0)])  # (n, m)
+    return np.where(zero, np.where(x < 0, -0.0, 0.0), shown), clear | zero
 
 
 @record
@@ -88,12 +121,23 @@ class SlipMatch:
 
 
 @record
+class Untried:
+    """A slip worked by hand that was not tried: it works `weights` weights in decimal
+    arithmetic, past the `limit` of hand calculation (steps/budget.py)."""
+
+    name: Msg
+    weights: int
+    limit: int
+
+
+@record
 class Verdict:
     answer: Answer
     right: Matrix
     head: int | None  # 1-based, for a spec with several heads
     wrong: tuple[tuple[int, int], ...]  # (row, column) of every differing number
     slips: tuple[SlipMatch, ...] = ()  # those that reproduce the whole answer first
+    untried: tuple[Untried, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -177,12 +221,14 @@ def target(walkthrough: Walkthrough, answer: Answer, head: int | None) -> tuple[
     return index, matrix
 
 
-def check(spec: Spec, answer: Answer, head: int | None = None) -> Verdict:
+def check(spec: Spec, answer: Answer, head: int | None = None,
+          max_cells: int = DEFAULT_MAX_CELLS) -> Verdict:
     """The verdict on `answer` for `spec` (computed as the spec's display says)."""
-    return check_all(spec, (answer,), head)[0]
+    return check_all(spec, (answer,), head, max_cells)[0]
 
 
-def check_all(spec: Spec, answers: Sequence[Answer], head: int | None = None) -> list[Verdict]:
+def check_all(spec: Spec, answers: Sequence[Answer], head: int | None = None,
+              max_cells: int = DEFAULT_MAX_CELLS) -> list[Verdict]:
     """The verdict on each answer. Each answer's step, head and shape are compared first, with a
     summary of the walkthrough whose n x m matrices hold a few rows (as `attn explain` prints
     one), so a refusal never waits for (or holds) every matrix of a long sequence; the
@@ -198,20 +244,24 @@ def check_all(spec: Spec, answers: Sequence[Answer], head: int | None = None) ->
         target(sketch, answer, chosen)  # the refusal of an unknown step or a wrong shape
         placed.append((answer, chosen))
     right = sketch if kept is None and not by_hand else compute(spec)
-    return [judged(spec, right, answer, chosen) for answer, chosen in placed]
+    return [judged(spec, right, answer, chosen, max_cells) for answer, chosen in placed]
 
 
-def judged(spec: Spec, right: Walkthrough, answer: Answer, head: int | None) -> Verdict:
+def judged(spec: Spec, right: Walkthrough, answer: Answer, head: int | None,
+           max_cells: int = DEFAULT_MAX_CELLS) -> Verdict:
     index, matrix = target(right, answer, head)
     same = agreeing(matrix.whole(), answer)  # (n, m)
     wrong = tuple((int(i), int(j)) for i, j in zip(*np.nonzero(~same), strict=True))
     verdict = Verdict(answer, matrix, head, wrong)
     if not wrong:
         return verdict
-    return replace(verdict, slips=explain(spec, right, index, verdict))
+    slips, untried = explain(spec, right, index, verdict, max_cells)
+    return replace(verdict, slips=slips, untried=untried)
 
 
-def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tuple[SlipMatch, ...]:
+def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict,
+            max_cells: int = DEFAULT_MAX_CELLS
+            ) -> tuple[tuple[SlipMatch, ...], tuple[Untried, ...]]:
     """Every variant of every catalogued slip that reproduces at least one differing number and
     leaves every number the student got right as it is: first those that reproduce the whole
     answer (several, when slips coincide on this spec), then the rest by how many numbers they
@@ -219,7 +269,8 @@ def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tup
 
     With more than SLIP_CELLS differing numbers, the slips are tried on the rows of the first
     SLIP_CELLS of them only (`Verdict.tried`): those rows are compared, and a hand calculation
-    of the n x m steps is done on them alone."""
+    of the n x m steps is done on them alone. A variant worked by hand on more weights than
+    hand calculation may take (steps/budget.py) is not tried, and is returned as Untried."""
     answer = verdict.answer
     situation = Situation(spec, (verdict.head or 1) - 1, answer.decimals)
     step_ids = [step.id for step in right.steps]
@@ -233,7 +284,8 @@ def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tup
     considered[rows] = True
     part = replace(answer, cells=tuple(answer.cells[i] for i in rows))
     narrow = bounded and answer.step in ROW_LOCAL
-    found = []
+    found, untried = [], []
+    limit = max_hand(max_cells)
     for slip in CATALOGUE:
         if slip.first in step_ids and step_ids.index(slip.first) > index:
             continue  # the slip changes only later steps
@@ -243,6 +295,12 @@ def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tup
                     and variant.spec.dtype == "float64":
                 calc = OnRows(arithmetic(True, variant.spec.display.precision), tuple(rows),
                               variant.spec.queries.n)
+            if variant.spec.display.round_intermediates and variant.spec.dtype == "float64":
+                weights = hand_weights(variant.spec, len(rows) if isinstance(calc, OnRows)
+                                       else None)
+                if weights > limit:  # charged before any e^x is worked in Decimal
+                    untried.append(Untried(variant.name, weights, limit))
+                    continue
             try:
                 walkthrough = compute(variant.spec, calc=calc)
             except AttnError:  # the slip overflows, or leaves a query with no key to see
@@ -259,4 +317,4 @@ def explain(spec: Spec, right: Walkthrough, index: int, verdict: Verdict) -> tup
             cells = tuple((i, j) for i, j in tried if same[i, j])
             if cells:
                 found.append(SlipMatch(variant.name, cells, bool(same[considered].all())))
-    return tuple(sorted(found, key=lambda s: (not s.whole, -len(s.cells))))
+    return tuple(sorted(found, key=lambda s: (not s.whole, -len(s.cells)))), tuple(untried)

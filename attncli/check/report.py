@@ -110,8 +110,18 @@ def slip_lines(verdict: Verdict) -> list[Msg]:
     if tried < len(verdict.wrong):
         return [Msg.plural_of("Slips tried on the rows of the first {count} differing number "
                               "only:", "Slips tried on the rows of the first {count} differing "
-                              "numbers only:", Count(tried)), *slips_found(verdict)]
-    return slips_found(verdict)
+                              "numbers only:", Count(tried)), *slips_found(verdict),
+                *untried(verdict)]
+    return [*slips_found(verdict), *untried(verdict)]
+
+
+def untried(verdict: Verdict) -> list[Msg]:
+    """The slips worked by hand that were past the limit of hand calculation."""
+    return [Msg.plural_of("Not tried: {slip} (working it by hand takes {count} weight; the "
+                          "limit is {limit}, which {option} sets).", "Not tried: {slip} (working "
+                          "it by hand takes {count} weights; the limit is {limit}, which {option} "
+                          "sets).", Count(u.weights), slip=u.name, limit=Count(u.limit),
+                          option="--max-cells") for u in verdict.untried]
 
 
 def slips_found(verdict: Verdict) -> list[Msg]:

@@ -45,12 +45,17 @@ def written_terms(spec: Spec) -> int:
     return len(spec.heads) * n * width * width
 
 
+def hand_weights(spec: Spec, rows: int | None = None) -> int:
+    """The weights hand calculation of `spec` works: n x m for each head, or `rows` x m when
+    it works those rows of the n alone."""
+    return len(spec.heads) * (spec.queries.n if rows is None else rows) * spec.keys_source.n
+
+
 def check_hand(spec: Spec, max_cells: int, option: str = "--round-intermediates") -> None:
     """Refuse hand calculation of more weights than the limit allows, before any is worked."""
     if not spec.display.round_intermediates:
         return
-    weights = len(spec.heads) * spec.queries.n * spec.keys_source.n
-    limit = max_hand(max_cells)
+    weights, limit = hand_weights(spec), max_hand(max_cells)
     if weights > limit:
         raise UsageError(Msg.plural_of(
             "{option}: hand calculation of this spec works {count} weight; the limit is "
