@@ -76,10 +76,11 @@ def test_window_mask_is_the_offsets_definition_in_every_corner() -> None:
     """ops.window, built from two triangles, against |i − j| <= width or j < sink_tokens (and
     j <= i when causal) worked from the offsets, for every small shape, width and first row."""
     for n, m, width, causal_only, sinks, first in itertools.product(
-            (1, 3, 7), (1, 4, 9), (0, 1, 2, 12), (False, True), (0, 1, 3, 12), (0, 2, 5)):
+            (1, 3, 7), (1, 4, 9), (0, 1, 2, 12, 2**63, 10**30), (False, True), (0, 1, 3, 12),
+            (0, 2, 5)):
         i = np.arange(first, first + n)[:, None]
         j = np.arange(m)[None, :]
-        expected = (np.abs(j - i) <= width) | (j < sinks)
+        expected = (np.abs(j - i) <= min(width, 10**6)) | (j < sinks)  # 2⁶³: wider than all
         if causal_only:
             expected &= j <= i
         got = ops.window(n, m, width, causal_only, sinks, first)

@@ -86,6 +86,7 @@ def window(n: int, m: int, width: int, causal_only: bool, sink_tokens: int = 0,
     """Query i sees keys with |i - j| <= width and the first `sink_tokens` keys (StreamingLLM's
     attention sinks), of these only j <= i when causal; the rows of queries first .. first + n - 1.
     Built from two triangles of booleans, with no n x m array of offsets."""
+    width = min(width, first + n + m)  # wider than every distance: as wide (2⁶³ overflows NumPy)
     last = first if causal_only else first + width  # the furthest key right of query i: i + last
     inside = np.tri(n, m, k=last, dtype=bool)  # (n, m): j <= i + last
     inside &= ~np.tri(n, m, k=first - width - 1, dtype=bool)  # (n, m): and j >= i - width
