@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,20 @@ def test_a_snippet_that_cannot_be_written_leaves_no_folder_made_for_it(
     assert result.exit_code == 2
     assert result.stderr.splitlines()[0].endswith("the name is too long")
     assert snapshot(tmp_path) == before
+
+
+def test_a_snippet_a_thousand_folders_deep_is_written(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """mkdir(parents=True) recursed a level a folder: 1,000 folders were Python's RecursionError,
+    exit 3. They are made one at a time."""
+    (tmp_path / "cat.attn.yaml").write_text(SPEC, encoding="utf-8")
+    deep = "snippets/" + "d/" * 1000
+    (tmp_path / "attn.toml").write_text(entry(deep + "{name}.{ext}"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    try:
+        result = run("snippets")
+        assert (result.exit_code, result.stderr) == (0, "attn: 1 written, 0 unchanged, 0 failed\n")
+        assert (tmp_path / deep / "cat.txt").read_text(encoding="utf-8").startswith("Attention")
+        assert run("snippets", "--check").exit_code == 0
+    finally:  # the test runner's own clean-up recurses a level a folder too
+        subprocess.run(["rm", "-rf", str(tmp_path / "snippets")], check=True)

@@ -254,7 +254,8 @@ def write_snippet(outcome: Outcome) -> Outcome:
     path = outcome.target.output
     made = missing_folders(path.parent)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        for folder in reversed(made):  # one at a time: mkdir(parents=True) recurses a level each
+            folder.mkdir(exist_ok=True)
         write_atomic(path, outcome.new, follow=False, plain=True)
     except OSError as exc:
         remove_empty(made)
