@@ -11,6 +11,7 @@ import random
 import re
 import sys
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -265,6 +266,9 @@ def test_a_verbatim_line_is_searched_once(monkeypatch: pytest.MonkeyPatch) -> No
         def search(self, text: str) -> re.Match[str] | None:
             searched.append(text)
             return pattern.search(text)
+
+        def finditer(self, text: str) -> Iterator[re.Match[str]]:  # where lines may open one
+            return pattern.finditer(text)
 
     monkeypatch.setattr(blocks, "VERBATIM", Counting())
     text = ("\\begin{verbatim}\\end{verbatim}\n" * 1000 + "\\begin{verbatim}\n% ```attn\n"
