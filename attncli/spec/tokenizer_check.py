@@ -24,7 +24,7 @@ from attncli.spec.limits import MAX_DEPTH, MAX_TEXT
 from attncli.spec.tokenizer_growth import grown
 from attncli.spec.tokenizer_reach import check_reach
 from attncli.spec.tokenizer_regex import MAX_DEPTH as MAX_GROUPS
-from attncli.spec.tokenizer_regex import TooDeep
+from attncli.spec.tokenizer_regex import NotRun, TooDeep
 from attncli.spec.tokenizer_ways import side_by_side
 
 MAX_TOKENS = 4096  # tokens of one text
@@ -209,6 +209,12 @@ def check_pattern(regex: str, key: str, name: str) -> None:
             "{pattern}, which nests them deeper",
             "{name}: {key}: expected groups nested at most {count} deep; found the pattern "
             "{pattern}, which nests them deeper", MAX_GROUPS, name=name, key=key,
+            pattern=regex)) from None
+    except NotRun as construct:
+        raise FileProblem(Msg.of(
+            "{name}: {key}: expected a pattern without subexpression calls (\\g<…>, \\g'…') "
+            "or absent operators ((?~…)), which attn does not run; found {construct} in the "
+            "pattern {pattern}", name=name, key=key, construct=construct.construct,
             pattern=regex)) from None
     if found is not None:  # the limit of the run found: MAX_TEXT, twice that with a `?`
         raise FileProblem(Msg.plural_of(

@@ -5,7 +5,9 @@ spec/tokenizer_ways.py to count the ways its repetitions can share out a text.
 Character sets are compared on a sample of characters (all below U+0300, every 97th above to
 U+30000, the Unicode spaces, and every character the pattern writes), so two classes overlap
 when a character of the sample is in both; what is not understood is taken as any character,
-which can only make the check stricter.
+which can only make the check stricter. Extended mode (`(?x)`) is read as Oniguruma reads it,
+spaces and comments dropped, and octal and control escapes as their characters; a subexpression
+call or an absent operator is NotRun.
 """
 
 from __future__ import annotations
@@ -69,6 +71,21 @@ class TooDeep(Exception):
     """A pattern nesting groups more than MAX_DEPTH deep."""
 
 
+class NotRun(Exception):
+    """A construct attn does not run, as written in the pattern: a subexpression call
+    (`\\g<name>`, which may call a group from inside itself) or an absent operator (`(?~…)`),
+    whose ways the count below cannot bound."""
+
+    def __init__(self, construct: str) -> None:
+        super().__init__(construct)
+        self.construct = construct
+
+
+EXTENDED_SPACE = " \t\n\r\f\v"
+SIMPLE = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7, "e": 27}
+CAPTURES = re.compile(r"\((?!\?)|\(\?P?<(?![=!])|\(\?'")
+
+
 @dataclass
 class Item:
     """One part of a sequence and its repetition (`high` None: no end)."""
@@ -90,13 +107,29 @@ class Parser:
         self.regex, self.k, self.depth = regex, 0, 0
         self.sample = Sample(regex)
         self.fold = re.search(r"\(\?[a-z-]*i", regex) is not None
+        self.extended = False  # Oniguruma's `x`: spaces and `#…` comments outside classes ignored
+        self.captures = len(CAPTURES.findall(regex))  # at least; `\\12` past them is octal
+
+    def skip_extended(self) -> None:
+        """Past the spaces and comments extended mode ignores."""
+        while self.extended and self.k < len(self.regex):
+            if self.peek() in EXTENDED_SPACE:
+                self.k += 1
+            elif self.peek() == "#":
+                end = self.regex.find("\n", self.k)
+                self.k = end + 1 if end >= 0 else len(self.regex)
+            else:
+                return
 
     def peek(self, n: int = 1) -> str:
         return self.regex[self.k: self.k + n]
 
     def alternatives(self) -> list[list[Item]]:
         alts: list[list[Item]] = [[]]
-        while self.k < len(self.regex) and self.peek() != ")":
+        while True:
+            self.skip_extended()
+            if self.k >= len(self.regex) or self.peek() == ")":
+                break
             if self.peek() == "|":
                 self.k += 1
                 alts.append([])
@@ -127,6 +160,8 @@ class Parser:
         if self.peek() == "?":
             self.k += 1
             head = self.peek()
+            if head == "~":
+                raise NotRun("(?~")
             if head == "#":
                 self.k = self.regex.find(")", self.k) + 1 or len(self.regex)
                 return None
@@ -138,22 +173,41 @@ class Parser:
                 close = ">" if head in "<P" else "'"
                 self.k = self.regex.find(close, self.k + 1) + 1 or len(self.regex)
             else:
-                flags = re.match(r"[a-zA-Z-]*", self.regex[self.k:])
-                self.k += flags.end() if flags else 0
+                flags = re.match(r"[a-zA-Z]*(-[a-zA-Z]*)?", self.regex[self.k:])
+                written = flags.group(0) if flags else ""
+                self.k += len(written)
+                if "x" in written:  # on before the `-`, off after it
+                    on = "x" in written.split("-")[0]
+                    if self.peek() == ")":  # to the end of the enclosing group
+                        self.extended = on
+                    else:
+                        outside, self.extended = self.extended, on
+                        self.k += self.peek() == ":"
+                        return self.inner(start, kind, outside)
                 if self.peek() == ")":
                     self.k += 1
                     return Item("flags", self.regex[start: self.k])
                 self.k += self.peek() == ":"
+        return self.inner(start, kind, self.extended)
+
+    def inner(self, start: int, kind: str, outside: bool) -> Item:
+        """The group begun at `start`, read to its `)`, then extended mode as it was outside."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise TooDeep
         alts = self.alternatives()
         self.depth -= 1
+        self.extended = outside
         self.k += self.peek() == ")"
         return Item(kind, self.regex[start: self.k], alts=alts)
 
     def escape(self) -> Item:
         char = self.peek()
+        if char == "g" and self.peek(2)[1:] in ("<", "'"):
+            raise NotRun("\\g" + self.regex[self.k + 1: self.k + 2])
+        number = re.match(r"[1-9]\d*", self.regex[self.k:])
+        if number and int(number.group(0)) > max(9, self.captures) and char in "1234567":
+            char = "0"  # `\\141`: no group of that number, so the character 0o141, `a`
         if char in "bBAzZG" or (char.isdigit() and char != "0") or char == "k":
             self.k += 1
             if char == "k":
@@ -183,16 +237,18 @@ class Parser:
             negate = (char == "P") != name.startswith("^")
             found = self.property(name.lstrip("^"))
             return s.all & ~found if negate else found
-        simple = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7, "e": 27}
-        if char in simple:
-            return s.char(simple[char], False)
+        if char in SIMPLE:
+            return s.char(SIMPLE[char], False)
+        written = self.written_char(char)
+        if written is not None:
+            return s.char(written, self.fold)
         if char in "xu":
             match = ESCAPED.match(self.regex, self.k - 2)
             if match:
                 self.k = match.end()
                 code = int(next(g for g in match.groups() if g), 16)
                 return s.char(min(code, 0x10FFFF), self.fold)
-        if char.isalnum():  # \R, \X, \N, \O, \0, \c… : any character, to be safe
+        if char.isalnum():  # \R, \X, \N, \O… : any character, to be safe
             return s.all
         return s.char(ord(char), self.fold) if char else 0
 
@@ -261,14 +317,39 @@ class Parser:
         self.k += 1
         if char != "\\":
             return ord(char) if char else 0
-        simple = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7, "e": 27}
         escaped = self.peek()
         match = ESCAPED.match(self.regex, self.k - 1)
         if escaped in "xu" and match:
             self.k = match.end()
             return min(int(next(g for g in match.groups() if g), 16), 0x10FFFF)
         self.k += 1
-        return simple.get(escaped, ord(escaped) if escaped else 0)
+        written = self.written_char(escaped)
+        if written is not None:
+            return written
+        return SIMPLE.get(escaped, ord(escaped) if escaped else 0)
+
+    def written_char(self, char: str) -> int | None:
+        """The character of an octal (`\\141`, `\\01`) or control escape (`\\cA`,
+        `\\C-a`, `\\M-a`, `\\M-\\C-a`), `char` the one read after its backslash; None
+        for another escape."""
+        if char in "01234567":
+            digits = re.match(r"[0-7]{0,2}", self.regex[self.k:])
+            text = char + (digits.group(0) if digits else "")
+            self.k += len(text) - 1
+            return int(text, 8)
+        if char == "c" or (char in "CM" and self.peek() == "-"):
+            self.k += char != "c"
+            inner = self.peek()
+            self.k += 1
+            if inner == "\\" and (self.peek() == "c" or self.peek(2) in ("C-", "M-")):
+                self.k += 1
+                code = self.written_char(self.regex[self.k - 1]) or 0
+            else:
+                code = ord(inner) if inner else 0
+            if char == "M":
+                return code | 0x80
+            return 0x7F if code == ord("?") else code & 0x9F
+        return None
 
     def span(self, low: int, high: int) -> int:
         def inside(c: int) -> bool:
@@ -280,6 +361,7 @@ class Parser:
         """`item` with the repetitions after it: a repetition of a repetition (`\\w{1,9}+`,
         in Ruby's syntax) is a group repeated."""
         while True:
+            self.skip_extended()
             bounds = self.bounds()
             if bounds is None:
                 item.text = item.text or self.regex[start: self.k]
