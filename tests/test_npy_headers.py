@@ -69,3 +69,22 @@ def test_a_header_length_past_the_bound_is_refused_with_the_length(
     result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", f"s.yaml:2:20: embeddings.file: e.npy: {said}\n")
+
+
+@pytest.mark.parametrize(("lang", "written", "said"), [
+    # the length field cut after one of its two bytes
+    ("en", b"\x93NUMPY\x01\x00\x76", "the file ends inside its .npy header"),
+    # a header of 118 bytes promised, 10 written
+    ("pl", b"\x93NUMPY\x01\x00\x76\x00{'descr':", "plik kończy się w\u00a0środku nagłówka .npy"),
+    ("ru", b"\x93NUMPY\x03\x00\x76\x00\x00\x00{'descr':", "файл обрывается посреди заголовка "
+     ".npy"),
+])
+def test_a_file_that_ends_inside_its_header_is_said_so(
+        lang: str, written: bytes, said: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "e.npy").write_bytes(written)
+    (tmp_path / "s.yaml").write_text(SPEC % "e.npy")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"s.yaml:2:20: embeddings.file: e.npy: {said}\n")

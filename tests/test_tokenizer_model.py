@@ -59,3 +59,15 @@ def test_a_unigram_entry_that_is_not_a_token_and_its_score_is_refused_at_the_ent
         monkeypatch: pytest.MonkeyPatch) -> None:
     assert refusal(tmp_path, monkeypatch, UNIGRAM % entry, lang) == (
         f"s.yaml:1:21: tokens.tokenizer: {said}\n")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("pl", "oczekiwano słownika z\u00a0co najmniej jednym elementem, otrzymano pustą listę"),
+    ("ru", "ожидается словарь хотя бы из одного элемента, получен пустой список"),
+])
+def test_an_empty_unigram_vocabulary_is_refused_at_it(
+        lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = '{"type": "Unigram", "unk_id": 0,\n    "vocab": []}\n}\n'
+    # line 5 is `    "vocab": []`: the list's bracket is its 14th character
+    assert refusal(tmp_path, monkeypatch, model, lang) == (
+        f"s.yaml:1:21: tokens.tokenizer: t.json:5:14: model.vocab: {said}\n")

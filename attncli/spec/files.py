@@ -298,9 +298,12 @@ def header_layout(file: IO[bytes], name: str) -> Layout:
         raise FileProblem(Msg.of("{name}: its header says it is {found} long; attn reads .npy "
                                  "headers of up to {limit}", name=name,
                                  found=byte_count(declared), limit=byte_count(MAX_NPY_HEADER)))
+    text = file.read(declared)
+    if len(length) < struct.calcsize(field) or len(text) < declared:  # NumPy: `EOF: reading …`
+        raise FileProblem(Msg.of("{name}: the file ends inside its .npy header", name=name))
     try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets,
         # a TypeError for keys NumPy cannot sort (b'descr' beside 'shape')
-        header = io.BytesIO(length + file.read(declared))  # as NumPy reads them
+        header = io.BytesIO(length + text)  # as NumPy reads them
         if version == (1, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(header)
         else:

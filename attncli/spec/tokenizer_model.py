@@ -1,9 +1,10 @@
 """A tokenizer.json model's values that `tokenizers` (serde) refuses in English of its own: a
 BPE merge written as a text that is not two tokens with one space between them (`Merges text
-file invalid at line 1`), and a Unigram vocabulary entry that is not a token and its score
-(`invalid length 3, expected fewer elements in array`) or whose score is past a 64-bit float
-(`number out of range`, -1e400). Each is found in the file Python's JSON reader has read, after
-the package refused it, with the path of its value, so that it is refused at its line:column."""
+file invalid at line 1`), a Unigram vocabulary that is empty (`EmptyVocabulary`), and a Unigram
+entry that is not a token and its score (`invalid length 3, expected fewer elements in array`)
+or whose score is past a 64-bit float (`number out of range`, -1e400). Each is found in the
+file Python's JSON reader has read, after the package refused it, with the path of its value,
+so that it is refused at its line:column."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ def model_problem(model: Any) -> tuple[Path, Msg] | None:
                     merge=quoted(merge))
     if model.get("type") == "Unigram":
         vocab = model.get("vocab")
+        if vocab == []:  # `Unable to load vocab EmptyVocabulary`
+            return ("model", "vocab"), Msg.of("expected a vocabulary of at least one piece, "
+                                              "found an empty list")
         for k, entry in enumerate(vocab if isinstance(vocab, list) else []):
             if isinstance(entry, list) and len(entry) != 2:
                 return ("model", "vocab", k), Msg.plural_of(
