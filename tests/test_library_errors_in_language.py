@@ -103,6 +103,12 @@ def test_oniguruma_giving_up_is_said_in_the_language(
      "a value of the wrong kind (text, number, list or mapping) for its key", 1, 347),
     ("Oniguruma error: end pattern with unmatched parenthesis at line 1 column 198",
      "a pattern (Regex) that Oniguruma cannot compile", 1, 198),
+    ("number out of range at line 1 column 237", "a number past the range of a 64-bit float", 1,
+     237),
+    ("invalid length 3, expected fewer elements in array at line 1 column 230",
+     "a list of {count} item, a length the tokenizers package does not take here", 1, 230),
+    ("invalid length 1, expected a tuple of size 2 at line 2 column 9",
+     "a list of {count} item, a length the tokenizers package does not take here", 2, 9),
     ("something new", "the tokenizers package's message has no translation: {detail}", None,
      None),
 ])

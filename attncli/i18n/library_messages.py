@@ -295,6 +295,13 @@ TOKENIZERS_PROBLEMS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Msg]]
         (r"Unknown tokenizer version '(?P<found>.*)'",
          lambda found: Msg.of("the tokenizers package knows no tokenizer version {found}",
                               found=quoted(found["found"]))),
+        (r"number out of range",
+         lambda found: Msg.of("a number past the range of a 64-bit float")),
+        (r"invalid length (?P<count>\d+), expected .*",
+         lambda found: Msg.plural_of("a list of {count} item, a length the tokenizers package "
+                                     "does not take here", "a list of {count} items, a length "
+                                     "the tokenizers package does not take here",
+                                     int(found["count"]))),
         (r"Dropout should be between 0 and 1, inclusive",
          lambda found: Msg.of("expected a dropout from 0 to 1")),
         (r"Unable to load vocab UnkIdNotInVocabulary",

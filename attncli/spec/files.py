@@ -48,6 +48,8 @@ UNREADABLE = (ValueError, OSError, EOFError, UnicodeDecodeError, zipfile.BadZipF
 # bytes of a .npy header: NumPy's own bound (max_header_size), which it checks only once it has
 # read the header the file's length field promises
 MAX_NPY_HEADER = 10_000
+# the .npy format versions NumPy reads (numpy.lib.format, _check_version)
+NPY_VERSIONS = ((1, 0), (2, 0), (3, 0))
 
 
 def spec_folder(source: str) -> Path:
@@ -284,14 +286,24 @@ def header_layout(file: IO[bytes], name: str) -> Layout:
     except ValueError:  # NumPy's words quote the bytes found, untranslated
         raise FileProblem(Msg.of("{name}: expected a .npy array, found other bytes",
                                  name=name)) from None
+    if version not in NPY_VERSIONS:  # NumPy refuses it in English only once np.load reads it
+        raise FileProblem(Msg.of("{name}: expected a .npy file of format version 1.0, 2.0 or "
+                                 "3.0, found version {version}", name=name,
+                                 version=f"{version[0]}.{version[1]}"))
+    field = "<H" if version == (1, 0) else "<I"
+    length = file.read(struct.calcsize(field))
+    declared = struct.unpack(field, length)[0] if len(length) == struct.calcsize(field) else 0
+    if declared > MAX_NPY_HEADER:  # NumPy reads all the length says before it refuses it: 4 GB
+        # of spaces in a deflated member took 547 MB to be refused
+        raise FileProblem(Msg.of("{name}: its header says it is {found} long; attn reads .npy "
+                                 "headers of up to {limit}", name=name,
+                                 found=byte_count(declared), limit=byte_count(MAX_NPY_HEADER)))
+    text = file.read(declared)
+    if len(length) < struct.calcsize(field) or len(text) < declared:  # NumPy: `EOF: reading …`
+        raise FileProblem(Msg.of("{name}: the file ends inside its .npy header", name=name))
     try:  # NumPy reads the header as a Python literal: a tokenizer error for unbalanced brackets,
         # a TypeError for keys NumPy cannot sort (b'descr' beside 'shape')
-        field = "<H" if version == (1, 0) else "<I"
-        length = file.read(struct.calcsize(field))
-        declared = struct.unpack(field, length)[0] if len(length) == struct.calcsize(field) else 0
-        if declared > MAX_NPY_HEADER:  # NumPy reads all the length says before it refuses it: 4 GB
-            raise ValueError  # of spaces in a deflated member took 547 MB to be refused
-        header = io.BytesIO(length + file.read(declared))  # as NumPy reads them
+        header = io.BytesIO(length + text)  # as NumPy reads them
         if version == (1, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(header)
         else:

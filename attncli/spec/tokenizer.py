@@ -37,8 +37,9 @@ from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
 from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
 from attncli.spec.tokenizer_merges import merges_as_texts, unjoinable
+from attncli.spec.tokenizer_model import model_problem
 from attncli.spec.tokenizer_reach import reach_of
-from attncli.spec.tokenizer_written import check_written, offset_of, place_of
+from attncli.spec.tokenizer_written import check_written, dotted, offset_of, place_of
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded
 
@@ -237,18 +238,27 @@ def refused(content: bytes, name: str, said: str) -> Msg:
     except RecursionError:
         pass  # nested past Python's limit: the package's message says where
     else:
+        found = model_problem(config.get("model")) if isinstance(config, dict) else None
+        if found is not None:  # serde's English for a value of the model (tokenizer_model.py)
+            return at_value(text, name, *found)
         merge = unjoinable(config.get("model")) if SLICE_PANIC.fullmatch(said) and isinstance(
             config, dict) else None
         if merge is not None:
-            at = offset_of(text, ("model", "merges", merge[0]))
-            return Msg.of("{name}:{line}:{column}: {key}: {problem}", name=name,
-                          line=text.count("\n", 0, at) + 1, column=at - text.rfind("\n", 0, at),
-                          key=f"model.merges[{merge[0]}]", problem=merge[1])
+            return at_value(text, name, ("model", "merges", merge[0]), merge[1])
     reason, line, column = tokenizers_problem(said)
     if line is None or column is None:
         return Msg.of("{name}: cannot read the tokenizer: {reason}", name=name, reason=reason)
     return Msg.of("{name}:{line}:{column}: cannot read the tokenizer: {reason}", name=name,
                   line=line, column=max(column, 1), reason=reason)
+
+
+def at_value(text: str, name: str, path: tuple[str | int, ...], problem: Msg) -> Msg:
+    """`problem` of the value at `path` of the tokenizer file `name` (whose JSON is `text`),
+    at the value's line:column and named by its key path."""
+    at = offset_of(text, path)
+    return Msg.of("{name}:{line}:{column}: {key}: {problem}", name=name,
+                  line=text.count("\n", 0, at) + 1, column=at - text.rfind("\n", 0, at),
+                  key=dotted(path), problem=problem)
 
 
 def pattern_at(config: dict[str, Any]) -> dict[str, str]:

@@ -1,0 +1,90 @@
+"""A .npy file (or .npz member) whose first bytes NumPy would refuse in English: a format version
+it does not read, a header length past attn's bound. Each is refused in the user's language from
+the header, before NumPy reads the file."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import run
+
+SPEC = "tokens: [a, b, c]\nembeddings: {file: %s}\nweights: {W_Q: identity, W_K: identity, " \
+    "W_V: identity}\n"
+
+
+def npy_of_version(major: int) -> bytes:
+    """A valid 3 x 2 .npy file with its version bytes set to `major`.0."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.arange(6.0).reshape(3, 2))
+    data = bytearray(buffer.getvalue())
+    data[6:8] = bytes([major, 0])
+    return bytes(data)
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "expected a .npy file of format version 1.0, 2.0 or 3.0, found version 9.0"),
+    ("pl", "oczekiwano pliku .npy w\u00a0wersji formatu 1.0, 2.0 lub 3.0, otrzymano wersję 9.0"),
+    ("ru", "ожидается файл .npy версии формата 1.0, 2.0 или 3.0, получена версия 9.0"),
+])
+def test_a_format_version_numpy_does_not_read_is_refused_in_the_users_words(
+        lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "e.npy").write_bytes(npy_of_version(9))
+    (tmp_path / "s.yaml").write_text(SPEC % "e.npy")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"s.yaml:2:20: embeddings.file: e.npy: {said}\n")
+
+
+def test_an_npz_members_format_version_is_refused_with_the_member(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with zipfile.ZipFile(tmp_path / "e.npz", "w") as archive:
+        archive.writestr("E.npy", npy_of_version(4))
+    (tmp_path / "s.yaml").write_text(SPEC % "e.npz, key: E")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", "pl")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", "s.yaml:2:20: embeddings.file: e.npz (E): oczekiwano pliku .npy w\u00a0wersji "
+        "formatu 1.0, 2.0 lub 3.0, otrzymano wersję 4.0\n")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "its header says it is 4,294,967,295 bytes long; attn reads .npy headers of up to "
+     "10,000 bytes"),
+    ("ru", "заголовок объявляет длину 4\u00a0294\u00a0967\u00a0295 байт; attn читает заголовки "
+     ".npy длиной не более 10\u00a0000 байт"),
+])
+def test_a_header_length_past_the_bound_is_refused_with_the_length(
+        lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # version 2.0 gives the header's length in 4 bytes: 2³² − 1, of which the file holds none
+    (tmp_path / "e.npy").write_bytes(b"\x93NUMPY\x02\x00" + struct.pack("<I", 2**32 - 1))
+    (tmp_path / "s.yaml").write_text(SPEC % "e.npy")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"s.yaml:2:20: embeddings.file: e.npy: {said}\n")
+
+
+@pytest.mark.parametrize(("lang", "written", "said"), [
+    # the length field cut after one of its two bytes
+    ("en", b"\x93NUMPY\x01\x00\x76", "the file ends inside its .npy header"),
+    # a header of 118 bytes promised, 10 written
+    ("pl", b"\x93NUMPY\x01\x00\x76\x00{'descr':", "plik kończy się w\u00a0środku nagłówka .npy"),
+    ("ru", b"\x93NUMPY\x03\x00\x76\x00\x00\x00{'descr':", "файл обрывается посреди заголовка "
+     ".npy"),
+])
+def test_a_file_that_ends_inside_its_header_is_said_so(
+        lang: str, written: bytes, said: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "e.npy").write_bytes(written)
+    (tmp_path / "s.yaml").write_text(SPEC % "e.npy")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"s.yaml:2:20: embeddings.file: e.npy: {said}\n")
