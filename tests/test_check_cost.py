@@ -18,13 +18,13 @@ from tests.test_check_large import as_text, spec_file, weights_of
 
 NOT_TRIED = {
     "en": "   Not tried: every intermediate rounded to 0 decimals along the way (working it by "
-          "hand takes 6,400 weights; the limit is 5,000, which --max-cells sets).",
+          "hand takes 6,400 weights; the limit is 5,000, which depends on --max-cells).",
     "pl": "   Nie sprawdzono takiego błędu: każda wartość pośrednia zaokrąglana po drodze do 0 "
-          "miejsc po przecinku — ręczne obliczenia objęłyby 6400 wag, a limit to 5000 (ustawia "
-          "go --max-cells).",
+          "miejsc po przecinku – ręczne obliczenia objęłyby 6400 wag, a limit to 5000 (zależy "
+          "od opcji --max-cells).",
     "ru": "   Не проверена такая ошибка: каждое промежуточное значение по ходу расчёта "
-          "округлялось до 0 знаков после запятой — ручной расчёт охватил бы 6400 весов, а "
-          "предел — 5000 (его задаёт --max-cells).",
+          "округлялось до 0 знаков после запятой — вручную пришлось бы вычислить 6400 весов, а "
+          "предел — 5000 (он зависит от --max-cells).",
 }
 
 

@@ -82,8 +82,8 @@ def test_each_refused_option_does_nothing_there_and_something_elsewhere(folder: 
 @pytest.mark.parametrize(("lang", "line"), [
     ("pl", "attn: --full działa tylko z\u00a0formatem, który skraca dużą macierz, pomijając jej "
            "środek; wybrany format to --json\n"),
-    ("ru", "attn: --full работает только с\u00a0форматом, который сокращает большую матрицу, "
-           "опуская её середину, а\u00a0выбран --json\n"),
+    ("ru", "attn: --full работает только с\u00a0форматом, в\u00a0котором у\u00a0большой матрицы "
+           "видны только первые и\u00a0последние строки и\u00a0столбцы, а\u00a0выбран --json\n"),
 ])
 def test_the_refusal_in_polish_and_russian(folder: Path, lang: str, line: str) -> None:
     result = CliRunner().invoke(app, ["export", "s.yaml", "--json", "--full", "--lang", lang])

@@ -199,9 +199,9 @@ def test_a_failure_in_the_packages_own_words_is_said_untranslated(
 
 
 @pytest.mark.parametrize(("lang", "problem"), [
-    ("pl", "oczekiwano LongestFirst lub OnlyFirst, czyli sposobu przycinania jednego tekstu, "
+    ("pl", "oczekiwano LongestFirst lub OnlyFirst (tylko tak można przyciąć pojedynczy tekst), "
      "otrzymano OnlySecond"),
-    ("ru", "ожидается LongestFirst или OnlyFirst, то есть способ обрезки одного текста, получено "
+    ("ru", "ожидается LongestFirst или OnlyFirst (способы обрезки одиночного текста), получено: "
      "OnlySecond"),
 ])
 def test_a_truncation_of_the_second_text_alone_is_refused_at_its_key(

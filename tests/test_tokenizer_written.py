@@ -114,9 +114,10 @@ def test_a_trie_whose_walks_share_its_units_past_the_limit_is_refused() -> None:
     units = [0] + [(k << 10) | k for k in range(1, 256)]
     trie = b"".join(unit.to_bytes(4, "little") for unit in units)
     written = base64.b64encode(len(trie).to_bytes(4, "little") + trie + b"a\0").decode()
-    assert charsmap_problem(written) == Msg.of(
-        "expected a precompiled charsmap whose trie holds at most {limit} keys of up to 5 "
-        "bytes, found more", limit=Count(65_536))
+    assert charsmap_problem(written) == Msg.plural_of(
+        "expected a precompiled charsmap whose trie holds at most {count} key of up to 5 bytes, "
+        "found more", "expected a precompiled charsmap whose trie holds at most {count} keys of up "
+        "to 5 bytes, found more", Count(65_536))
 
 
 @pytest.mark.parametrize(("case", "lang", "line"), [
@@ -143,8 +144,8 @@ def test_a_trie_whose_walks_share_its_units_past_the_limit_is_refused() -> None:
      "odwołuje się tylko do własnych komórek (2 komórki); otrzymano odwołanie do komórki nr 255"),
     ("tokenizer_trie_outside", "ru", "tokenizer_trie_outside.tokenizer.json:1:139: "
      "normalizer.precompiled_charsmap: ожидается скомпилированная карта символов, префиксное "
-     "дерево (trie) которой ссылается только на свои же ячейки (2 ячейки); получена ссылка на "
-     "ячейку № 255"),
+     "дерево (trie) которой ссылается только на свои же ячейки (в\u00a0нём 2 ячейки); получена "
+     "ссылка на ячейку 255"),
     ("tokenizer_template_unlisted", "pl", "tokenizer_template_unlisted.tokenizer.json:1:227: "
      "post_processor.single[0].SpecialToken.id: oczekiwano tokenu specjalnego "
      "z\u00a0post_processor.special_tokens, otrzymano token „[CLS]”, którego tam nie ma"),
@@ -155,8 +156,8 @@ def test_a_trie_whose_walks_share_its_units_past_the_limit_is_refused() -> None:
      "post_processor.single[0].Sequence.id: oczekiwano sekwencji A\u00a0(pojedynczy tekst nie "
      "ma innej), otrzymano B"),
     ("tokenizer_template_single_b", "ru", "tokenizer_template_single_b.tokenizer.json:1:223: "
-     "post_processor.single[0].Sequence.id: ожидается последовательность A (у\u00a0одиночного "
-     "текста другой нет), получена B"),
+     "post_processor.single[0].Sequence.id: ожидается последовательность «A» (у\u00a0одиночного "
+     "текста другой нет), получено: «B»"),
     ("tokenizer_normalizer_repeated", "pl", "tokenizer_normalizer_repeated.tokenizer.json:1:114: "
      "normalizer: oczekiwano jednego wystąpienia klucza w\u00a0pliku, otrzymano kolejne"),
     ("tokenizer_normalizer_repeated", "ru", "tokenizer_normalizer_repeated.tokenizer.json:1:114: "

@@ -118,9 +118,9 @@ def slip_lines(verdict: Verdict) -> list[Msg]:
 def untried(verdict: Verdict) -> list[Msg]:
     """The slips worked by hand that were past the limit of hand calculation."""
     return [Msg.plural_of("Not tried: {slip} (working it by hand takes {count} weight; the "
-                          "limit is {limit}, which {option} sets).", "Not tried: {slip} (working "
-                          "it by hand takes {count} weights; the limit is {limit}, which {option} "
-                          "sets).", Count(u.weights), slip=u.name, limit=Count(u.limit),
+                          "limit is {limit}, which depends on {option}).", "Not tried: {slip} "
+                          "(working it by hand takes {count} weights; the limit is {limit}, which "
+                          "depends on {option}).", Count(u.weights), slip=u.name, limit=Count(u.limit),
                           option="--max-cells") for u in verdict.untried]
 
 

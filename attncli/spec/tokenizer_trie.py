@@ -78,9 +78,10 @@ def matches(trie: bytes, texts: bytes) -> list[Match]:
         reached = places[0]
         walks += len(reached)
         if walks > MAX_WALKS:
-            raise TrieProblem(Msg.of(
-                "expected a precompiled charsmap whose trie holds at most {limit} keys of up to "
-                "5 bytes, found more", limit=Count(MAX_WALKS)))
+            raise TrieProblem(Msg.plural_of(
+                "expected a precompiled charsmap whose trie holds at most {count} key of up to "
+                "5 bytes, found more", "expected a precompiled charsmap whose trie holds at most "
+                "{count} keys of up to 5 bytes, found more", Count(MAX_WALKS)))
         found_units = units[reached]  # (k,)
         bases = reached ^ ((found_units >> 10) << ((found_units & (1 << 9)) >> 6))
         leaves = np.flatnonzero((found_units >> 8) & 1)
