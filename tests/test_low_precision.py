@@ -224,6 +224,25 @@ def test_an_overflowing_score_is_named_and_its_nan_follows(tmp_path: Path) -> No
     text = explained(spec, tmp_path)
     assert "Overflow: S[t0, t0] is inf in float16 (float64: 90000.00)." in text
     assert "A[t0, t0] is NaN in float16, from an inf before it (float64: 1.000)." in text
+    # the weights' other numbers are float64's, but not every one: said so
+    # the score overflowed before e^x: "∞ > ln 65,504" would compare nothing
+    assert ("Without the max subtraction, e^x overflows at S′[t0, t0], whose score is already "
+            "inf in float16 (1 cell in all): softmax gives inf / inf = NaN.") in text
+
+
+def test_a_step_whose_other_numbers_are_float64s_says_every_other(tmp_path: Path) -> None:
+    """The float16 example with its embeddings × 100: the weights of "the" and "cat" are
+    float64's exactly (1 and 0, 0 and 1), those of "sat" NaN. "Every number equals float64's"
+    sat above the NaNs it contradicted."""
+    import yaml
+
+    from tests.conftest import CONFIGS
+    spec = yaml.safe_load((CONFIGS / "low_precision_float16.yaml").read_text(encoding="utf-8"))
+    spec["embeddings"] = [[100 * x for x in row] for row in spec["embeddings"]]
+    text = explained(spec, tmp_path)
+    assert ("Softmax is taken along each row, so every row of A sums to 1. In float16: every "
+            "other number equals float64's. A[sat, the] is NaN in float16, from an inf before "
+            "it") in text
 
 
 def test_float16_numbers_print_as_float16() -> None:

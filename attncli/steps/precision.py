@@ -41,7 +41,7 @@ def compared(dtype: Dtype, precision: int, steps: list[Step],
             continue
         error, found = differences(number, tuple(pair[0] for pair in pairs),
                                    tuple(pair[1] for pair in pairs))
-        notes = [] if error is None else [error_note(d, error)]
+        notes = [] if error is None else [error_note(d, error, bool(found))]
         for kind in KINDS:
             these = [f for f in found if f.kind == kind]
             notes += [finding_note(d, f) for f in these[:LISTED]]
@@ -130,8 +130,12 @@ def findings(number: int, low: Matrix, rows: Sequence[int], first: int, a: Array
                     float(b[r[o], j[o]])) for o in order]
 
 
-def error_note(d: Digits, error: StepError) -> Msg:
+def error_note(d: Digits, error: StepError, found: bool) -> Msg:
+    """The step's largest error; `found`: whether some of its cells overflowed, underflowed or are
+    NaN (named in the notes after it), which the errors leave out."""
     dtype = d.dtype
+    if error.largest == 0.0 and found:
+        return Msg.of("In {dtype}: every other number equals float64's.", dtype=dtype)
     if error.largest == 0.0:
         return Msg.of("In {dtype}: every number equals float64's.", dtype=dtype)
     if error.relative is None or error.relative_at is None:

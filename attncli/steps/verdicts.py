@@ -114,6 +114,13 @@ def verdict_note(d: Digits, v: Verdict) -> Msg:
     without = (Msg.of("Without the max subtraction") if v.without == "max_subtraction"
                else Msg.of("Without the scale and the max subtraction"))
     where = cell_text(v.at)
+    if v.outcome == "overflow" and math.isinf(v.x):  # the score itself overflowed before
+        return Msg.plural_of(
+            "{without}, e^x overflows at {cell}, whose score is already inf in {dtype} ({count} "
+            "cell in all): softmax gives inf / inf = NaN.",
+            "{without}, e^x overflows at {cell}, whose score is already inf in {dtype} ({count} "
+            "cells in all): softmax gives inf / inf = NaN.", v.count, without=without,
+            cell=where, dtype=d.dtype)
     if v.outcome == "overflow":
         ln_max = math.log(float(finfo(d.dtype).max))
         return Msg.plural_of(
