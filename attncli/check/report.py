@@ -120,8 +120,8 @@ def untried(verdict: Verdict) -> list[Msg]:
     return [Msg.plural_of("Not tried: {slip} (working it by hand takes {count} weight; the "
                           "limit is {limit}, which depends on {option}).", "Not tried: {slip} "
                           "(working it by hand takes {count} weights; the limit is {limit}, which "
-                          "depends on {option}).", Count(u.weights), slip=u.name, limit=Count(u.limit),
-                          option="--max-cells") for u in verdict.untried]
+                          "depends on {option}).", Count(u.weights), slip=u.name,
+                          limit=Count(u.limit), option="--max-cells") for u in verdict.untried]
 
 
 def slips_found(verdict: Verdict) -> list[Msg]:
