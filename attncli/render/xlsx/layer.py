@@ -154,12 +154,14 @@ ACTIVATION = {  # x -> activation(x), as attncli/compute/ops.py computes it
     "relu": "MAX(0,{x})",
     "gelu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
     # past |x| = 20 the tanh is 1 (or −1) in a float64, and x³ overflows a spreadsheet's
-    # numbers from |x| ≈ 5.6×10¹⁰² where NumPy's inf passes through tanh: the result as NumPy's
+    # numbers from |x| ≈ 5.6×10¹⁰² where NumPy's inf passes through tanh: the result as NumPy's.
+    # x·x·x, not x^3: LibreOffice's power is #NUM! where it underflows (|x| below ≈ 10⁻¹⁰³),
+    # a product is 0 there, as in NumPy
     "gelu_tanh": "IF(ABS({x})>20,0.5*{x}*(1+SIGN({x})),"
-                 "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}^3))))",
+                 "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}*{x}*{x}))))",
     "geglu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
     "geglu_tanh": "IF(ABS({x})>20,0.5*{x}*(1+SIGN({x})),"
-                  "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}^3))))",
+                  "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}*{x}*{x}))))",
     "silu": "{x}*0.5*(1+TANH(0.5*{x}))",
     "swiglu": "{x}*0.5*(1+TANH(0.5*{x}))",
 }
