@@ -1,8 +1,8 @@
 """A spec's constant at the edge of the doubles, in the formulas of attn export --xlsx: a
 subnormal eps, sink, scale, cap or MoE alpha/limit was written as it is (=MAX(…,1e-320)), and
 LibreOffice refused the formula (Err:502) in every later cell; gelu_tanh of a tiny input was
-#NUM! (its x^3 underflowed). Each workbook is recalculated by LibreOffice and read against attn's
-JSON, cell by cell."""
+#NUM! (its x^3 underflowed), and so was LayerNorm's σ of a row whose entries differ by 10⁻²⁰⁰.
+Each workbook is recalculated by LibreOffice and read against attn's JSON, cell by cell."""
 
 from __future__ import annotations
 
@@ -18,10 +18,8 @@ from attncli.spec import load_spec
 from tests.spreadsheet import recalculated
 from tests.test_xlsx import compare, export, layout, need_soffice, the_json
 
-BASE = """\
-tokens: [a, b, c]
-embeddings: [[1, 0, 0.5, 0.2], [0, 1, 0.3, 0.1], [0.5, 0.5, 1, 0]]
-"""
+BASE = "tokens: [a, b, c]\n"
+EMBEDDINGS = "embeddings: [[1, 0, 0.5, 0.2], [0, 1, 0.3, 0.1], [0.5, 0.5, 1, 0]]\n"
 IDENTITY = "[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]"
 MOE = ("block: {moe: {router: {W: [[1, 0], [0, 1], [1, 1], [0, 0]]}, top_k: 1, %s, experts: "
        f"[{{W_1: {IDENTITY}, W_3: {IDENTITY}, W_2: {IDENTITY}}}, "
@@ -39,6 +37,10 @@ CONSTANTS = {
     "moe_limit": MOE % "limit: 1e-320",  # 72
     "scale": "scale: 2.2e-308",  # 12: just under the smallest normal double
     "softcap": "softcap: 5e-324",  # 12: S′ / c overflowed where NumPy's tanh(inf) is 1
+    # not a constant: a row whose entries differ by 10⁻²⁰⁰, (x − μ)^2 underflowed (#NUM!)
+    "layer_norm_tiny_row": "block: {norm: pre, layer_norm: {}}\n"
+                           "embeddings: [[1e-200, 0, 3e-200, 2e-200], [0, 1, 0.3, 0.1], "
+                           "[0.5, 0.5, 1, 0]]",
 }
 # gelu_tanh of pre-activations of 1.59×10⁻³²⁰ (case 1132) and of 10⁻²⁰⁰ beside 10²⁰⁰
 TINY_GELU = {
@@ -56,13 +58,14 @@ def recalculated_edges(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Pa
     folder = tmp_path_factory.mktemp("edges")
     files = []
     for name, text in (CONSTANTS | TINY_GELU).items():
-        (folder / f"{name}.yaml").write_text(BASE + text + "\n", encoding="utf-8")
+        embeddings = "" if "embeddings:" in text else EMBEDDINGS
+        (folder / f"{name}.yaml").write_text(BASE + embeddings + text + "\n", encoding="utf-8")
         files.append(export(folder / f"{name}.yaml", folder / f"{name}.xlsx"))
     return {f.stem: f for f in recalculated(files, folder / "recalculated")}
 
 
 @pytest.mark.parametrize("name", CONSTANTS)
-def test_a_constant_at_the_edge_of_the_doubles_is_read(
+def test_a_number_at_the_edge_of_the_doubles_is_computed(
         name: str, recalculated_edges: dict[str, Path]) -> None:
     out = recalculated_edges[name]
     spec = out.parent.parent / f"{name}.yaml"

@@ -98,8 +98,10 @@ def normed(ctx: Context, step: Step, setting: Norm, x: Block,
     def stats(i: int, j: int) -> Content:
         if j == 0:
             return Formula(f"=AVERAGE({x.row_range(i, on)})")
-        mu = ctx.at("stats", i, 0)
-        return Formula(f"=SQRT(SUMPRODUCT(({x.row_range(i, on)}-{mu})^2)/{d}+{eps})")
+        # (x − μ)·(x − μ), not ^2: LibreOffice's power is #NUM! where it underflows (a row
+        # whose entries differ by 10⁻²⁰⁰), a product is 0 as in NumPy
+        deviation = f"{x.row_range(i, on)}-{ctx.at('stats', i, 0)}"
+        return Formula(f"=SQRT(SUMPRODUCT({deviation},{deviation})/{d}+{eps})")
 
     def normed(i: int, j: int) -> Content:
         text = f"({x.cell(i, j, on)}-{ctx.at('stats', i, 0)})/{ctx.at('stats', i, 1)}"
