@@ -57,9 +57,25 @@ def given_piece(matrix: Matrix, index: int, key: str, *also: str) -> Piece:
                  computed=False, also=also)
 
 
+# A spreadsheet reads a number written in a formula only inside the normal doubles, and Excel
+# only below 10³⁰⁸ (a larger one it takes for text): LibreOffice refuses 1e-320 (Err:502).
+SMALLEST_NORMAL = 2.0**-1022  # 2.2250738585072014e-308
+LARGEST_WRITTEN = 1e308
+SHIFT = 64  # a subnormal times 2⁶⁴ is a normal double, exactly
+
+
 def literal(x: float) -> str:
-    """A constant inside a formula, with every digit it has (repr: the shortest exact one)."""
-    return repr(float(x))
+    """A constant inside a formula, with every digit it has (repr: the shortest exact one); one
+    a spreadsheet cannot read as written is the same double as a product of two it can (scaling
+    by a power of two is exact): a subnormal eps of 1e-320 is (1.8446538709477686e-301/2^64),
+    a sink of 1.7976931348623157e308 is (8.988465674311579e+307*2). Excel, which has no
+    subnormals, computes the former as 0."""
+    x = float(x)
+    if 0.0 < abs(x) < SMALLEST_NORMAL:
+        return f"({x * 2.0**SHIFT!r}/2^{SHIFT})"
+    if LARGEST_WRITTEN <= abs(x) < math.inf:
+        return f"({x / 2.0!r}*2)"
+    return repr(x)
 
 
 def product(ctx: Context, x: Block, i: int, w: Block, j: int) -> str:

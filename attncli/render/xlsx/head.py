@@ -151,12 +151,17 @@ def scaled(ctx: Context, step: Step) -> list[Piece]:
 
 
 def softcap(ctx: Context, step: Step) -> list[Piece]:
-    """S″ = c·tanh(S′ / c), Gemma 2's soft-capping."""
+    """S″ = c·tanh(S′ / c), Gemma 2's soft-capping. Past |S′ / c| = 20 the tanh is ±1 in a
+    float64, and S′ / c overflows a spreadsheet's numbers where a tiny cap (5e-324) meets a
+    score of 1 and NumPy's inf passes through tanh: there the result as NumPy's, ±c."""
     assert ctx.spec.softcap is not None
     c = literal(ctx.spec.softcap)
     before = ctx.places["logits"]
-    return [computed(step, 0, "logits", lambda i, j: Formula(
-        f"={c}*TANH({before.cell(i, j, ctx.sheet)}/{c})"))]
+
+    def fill(i: int, j: int) -> Content:
+        s = before.cell(i, j, ctx.sheet)
+        return Formula(f"=IF(ABS({s})/20>{c},SIGN({s})*{c},{c}*TANH({s}/{c}))")
+    return [computed(step, 0, "logits", fill)]
 
 
 def sinks(ctx: Context, step: Step) -> list[Piece]:

@@ -98,8 +98,10 @@ def normed(ctx: Context, step: Step, setting: Norm, x: Block,
     def stats(i: int, j: int) -> Content:
         if j == 0:
             return Formula(f"=AVERAGE({x.row_range(i, on)})")
-        mu = ctx.at("stats", i, 0)
-        return Formula(f"=SQRT(SUMPRODUCT(({x.row_range(i, on)}-{mu})^2)/{d}+{eps})")
+        # (x − μ)·(x − μ), not ^2: LibreOffice's power is #NUM! where it underflows (a row
+        # whose entries differ by 10⁻²⁰⁰), a product is 0 as in NumPy
+        deviation = f"{x.row_range(i, on)}-{ctx.at('stats', i, 0)}"
+        return Formula(f"=SQRT(SUMPRODUCT({deviation},{deviation})/{d}+{eps})")
 
     def normed(i: int, j: int) -> Content:
         text = f"({x.cell(i, j, on)}-{ctx.at('stats', i, 0)})/{ctx.at('stats', i, 1)}"
@@ -154,12 +156,14 @@ ACTIVATION = {  # x -> activation(x), as attncli/compute/ops.py computes it
     "relu": "MAX(0,{x})",
     "gelu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
     # past |x| = 20 the tanh is 1 (or −1) in a float64, and x³ overflows a spreadsheet's
-    # numbers from |x| ≈ 5.6×10¹⁰² where NumPy's inf passes through tanh: the result as NumPy's
+    # numbers from |x| ≈ 5.6×10¹⁰² where NumPy's inf passes through tanh: the result as NumPy's.
+    # x·x·x, not x^3: LibreOffice's power is #NUM! where it underflows (|x| below ≈ 10⁻¹⁰³),
+    # a product is 0 there, as in NumPy
     "gelu_tanh": "IF(ABS({x})>20,0.5*{x}*(1+SIGN({x})),"
-                 "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}^3))))",
+                 "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}*{x}*{x}))))",
     "geglu": "0.5*{x}*(1+ERF({x}/SQRT(2)))",
     "geglu_tanh": "IF(ABS({x})>20,0.5*{x}*(1+SIGN({x})),"
-                  "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}^3))))",
+                  "0.5*{x}*(1+TANH(SQRT(2/PI())*({x}+0.044715*{x}*{x}*{x}))))",
     "silu": "{x}*0.5*(1+TANH(0.5*{x}))",
     "swiglu": "{x}*0.5*(1+TANH(0.5*{x}))",
 }
