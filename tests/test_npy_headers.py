@@ -57,8 +57,8 @@ def test_an_npz_members_format_version_is_refused_with_the_member(
 @pytest.mark.parametrize(("lang", "said"), [
     ("en", "its header says it is 4,294,967,295 bytes long; attn reads .npy headers of up to "
      "10,000 bytes"),
-    ("ru", "заголовок объявляет длину 4\u00a0294\u00a0967\u00a0295 байт; attn читает заголовки "
-     ".npy длиной не более 10\u00a0000 байт"),
+    ("ru", "длина заголовка указана как 4\u00a0294\u00a0967\u00a0295 байт; attn читает "
+     "заголовки .npy длиной не более 10\u00a0000 байт"),
 ])
 def test_a_header_length_past_the_bound_is_refused_with_the_length(
         lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,8 +31,8 @@ def refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: str, lang: s
 # line 6 of the file is `    "merges": ["a b", …]`: the second merge's quote is its 23rd character
 @pytest.mark.parametrize(("merge", "lang", "said"), [
     ('"a b c"', "en", "expected two tokens with one space between them, found “a b c”"),
-    ('"ab"', "pl", "oczekiwano dwóch tokenów rozdzielonych jedną spacją, otrzymano „ab”"),
-    ('"a  b"', "ru", "ожидаются два токена, разделённые одним пробелом, получено «a  b»"),
+    ('"ab"', "pl", "oczekiwano dwóch tokenów rozdzielonych jedną spacją, otrzymano: „ab”"),
+    ('"a  b"', "ru", "ожидаются два токена, разделённые одним пробелом, получено: «a  b»"),
     ('""', "en", "expected two tokens with one space between them, found “”"),
 ])
 def test_a_merge_that_is_not_two_tokens_is_refused_at_the_merge(
@@ -45,14 +45,15 @@ def test_a_merge_that_is_not_two_tokens_is_refused_at_the_merge(
 # line 5 is `    "vocab": [["<unk>", 0.0], …]`: the second entry's bracket is its 31st character,
 # its score the 37th (after `["a", `)
 @pytest.mark.parametrize(("entry", "lang", "said"), [
-    ('["a", -1.0, 1]', "pl", "t.json:5:31: model.vocab[1]: oczekiwano dwóch elementów, tokenu "
-     "i\u00a0jego wyniku, otrzymano 3 elementy"),
-    ('["a"]', "ru", "t.json:5:31: model.vocab[1]: ожидаются два элемента, токен и\u00a0его "
-     "оценка, получен 1 элемент"),
+    ('["a", -1.0, 1]', "pl", "t.json:5:31: model.vocab[1]: oczekiwano dwóch elementów (tokenu "
+     "i\u00a0logarytmu jego prawdopodobieństwa), otrzymano: 3 elementy"),
+    ('["a"]', "ru", "t.json:5:31: model.vocab[1]: ожидаются два элемента (токен и\u00a0логарифм "
+     "его вероятности), получен 1 элемент"),
     ('["a", -1e400]', "en", "t.json:5:37: model.vocab[1][1]: expected a score that a 64-bit "
      "float holds, found one past its range"),
-    ('["a", -1e400]', "ru", "t.json:5:37: model.vocab[1][1]: ожидается оценка в\u00a0пределах "
-     "64-битного числа с\u00a0плавающей точкой, получено значение вне этого диапазона"),
+    ('["a", -1e400]', "ru", "t.json:5:37: model.vocab[1][1]: ожидается логарифм вероятности "
+     "в\u00a0диапазоне 64-битных чисел с\u00a0плавающей точкой, получено значение вне этого "
+     "диапазона"),
 ])
 def test_a_unigram_entry_that_is_not_a_token_and_its_score_is_refused_at_the_entry(
         entry: str, lang: str, said: str, tmp_path: Path,
@@ -62,8 +63,8 @@ def test_a_unigram_entry_that_is_not_a_token_and_its_score_is_refused_at_the_ent
 
 
 @pytest.mark.parametrize(("lang", "said"), [
-    ("pl", "oczekiwano słownika z\u00a0co najmniej jednym elementem, otrzymano pustą listę"),
-    ("ru", "ожидается словарь хотя бы из одного элемента, получен пустой список"),
+    ("pl", "oczekiwano słownika z\u00a0co najmniej jednym elementem, otrzymano: pusta lista"),
+    ("ru", "ожидается словарь токенизатора хотя бы из одного элемента, получен пустой список"),
 ])
 def test_an_empty_unigram_vocabulary_is_refused_at_it(
         lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
