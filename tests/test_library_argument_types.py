@@ -19,7 +19,7 @@ TEXT = SPEC.read_text(encoding="utf-8")
 LANGS = 'a language code such as "pl", a comma list such as "pl,en", or a list of codes'
 FORMATS = "one of text, rich, json, latex, markdown, svg, heatmap, beamer, html, typst"
 WALKTHROUGH = "a Walkthrough (from attncli.build or attncli.walkthrough_of)"
-CELLS = '"auto", "all", "none", a cell such as "weights:chases", or a list of cells'
+CELLS = "`auto`, `all`, `none`, a cell such as `weights:chases`, or a list of cells"
 
 
 @pytest.fixture(scope="module")

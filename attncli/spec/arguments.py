@@ -74,11 +74,12 @@ def flag(value: Any, function: str, argument: str) -> bool:
 
 
 def cells(value: Any, function: str) -> tuple[str, ...]:
-    """`expand`: as a spec's display.expand takes it (walkthrough_of passes it there): "auto",
-    "all", "none", one cell (`"weights:chases"`) or a list of them; --expand's values."""
+    """`expand`: as a spec's display.expand takes it (walkthrough_of passes it there): `auto`,
+    `all`, `none`, one cell (`weights:chases`) or a list of them; --expand's values. The values
+    are code in the message: a translation keeps them as written."""
     if isinstance(value, str):
         return (value,)
     if isinstance(value, (list, tuple)) and all(isinstance(cell, str) for cell in value):
         return tuple(value)
-    raise refused(function, "expand", Msg.of("\"auto\", \"all\", \"none\", a cell such as "
-                                             "\"weights:chases\", or a list of cells"), value)
+    raise refused(function, "expand", Msg.of("`auto`, `all`, `none`, a cell such as "
+                                             "`weights:chases`, or a list of cells"), value)
