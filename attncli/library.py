@@ -35,13 +35,14 @@ if TYPE_CHECKING:  # NumPy-backed: imported on the first call, so that `import a
 SOURCE = "walkthrough_of"
 P = ParamSpec("P")
 R = TypeVar("R")
-# The limit a refusal names: the command line's option, the keyword of a library call
-LIMIT_OPTION, LIMIT_KEYWORD = "--max-cells", "max_cells"
+# What a refusal names: the command line's option -> the keyword of a library call
+KEYWORDS = {"--max-cells": "max_cells", "--expand": "expand"}
 
 
 def keyword_named(function: Callable[P, R]) -> Callable[P, R]:
     """`function` as the library offers it: a refusal that names the command line's
-    `--max-cells` names the keyword `max_cells` the caller passes instead."""
+    `--max-cells` (or `--expand`) names the keyword `max_cells` (`expand`) the caller passes
+    instead."""
     @wraps(function)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
@@ -54,7 +55,7 @@ def keyword_named(function: Callable[P, R]) -> Callable[P, R]:
 
 
 def _keyword(msg: Msg) -> Msg:
-    params = tuple((name, LIMIT_KEYWORD if value == LIMIT_OPTION
+    params = tuple((name, KEYWORDS.get(value, value) if isinstance(value, str)
                     else _keyword(value) if isinstance(value, Msg) else value)
                    for name, value in msg.params)
     return replace(msg, params=params)
@@ -71,7 +72,7 @@ def load_spec(path: str | os.PathLike[str], allow_outside: bool = False,
     A wrong argument (`load_spec(3)`, `max_cells=None`) is a UsageError naming it."""
     from attncli.spec.loading import load_spec as load
 
-    return load(path, allow_outside, max_cells)
+    return load(path, arguments.flag(allow_outside, "load_spec", "allow_outside"), max_cells)
 
 
 @keyword_named
@@ -81,7 +82,8 @@ def loads_spec(text: str, name: str | os.PathLike[str] = "<string>", allow_outsi
     (a str or a path object; the current folder for `<string>`)."""
     from attncli.spec.loading import loads_spec as loads
 
-    return loads(text, name, allow_outside, max_cells)
+    return loads(text, name, arguments.flag(allow_outside, "loads_spec", "allow_outside"),
+                 max_cells)
 
 
 @keyword_named
@@ -132,16 +134,26 @@ def walkthrough_of(*, tokens: Sequence[str], X: Any = None,
 
 
 @keyword_named
-def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
-          max_cells: int = DEFAULT_MAX_CELLS) -> Walkthrough:
+def build(spec: Spec, expand: Selection | Sequence[str] | str | None = None,
+          summary: bool = False, max_cells: int = DEFAULT_MAX_CELLS) -> Walkthrough:
     """Every step of attention on a loaded spec (`attncli.load_spec`), as `attn explain` works it
     out; the walkthrough shows itself in a notebook (attncli/render/notebook.py).
 
     Built whole, it holds every number of every matrix, and is refused past the bound of
     `attn explain --full` under `max_cells` (attncli/steps/budget.py); with `summary`, a large
     n x m matrix keeps only the rows a view eliding its middle shows, as `attn explain` builds
-    for text, and is bounded by the spec's limits alone."""
-    return built_for("build", spec, expand, summary, max_cells)
+    for text, and is bounded by the spec's limits alone. `expand` is the cells to write out, as
+    walkthrough_of and a spec's display.expand take them (`"all"`, `["weights:chases"]`)."""
+    return built_for("build", spec, _selection(expand), arguments.flag(summary, "build",
+                                                                       "summary"), max_cells)
+
+
+def _selection(expand: Selection | Sequence[str] | str | None) -> Selection | None:
+    from attncli.arithmetic.selection import Selection
+
+    if expand is None or isinstance(expand, Selection):
+        return expand
+    return Selection.parse(arguments.cells(expand, "build"))
 
 
 def built_for(function: str, spec: Spec, expand: Selection | None = None,

@@ -17,9 +17,11 @@ from attncli.arithmetic.numbers import (
     CONTEXT,
     LARGE,
     as_decimal,
+    mantissa,
     power_of_ten,
     rounded,
     rounded_if_clear,
+    scientific,
 )
 from attncli.model import (
     Difference,
@@ -40,12 +42,25 @@ from attncli.model import (
 
 @lru_cache(maxsize=CACHED)
 def _printed(x: float, precision: int) -> Decimal:
+    power = scientific(x, precision) if math.isfinite(x) else None
+    if power is not None:  # m × 10^k, not through a float: 1.80×10³⁰⁸ is past the largest
+        return power[0].scaleb(power[1], context=CONTEXT)
     return as_decimal(rounded(x, precision))
 
 
 def printed(x: float, precision: int) -> Decimal:
     """`x` as printed at `precision` decimals, as the Decimal a reader would recompute with."""
     return _printed(x, precision) if x else as_decimal(rounded(x, precision))
+
+
+def _recomputed(x: Decimal, precision: int) -> Decimal:
+    """A recomputed value as printed (`printed` of its float); one past the largest float by its
+    own digits (3.60×10³⁰⁸ is not the 1.80×10³⁰⁸ of a result), not as an infinity."""
+    near = float(x)
+    if math.isinf(near) and x.is_finite():
+        m, k = mantissa(x, precision)
+        return m.scaleb(k, context=CONTEXT)
+    return printed(near, precision)
 
 
 @lru_cache(maxsize=CACHED)
@@ -303,8 +318,8 @@ def exact_in_decimal(expr: Expr, result: Value, precision: int) -> bool:
             recomputed = evaluate(expr, precision)
         except (ArithmeticError, ValueError):  # a divisor printed as 0.00: not recomputable
             return False
-        printed = result if isinstance(result, tuple) else (result,)
-        return len(recomputed) == len(printed) and all(
-            rounded(float(x), precision) == rounded(float(y), precision)
-            for x, y in zip(recomputed, printed, strict=False)
+        shown = result if isinstance(result, tuple) else (result,)
+        return len(recomputed) == len(shown) and all(
+            _recomputed(x, precision) == printed(float(y), precision)
+            for x, y in zip(recomputed, shown, strict=False)
         )

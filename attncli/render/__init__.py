@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from attncli.errors import UsageError
 from attncli.i18n import DEFAULT_LANG, Msg, suggesting
 from attncli.records import record
+from attncli.render import arguments
 from attncli.render.paper import PAPER_FORMATS
 from attncli.spec.limits import MAX_PRECISION
 from attncli.spec.view import parse_languages
@@ -122,9 +123,10 @@ def stream(walkthrough: Walkthrough, format: str = "text",
            lang: str | Sequence[str] | None = None, **options: object) -> Iterator[str]:
     """`render`'s text in pieces of about CHUNK characters, each made as it is written: a
     format module with `stream` (and `stream_document`) never holds the whole document."""
-    lang = walkthrough.lang if lang is None else lang
-    langs = parse_languages(lang if isinstance(lang, str) else ",".join(lang))
-    module = _module(format)
+    walkthrough = arguments.walkthrough(walkthrough)
+    langs = parse_languages(arguments.languages(walkthrough.lang if lang is None else lang))
+    module = _module(arguments.format_name(format, FORMATS))
+    arguments.options(options, RenderOptions.__annotations__)
     options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor,
                "full_switch": "" if format in PAPER_FORMATS else "--full", **options}
     base = RenderOptions(lang=langs[0], **options)  # type: ignore[arg-type]

@@ -15,7 +15,6 @@ from functools import lru_cache
 from string import Formatter
 
 from attncli.i18n import (
-    PLAIN_DIGITS,
     Count,
     Finer,
     Msg,
@@ -306,9 +305,9 @@ def message(msg: Msg | str, lang: str, escape: TextFn, number: Callable[[float],
         valued = (symbols.valued(pending, lang) if isinstance(value, float | Finer | Symbol)
                   else None)
         if valued:  # c = {cap}: the value is math with its symbol
+            assert isinstance(value, float | Finer | Symbol)
             out.append(latex(pending[:valued.start()], escape, lang))
-            text = (value.latex if isinstance(value, Symbol) else
-                    _param(value, lang, escape, number).replace("$-$", "-").replace(",", "{,}"))
+            text = value.latex if isinstance(value, Symbol) else _in_math(value, escape, number)
             out.append("$" + symbols.math_of(valued.group(1)) + " = " + text + "$")
         elif isinstance(value, Symbol):  # attn's own notation: a matrix's name
             out.append(_touching(latex(pending, escape, lang), value.latex))
@@ -343,22 +342,30 @@ def _param(value: Param, lang: str, escape: TextFn, number: Callable[[float], st
     if isinstance(value, Shape):  # an error line's; no walkthrough sentence holds one
         return escape(str(value))
     if isinstance(value, float | Finer | Power):
-        if isinstance(value, Finer):  # a weight shown with more decimals than its neighbours
-            finer = getattr(number, "finer", None)
-            text = finer(value.more)(value.value) if finer else number(value.value)
-        elif isinstance(value, Power):
-            text = power_text(value, number)
-        else:
-            text = number(value)
-        power = _POWER_TEXT.fullmatch(text)
+        text = _number_text(value, number)
+        power = symbols.power_math(text)
         if power is not None:  # 1.0×10⁻³¹⁰: one formula, its exponent whole
-            sign, m, k = power.groups()
-            return (f"${'-' if sign else ''}{m.replace(',', '{,}')} \\times "
-                    f"10^{{{k.translate(PLAIN_DIGITS)}}}$")
+            return f"${power}$"
         return "$-$" + escape(text[1:]) if text[:1] in "-−" else escape(text)
     return spaced(unbroken(value), escape)
 
 
-# a number written m × 10^k (arithmetic/numbers.py, i18n.Power), as text
-_POWER_TEXT = re.compile(r"([-−]?)([0-9]+(?:[.,][0-9]+)?)×10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+def _number_text(value: float | Finer | Power, number: Callable[[float], str]) -> str:
+    if isinstance(value, Finer):  # a weight shown with more decimals than its neighbours
+        finer = getattr(number, "finer", None)
+        return finer(value.more)(value.value) if finer else number(value.value)
+    if isinstance(value, Power):
+        return power_text(value, number)
+    return number(value)
+
+
+def _in_math(value: float | Finer | Power, escape: TextFn, number: Callable[[float], str]) -> str:
+    """A number as the inside of a formula already open (`c = {cap}`): a true minus, a decimal
+    comma as math's `{,}`, m × 10^k with its `\\times` and not a formula of its own."""
+    text = _number_text(value, number)
+    power = symbols.power_math(text)
+    if power is not None:
+        return power
+    sign = "-" if text[:1] in "-−" else ""
+    return sign + escape(text[len(sign):]).replace(",", "{,}")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from attncli.i18n import Symbol
+from attncli.i18n import PLAIN_DIGITS, Symbol
 
 # Letters that are words of a language, by language (Russian: none among Latin letters).
 WORD_LETTERS: dict[str, frozenset[str]] = {
@@ -25,7 +25,11 @@ WORD_LETTERS: dict[str, frozenset[str]] = {
 # A lone letter, with primes and ` = number` after it: `c = 5.00`, `s = −1`, `S′`; not a cell's
 # name before its tokens in brackets (`Z[short, d11]` stays one name, as written).
 LETTER = (r"(?P<letter>(?<![\w'’\\.−-])[A-Za-z](?P<primes>[′″]?)(?![\w'’\[]|\.\w)"
-          r"(?P<letter_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?(?!\w|[.,]\d))?)")
+          r"(?P<letter_eq> = [-−]?[0-9]+(?:[.,][0-9]+)?(?:×10[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
+          r"(?!\w|[.,]\d))?)")
+
+# A number written m × 10^k (arithmetic/numbers.py, i18n.Power), as text: `−1.5×10⁻³`
+POWER_TEXT = re.compile(r"([-−]?)([0-9]+(?:[.,][0-9]+)?)×10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
 
 # A letter with subscript digits (`K₁`, `z₃`, attn's own numbering of a matrix or a row): one
 # symbol, `K_{1}` in math, as the layer writes `R₁` (`R_{1}`), never `K` upright and `₁` apart.
@@ -83,8 +87,23 @@ def math_of(letter: str) -> str:
 
 
 def value(equals: str | None) -> str:
-    """` = 1.41` after a symbol, as math (`1{,}41` with a decimal comma, a true minus)."""
-    return "" if equals is None else " = " + equals[3:].replace(",", "{,}").replace("−", "-")
+    """` = 1.41` after a symbol, as math (`1{,}41` with a decimal comma, a true minus; `1.00×10⁶`
+    as `1.00 \\times 10^{6}`)."""
+    if equals is None:
+        return ""
+    return " = " + (power_math(equals[3:]) or
+                    equals[3:].replace(",", "{,}").replace("−", "-"))
+
+
+def power_math(text: str) -> str | None:
+    """A number written m × 10^k (`1.0×10⁻³¹⁰`) as the LaTeX math of one formula, its exponent
+    whole (`1.0 \\times 10^{-310}`); None for a number written otherwise."""
+    power = POWER_TEXT.fullmatch(text)
+    if power is None:
+        return None
+    sign, m, k = power.groups()
+    exponent = k.translate(PLAIN_DIGITS)
+    return f"{'-' if sign else ''}{m.replace(',', '{,}')} \\times 10^{{{exponent}}}"
 
 
 def math(match: re.Match[str]) -> str:

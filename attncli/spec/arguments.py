@@ -63,3 +63,23 @@ def spec_text(value: Any, function: str) -> str:
         return value
     raise refused(function, "text", Msg.of("the spec's text as a str (decode bytes first)"),
                   value)
+
+
+def flag(value: Any, function: str, argument: str) -> bool:
+    """`allow_outside`, `summary`: True or False (a text "no" is true to Python, not to a
+    reader)."""
+    if isinstance(value, bool):
+        return value
+    raise refused(function, argument, Msg.of("True or False"), value)
+
+
+def cells(value: Any, function: str) -> tuple[str, ...]:
+    """`expand`: as a spec's display.expand takes it (walkthrough_of passes it there): `auto`,
+    `all`, `none`, one cell (`weights:chases`) or a list of them; --expand's values. The values
+    are code in the message: a translation keeps them as written."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)) and all(isinstance(cell, str) for cell in value):
+        return tuple(value)
+    raise refused(function, "expand", Msg.of("`auto`, `all`, `none`, a cell such as "
+                                             "`weights:chases`, or a list of cells"), value)
