@@ -68,8 +68,8 @@ def test_a_wrong_type_is_a_usage_error_naming_the_argument(
 @pytest.mark.parametrize(("lang", "line"), [
     ("pl", "render: lang: oczekiwano kodu języka (np. „pl”), kodów rozdzielonych przecinkami "
            "(np. „pl,en”) lub listy kodów, otrzymano: 3"),
-    ("ru", "render: lang: ожидается код языка, например «pl», коды через запятую, например "
-           "«pl,en», или список кодов, получено: 3"),
+    ("ru", "render: lang: ожидается код языка (например, «pl»), коды через запятую (например, "
+           "«pl,en») или список кодов, получено: 3"),
 ])
 def test_the_refusal_is_said_in_polish_and_russian(walkthrough: attncli.Walkthrough, lang: str,
                                                    line: str) -> None:
