@@ -19,9 +19,9 @@ from attncli.model import Matrix, Walkthrough
 from attncli.model.latex_text import shown_prose
 from attncli.render import RenderOptions
 from attncli.render.ahead import WrittenAhead, written_ahead
+from attncli.render.columns import cell_width
 from attncli.render.common import (
     Translate,
-    cell_width,
     column_blocks,
     description,
     drift_lines,
