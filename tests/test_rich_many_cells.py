@@ -16,7 +16,12 @@ MANY_HEADS = ("tokens: [" + ", ".join(f"t{i}" for i in range(100)) + "]\n"
 CAT = "tokens: [cat, chases, mouse]\nembeddings: [[1, 0], [0.2, 1], [0.8, 0]]\nmask: causal\n"
 
 
-def tables_drawn(spec: str, monkeypatch: pytest.MonkeyPatch, **options: object) -> tuple[int, str]:
+TWO_HEADS = ("tokens: [" + ", ".join(f"t{i}" for i in range(12)) + "]\n"
+             "embeddings: {random: {seed: 1}, dim: 4}\nheads: 2\n")
+
+
+def tables_drawn(spec: str, monkeypatch: pytest.MonkeyPatch, lang: str = "en",
+                 **options: object) -> tuple[int, str]:
     made: list[object] = []
     table = rich_view.Table
 
@@ -25,7 +30,7 @@ def tables_drawn(spec: str, monkeypatch: pytest.MonkeyPatch, **options: object) 
         return table(*args, **kwargs)
 
     monkeypatch.setattr(rich_view, "Table", counted)
-    text = render(build(loads_spec(spec), Selection("auto"), summary=True), "rich", "en",
+    text = render(build(loads_spec(spec), Selection("auto"), summary=True), "rich", lang,
                   width=100, **options)
     return len(made), text
 
@@ -44,3 +49,19 @@ def test_many_heads_are_drawn_as_aligned_columns(monkeypatch: pytest.MonkeyPatch
 def test_a_small_walkthrough_keeps_its_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     count, text = tables_drawn(CAT, monkeypatch)
     assert count > 5 and "0.64" in text  # A[chases, chases]
+
+
+def test_the_cells_are_counted_across_every_language_of_the_document(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 12 tokens, d_model 4, two heads, nothing elided: X (12 x 4); per head W_Q, W_K, W_V (4 x 2
+    # each), Q, K, V (12 x 2 each), S, S', A and A's heatmap (12 x 12 each), Z (12 x 2); the
+    # heads side by side (12 x 4): 48 + 2 x (24 + 72 + 576 + 24) + 48 = 1,488 cells a language
+    walkthrough = build(loads_spec(TWO_HEADS), Selection("auto"), summary=True)
+    cells = rich_view.table_cells(walkthrough, rich_view.RenderOptions())
+    assert cells == 1_488
+    two, _ = tables_drawn(TWO_HEADS, monkeypatch, "en,pl")  # 2,976 cells: within the budget
+    assert two > 0
+    monkeypatch.undo()
+    three, text = tables_drawn(TWO_HEADS, monkeypatch, "en,pl,ru")  # 4,464: past it
+    assert three == 0
+    assert text.count("t0    ") >= 3  # every section's matrices as aligned columns

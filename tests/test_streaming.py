@@ -16,7 +16,7 @@ from attncli.arithmetic.selection import cells
 from attncli.files.writing import write_atomic
 from attncli.model import Lazy
 from attncli.render import render, stream
-from attncli.render.common import NARROW, cell_width
+from attncli.render.columns import NARROW, cell_width
 from attncli.spec.examples import example_path
 from attncli.steps.show import HELD, Shown, held
 

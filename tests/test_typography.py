@@ -19,7 +19,7 @@ from attncli.i18n.extract import extract
 from attncli.i18n.po import Entry, read_po
 from attncli.i18n.typography import NBSP, bind_formulas_in_prose, bind_units, typeset
 from attncli.render import render
-from attncli.render.common import cell_width
+from attncli.render.columns import cell_width
 from attncli.render.wrap import words
 from attncli.spec import load_spec
 from attncli.steps.build import build

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
-from attncli.render.common import cell_width
+from attncli.render.columns import cell_width
 from attncli.render.wrap import formula, words
 from tests.conftest import EXAMPLES, attn_executable, run
 from tests.matrix import turn

@@ -3,8 +3,6 @@ and splitting a wide matrix into column blocks that fit the screen."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
@@ -173,26 +171,6 @@ def language_sections(walkthrough: Walkthrough, options: RenderOptions, langs: S
     for k, lang in enumerate(langs):
         yield ("\n" if k else "") + f"{heading(lang)}\n\n"
         yield from stream(walkthrough, replace(options, lang=lang))
-
-
-# Characters one column wide each, by the rule of cell_width (Latin and its extensions, Greek,
-# Cyrillic, punctuation, arrows, mathematical operators, box drawing, the small letters of ᵢ, ⱼ
-# and ᵀ, private-use characters, and the marks attn's wrapping binds words with, render/marks.py):
-# a written-out line (`·`, `≈`, `−`, `θ`, `Σⱼ`) is measured at once, not character by character.
-NARROW = re.compile("[\u0020-\u007e\u00a0-\u02ff\u0384-\u038a\u038c\u038e-\u03a1"
-                    "\u03a3-\u0482\u048a-\u052f\u2010-\u205f\u2070-\u2071\u2074-\u208e"
-                    "\u2090-\u209c\u20a0-\u20c0\u2100-\u218b\u2190-\u2319\u2500-\u25fc"
-                    "\u1d00-\u1dbf\u1e00-\u1eff\u2c60-\u2c7f\ue000-\uf8ff\ufdd0-\ufdef]*")
-
-
-def cell_width(text: str) -> int:
-    """Columns a string takes in a terminal: wide East Asian characters count twice."""
-    if text.isascii() or NARROW.fullmatch(text):  # numbers, labels, most formulas
-        return len(text)
-    return sum(
-        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-        for ch in text
-    )
 
 
 def column_blocks(widths: list[int], available: int) -> list[range]:

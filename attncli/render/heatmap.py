@@ -16,7 +16,8 @@ from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough
 from attncli.model.latex_text import shown_name, shown_prose
 from attncli.render import RenderOptions
-from attncli.render.common import cell_width, number_format, title, translator
+from attncli.render.columns import cell_width
+from attncli.render.common import number_format, title, translator
 from attncli.render.heat import HIDDEN, HIDDEN_MARK, LEGEND, hex_colour, ink, rgb
 
 CHAR = 7.2  # px, the width of a character at FONT_SIZE (DejaVu Sans digits are 7.6 at 12 px)

@@ -19,9 +19,9 @@ from attncli.model import Matrix, Walkthrough
 from attncli.model.latex_text import shown_prose
 from attncli.render import RenderOptions
 from attncli.render.ahead import WrittenAhead, written_ahead
+from attncli.render.columns import cell_width
 from attncli.render.common import (
     Translate,
-    cell_width,
     column_blocks,
     description,
     drift_lines,
@@ -85,18 +85,27 @@ def stream_document(walkthrough: Walkthrough, options: RenderOptions,
         console_for(out, options).print(Text(language_heading(lang), style="bold"), end="")
         return out.getvalue()
 
-    return language_sections(walkthrough, options, langs, stream, heading)
+    # the budget of table cells is the document's: each language's section draws them all again
+    aligned = too_many_cells(walkthrough, options, len(langs))
+
+    def section(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
+        return stream(walkthrough, options, aligned)
+
+    return language_sections(walkthrough, options, langs, section, heading)
 
 
 def render(walkthrough: Walkthrough, options: RenderOptions) -> str:
     return "".join(stream(walkthrough, options))
 
 
-def stream(walkthrough: Walkthrough, options: RenderOptions) -> Iterator[str]:
-    """The view piece by piece, as the console draws it: a written-out cell at a time."""
+def stream(walkthrough: Walkthrough, options: RenderOptions,
+           aligned: bool | None = None) -> Iterator[str]:
+    """The view piece by piece, as the console draws it: a written-out cell at a time.
+    `aligned`: the matrices drawn as aligned columns rather than tables (None: if this view
+    alone would draw more than TABLE_CELLS cells)."""
     out = io.StringIO()
     console = console_for(out, options)
-    for _ in showing(console, walkthrough, options):
+    for _ in showing(console, walkthrough, options, aligned=aligned):
         yield out.getvalue()
         out.seek(0)
         out.truncate()
@@ -113,7 +122,7 @@ def show(console: Console, walkthrough: Walkthrough, options: RenderOptions,
 
 
 def showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
-            names: Names = WHOLE) -> Iterator[None]:
+            names: Names = WHOLE, aligned: bool | None = None) -> Iterator[None]:
     """`show`, pausing after every step and every written-out cell: what is printed so far
     may then be taken away (`stream`)."""
     number = number_format(walkthrough, options)
@@ -121,7 +130,9 @@ def showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
     # lines written ahead are the names' whole: a view that shortens them writes its own
     ahead = None if names.names else written_ahead(walkthrough, options, number, t, "  ", as_is)
     try:
-        yield from _showing(console, walkthrough, options, number, t, ahead, names)
+        if aligned is None:
+            aligned = too_many_cells(walkthrough, options)
+        yield from _showing(console, walkthrough, options, number, t, ahead, names, aligned)
     finally:
         if ahead is not None:
             ahead.close()
@@ -134,7 +145,7 @@ def as_is(line: str) -> str:
 
 def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
              number: NumberFormat, t: Translate, ahead: WrittenAhead | None,
-             names: Names) -> Iterator[None]:
+             names: Names, aligned: bool) -> Iterator[None]:
     width = options.width
     shown = names.shown
 
@@ -155,7 +166,6 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
         for line in text.splitlines():
             console.print(Text(line), no_wrap=True, overflow="ignore")
 
-    aligned = table_cells(walkthrough, options) > TABLE_CELLS  # too many for Rich's tables
     header = walkthrough.header
     if options.header:
         heading = title(header, options.lang, t)
@@ -227,8 +237,16 @@ def _showing(console: Console, walkthrough: Walkthrough, options: RenderOptions,
             say(words(shown(line), width, "  "))
 
 
-def table_cells(walkthrough: Walkthrough, options: RenderOptions) -> int:
-    """The cells of the tables the view would draw, counted up to just past TABLE_CELLS."""
+def too_many_cells(walkthrough: Walkthrough, options: RenderOptions, sections: int = 1) -> bool:
+    """Whether a document of `sections` views of the walkthrough (one a language) would draw
+    more than TABLE_CELLS cells in Rich's tables, all of them together."""
+    sections = max(sections, 1)
+    return table_cells(walkthrough, options, TABLE_CELLS // sections) * sections > TABLE_CELLS
+
+
+def table_cells(walkthrough: Walkthrough, options: RenderOptions,
+                enough: int = TABLE_CELLS) -> int:
+    """The cells of the tables the view would draw, counted up to just past `enough`."""
     count = 0
     for step in walkthrough.steps:
         matrices, _ = shown_matrices(step, options.full)
@@ -236,7 +254,7 @@ def table_cells(walkthrough: Walkthrough, options: RenderOptions) -> int:
         for matrix in (*matrices, *heat):
             elide = is_elided(matrix, options.full)
             count += len(shown(matrix.shape[0], elide)) * len(shown(matrix.shape[1], elide))
-            if count > TABLE_CELLS:
+            if count > enough:
                 return count
     return count
 

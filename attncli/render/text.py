@@ -10,9 +10,9 @@ from attncli.i18n import Msg
 from attncli.model import Matrix, Step, Walkthrough
 from attncli.render import RenderOptions
 from attncli.render.ahead import WrittenAhead, written_ahead
+from attncli.render.columns import cell_width
 from attncli.render.common import (
     Translate,
-    cell_width,
     column_blocks,
     description,
     drift_lines,

@@ -1,4 +1,4 @@
-"""Lines that fit a width in terminal columns (attncli.render.common.cell_width: a CJK character
+"""Lines that fit a width in terminal columns (attncli.render.columns.cell_width: a CJK character
 takes two): prose broken between words, a written-out calculation broken after `=` or `+` with
 a hanging indent. A piece that fits nowhere (a long vector, a long token) is broken after a
 comma, then after `·`, and a word longer than a whole line is cut where the line ends.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from attncli.i18n.typography import bind_formulas_in_prose, bind_units
-from attncli.render.common import NARROW, cell_width
+from attncli.render.columns import cell_width, fitting
 from attncli.render.marks import BOUND
 
 HANGING = "    "  # a written-out line's continuation lines go this much further in
@@ -70,10 +70,13 @@ def fill(text: str, width: int, first: str, rest: str,
          breaks: tuple[tuple[re.Pattern[str], int], ...]) -> list[str]:
     lines: list[str] = []
     prefix = first
-    while cell_width(prefix + text) > width:
+    # the columns still to place, less what each line takes: the text is measured once
+    remaining = cell_width(text)
+    while cell_width(prefix) + remaining > width:
         room = max(1, width - cell_width(prefix))
         head, tail = cut(text, room, breaks)
         lines.append(prefix + head)
+        remaining -= cell_width(text[:len(text) - len(tail)])
         text, prefix = tail, rest
     lines.append(prefix + text)
     return lines
@@ -81,21 +84,16 @@ def fill(text: str, width: int, first: str, rest: str,
 
 def cut(text: str, room: int, breaks: tuple[tuple[re.Pattern[str], int], ...]) -> tuple[str, str]:
     """`text` split into a head of at most `room` columns and the rest, at the best break."""
-    # one column a character (most calculations): a head's width is its length
-    width = len if text.isascii() or NARROW.fullmatch(text) else cell_width
+    fits = fitting(text, room)  # a head fits if it is no longer than this
     for pattern, keep in breaks:
         best = None
         for match in pattern.finditer(text):
             end = match.start() + keep
-            if end > 0 and width(text[:end].rstrip()) <= room:
+            if end > 0 and len(text[:end].rstrip()) <= fits:
                 best = (end, match.end())
             elif end > 0:
                 break
         if best is not None and text[best[1]:].strip():
             return text[:best[0]].rstrip(), text[best[1]:].lstrip()
-    end, used = 0, 0  # no break fits: cut the word where the line ends
-    while end < len(text) and used + cell_width(text[end]) <= room:
-        used += cell_width(text[end])
-        end += 1
-    end = max(end, 1)
+    end = max(fits, 1)  # no break fits: cut the word where the line ends
     return text[:end], text[end:].lstrip()

@@ -15,7 +15,10 @@ So, from the same `--max-cells`:
   softmax in exact decimal arithmetic, may take at most `max_hand` weights (n x m for each head;
   default 20,000, about 2 seconds);
 - `-x all` may write out at most `max_terms` terms (default 50,000), estimated from the spec's
-  shape before any cell is written out.
+  shape before any cell is written out; and as each term names its row and column, the token
+  names it repeats are charged too: the terms times the longest name as written, at most
+  NAME_CHARACTERS characters a term of the limit (30 tokens of 1,000-character names were 34,680
+  terms, within the limit, and wrote 22 MB).
 
 The shares and their floors are in attncli/spec/limits.py. Past any, the command is refused at once,
 naming the option, or the key where the choice was written (see check_view).
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import AttnError, Location, SpecError, UsageError
 from attncli.i18n import Count, Msg
+from attncli.i18n.visible import visible_label
 from attncli.spec.limits import max_hand, max_shown, max_terms
 
 if TYPE_CHECKING:
@@ -35,6 +39,14 @@ if TYPE_CHECKING:
     from attncli.arithmetic.expand import Selection
     from attncli.spec.model import Spec
     from attncli.spec.view import View
+
+
+# Characters of token names a term of the limit may repeat, on average: a written-out cell names
+# its row and column, each term of its sum a row's or a column's vector (`q_cat·k_sat`). 30 tokens
+# of 1,000 characters, `-x all` in text: 22 MB, 0.64 names' characters a term of the estimate per
+# character of a name; at 64 (3.2 million characters by default) 30 tokens' names may be 92
+# characters long, and the names written are at most about 2 MB, written in under a second.
+NAME_CHARACTERS = 64
 
 
 def written_terms(spec: Spec) -> int:
@@ -79,6 +91,27 @@ def asked_terms(spec: Spec, selection: Selection) -> int:
     return len(spec.heads) * terms
 
 
+def name_characters(spec: Spec, terms: int) -> int:
+    """The characters of token names `terms` written-out terms repeat, at most: each the
+    longest name as a line writes it (an invisible character as its escape, `\u200d`)."""
+    names = (*spec.queries.tokens, *spec.keys_source.tokens)
+    return terms * max((len(visible_label(name)) for name in names), default=0)
+
+
+def check_names(spec: Spec, terms: int, max_cells: int, option: str) -> None:
+    """Refuse written-out cells whose token names, repeated in each term, write more characters
+    than the limit allows, however few the terms."""
+    count, limit = name_characters(spec, terms), NAME_CHARACTERS * max_terms(max_cells)
+    if count > limit:
+        raise UsageError(Msg.plural_of(
+            "{option}: the cells written out would repeat the token names in up to {count} "
+            "character; the limit is {limit}, which {limit_option} sets; write out fewer cells "
+            "or give the tokens shorter names", "{option}: the cells written out would repeat "
+            "the token names in up to {count} characters; the limit is {limit}, which "
+            "{limit_option} sets; write out fewer cells or give the tokens shorter names",
+            Count(count), option=option, limit=Count(limit), limit_option="--max-cells"))
+
+
 def check_expansion(spec: Spec, selection: Selection, max_cells: int,
                     option: str = "--expand all") -> None:
     if selection.mode == "cells":
@@ -90,6 +123,7 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int,
                 "{option}: writing out the cells asked for takes up to {count} terms; the limit "
                 "is {limit}, which {limit_option} sets; ask for fewer cells", Count(terms),
                 option=option, limit=Count(limit), limit_option="--max-cells"))
+        check_names(spec, terms, max_cells, option)
         return
     if selection.mode != "all":
         return
@@ -101,6 +135,7 @@ def check_expansion(spec: Spec, selection: Selection, max_cells: int,
             "{option}: writing out every cell of this spec takes up to {count} terms; the limit "
             "is {limit}, which {limit_option} sets; choose cells with STEP:ROW", Count(terms),
             option=option, limit=Count(limit), limit_option="--max-cells"))
+    check_names(spec, terms, max_cells, option)
 
 
 def check_shown(spec: Spec, max_cells: int, option: str) -> None:

@@ -1,0 +1,80 @@
+"""`-x all` writes each term with its row's and column's token names, and a name may be 1,000
+characters long: the names it would repeat are charged before any cell is written out, and the
+lines that repeat them are measured at a cost that grows with what is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from attncli.cli.app import app
+from attncli.render import columns, wrap
+
+
+def named(tokens: int, length: int, display: str = "") -> str:
+    names = [str(i) + "y" * (length - len(str(i))) for i in range(tokens)]
+    return json.dumps({"tokens": names, "embeddings": {"random": {"seed": 1}, "dim": 4}}) \
+        if not display else ("tokens: [" + ", ".join(names) + "]\n"
+                             "embeddings: {random: {seed: 1}, dim: 4}\n" + display)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, [*args, "--lang", "en"])
+
+
+def test_long_names_are_refused_before_any_cell_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("y.json").write_text(named(30, 1_000), "utf-8")
+    result = invoke("explain", "y.json", "-f", "text", "-x", "all")
+    # terms: 1 head · n 30 · (m 30 + d_model 4)² = 34,680; each the longest name, 1,000 characters
+    assert result.exit_code == 2
+    assert result.output == (
+        "attn: --expand all: the cells written out would repeat the token names in up to "
+        "34,680,000 characters; the limit is 3,200,000, which --max-cells sets; write out fewer "
+        "cells or give the tokens shorter names\n")
+
+
+def test_the_refusal_is_located_at_the_spec_s_display_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("y.yaml").write_text(named(30, 100, "display:\n  expand: all\n"), "utf-8")
+    result = invoke("explain", "y.yaml")
+    # 34,680 terms of 100-character names
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "y.yaml:4:11: display.expand: the cells written out would repeat the token names in up "
+        "to 3,468,000 characters; the limit is 3,200,000")
+    assert result.output.count("\n") == 1
+
+
+def test_shorter_names_are_written_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("y.json").write_text(named(30, 92), "utf-8")  # 34,680 · 92 = 3,190,560: within
+    result = invoke("explain", "y.json", "-f", "text", "-x", "all")
+    assert result.exit_code == 0
+    assert "Written out:" in result.output
+
+
+def test_a_long_line_of_wide_characters_is_measured_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    measured: list[int] = []
+    width = wrap.cell_width
+
+    def counted(text: str) -> int:
+        measured.append(len(text))
+        return width(text)
+
+    monkeypatch.setattr(wrap, "cell_width", counted)
+    text = " + ".join(["猫" * 50] * 40)  # 2,117 characters, 4,117 columns, 100 columns a term
+    lines = wrap.formula(text, 80, "  ")
+    assert len(lines) == 80  # each 50-cat name cut after 38 (the first 39), then the rest of 12
+    # the text once, then each line's part of it once again, and each line's indent
+    assert sum(measured) <= 2 * len(text) + 2 * 6 * len(lines)
+
+
+def test_attn_s_marks_take_one_column_among_wide_characters() -> None:
+    assert columns.cell_width("\ufdd2") == 1
+    assert columns.cell_width("猫\ufdd2") == 3  # the mark stands for a space, as it does alone
