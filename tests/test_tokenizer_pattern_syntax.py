@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from attncli.spec.tokenizer_ways import side_by_side
-from tests.test_tokenizer_patterns import counted, spec_beside, split
+from tests.test_tokenizer_patterns import refused_unrun
 
 ANY = 1000 ** 4  # the most a run is counted: a group repeated without an end, 2 ways a pass
 
@@ -77,16 +77,5 @@ CALLS = ("expected a pattern without subexpression calls (\\g<…>, \\g'…') or
 def test_a_subexpression_call_or_absent_operator_is_refused_before_the_tokenizer_runs(
         lang: str, pattern: str, line: str, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("tokenizers")
-    spec_beside(tmp_path, split(pattern))
-    starts = counted(monkeypatch)
-    monkeypatch.chdir(tmp_path)
-    result = run_explain(lang)
-    assert (result.exit_code, result.stdout, len(starts)) == (2, "", 0)
-    assert result.stderr == (
+    assert refused_unrun(pattern, lang, tmp_path, monkeypatch) == (
         f"s.yaml:1:21: tokens.tokenizer: t.json: pre_tokenizer.pattern.Regex: {line}\n")
-
-
-def run_explain(lang: str) -> object:
-    from tests.conftest import run
-    return run("explain", "s.yaml", "--lang", lang)
