@@ -34,9 +34,6 @@ from attncli.records import record
 from attncli.spec.limits import MAX_BLOCKS, MAX_BLOCKS_WRITTEN, MAX_DOCUMENT_LINES
 
 FENCE = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
-# A line that may open an attn block, in Markdown or in a LaTeX comment (a bound: one inside
-# another fence, or not in a comment in LaTeX, is counted too)
-ATTN_FENCE = r"[ \t]*(?:%[ \t]*)?(?:`{3,}|~{3,})[ \t]*attn(?=\s|\Z)"  # at a line's start
 LINE_BREAK = re.compile(r"(\r\n|\n|\r)")
 BARE_CR = re.compile(r"\r(?!\n)")  # a line ending of its own (old Mac OS)
 VERBATIM = re.compile(r"\\(begin|end)\{(verbatim|lstlisting|minted|comment)\*?\}")
@@ -161,22 +158,40 @@ def _candidates(text: str, stops: list[int], style: Style) -> list[int]:
     comment in LaTeX, and there those that name a verbatim environment anywhere, sorted: each
     line the scan of find_blocks would not pass by at once. The scan goes from one to the next,
     not a line at a time (199,000 end markers after one block took 1.1 s of `fill --check`)."""
-    comment = re.escape(style.comment) + r"[ \t]*" if style.comment else ""
-    starts = [m.start() for m in at_line_starts(r"[ \t]*" + comment + r"(?:`{3}|~{3})", text)]
+    opening = OPENING.get(style.comment) or opening_fence(style.comment)
+    starts = [m.start() for m in opening.finditer(text)]
     if style.comment:
         starts += [m.start() for m in VERBATIM.finditer(text)]
     return sorted({bisect_left(stops, at) for at in starts})
 
 
-def at_line_starts(pattern: str, text: str) -> Iterator[re.Match[str]]:
-    r"""The matches of `pattern` that begin a line of `text` (after `\n`, `\r\n` or a lone `\r`),
-    in order, at C speed: `^` in MULTILINE mode goes from line to line, where `(?:^|(?<=\r))`
-    was tried at every character (0.2 s for 4.8 MB of short lines)."""
-    found = re.compile("^" + pattern, re.MULTILINE).finditer(text)
-    if BARE_CR.search(text) is None:
-        return found
-    return heapq.merge(found, re.compile(r"(?<=\r)" + pattern).finditer(text),
-                       key=lambda match: match.start())
+class LineStart:
+    r"""A pattern matched only where a line of a text begins (after `\n`, `\r\n` or a lone
+    `\r`), in order, at C speed: `^` in MULTILINE mode goes from line to line, where
+    `(?:^|(?<=\r))` was tried at every character (0.2 s for 4.8 MB of short lines). Compiled
+    once, when the module is read."""
+
+    def __init__(self, pattern: str) -> None:
+        self.after_newline = re.compile("^" + pattern, re.MULTILINE)
+        self.after_cr = re.compile(r"(?<=\r)" + pattern)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        found = self.after_newline.finditer(text)
+        if BARE_CR.search(text) is None:
+            return found
+        return heapq.merge(found, self.after_cr.finditer(text), key=lambda match: match.start())
+
+
+def opening_fence(comment: str) -> LineStart:
+    """A line that may open a fence: in a comment that starts with `comment`, if any."""
+    inside = re.escape(comment) + r"[ \t]*" if comment else ""
+    return LineStart(r"[ \t]*" + inside + r"(?:`{3}|~{3})")
+
+
+# A line that may open an attn block, in Markdown or in a LaTeX comment (a bound: one inside
+# another fence, or not in a comment in LaTeX, is counted too); and one that may open any fence
+ATTN_FENCE = LineStart(r"[ \t]*(?:%[ \t]*)?(?:`{3,}|~{3,})[ \t]*attn(?=\s|\Z)")
+OPENING = {style.comment: opening_fence(style.comment) for style in (MARKDOWN, LATEX)}
 
 
 def _content(style: Style) -> Callable[[str], str | None]:
@@ -269,7 +284,7 @@ def check_size(text: str, name: str) -> None:
             "the document has more than {count} line, the limit of one document",
             "the document has more than {count} lines, the limit of one document",
             Count(MAX_DOCUMENT_LINES)), Location(name, line=MAX_DOCUMENT_LINES + 1, column=1))
-    fences = at_line_starts(ATTN_FENCE, text)
+    fences = ATTN_FENCE.finditer(text)
     past = next(itertools.islice(fences, MAX_BLOCKS_WRITTEN, None), None)
     if past is not None:
         at = past.start()
