@@ -4,6 +4,7 @@ or too large for its digits to be read, else the shortest decimal."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Literal
 
 from attncli.i18n import SUPERSCRIPT, Symbol
 
@@ -11,27 +12,42 @@ from attncli.i18n import SUPERSCRIPT, Symbol
 # 200 decimals wide, past any line of a page.
 SMALLEST_PLAIN, LARGEST_PLAIN = -7, 15
 
+Form = Literal["power", "scientific", "decimal"]
+
 
 def constant(value: float) -> Symbol:
     """`plain_number` as notation: ε = 10⁻⁶ is math in LaTeX and Markdown (`10^{-6}`)."""
-    mantissa, exponent = scientific(value)
-    text = plain_number(value)
-    if "10" + str(exponent).translate(SUPERSCRIPT) not in text:
+    mantissa, exponent, form = written_form(value)
+    text = _text(value, mantissa, exponent, form)
+    if form == "decimal":
         return Symbol(text, text)
     power = "10^{" + str(exponent) + "}"
-    return Symbol(text, power if text.startswith("10") else mantissa + r" \times " + power)
+    return Symbol(text, power if form == "power" else mantissa + r" \times " + power)
 
 
 def plain_number(value: float) -> str:
     """A constant as a person writes it in a formula: 10⁻⁵ for a power of ten, m × 10^k with all
     its digits below 10⁻⁶ or from 10¹⁵ on, else its shortest decimal, never e-notation (1e-05)."""
-    mantissa, exponent = scientific(value)
+    return _text(value, *written_form(value))
+
+
+def _text(value: float, mantissa: str, exponent: int, form: Form) -> str:
     power = "10" + str(exponent).translate(SUPERSCRIPT)
-    if mantissa == "1" and abs(exponent) >= 3:
+    if form == "power":
         return power
-    if value and not SMALLEST_PLAIN < exponent < LARGEST_PLAIN:
+    if form == "scientific":
         return mantissa + "×" + power
     return format(Decimal(repr(value)), "f")
+
+
+def written_form(value: float) -> tuple[str, int, Form]:
+    """(m, k, form): value = m × 10^k, and which of the three ways `plain_number` writes it."""
+    mantissa, exponent = scientific(value)
+    if mantissa == "1" and abs(exponent) >= 3:
+        return mantissa, exponent, "power"
+    if value and not SMALLEST_PLAIN < exponent < LARGEST_PLAIN:
+        return mantissa, exponent, "scientific"
+    return mantissa, exponent, "decimal"
 
 
 def scientific(value: float) -> tuple[str, int]:
