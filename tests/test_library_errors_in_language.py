@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from attncli.i18n.library_messages import tokenizers_problem
+from attncli.i18n.tokenizers_messages import tokenizers_problem
 from tests.conftest import run
 
 # What the libraries say, none of which may reach a line in any language.

@@ -19,7 +19,7 @@ import pytest
 
 from attncli.errors import SpecError
 from attncli.i18n import translate
-from attncli.spec import arrays, checkpoint, csv_file, csv_lines
+from attncli.spec import arrays, checkpoint, csv_file, csv_lines, csv_wide
 from attncli.spec.csv_file import CsvFile
 from attncli.spec.loading import load_spec  # as the command line loads a spec
 from tests.conftest import run
@@ -245,8 +245,8 @@ def test_cells_of_a_row_of_millions_hold_its_commas_counted_per_block(
     assert peak < 1_000_000
     # what stays is the commas counted before each BLOCK, as far as the COUNTED bytes that
     # hold the last column asked for: 8 bytes a BLOCK, 1/64 of the row at most
-    blocks = -(-(4_000_000 + 2) // csv_file.BLOCK)  # 7,813 blocks of 512 bytes in each row
-    reached = blocks if columns[-1] > 1 else csv_file.COUNTED // csv_file.BLOCK
+    blocks = -(-(4_000_000 + 2) // csv_wide.BLOCK)  # 7,813 blocks of 512 bytes in each row
+    reached = blocks if columns[-1] > 1 else csv_wide.COUNTED // csv_wide.BLOCK
     assert [len(table._wide[row].marks) for row in (0, 1)] == [reached + 1, reached + 1]
     assert table._wide[0].marks.tolist()[:3] == [0, 510, 1022]  # "1" and "0" in the first
 
@@ -464,7 +464,7 @@ def test_columns_spread_over_a_wide_row_read_the_blocks_that_hold_them(
         columns = [head * 1_000 + 99_991 * i for i in range(20)]
         assert table.read([1, 0], columns).tolist() == [cells[columns].tolist()] * 2
     counting_pass = 2 * 2 * width  # each row's bytes, once, as its commas are counted
-    assert sum(read) < counting_pass + 2 * 40 * 2 * 20 * csv_file.BLOCK
+    assert sum(read) < counting_pass + 2 * 40 * 2 * 20 * csv_wide.BLOCK
     assert sum(read) < 1.2 * len(row) * 2
 
 

@@ -24,7 +24,7 @@ from attncli.spec.block import (
 from attncli.spec.decode import DECODE_KEYS
 from attncli.spec.latent import LATENT_KEYS, NORM_KEYS
 from attncli.spec.masks import MASK_KEYS
-from attncli.spec.model import ACTIVATIONS
+from attncli.spec.model_ffn import ACTIVATIONS
 from attncli.spec.model_folder import INPUT_KEYS, MODEL_KEYS
 from attncli.spec.moe import EXPERT_KEYS, MOE_KEYS, ROUTER_KEYS
 from attncli.spec.parse import DISPLAY_KEYS, TOP_KEYS

@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from attncli.arithmetic.float_rounding import power_of_ten
 from attncli.arithmetic.numbers import (
     CACHED,
     CONTEXT,
     LARGE,
     as_decimal,
     mantissa,
-    power_of_ten,
     rounded,
     rounded_if_clear,
     scientific,

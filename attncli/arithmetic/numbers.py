@@ -26,6 +26,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
+from attncli.arithmetic.float_rounding import POWERS, clear_half_up, clear_units, power_of_ten
 from attncli.i18n import SUPERSCRIPT
 from attncli.records import record
 from attncli.spec.limits import MAX_PRECISION
@@ -172,60 +173,14 @@ def rounded_decimal(x: float, precision: int) -> Decimal:
     return _rounded(x, precision) if x else half_up(as_decimal(x), precision)
 
 
-POWERS = tuple(10.0 ** p for p in range(23))  # exact in float64 up to 10^22
-
-
-def power_of_ten(precision: int) -> float:
-    """10^precision as a float: exact up to 10^22; ∞ past float64 (a subnormal's error written
-    to 311 decimals asked for 10^313, an OverflowError), which sends a number to the Decimal
-    path."""
-    if precision < len(POWERS):
-        return POWERS[precision]
-    return 10.0 ** precision if precision <= 308 else math.inf
-
-
-def _clear_half_up(x: float, precision: int, tolerance: float = 1e-13) -> int | None:
-    """|x| rounded half up to `precision` decimals, in units of the last one, worked in floats
-    when that is sure to be the rule's answer: |x|·10^precision is within a few ulps of its
-    shortest decimal's, so unless its fraction is all but one half, rounding it is rounding that
-    decimal. None for a near tie, and for a number too large: the Decimal path decides those."""
-    scaled = abs(x) * power_of_ten(precision)
-    if scaled >= 2.0 ** 40:
-        return None
-    whole = math.floor(scaled)
-    fraction = scaled - whole
-    if abs(fraction - 0.5) <= 1e-9 + scaled * tolerance:
-        return None
-    return whole + (fraction > 0.5)
-
-
 def rounded_if_clear(x: float, precision: int, tolerance: float) -> float | None:
     """rounded(v, precision) for every v within a relative `tolerance` of finite `x`, when
     they all round alike; else None."""
-    units = _clear_half_up(x, precision, tolerance)
+    units = clear_half_up(x, precision, tolerance)
     if units is None or not x or abs(x) >= LARGE / 2:
         return None
     value = units / power_of_ten(precision)
     return -value if x < 0 else value
-
-
-def clear_units(x: np.ndarray, precision: int | np.ndarray, tolerance: float = 1e-13
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """_clear_half_up of every element of `x` at once (at one precision, or each at its own):
-    the units and where they are sure; a precision past 10^22, where a float power of ten is no
-    longer exact, is left to the one-by-one path."""
-    import numpy as np  # a caller with an array has it loaded
-
-    places = np.asarray(precision)
-    exact = (places >= 0) & (places < len(POWERS))
-    power = np.asarray(POWERS)[np.where(exact, places, 0)]
-    with np.errstate(invalid="ignore", over="ignore"):
-        scaled = np.abs(x) * power  # as _clear_half_up scales each
-        whole = np.floor(scaled)
-        fraction = scaled - whole
-        sure = (exact & (scaled < 2.0 ** 40)
-                & (np.abs(fraction - 0.5) > 1e-9 + scaled * tolerance))  # NaN is not
-    return np.where(sure, whole + (fraction > 0.5), 0.0), sure
 
 
 def rounded_where_clear(x: np.ndarray, precision: int | np.ndarray
@@ -250,7 +205,7 @@ def rounded(x: float, precision: int) -> float:
         shown = sci_value(x, precision)
         if shown is not None:
             return shown
-    units = _clear_half_up(x, precision)
+    units = clear_half_up(x, precision)
     if units is None:
         return float(rounded_decimal(x, precision))
     value = units / power_of_ten(precision)  # the
@@ -269,7 +224,7 @@ def fixed(x: float, precision: int) -> str:
     (`fixed(0.125, 2) == "0.13"`, `fixed(-0.001, 2) == "0.00"`); finite `x` only."""
     if not x:
         return _fixed(0.0, precision)
-    units = _clear_half_up(x, precision)
+    units = clear_half_up(x, precision)
     if units is None:
         return _fixed(x, precision)
     digits = str(units).rjust(precision + 1, "0")

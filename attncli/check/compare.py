@@ -17,10 +17,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attncli.arithmetic.expand import Selection
+from attncli.arithmetic.float_rounding import POWERS
 from attncli.arithmetic.handcalc import FullPrecision, arithmetic
 from attncli.arithmetic.numbers import (
     LARGE,
-    POWERS,
     as_decimal,
     half_up,
     rounded,

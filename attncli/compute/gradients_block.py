@@ -22,7 +22,8 @@ from attncli.compute import ops
 from attncli.compute.gradients_modern import rms_parts, slope
 from attncli.model import Array
 from attncli.records import record
-from attncli.spec.model import FeedForward, LayerNorm, RMSNorm, Spec
+from attncli.spec.model import LayerNorm, RMSNorm, Spec
+from attncli.spec.model_ffn import FeedForward
 
 
 @record

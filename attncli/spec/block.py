@@ -4,17 +4,8 @@ from __future__ import annotations
 
 from attncli.i18n import Msg
 from attncli.spec.arrays import Files, vector_at
-from attncli.spec.model import (
-    ACTIVATIONS,
-    GATED,
-    Array,
-    Block,
-    Convention,
-    FeedForward,
-    LayerNorm,
-    Norm,
-    RMSNorm,
-)
+from attncli.spec.model import Array, Block, Convention, LayerNorm, Norm, RMSNorm
+from attncli.spec.model_ffn import ACTIVATIONS, GATED, FeedForward
 from attncli.spec.network import Network
 from attncli.spec.source import Node
 from attncli.spec.values import (

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from attncli.i18n import Msg
 from attncli.spec.arrays import Dims, Files, matrix_at, vector_at
-from attncli.spec.model import Convention, Expert, Mixture
+from attncli.spec.model import Convention
+from attncli.spec.model_ffn import Expert, Mixture
 from attncli.spec.network import Network
 from attncli.spec.source import Node
 from attncli.spec.values import check_keys, check_shape, fail, integer, items, number, optional

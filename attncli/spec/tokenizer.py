@@ -24,10 +24,9 @@ from typing import Any
 
 from attncli.errors import SpecError
 from attncli.i18n import Count, Msg
-from attncli.i18n.library_messages import (
+from attncli.i18n.library_messages import json_problem, os_problem
+from attncli.i18n.tokenizers_messages import (
     encoding_problem,
-    json_problem,
-    os_problem,
     regex_search_problem,
     tokenizers_problem,
 )

@@ -15,7 +15,8 @@ from attncli.compute.gradients import Gradients, HeadGradients
 from attncli.compute.rope_scaling import attention_factor
 from attncli.i18n import Msg, listing
 from attncli.model import Expansion, Formula, HeadResult, Matrix, Num, Product, Step, Sum
-from attncli.spec.model import ACTIVATION_NAMES, GATES, FeedForward, RMSNorm, Spec
+from attncli.spec.model import RMSNorm, Spec
+from attncli.spec.model_ffn import ACTIVATION_NAMES, GATES, FeedForward
 from attncli.steps.base import feature_labels
 from attncli.steps.rope import HAT
 

@@ -10,7 +10,8 @@ import numpy as np
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Matrix, Step
-from attncli.spec.model import ACTIVATION_NAMES, GATES, FeedForward, Norm, RMSNorm, Spec
+from attncli.spec.model import Norm, RMSNorm, Spec
+from attncli.spec.model_ffn import ACTIVATION_NAMES, GATES, FeedForward
 from attncli.steps.base import Build, Made, State, weights_shown
 from attncli.steps.constants import constant
 

@@ -9,7 +9,7 @@ import numpy as np
 from attncli.compute.moe import clamped_swiglu, route
 from attncli.i18n import Msg, Symbol
 from attncli.model import Formula, Matrix, Step
-from attncli.spec.model import Expert, Mixture
+from attncli.spec.model_ffn import Expert, Mixture
 from attncli.steps.base import Build, feature_labels, weights_shown
 from attncli.steps.constants import constant
 
