@@ -36,7 +36,9 @@ def walkthrough() -> attncli.Walkthrough:
     (lambda w: attncli.render(w, format=3), f"render: format: expected {FORMATS}, found 3"),
     (lambda w: attncli.render(w, lang=3), f"render: lang: expected {LANGS}, found 3"),
     (lambda w: attncli.render(w, lang=b"pl"), f"render: lang: expected {LANGS}, found bytes"),
-    (lambda w: attncli.render(w, lang=["pl", 3]), f"render: lang: expected {LANGS}, found list"),
+    (lambda w: attncli.render(w, lang=["pl", 3]),
+     'render: lang[1]: expected a language code such as "pl", found 3'),
+    (lambda w: attncli.render(w, lang=[]), f"render: lang: expected {LANGS}, found list"),
     (lambda w: attncli.render(w, header="no"), "render: header: expected True or False, "
                                                "found 'no'"),
     (lambda w: attncli.render(w, width="80"), "render: width: expected a whole number, "
@@ -49,7 +51,9 @@ def walkthrough() -> attncli.Walkthrough:
     (lambda w: attncli.build(attncli.load_spec(SPEC), expand=3),
      f"build: expand: expected {CELLS}, found 3"),
     (lambda w: attncli.build(attncli.load_spec(SPEC), expand=[None]),
-     f"build: expand: expected {CELLS}, found list"),
+     "build: expand[0]: expected a cell such as `weights:chases`, found None"),
+    (lambda w: attncli.build(attncli.load_spec(SPEC), expand=("weights:chases", ["x"])),
+     "build: expand[1]: expected a cell such as `weights:chases`, found list"),
     (lambda w: attncli.build(attncli.load_spec(SPEC), summary="yes"),
      "build: summary: expected True or False, found 'yes'"),
     (lambda w: attncli.load_spec(SPEC, allow_outside="no"),

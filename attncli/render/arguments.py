@@ -39,8 +39,11 @@ def languages(value: str | Sequence[str]) -> str:
     """`lang`: codes as one text (`"pl,en"`) or a list of codes, as one text."""
     if isinstance(value, str):
         return value
-    if isinstance(value, (list, tuple)) and value and all(isinstance(code, str)
-                                                          for code in value):
+    if isinstance(value, (list, tuple)) and value:
+        for place, code in enumerate(value):
+            if not isinstance(code, str):  # the item, not the list: `lang[1]: … found 3`
+                raise refused(FUNCTION, f"lang[{place}]", Msg.of("a language code such as "
+                                                                "\"pl\""), code)
         return ",".join(value)
     raise refused(FUNCTION, "lang", Msg.of("a language code such as \"pl\", a comma list such "
                                            "as \"pl,en\", or a list of codes"), value)

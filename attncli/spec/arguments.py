@@ -79,7 +79,11 @@ def cells(value: Any, function: str) -> tuple[str, ...]:
     are code in the message: a translation keeps them as written."""
     if isinstance(value, str):
         return (value,)
-    if isinstance(value, (list, tuple)) and all(isinstance(cell, str) for cell in value):
+    if isinstance(value, (list, tuple)):
+        for place, cell in enumerate(value):
+            if not isinstance(cell, str):  # the item, not the list: `expand[0]: … found None`
+                raise refused(function, f"expand[{place}]", Msg.of("a cell such as "
+                                                                   "`weights:chases`"), cell)
         return tuple(value)
     raise refused(function, "expand", Msg.of("`auto`, `all`, `none`, a cell such as "
                                              "`weights:chases`, or a list of cells"), value)
