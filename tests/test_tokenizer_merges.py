@@ -296,13 +296,22 @@ def test_pairs_laid_out_otherwise_are_rewritten_one_by_one(change: tuple[bytes, 
     ("tokenizer_merge_prefix", "ru", "tokenizer_merge_prefix.tokenizer.json:1:264: "
      "model.merges[0]: ожидается второй токен длиной не менее 2 байт (такова длина "
      "model.continuing_subword_prefix), получен токен «a»"),
+    # "éx" cut by a prefix "#" of 1 byte inside its é: the package's panic message is cut there
+    # too, is not UTF-8, and its process aborts with no answer
+    ("tokenizer_merge_mid_character", "pl", "tokenizer_merge_mid_character.tokenizer.json:1:281: "
+     "model.merges[1]: oczekiwano drugiego tokenu, którego pierwszy 1 bajt (tyle ma "
+     "model.continuing_subword_prefix) kończy się na granicy znaku, otrzymano token „éx”"),
+    ("tokenizer_merge_mid_character", "ru", "tokenizer_merge_mid_character.tokenizer.json:1:281: "
+     "model.merges[1]: ожидается второй токен, первый 1 байт которого (такова длина "
+     "model.continuing_subword_prefix) заканчивается на границе символа, получен токен «éx»"),
 ])
 def test_a_merge_the_package_panics_on_is_refused_at_its_place(
         case: str, lang: str, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(BAD_INPUTS)
     result = cli("explain", f"{case}.yaml", "--lang", lang)
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"{case}.yaml:1:21: tokens.tokenizer: {line}\n"
+    row = 3 if case == "tokenizer_merge_mid_character" else 1  # below its two comment lines
+    assert result.stderr == f"{case}.yaml:{row}:21: tokens.tokenizer: {line}\n"
 
 
 def test_merges_the_package_takes_are_passed_over() -> None:
@@ -322,3 +331,11 @@ def test_merges_the_package_takes_are_passed_over() -> None:
         "model.continuing_subword_prefix, found {token}",
         "expected a second token of at least {count} bytes, the length of "
         "model.continuing_subword_prefix, found {token}", Count(2), token=quoted("a")))
+    # a prefix of 2 bytes ends inside "aé"'s é (bytes a, 0xC3, 0xA9), and at the edge of "éa"'s
+    split = {"vocab": {"c": 0, "aé": 1, "éa": 2, "ca": 3}, "continuing_subword_prefix": "##"}
+    assert unjoinable({**split, "merges": [["c", "éa"], ["c", "aé"]]}) == (1, Msg.plural_of(
+        "expected a second token whose first {count} byte, the length of "
+        "model.continuing_subword_prefix, ends where a character ends, found {token}",
+        "expected a second token whose first {count} bytes, the length of "
+        "model.continuing_subword_prefix, end where a character ends, found {token}", Count(2),
+        token=quoted("aé")))

@@ -169,6 +169,9 @@ def run(buffer: bytearray, name: str, sentence: str) -> Answer:
                 "{name}: the tokenizer took more than {count} second; attn stopped it",
                 "{name}: the tokenizer took more than {count} seconds; attn stopped it",
                 TOKENIZER_SECONDS, name=name)) from None
+        merge = aborted_at(content, name)
+        if merge is not None:
+            raise FileProblem(merge) from None
         raise FileProblem(Msg.of("{name}: the tokenizer stopped without an answer; it may "
                                  "have needed more than {megabytes} MB of memory", name=name,
                                  megabytes=TOKENIZER_MEGABYTES)) from None
@@ -176,6 +179,21 @@ def run(buffer: bytearray, name: str, sentence: str) -> Answer:
         assert isinstance(first, Msg)
         raise FileProblem(first)
     return kind, first, second
+
+
+def aborted_at(content: bytes, name: str) -> Msg | None:
+    """Why the tokenizer's process ended without an answer when a merge is the cause: a
+    continuing_subword_prefix cut inside a character of a merge's second token makes the
+    package's panic message invalid UTF-8, and the process aborts (tokenizer_merges.py
+    `unjoinable`); the merge at its line:column, or None."""
+    try:
+        text = codecs.utf_8_decode(content, "strict", True)[0]
+        config = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    merge = unjoinable(config.get("model")) if isinstance(config, dict) else None
+    return None if merge is None else at_value(text, name, ("model", "merges", merge[0]),
+                                               merge[1])
 
 
 def encode(content: bytes, name: str, sentence: str) -> Answer:

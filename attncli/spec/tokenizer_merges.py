@@ -162,9 +162,10 @@ def skip_space(content: bytearray, at: int) -> int:
 def unjoinable(model: Any) -> tuple[int, Msg] | None:
     """The first merge of a BPE `model` (tokenizer.json's, parsed) that `tokenizers` panics on
     as it builds the model, and why: its second token shorter in bytes than the model's
-    continuing_subword_prefix, which the package cuts off it, or the token the two make longer
-    than every token of the vocabulary, which the package writes into a buffer of that length
-    (tokenizers/src/models/bpe/model.rs, `BpeBuilder::build`). Merges before it are as the
+    continuing_subword_prefix, which the package cuts off it, or cut by it inside a character
+    (the panic's message is then cut there too, and the process aborts), or the token the two
+    make longer than every token of the vocabulary, which the package writes into a buffer of
+    that length (tokenizers/src/models/bpe/model.rs, `BpeBuilder::build`). Merges before it are as the
     package takes them: each token in the vocabulary."""
     if not isinstance(model, dict) or not isinstance(model.get("vocab"), dict):
         return None
@@ -185,6 +186,13 @@ def unjoinable(model: Any) -> tuple[int, Msg] | None:
                 "expected a second token of at least {count} bytes, the length of "
                 "model.continuing_subword_prefix, found {token}", Count(cut),
                 token=quoted(parts[1]))
+        if cut < len(second) and 0x80 <= second[cut] < 0xC0:  # a UTF-8 continuation byte
+            return k, Msg.plural_of(  # the package's own panic message is then cut mid-character
+                "expected a second token whose first {count} byte, the length of "
+                "model.continuing_subword_prefix, ends where a character ends, found {token}",
+                "expected a second token whose first {count} bytes, the length of "
+                "model.continuing_subword_prefix, end where a character ends, found {token}",
+                Count(cut), token=quoted(parts[1]))
         joined = first + second[cut:]
         if len(joined) > longest:
             return k, Msg.of("a merge makes or joins the token {token}, which the vocabulary "
