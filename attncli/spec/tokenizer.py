@@ -36,6 +36,7 @@ from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
 from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
 from attncli.spec.tokenizer_merges import merges_as_texts, unjoinable
+from attncli.spec.tokenizer_types import wrong_type
 from attncli.spec.tokenizer_model import model_problem
 from attncli.spec.tokenizer_reach import reach_of
 from attncli.spec.tokenizer_written import check_written, dotted, offset_of, place_of
@@ -262,6 +263,9 @@ def refused(content: bytes, name: str, said: str) -> Msg:
             config, dict) else None
         if merge is not None:
             return at_value(text, name, ("model", "merges", merge[0]), merge[1])
+        typed = wrong_type(text, config, said)
+        if typed is not None:  # serde's place is the end of the part (tokenizer_types.py)
+            return at_value(text, name, *typed)
     reason, line, column = tokenizers_problem(said)
     if line is None or column is None:
         return Msg.of("{name}: cannot read the tokenizer: {reason}", name=name, reason=reason)
