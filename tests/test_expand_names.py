@@ -78,3 +78,51 @@ def test_a_long_line_of_wide_characters_is_measured_once(monkeypatch: pytest.Mon
 def test_attn_s_marks_take_one_column_among_wide_characters() -> None:
     assert columns.cell_width("\ufdd2") == 1
     assert columns.cell_width("猫\ufdd2") == 3  # the mark stands for a space, as it does alone
+
+
+def shown_spec(heads: int) -> str:
+    """12 tokens of 100-character names, d_model 16, identity projections: every matrix of it
+    is shown whole, so `-x shown` writes out every cell, as `-x all` would."""
+    rows = [[round((i * 7 + j * 3) % 11 / 10 - 0.5, 1) for j in range(16)] for i in range(12)]
+    return json.dumps({"tokens": ["w" * 97 + f"{i:03d}" for i in range(12)], "embeddings": rows,
+                       "weights": {"W_Q": "identity", "W_K": "identity", "W_V": "identity"},
+                       "heads": heads})
+
+
+@pytest.mark.parametrize(("args", "refused"), [
+    (("explain", "s.json", "-f", "text", "-x", "shown"), "--expand shown"),
+    (("export", "s.json", "--markdown", "-x", "shown", "-o", "s.md"), "--expand shown"),
+])
+def test_the_cells_a_view_shows_are_charged_their_names_as_all_is(
+        args: tuple[str, ...], refused: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("one.json").write_text(shown_spec(1), "utf-8")
+    Path("s.json").write_text(shown_spec(4), "utf-8")
+    # one head: its names fit (1,008,000 characters at most), and it is written out
+    assert invoke("explain", "one.json", "-f", "text", "-x", "shown").exit_code == 0
+    result = invoke(*args)
+    # four heads of d_k 4 charge four times one head's terms, each with a 100-character name
+    assert result.exit_code == 2 and not Path("s.md").exists()
+    assert result.output == (
+        f"attn: {refused}: the cells written out would repeat the token names in up to "
+        "4,032,000 characters; the limit is 3,200,000, which --max-cells sets; write out fewer "
+        "cells or give the tokens shorter names\n")
+    # the limit is 64 characters a term of the terms' limit, 0.5 % of --max-cells: 12,600,000
+    # allows 4,032,000 characters exactly, one cell fewer does not
+    assert invoke(*args, "--max-cells", "12600000").exit_code == 0
+    assert invoke(*args, "--max-cells", "12599999").exit_code == 2
+
+
+def test_the_cells_a_block_shows_are_refused_at_its_expand_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("s.json").write_text(shown_spec(4), "utf-8")
+    Path("post.md").write_text("# Post\n\n```attn\nspec: s.json\nexpand: shown\n```\n", "utf-8")
+    before = Path("post.md").read_bytes()
+    result = invoke("fill", "post.md")
+    assert result.exit_code == 2 and Path("post.md").read_bytes() == before
+    assert result.output.splitlines()[0] == (
+        "post.md:5:9: expand: the cells written out would repeat the token names in up to "
+        "4,032,000 characters; the limit is 3,200,000, which --max-cells sets; write out fewer "
+        "cells or give the tokens shorter names")

@@ -19,6 +19,7 @@ from attncli.render import render
 from attncli.spec import load_spec, loads_spec
 from attncli.spec.examples import example_path
 from attncli.steps.build import build
+from tests.conftest import run
 
 GOLDEN = Path(__file__).parent / "golden"
 CAT = str(example_path("cat_chases_mouse"))
@@ -217,3 +218,17 @@ def test_header_states_the_token_count_with_its_noun(count: int, pl: str, ru: st
     for lang, words in (("en", english), ("pl", pl), ("ru", ru)):
         lines = render(walkthrough, "text", lang).splitlines()
         assert lines[3] == f"{words}, d_model = 1, d_k = 1, d_v = 1", lang
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "--step", "weights", "--answer", "1 0 0; 0.36 0.64 0; 0.4 0.25 0.35"],
+    ["fill", "nothing.md"],
+])
+def test_every_command_refuses_an_unknown_language_in_the_environment(
+        args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # attn check and attn fill wrote their answers in English and exited 0 or 1
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ATTN_LANG", "de")
+    result = run(*args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "attn: ATTN_LANG: unknown language de; expected one of en, pl, ru\n"

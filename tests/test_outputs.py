@@ -197,3 +197,21 @@ def test_a_name_the_system_takes_is_written_whatever_its_length(letter: str,
     assert run("export", "--latex", "-o", str(tmp_path / name)).exit_code == 0
     assert (tmp_path / name).read_text(encoding="utf-8").startswith("%")
     assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+@pytest.mark.parametrize("command", ["snippets --diff", "fill post.md --diff"])
+def test_a_closed_stdout_is_said_before_the_diffs_are_worked(command: str,
+                                                              tmp_path: Path) -> None:
+    # every missing snippet (or unfilled block) was listed on stderr first, then the diffs met
+    # the closed stdout: one line now, before any work
+    spec = Path(__file__).resolve().parent.parent / "configs" / "cat_chases_mouse.yaml"
+    (tmp_path / "s.yaml").write_text(spec.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "attn.toml").write_text(
+        '[[snippets]]\nspecs = "s.yaml"\nformats = ["markdown", "json"]\n'
+        'languages = ["en", "pl"]\noutput = "out/{lang}/{name}.{ext}"\n', encoding="utf-8")
+    (tmp_path / "post.md").write_text("```attn\nspec: s.yaml\n```\n", encoding="utf-8")
+    before = sorted(os.listdir(tmp_path))
+    result = shell(f'"$ATTN" {command} >&-', tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2, "attn: cannot write to standard output: it is closed\n")
+    assert sorted(os.listdir(tmp_path)) == before

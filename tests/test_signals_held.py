@@ -83,3 +83,44 @@ def test_a_file_written_over_in_place_is_whole_after_a_signal(tmp_path: Path, si
     # the signal ended it (Python ends on a KeyboardInterrupt by the signal too)
     assert (done.returncode, done.stdout) == (-sig, ""), done.stderr
     assert target.read_bytes() == new
+
+
+DROPPED = """
+import gc, os, signal, sys, weakref
+import typer
+from attncli.cli.streams import terminable
+from attncli.files.writing import write_atomic
+
+
+class Held:
+    pass
+
+
+def gone(_):
+    # the signal comes inside a callback Python runs for itself (here a weak reference's, as an
+    # import's module lock has one): the handler's exception is printed as ignored and dropped
+    os.kill(os.getpid(), int(sys.argv[2]))
+    sum(range(1000))
+
+
+try:
+    with terminable():
+        held = Held()
+        ref = weakref.ref(held, gone)
+        del held
+        gc.collect()
+        write_atomic(sys.argv[1], "the walkthrough\\n")
+        print("written")
+except typer.Exit as stop:
+    print("exit", stop.exit_code)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_whose_exception_python_dropped_still_ends_the_command(
+        tmp_path: Path, sig: int) -> None:
+    out = tmp_path / "o.md"
+    done = python(DROPPED, str(out), str(int(sig)))
+    assert "Exception ignored" in done.stderr  # the handler's exception was dropped
+    assert (done.stdout, out.exists(), list(tmp_path.iterdir())) == (
+        f"exit {128 + sig}\n", False, [])

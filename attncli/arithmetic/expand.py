@@ -346,10 +346,17 @@ def attach(walkthrough: Walkthrough, spec: Spec,
     by_head: dict[int | None, dict[str, Step]] = {}  # once, not once per step: linear in heads
     for s in walkthrough.steps:
         by_head.setdefault(s.head, {})[s.id] = s
+    every = [chosen(selection, walkthrough, step, tuple(WRITERS)) for step in walkthrough.steps]
+    if selection.mode == "shown" and not selection.terms_shown:  # charged before any is
+        # written out, as -x all is (a page's shown terms alone, HTML's, write each row's edges)
+        from attncli.steps.budget import check_chosen
+
+        check_chosen(spec, ((step.id, max(m.shape[1] for m in step.matrices), column)
+                            for step, cells in zip(walkthrough.steps, every, strict=True)
+                            for _, column in cells), selection.max_cells)
     steps = []
     expanded: list[tuple[int, Step, list[Cell]]] = []  # the score steps written out
-    for step in walkthrough.steps:
-        cells = chosen(selection, walkthrough, step, tuple(WRITERS))
+    for step, cells in zip(walkthrough.steps, every, strict=True):
         if not cells:
             steps.append(step)
             continue

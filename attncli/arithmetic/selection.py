@@ -24,6 +24,7 @@ from attncli.i18n import Msg, suggesting
 from attncli.i18n.visible import visible_label
 from attncli.model import HeadResult, Step, Walkthrough
 from attncli.records import record
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.view import CELL_STEPS, EXPANDABLE, ROW_STEPS
 
 SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
@@ -41,6 +42,9 @@ class Selection:
     # mode shown, for a page that keeps only the lines of the cells it shows: a softmax row of
     # a matrix elided in the middle names its shown cells, and only their terms are written
     terms_shown: bool = False
+    # the cell limit the cells a mode chooses (shown) are charged against, before they are
+    # written out (attncli/steps/budget.py check_chosen)
+    max_cells: int = DEFAULT_MAX_CELLS
 
     @classmethod
     def parse(cls, options: Sequence[str]) -> Selection:

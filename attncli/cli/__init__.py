@@ -21,6 +21,8 @@ def main() -> None:
 
     try:
         run()
+    except KeyboardInterrupt:  # Ctrl-C while Typer builds the command, before a command's own
+        raise SystemExit(INTERRUPTED) from None  # handling (cli/running.py) begins
     finally:
         # The command is done and the process ends: the interpreter's last garbage collections
         # would walk every object the run made (NumPy's, YAML's, Typer's and attn's; about 40

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from attncli.cli.command_help import COMMAND_HELP
-from attncli.cli.inputs import language, loading, one_standard_input, spec_path
+from attncli.cli.inputs import language, languages, loading, one_standard_input, spec_path
 from attncli.cli.options import (
     AllowOutsideOpt,
     DebugOpt,
@@ -56,6 +56,7 @@ def check(
         from attncli.check import answers_of, check_answers, report, summary
         from attncli.spec import load_spec
 
+        languages(lang)  # a bad --lang or $ATTN_LANG is a usage error, as in every command
         reading = loading(allow_outside, max_cells)
         one_standard_input(spec, answer)
         answers = answers_of(answer, step, reading.max_cells)

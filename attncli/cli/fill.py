@@ -10,11 +10,11 @@ from typing import Annotated
 import typer
 
 from attncli.cli.command_help import COMMAND_HELP
-from attncli.cli.inputs import language, loading
+from attncli.cli.inputs import language, languages, loading
 from attncli.cli.options import DebugOpt, MaxCellsOpt, MessagesLangOpt
 from attncli.cli.places import once_each
 from attncli.cli.running import fail, run, say
-from attncli.cli.streams import write_stdout
+from attncli.cli.streams import check_stdout, write_stdout
 from attncli.errors import AttnError, CheckFailed, SpecError
 from attncli.i18n import N_, Msg
 from attncli.i18n.visible import visible_document
@@ -38,14 +38,17 @@ def fill(
     lang: MessagesLangOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    lang = language(lang)
+    asked, lang = lang, language(lang)
 
     def action() -> str:
         from attncli.cli.places import from_deleted_folder
         from attncli.fill.document import fill as fill_document
         from attncli.fill.document import unified_diff, write
 
+        languages(asked)  # a bad --lang or $ATTN_LANG is a usage error, as in every command
         reading = loading(False, max_cells)
+        if diff:  # the diffs go to standard output: a closed one is said before any work
+            check_stdout()
         writing = not (check or diff)
         counts = {"filled": 0, "unchanged": 0, "failed": 0, "stale": 0}
         diffs = []

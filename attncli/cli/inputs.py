@@ -127,7 +127,7 @@ def load_walkthrough(spec: str | None, inline: Inline, view: View,
     from attncli.steps.budget import check_view
 
     check_view(loaded, view, reading.max_cells, shows)
-    return prepare(loaded, view)
+    return prepare(loaded, view, reading.max_cells)
 
 
 STDOUT = "-"  # an output named so is standard output, as `attn explain -` reads standard input

@@ -15,7 +15,7 @@ from attncli.cli.command_help import COMMAND_HELP
 from attncli.cli.inputs import jobs_option, language, languages, loading
 from attncli.cli.options import AllowOutsideOpt, DebugOpt, MaxCellsOpt, MessagesLangOpt
 from attncli.cli.running import fail, run, say
-from attncli.cli.streams import write_stdout
+from attncli.cli.streams import check_stdout, write_stdout
 from attncli.errors import CheckFailed, SpecError
 from attncli.i18n import N_, Msg
 from attncli.i18n.visible import visible_document
@@ -85,6 +85,8 @@ def snippets(
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error
         reading = loading(allow_outside, max_cells)
         processes = jobs_option(jobs)
+        if diff:  # the diffs go to standard output: a closed one is said before any work
+            check_stdout()
         path = (from_deleted_folder(manifest) if manifest is not None
                 else find_manifest(Path(".")))
         planned = targets(load_manifest(path))

@@ -23,6 +23,7 @@ from typing import TextIO
 import typer
 
 from attncli.errors import UsageError
+from attncli.files.interrupts import PENDING, Terminated, raise_pending, terminated
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.i18n.visible import visible
@@ -118,31 +119,20 @@ def utf8_unless_terminal() -> None:
             stream.reconfigure(encoding="utf-8", errors=stream.errors)  # type: ignore[union-attr]
 
 
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP, raised where the program is, so that a file being written is removed
-    (files.writing.write_atomic) as for Ctrl-C."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _terminated(signum: int, frame: object) -> None:
-    raise Terminated(signum)
-
-
 @contextmanager
 def terminable() -> Iterator[None]:
     """SIGTERM and SIGHUP end the command like Ctrl-C: temporary files removed, exit 128 + the
     signal's number."""
     kept = {}
+    PENDING.clear()
     try:
         for signum in (signal.SIGTERM, signal.SIGHUP):
-            kept[signum] = signal.signal(signum, _terminated)
+            kept[signum] = signal.signal(signum, terminated)
     except ValueError:  # not the main thread: leave the signals alone
         pass
     try:
         yield
+        raise_pending()  # a signal whose exception Python dropped (files/interrupts.py)
     except Terminated as stop:
         raise typer.Exit(128 + stop.signum) from None
     finally:

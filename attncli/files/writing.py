@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from attncli.errors import UsageError
+from attncli.files.interrupts import raise_pending
 from attncli.files.reading import PIECE, NotRegular, check_regular, not_regular, same_file
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
@@ -107,6 +108,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str | bytes],
             if appends_only(folder):  # no name could be taken back: the text is made elsewhere
                 with tempfile.TemporaryFile() as elsewhere:
                     write_all(elsewhere, text)
+                    raise_pending()
                     write_in_place(elsewhere, target, plain)
                 return
             handle, temporary = tempfile.mkstemp(
@@ -117,6 +119,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str | bytes],
                 write_all(staged, text)
                 keep_owner(staged.fileno(), target)
                 os.fchmod(staged.fileno(), file_mode(target, plain))
+                raise_pending()  # a signal whose exception was dropped: no file takes a name
                 if name is None:
                     if linked_as(staged, target):
                         return

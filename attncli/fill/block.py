@@ -157,7 +157,7 @@ def walkthrough_text(request: Request, fmt: str, max_cells: int = DEFAULT_MAX_CE
     chosen = replace(request.view, summary=request.view.matrix is None)
     # a block shows every number only of the one matrix its `matrix:` asks for
     check_view(request.spec, chosen, max_cells, "--" + fmt, chosen.where.get("matrix"))
-    shown = prepare(request.spec, chosen)
+    shown = prepare(request.spec, chosen, max_cells)
     options = {"full": False, "width": 80, "decimal": None}
     if shown.matrix is not None:
         written = render_matrix(shown.walkthrough, shown.matrix, fmt, **options)

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Literal
 
-from attncli.errors import AttnError, Location, SpecError
+from attncli.errors import AttnError, Location, SpecError, UsageError
 from attncli.files.reading import NotRegular, read_regular
 from attncli.files.writing import write_atomic
 from attncli.i18n import Msg
@@ -31,7 +31,7 @@ from attncli.spec.limits import MIN_BYTES, max_bytes
 from attncli.spec.model import Spec
 from attncli.spec.scope import scoped
 from attncli.spec.view import Loading, View
-from attncli.steps.budget import check_view
+from attncli.steps.budget import check_view, located
 from attncli.steps.show import Shown
 from attncli.workers.pool import each
 
@@ -187,7 +187,12 @@ def _spec_snippets(work: Work) -> list[Outcome]:
                 if not isinstance(spec, AttnError):
                     check_view(spec, view, loading.max_cells, target.format,
                                view.where.get("format"), target.spec.as_posix())
-                built[view] = spec if isinstance(spec, AttnError) else held(prepare(spec, view))
+                built[view] = spec if isinstance(spec, AttnError) else held(
+                    prepare(spec, view, loading.max_cells))
+            except UsageError as error:  # the cells HTML shows by default, past the limit:
+                # said of the spec and the format that asked for them
+                built[view] = without_frames(located(error, view.where.get("format"),
+                                                     target.spec.as_posix()))
             except AttnError as error:
                 built[view] = without_frames(error)
         walkthrough = built[view]

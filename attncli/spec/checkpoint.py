@@ -150,6 +150,9 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
     entry = header.get(key)
     if entry is None or key == "__metadata__":
         keys = [k for k in header if k != "__metadata__"]
+        if not keys:  # "…; it has " and nothing
+            raise FileProblem(Msg.of("{name} has no tensor {key}; it holds no tensor at all",
+                                     name=name, key=key))
         raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
                                  keys=some(keys)))
     return _tensor(entry, f"{name} ({key})", path, start, dims, status)

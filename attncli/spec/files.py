@@ -26,6 +26,7 @@ import numpy as np
 from attncli.files.reading import NotRegular, check_regular, real
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import numpy_problem, os_problem
+from attncli.i18n.visible import visible_label
 from attncli.spec.csv_file import CsvFile, check_csv_size, most_cells
 from attncli.spec.file_problem import FileProblem as FileProblem  # every reader raises it
 from attncli.spec.file_problem import as_float as as_float
@@ -364,7 +365,7 @@ def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]
         key = keys[0]
     if key not in keys:
         raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",
-                                 name=name, key=key, keys=some(keys)))
+                                 name=name, key=visible_label(key), keys=some(keys)))
     return key, key + ".npy" if key + ".npy" in members else key
 
 
@@ -385,6 +386,7 @@ def check_compression(info: zipfile.ZipInfo, name: str) -> None:
 
 
 def some(keys: list[str], shown: int = 10) -> str:
-    """The first keys of an archive, for a message of one short line."""
-    listed = ", ".join(key[:MAX_NAME] for key in keys[:shown])
+    """The first keys of an archive, for a message of one short line: a key not in Unicode's
+    composed form with its combining marks as escapes (`e\u0301`), told apart from `é`."""
+    listed = ", ".join(visible_label(key[:MAX_NAME]) for key in keys[:shown])
     return listed + (f", … (+{len(keys) - shown})" if len(keys) > shown else "")

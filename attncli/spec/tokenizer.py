@@ -36,9 +36,9 @@ from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, Node, byte_count
 from attncli.spec.tokenizer_check import MAX_TOKENS, check_config, check_objects, patterns
 from attncli.spec.tokenizer_merges import merges_as_texts, unjoinable
-from attncli.spec.tokenizer_types import wrong_type
 from attncli.spec.tokenizer_model import model_problem
 from attncli.spec.tokenizer_reach import reach_of
+from attncli.spec.tokenizer_types import wrong_type
 from attncli.spec.tokenizer_written import check_written, dotted, offset_of, place_of
 from attncli.spec.values import check_keys, fail, fail_at, text
 from attncli.workers.bounded import Overrun, bounded

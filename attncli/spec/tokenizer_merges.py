@@ -165,8 +165,8 @@ def unjoinable(model: Any) -> tuple[int, Msg] | None:
     continuing_subword_prefix, which the package cuts off it, or cut by it inside a character
     (the panic's message is then cut there too, and the process aborts), or the token the two
     make longer than every token of the vocabulary, which the package writes into a buffer of
-    that length (tokenizers/src/models/bpe/model.rs, `BpeBuilder::build`). Merges before it are as the
-    package takes them: each token in the vocabulary."""
+    that length (tokenizers/src/models/bpe/model.rs, `BpeBuilder::build`). Merges before it
+    are as the package takes them: each token in the vocabulary."""
     if not isinstance(model, dict) or not isinstance(model.get("vocab"), dict):
         return None
     vocab, merges = model["vocab"], model.get("merges")

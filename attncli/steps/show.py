@@ -19,6 +19,7 @@ from attncli.i18n import Msg
 from attncli.model import Matrix, Walkthrough, has, pick
 from attncli.model.walkthrough import key
 from attncli.records import record
+from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.model import Display, Spec
 from attncli.spec.view import STEP_IDS, View
 from attncli.steps import narrow
@@ -53,7 +54,7 @@ def over(display: Display, view: View) -> Display:
     return replace(display, **given, where=where)
 
 
-def prepare(spec: Spec, view: View) -> Shown:
+def prepare(spec: Spec, view: View, max_cells: int = DEFAULT_MAX_CELLS) -> Shown:
     """The walkthrough of `spec` as `view` (over the spec's display) asks; an error naming the
     option, or the key where it was written, otherwise."""
     if spec.dtype != "float64":
@@ -82,14 +83,15 @@ def prepare(spec: Spec, view: View) -> Shown:
     # are blank; in them only when it may be theirs. A refusal names their matrices unworked.
     light = view.matrix is not None and not decode_symbol(view.matrix)
     unread = frozenset(STEP_IDS) if light or not view.read else frozenset()
-    selection = narrow.selection(spec.display)
+    selection = replace(narrow.selection(spec.display), max_cells=max_cells)
     if view.terms_shown:
         selection = replace(selection, terms_shown=True)
     try:
         walkthrough = build(spec, selection, summary=view.summary, unread=unread,
                             every_decode=view.matrix is not None and decode_symbol(view.matrix))
-    except UsageError as error:  # a row or column the expand written names that is not there
-        if dict(error.message.params).get("option") != "--expand":
+    except UsageError as error:  # a row or column the expand written names that is not
+        # there, or the cells it shows past the limit (`--expand shown`)
+        if not str(dict(error.message.params).get("option")).startswith("--expand"):
             raise
         raise narrow.located(error, spec.display) from None
     matrix = None
