@@ -23,7 +23,7 @@ from attncli.render.columns import cell_width
 from attncli.render.wrap import words
 from attncli.spec import load_spec
 from attncli.steps.build import build
-from attncli.steps.constants import plain_number
+from attncli.steps.constants import constant, plain_number
 
 CONFIGS = sorted(Path(__file__).parent.parent.glob("configs/*.yaml"))
 ONE_LETTER = {"pl": "aiouwzAIOUWZ", "ru": "авикосуяАВИКОСУЯ"}
@@ -81,6 +81,14 @@ def test_a_one_letter_token_is_bound_but_a_file_name_is_left_as_written() -> Non
 def test_constants_are_written_as_people_write_them() -> None:
     assert [plain_number(x) for x in (1e-5, 1e-12, 2e-5, 0.5, 1e3)] == \
         ["10⁻⁵", "10⁻¹²", "0.00002", "0.5", "10³"]
+
+
+def test_a_negative_constant_is_written_with_the_minus_sign_and_zero_without_one() -> None:
+    # MoE's alpha of -0.5 was `α = -0.5` and of -0.0 `α = -0.0` in text, where every other
+    # negative number of the page is `−0.50`; LaTeX math sets its `-` as a minus itself
+    written = [(str(c), c.latex) for c in map(constant, (-0.5, -0.0, -2.5e-200, -1e-5))]
+    assert written == [("−0.5", "-0.5"), ("0.0", "0.0"), ("−2.5×10⁻²⁰⁰", r"-2.5 \times 10^{-200}"),
+                       ("−0.00001", "-0.00001")]
 
 
 # --- the catalogs -------------------------------------------------------------------------------
