@@ -30,6 +30,7 @@ from attncli.spec.scope import scoped
 from attncli.spec.selection import CHECKPOINT_KEYS, is_checkpoint, sliced_values
 from attncli.spec.source import LIMIT_HINT, Node
 from attncli.spec.values import (
+    as_written,
     check_keys,
     check_shape,
     choice,
@@ -322,5 +323,6 @@ def random_values(node: Node, shape: Dims, budget: Budget,
         return rng.uniform(low, high, size)  # shape `size`
     std = optional(options, "std", number, 1.0)
     if std <= 0:
-        fail(options["std"], "expected a positive standard deviation, found {value}", value=std)
+        fail(options["std"], "expected a positive standard deviation, found {value}",
+             value=as_written(options["std"], std))
     return rng.normal(optional(options, "mean", number, 0.0), std, size)  # shape `size`

@@ -9,6 +9,7 @@ from attncli.spec.model_ffn import ACTIVATIONS, GATED, FeedForward
 from attncli.spec.network import Network
 from attncli.spec.source import Node
 from attncli.spec.values import (
+    as_written,
     boolean,
     check_keys,
     choice,
@@ -91,7 +92,8 @@ def layer_norm(node: Node, d_model: int, files: Files, rms: bool = False) -> Nor
             found[key] = vector_at(keys[key], files, d_model, "d_model")
     eps = optional(keys, "eps", number, RMSNorm.eps if rms else LayerNorm.eps)
     if eps <= 0:
-        fail(keys["eps"], "expected a positive eps, found {value}", value=eps)
+        fail(keys["eps"], "expected a positive eps, found {value}",
+             value=as_written(keys["eps"], eps))
     if rms:
         return RMSNorm(found["gain"], eps)
     return LayerNorm(found["gain"], found["bias"], eps)

@@ -13,6 +13,7 @@ from attncli.spec.arrays import Files, matrix_at, vector_at
 from attncli.spec.model import Array, Convention, Head, Latent, RMSNorm
 from attncli.spec.source import Node
 from attncli.spec.values import (
+    as_written,
     check_keys,
     check_shape,
     fail,
@@ -98,7 +99,8 @@ def norms(node: Node, d_c: int, w_dq: Array | None,
     keys = check_keys(node, NORM_KEYS)
     eps = optional(keys, "eps", number, RMSNorm.eps)
     if eps <= 0:
-        fail(keys["eps"], "expected a positive eps, found {value}", value=eps)
+        fail(keys["eps"], "expected a positive eps, found {value}",
+             value=as_written(keys["eps"], eps))
     kv_gain = optional(keys, "kv_gain", lambda n: gain(n, d_c, "d_c", files), None)
     if w_dq is None:
         if "q_gain" in keys:

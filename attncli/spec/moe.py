@@ -18,7 +18,16 @@ from attncli.spec.model import Convention
 from attncli.spec.model_ffn import Expert, Mixture
 from attncli.spec.network import Network
 from attncli.spec.source import Node
-from attncli.spec.values import check_keys, check_shape, fail, integer, items, number, optional
+from attncli.spec.values import (
+    as_written,
+    check_keys,
+    check_shape,
+    fail,
+    integer,
+    items,
+    number,
+    optional,
+)
 
 MOE_KEYS = ("router", "top_k", "alpha", "limit", "experts")
 ROUTER_KEYS = ("W", "b")
@@ -51,7 +60,8 @@ def moe_spec(node: Node, d_model: int, convention: Convention, files: Files) -> 
     alpha = optional(keys, "alpha", number, Mixture.alpha)
     limit = optional(keys, "limit", number, Mixture.limit)
     if limit <= 0:
-        fail(keys["limit"], "expected a positive limit, found {value}", value=limit)
+        fail(keys["limit"], "expected a positive limit, found {value}",
+             value=as_written(keys["limit"], limit))
     experts = tuple(expert(entry, d_model, row, files) for entry in entries)
     return Mixture(W_r, experts, top_k, b_r, alpha, limit)
 

@@ -9,7 +9,7 @@ from typing import Literal
 from attncli.spec.arrays import Files, vector_at
 from attncli.spec.model import Array, Convention, Head, QKNorm, RMSNorm
 from attncli.spec.source import Node
-from attncli.spec.values import check_keys, choice, fail, number, optional
+from attncli.spec.values import as_written, check_keys, choice, fail, number, optional
 
 QK_NORM_KEYS = ("over", "q_gain", "k_gain", "eps")
 OVER = ("head", "projection")
@@ -45,5 +45,6 @@ def qk_norm_spec(node: Node, heads: tuple[Head, ...], convention: Convention,
                                    "d_k" if over == "head" else "heads · d_k")
     eps = optional(keys, "eps", number, RMSNorm.eps)
     if eps <= 0:
-        fail(keys["eps"], "expected a positive eps, found {value}", value=eps)
+        fail(keys["eps"], "expected a positive eps, found {value}",
+             value=as_written(keys["eps"], eps))
     return QKNorm(over, gains["q_gain"], gains["k_gain"], eps)

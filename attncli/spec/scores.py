@@ -6,7 +6,7 @@ from __future__ import annotations
 from attncli.spec.arrays import Files, matrix_at
 from attncli.spec.model import Scale, Score
 from attncli.spec.source import Node
-from attncli.spec.values import check_keys, check_shape, choice, fail, number
+from attncli.spec.values import as_written, check_keys, check_shape, choice, fail, number
 
 SCORE_KEYS = ("general",)
 
@@ -29,7 +29,8 @@ def scale_spec(node: Node) -> Scale:
         return Scale("sqrt_dk") if kind == "sqrt_dk" else Scale("none")
     value = number(node)
     if value <= 0:
-        fail(node, "expected a positive number to divide by, found {value}", value=value)
+        fail(node, "expected a positive number to divide by, found {value}",
+             value=as_written(node, value))
     return Scale("number", value)
 
 
@@ -37,5 +38,6 @@ def softcap_spec(node: Node) -> float:
     """`softcap: c`, a positive number (Gemma 2's attn_logit_softcapping, 50.0)."""
     value = number(node)
     if value <= 0:
-        fail(node, "expected a positive cap c of c·tanh(s / c), found {value}", value=value)
+        fail(node, "expected a positive cap c of c·tanh(s / c), found {value}",
+             value=as_written(node, value))
     return value

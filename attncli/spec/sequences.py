@@ -9,6 +9,7 @@ from attncli.spec.model import Positional, Sequence
 from attncli.spec.rope_scaling import rope_scaling
 from attncli.spec.source import Node
 from attncli.spec.values import (
+    as_written,
     check_keys,
     check_shape,
     choice,
@@ -83,7 +84,8 @@ def positional(node: Node, n: int, d_model: int, files: Files) -> Positional | N
         options = check_keys(options_node, ROPE_KEYS if kind == "rope" else SINUSOIDAL_KEYS)
         base = optional(options, "base", number, 10000.0)
         if base <= 1.0:
-            fail(options["base"], "expected a base greater than 1, found {value}", value=base)
+            fail(options["base"], "expected a base greater than 1, found {value}",
+                 value=as_written(options["base"], base))
         if kind == "sinusoidal":
             return Positional("sinusoidal", base=base)
         layout = optional(options, "layout", lambda n: choice(n, ROPE_LAYOUTS), "half")

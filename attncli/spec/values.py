@@ -64,6 +64,12 @@ def describe(node: Node, raw: bool = True) -> Msg:
     return Msg.of('the text "{value}"', value=shown(str(value)))
 
 
+def as_written(node: Node, value: float) -> str | float:
+    """A number as the spec wrote it (`5e-324`), for a refusal's "found"; as read where it was
+    not written (a default, a file's)."""
+    return shown(node.text) if node.text is not None else value
+
+
 def expect(node: Node, expected: Msg, known: Iterable[str] = ()) -> NoReturn:
     """Refuse `node`: expected this, found that; for a closed set of words (`known`), with the
     one a misspelt word is close to (`mask: casual`: did you mean causal?)."""
