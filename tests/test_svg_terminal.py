@@ -68,8 +68,8 @@ def test_sixty_four_heads_are_refused_with_one_line_and_one_of_them_is_drawn(
     result = run("export", str(spec), "--svg", "-o", str(picture), "--lang", "pl")
     assert (result.exit_code, result.stdout, picture.exists()) == (2, "", False)
     assert result.stderr == ("attn: rysunek SVG miałby ponad 5000 wierszy, a\u00a0tyle attn "
-                             "rysuje najwyżej; pokaż mniej kroków przez --steps albo jedną "
-                             "głowicę przez --head\n")
+                             "rysuje najwyżej; pokaż mniej kroków opcją --steps albo jedną "
+                             "głowicę opcją --head\n")
     result = run("export", str(spec), "--svg", "--head", "3", "-o", str(picture))
     shown = svg_lines(picture.read_text(encoding="utf-8"))
     assert result.exit_code == 0 and len(shown) < 5000

@@ -299,10 +299,11 @@ def test_pairs_laid_out_otherwise_are_rewritten_one_by_one(change: tuple[bytes, 
     # "éx" cut by a prefix "#" of 1 byte inside its é: the package's panic message is cut there
     # too, is not UTF-8, and its process aborts with no answer
     ("tokenizer_merge_mid_character", "pl", "tokenizer_merge_mid_character.tokenizer.json:1:281: "
-     "model.merges[1]: oczekiwano drugiego tokenu, którego pierwszy 1 bajt (tyle ma "
-     "model.continuing_subword_prefix) kończy się na granicy znaku, otrzymano token „éx”"),
+     "model.merges[1]: oczekiwano drugiego tokenu, którego pierwszy bajt "
+     "(model.continuing_subword_prefix ma 1 bajt) kończy się na granicy znaku, otrzymano token "
+     "„éx”"),
     ("tokenizer_merge_mid_character", "ru", "tokenizer_merge_mid_character.tokenizer.json:1:281: "
-     "model.merges[1]: ожидается второй токен, первый 1 байт которого (такова длина "
+     "model.merges[1]: ожидается второй токен, у\u00a0которого начало длиной 1 байт (такова длина "
      "model.continuing_subword_prefix) заканчивается на границе символа, получен токен «éx»"),
 ])
 def test_a_merge_the_package_panics_on_is_refused_at_its_place(
