@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from attncli.i18n import translate
-from attncli.spec.csv_file import CSV_PIECE
+from attncli.spec.csv_cells import CSV_PIECE
 from tests.conftest import run
 
 WEIGHTS = "weights: {W_Q: identity, W_K: identity, W_V: identity}\n"

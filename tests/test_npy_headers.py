@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attncli.spec import file_slices, files
 from tests.conftest import run
 
 SPEC = "tokens: [a, b, c]\nembeddings: {file: %s}\nweights: {W_Q: identity, W_K: identity, " \
@@ -88,3 +89,50 @@ def test_a_file_that_ends_inside_its_header_is_said_so(
     result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", f"s.yaml:2:20: embeddings.file: e.npy: {said}\n")
+
+
+def deep_npy(sizes: tuple[int, ...]) -> bytes:
+    """A .npy file whose header gives `sizes` (any number of them: NumPy holds 64 at most),
+    its data zeros."""
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }" % b"".join(
+        b"%d," % size for size in sizes)
+    header += b" " * (63 - (len(header) + 10) % 64) + b"\n"
+    count = int(np.prod(sizes))
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + bytes(8 * count)
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "e.npy holds an array of 65 dimensions, expected a vector (1 dimension)"),
+    ("pl", "e.npy zawiera tablicę 65-wymiarową, a\u00a0oczekiwano wektora (1 wymiar)"),
+    ("ru", "e.npy: ожидается вектор (1 измерение), получено: 65-мерный массив"),
+])
+def test_more_dimensions_than_numpy_holds_are_refused_in_the_users_words(
+        lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """65 sizes (63 ones, 3, 2) for a bias, a vector: NumPy's own words were English."""
+    (tmp_path / "e.npy").write_bytes(deep_npy((1,) * 63 + (3, 2)))
+    (tmp_path / "s.yaml").write_text(
+        "tokens: [a, b, c]\nembeddings: [[1, 0], [0, 1], [1, 1]]\n"
+        "weights: {W_Q: identity, W_K: identity, W_V: identity, b_Q: {file: e.npy}}\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stderr) == (2, f"s.yaml:3:68: weights.b_Q.file: {said}\n")
+
+
+@pytest.mark.parametrize("rows", ["", ", rows: '0:2'"])
+def test_an_array_of_three_dimensions_is_refused_before_its_numbers_are_read(
+        rows: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 2 × 1,000 × 3 array for the embeddings, whole or sliced: its header's shape refuses it,
+    and its numbers are never read (np.load read all 6,000, then it was refused)."""
+    (tmp_path / "e.npy").write_bytes(deep_npy((2, 1000, 3)))
+    (tmp_path / "s.yaml").write_text(SPEC % ("e.npy" + rows))
+    monkeypatch.chdir(tmp_path)
+    reads = []
+    for module, name in ((files.np, "load"), (file_slices, "read_slice")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, real=real, name=name, **kwargs: (
+            reads.append(name), real(*args, **kwargs))[1])
+    result = run("explain", "s.yaml", "--format", "text")
+    assert (result.exit_code, result.stderr) == (
+        2, "s.yaml:2:20: embeddings.file: e.npy holds an array of shape 2 × 1,000 × 3, expected a "
+        "matrix (2 dimensions)\n")
+    assert reads == []

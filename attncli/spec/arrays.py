@@ -242,6 +242,7 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
 
     def charge(at: Node, shape: tuple[int, ...]) -> None:
         nonlocal charged
+        check_dimensions(at, name, shape, ndim)  # by the header, before a number is read
         files.budget.charge(at, shape)
         charged = True
 
@@ -271,14 +272,30 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
     name_node = keys["file"]  # present: that is how the caller told a file from a matrix
     if not charged:  # a CSV file: counted as it was read, charged now
         files.budget.charge(name_node, values.shape)
-    if ndim == 1 and values.ndim == 2 and values.shape[0] == 1:
+    check_dimensions(name_node, name, values.shape, ndim)
+    if ndim == 1 and values.ndim == 2:
         values = values[0]  # a CSV file of one line: (1, d) -> (d,)
-    if values.ndim != ndim:
-        wanted = (Msg.of("a matrix (2 dimensions)") if ndim == 2
-                  else Msg.of("a vector (1 dimension)"))
-        fail(name_node, "{name} holds an array of shape {found}, expected {expected}",
-             name=name, found=shape_text(values.shape), expected=wanted)
     return values
+
+
+# Sizes of a shape an error line shows; past them it gives their count (a .npy header may give
+# thousands, which NumPy cannot hold: 3,002 of them made a line of 12 KB)
+SHOWN_DIMENSIONS = 8
+
+
+def check_dimensions(at: Node, name: str, shape: tuple[int, ...], ndim: int) -> None:
+    """Refuse the array of `shape` in the file `name` unless it is the vector (`ndim` 1; a
+    matrix of one row is one) or the matrix (`ndim` 2) the spec wants."""
+    if len(shape) == ndim or (ndim == 1 and len(shape) == 2 and shape[0] == 1):
+        return
+    wanted = Msg.of("a matrix (2 dimensions)") if ndim == 2 else Msg.of("a vector (1 dimension)")
+    if len(shape) > SHOWN_DIMENSIONS:
+        fail_at(at, Msg.plural_of("{name} holds an array of {count} dimension, expected "
+                                  "{expected}", "{name} holds an array of {count} dimensions, "
+                                  "expected {expected}", Count(len(shape)), name=name,
+                                  expected=wanted))
+    fail(at, "{name} holds an array of shape {found}, expected {expected}", name=name,
+         found=shape_text(shape), expected=wanted)
 
 
 def random_values(node: Node, shape: Dims, budget: Budget,

@@ -1,7 +1,8 @@
 """A .csv file of numbers: measured in bytes, then read once as bytes and its lines found and
 their cells counted at C speed (spec/csv_lines.py), so that its shape is known (and charged)
 before a cell is converted. Only the chosen cells are converted, and at most `max_slow_cells` of
-them: text costs about 0.2 µs a number to convert, where a .npy file costs nothing.
+them: text costs about 0.2 µs a number to convert, where a .npy file costs nothing. A file read
+whole is converted a piece of lines at a time (spec/csv_cells.py); chosen rows one at a time.
 
 What is held once the lines are counted is one place in every STRIDE kept lines (a row is found
 again from the place before it, its bytes read from the file again), the windows of rows found
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from attncli.i18n import Count, Msg
+from attncli.spec.csv_cells import csv_row, every_row, not_a_number
 from attncli.spec.csv_lines import COMMA, PIECE, Piece, pieces
 from attncli.spec.csv_lines import commas as line_commas
 from attncli.spec.csv_wide import Wide
@@ -28,7 +30,6 @@ from attncli.spec.limits import max_bytes, max_slow_cells
 from attncli.spec.opened import open_regular
 from attncli.spec.source import LIMIT_HINT, byte_count
 
-CSV_PIECE = 1 << 16  # characters of a CSV line converted at once
 STRIDE = 64  # kept lines between two places held (a row is found from the place before it)
 WINDOWS_KEPT = 16  # windows of STRIDE rows held found, for rows read again or near
 LONG_WINDOW = 1 << 12  # bytes of a window that is kept once found (see CsvFile._window)
@@ -248,6 +249,8 @@ class CsvFile:
 
     def _convert(self, distinct: list[int] | None, columns: Sequence[int] | None) -> np.ndarray:
         """The numbers of each of the rows `distinct` (ascending; None: every row), as read."""
+        if distinct is None and columns is None and self.data is not None:
+            return as_float(every_row(self.data, self.at, self.shape[1], self.name), self.name)
         values = array.array("d")
         for row in range(self.shape[0]) if distinct is None else distinct:
             values.extend(self._row(row, columns))
@@ -319,36 +322,3 @@ def rows_of(piece: Piece, held: np.ndarray) -> np.ndarray:
     return np.stack((piece.starts[held].astype(np.int64) + piece.at,
                      piece.ends[held].astype(np.int64) + piece.at,
                      held.astype(np.int64) + piece.first))  # (3, lines)
-
-
-def csv_row(line: str, name: str, number: int) -> array.array[float]:
-    """The numbers of one CSV line, converted a piece at a time: a line of millions of cells
-    never holds more than a piece of them as Python texts and floats at once (8 bytes a cell)."""
-    row = array.array("d")
-    start, end = 0, -1
-    while end < len(line):
-        end = line.find(",", start + CSV_PIECE)
-        end = len(line) if end < 0 else end
-        cells, before = line[start:end].split(","), len(row)
-        try:
-            row.extend(map(float, cells))
-        except ValueError:
-            raise _first_not_a_number(cells, before, name, number) from None
-        start = end + 1
-    return row
-
-
-def _first_not_a_number(cells: list[str], before: int, name: str, number: int) -> FileProblem:
-    """The first of `cells` that is no number, located by its line and column."""
-    for column, cell in enumerate(cells, start=before + 1):
-        try:
-            float(cell)
-        except ValueError:
-            return not_a_number(cell, name, number, column)
-    raise AssertionError("a piece that float() refused holds a cell it refuses")
-
-
-def not_a_number(cell: str, name: str, line: int, column: int) -> FileProblem:
-    return FileProblem(Msg.of("{name}: line {line}, column {column}: expected a number, found "
-                              "{found}", name=name, line=line, column=column,
-                              found=cell.strip()[:40] or Msg.of("an empty cell")))

@@ -29,6 +29,10 @@ with open("unbalanced_header.npy", "wb") as out:  # a header NumPy's tokenizer c
     header = b"{'descr': '<f8', 'fortran_order': False, 'shape': ((1, 2), }"
     header += b" " * (63 - len(header) % 64) + b"\n"
     out.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + b"\0" * 16)
+with open("deep.npy", "wb") as out:  # 65 dimensions, one more than NumPy can hold; 6 numbers
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (" + b"1," * 63 + b"3, 2), }"
+    header += b" " * (63 - len(header) % 64) + b"\n"
+    out.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + b"\0" * 48)
 with open("huge_header.npy", "wb") as out:  # claims 10^8 numbers, holds none
     np.lib.format.write_array_header_1_0(
         out, {"descr": "<f8", "fortran_order": False, "shape": (10000, 10000)})
