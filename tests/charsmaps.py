@@ -35,3 +35,17 @@ def charsmap(mapping: dict[str, str]) -> str:
             units[block[prefix]] = VALUE | starts[prefix]
     trie = b"".join(unit.to_bytes(4, "little") for unit in units)
     return base64.b64encode(len(trie).to_bytes(4, "little") + trie + texts).decode("ascii")
+
+
+def one_text(size: int, deeper: bool) -> str:
+    """A charsmap whose every walk of one byte and of two (255 + 255² = 65,280) is a match of
+    one text, `size` letters x and no NUL after them: the root's child of byte b is its unit b,
+    whose children are units 256 + b, and their match's unit is 256 (text 0). With `deeper`, the
+    children of those are units 256 + b again, so the walks of three bytes pass 65,536; else
+    theirs are units 1,280 + b, none of them a child (2,048 units)."""
+    units = [0] * (512 if deeper else 2048)
+    for b in range(1, 256):
+        units[b] = ((256 ^ b) << 10) | LEAF | b
+        units[256 + b] = ((b if deeper else (256 + b) ^ 1280) << 10) | LEAF | b
+    trie = b"".join(unit.to_bytes(4, "little") for unit in units)
+    return base64.b64encode(len(trie).to_bytes(4, "little") + trie + b"x" * size).decode("ascii")

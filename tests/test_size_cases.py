@@ -6,6 +6,7 @@ section of docs/limits.md, never asserted here.
 
 from __future__ import annotations
 
+import json
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.charsmaps import one_text
 from tests.test_limits import PEAK_MB, peak_rss_mb
 
 
@@ -105,6 +107,20 @@ def template_items(folder: Path) -> None:
         '{"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"}}')
     (folder / "spec.yaml").write_text('tokens: {tokenizer: t.json, text: "a"}\n'
                                       "embeddings: {random: {}, dim: 2}\n")
+
+
+def one_text_charsmap(size: int, deeper: bool) -> Callable[[Path], None]:
+    """A tokenizer.json whose charsmap's 65,280 matches are one text of `size` bytes, its walks
+    going on past the limit or not (tests/charsmaps.py): each match held a decoded copy of it."""
+    def write(folder: Path) -> None:
+        normalizer = {"type": "Precompiled", "precompiled_charsmap": one_text(size, deeper)}
+        (folder / "t.json").write_text(json.dumps({
+            "version": "1.0", "normalizer": normalizer, "pre_tokenizer": {"type": "Whitespace"},
+            "model": {"type": "WordLevel", "vocab": {"a": 0, "b": 1, "[UNK]": 2},
+                      "unk_token": "[UNK]"}}))
+        (folder / "spec.yaml").write_text('tokens: {tokenizer: t.json, text: "a"}\n'
+                                          "embeddings: [[1, 0]]\n")
+    return write
 
 
 def long_rows_list(folder: Path) -> None:
@@ -210,6 +226,12 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str]] = {
         # two braces an item, and the file, post_processor, special_tokens, model, vocab
         "spec.yaml:1:21: tokens.tokenizer: t.json: the file holds up to 600,005 JSON objects; "
         "the limit is 65,536"),
+    "a charsmap of 7 KB whose 65,280 matches are one text of 3,000 bytes": (
+        # 324 MB while it was refused: a copy of the text for each match
+        one_text_charsmap(3000, deeper=True), ["explain", "spec.yaml"],
+        "spec.yaml:1:21: tokens.tokenizer: t.json:1:82: normalizer.precompiled_charsmap: expected "
+        "a precompiled charsmap whose trie holds at most 65,536 keys of up to 5 bytes, found "
+        "more"),
     "a YAML rows: list of 99,000 indices": (
         long_rows_list, ["explain", "spec.yaml"],
         "spec.yaml:2:13: embeddings: has 99,000 rows, expected one per token (1)"),
@@ -241,6 +263,15 @@ def test_every_size_is_refused_before_it_is_paid(case: str, tmp_path: Path) -> N
     make(tmp_path)
     code, stderr, peak = peak_rss_mb(*args, cwd=tmp_path)
     assert (code, stderr) == (2, expected + "\n")
+    assert peak < PEAK_MB
+
+
+def test_a_charsmap_of_65280_matches_of_one_long_text_is_walked_within_the_bound(
+        tmp_path: Path) -> None:
+    # a 16 KB file: 698 MB while each match held a copy of the text of 10,000 bytes
+    one_text_charsmap(10_000, deeper=False)(tmp_path)
+    code, stderr, peak = peak_rss_mb("validate", "spec.yaml", cwd=tmp_path)
+    assert (code, stderr) == (0, "attn: 1 spec is valid\n")
     assert peak < PEAK_MB
 
 

@@ -27,7 +27,7 @@ from attncli.spec.json_separators import deeper_past, depths_at
 from attncli.spec.tokenizer_charsmap import charsmap_problem, growth
 from attncli.spec.tokenizer_check import MAX_NESTING, check_objects
 from attncli.spec.tokenizer_written import check_written
-from tests.charsmaps import NMT_NFKC, charsmap
+from tests.charsmaps import NMT_NFKC, charsmap, one_text
 from tests.conftest import run
 
 CATALOGUE = Path(__file__).parent / "bad_inputs"
@@ -190,3 +190,5 @@ def test_the_catalogue_tokenizers_are_what_they_say() -> None:
     assert passes == [{"type": "ByteLevel"}] * 7
     assert config("tokenizer_fixed_length_zero")["pre_tokenizer"] == {
         "type": "FixedLength", "length": 0}
+    assert config("tokenizer_trie_one_text")["normalizer"] == {
+        "type": "Precompiled", "precompiled_charsmap": one_text(1000, deeper=True)}

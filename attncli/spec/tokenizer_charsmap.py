@@ -19,7 +19,7 @@ from typing import Any
 from attncli.errors import Location
 from attncli.i18n import Msg
 from attncli.spec.node import Node
-from attncli.spec.tokenizer_trie import Match, TrieProblem, matches
+from attncli.spec.tokenizer_trie import Matches, TrieProblem, matches
 from attncli.spec.values import describe
 
 SIZE = 4  # bytes of the trie's size, and of each of its units
@@ -57,12 +57,11 @@ def growth(written: Any, decomposed: bool = False) -> Fraction:
     found = walked(written) if isinstance(written, str) else None
     if found is None or isinstance(found, Msg):
         return Fraction(1)
-    return max((match.ratio() for match in found if not decomposed or match.decomposed()),
-               default=Fraction(1))
+    return found.most(decomposed)
 
 
 @lru_cache(maxsize=4)  # asked by the check of its structure, then by the growth's
-def walked(written: str) -> tuple[Match, ...] | Msg | None:
+def walked(written: str) -> Matches | Msg | None:
     """The matches of the charsmap `written`'s trie (spec/tokenizer_trie.py), why a walk of it
     leaves it, or None if it is no charsmap."""
     data = decoded(written)
@@ -70,7 +69,7 @@ def walked(written: str) -> tuple[Match, ...] | Msg | None:
         return None
     try:
         data[trie_end(data):].decode("utf-8")
-        return tuple(matches(data[SIZE:trie_end(data)], data[trie_end(data):]))
+        return matches(data[SIZE:trie_end(data)], data[trie_end(data):])
     except UnicodeDecodeError:
         return None
     except TrieProblem as problem:

@@ -2,69 +2,21 @@
 alternatives of items (a character set, a group, an assertion, each with its repetition), for
 spec/tokenizer_ways.py to count the ways its repetitions can share out a text.
 
-Character sets are compared on a sample of characters (all below U+0300, every 97th above to
-U+30000, the Unicode spaces, and every character the pattern writes), so two classes overlap
-when a character of the sample is in both; what is not understood is taken as any character,
-which can only make the check stricter. Extended mode (`(?x)`) is read as Oniguruma reads it,
-spaces and comments dropped, and octal and control escapes as their characters; a subexpression
-call or an absent operator is NotRun.
+Character sets are compared on a sample of characters (spec/tokenizer_charsets.py), so two
+classes overlap when a character of the sample is in both; what is not understood is taken as
+any character, which can only make the check stricter. Extended mode (`(?x)`) is read as
+Oniguruma reads it, spaces and comments dropped, and octal and control escapes as their
+characters; a subexpression call or an absent operator is NotRun.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
-from functools import cache
 
-SPACES = frozenset([*range(9, 14), 32, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028,
-                    0x2029, 0x202F, 0x205F, 0x3000])
-BASE = tuple(sorted({*range(0x300), *range(0x300, 0x30000, 97), *SPACES}))
+from attncli.spec.tokenizer_charsets import ESCAPED, Sample
+
 MAX_DEPTH = 32  # groups inside groups (real patterns nest 2 deep)
-ESCAPED = re.compile(r"\\x\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
-NAMES = {"letter": "L", "uppercaseletter": "Lu", "lowercaseletter": "Ll", "titlecaseletter": "Lt",
-         "modifierletter": "Lm", "otherletter": "Lo", "mark": "M", "combiningmark": "M",
-         "nonspacingmark": "Mn", "spacingmark": "Mc", "enclosingmark": "Me", "number": "N",
-         "decimalnumber": "Nd", "letternumber": "Nl", "othernumber": "No", "punctuation": "P",
-         "connectorpunctuation": "Pc", "dashpunctuation": "Pd", "openpunctuation": "Ps",
-         "closepunctuation": "Pe", "initialpunctuation": "Pi", "finalpunctuation": "Pf",
-         "otherpunctuation": "Po", "symbol": "S", "mathsymbol": "Sm", "currencysymbol": "Sc",
-         "modifiersymbol": "Sk", "othersymbol": "So", "separator": "Z", "spaceseparator": "Zs",
-         "lineseparator": "Zl", "paragraphseparator": "Zp", "other": "C", "control": "Cc",
-         "format": "Cf", "surrogate": "Cs", "privateuse": "Co", "unassigned": "Cn"}
-SCRIPTS = {"han": ("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH"), "hiragana": ("HIRAGANA",),
-           "katakana": ("KATAKANA",), "latin": ("LATIN",), "greek": ("GREEK",),
-           "cyrillic": ("CYRILLIC",), "arabic": ("ARABIC",), "hebrew": ("HEBREW",),
-           "hangul": ("HANGUL",), "thai": ("THAI",), "devanagari": ("DEVANAGARI",)}
-
-
-class Sample:
-    """The characters sets are compared on; a set is an int, one bit a character."""
-
-    def __init__(self, regex: str) -> None:
-        extra = {ord(c) for c in regex + regex.swapcase()}
-        for match in ESCAPED.finditer(regex):
-            extra.add(min(int(next(g for g in match.groups() if g), 16), 0x10FFFF))
-        self.chars = tuple(sorted(set(BASE) | extra))
-        self.index = {c: k for k, c in enumerate(self.chars)}
-        self.all = (1 << len(self.chars)) - 1
-
-    def where(self, keep: object) -> int:
-        assert callable(keep)
-        return int("".join("1" if keep(c) else "0" for c in reversed(self.chars)) or "0", 2)
-
-    def category(self, code: str) -> int:
-        return self.where(lambda c: category(c).startswith(code))
-
-    def char(self, c: int, fold: bool) -> int:
-        found = {c} | ({ord(x) for x in (chr(c).lower(), chr(c).upper()) if len(x) == 1}
-                       if fold else set())
-        return sum(1 << self.index[x] for x in found if x in self.index)
-
-
-@cache
-def category(c: int) -> str:
-    return unicodedata.category(chr(c))
 
 
 class TooDeep(Exception):
@@ -220,12 +172,9 @@ class Parser:
         """The set of `\\x` after the backslash (read on)."""
         s, char = self.sample, self.peek()
         self.k += 1
-        classes = {"w": lambda c: category(c)[0] in "LMN" or category(c) == "Pc",
-                   "d": lambda c: category(c) == "Nd", "s": lambda c: c in SPACES,
-                   "h": lambda c: chr(c) in "0123456789abcdefABCDEF"}
-        if char.lower() in classes:
-            found = s.where(classes[char.lower()])
-            return s.all & ~found if char.isupper() else found
+        found = s.escape(char)
+        if found is not None:
+            return found
         if char in "pP":
             name = self.peek()
             if name == "{":
@@ -235,7 +184,7 @@ class Parser:
             else:
                 self.k += 1
             negate = (char == "P") != name.startswith("^")
-            found = self.property(name.lstrip("^"))
+            found = s.property(name.lstrip("^"))
             return s.all & ~found if negate else found
         if char in SIMPLE:
             return s.char(SIMPLE[char], False)
@@ -251,31 +200,6 @@ class Parser:
         if char.isalnum():  # \R, \X, \N, \O… : any character, to be safe
             return s.all
         return s.char(ord(char), self.fold) if char else 0
-
-    def property(self, name: str) -> int:
-        s = self.sample
-        key = re.sub(r"[\s_-]", "", name).lower()
-        code = NAMES.get(key) or next((c for c in set(NAMES.values()) if c.lower() == key), None)
-        if code is not None:
-            return s.category(code)
-        if key in ("l&", "lc"):
-            return s.category("Lu") | s.category("Ll") | s.category("Lt")
-        if key in SCRIPTS:
-            return s.where(lambda c: unicodedata.name(chr(c), "").startswith(SCRIPTS[key]))
-        posix = {"alpha": "L", "alphabetic": "L", "upper": "Lu", "uppercase": "Lu",
-                 "lower": "Ll", "lowercase": "Ll", "digit": "Nd", "punct": "P", "cntrl": "Cc"}
-        if key in posix:
-            return s.category(posix[key]) | (s.category("M") if posix[key] == "L" else 0)
-        if key in ("space", "whitespace", "blank"):
-            return s.where(lambda c: c in SPACES)
-        if key in ("alnum", "word"):
-            return s.where(lambda c: category(c)[0] in "LMN" or (
-                key == "word" and category(c) == "Pc"))
-        if key == "ascii":
-            return s.where(lambda c: c < 128)
-        if key == "xdigit":
-            return s.where(lambda c: chr(c) in "0123456789abcdefABCDEF")
-        return s.all  # "Any", "graph", "print" and names not known here
 
     def bracket(self) -> int:
         """The set of a bracket class, `[` read, up to and past its `]`."""
@@ -293,7 +217,7 @@ class Parser:
                 end = self.regex.find(":]", self.k)
                 name = self.regex[self.k + 2: end]
                 self.k = end + 2 if end >= 0 else len(self.regex)
-                part = self.property(name.lstrip("^"))
+                part = s.property(name.lstrip("^"))
                 found |= s.all & ~part if name.startswith("^") else part
             elif self.peek() == "[":
                 self.k += 1
@@ -307,7 +231,8 @@ class Parser:
                 if self.peek() == "-" and self.peek(2) not in ("-]", "-"):
                     self.k += 1
                     high = self.bracket_char()
-                found |= s.char(low, self.fold) if high == low else self.span(low, high)
+                found |= (s.char(low, self.fold) if high == low
+                          else s.span(low, high, self.fold))
         self.k += self.peek() == "]"
         return s.all & ~found if negate else found
 
@@ -350,12 +275,6 @@ class Parser:
                 return code | 0x80
             return 0x7F if code == ord("?") else code & 0x9F
         return None
-
-    def span(self, low: int, high: int) -> int:
-        def inside(c: int) -> bool:
-            return low <= c <= high or (self.fold and any(
-                low <= ord(x) <= high for x in (chr(c).lower(), chr(c).upper()) if len(x) == 1))
-        return self.sample.where(inside)
 
     def quantified(self, item: Item, start: int) -> Item:
         """`item` with the repetitions after it: a repetition of a repetition (`\\w{1,9}+`,
