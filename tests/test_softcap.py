@@ -17,6 +17,7 @@ from attncli.arithmetic.exactness import exact
 from attncli.model import Num, Product, Quotient, Tanh
 from tests.conftest import run
 from tests.test_checkpoints import needed
+from tests.test_latex_pages import overfull, pdflatex
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "configs" / "softcap_gemma2.yaml"
@@ -263,3 +264,30 @@ def test_the_written_out_cells_render_in_katex_and_mathjax(tmp_path: Path, examp
             want = sorted(" ".join(tex.split()) for tex, _ in source_math(text, flavor))
             assert read == want, name
             assert check_grids(page, text, flavor, expected_grids, name) > 0
+
+
+@pytest.mark.parametrize(("cap", "given"), [
+    ("123456789.12345679", ("123456789.12345679", "123456789.12345679")),
+    ("1.7976931348623157e308", ("1.7976931348623157×10³⁰⁸", r"1.7976931348623157 \times 10^{308}")),
+])
+def test_a_cap_of_many_digits_is_written_once_and_fits_the_page(
+        tmp_path: Path, cap: str, given: tuple[str, str]) -> None:
+    """c was written twice with its 17 digits: a LaTeX page 39.0 pt too wide for
+    123456789.12345679, 55.0 pt for 1.7976931348623157e308; a Beamer frame of the Gemma 2 layer
+    17.9 and 34.9 pt."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(EXAMPLE.read_text(encoding="utf-8").replace("softcap: 5.0", f"softcap: {cap}"),
+                    encoding="utf-8")
+    result = run("explain", str(spec), "--format", "text", "--steps", "softcap")
+    assert result.exit_code == 0, result.stderr
+    assert f"S″ = c·tanh(S′ / c),  c = {given[0]}\n" in result.stdout
+    layer = tmp_path / "layer.yaml"
+    text = (ROOT / "configs" / "gemma2_layer.yaml").read_text(encoding="utf-8")
+    layer.write_text(text.replace("softcap: 5.0", f"softcap: {cap}"), encoding="utf-8")
+    for source, args in ((spec, ["--latex", "--standalone"]), (layer, ["--beamer"])):
+        out = tmp_path / f"{source.stem}.tex"
+        result = run("export", str(source), *args, "-o", str(out))
+        assert result.exit_code == 0, result.stderr
+        tex = out.read_text(encoding="utf-8")
+        assert rf"S'' = c \tanh(S' / c),\quad c = {given[1]}" in tex
+        assert overfull(pdflatex(tex, tmp_path / source.stem)) == []

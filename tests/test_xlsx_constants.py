@@ -1,7 +1,10 @@
 """A spec's constant at the edge of the doubles, in the formulas of attn export --xlsx: a
 subnormal eps, sink, scale, cap or MoE alpha/limit was written as it is (=MAX(…,1e-320)), and
 LibreOffice refused the formula (Err:502) in every later cell; gelu_tanh of a tiny input was
-#NUM! (its x^3 underflowed), and so was LayerNorm's σ of a row whose entries differ by 10⁻²⁰⁰.
+#NUM! (its x^3 underflowed), and so was LayerNorm's σ of a row whose entries differ by 10⁻²⁰⁰,
+e^(x − max) of a score bias of −1e308 under one of 1e308, the router's P beside a router bias
+of −1e308, a decode step's weights of scores ±1e308, and σ(α·G) of an α of
+1.7976931348623157e308.
 Each workbook is recalculated by LibreOffice and read against attn's JSON, cell by cell."""
 
 from __future__ import annotations
@@ -24,6 +27,11 @@ IDENTITY = "[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]"
 MOE = ("block: {moe: {router: {W: [[1, 0], [0, 1], [1, 1], [0, 0]]}, top_k: 1, %s, experts: "
        f"[{{W_1: {IDENTITY}, W_3: {IDENTITY}, W_2: {IDENTITY}}}, "
        f"{{W_1: {IDENTITY}, W_3: {IDENTITY}, W_2: {IDENTITY}}}]}}}}")
+ROUTED = ("block: {moe: {router: {W: [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], "
+          "b: [1.0e308, 1.0e308, -1.0e308]}, top_k: 2, experts: "
+          f"[{{W_1: {IDENTITY}, W_3: {IDENTITY}, W_2: {IDENTITY}}}, "
+          f"{{W_1: {IDENTITY}, W_3: {IDENTITY}, W_2: {IDENTITY}}}, "
+          f"{{W_1: {IDENTITY}, W_3: {IDENTITY}, W_2: {IDENTITY}}}]}}}}")
 
 # each a spec of the adversarial round (issue #28), and the cells LibreOffice had in error
 CONSTANTS = {
@@ -37,6 +45,17 @@ CONSTANTS = {
     "moe_limit": MOE % "limit: 1e-320",  # 72
     "scale": "scale: 2.2e-308",  # 12: just under the smallest normal double
     "softcap": "softcap: 5e-324",  # 12: S′ / c overflowed where NumPy's tanh(inf) is 1
+    # σ(α·G) of a G of −3: 0.5·α·G overflowed, where NumPy's tanh(−inf) is −1 (10 cells)
+    "moe_alpha_largest": "embeddings: [[1, -3, 0.5, 0.2], [0, 1, -3, 0.1], [0.5, 0.5, 1, 0]]\n"
+                         + MOE % "alpha: 1.7976931348623157e308, limit: 1.7976931348623157e308",
+    # e^(x − max) of −1e308 − 1e308 overflowed, where NumPy's e^(−inf) is 0: Σ, A and Z (27)
+    "bias_largest": "bias: [[0.0, -1.0e308, 1.0e308], [1.0e308, 0.0, -1.0e308], "
+                    "[-1.0e308, 1.0e308, 0.0]]",
+    # the router's sum took e^(L − max) of the unrouted expert too; P is [0.5, 0.5, 0]
+    "router_bias_largest": ROUTED,
+    # a decode step's scores 1e308, −1e308, 1e308: its weights a₃ and z₃ were #NUM!
+    "decode_scores_largest": "embeddings: [[1e154, 0], [-1e154, 0], [1e154, 0]]\nscale: 1\n"
+                             "mask: causal\ndecode: {prefill: 2}",
     # not a constant: a row whose entries differ by 10⁻²⁰⁰, (x − μ)^2 underflowed (#NUM!)
     "layer_norm_tiny_row": "block: {norm: pre, layer_norm: {}}\n"
                            "embeddings: [[1e-200, 0, 3e-200, 2e-200], [0, 1, 0.3, 0.1], "

@@ -13,8 +13,11 @@ from attncli.compute import ops
 from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, Step
 from attncli.steps.base import Bend, Build, HeadState, Made
+from attncli.steps.constants import constant as written
+from attncli.steps.constants import scientific
 
 CAPPED = Formula("S″", "S''")
+SHORT_CAP = 6  # significant digits of a c written twice in the formula (5, 30, 1.5×10²⁰)
 
 
 def capped(b: Build, hs: HeadState) -> Made[HeadState]:
@@ -25,9 +28,7 @@ def capped(b: Build, hs: HeadState) -> Made[HeadState]:
     before = hs.logits  # (n, m), kept for the note: the result may be written into a copy only
     s = b.calc.rounded(ops.softcap(before, cap))  # (n, m); by hand: one calculator entry a cell
     b.finite(s, CAPPED.text, b.query_labels, b.key_labels)
-    c, c_tex = constant(cap), constant(cap, tex=True)
-    formula = Formula(f"S″ = c·tanh({given.text} / c) = {c}·tanh({given.text} / {c})",
-                      rf"S'' = c \tanh({given.latex} / c) = {c_tex} \tanh({given.latex} / {c_tex})")
+    formula = cap_formula(cap, given)
     notes = [Msg.of("Soft-capping keeps every score in (−c, c), here c = {cap}: a small score "
                     "passes almost unchanged (tanh x ≈ x near 0), a large one is bent towards "
                     "the cap and never passes it.", cap=cap)]
@@ -38,6 +39,19 @@ def capped(b: Build, hs: HeadState) -> Made[HeadState]:
     step = Step("softcap", Msg.of("Soft-capped scores"), formula, (matrix,), hs.index,
                 tuple(notes))
     return (step,), replace(hs, logits=s, scores=matrix, bend=most)
+
+
+def cap_formula(cap: float, given: Formula) -> Formula:
+    """S″ = c·tanh(S′ / c) with c substituted; a c of more than SHORT_CAP significant digits is
+    written once, after the formula, with all its digits: twice, 1.7976931348623157×10³⁰⁸ took
+    a line past the page (and `constant` writes a c under a million to six digits only)."""
+    text, tex = f"S″ = c·tanh({given.text} / c)", rf"S'' = c \tanh({given.latex} / c)"
+    if sum(ch.isdigit() for ch in scientific(cap)[0]) > SHORT_CAP:
+        once = written(cap)
+        return Formula(f"{text},  c = {once}", rf"{tex},\quad c = {once.latex}")
+    c, c_tex = constant(cap), constant(cap, tex=True)
+    return Formula(f"{text} = {c}·tanh({given.text} / {c})",
+                   rf"{tex} = {c_tex} \tanh({given.latex} / {c_tex})")
 
 
 def bend(b: Build, given: Formula, before: Array, after: Array) -> Bend:

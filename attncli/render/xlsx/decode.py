@@ -7,6 +7,7 @@ from __future__ import annotations
 from attncli.model import Step
 from attncli.render.xlsx.cells import Context, as_given, computed, literal
 from attncli.render.xlsx.grid import Content, Formula, Piece
+from attncli.render.xlsx.overflow import shifted_exp
 
 
 def cached(ctx: Context, step: Step, index: int, key: str) -> Piece:
@@ -44,7 +45,8 @@ def decode(ctx: Context, step: Step) -> list[Piece]:
     def weight(r: int, j: int) -> Content:
         s = ctx.places["s_t"]
         row, x = s.row_range(0, on), s.cell(0, j, on)
-        return Formula(f"=EXP({x}-MAX({row}))/SUMPRODUCT(EXP({row}-MAX({row})))")
+        top = f"MAX({row})"  # an array formula: IF takes each e^(s − max) of the sum apart
+        return Formula(f"={shifted_exp(x, top)}/SUM({shifted_exp(row, top)})", array=True)
 
     def output(r: int, j: int) -> Content:
         a, v = ctx.places["a_t"], ctx.places["cache_v_rows"]

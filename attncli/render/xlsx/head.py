@@ -19,6 +19,7 @@ from attncli.render.xlsx.cells import (
     projected,
 )
 from attncli.render.xlsx.grid import HIDDEN, Block, Content, Formula, Piece
+from attncli.render.xlsx.overflow import shifted_exp
 
 
 def parameters(ctx: Context, step: Step) -> list[Piece]:
@@ -201,7 +202,9 @@ def masked(ctx: Context, step: Step) -> list[Piece]:
 
 def weights(ctx: Context, step: Step) -> list[Piece]:
     """max of each row, e^(s − max), their row sum Σ, and A = e / Σ; with a sink logit
-    (gpt-oss), the sink joins the max and adds its e^(s − max) to Σ."""
+    (gpt-oss), the sink joins the max and adds its e^(s − max) to Σ. e^(s − max) is 0 where
+    s − max is far below −745 (`shifted_exp`): a bias of −1e308 under a max of 1e308 was
+    #NUM!, and so was every weight and output after it."""
     s, on = ctx.places["logits"], ctx.sheet
     labels = step.matrices[0].rows
     t = ctx.t
@@ -216,12 +219,12 @@ def weights(ctx: Context, step: Step) -> list[Piece]:
 
     def exp(i: int, j: int) -> Content:
         x = s.cell(i, j, on)
-        return Formula(f"=IF(ISNUMBER({x}),EXP({x}-{ctx.at('max', i, 0)}),0)")
+        return Formula(f"=IF(ISNUMBER({x}),{shifted_exp(x, ctx.at('max', i, 0))},0)")
 
     def total(i: int, j: int) -> Content:
         if sink is not None:
             return Formula(f"=SUM({ctx.places['exp'].row_range(i, on)})"
-                           f"+EXP({sink}-{ctx.at('max', i, 0)})")
+                           f"+{shifted_exp(sink, ctx.at('max', i, 0))}")
         return Formula(f"=SUM({ctx.places['exp'].row_range(i, on)})")
 
     def weight(i: int, j: int) -> Content:

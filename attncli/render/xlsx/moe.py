@@ -14,6 +14,7 @@ from attncli.render.xlsx.cells import (
     projected,
 )
 from attncli.render.xlsx.grid import Block, Content, Formula, Piece
+from attncli.render.xlsx.overflow import half_product, shifted_exp
 from attncli.steps.labels import token_labels
 
 
@@ -24,7 +25,9 @@ def source(ctx: Context) -> Block:
 
 def router(ctx: Context, step: Step) -> list[Piece]:
     """L = X·W_r + b_r; P = e^(L − max) over the entries at least the row's k-th largest,
-    divided by their sum, and 0 for the rest."""
+    divided by their sum, and 0 for the rest. An array formula, so that IF takes each term of
+    the sum apart: SUMPRODUCT((row>=kth)*EXP(row-max)) was #NUM! where an unrouted logit of
+    −1e308 under a max of 1e308 made its e^(L − max) overflow, though its factor was 0."""
     settings = ctx.spec.block
     assert settings is not None and settings.moe is not None
     k = settings.moe.top_k
@@ -39,8 +42,8 @@ def router(ctx: Context, step: Step) -> list[Piece]:
         row = ctx.places["L"].row_range(i, ctx.sheet)
         cell = ctx.at("L", i, e)
         kth, top = f"LARGE({row},{k})", f"MAX({row})"
-        return Formula(f"=IF({cell}>={kth},EXP({cell}-{top})/SUMPRODUCT(({row}>={kth})*"
-                       f"EXP({row}-{top})),0)")
+        routed = f"SUM(IF({row}>={kth},{shifted_exp(row, top)},0))"
+        return Formula(f"=IF({cell}>={kth},{shifted_exp(cell, top)}/{routed},0)", array=True)
 
     return [*pieces,
             computed(step, logits, "L", lambda i, j: projected(
@@ -64,7 +67,7 @@ def expert(ctx: Context, step: Step) -> list[Piece]:
     ctx.routed[index] = rows
     pieces = [given_piece(m, i, m.symbol.text) for i, m in enumerate(step.matrices)
               if m.symbol.text in ("W_1", "b_1", "W_3", "b_3", "W_2", "b_2")]
-    limit, alpha = literal(moe.limit), literal(moe.alpha)
+    limit = literal(moe.limit)
 
     def linear(w: str, b: str, i: int, j: int) -> str:
         plus = "" if find(step, b) is None else "+" + ctx.at(b, 0, j)
@@ -79,7 +82,7 @@ def expert(ctx: Context, step: Step) -> list[Piece]:
 
     def gated(i: int, j: int) -> Content:
         g = ctx.at("G", i, j)
-        return Formula(f"=({ctx.at('U', i, j)}+1)*{g}*0.5*(1+TANH(0.5*{alpha}*{g}))")
+        return Formula(f"=({ctx.at('U', i, j)}+1)*{g}*0.5*(1+TANH({half_product(moe.alpha, g)}))")
 
     def out(i: int, j: int) -> Content:
         plus = "" if find(step, "b_2") is None else "+" + ctx.at("b_2", 0, j)
