@@ -179,6 +179,10 @@ def test_a_constant_of_the_spec_is_written_with_its_digits_or_bracketed_m_times_
     from attncli.arithmetic.numbers import constant
     assert [constant(x) for x in (10000.0, 1e6, 2.5, 123456789.0)] == \
         ["10000", "1000000", "2.5", "123456789"]
+    # the digits it was written with: six significant digits made 123456.5 a divisor of 123456
+    # in `S′ = S / 123456`, beside the 123456.50 the division took
+    assert [constant(x) for x in (123456.5, 0.1234567, 1e-5)] == ["123456.5", "0.1234567",
+                                                                   "0.00001"]
     assert constant(1.5e20) == "(1.5×10²⁰)"
     assert constant(1.5e20, tex=True) == r"\left(1.5 \times 10^{20}\right)"
     assert constant(1.5e20, bracket=False) == "1.5×10²⁰"
@@ -260,7 +264,7 @@ block:
 def test_an_eps_alpha_or_limit_is_written_m_times_ten_to_the_k(tmp_path: Path) -> None:
     """An eps of 2.5e-200 was written with its 200 decimals: a LaTeX page 674 pt too wide.
     Powers of ten stay 10⁻⁵; a number below 10⁻⁶ or from 10¹⁵ on is m × 10^k with m's digits."""
-    from attncli.steps.constants import constant, plain_number
+    from attncli.arithmetic.constants import constant, plain_number
     assert [plain_number(x) for x in (1e-5, 2e-5, 1.5e-6, 2.5e-7, 2.5e-200, 1e-320, 5e-324,
                                       2.5e250, 1e15, 123456789.5)] == \
         ["10⁻⁵", "0.00002", "0.0000015", "2.5×10⁻⁷", "2.5×10⁻²⁰⁰", "10⁻³²⁰", "5×10⁻³²⁴",

@@ -291,3 +291,29 @@ def test_a_cap_of_many_digits_is_written_once_and_fits_the_page(
         tex = out.read_text(encoding="utf-8")
         assert rf"S'' = c \tanh(S' / c),\quad c = {given[1]}" in tex
         assert overfull(pdflatex(tex, tmp_path / source.stem)) == []
+
+
+@pytest.mark.parametrize(("cap", "line"), [
+    # a c of seven significant digits was written to six (123456) before the substituted
+    # 123456.50 it is: named by its letter, as the formula above writes it once
+    ("123456.5", "S″[fast, dogs] = c·tanh(S′[fast, dogs] / c) = 123456.50·tanh(8.00 / 123456.50)"
+                 " = 8.00"),
+    ("5", "S″[fast, dogs] = 5·tanh(S′[fast, dogs] / 5) = 5.00·tanh(8.00 / 5.00) = 4.61"),
+])
+def test_a_written_out_cell_never_rounds_the_cap(cap: str, line: str, tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(EXAMPLE.read_text(encoding="utf-8").replace("softcap: 5.0", f"softcap: {cap}")
+                    , encoding="utf-8")
+    result = run("explain", str(spec), "--format", "text", "--steps", "softcap", "--width", "200")
+    assert result.exit_code == 0, result.stderr
+    assert line in result.stdout
+
+
+def test_a_written_out_division_takes_every_digit_of_the_divisor(tmp_path: Path) -> None:
+    # scale: 123456.5 was written `S[…] / 123456` before the substituted `/ 123456.50`
+    spec = tmp_path / "s.yaml"
+    spec.write_text("tokens: [a, b]\nembeddings: [[1, 0], [0, 1]]\nscale: 123456.5\n",
+                    encoding="utf-8")
+    result = run("explain", str(spec), "--format", "text", "-x", "scaled:a", "--width", "200")
+    assert result.exit_code == 0, result.stderr
+    assert "S′[a, a] = S[a, a] / 123456.5 = 1.00 / 123456.50 = 0.00" in result.stdout

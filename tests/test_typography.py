@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from attncli.arithmetic.constants import constant, plain_number
 from attncli.cli.app import app
 from attncli.i18n import Msg, po_path, translate
 from attncli.i18n.extract import extract
@@ -23,7 +24,6 @@ from attncli.render.columns import cell_width
 from attncli.render.wrap import words
 from attncli.spec import load_spec
 from attncli.steps.build import build
-from attncli.steps.constants import constant, plain_number
 
 CONFIGS = sorted(Path(__file__).parent.parent.glob("configs/*.yaml"))
 ONE_LETTER = {"pl": "aiouwzAIOUWZ", "ru": "авикосуяАВИКОСУЯ"}

@@ -16,12 +16,13 @@ softmax's tile and tiled_output (attncli/arithmetic/expand_tiles.py).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from attncli.arithmetic.cells import Context, Writer, cell, joined, named, token_latex
+from attncli.arithmetic.constants import is_short
 from attncli.arithmetic.handcalc import arithmetic, written
 from attncli.arithmetic.linear import dot, linear_cell
 from attncli.arithmetic.numbers import constant
@@ -194,7 +195,8 @@ def softcap_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[E
     cap = ctx.spec.softcap
     assert cap is not None
     before = ctx.steps["scaled" if "scaled" in ctx.steps else "scores"].matrices[0]  # (n, m)
-    c = Formula(constant(cap), constant(cap, tex=True))
+    # a long c is named by its letter, written once in the step's formula (steps/softcap.py)
+    c = Formula(constant(cap), constant(cap, tex=True)) if is_short(cap) else Formula("c", "c")
     for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
         s = cell(before.symbol, matrix.rows[i], matrix.columns[j])
         symbolic = Formula(f"{c.text}·tanh({s.text} / {c.text})",
@@ -333,10 +335,15 @@ WRITERS: dict[str, Writer] = {
 }
 
 
-def attach(walkthrough: Walkthrough, spec: Spec,
-           selection: Selection) -> tuple[Walkthrough, Lazy[Angle]]:
+Charge = Callable[[Iterable[tuple[str, int, str | None]]], None]
+
+
+def attach(walkthrough: Walkthrough, spec: Spec, selection: Selection,
+           charge: Charge | None = None) -> tuple[Walkthrough, Lazy[Angle]]:
     """The walkthrough with the chosen cells to be written out, and the score cells expanded
-    (head, row, column), both made as they are read."""
+    (head, row, column), both made as they are read. `charge` is given the chosen cells, as
+    (step id, the cells of a row of its widest matrix, column) over every head's steps, before
+    any is written out, and may refuse them (steps/budget.py `check_chosen`)."""
     selection = check(selection, walkthrough)
     precision = walkthrough.precision
     hand = walkthrough.round_intermediates
@@ -347,13 +354,10 @@ def attach(walkthrough: Walkthrough, spec: Spec,
     for s in walkthrough.steps:
         by_head.setdefault(s.head, {})[s.id] = s
     every = [chosen(selection, walkthrough, step, tuple(WRITERS)) for step in walkthrough.steps]
-    if selection.mode == "shown" and not selection.terms_shown:  # charged before any is
-        # written out, as -x all is (a page's shown terms alone, HTML's, write each row's edges)
-        from attncli.steps.budget import check_chosen
-
-        check_chosen(spec, ((step.id, max(m.shape[1] for m in step.matrices), column)
-                            for step, cells in zip(walkthrough.steps, every, strict=True)
-                            for _, column in cells), selection.max_cells)
+    if charge is not None:
+        charge((step.id, max(m.shape[1] for m in step.matrices), column)
+               for step, cells in zip(walkthrough.steps, every, strict=True)
+               for _, column in cells)
     steps = []
     expanded: list[tuple[int, Step, list[Cell]]] = []  # the score steps written out
     for step, cells in zip(walkthrough.steps, every, strict=True):

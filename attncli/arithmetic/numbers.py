@@ -128,15 +128,17 @@ def sci_value(x: float, precision: int) -> float | None:
 
 
 def shortest(value: float, minus: str = MINUS, tex: bool = False) -> str:
-    """A number given in a spec (a sink logit) as a person writes it: to six significant digits
-    with no trailing zeros (2, −1, 0.5, 0.00001), never e-notation; past LARGE or under SMALL,
-    m × 10^k with m's digits (1e308 -> `1×10³⁰⁸`, in TeX math `1 \\times 10^{308}`). Finite
-    `value` only."""
+    """A number given in a spec (a sink logit) as a person writes it: with the digits it was
+    written with and no trailing zeros (2, −1, 0.5, 0.00001, 123456.5), never e-notation; past
+    LARGE or under SMALL, m × 10^k with m's digits (1e308 -> `1×10³⁰⁸`, in TeX math
+    `1 \\times 10^{308}`). Finite `value` only."""
     sign = minus if value < 0 else ""
     d = abs(as_decimal(value))
     if not value or SMALL <= d < Decimal(repr(LARGE)):
         text = f"{abs(value):g}"
-        return sign + (format(d, "f") if "e" in text else text)  # 1e-05: 0.00001
+        if "e" in text or float(text) != abs(value):  # 1e-05: 0.00001; 123456.5, not 123456
+            text = format(d.normalize(context=CONTEXT), "f")
+        return sign + text
     k = d.adjusted()
     m = format(d.scaleb(-k).normalize(context=CONTEXT), "f")
     return sign + (rf"{m} \times 10^{{{k}}}" if tex else

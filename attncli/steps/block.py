@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from attncli.arithmetic.constants import constant
 from attncli.compute import ops
 from attncli.i18n import Msg
 from attncli.model import Formula, Matrix, Step
 from attncli.spec.model import Norm, RMSNorm, Spec
 from attncli.spec.model_ffn import ACTIVATION_NAMES, GATES, FeedForward
 from attncli.steps.base import Build, Made, State, weights_shown
-from attncli.steps.constants import constant
 
 
 def pre_norm(b: Build, state: State) -> Made[State]:

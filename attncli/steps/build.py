@@ -5,6 +5,7 @@ A new variant of attention is one module in attncli/steps and one line in a regi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -21,6 +22,7 @@ from attncli.steps import narrow, row_blocks, scores
 from attncli.steps.base import Build, Family, HeadState, Made, S, State
 from attncli.steps.header import header
 from attncli.steps.labels import token_labels
+from attncli.steps.name_charge import check_chosen
 
 
 # Whether a spec turns a family on (each family's module is imported only then: Family.run)
@@ -197,8 +199,13 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
     kept = kept_rows(spec, selection) if summary else None
     few = summary and not every_decode
     unread = unread | narrow.unread(spec.display)
+    charge = None
+    if selection.mode == "shown" and not selection.terms_shown:  # charged before any is
+        # written out, as -x all is (a page's shown terms alone, HTML's, write each row's edges)
+        def charge(chosen: Iterable[tuple[str, int, str | None]]) -> None:
+            check_chosen(spec, chosen, selection.max_cells)
     walkthrough, angles = attach(compute(spec, kept, unread=unread, few_decodes=few), spec,
-                                 selection)
+                                 selection, charge)
     walkthrough = replace(walkthrough, reading=read(walkthrough, angles))
     if spec.display.round_intermediates:
         full = compute(replace(spec, display=replace(spec.display, round_intermediates=False)),

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from attncli.arithmetic.constants import constant
 from attncli.compute.moe import clamped_swiglu, route
 from attncli.i18n import Msg, Symbol
 from attncli.model import Formula, Matrix, Step
 from attncli.spec.model_ffn import Expert, Mixture
 from attncli.steps.base import Build, feature_labels, weights_shown
-from attncli.steps.constants import constant
 
 
 def mixture(b: Build, moe: Mixture, h: Matrix) -> tuple[tuple[Step, ...], Matrix]:

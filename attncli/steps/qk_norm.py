@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from attncli.arithmetic.constants import constant
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.spec.model import Head, QKNorm
 from attncli.steps.base import COMBINING_TILDE, Build, HeadState, Made
-from attncli.steps.constants import constant
 from attncli.steps.projections import shows_kv
 
 

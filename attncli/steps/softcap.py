@@ -8,16 +8,15 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.arithmetic.cells import cell
+from attncli.arithmetic.constants import constant as written
+from attncli.arithmetic.constants import is_short
 from attncli.arithmetic.numbers import constant
 from attncli.compute import ops
 from attncli.i18n import Msg, Symbol
 from attncli.model import Array, Formula, Step
 from attncli.steps.base import Bend, Build, HeadState, Made
-from attncli.steps.constants import constant as written
-from attncli.steps.constants import scientific
 
 CAPPED = Formula("S″", "S''")
-SHORT_CAP = 6  # significant digits of a c written twice in the formula (5, 30, 1.5×10²⁰)
 
 
 def capped(b: Build, hs: HeadState) -> Made[HeadState]:
@@ -42,11 +41,12 @@ def capped(b: Build, hs: HeadState) -> Made[HeadState]:
 
 
 def cap_formula(cap: float, given: Formula) -> Formula:
-    """S″ = c·tanh(S′ / c) with c substituted; a c of more than SHORT_CAP significant digits is
-    written once, after the formula, with all its digits: twice, 1.7976931348623157×10³⁰⁸ took
-    a line past the page (and `constant` writes a c under a million to six digits only)."""
+    """S″ = c·tanh(S′ / c) with c substituted; a c of more than SHORT significant digits
+    (arithmetic/constants.py) is written once, after the formula, with all its digits: twice,
+    1.7976931348623157×10³⁰⁸ took a line past the page (and `numbers.constant` writes a c under
+    a million to six digits only). Its written-out cells name it c too."""
     text, tex = f"S″ = c·tanh({given.text} / c)", rf"S'' = c \tanh({given.latex} / c)"
-    if sum(ch.isdigit() for ch in scientific(cap)[0]) > SHORT_CAP:
+    if not is_short(cap):
         once = written(cap)
         return Formula(f"{text},  c = {once}", rf"{tex},\quad c = {once.latex}")
     c, c_tex = constant(cap), constant(cap, tex=True)

@@ -14,6 +14,10 @@ from attncli.i18n import SUPERSCRIPT, Symbol
 SMALLEST_PLAIN, LARGEST_PLAIN = -7, 15
 
 Form = Literal["power", "scientific", "decimal"]
+# Significant digits of a constant a formula may repeat (5, 30, 1.5×10²⁰); a longer one is named
+# by its letter and written once (a soft cap's c of 1.7976931348623157×10³⁰⁸ twice was a line
+# past the page)
+SHORT = 6
 
 
 def constant(value: float) -> Symbol:
@@ -26,6 +30,11 @@ def constant(value: float) -> Symbol:
         return Symbol(shown, text)  # TeX sets the `-` of math as a minus
     power = "10^{" + str(exponent) + "}"
     return Symbol(shown, power if form == "power" else mantissa + r" \times " + power)
+
+
+def is_short(value: float) -> bool:
+    """Whether `value` has at most SHORT significant digits, so a formula may repeat it."""
+    return sum(ch.isdigit() for ch in scientific(value)[0]) <= SHORT
 
 
 def plain_number(value: float) -> str:
