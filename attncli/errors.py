@@ -75,6 +75,11 @@ class SpecError(AttnError):
     """The spec (or an option standing in for it) is malformed or inconsistent: exit 2."""
 
 
+class EmptySpec(SpecError):
+    """The spec holds nothing (no YAML document: blank lines and comments at most); attn fill
+    says so of an attn block at its opening fence."""
+
+
 class UsageError(AttnError):
     """The command line asks for something impossible: exit 2."""
 

@@ -283,6 +283,44 @@ def test_a_missing_end_marker_and_an_unclosed_block_are_refused_in_place(tmp_pat
         "post.md:3:2: this attn block has no closing fence ~~~~")
 
 
+@pytest.mark.parametrize(("name", "text", "place"), [
+    ("post.md", "# Post\n\n```attn\nspec: s.yaml\n```\n\ntext\n\n```attn\n```\n", "9:1"),
+    ("post.md", "```attn\nspec: s.yaml\n```\n\n  ~~~ attn\n# steps: weights\n\n~~~\n", "5:3"),
+    ("doc.tex", "% x\n% ```attn\n% ```\n", "2:3"),
+])
+def test_an_empty_block_is_refused_at_its_fence(tmp_path: Path, name: str, text: str,
+                                                place: str) -> None:
+    # said of the document alone (`post.md: the spec is empty, ...`): in a post of 200 blocks
+    # the reader could not tell which
+    (tmp_path / "s.yaml").write_text(SPEC, "utf-8")
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    for command in (["fill", "--check", name], ["fill", name]):
+        done = attn(*command, cwd=tmp_path)
+        assert (done.returncode, done.stdout, done.stderr.splitlines()[0]) == (
+            2, "", f"{name}:{place}: this attn block is empty; expected spec: or a spec's keys")
+        assert len(done.stderr.splitlines()) == 2  # and the summary
+    done = attn("fill", "--check", "--lang", "ru", name, cwd=tmp_path)
+    assert done.stderr.splitlines()[0] == (
+        f"{name}:{place}: этот блок attn пуст; ожидается ключ spec: или ключи спецификации")
+    assert path.read_text("utf-8") == text
+
+
+def test_an_empty_block_in_a_notebook_is_refused_at_its_fence_in_the_notebook(
+        tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC, "utf-8")
+    source = ["```attn\n", "spec: s.yaml\n", "```\n", "\n", "   ```attn\n", "```\n"]
+    book = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": source}],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(book, indent=1)
+    (tmp_path / "n.ipynb").write_text(text, "utf-8")
+    at = text.index('"   ```attn') + len('"   ')  # the fence's first backtick
+    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    done = attn("fill", "--check", "n.ipynb", cwd=tmp_path)
+    assert (done.returncode, done.stderr.splitlines()[0]) == (
+        2, f"n.ipynb:{line}:{column}: this attn block is empty; expected spec: or a spec's keys")
+
+
 @pytest.mark.parametrize(("spec", "message"), [
     ("../outside.yaml", "post.md:2:7: spec: expected a path inside the document's folder, "
                         "found ../outside.yaml"),

@@ -213,7 +213,7 @@ def test_a_long_document_that_never_names_attn_is_not_cut_into_lines() -> None:
 
     text = "prose line\n" * 3_500_000
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(blocks, "lines_of", lambda text: pytest.fail("cut into lines"))
+        patch.setattr(blocks, "_passed", lambda *args: pytest.fail("scanned"))
         assert find_blocks(text, "p.md", MARKDOWN) == []
 
 

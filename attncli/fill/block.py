@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from attncli.errors import AttnError, SpecError
+from attncli.errors import AttnError, EmptySpec, Location, SpecError
 from attncli.files.reading import NotRegular, check_regular, same_file
 from attncli.i18n import DEFAULT_LANG, Msg
 from attncli.records import record
@@ -65,14 +65,21 @@ class Request:
 
 
 def read_block(body: str, name: str, document: Path | None, flavor: str | None = None,
-               max_cells: int = DEFAULT_MAX_CELLS) -> Request:
+               max_cells: int = DEFAULT_MAX_CELLS, fence: Location | None = None) -> Request:
     """The request written in `body` (located as `name`, whose folder its files are read from);
     `flavor` is the Markdown flavour when neither the block nor its spec chooses one. SpecError
-    (at `name`:line:column) if the block is malformed."""
+    (at `name`:line:column) if the block is malformed, at its `fence` if it is empty (a post of
+    200 blocks named no block for it)."""
     from attncli.spec.parse import TOP_KEYS, load
     from attncli.spec.source import parse
 
-    root = parse(name, body, max_cells)
+    try:
+        root = parse(name, body, max_cells)
+    except EmptySpec:
+        if fence is None:
+            raise
+        raise SpecError(Msg.of("this attn block is empty; expected spec: or a spec's keys"),
+                        fence) from None
     if not isinstance(root.value, dict):
         expect(root, Msg.of("a spec, or spec: and the file that holds it"))
     options = {key: node for key, node in root.value.items() if key in OPTION_KEYS}

@@ -121,10 +121,13 @@ def _filled(path: Path, max_cells: int) -> Filled:
     first: dict[str, Block] = {}
     for block in blocks:
         first.setdefault(block.key, block)
-    failed = work_out(list(first), sorted(first, key=named_spec), made,
-                      lambda text: walkthrough_text(read_block(
-                          first[text].yaml, name, path, FLAVORS.get(suffix), max_cells), fmt,
-                          max_cells))
+    def make(text: str) -> str:
+        block = first[text]
+        request = read_block(block.yaml, name, path, FLAVORS.get(suffix), max_cells,
+                             Location(name, line=block.line, column=block.column))
+        return walkthrough_text(request, fmt, max_cells)
+
+    failed = work_out(list(first), sorted(first, key=named_spec), made, make)
     for block in blocks:
         text = block.key
         if text in failed:  # the first bad block of the document, as it reads

@@ -180,7 +180,8 @@ def worked_in_spec_order(found: list[tuple[int, Value, list[Block], Positions]],
     def make(text: str) -> str:
         block, where = first[text]
         try:
-            request = read_block(block.yaml, cell_name, path, "katex", max_cells)
+            request = read_block(block.yaml, cell_name, path, "katex", max_cells,
+                                 Location(cell_name, line=block.line, column=block.column))
             return walkthrough_text(request, "markdown", max_cells)
         except AttnError as error:
             raise where.moved(error, cell_name) from None
@@ -200,7 +201,8 @@ def worked_out(blocks: list[Block], where: Positions, path: Path, max_cells: int
         for block in blocks:
             key = block.key
             if key not in made:
-                request = read_block(block.yaml, cell_name, path, "katex", max_cells)
+                request = read_block(block.yaml, cell_name, path, "katex", max_cells,
+                                     Location(cell_name, line=block.line, column=block.column))
                 made[key] = walkthrough_text(request, "markdown", max_cells)
             outputs.append(made[key])
     except AttnError as error:

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from attncli.errors import Location, SpecError
+from attncli.errors import EmptySpec, Location, SpecError
 from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import YAML_PROBLEMS, yaml_problem
 from attncli.spec.bounds import Measure, at_mark, prescan, too_many_keys, too_many_keys_expanded
@@ -184,7 +184,7 @@ def _compose(name: str, text: str, loader: Any, max_cells: int) -> Node:
 def _build(name: str, text: str, root: yaml.Node | None, loader: Any,
            max_cells: int) -> Node:
     if root is None:
-        raise SpecError(Msg.of("the spec is empty, expected a mapping of keys"), Location(name))
+        raise EmptySpec(Msg.of("the spec is empty, expected a mapping of keys"), Location(name))
     if _unaliased(text, loader, max_cells):
         return TreeBuilder(name, loader, max_cells).build(root, "")
     size, _, keys, nodes = Measure(name).measure(root, 1)
