@@ -464,3 +464,22 @@ def test_the_bundled_example_posts_are_filled_in_their_languages() -> None:
         assert title in generated_part(text, MARKDOWN)
         # mouse's row of A, worked in configs/cat_chases_mouse.yaml: 0.40, 0.25, 0.35
         assert re.search(r"0\.40 .*0\.25.*0\.35", generated_part(text, MARKDOWN))
+
+
+@pytest.mark.parametrize(("name", "document"), [
+    ("post.md", "\ufeff```attn\nspec: cat.yaml\n```\n\ntext\n"),
+    ("doc.tex", "\ufeff% ```attn\n% spec: cat.yaml\n% ```\n"),
+])
+def test_a_block_on_the_line_of_a_byte_order_mark_is_filled(
+        name: str, document: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an editor's "UTF-8 with BOM": the first block was passed over and the document said to
+    # be up to date
+    monkeypatch.chdir(tmp_path)
+    Path("cat.yaml").write_text((CONFIGS / "cat_chases_mouse.yaml").read_text("utf-8"), "utf-8")
+    Path(name).write_bytes(document.encode("utf-8"))
+    result = run("fill", name)
+    assert (result.exit_code, result.stderr) == (0, "attn: 1 document filled, 0 up to date, "
+                                                    "0 failed\n")
+    filled = Path(name).read_bytes()
+    assert filled.startswith(document.encode("utf-8").split(b"\n")[0])  # the mark kept
+    assert b"0.36" in filled and run("fill", "--check", name).exit_code == 0

@@ -110,7 +110,9 @@ def _filled(path: Path, max_cells: int) -> Filled:
     stale: list[Location] = []
     missing: list[Location] = []
     done = 0
-    blocks = find_blocks(old, name, style)
+    # a byte-order mark (an editor's "UTF-8 with BOM") is no part of the first line: read as a
+    # space, of the same length, so that every place found is the document's own
+    blocks = find_blocks(" " + old[1:] if old.startswith("\ufeff") else old, name, style)
     # a block written again is worked out once (2,000 of one took 10 s): its text, without the
     # blank lines before it that keep its line numbers, gives the same walkthrough
     made: dict[str, str] = {}
