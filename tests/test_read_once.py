@@ -178,7 +178,7 @@ def test_rows_cycling_over_windows_of_many_blank_lines_find_each_window_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # 20 windows of 100,000 blank lines (more than LONG_WINDOW bytes each), 1,000 rows cycling
     # over them: past the 16 windows found as the file is measured, the other 4 are found once
-    # each, whether the rows are read at once or a row at a time (a head each)
+    # each (two at a look: RUN bytes), whether the rows are read at once or a row at a time
     data = blank_windows(20, 100_000)
     path = tmp_path / "e.csv"
     path.write_bytes(data)
@@ -189,13 +189,13 @@ def test_rows_cycling_over_windows_of_many_blank_lines_find_each_window_once(
     expected = [[1.0, 0.0] if i % 2 == 0 else [0.0, 1.0] for i in range(1000)]
     assert table.read(rows, [0, 1]).tolist() == expected
     assert [table.read([row], None).tolist()[0] for row in rows] == expected
-    assert len(looked) == 4
-    assert sum(looked) < len(data) // 5
+    assert len(looked) == 2
+    assert sum(looked) == 4 * len(data) // 20 - 1  # windows 16 to 19, the last line's break out
 
 
 def test_a_row_set_finds_each_window_once_whatever_its_order(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # one window kept: rows alternating between two windows found each window once a reading
+    # one window kept: rows alternating between two windows found both windows at one look
     monkeypatch.setattr(csv_file, "WINDOWS_KEPT", 1)
     path = tmp_path / "e.csv"
     path.write_bytes(blank_windows(4, 10))
@@ -204,7 +204,7 @@ def test_a_row_set_finds_each_window_once_whatever_its_order(
     stride = csv_file.STRIDE
     rows = [2 * stride, 3 * stride + 1] * 50
     assert table.read(rows, None).tolist() == [[1.0, 0.0], [0.0, 1.0]] * 50
-    assert len(looked) == 2
+    assert len(looked) == 1
 
 
 def test_the_window_used_last_is_the_one_kept(tmp_path: Path,
@@ -408,8 +408,9 @@ def test_a_csv_slice_named_by_many_heads_is_converted_once(
                     f"heads: [&h {{W_Q: {reference}, W_K: {reference}, W_V: {reference}}}"
                     + ", *h" * 63 + "]\n", encoding="utf-8")
     rows = counted(monkeypatch, CsvFile, "_row")
+    runs = counted(monkeypatch, csv_file, "chosen_rows")
     loaded = load_spec(str(spec))
-    assert len(rows) == 300
+    assert len(rows) == 0 and len(runs) == 1  # 300 rows of 3 KB: one run, none alone
     matrices = [m for head in loaded.heads for m in (head.W_Q, head.W_K, head.W_V)]
     assert len(matrices) == 192 and len({id(m) for m in matrices}) == 192
     for matrix in matrices:
@@ -430,14 +431,14 @@ def test_rows_named_in_another_order_by_each_head_find_each_window_once(
     path.write_bytes(data)
     table = CsvFile(path, "e.csv", 10_000_000)
     looked = looked_at(monkeypatch)
-    converted = counted(monkeypatch, CsvFile, "_row")
+    converted = counted(monkeypatch, csv_file, "chosen_rows")
     rows = [window * stride + window % 2 for window in range(20)]
     for head in range(20):
         order = rows[head:] + rows[:head]
         expected = [[1.0, 0.0] if row % 2 == 0 else [0.0, 1.0] for row in order]
         assert table.read(order, [0, 1]).tolist() == expected
-    assert len(looked) == 4
-    assert len(converted) == 20
+    assert len(looked) == 1 and sum(looked) == 4 * len(data) // 20 - 1  # windows 16 to 19
+    assert len(converted) == 1  # 20 rows within RUN bytes: one run
 
 
 def test_columns_spread_over_a_wide_row_read_the_blocks_that_hold_them(
@@ -627,8 +628,8 @@ def test_a_model_folders_last_layer_resolves_its_checkpoints_name_once(
 def test_rows_read_in_a_run_are_read_a_window_at_a_time(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """4,096 rows of a .csv, shuffled, read from the file again (its bytes are not held): one
-    read for each window of 64 rows (the rows after a row within NEAR bytes read with it), not
-    one a row."""
+    read for the windows past those kept as counted, one for the rows (45 KB, under RUN bytes),
+    not one a row (one a window before rows were converted a run at a time: 112)."""
     import os
     import random
 
@@ -639,8 +640,7 @@ def test_rows_read_in_a_run_are_read_a_window_at_a_time(
     rows = list(range(4096))
     random.Random(0).shuffle(rows)
     assert table.read(rows, [1, 0]).tolist() == [[-row, row] for row in rows]
-    windows_found = 4096 // csv_file.STRIDE - csv_file.WINDOWS_KEPT  # past those kept as counted
-    assert len(reads) == 4096 // csv_file.STRIDE + windows_found
+    assert len(reads) == 2
 
 
 def test_a_csv_sliced_under_other_names_is_counted_once(

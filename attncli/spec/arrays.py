@@ -229,13 +229,25 @@ def embeddings_at(node: Node, n: int, files: Files) -> Array:
         dim_node = node.get("dim")
         dim = integer(dim_node, 1) if dim_node is not None else None
         return random_values(node, (n, dim), files.budget, EMBEDDINGS_RANDOM_KEYS)
+    if isinstance(node.value, dict) and "file" in node.value:
+        return file_values(node, files, 2, per_token=n)
     return matrix_at(node, "embeddings", files, (n, None))
 
 
-def file_values(node: Node, files: Files, ndim: int) -> Array:
+def check_one_per_token(node: Node, rows: int, tokens: int) -> None:
+    """Refuse embeddings of `rows` rows for `tokens` tokens."""
+    if rows != tokens:
+        fail_at(node, Msg.plural_of(
+            "has {count} row, expected one per token ({expected})",
+            "has {count} rows, expected one per token ({expected})", Count(rows),
+            expected=Count(tokens)))
+
+
+def file_values(node: Node, files: Files, ndim: int, per_token: int | None = None) -> Array:
     """{file: name.npy | name.csv} or {file: name.npz, key: W_Q}, relative to the spec, or
     {file: model.safetensors, key: NAME, rows: ..., columns: ...} or {file: name.npy | name.npz
-    | name.csv, rows: ..., columns: ...} (attncli.spec.selection)."""
+    | name.csv, rows: ..., columns: ...} (attncli.spec.selection). Embeddings (one row for each
+    of `per_token` tokens) of another count of rows are refused before a number is read."""
     name_node = node.get("file")
     name = text(name_node) if name_node is not None else ""
     charged = False
@@ -244,6 +256,8 @@ def file_values(node: Node, files: Files, ndim: int) -> Array:
         nonlocal charged
         check_dimensions(at, name, shape, ndim)  # by the header, before a number is read
         files.budget.charge(at, shape)
+        if per_token is not None:
+            check_one_per_token(node, shape[0], per_token)
         charged = True
 
     sliceable = is_checkpoint(name) or name.lower().endswith((".npy", ".npz", ".csv"))

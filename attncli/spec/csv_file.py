@@ -2,7 +2,8 @@
 their cells counted at C speed (spec/csv_lines.py), so that its shape is known (and charged)
 before a cell is converted. Only the chosen cells are converted, and at most `max_slow_cells` of
 them: text costs about 0.2 µs a number to convert, where a .npy file costs nothing. A file read
-whole is converted a piece of lines at a time (spec/csv_cells.py); chosen rows one at a time.
+whole is converted a piece of lines at a time (spec/csv_cells.py), and so are chosen rows that lie
+near each other; a chosen row of many bytes is converted alone.
 
 What is held once the lines are counted is one place in every STRIDE kept lines (a row is found
 again from the place before it, its bytes read from the file again), the windows of rows found
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from attncli.i18n import Count, Msg
-from attncli.spec.csv_cells import csv_row, every_row, not_a_number
+from attncli.spec.csv_cells import chosen_rows, csv_row, every_row, not_a_number, picked
 from attncli.spec.csv_lines import COMMA, PIECE, Piece, pieces
 from attncli.spec.csv_lines import commas as line_commas
 from attncli.spec.csv_wide import Wide
@@ -36,6 +37,7 @@ LONG_WINDOW = 1 << 12  # bytes of a window that is kept once found (see CsvFile.
 CHUNK = 1 << 16  # bytes of a row past which its commas are counted per BLOCK (see Wide)
 SPLIT = 1 << 12  # bytes of a row split at its commas when cells are picked (longer: placed)
 NEAR = 1 << 16  # bytes of the rows after a row that are read with it (see _read_ahead)
+RUN = 1 << 18  # bytes of the rows chosen (and those between them) read and converted at once
 
 
 def check_csv_size(path: Path, name: str, max_cells: int) -> None:
@@ -121,6 +123,7 @@ class CsvFile:
         self.data = data if hold else None
         self.places = np.concatenate(places)  # (count / STRIDE,) where every STRIDEth row starts
         self.firsts = np.concatenate(numbers)  # (count / STRIDE,) its line index in the file
+        self.ends = np.append(self.places[1:], self.stop)  # (count / STRIDE,) where each ends
         self.shape: tuple[int, ...] = (count, width)
         # the first WINDOWS_KEPT windows are kept as the lines were found: a file of up to
         # WINDOWS_KEPT * STRIDE rows is never looked at again, however many blank lines it has
@@ -134,7 +137,7 @@ class CsvFile:
         # the selections read so far (one spec's heads often name the same rows and columns,
         # in any order), by their distinct rows, kept while they hold at most the numbers a
         # .csv may give a spec (max_slow_cells)
-        self._read: dict[tuple[tuple[int, ...] | None, tuple[int, ...] | None], np.ndarray] = {}
+        self._read: dict[tuple[bytes | None, tuple[int, ...] | None], np.ndarray] = {}
         self._held = 0
         self._file: int | None = None  # the file, open while one reading of it lasts
         self._ahead: tuple[int, bytes] = (0, b"")  # bytes read ahead in it, from where
@@ -205,26 +208,30 @@ class CsvFile:
             self._windows[index] = found  # the most recently used is last
             return found
         start = int(self.places[index])
-        stop = int(self.places[index + 1]) if index + 1 < len(self.places) else self.stop
-        span = self._bytes(start, stop)
+        span = self._bytes(start, int(self.ends[index]))
         found = np.concatenate([rows_of(piece, np.flatnonzero(piece.kept)) for piece in
                                 pieces(span, 0, len(span), int(self.firsts[index]))], axis=1)
         found[:2] += start  # (3, rows) places in the file
-        if stop - start > LONG_WINDOW:
+        self._keep(index, found)
+        return found
+
+    def _keep(self, index: int, found: np.ndarray) -> None:
+        """Keep the window `index` found: for good if it spans many bytes, else among the last
+        WINDOWS_KEPT."""
+        if int(self.ends[index]) - int(self.places[index]) > LONG_WINDOW:
             self._long[index] = found
-            return found
+            return
         if len(self._windows) >= WINDOWS_KEPT:
             del self._windows[next(iter(self._windows))]
         self._windows[index] = found
-        return found
 
     def read(self, rows: Sequence[int] | None, columns: Sequence[int] | None) -> np.ndarray:
         """The chosen rows and columns (None: all), only they converted. The rows are found in
         the file's order, each window once, however the spec orders them, and a row set read
         before (in any order, any row repeated) is laid out again from what it gave."""
-        chosen = range(self.shape[0]) if rows is None else rows
+        count = self.shape[0] if rows is None else len(rows)
         width = self.shape[1]
-        cells = len(chosen) * (width if columns is None else len(columns))
+        cells = count * (width if columns is None else len(columns))
         limit = max_slow_cells(self.max_cells)
         if cells > limit:
             raise FileProblem(Msg.plural_of(
@@ -233,8 +240,9 @@ class CsvFile:
                 "{name}: the spec reads {count} numbers from this .csv file; the limit for a "
                 ".csv file is {limit}, which {option} sets; save a larger matrix as .npy",
                 Count(cells), name=self.name, limit=Count(limit), option=LIMIT_HINT))
-        distinct = None if rows is None else sorted(set(rows))
-        key = (None if distinct is None else tuple(distinct),
+        chosen = None if rows is None else as_rows(rows)  # (rows,)
+        distinct = None if chosen is None else ascending(chosen)  # (distinct rows,)
+        key = (None if distinct is None else distinct.tobytes(),
                None if columns is None else tuple(columns))
         numbers = self._read.get(key)
         if numbers is None:
@@ -242,21 +250,79 @@ class CsvFile:
                 numbers = self._convert(distinct, columns)
             if self._held + numbers.size <= limit:
                 self._read[key], self._held = numbers, self._held + numbers.size
-        if distinct is None:
+        if distinct is None or chosen is None:
             return numbers.copy()  # a matrix of its own, as a reading gives
-        at = np.searchsorted(np.asarray(distinct), np.asarray(chosen))  # (rows,)
-        return numbers[at]  # (rows, columns)
+        return numbers[np.searchsorted(distinct, chosen)]  # (rows, columns)
 
-    def _convert(self, distinct: list[int] | None, columns: Sequence[int] | None) -> np.ndarray:
-        """The numbers of each of the rows `distinct` (ascending; None: every row), as read."""
+    def _convert(self, distinct: np.ndarray | None, columns: Sequence[int] | None) -> np.ndarray:
+        """The numbers of each of the rows `distinct` (ascending; None: every row), as read:
+        rows near each other (within RUN bytes) converted together, a row of many bytes alone."""
         if distinct is None and columns is None and self.data is not None:
             return as_float(every_row(self.data, self.at, self.shape[1], self.name), self.name)
+        rows = np.arange(self.shape[0]) if distinct is None else distinct  # (rows,)
+        starts, ends, lines = self._places(rows)  # (rows,) each
+        alone = (ends - starts) > (RUN if columns is None else SPLIT)  # (rows,)
+        stretch = (starts - starts[0]) // RUN  # (rows,) the RUN bytes each starts in
+        cut = 1 + np.flatnonzero((stretch[1:] != stretch[:-1]) | alone[1:] | alone[:-1])
         values = array.array("d")
-        for row in range(self.shape[0]) if distinct is None else distinct:
-            values.extend(self._row(row, columns))
+        for low, high in zip([0, *cut.tolist()], [*cut.tolist(), len(rows)], strict=True):
+            if alone[low]:
+                values.extend(self._row(int(rows[low]), columns))
+                continue
+            first = int(starts[low])
+            data = self._bytes(first, int(ends[high - 1]))
+            values.extend(chosen_rows(data, starts[low:high] - first, ends[low:high] - first,
+                                      lines[low:high], self.shape[1], self.name, columns))
         count = self.shape[1] if columns is None else len(columns)
         found = np.frombuffer(values, dtype=np.float64).reshape(-1, count)  # (rows, columns)
         return as_float(found, self.name)
+
+    def _places(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where each of `rows` (ascending) starts and ends in the file, and its line number
+        (1-based): the windows that hold them found a stretch at a time."""
+        index = rows // STRIDE  # (rows,) the window of each
+        found = np.empty((3, len(rows)), dtype=np.int64)  # (3, rows)
+        for first, last in self._stretches(ascending(index).tolist()):
+            low, high = np.searchsorted(index, [first, last + 1]).tolist()
+            found[:, low:high] = self._stretch(first, last)[:, rows[low:high] - first * STRIDE]
+        return found[0], found[1], found[2] + 1
+
+    def _stretches(self, windows: list[int]) -> Iterator[tuple[int, int]]:
+        """The first and last of each stretch of `windows` (ascending) found at once: windows
+        not held that follow each other within RUN bytes go together, a held one alone."""
+        first = last = -1
+        for window in windows:
+            held = window in self._long or window in self._windows
+            if (first >= 0 and not held and window == last + 1
+                    and int(self.ends[window]) - int(self.places[first]) <= RUN):
+                last = window
+                continue
+            if first >= 0:
+                yield first, last
+            first = last = window
+            if held:
+                yield window, window
+                first = -1
+        if first >= 0:
+            yield first, last
+
+    def _stretch(self, first: int, last: int) -> np.ndarray:
+        """The rows of the windows `first` to `last`: start, end, line; found by one look at
+        their bytes, and each window kept as `_window` keeps it."""
+        if first == last:
+            return self._window(first)
+        start = int(self.places[first])
+        span = self._bytes(start, int(self.ends[last]))
+        found = np.concatenate([rows_of(piece, np.flatnonzero(piece.kept)) for piece in
+                                pieces(span, 0, len(span), int(self.firsts[first]))], axis=1)
+        found[:2] += start  # (3, rows) places in the file
+        long = self.ends[first:last + 1] - self.places[first:last + 1] > LONG_WINDOW  # (windows,)
+        last_held = max(first, last + 1 - WINDOWS_KEPT)  # the windows before it would be let go
+        for index in [*(first + np.flatnonzero(long[:last_held - first])).tolist(),
+                      *range(last_held, last + 1)]:
+            window = found[:, (index - first) * STRIDE:(index - first + 1) * STRIDE]
+            self._keep(index, window.copy())  # not a view that holds the whole stretch
+        return found
 
     def _row(self, row: int, columns: Sequence[int] | None) -> array.array[float]:
         """The numbers of one row: all of them, or those of `columns`."""
@@ -273,7 +339,7 @@ class CsvFile:
         hold a chosen cell's commas are read; a short row is split."""
         width = self.shape[1]
         if end - start <= SPLIT:
-            return self._split(self._bytes(start, end), number, columns)
+            return picked(self._bytes(start, end), self.name, number, columns)
         wanted = np.array(sorted({k for column in columns for k in (column - 1, column)
                                   if 0 <= k < width - 1}), dtype=np.int64)  # (commas,)
         pick: Callable[[int, int], bytes]
@@ -292,25 +358,26 @@ class CsvFile:
         numbers = array.array("d")
         for column in columns:
             low = at[column - 1] + 1 if column > 0 else start
-            text = pick(low, at[column] if column < width - 1 else end)
+            text = pick(low, at[column] if column < width - 1 else end).decode("utf-8")
             try:
-                numbers.append(float(text))
+                numbers.append(float(text))  # a text, as a row read whole reads it
             except ValueError:
-                raise not_a_number(text.decode("utf-8"), self.name, number,
-                                   column + 1) from None
+                raise not_a_number(text, self.name, number, column + 1) from None
         return numbers
 
-    def _split(self, line: bytes, number: int, columns: Sequence[int]) -> array.array[float]:
-        """The chosen cells of a short row, split at its commas."""
-        cells = line.split(b",")
-        numbers = array.array("d")
-        for column in columns:
-            try:
-                numbers.append(float(cells[column]))
-            except ValueError:
-                raise not_a_number(cells[column].decode("utf-8"), self.name, number,
-                                   column + 1) from None
-        return numbers
+
+def as_rows(rows: Sequence[int]) -> np.ndarray:
+    """The row indices as an array (a slice made from its bounds, not from millions of ints)."""
+    if isinstance(rows, range):
+        return np.arange(rows.start, rows.stop, rows.step, dtype=np.int64)  # (rows,)
+    return np.asarray(rows, dtype=np.int64)  # (rows,)
+
+
+def ascending(values: np.ndarray) -> np.ndarray:
+    """The distinct `values`, ascending, by a sort when they are not in order already
+    (np.unique hashes them first: 3 s for 2,000,000 rows)."""
+    ordered = values if (values[1:] >= values[:-1]).all() else np.sort(values)  # (values,)
+    return ordered[np.append(True, ordered[1:] != ordered[:-1])]  # (distinct,)
 
 
 def changed(name: str) -> FileProblem:

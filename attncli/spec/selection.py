@@ -73,8 +73,8 @@ def sliced_values(keys: dict[str, Node], name: str, folder: Path,
     return values
 
 
-def _charge(at: Node, shape: tuple[int, ...], rows: list[int] | None,
-            columns: list[int] | None, charge: Charge | None) -> None:
+def _charge(at: Node, shape: tuple[int, ...], rows: Sequence[int] | None,
+            columns: Sequence[int] | None, charge: Charge | None) -> None:
     """Count the slice against the spec's cells, before a byte of it is read."""
     if charge is not None:
         selected = list(shape)
@@ -86,7 +86,7 @@ def _charge(at: Node, shape: tuple[int, ...], rows: list[int] | None,
 
 
 def chosen(keys: dict[str, Node], name: str, shape: tuple[int, ...],
-           token_ids: Sequence[int] | None) -> tuple[list[int] | None, list[int] | None]:
+           token_ids: Sequence[int] | None) -> tuple[Sequence[int] | None, Sequence[int] | None]:
     """The rows and the columns that `rows:` and `columns:` choose (None: every one)."""
     rows = None
     if "rows" in keys:
@@ -100,7 +100,7 @@ def chosen(keys: dict[str, Node], name: str, shape: tuple[int, ...],
 
 
 def indices(node: Node, name: str, size: int, axis: str,
-            token_ids: Sequence[int] | None) -> list[int]:
+            token_ids: Sequence[int] | None) -> Sequence[int]:
     """`start:stop`, a list of indices, or `tokens`, each checked against `size`, the number of
     rows or columns (`axis`) of the tensor `name`."""
     # a list of numbers written whole (`rows: [4, 0, 4]`, 200,000 of them) is read from its
@@ -122,7 +122,7 @@ def indices(node: Node, name: str, size: int, axis: str,
         if not start < stop <= size:
             fail(node, "expected start:stop with start < stop <= {size}, found {found}",
                  size=size, found=value)
-        return list(range(start, stop))
+        return range(start, stop)  # (rows,) never a list of millions of ints
     elif plain is not None and all(0 <= n < 2**53 for n in plain):  # floats exact as ints
         chosen = [int(n) for n in plain]
     elif isinstance(node.value, list):

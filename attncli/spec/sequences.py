@@ -3,8 +3,8 @@ values come from in cross-attention."""
 
 from __future__ import annotations
 
-from attncli.i18n import Count, Msg
-from attncli.spec.arrays import Files, embeddings_at, matrix_at
+from attncli.i18n import Msg
+from attncli.spec.arrays import Files, check_one_per_token, embeddings_at, matrix_at
 from attncli.spec.model import Positional, Sequence
 from attncli.spec.rope_scaling import rope_scaling
 from attncli.spec.source import Node
@@ -40,11 +40,7 @@ def sequence(tokens_node: Node, embeddings_node: Node, positional_node: Node | N
     else:
         names = tokens(tokens_node)
     embeddings = embeddings_at(embeddings_node, len(names), files)
-    if embeddings.shape[0] != len(names):
-        fail_at(embeddings_node, Msg.plural_of(
-            "has {count} row, expected one per token ({expected})",
-            "has {count} rows, expected one per token ({expected})", Count(embeddings.shape[0]),
-            expected=Count(len(names))))
+    check_one_per_token(embeddings_node, embeddings.shape[0], len(names))
     added = None
     if positional_node is not None:
         added = positional(positional_node, len(names), int(embeddings.shape[1]), files)
