@@ -308,10 +308,17 @@ def test_pairs_laid_out_otherwise_are_rewritten_one_by_one(change: tuple[bytes, 
 ])
 def test_a_merge_the_package_panics_on_is_refused_at_its_place(
         case: str, lang: str, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    row = 3 if case == "tokenizer_merge_mid_character" else 1  # below its two comment lines
+    assert_tokenizer_refused(monkeypatch, case, lang, row, line)
+
+
+def assert_tokenizer_refused(monkeypatch: pytest.MonkeyPatch, case: str, lang: str, row: int,
+                             line: str) -> None:
+    """The catalogue's spec `case` refused in `lang` at its tokenizer key (row `row`), the
+    tokenizer file's own place and problem being `line`."""
     monkeypatch.chdir(BAD_INPUTS)
     result = cli("explain", f"{case}.yaml", "--lang", lang)
     assert (result.exit_code, result.stdout) == (2, "")
-    row = 3 if case == "tokenizer_merge_mid_character" else 1  # below its two comment lines
     assert result.stderr == f"{case}.yaml:{row}:21: tokens.tokenizer: {line}\n"
 
 

@@ -9,8 +9,7 @@ import pytest
 
 from attncli.i18n import Msg
 from attncli.spec.tokenizer_types import wrong_type
-from tests.conftest import BAD_INPUTS
-from tests.conftest import run as cli
+from tests.test_tokenizer_merges import assert_tokenizer_refused
 
 
 @pytest.mark.parametrize(("case", "lang", "line"), [
@@ -25,10 +24,7 @@ from tests.conftest import run as cli
 ])
 def test_a_value_of_the_wrong_type_is_named_at_its_key(
         case: str, lang: str, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(BAD_INPUTS)
-    result = cli("explain", f"tokenizer_wrong_type_{case}.yaml", "--lang", lang)
-    assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"tokenizer_wrong_type_{case}.yaml:2:21: tokens.tokenizer: {line}\n"
+    assert_tokenizer_refused(monkeypatch, f"tokenizer_wrong_type_{case}", lang, 2, line)
 
 
 def test_the_part_is_found_at_its_brace_and_only_the_values_before_it_are_scanned() -> None:
