@@ -53,6 +53,11 @@ CONSTANTS = {
                     "[-1.0e308, 1.0e308, 0.0]]",
     # the router's sum took e^(L − max) of the unrouted expert too; P is [0.5, 0.5, 0]
     "router_bias_largest": ROUTED,
+    # a router of zero weights ties every logit: attn routes each token to the first two of
+    # the three experts (its stable order), 0.5 each; the sheet gave every one of them 1/3
+    "router_tied": ROUTED.replace("[[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]]",
+                                  "[[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]")
+                         .replace("b: [1.0e308, 1.0e308, -1.0e308]", "b: [0, 0, 0]"),
     # a decode step's scores 1e308, −1e308, 1e308: its weights a₃ and z₃ were #NUM!
     "decode_scores_largest": "embeddings: [[1e154, 0], [-1e154, 0], [1e154, 0]]\nscale: 1\n"
                              "mask: causal\ndecode: {prefill: 2}",

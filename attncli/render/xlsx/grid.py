@@ -72,10 +72,10 @@ class Block:
         """Cell (i, j) as a formula on sheet `on` names it."""
         return self._prefix(on) + xl_rowcol_to_cell(self.row + i, self.col + j)
 
-    def row_range(self, i: int, on: str) -> str:
-        """Row i, `B5:E5`."""
+    def row_range(self, i: int, on: str, columns: int | None = None) -> str:
+        """Row i, `B5:E5`; its first `columns` cells alone, `B5:C5`, when given."""
         first = xl_rowcol_to_cell(self.row + i, self.col)
-        last = xl_rowcol_to_cell(self.row + i, self.col + self.shape[1] - 1)
+        last = xl_rowcol_to_cell(self.row + i, self.col + (columns or self.shape[1]) - 1)
         return f"{self._prefix(on)}{first}:{last}"
 
     def column_range(self, j: int, on: str) -> str:

@@ -24,10 +24,12 @@ def source(ctx: Context) -> Block:
 
 
 def router(ctx: Context, step: Step) -> list[Piece]:
-    """L = X·W_r + b_r; P = e^(L − max) over the entries at least the row's k-th largest,
-    divided by their sum, and 0 for the rest. An array formula, so that IF takes each term of
-    the sum apart: SUMPRODUCT((row>=kth)*EXP(row-max)) was #NUM! where an unrouted logit of
-    −1e308 under a max of 1e308 made its e^(L − max) overflow, though its factor was 0."""
+    """L = X·W_r + b_r; P = e^(L − max) over the row's k largest entries, divided by their sum,
+    and 0 for the rest; of entries tied at the k-th largest, the first ones, as attn's stable
+    order takes them (a router of zero weights ties every expert: each was given 1/experts).
+    An array formula, so that IF takes each term of the sum apart: SUMPRODUCT((row>=kth)*
+    EXP(row-max)) was #NUM! where an unrouted logit of −1e308 under a max of 1e308 made its
+    e^(L − max) overflow, though its factor was 0."""
     settings = ctx.spec.block
     assert settings is not None and settings.moe is not None
     k = settings.moe.top_k
@@ -42,8 +44,14 @@ def router(ctx: Context, step: Step) -> list[Piece]:
         row = ctx.places["L"].row_range(i, ctx.sheet)
         cell = ctx.at("L", i, e)
         kth, top = f"LARGE({row},{k})", f"MAX({row})"
-        routed = f"SUM(IF({row}>={kth},{shifted_exp(row, top)},0))"
-        return Formula(f"=IF({cell}>={kth},{shifted_exp(cell, top)}/{routed},0)", array=True)
+        above = f"SUM(IF({row}>{kth},1,0))"  # experts above the k-th logit, all routed
+        # of the experts tied at the k-th logit, the first k − above (attn's stable order)
+        earlier = ctx.places["L"].row_range(i, ctx.sheet, columns=e)
+        before = "0" if e == 0 else f"SUM(IF({earlier}={kth},1,0))"
+        chosen = f"OR({cell}>{kth},AND({cell}={kth},{before}<{k}-{above}))"
+        routed = (f"(SUM(IF({row}>{kth},{shifted_exp(row, top)},0))"
+                  f"+({k}-{above})*{shifted_exp(kth, top)})")
+        return Formula(f"=IF({chosen},{shifted_exp(cell, top)}/{routed},0)", array=True)
 
     return [*pieces,
             computed(step, logits, "L", lambda i, j: projected(
