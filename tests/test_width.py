@@ -76,6 +76,18 @@ def test_a_written_out_line_breaks_after_a_sign_with_a_hanging_indent() -> None:
     assert lines[first + 1] == "       1.50·0.00 = 1.71"
 
 
+def test_a_step_formula_breaks_between_its_parts_and_a_named_formula_stays_whole() -> None:
+    # `M = (U +` ended a line over `1) ⊙ G·σ(α·G)`, and a sentence's `E₁ =` over `M·W_2 + b_2`
+    out = run("explain", "configs/moe_gpt_oss.yaml", "-f", "text", "--width", "40",
+              "--steps", "expert", "--lang", "pl").stdout.replace("\u00a0", " ")
+    lines = out.splitlines()
+    first = lines.index("   G = min(Ỹ·W_1, ℓ),")
+    assert lines[first + 1:first + 3] == ["       U = clip(Ỹ·W_3, ±ℓ),",
+                                          "       M = (U + 1) ⊙ G·σ(α·G)"]
+    assert "E₁ = M·W_2 + b_2." in "\n".join(lines[first:first + 9])  # on one line
+    assert not [line for line in lines if line.rstrip().endswith((" =", " +", "("))]
+
+
 def test_prose_wraps_between_words_at_the_indent() -> None:
     out = run("explain", "-f", "text", "--width", "40", "--steps", "weights").stdout
     assert "   Softmax is taken along each row, so\n   every row of A sums to 1.\n" in out

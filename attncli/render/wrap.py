@@ -26,6 +26,9 @@ NUMBER = re.compile(r"[(\[]?[−-]?\d[\d.,]*[)\]]?[.,;:]?")
 # Where a calculation may break, best first: (pattern, the break is after this many characters
 # of the match; the rest of the match, a space, is dropped).
 FORMULA_BREAKS = (
+    # between the parts of a step's formula (`G = min(…),  U = clip(…),  M = (U + 1) ⊙ …`):
+    # each part kept whole where it fits, never `M = (U +` over `1) ⊙ …`
+    (re.compile(r",  "), 1),
     (re.compile(r" [=≈+] "), 2),  # `a = b`, `a ≈ b`, `a + b`: the line ends with the sign
     (re.compile(r"[,;] "), 1),  # inside a vector [0.10, 0.20, …]
     (re.compile(r" / "), 2),

@@ -100,7 +100,8 @@ def expert_step(b: Build, moe: Mixture, expert: Expert, index: int, h: Matrix,
                         "up projection to [−ℓ, ℓ], with α = {alpha}; the expert gives "
                         "{output}. Only the tokens routed to it are computed.",
                         limit=constant(moe.limit), alpha=constant(moe.alpha),
-                        output=Symbol(*given)),))
+                        output=Symbol(given[0].replace(" ", "\u00a0"), given[1])),))
+    # (the formula a sentence names is one unit: no line ends inside `E₁ = M·W_2 + b_2`)
     return step, out
 
 
