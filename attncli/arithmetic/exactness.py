@@ -18,10 +18,10 @@ from attncli.arithmetic.numbers import (
     CONTEXT,
     LARGE,
     as_decimal,
+    large,
     mantissa,
     rounded,
     rounded_if_clear,
-    scientific,
 )
 from attncli.model import (
     Difference,
@@ -42,7 +42,7 @@ from attncli.model import (
 
 @lru_cache(maxsize=CACHED)
 def _printed(x: float, precision: int) -> Decimal:
-    power = scientific(x, precision) if math.isfinite(x) else None
+    power = large(x, precision) if math.isfinite(x) else None
     if power is not None:  # m × 10^k, not through a float: 1.80×10³⁰⁸ is past the largest
         return power[0].scaleb(power[1], context=CONTEXT)
     return as_decimal(rounded(x, precision))

@@ -64,14 +64,14 @@ def half_up(d: Decimal, precision: int) -> Decimal:
     return d.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP, context=CONTEXT)
 
 
-def scientific(x: float, precision: int) -> tuple[Decimal, int] | None:
+def large(x: float, precision: int) -> tuple[Decimal, int] | None:
     """(m, k) when finite `x` is written m × 10^k: its value rounded to `precision` decimals
     reaches LARGE. m is the shortest decimal's mantissa rounded
     half up to `precision` decimals, 1 ≤ |m| < 10 (9.9999995 at 2 -> 1.00 and k + 1). Else None."""
     size = abs(x)
     if size < LARGE / 2:
         return None
-    return _scientific(as_decimal(x), precision)
+    return _large(as_decimal(x), precision)
 
 
 def tiny(x: float, precision: int) -> tuple[Decimal, int] | None:
@@ -84,7 +84,7 @@ def tiny(x: float, precision: int) -> tuple[Decimal, int] | None:
     return mantissa(d, max(0, precision + d.adjusted()))
 
 
-def _scientific(d: Decimal, precision: int) -> tuple[Decimal, int] | None:
+def _large(d: Decimal, precision: int) -> tuple[Decimal, int] | None:
     if abs(half_up(d, precision)) < Decimal(repr(LARGE)):
         return None
     return mantissa(d, precision)
@@ -111,19 +111,19 @@ def padded(d: Decimal, decimals: int) -> Decimal:
 
 def written_decimal(d: Decimal, precision: int) -> Decimal:
     """Finite `d` as a hand calculation carries it: rounded half up to `precision` decimals, or,
-    a million and more, to m × 10^k as it is written (see scientific)."""
+    a million and more, to m × 10^k as it is written (see large)."""
     rounded_d = half_up(d, precision)
     if abs(rounded_d) < Decimal(repr(LARGE)):
         return rounded_d
-    found = _scientific(d, precision)
+    found = _large(d, precision)
     assert found is not None
     return found[0].scaleb(found[1], context=CONTEXT)
 
 
 def sci_value(x: float, precision: int) -> float | None:
-    """The value of m × 10^k as written for `x` (see scientific), or None when `x` is written
+    """The value of m × 10^k as written for `x` (see large), or None when `x` is written
     in fixed notation."""
-    found = scientific(x, precision)
+    found = large(x, precision)
     return None if found is None else float(found[0].scaleb(found[1], context=CONTEXT))
 
 
@@ -262,7 +262,7 @@ class NumberFormat:
     infinity: str = "∞"
     nan: str = "NaN"
     hidden: str = "—"  # the weight of a key the mask hides, in place of its 0
-    power: str = "{m}×10{k}"  # m × 10^k, k in superscript digits (see scientific)
+    power: str = "{m}×10{k}"  # m × 10^k, k in superscript digits (see large)
     superscript: bool = True
 
     @classmethod
@@ -295,7 +295,7 @@ class NumberFormat:
             return self.nan
         if math.isinf(value):
             return self.minus_infinity if value < 0 else self.infinity
-        found = scientific(value, self.precision) or tiny(value, self.precision)
+        found = large(value, self.precision) or tiny(value, self.precision)
         if found is not None:
             m, k = found
             exponent = str(k).translate(SUPERSCRIPT) if self.superscript else str(k)
