@@ -22,7 +22,7 @@ SHOWN_CELLS = 20  # differing numbers written out, the first in reading order; t
 # A float64 means at most 17 significant digits (its shortest decimal): a right value written
 # m × 10^k has at most 16 decimals in m, however many zeros the student's m carries
 MANTISSA_DECIMALS = 16
-POWER_MARK = "×10"  # m × 10^k with k in superscripts (arithmetic/numbers.py `scientific`)
+POWER_MARK = "×10"  # m × 10^k with k in superscripts (arithmetic/numbers.py `large`)
 
 
 def symbol(verdict: Verdict) -> Msg | str:
