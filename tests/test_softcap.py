@@ -71,6 +71,37 @@ def test_each_capped_score_is_written_out_and_read() -> None:
         assert words in translated.stdout.replace("\u00a0", " "), translated.stdout
 
 
+def test_a_move_too_small_for_the_printed_digits_is_written_with_the_digits_it_needs(
+        tmp_path: Path) -> None:
+    """c = 10⁶ moves fast's 8.5 by about 8.5³ / (3·10¹²) = 2.0×10⁻¹⁰: at two decimals both
+    numbers print 8.50, so the sentence writes the ten decimals that show the move; a c that
+    moves no score at all says so (a c of 1.8×10³⁰⁸ gives back 2.0 as 1.9999999999999998 in
+    float64, and says so)."""
+    text = EXAMPLE.read_text(encoding="utf-8").replace("softcap: 5.0", "softcap: 1000000")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text, encoding="utf-8")
+    after = 1e6 * math.tanh(8.5 / 1e6)
+    assert 1e-10 <= 8.5 - after < 1e-9  # its first digit is the tenth decimal
+    assert f"{after:.10f}" == "8.4999999998"
+    result = run("explain", str(spec), "--format", "text", "--steps", "softcap")
+    assert result.exit_code == 0, result.stderr
+    assert ("The cap bends S′[fast, fast] most: from 8.5000000000 to 8.4999999998."
+            in " ".join(result.stdout.split())), result.stdout
+    # c = 2¹⁰⁰⁰: S′ / c and c·tanh(S′ / c) are exact in float64 for every score here
+    spec.write_text(text.replace("softcap: 1000000", "softcap: 1.0715086071862673e301"),
+                    encoding="utf-8")
+    assert all(2.0**1000 * math.tanh(x / 2.0**1000) == x for x in (8.0, 2.0, 8.5, 1.0, 0.5))
+    for lang, words in (("en", "The cap moves no score: each capped score equals the score it "
+                               "was given."),
+                        ("pl", "Ograniczenie nie zmienia żadnego wyniku: każdy wynik po "
+                               "ograniczeniu jest równy wynikowi sprzed niego."),
+                        ("ru", "Ограничение не меняет ни одной оценки: каждая оценка после "
+                               "ограничения равна исходной.")):
+        said = run("explain", str(spec), "--format", "text", "--steps", "softcap", "--lang", lang)
+        assert said.exit_code == 0, said.stderr
+        assert words in " ".join(said.stdout.replace("\u00a0", " ").split()), said.stdout
+
+
 def test_a_written_out_cap_says_equal_only_when_the_printed_numbers_give_it() -> None:
     line = Product((Num(5.0), Tanh(Quotient(Num(8.0), Num(5.0)))))
     assert 5 * math.tanh(1.6) == pytest.approx(4.6083, abs=1e-4)

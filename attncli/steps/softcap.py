@@ -3,6 +3,7 @@ scale and before the bias and the mask, as Gemma 2's attention applies attn_logi
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -12,7 +13,7 @@ from attncli.arithmetic.constants import constant as written
 from attncli.arithmetic.constants import is_short
 from attncli.arithmetic.numbers import constant
 from attncli.compute import ops
-from attncli.i18n import Msg, Symbol
+from attncli.i18n import Finer, Msg, Symbol
 from attncli.model import Array, Formula, Step
 from attncli.steps.base import Bend, Build, HeadState, Made
 
@@ -64,10 +65,17 @@ def bend(b: Build, given: Formula, before: Array, after: Array) -> Bend:
 
 
 def bent(b: Build, most: Bend) -> Msg:
-    """The score the cap moves most, before and after, in words."""
+    """The score the cap moves most, before and after, in words: written with as many more
+    decimals as its move needs to show (a c of 10⁹ moves 8.5 by 6×10⁻¹⁷, and `from 8.50 to
+    8.50` said nothing); a cap that moves no score says so."""
+    if most.moved == 0.0:
+        return Msg.of("The cap moves no score: each capped score equals the score it was given.")
     score = cell(most.given, b.query_labels[most.i - b.first_row], b.key_labels[most.j])
+    # a move of at least 10^-d shows in d decimals: the two numbers rounded half up differ
+    more = max(0, -math.floor(math.log10(most.moved)) - b.spec.display.precision)
     return Msg.of("The cap bends {score} most: from {before} to {after}.",
-                  score=Symbol(score.text, score.latex), before=most.before, after=most.after)
+                  score=Symbol(score.text, score.latex), before=Finer(most.before, more),
+                  after=Finer(most.after, more))
 
 
 def bent_joined(b: Build, steps: list[Step], hs: HeadState) -> list[Step]:
