@@ -14,13 +14,24 @@ cell magic (attncli/fill/magic.py).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import sys
 
-# `render` is both a subpackage and the API function: binding the function here, after the
-# subpackage is imported, makes `attncli.render` the function (the subpackage stays importable
-# as `attncli.render.text` etc. through sys.modules). attncli.render imports nothing heavy.
-from attncli.errors import AttnError, SpecError, UsageError
-from attncli.render import render
+try:
+    from typing import TYPE_CHECKING, Any
+
+    # `render` is both a subpackage and the API function: binding the function here, after the
+    # subpackage is imported, makes `attncli.render` the function (the subpackage stays
+    # importable as `attncli.render.text` etc. through sys.modules). attncli.render imports
+    # nothing heavy.
+    from attncli.errors import AttnError, SpecError, UsageError
+    from attncli.render import render
+except KeyboardInterrupt:
+    # Ctrl-C while the `attn` command imports its package (about 45 ms, before attncli.cli's
+    # `main` can catch it) ends the command as Ctrl-C ends a run: exit 130, no traceback. A
+    # program importing attn gets its KeyboardInterrupt as it would from any import.
+    if sys.argv and sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1] in ("attn", "attn.exe"):
+        raise SystemExit(130) from None
+    raise
 
 if TYPE_CHECKING:
     from attncli.library import build, load_spec, loads_spec, spec_of, walkthrough_of

@@ -124,3 +124,34 @@ def test_a_signal_whose_exception_python_dropped_still_ends_the_command(
     assert "Exception ignored" in done.stderr  # the handler's exception was dropped
     assert (done.stdout, out.exists(), list(tmp_path.iterdir())) == (
         f"exit {128 + sig}\n", False, [])
+
+
+IMPORTED = """
+import sys
+sys.argv[0] = sys.argv[1]
+
+
+class CtrlC:
+    # Ctrl-C landing while the package imports what it binds (attncli.render, ~45 ms of the
+    # command's start, before attncli.cli's `main` can catch it)
+    def find_spec(self, name, path=None, target=None):
+        if name == "attncli.render":
+            raise KeyboardInterrupt
+        return None
+
+
+sys.meta_path.insert(0, CtrlC())
+from attncli.cli import main
+"""
+
+
+@pytest.mark.parametrize("program", ["/usr/local/bin/attn", "C:\\\\Scripts\\\\attn.exe"])
+def test_ctrl_c_while_the_command_imports_its_package_ends_it_quietly(program: str) -> None:
+    done = python(IMPORTED, program)
+    assert (done.returncode, done.stderr) == (130, "")
+
+
+def test_a_program_importing_attn_gets_its_ctrl_c() -> None:
+    done = python(IMPORTED, "lecture.py")
+    # Python ends on an uncaught KeyboardInterrupt by SIGINT itself, with its traceback
+    assert done.returncode == -signal.SIGINT and done.stderr.rstrip().endswith("KeyboardInterrupt")
