@@ -187,6 +187,29 @@ def test_a_closed_stdout_is_said_before_a_file_beside_it_is_written(option: str,
     assert sorted(os.listdir(tmp_path)) == []
 
 
+@pytest.mark.parametrize("stdout", [">&-", "> /dev/full"])
+@pytest.mark.parametrize("options", ["--latex --heatmap h.svg", "--latex -o f.tex --heatmap -",
+                                     "--markdown --worksheet --answers k.md",
+                                     "--latex --worksheet -o w.tex --answers -"])
+def test_a_stdout_that_takes_nothing_refuses_before_a_file_beside_it_is_written(
+        options: str, stdout: str, tmp_path: Path) -> None:
+    # the document on stdout and the heatmap or answers in a file (or the other way round): the
+    # file was written whole, then stdout refused; a full stdout is found only by writing to it,
+    # so stdout is written first and the files after it
+    result = shell(f'"$ATTN" export {options} {stdout}', tmp_path)
+    reason = "it is closed" if stdout == ">&-" else "no space left on the disk"
+    assert (result.returncode, result.stderr) == (
+        2, f"attn: cannot write to standard output: {reason}\n")
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_a_document_on_stdout_and_its_heatmap_in_a_file_are_both_written(tmp_path: Path) -> None:
+    result = shell('"$ATTN" export --latex --heatmap h.svg > out.tex', tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out.tex").read_text(encoding="utf-8").startswith("% attn export --latex")
+    assert (tmp_path / "h.svg").read_text(encoding="utf-8").startswith("<svg")
+
+
 @pytest.mark.parametrize("letter", ["a", "ł"])  # 244 bytes: 240 + .tex, 120 two-byte letters + 4
 def test_a_name_the_system_takes_is_written_whatever_its_length(letter: str,
                                                                 tmp_path: Path) -> None:

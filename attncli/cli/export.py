@@ -54,7 +54,7 @@ from attncli.cli.options import (
     WorksheetOpt,
 )
 from attncli.cli.running import run
-from attncli.cli.streams import check_stdout
+from attncli.cli.streams import check_stdout, write_stdout
 from attncli.errors import UsageError
 from attncli.i18n import N_, Msg
 from attncli.spec.limits import DEFAULT_MAX_CELLS
@@ -229,7 +229,6 @@ def export(
         output = None
 
     def action() -> str | Iterable[str]:
-        from attncli.cli.outputs import write_together
         from attncli.files.writing import check_not_input
         from attncli.render import render, stream
         from attncli.spec.files import recording
@@ -284,8 +283,9 @@ def export(
         check_precision(precision)
         check_outputs(output, heatmap, answers)
         one_standard_output(fmt is not None and output is None, heatmap, answers)
-        if STDOUT in (heatmap, answers):  # and a file besides: refused before it is written
-            check_stdout()
+        to_stdout = STDOUT in (heatmap, answers) or (fmt is not None and output is None)
+        if to_stdout and any(path not in (None, STDOUT) for path in (output, heatmap, answers)):
+            check_stdout()  # a file besides: a closed stdout refused before the work
         shows = "--full" if full else "--" + (fmt.value if fmt is not None else "heatmap")
         with recording() as named:  # the matrices, tokenizer and checkpoint the spec reads
             shown = load_walkthrough(spec, Inline(), view, loading(allow_outside, max_cells),
@@ -312,8 +312,7 @@ def export(
             else:
                 files.append((heatmap, picture, protect))
         if fmt is None:
-            write_together(files)  # all or none (see attncli/cli/outputs.py)
-            return on_stdout
+            return written_together(files, on_stdout)
         options = {"full": full, "width": SVG_WIDTH if fmt is ExportFormat.svg else 80,
                    "decimal": decimal}
         if shown.matrix is not None:
@@ -333,7 +332,21 @@ def export(
                               [*protect, *([output] if output else [])]))
         if output is not None:
             files.append((output, text, protect))
-        write_together(files)  # all or none (see attncli/cli/outputs.py)
-        return text if output is None else on_stdout
+        return written_together(files, text if output is None else on_stdout)
 
     run(action, language(lang), debug)
+
+
+def written_together(files: list[tuple[str, str | Iterable[str], list[str | Path | int]]],
+                     on_stdout: str | Iterable[str]) -> str | Iterable[str]:
+    """Write the files all or none (attncli/cli/outputs.py) and give back what goes to stdout.
+    Beside a file, stdout is written first: a stdout that is closed or full (`>/dev/full`, a
+    full disk) refuses the command before any file is made, and the files, whose folders and
+    room are checked before, are written once stdout has taken the rest."""
+    from attncli.cli.outputs import write_together
+
+    if files and on_stdout:
+        write_stdout(on_stdout)
+        on_stdout = ""
+    write_together(files)
+    return on_stdout
