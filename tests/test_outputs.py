@@ -238,3 +238,25 @@ def test_a_closed_stdout_is_said_before_the_diffs_are_worked(command: str,
     assert (result.returncode, result.stderr) == (
         2, "attn: cannot write to standard output: it is closed\n")
     assert sorted(os.listdir(tmp_path)) == before
+
+
+@pytest.mark.parametrize(("command", "stream"), [
+    ('"$ATTN" export --json -o /dev/stdout >> log.txt', "output"),
+    ('"$ATTN" export --json -o log.txt >> log.txt', "output"),
+    ('"$ATTN" export --heatmap /dev/stderr 2>> log.txt', "error")])
+def test_a_file_a_standard_stream_adds_to_is_never_written_over(command: str, stream: str,
+                                                                 tmp_path: Path) -> None:
+    # `>> log.txt` asks for the output after the log's lines; -o renamed a new file over the
+    # log (its lines gone, and a process holding it open writing to a deleted file)
+    log = tmp_path / "log.txt"
+    log.write_text("line 1 of a log kept for a week\n", encoding="utf-8")
+    inode = log.stat().st_ino
+    result = shell(command, tmp_path)
+    said = log.read_text(encoding="utf-8").split("\n", 1)
+    assert result.returncode == 2
+    assert said[0] == "line 1 of a log kept for a week" and log.stat().st_ino == inode
+    name = command.split(" -o ")[-1].split(" --heatmap ")[-1].split()[0]
+    line = (f"attn: cannot write {name}: this is the file standard {stream} goes to, expected a "
+            "file of its own\n")
+    assert (result.stderr if stream == "output" else said[1]) == line
+    assert sorted(os.listdir(tmp_path)) == ["log.txt"]

@@ -37,13 +37,34 @@ def output_target(path: str | Path, follow: bool = True) -> Path:
             if target.exists():  # what it leads to: /dev/stdout is a pipe or a terminal
                 check_regular(target, follow=True)
             target = Path(os.path.realpath(target))
-        check_regular(target, follow=False)
+        if check_regular(target, follow=False):
+            check_not_a_standard_stream(target)
     except NotRegular as problem:
         raise cannot_write(text, problem.message) from None
     except (OSError, ValueError) as error:
         raise cannot_write(text, os_problem(error) if isinstance(error, OSError)
                            else str(error)) from None
     return target
+
+
+# The standard streams a file written whole must not be: the shell's `>> log` asked for the
+# output to be added to the log, and `-o /dev/stdout` (a link to it) would rename a new file
+# over it, the log's old lines gone.
+STREAMS = ((1, Msg.of("this is the file standard output goes to, expected a file of its own")),
+           (2, Msg.of("this is the file standard error goes to, expected a file of its own")))
+
+
+def check_not_a_standard_stream(target: Path) -> None:
+    """NotRegular if the regular file `target` is the one stdout or stderr writes to."""
+    info = os.stat(target)
+    for descriptor, problem in STREAMS:
+        try:
+            held = os.fstat(descriptor)
+        except OSError:  # closed: no file to keep
+            continue
+        if stat.S_ISREG(held.st_mode) and (held.st_dev, held.st_ino) == (info.st_dev,
+                                                                          info.st_ino):
+            raise NotRegular(problem)
 
 
 def temporary_stem(name: str) -> str:
