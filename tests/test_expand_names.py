@@ -59,6 +59,28 @@ def test_shorter_names_are_written_out(tmp_path: Path, monkeypatch: pytest.Monke
     assert "Written out:" in result.output
 
 
+@pytest.mark.parametrize(("letter", "width"), [
+    ("^", 90 * 18 + 2),  # LaTeX's \textasciicircum{}, then the two digits
+    ("&", 90 * 5 + 2),  # XML's &amp;
+    # no character yet: \texttt{U+0378}, and KaTeX's thin space $\,$ before a digit after it
+    ("\u0378", 90 * 15 + 4 + 2),
+])
+def test_a_name_is_charged_as_wide_as_a_format_writes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, letter: str, width: int) -> None:
+    # 30 names of 92 characters pass as letters (above); written as LaTeX, 92 carets were
+    # 1,656 characters each: 11.6 MB from a spec the charge let through as 3.2 million
+    monkeypatch.chdir(tmp_path)
+    names = [letter * 90 + f"{i:02d}" for i in range(30)]
+    Path("y.json").write_text(json.dumps({"tokens": names, "embeddings": {
+        "random": {"seed": 1}, "dim": 4}}), "utf-8")
+    result = invoke("export", "y.json", "--latex", "-x", "all")
+    assert result.exit_code == 2
+    assert result.output == (
+        "attn: --expand all: the cells written out would repeat the token names in up to "
+        f"{34_680 * width:,} characters; the limit is 3,200,000, which --max-cells "
+        "sets; write out fewer cells or give the tokens shorter names\n")
+
+
 def test_a_long_line_of_wide_characters_is_measured_once(monkeypatch: pytest.MonkeyPatch) -> None:
     measured: list[int] = []
     width = wrap.cell_width

@@ -52,9 +52,22 @@ def check_chosen(spec: Spec, chosen: Iterable[tuple[str, int, str | None]], max_
 
 def name_characters(spec: Spec, terms: int) -> int:
     """The characters of token names `terms` written-out terms repeat, at most: each the
-    longest name as a line writes it (an invisible character as its escape, `\u200d`)."""
+    longest name as any format writes it (written_width)."""
     names = (*spec.queries.tokens, *spec.keys_source.tokens)
-    return terms * max((len(visible_label(name)) for name in names), default=0)
+    return terms * max((written_width(name) for name in set(names)), default=0)
+
+
+def written_width(name: str) -> int:
+    """The characters `name` takes where the widest format writes it: a line (an invisible
+    character as its escape, `\u200d`), LaTeX and KaTeX text (`^` is `\textasciicircum{}`, 18
+    characters: 22 of them wrote 24 MB where 22 letters wrote 3.7 MB), or XML (`&amp;`, a space
+    as `&#160;`)."""
+    from html import escape
+
+    from attncli.model.latex_text import escape_text
+
+    return max(len(visible_label(name)), len(escape_text(name, "latex")),
+               len(escape_text(name, "katex")), len(escape(name).replace(" ", "&#160;")))
 
 
 def check_names(spec: Spec, terms: int, max_cells: int, option: str) -> None:
