@@ -58,6 +58,17 @@ CONSTANTS = {
     "router_tied": ROUTED.replace("[[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]]",
                                   "[[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]")
                          .replace("b: [1.0e308, 1.0e308, -1.0e308]", "b: [0, 0, 0]"),
+    # a's logits 0.3 and 0.1 + 0.2 = 0.30000000000000004: attn routes a to expert 2, one ulp
+    # ahead; the sheet compared them to 15 digits, chose expert 1, and F[a] was 0
+    "router_one_ulp": "embeddings: [[0.1, 0.2, 0.3, 0], [0.3, 0.2, 0.1, 0], [0, 0, 1, 0]]\n"
+                      "weights: {W_V: [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]}\n"
+                      + MOE.replace("[[1, 0], [0, 1], [1, 1], [0, 0]]",
+                                    "[[0, 1], [0, 1], [1, 0], [0, 0]]") % "limit: 7.0",
+    # a given bias of the largest double was stored with 16 digits, 1.797693134862316E+308,
+    # which LibreOffice reads as infinite: L, P and every later cell #NUM! (39 cells)
+    "router_bias_given_largest": ROUTED.replace(
+        "b: [1.0e308, 1.0e308, -1.0e308]",
+        "b: [1.7976931348623157e308, -1.7976931348623157e308, 0.0]"),
     # a decode step's scores 1e308, −1e308, 1e308: its weights a₃ and z₃ were #NUM!
     "decode_scores_largest": "embeddings: [[1e154, 0], [-1e154, 0], [1e154, 0]]\nscale: 1\n"
                              "mask: causal\ndecode: {prefill: 2}",
@@ -137,3 +148,20 @@ def test_a_literal_is_a_number_a_spreadsheet_reads_and_the_same_double(x: float,
     assert number == 0 or 2.0**-1022 <= abs(number) < 1e308
     by = {None: 1.0, "/2^64": 2.0**-64, "*2": 2.0}[scaled.group(2) if scaled else None]
     assert number * by == x  # exact: a power of two
+
+
+def test_a_given_number_is_stored_with_every_digit_it_has(tmp_path: Path) -> None:
+    """XlsxWriter stores 16 significant digits: 0.30000000000000004 was 0.3 in the sheet's XML,
+    one ulp from attn's, and the largest double was rounded past it (read as infinite)."""
+    import zipfile
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(BASE + "embeddings: [[0.30000000000000004, 0, 0, 0], [0, 1, 0, 0], "
+                    "[0, 0, 1, 0]]\n" + CONSTANTS["router_bias_given_largest"] + "\n",
+                    encoding="utf-8")
+    with zipfile.ZipFile(export(spec, tmp_path / "s.xlsx")) as book:
+        xml = "".join(book.read(name).decode("utf-8") for name in book.namelist()
+                      if name.startswith("xl/worksheets/"))
+    values = re.findall(r"<c [^>]*><v>([^<]*)</v></c>", xml)
+    assert "0.30000000000000004" in values and "1.7976931348623157e+308" in values
+    assert "0.3" not in values and "1.797693134862316E+308" not in values

@@ -24,34 +24,28 @@ def source(ctx: Context) -> Block:
 
 
 def router(ctx: Context, step: Step) -> list[Piece]:
-    """L = X·W_r + b_r; P = e^(L − max) over the row's k largest entries, divided by their sum,
-    and 0 for the rest; of entries tied at the k-th largest, the first ones, as attn's stable
-    order takes them (a router of zero weights ties every expert: each was given 1/experts).
-    An array formula, so that IF takes each term of the sum apart: SUMPRODUCT((row>=kth)*
-    EXP(row-max)) was #NUM! where an unrouted logit of −1e308 under a max of 1e308 made its
-    e^(L − max) overflow, though its factor was 0."""
-    settings = ctx.spec.block
-    assert settings is not None and settings.moe is not None
-    k = settings.moe.top_k
+    """L = X·W_r + b_r; P = e^(L − max) over the experts the token is routed to, divided by
+    their sum, and 0 for the rest. The experts are attn's: those it gave a weight above 0 (its
+    top k, the first of those tied at the k-th logit), as its experts' rows are (steps/moe.py).
+    A spreadsheet compares numbers to about 15 digits: logits attn tells apart by one ulp
+    (0.3 and 0.30000000000000004) tied there, and its own choice routed the token to an expert
+    whose rows had no place for it (F was 0). Each term is 0 where its e^(L − max) is too
+    small to tell from 0, which a logit of −1e308 under a max of 1e308 made #NUM!."""
     x = source(ctx)
     pieces = [given_piece(m, i, m.symbol.text) for i, m in enumerate(step.matrices)
               if m.symbol.text in ("W_r", "b_r")]
     biased = find(step, "b_r") is not None
     logits = find(step, "L")
     assert logits is not None
+    weights = step.matrices[-1].values  # (n, experts), attn's P
 
     def weight(i: int, e: int) -> Content:
-        row = ctx.places["L"].row_range(i, ctx.sheet)
-        cell = ctx.at("L", i, e)
-        kth, top = f"LARGE({row},{k})", f"MAX({row})"
-        above = f"SUM(IF({row}>{kth},1,0))"  # experts above the k-th logit, all routed
-        # of the experts tied at the k-th logit, the first k − above (attn's stable order)
-        earlier = ctx.places["L"].row_range(i, ctx.sheet, columns=e)
-        before = "0" if e == 0 else f"SUM(IF({earlier}={kth},1,0))"
-        chosen = f"OR({cell}>{kth},AND({cell}={kth},{before}<{k}-{above}))"
-        routed = (f"(SUM(IF({row}>{kth},{shifted_exp(row, top)},0))"
-                  f"+({k}-{above})*{shifted_exp(kth, top)})")
-        return Formula(f"=IF({chosen},{shifted_exp(cell, top)}/{routed},0)", array=True)
+        routed = [ctx.at("L", i, c) for c in range(weights.shape[1]) if weights[i, c] > 0.0]
+        if weights[i, e] <= 0.0:
+            return Formula("=0")
+        top = f"MAX({','.join(routed)})"
+        total = "+".join(shifted_exp(cell, top) for cell in routed)
+        return Formula(f"={shifted_exp(ctx.at('L', i, e), top)}/({total})")
 
     return [*pieces,
             computed(step, logits, "L", lambda i, j: projected(

@@ -5,6 +5,7 @@ text, never a formula); every formula is one attn wrote."""
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from datetime import datetime
 
 import xlsxwriter
@@ -35,6 +36,18 @@ def large_as_powers(digits: str, precision: int) -> str:
     return f"[>={edge}]{digits}E+00;[<=-{edge}]-{digits}E+00;{digits}"
 
 
+class ExactNumbers(Worksheet):  # type: ignore[misc]
+    """A worksheet that stores each number with every digit it has (repr: the shortest that
+    reads back as the same double). XlsxWriter writes 16 significant digits (`%.16G`): a given
+    0.30000000000000004 was stored as 0.3, one ulp from attn's, and 1.7976931348623157e308 as
+    1.797693134862316E+308, past the largest double, which a spreadsheet reads as infinite."""
+
+    def _xml_number_element(self, number: float,
+                            attributes: Sequence[tuple[str, str]] = ()) -> None:
+        attrs = "".join(f' {key}="{self._escape_attributes(value)}"' for key, value in attributes)
+        self.fh.write(f"<c{attrs}><v>{float(number)!r}</v></c>")
+
+
 class Sheets:
     def __init__(self, out: io.BytesIO, precision: int, created: datetime) -> None:
         # strings_to_formulas off: write_string is used for every text anyway, and nothing typed
@@ -63,7 +76,7 @@ class Sheets:
         self.cursor: dict[str, int] = {}
 
     def add(self, name: str) -> None:
-        sheet = self.book.add_worksheet(name)
+        sheet = self.book.add_worksheet(name, worksheet_class=ExactNumbers)
         sheet.set_column(0, 0, LABEL_WIDTH)
         sheet.set_column(1, 200, CELL_WIDTH)
         sheet.set_landscape()
