@@ -5,7 +5,7 @@ up to date."""
 # No `from __future__ import annotations`: Typer reads the command's parameter types at run
 # time, and each written as a string would be compiled and evaluated on every run.
 import shlex
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +19,9 @@ from attncli.errors import AttnError, CheckFailed, SpecError
 from attncli.i18n import N_, Msg
 from attncli.i18n.visible import visible_document
 from attncli.spec.limits import DEFAULT_MAX_CELLS
+
+if TYPE_CHECKING:
+    from attncli.fill.document import Filled
 
 app = typer.Typer()  # merged into `attn` by attncli/cli/app.py
 
@@ -43,7 +46,7 @@ def fill(
     def action() -> str:
         from attncli.cli.places import from_deleted_folder
         from attncli.fill.document import fill as fill_document
-        from attncli.fill.document import unified_diff, write
+        from attncli.fill.document import unified_diff, write_filled
 
         languages(asked)  # a bad --lang or $ATTN_LANG is a usage error, as in every command
         reading = loading(False, max_cells)
@@ -51,30 +54,42 @@ def fill(
             check_stdout()
         writing = not (check or diff)
         counts = {"filled": 0, "unchanged": 0, "failed": 0, "stale": 0}
-        diffs = []
+        # said once the documents are written or the diffs printed: a run that ends with one
+        # line (a document saved meanwhile, a full stdout) ends with that line alone
+        report: list[AttnError] = []
+        changed: list[Filled] = []
         for name in once_each(files):
             try:
                 filled = fill_document(from_deleted_folder(name), reading.max_cells)
-                if writing and filled.new != filled.old:
-                    write(filled)
             except AttnError as error:
-                fail(error, lang)
+                report.append(error)
                 counts["failed"] += 1
                 continue
             fix = "attn fill " + shlex.quote(name)
             if not writing:
-                for where in filled.stale:
-                    fail(CheckFailed(Msg.of("the output of this attn block is stale; run: "
-                                            "{command}", command=fix), where), lang)
-                for where in filled.missing:
-                    fail(CheckFailed(Msg.of("this attn block has no output yet; run: "
-                                            "{command}", command=fix), where), lang)
-            changed = filled.new != filled.old
-            counts["filled" if changed and writing else "stale" if changed else "unchanged"] += 1
-            if diff and changed:
-                diffs.append(unified_diff(filled))
-        if diffs:  # the documents are the tree's (a pull request's): shown inert
-            write_stdout(inert("".join(diffs)))
+                report += [CheckFailed(Msg.of("the output of this attn block is stale; run: "
+                                              "{command}", command=fix), where)
+                           for where in filled.stale]
+                report += [CheckFailed(Msg.of("this attn block has no output yet; run: "
+                                              "{command}", command=fix), where)
+                           for where in filled.missing]
+            if filled.new == filled.old:
+                counts["unchanged"] += 1
+            elif writing or diff:  # --check needs no more than the count
+                changed.append(filled)
+            else:
+                counts["stale"] += 1
+        if writing:  # all or none: see write_filled
+            refused = write_filled(changed)
+            report += refused
+            counts["filled"], counts["failed"] = (len(changed) - len(refused),
+                                                  counts["failed"] + len(refused))
+        elif diff:
+            counts["stale"] = len(changed)
+        if diff and changed:  # the documents are the tree's (a pull request's): shown inert
+            write_stdout(inert("".join(unified_diff(filled) for filled in changed)))
+        for problem in report:
+            fail(problem, lang)
         finish(counts, writing, check, lang)
         return ""
 

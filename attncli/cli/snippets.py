@@ -94,19 +94,19 @@ def snippets(
         with progress_bar(len(planned)) as tick:
             report = generate(planned, write=writing, tick=tick, loading=reading,
                               jobs=processes, diff=diff)
+        stale = [o for o in report.outcomes if o.status in ("stale", "missing")]
+        if diff:  # first: a stdout that takes nothing (a full disk) is then the one line said
+            # the old files are the tree's (a pull request's): what they hold is shown inert
+            write_stdout(visible_document("".join(outcome.diff or "" for outcome in stale)))
         for error in report.errors():
             fail(error, lang)
         fix = "attn snippets" + ("" if manifest is None else " " + shlex.quote(manifest))
-        stale = [o for o in report.outcomes if o.status in ("stale", "missing")]
         for outcome in stale:
             where = outcome.target.output.as_posix()
             if outcome.status == "stale":
                 say(Msg.of("{path} is stale; run: {command}", path=where, command=fix), lang)
             else:
                 say(Msg.of("{path} is missing; run: {command}", path=where, command=fix), lang)
-        if diff:  # before the summary, which may end the command with an exit code
-            # the old files are the tree's (a pull request's): what they hold is shown inert
-            write_stdout(visible_document("".join(outcome.diff or "" for outcome in stale)))
         finish(report, writing, check, lang)
         return ""
 

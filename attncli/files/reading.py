@@ -113,6 +113,18 @@ def read_regular(path: Path, limit: int) -> bytes | None:
     return data
 
 
+def still_holds(path: Path, expected: bytes) -> bool:
+    """Whether the regular file at `path` (not through a link) holds `expected` byte for byte:
+    False if it is gone, is no regular file now, or holds anything else (an editor saved over a
+    document attn read); OSError if it cannot be read. The bytes are compared, not the size and
+    time of the last change: a save within the file system's time step (a second or two on some)
+    that keeps the size changes neither, and a file saved again unchanged is no change."""
+    try:
+        return read_regular(path, len(expected)) == expected
+    except NotRegular:  # longer than it was, or replaced by a link, a folder, a FIFO
+        return False
+
+
 def read_at_most(stream: BinaryIO, limit: int) -> bytes:
     """Up to `limit` bytes of `stream`, read in pieces: `read(limit)` would set aside `limit`
     bytes first, which a large --max-cells makes more memory than there is."""

@@ -15,7 +15,14 @@ from typing import BinaryIO
 
 from attncli.errors import UsageError
 from attncli.files.interrupts import raise_pending
-from attncli.files.reading import PIECE, NotRegular, check_regular, not_regular, same_file
+from attncli.files.reading import (
+    PIECE,
+    NotRegular,
+    check_regular,
+    not_regular,
+    same_file,
+    still_holds,
+)
 from attncli.i18n import Msg
 from attncli.i18n.library_messages import os_problem
 
@@ -101,9 +108,14 @@ def check_not_input(path: str | Path, protect: Iterable[str | Path | int]) -> No
                                     "output file", file=str(path)))
 
 
+class ChangedMeanwhile(Exception):
+    """The file to be replaced no longer holds the text it was made from (write_atomic's
+    `expected`): nothing was written."""
+
+
 def write_atomic(path: str | Path, text: str | bytes | Iterable[str | bytes],
                  protect: Iterable[str | Path | int] = (), follow: bool = True,
-                 plain: bool = False) -> None:
+                 plain: bool = False, expected: bytes | None = None) -> None:
     """Write `text` (UTF-8, as given; bytes as they are; or its pieces, each as it is made, so a
     large document is never held whole) to `path`, whole or not at all. The text goes first to a
     file of the same folder that has no name yet (see `unnamed_file`; where there is none, a
@@ -117,7 +129,10 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str | bytes],
     Refuses to write over any `protect` path or open file (the input spec, see `written_over`)
     with a UsageError (exit 2). The new file keeps the old one's owner and group where the
     system allows (see `keep_owner`). A `plain` file (a snippet) is written without an exec,
-    setuid, setgid or sticky bit, whatever the file it replaces had."""
+    setuid, setgid or sticky bit, whatever the file it replaces had. With `expected`, the bytes
+    the file was read as (a document being filled), the file is read again once the new text is
+    made, just before it takes the name: ChangedMeanwhile, and nothing written, if an editor
+    saved it since."""
     check_not_input(path, protect)
     target = output_target(path, follow)
     folder = target.parent if str(target.parent) else Path(".")
@@ -130,6 +145,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str | bytes],
                 with tempfile.TemporaryFile() as elsewhere:
                     write_all(elsewhere, text)
                     raise_pending()
+                    check_unchanged(target, expected)
                     write_in_place(elsewhere, target, plain)
                 return
             handle, temporary = tempfile.mkstemp(
@@ -141,6 +157,7 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str | bytes],
                 keep_owner(staged.fileno(), target)
                 os.fchmod(staged.fileno(), file_mode(target, plain))
                 raise_pending()  # a signal whose exception was dropped: no file takes a name
+                check_unchanged(target, expected)
                 if name is None:
                     if linked_as(staged, target):
                         return
@@ -157,6 +174,12 @@ def write_atomic(path: str | Path, text: str | bytes | Iterable[str | bytes],
     except (OSError, NotRegular) as error:
         reason = error.message if isinstance(error, NotRegular) else os_problem(error)
         raise cannot_write(path, reason) from None
+
+
+def check_unchanged(target: Path, expected: bytes | None) -> None:
+    """ChangedMeanwhile unless `target` still holds `expected` (None: nothing to compare)."""
+    if expected is not None and not still_holds(target, expected):
+        raise ChangedMeanwhile(target)
 
 
 def write_all(out: BinaryIO, text: str | bytes | Iterable[str | bytes]) -> None:

@@ -4,8 +4,8 @@ for byte.
 The document is read as bytes and decoded as UTF-8 with bytes that are not UTF-8 kept as they
 are (surrogate escapes), so a Latin-1 chapter, a byte order mark, CRLF line endings and a
 missing final newline all come back unchanged; the generated parts use the document's line
-ending. Nothing is written here: `fill` returns the new text and `write` replaces the file
-atomically, never through a symbolic link.
+ending. `fill` writes nothing: it returns the new text, and `write_filled` replaces the files
+atomically, never through a symbolic link, and only files that still hold the text `fill` read.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from attncli.errors import Location, SpecError
-from attncli.files.reading import NotRegular, read_regular
-from attncli.files.writing import write_atomic
+from attncli.errors import AttnError, Location, SpecError
+from attncli.files.reading import NotRegular, read_regular, still_holds
+from attncli.files.writing import ChangedMeanwhile, write_atomic
 from attncli.fill.block import named_spec, read_block, walkthrough_text, work_out
 from attncli.fill.blocks import (
     LATEX,
@@ -27,7 +27,7 @@ from attncli.fill.blocks import (
     generated,
     newline_of,
 )
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS, max_bytes, max_document_bytes
@@ -144,9 +144,57 @@ def _filled(path: Path, max_cells: int) -> Filled:
     return Filled(path, old, "".join(pieces), tuple(stale), tuple(missing), len(blocks))
 
 
-def write(filled: Filled) -> None:
-    """Replace the document with its filled text, atomically, never through a link."""
-    write_atomic(filled.path, filled.new.encode("utf-8", "surrogateescape"), follow=False)
+def write_filled(documents: list[Filled]) -> list[AttnError]:
+    """Replace each document with its filled text, atomically, never through a link, or none of
+    them if one changed since `fill` read it (an editor's save, which the filled text would
+    undo): SpecError at that document. Each is compared again just before it is renamed, so one
+    saved while those before it are renamed (a few milliseconds) is kept too, and the error says
+    how many were filled. The errors of documents that could not be written (a folder that
+    refuses, a full disk), in order."""
+    for filled in documents:  # before any is written
+        check_unchanged(filled)
+    refused: list[AttnError] = []
+    for done, filled in enumerate(documents):
+        try:
+            write_atomic(filled.path, filled.new.encode("utf-8", "surrogateescape"),
+                         follow=False, expected=as_read(filled))
+        except ChangedMeanwhile:
+            raise changed(filled.path, done - len(refused)) from None
+        except AttnError as error:
+            refused.append(error)
+    return refused
+
+
+def as_read(filled: Filled) -> bytes:
+    """The document's bytes as `fill` read them (read_document decodes them reversibly)."""
+    return filled.old.encode("utf-8", "surrogateescape")
+
+
+def check_unchanged(filled: Filled) -> None:
+    """SpecError unless the document still holds the bytes `fill` read."""
+    try:
+        same = still_holds(filled.path, as_read(filled))
+    except OSError as exc:
+        raise SpecError(Msg.of("cannot read the file: {reason}", reason=os_problem(exc)),
+                        Location(filled.path.as_posix())) from None
+    if not same:
+        raise changed(filled.path, 0)
+
+
+def changed(path: Path, written: int) -> SpecError:
+    """The document at `path` changed while attn filled it; `written` documents named before it
+    were filled."""
+    if not written:
+        message = Msg.of("the document changed while attn was filling it, so no document was "
+                         "written; run attn fill again")
+    else:
+        message = Msg.plural_of(
+            "the document changed while attn was filling it, so it was not written; "
+            "{count} document named before it was filled; run attn fill again",
+            "the document changed while attn was filling it, so it was not written; "
+            "{count} documents named before it were filled; run attn fill again",
+            Count(written))
+    return SpecError(message, Location(path.as_posix()))
 
 
 def unified_diff(filled: Filled) -> str:
