@@ -114,7 +114,7 @@ def test_the_catalogue_tokenizers_are_what_they_say() -> None:
                         "160 MB of memory"),
     (False, signal.SIGABRT, "en", "the tokenizer stopped without an answer; it may have needed "
                                   "more than 160 MB of memory"),
-    # tests/bad_inputs/tokenizer_backtracking_words is stopped so, in English
+    # tests/bad_inputs/tokenizer_backtracking_budget is stopped so, in English
     (False, signal.SIGPROF, "pl", "tokenizator zużył na zakodowanie tekstu ponad 500 milisekund "
                                   "czasu procesora; attn go zatrzymał (SIGPROF)"),
     (False, signal.SIGPROF, "ru", "токенизатор потратил на кодирование текста больше 500 "
