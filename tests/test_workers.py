@@ -407,7 +407,7 @@ def test_a_bounded_task_cannot_take_more_memory_than_given() -> None:
 def test_a_bounded_task_that_aborts_is_an_overrun_not_a_crash() -> None:
     with pytest.raises(bounded.Overrun) as overrun:
         bounded.bounded(_abort, seconds=30, megabytes=64, largest=1000)
-    assert (overrun.value.timed_out, overrun.value.ended_by) == (False, signal.SIGABRT)
+    assert (overrun.value.timed_out, overrun.value.ended_by) == (False, "SIGABRT")
 
 
 def _spend(seconds: float) -> tuple[float, float]:
@@ -430,7 +430,7 @@ def test_a_task_past_its_processor_budget_is_ended_by_sigprof() -> None:
     the processor, which no Python handler is set to catch."""
     with pytest.raises(bounded.Overrun) as overrun:
         bounded.bounded(partial(_spend, 0.05), seconds=30, megabytes=64, largest=1000)
-    assert (overrun.value.timed_out, overrun.value.ended_by) == (False, signal.SIGPROF)
+    assert (overrun.value.timed_out, overrun.value.ended_by) == (False, "SIGPROF")
 
 
 def test_a_budget_kept_leaves_no_timer_behind() -> None:

@@ -184,7 +184,7 @@ def run(buffer: bytearray, name: str, sentence: str) -> Answer:
                 "encode the text; attn stopped it ({signal})",
                 "{name}: the tokenizer took more than {count} milliseconds of processor time to "
                 "encode the text; attn stopped it ({signal})", ENCODE_MILLISECONDS, name=name,
-                signal=BUDGET_SIGNAL.name)) from None
+                signal=BUDGET_SIGNAL)) from None
         merge = aborted_at(content, name)
         if merge is not None:
             raise FileProblem(merge) from None

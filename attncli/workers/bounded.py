@@ -23,16 +23,17 @@ T = TypeVar("T")
 
 class Overrun(Exception):
     """What `bounded` ran ended without an answer: it took more than its seconds (`timed_out`),
-    or died (out of its memory, or a crash in native code), by the signal `ended_by` if one
-    ended it (SIGPROF: past its `processor_budget`)."""
+    or died (out of its memory, or a crash in native code), by the signal named `ended_by` if
+    one ended it (SIGPROF: past its `processor_budget`)."""
 
-    def __init__(self, timed_out: bool, ended_by: int | None = None) -> None:
+    def __init__(self, timed_out: bool, ended_by: str | None = None) -> None:
         super().__init__("timed out" if timed_out else "ended without an answer")
         self.timed_out = timed_out
         self.ended_by = ended_by
 
 
-BUDGET_SIGNAL = signal.SIGPROF  # ITIMER_PROF's: the processor time of all the process's threads
+# ITIMER_PROF's signal, named (a system without it has no fork either, and no budget)
+BUDGET_SIGNAL = "SIGPROF"
 _BOUNDED: list[int] = []  # the id of this process if it is a bounded one
 
 
@@ -45,7 +46,7 @@ def processor_budget(seconds: float) -> Iterator[None]:
     if os.getpid() not in _BOUNDED:
         yield
         return
-    signal.signal(BUDGET_SIGNAL, signal.SIG_DFL)  # its default: the process ends
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)  # its default: the process ends
     signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
@@ -97,8 +98,8 @@ def bounded(task: Callable[[], T], seconds: float, megabytes: int, largest: int)
                 os.kill(pid, signal.SIGKILL)
         status = os.waitpid(pid, 0)[1]
     if not ended or not pieces:
-        raise Overrun(timed_out=not ended, ended_by=os.WTERMSIG(status) if ended and (
-            os.WIFSIGNALED(status)) else None)
+        raise Overrun(timed_out=not ended, ended_by=signal.Signals(os.WTERMSIG(status)).name
+                      if ended and os.WIFSIGNALED(status) else None)
     ok, value = pickle.loads(b"".join(pieces))
     if not ok:
         raise value
