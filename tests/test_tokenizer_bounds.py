@@ -105,21 +105,29 @@ def test_the_catalogue_tokenizers_are_what_they_say() -> None:
         "Regex": "(a|a)+$"}
 
 
-@pytest.mark.parametrize(("timed_out", "lang", "line"), [
-    (True, "en", "the tokenizer took more than 10 seconds; attn stopped it"),
-    (True, "pl", "tokenizator działał dłużej niż 10 sekund; attn go zatrzymał"),
-    (True, "ru", "токенизатор работал дольше 10 секунд; attn его остановил"),
-    (False, "en", "the tokenizer stopped without an answer; it may have needed more than 160 MB "
-                  "of memory"),
+@pytest.mark.parametrize(("timed_out", "ended_by", "lang", "line"), [
+    (True, None, "en", "the tokenizer took more than 10 seconds; attn stopped it"),
+    (True, None, "pl", "tokenizator działał dłużej niż 10 sekund; attn go zatrzymał"),
+    (True, None, "ru", "токенизатор работал дольше 10 секунд; attn его остановил"),
+    (False, None, "en", "the tokenizer stopped without an answer; it may have needed more than "
+                        "160 MB of memory"),
+    (False, "SIGABRT", "en", "the tokenizer stopped without an answer; it may have needed "
+                             "more than 160 MB of memory"),
+    # tests/bad_inputs/tokenizer_backtracking_budget is stopped so, in English
+    (False, "SIGPROF", "pl", "tokenizator zużył na zakodowanie tekstu ponad 500 milisekund "
+                             "czasu procesora; attn go zatrzymał (SIGPROF)"),
+    (False, "SIGPROF", "ru", "токенизатор потратил на кодирование текста больше 500 "
+                             "миллисекунд процессорного времени; attn его остановил (SIGPROF)"),
 ])
 def test_a_tokenizer_out_of_time_or_memory_is_one_line(
-        timed_out: bool, lang: str, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        timed_out: bool, ended_by: str | None, lang: str, line: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """What the bounded process reports (tests/test_workers.py makes it run out for real)."""
     from attncli.spec import tokenizer
     from attncli.workers.bounded import Overrun
 
     def overrun(*args: object) -> None:
-        raise Overrun(timed_out)
+        raise Overrun(timed_out, ended_by)
 
     monkeypatch.setattr(tokenizer, "bounded", overrun)
     monkeypatch.chdir(Path(__file__).parent / "bad_inputs")

@@ -87,6 +87,15 @@ def test_berts_configuration_passes() -> None:
     # a letter that must be taken and one that may: a pass takes 1 or 2 letters, 2 ways
     (r"(?:\w\w?){10}\d|.", (r"(?:\w\w?){10}",), 2 ** 10, 1000),
     (r"(?:\w(?:\w|\w\w)){10}\d|.", (r"(?:\w(?:\w|\w\w)){10}",), 2 ** 10, 1000),  # 2 or 3
+
+    # passes that spell one text in two ways: `ab` one pass or two, 2 ways for each `ab`
+    # (Oniguruma took 0.19 s on `ab` 20 times and `!`, 5.2 s on a text of 23 such words)
+    (r"(?:ab|a|b)+$", (r"(?:ab|a|b)+",), 1000 ** 4, 1000),
+    (r"(?:a|b|ab)+$", (r"(?:a|b|ab)+",), 1000 ** 4, 1000),
+    (r"(?:abc|ab|c){30}!|.", (r"(?:abc|ab|c){30}",), 2 ** 30, 1000),  # abc, or ab and c
+    (r"(?:\r\n|\r|\n)+x", (r"(?:\r\n|\r|\n)+",), 1000 ** 4, 1000),
+    (r"(?:[ab]c|a|[bc])+$", (r"(?:[ab]c|a|[bc])+",), 1000 ** 4, 1000),  # ac: [ab]c, or a and c
+    (r"(?:a{2}|aab|b)+$", (r"(?:a{2}|aab|b)+",), 1000 ** 4, 1000),  # aab: a{2} and b, or aab
 ])
 def test_repetitions_side_by_side_before_a_failing_part_are_found(
         pattern: str, parts: tuple[str, ...], ways: int, limit: int) -> None:
@@ -112,6 +121,10 @@ def test_repetitions_side_by_side_before_a_failing_part_are_found(
     r"(\w{1,9}){3}\d",  # 9³ = 729 ways
     r"(?:\w\w?){9}\d",  # 2⁹ = 512 ways
     r"(?:\r?\n)+\d", r"(?:ab?)+\d",  # the optional item takes none of the run's characters
+
+    # passes no text can be spelled by in two ways: a code (Sardinas and Patterson)
+    r"(?:a|ab|bb)+$",  # `a` begins `ab`, and what is left, `b`, begins only `bb`, again and again
+    r"(?:ab|ba)+$", r"(?:ab|ac)+$", r"(?:[ab]c|[cd]a)+$",
 ])
 def test_repetitions_that_cannot_share_out_many_ways_pass(pattern: str) -> None:
     assert side_by_side(pattern) is None
@@ -202,6 +215,7 @@ EN = ("expected at most {limit} ways for repetitions side by side to share out a
       "characters before a part that can fail; found {ways} ways for {parts} in the pattern ")
 ELEVEN = r"\w?" * 11 + r"\d|."  # 2¹¹ = 2,048 ways: more than the 2,000 a run with a `?` may have
 ELEVEN_PARTS = ", ".join([r"\w?"] * 11)
+AB = r"(?:ab|a|b)+$"
 
 
 @pytest.mark.parametrize(("lang", "pattern", "line"), [
@@ -220,6 +234,17 @@ ELEVEN_PARTS = ", ".join([r"\w?"] * 11)
     *(("en", pattern, EN.format(limit="1,000", ways="1,000,000,000,000", parts=pattern[:-2]))
       for pattern in (r"(?:\w\w?)*\d", r"(?:\w|\w\w)*\d", r"(?:\w|\w{2})*\d",
                       r"(?:\w|\w\w|\w\w\w)*\d", r"(?:a|\w)*\d")),
+    # `ab` one pass or two: 2 ways each `ab`, 2⁴⁰ past 1,000⁴ (23 words of `ab` 20 times and
+    # `!` took Oniguruma 5.2 s), refused unrun in each language
+    *((lang, AB, line.format(parts=AB[:-1])) for lang, line in (
+        ("en", EN.format(limit="1,000", ways="1,000,000,000,000", parts="{parts}")),
+        ("pl", "oczekiwano co najwyżej 1000 sposobów, na jakie sąsiadujące powtórzenia mogą "
+         "rozdzielić między siebie tekst o\u00a0długości 1000 znaków przed częścią, która może "
+         "się nie dopasować; otrzymano: 1\u00a0000\u00a0000\u00a0000\u00a0000 sposobów dla "
+         "powtórzeń {parts} we wzorcu "),
+        ("ru", "ожидается не более 1000 способов разделить текст из 1000 символов между "
+         "соседними повторениями перед частью, которая может не совпасть; найдено "
+         "1\u00a0000\u00a0000\u00a0000\u00a0000 способов для повторений {parts} в\u00a0шаблоне "))),
     ("pl", ELEVEN, "oczekiwano co najwyżej 2000 sposobów, na jakie sąsiadujące powtórzenia mogą "
      "rozdzielić między siebie tekst o\u00a0długości 1000 znaków przed częścią, która może się "
      f"nie dopasować; otrzymano: 2048 sposobów dla powtórzeń {ELEVEN_PARTS} we wzorcu "),

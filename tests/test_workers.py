@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -405,7 +407,40 @@ def test_a_bounded_task_cannot_take_more_memory_than_given() -> None:
 def test_a_bounded_task_that_aborts_is_an_overrun_not_a_crash() -> None:
     with pytest.raises(bounded.Overrun) as overrun:
         bounded.bounded(_abort, seconds=30, megabytes=64, largest=1000)
-    assert not overrun.value.timed_out
+    assert (overrun.value.timed_out, overrun.value.ended_by) == (False, "SIGABRT")
+
+
+def _spend(seconds: float) -> tuple[float, float]:
+    """Past `seconds` of the processor in a budget of them, or, if not stopped, the interval
+    timer left once the budget is over."""
+    with bounded.processor_budget(seconds):
+        while resource.getrusage(resource.RUSAGE_SELF).ru_utime < 1000:  # never ends
+            pass
+    return signal.getitimer(signal.ITIMER_PROF)
+
+
+def _within_budget() -> tuple[float, float]:
+    with bounded.processor_budget(30):
+        pass
+    return signal.getitimer(signal.ITIMER_PROF)
+
+
+def test_a_task_past_its_processor_budget_is_ended_by_sigprof() -> None:
+    """The loop has 30 s of the clock and 30 s of RLIMIT_CPU; SIGPROF ends it after 50 ms of
+    the processor, which no Python handler is set to catch."""
+    with pytest.raises(bounded.Overrun) as overrun:
+        bounded.bounded(partial(_spend, 0.05), seconds=30, megabytes=64, largest=1000)
+    assert (overrun.value.timed_out, overrun.value.ended_by) == (False, "SIGPROF")
+
+
+def test_a_budget_kept_leaves_no_timer_behind() -> None:
+    assert bounded.bounded(_within_budget, seconds=30, megabytes=64, largest=1000) == (0, 0)
+
+
+def test_a_budget_outside_a_bounded_process_sets_nothing() -> None:
+    """Without a fork the task runs in attn's own process, which the budget must not end."""
+    with bounded.processor_budget(0.001):
+        assert signal.getitimer(signal.ITIMER_PROF) == (0, 0)
 
 
 def test_an_answer_larger_than_allowed_is_no_answer() -> None:

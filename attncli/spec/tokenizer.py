@@ -9,7 +9,9 @@ texts, keys and values are counted first (spec/tokenizer_check.py), and it runs 
 process of its own, given TOKENIZER_SECONDS and TOKENIZER_MEGABYTES (workers/bounded.py), where
 its configuration is checked before a text is encoded (spec/tokenizer_check.py); a Rust panic
 there, or running out of time or memory, is one line and exit 2, and its tokens are held to the
-limits of a spec's texts (MAX_TOKENS, each MAX_TEXT characters).
+limits of a spec's texts (MAX_TOKENS, each MAX_TEXT characters). Reading the file may take most
+of TOKENIZER_SECONDS (a Llama 3-size one 1.1 to 1.3 s); encoding the text, once it is read and
+checked, ENCODE_MILLISECONDS of the processor, however its patterns backtrack.
 """
 
 from __future__ import annotations
@@ -41,10 +43,16 @@ from attncli.spec.tokenizer_reach import reach_of
 from attncli.spec.tokenizer_types import wrong_type
 from attncli.spec.tokenizer_written import check_written, dotted, offset_of, place_of
 from attncli.spec.values import check_keys, fail, fail_at, text
-from attncli.workers.bounded import Overrun, bounded
+from attncli.workers.bounded import BUDGET_SIGNAL, Overrun, bounded, processor_budget
 
 TOKENIZER_KEYS = ("tokenizer", "text")
 TOKENIZER_SECONDS = 10
+# The processor time of encoding the text, the file read and checked. A model's reach is held to
+# about 0.3 s (spec/tokenizer_reach.py's MAX_TRIES), a real tokenizer's patterns take a few ms on
+# a text of MAX_TEXT characters; a pattern whose repetition can take a word in many ways, each
+# word just under Oniguruma's limit of retries in one match, took 0.19 s a word and 5.2 s for a
+# text of 23 such words (`(?:ab|a|b)+$` on words of ab×20 and `!`).
+ENCODE_MILLISECONDS = 500
 # The file's bytes and all `tokenizers` makes of them, above attn's own (about 36 MB): attn and
 # the tokenizer's process together stay under 200 MB. A vocabulary of 256,000 tokens and 403,000
 # merges written as texts (Gemma 2's way, 12 MB) is read at 170 MB, attn's and its own; one of
@@ -170,6 +178,13 @@ def run(buffer: bytearray, name: str, sentence: str) -> Answer:
                 "{name}: the tokenizer took more than {count} second; attn stopped it",
                 "{name}: the tokenizer took more than {count} seconds; attn stopped it",
                 TOKENIZER_SECONDS, name=name)) from None
+        if isinstance(overrun, Overrun) and overrun.ended_by == BUDGET_SIGNAL:
+            raise FileProblem(Msg.plural_of(
+                "{name}: the tokenizer took more than {count} millisecond of processor time to "
+                "encode the text; attn stopped it ({signal})",
+                "{name}: the tokenizer took more than {count} milliseconds of processor time to "
+                "encode the text; attn stopped it ({signal})", ENCODE_MILLISECONDS, name=name,
+                signal=BUDGET_SIGNAL)) from None
         merge = aborted_at(content, name)
         if merge is not None:
             raise FileProblem(merge) from None
@@ -216,8 +231,9 @@ def encode(content: bytes, name: str, sentence: str) -> Answer:
     except FileProblem as problem:
         return "problem", problem.message, None
     try:
-        encoding = tokenizer.encode(sentence)
-        ids, tokens = encoding.ids, encoding.tokens
+        with processor_budget(ENCODE_MILLISECONDS / 1000):
+            encoding = tokenizer.encode(sentence)
+            ids, tokens = encoding.ids, encoding.tokens
     except BaseException as error:
         said = first_line(error)
         search = regex_search_problem(said, name, **pattern_at(config))

@@ -193,7 +193,9 @@ def check_pattern(regex: str, key: str, name: str) -> None:
     """FileProblem if `regex` is longer than a text may be, repeats a group that itself holds a
     repetition, as `(a+)+` or `(\\w*)*` (time exponential in the text's length), or has
     repetitions side by side that share out a text in more than MAX_TEXT ways before a part that
-    can fail, as `\\w*\\w*\\d` (time polynomial: spec/tokenizer_ways.py)."""
+    can fail, as `\\w*\\w*\\d` (time polynomial: spec/tokenizer_ways.py), or a
+    repeated group whose passes can spell one text in two ways, as `(?:ab|a|b)+$`
+    (spec/tokenizer_spelling.py)."""
     if len(regex) > MAX_TEXT:
         raise too_large(name, key, Msg.plural_of("{count} character", "{count} characters",
                                                  Count(len(regex))), MAX_TEXT)

@@ -49,6 +49,7 @@ class Item:
     high: int | None = 1
     possessive: bool = False
     empty: bool | None = None  # a group's: whether it can match nothing
+    twice: bool | None = None  # a group's: whether its passes can spell one text two ways
 
 
 class Parser:

@@ -23,7 +23,9 @@ A group repeated (`{n}`, `{n,m}`, `*`, `+`) whose one pass can take a run of one
 w ways, w > 1, takes n passes in w^n ways (at most MAX_TEXT⁴): `(\\w{1,9})+`, `(\\w?\\w?){11}`,
 and `(?:a|ab?){30}`, whose two alternatives both take an `a` (2³⁰ ways before a `\\d` fails;
 Oniguruma gives up on 30 letters). Alternatives add their ways where both can take a run of the
-same character; `(?:ab|ac)+` and `(?:\\r?\\n)+` take no such run, and pass. Within a pass that
+same character; `(?:ab|ac)+` and `(?:\\r?\\n)+` take no such run, and pass. A group whose
+passes can spell one text in two ways, `(?:ab|a|b)+` (`ab` one pass or two), counts 2 ways a
+pass however its characters run (spec/tokenizer_spelling.py). Within a pass that
 must take a character, the parts that take the run's multiply their ways: `(?:\\w\\w?)*` cuts a
 run of letters into pieces of one or two, 2 ways a pass (Oniguruma took 2.3 s on 35 words of 27
 letters before a `\\d` gave up), as `(?:\\w|\\w\\w)*` does. A pass that takes
@@ -39,6 +41,7 @@ from typing import NamedTuple
 
 from attncli.spec.limits import MAX_TEXT
 from attncli.spec.tokenizer_regex import Item, Parser
+from attncli.spec.tokenizer_spelling import spelled_twice
 
 
 @dataclass(frozen=True)
@@ -161,9 +164,18 @@ def repeated(item: Item) -> int:
     number of passes (`(\\w{1,9}){3}`: 9³; at most MAX_TEXT⁴)."""
     top = MAX_TEXT if item.high is None else min(item.high, MAX_TEXT)
     ways = max(1, min(MAX_TEXT, top - item.low + 1))
-    if item.kind == "group" and item.high != 1 and (each := one_pass(item.alts)) > 1:
+    if item.kind == "group" and item.high != 1 and (each := passes_ways(item)) > 1:
         ways = min(each ** min(top, PASSES), MAX_TEXT ** 4)
     return ways
+
+
+def passes_ways(item: Item) -> int:
+    """The ways one pass of the repeated group `item` takes a run of one character, at least 2
+    where its passes can spell one text in two ways (`(?:ab|a|b)+`: spec/tokenizer_spelling.py),
+    which n passes can do n/2 times over."""
+    if item.twice is None:
+        item.twice = spelled_twice(item.alts)
+    return max(one_pass(item.alts), 2 if item.twice else 1)
 
 
 PASSES = 40  # enough passes of 2 ways each to pass MAX_TEXT⁴

@@ -1,6 +1,10 @@
 """One task run in a process of its own, bounded in time and memory: what a tokenizer.json
 configures is run so (spec/tokenizer.py), as it can ask for more work or memory than its spec's
-limits allow, or end in a panic or an abort of native code that would end attn too."""
+limits allow, or end in a panic or an abort of native code that would end attn too.
+
+Within its bounds a task may hold a part of its work to a processor time of its own
+(`processor_budget`): the tokenizer's reading of a large file is given its process's seconds,
+the encoding of one text far less."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import contextlib
 import math
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,11 +23,35 @@ T = TypeVar("T")
 
 class Overrun(Exception):
     """What `bounded` ran ended without an answer: it took more than its seconds (`timed_out`),
-    or died (out of its memory, or a crash in native code)."""
+    or died (out of its memory, or a crash in native code), by the signal named `ended_by` if
+    one ended it (SIGPROF: past its `processor_budget`)."""
 
-    def __init__(self, timed_out: bool) -> None:
+    def __init__(self, timed_out: bool, ended_by: str | None = None) -> None:
         super().__init__("timed out" if timed_out else "ended without an answer")
         self.timed_out = timed_out
+        self.ended_by = ended_by
+
+
+# ITIMER_PROF's signal, named (a system without it has no fork either, and no budget)
+BUDGET_SIGNAL = "SIGPROF"
+_BOUNDED: list[int] = []  # the id of this process if it is a bounded one
+
+
+@contextlib.contextmanager
+def processor_budget(seconds: float) -> Iterator[None]:
+    """In a bounded process: ended by BUDGET_SIGNAL if what is run inside takes more than
+    `seconds` of the processor (user and system time of all its threads, counted to the
+    microsecond, where RLIMIT_CPU counts whole seconds), which no code of it can put off, native
+    code included. Elsewhere (no fork: the task runs in attn's own process) nothing is set."""
+    if os.getpid() not in _BOUNDED:
+        yield
+        return
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)  # its default: the process ends
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 def bounded(task: Callable[[], T], seconds: float, megabytes: int, largest: int) -> T:
@@ -68,9 +96,10 @@ def bounded(task: Callable[[], T], seconds: float, megabytes: int, largest: int)
         if not ended:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        status = os.waitpid(pid, 0)[1]
     if not ended or not pieces:
-        raise Overrun(timed_out=not ended)
+        raise Overrun(timed_out=not ended, ended_by=signal.Signals(os.WTERMSIG(status)).name
+                      if ended and os.WIFSIGNALED(status) else None)
     ok, value = pickle.loads(b"".join(pieces))
     if not ok:
         raise value
@@ -85,6 +114,7 @@ def _answer(writable: int, task: Callable[[], Any], seconds: float, megabytes: i
     import resource
 
     try:
+        _BOUNDED[:] = [os.getpid()]
         settle(os.getppid())
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)  # what native code prints as it fails (a Rust panic's lines)
