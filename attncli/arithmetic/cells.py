@@ -39,7 +39,8 @@ def joined(*parts: Formula | str) -> Formula:
     text = "".join(p if isinstance(p, str) else p.text for p in parts)
     latex = "".join({"·": r" \cdot ", " / ": " / ", " + ": " + "}.get(p, p) if isinstance(p, str)
                     else p.latex for p in parts)
-    return Formula(text, latex)
+    held = (d for p in parts if not isinstance(p, str) for d in p.decimals)
+    return Formula(text, latex, None, tuple(dict.fromkeys(held)))
 
 
 @record

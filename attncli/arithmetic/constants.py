@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Literal
 
 from attncli.arithmetic.numbers import MINUS
-from attncli.i18n import SUPERSCRIPT, Symbol
+from attncli.i18n import SUPERSCRIPT, Constant
 
 # Below 10⁻⁶ or from 10¹⁵ on, a constant's digits are written m × 10^k: an eps of 2.5e-200 was
 # 200 decimals wide, past any line of a page.
@@ -20,16 +20,16 @@ Form = Literal["power", "scientific", "decimal"]
 SHORT = 6
 
 
-def constant(value: float) -> Symbol:
+def constant(value: float) -> Constant:
     """`plain_number` as notation: ε = 10⁻⁶ is math in LaTeX and Markdown (`10^{-6}`)."""
     value = value or 0.0  # -0.0 is written 0.0, as every number is never −0
     mantissa, exponent, form = written_form(value)
     text = _text(value, mantissa, exponent, form)
     shown = MINUS + text[1:] if text.startswith("-") else text  # −0.5, as printed numbers are
     if form == "decimal":
-        return Symbol(shown, text)  # TeX sets the `-` of math as a minus
+        return Constant(shown, text)  # TeX sets the `-` of math as a minus
     power = "10^{" + str(exponent) + "}"
-    return Symbol(shown, power if form == "power" else mantissa + r" \times " + power)
+    return Constant(shown, power if form == "power" else mantissa + r" \times " + power)
 
 
 def is_short(value: float) -> bool:

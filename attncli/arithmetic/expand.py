@@ -155,7 +155,7 @@ def scaled_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Ex
         d_k = ctx.spec.heads[ctx.head.index - 1].d_k(ctx.spec.convention)
         by = Formula(f"√{d_k}", rf"\sqrt{{{d_k}}}")
     else:
-        by = Formula(constant(divisor), constant(divisor, tex=True))
+        by = Formula.holding(constant(divisor), constant(divisor, tex=True), constant(divisor))
     scores = ctx.steps["scores"].matrices[0]  # (n, m), as computed: S′·divisor may differ
     for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
         s = cell(Formula("S", "S"), matrix.rows[i], matrix.columns[j])
@@ -196,11 +196,12 @@ def softcap_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[E
     assert cap is not None
     before = ctx.steps["scaled" if "scaled" in ctx.steps else "scores"].matrices[0]  # (n, m)
     # a long c is named by its letter, written once in the step's formula (steps/softcap.py)
-    c = Formula(constant(cap), constant(cap, tex=True)) if is_short(cap) else Formula("c", "c")
+    c = (Formula.holding(constant(cap), constant(cap, tex=True), constant(cap)) if is_short(cap)
+         else Formula("c", "c"))
     for i, j in chosen_cells(matrix.rows, matrix.columns, cells):
         s = cell(before.symbol, matrix.rows[i], matrix.columns[j])
-        symbolic = Formula(f"{c.text}·tanh({s.text} / {c.text})",
-                           rf"{c.latex} \tanh({s.latex} / {c.latex})")
+        symbolic = Formula.holding(f"{c.text}·tanh({s.text} / {c.text})",
+                                   rf"{c.latex} \tanh({s.latex} / {c.latex})", *c.decimals)
         expr = Product((Num(cap), Tanh(Quotient(Num(before.at(i, j)), Num(cap)))))
         yield ctx.line(cell(matrix.symbol, matrix.rows[i], matrix.columns[j]), symbolic, expr,
                        matrix.at(i, j))

@@ -73,6 +73,23 @@ class Symbol(str):
         return (str(self), self.latex)
 
 
+class Constant(Symbol):
+    """A Symbol that holds numbers of the spec (`α = 1.702`, `ε = 10⁻⁵`, GELU's 0.044715), written
+    with a decimal point: a renderer writes them with the reader's decimal mark
+    (attncli/render/decimal_marks.py), since the walkthrough is built once for either."""
+
+    __slots__ = ()
+
+
+class Digits(str):
+    """Numbers of the spec a sentence writes as words, as given (ALiBi's slopes `0.0625, 0.25`, a
+    gradient `−0.023083`), with a decimal point and `, ` between several: a renderer writes them
+    with the reader's decimal mark, and `; ` between them after a decimal comma
+    (attncli/render/decimal_marks.py)."""
+
+    __slots__ = ()
+
+
 class Count(int):
     """A count or a size in a sentence (numbers, bytes, characters, tokens, values): written with
     its digits grouped as the language writes them, `10,000,000` in English, `10 000 000` in
@@ -106,6 +123,11 @@ class Msg:
     params: tuple[tuple[str, Param], ...] = field(default=())
     plural: str | None = None
     count: int | None = None
+    # numbers the sentence itself writes with a decimal point (GELU's 0.5 and 0.044715), and
+    # whether the reader's mark is the comma (attncli/render/decimal_marks.py sets it): `template`
+    # writes them with it, in every language and format
+    decimals: tuple[str, ...] = ()
+    comma: bool = False
 
     @classmethod
     def of(cls, msgid: str, /, **params: Param) -> Msg:
@@ -229,8 +251,10 @@ def template(msg: Msg, lang: str, values: dict[str, str] | None = None) -> str:
         text = cat.ngettext(msg.msgid, msg.plural, msg.count)
     else:
         text = cat.gettext(msg.msgid)
-    from attncli.i18n.typography import bind_after, is_one_letter_word, typeset
+    from attncli.i18n.typography import bind_after, is_one_letter_word, typeset, with_comma
 
+    if msg.comma:
+        text = with_comma(text, msg.decimals)
     if lang == DEFAULT_LANG:
         return typeset(text, lang)  # English as written, but for a model's name: `Gemma 2`
 

@@ -71,6 +71,37 @@ def bind_names(text: str) -> str:
     return _re(_NAMED).sub(r"\1" + NBSP, text) if " " in text else text
 
 
+# A decimal point between digits, and the `, ` between numbers of a list: with a decimal comma,
+# `0.0625, 0.25` is `0,0625; 0,25`, as a table writes its row, since `, ` would read as one more
+# decimal comma; in TeX math the comma is `{,}` (a bare one is punctuation, followed by a space)
+_POINT = re.compile(r"(?<=[0-9])\.(?=[0-9])")
+DECIMAL = re.compile(r"[0-9]+\.[0-9]+")  # a number with a decimal point, as attn writes one
+LIST, COMMA_LIST = ", ", "; "
+
+
+def comma_text(numbers: str) -> str:
+    """Numbers attn wrote with a decimal point (and `, ` between them), with a decimal comma:
+    `0.0625, 0.25` -> `0,0625; 0,25`."""
+    return _POINT.sub(",", numbers.replace(LIST, COMMA_LIST))
+
+
+def comma_math(numbers: str) -> str:
+    """The same in TeX math: `1.702` -> `1{,}702`, `1.5 \\times 10^{20}` -> `1{,}5 \\times
+    10^{20}`."""
+    return _POINT.sub("{,}", numbers.replace(LIST, COMMA_LIST))
+
+
+def with_comma(text: str, decimals: Iterable[str], math: bool = False) -> str:
+    """`text` with each of `decimals` (numbers written with a decimal point) written with a
+    decimal comma where it stands as a number: not inside a longer one, nor inside a name such
+    as a token's `v1.25` or `Llama 3.1` beside it."""
+    for decimal in decimals:
+        comma = comma_math(decimal) if math else comma_text(decimal)
+        text = re.sub(r"(?<![\w.])" + re.escape(decimal) + r"(?![0-9])",
+                      comma.replace("\\", r"\\"), text)
+    return text
+
+
 @lru_cache(maxsize=4096)
 def typeset(text: str, lang: str) -> str:
     """`text` with no-break spaces inside a model's name (`Gemma 2`, in every language), after

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
+from attncli.i18n.typography import DECIMAL
 from attncli.records import record
 
 if TYPE_CHECKING:
@@ -30,6 +31,16 @@ class Formula:
     text: str
     latex: str
     unit: Msg | None = None
+    # the decimals of the spec's numbers it writes (a divisor's `1.41`, a soft cap's `2.5`), with
+    # a decimal point: render/decimal_marks.py writes them with the reader's mark
+    decimals: tuple[str, ...] = ()
+
+    @classmethod
+    def holding(cls, text: str, latex: str, *numbers: str) -> Formula:
+        """A formula that writes `numbers` (as constants.py writes a number of the spec) into
+        `text` and `latex`: their decimals are kept, so that a decimal comma reaches them."""
+        found = (d for number in numbers for d in DECIMAL.findall(number))
+        return cls(text, latex, None, tuple(dict.fromkeys(found)))
 
 
 @record

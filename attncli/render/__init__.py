@@ -143,6 +143,9 @@ def stream(walkthrough: Walkthrough, format: str = "text",
         if value not in choices:  # a KeyError deep in a renderer, before
             raise UsageError(Msg.of("{option}: expected one of {choices}, found {found}",
                                     option=option, choices=", ".join(choices), found=value))
+    from attncli.render.decimal_marks import marked
+
+    walkthrough = marked(walkthrough, base.decimal or walkthrough.decimal)
     if len(langs) == 1:
         one: Streamer = getattr(module, "stream", None) or _whole(module.render)
         pieces = one(walkthrough, base)

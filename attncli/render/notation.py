@@ -25,7 +25,7 @@ from attncli.i18n import (
     power_text,
     template,
 )
-from attncli.i18n.typography import group_digits
+from attncli.i18n.typography import DECIMAL, group_digits, with_comma
 from attncli.render import symbols
 from attncli.render.tex_metrics import UNBROKEN, text_width
 
@@ -79,6 +79,9 @@ FORMULAS: dict[str, str] = {
     # multi-head latent attention
     "Q_C·W_UKᵀ": r"Q_{C} W_{\text{UK}}^{\top}",
 }
+# each that writes numbers (GELU's), also as a sentence with a decimal comma has it (Msg.decimals)
+FORMULAS |= {with_comma(text, found): with_comma(tex, found, math=True)
+             for text, tex in list(FORMULAS.items()) if (found := DECIMAL.findall(text))}
 
 
 def _bounded(formula: str) -> str:

@@ -15,7 +15,7 @@ from attncli.arithmetic.expand import cell, representative
 from attncli.arithmetic.numbers import NumberFormat, constant
 from attncli.compute.gradients import Gradients, HeadGradients, gradients
 from attncli.compute.gradients_block import BlockGradients
-from attncli.i18n import Msg
+from attncli.i18n import Digits, Msg
 from attncli.model import (
     Array,
     Difference,
@@ -156,8 +156,9 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
         steps.append(Step("grad_scores", Msg.of("Gradient of the scores"),
                           Formula("dS = dS′ / √d_k", r"dS = dS' / \sqrt{d_k}")
                           if spec.scale.kind == "sqrt_dk" else
-                          Formula(f"dS = dS′ / {constant(r.divisor)}",
-                                  rf"dS = dS' / {constant(r.divisor, tex=True)}"),
+                          Formula.holding(f"dS = dS′ / {constant(r.divisor)}",
+                                          rf"dS = dS' / {constant(r.divisor, tex=True)}",
+                                          constant(r.divisor)),
                           (held("dS", g.dS, g, queries, keys),), index))
     steps.append(Step("grad_projections", Msg.of("Gradient of Q and K"),
                       projection_formula(spec, g),
@@ -180,8 +181,8 @@ def head_steps(spec: Spec, g: HeadGradients, r: HeadResult, index: int | None,
         notes = (Msg.of("Check by finite differences, h = 10⁻⁶: (L(W_Q[d1, d1] + h) − "
                         "L(W_Q[d1, d1] − h)) / 2h = {estimate}; the gradient dW_Q[d1, d1] is "
                         "{exact}.",
-                        estimate=fine(finite_difference(spec, run), spec),
-                        exact=fine(float(g.dW["dW_Q"][0, 0]), spec)),)
+                        estimate=fine(finite_difference(spec, run)),
+                        exact=fine(float(g.dW["dW_Q"][0, 0]))),)
     if "dW_K" not in g.dW:  # K and V shared by several heads: in the step grad_shared
         formula = (Formula("dW_Q = Xᵀ·dQ", r"dW_{Q} = X^{\top} dQ") if spec.convention == "row"
                    else Formula("dW_Q = dQᵀ·X", r"dW_{Q} = dQ^{\top} X"))
@@ -219,10 +220,11 @@ def block_step(spec: Spec, g: BlockGradients, rows: tuple[str, ...],
                 block_notes(spec))
 
 
-def fine(x: float, spec: Spec) -> str:
+def fine(x: float) -> Digits:
     """A number of the finite-difference check: to 6 decimals, where the two agree and a
-    display precision of 2 would hide whether they do; with the spec's decimal mark."""
-    return NumberFormat.with_mark(CHECK_DECIMALS, spec.display.decimal)(x)
+    display precision of 2 would hide whether they do; with the reader's decimal mark, as the
+    document writes it (Digits)."""
+    return Digits(NumberFormat(precision=CHECK_DECIMALS)(x))
 
 
 def written(g: HeadGradients, make: Callable[[], Iterable[Expansion]]) -> Sequence[Expansion]:

@@ -20,7 +20,7 @@ import numpy as np
 from attncli.arithmetic.handcalc import Arithmetic, arithmetic
 from attncli.arithmetic.numbers import constant
 from attncli.errors import Location, SpecError
-from attncli.i18n import Msg, Symbol
+from attncli.i18n import Constant, Msg, Symbol
 from attncli.model import Array, Formula, HeadResult, Matrix, Step, Walkthrough
 from attncli.records import record
 from attncli.spec.model import Head, Spec
@@ -40,7 +40,7 @@ def power_base(base: float) -> int | Symbol:
     of the sentence's notation, so the power is typeset with it; 10000, not 1e+04."""
     if float(base).is_integer() and abs(base) < 1e15:
         return int(base)
-    return Symbol(constant(base), constant(base, tex=True))
+    return Constant(constant(base), constant(base, tex=True))
 
 
 class Build:

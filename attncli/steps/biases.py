@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from attncli.compute import ops
-from attncli.i18n import Msg, Symbol
+from attncli.i18n import Constant, Msg
 from attncli.model import Array, Formula, Step
 from attncli.steps.base import Build, HeadState, Made
 
@@ -24,7 +24,7 @@ def head_bias(b: Build, index: int | None) -> tuple[Array, Msg]:
         return ops.alibi(n, m, slope, b.first_row), Msg.of(
             "ALiBi adds −m·|i − j| to the score of query i and key j, with this head's slope "
             "m = {slope}: the further a key is from the query, the more its score is lowered.",
-            slope=Symbol(f"{slope:.6g}", f"{slope:.6g}"))
+            slope=Constant(f"{slope:.6g}", f"{slope:.6g}"))
     first = b.first_row
     rows = bias.for_head(i)[first:first + n]  # (n, m): a block's rows of the given B
     return rows, Msg.of("B is the bias matrix of the spec, added to the scores.")

@@ -161,8 +161,10 @@ def feed_forward(b: Build, ffn: FeedForward, h: Matrix) -> tuple[Step, Matrix]:
     matrices.append(result)
     notes = [Msg.of("The same two-layer network is applied to every row on its own.")]
     if ffn.activation in ("gelu_tanh", "geglu_tanh"):
-        notes.append(Msg.of("GELU_tanh is GELU's tanh approximation (GPT-2's gelu_new): "
-                            "GELU_tanh(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))."))
+        notes.append(replace(Msg.of(
+            "GELU_tanh is GELU's tanh approximation (GPT-2's gelu_new): "
+            "GELU_tanh(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))."),
+            decimals=("0.5", "0.044715")))  # written with the reader's decimal mark
     step = Step("ffn", Msg.of("Feed-forward network"), ffn_formula(b, ffn, h.symbol),
                 tuple(matrices), None, tuple(notes))
     return step, result

@@ -174,9 +174,10 @@ def decode_formula(b: Build, i: int, divisor: float) -> Formula:
     elif b.spec.scale.kind == "number":
         text, latex = (f"{text} / {constant(divisor)}",
                        rf"\frac{{{latex}}}{{{constant(divisor, tex=True)}}}")
-    return Formula(f"s{sub} = {text},  z{sub} = softmax(s{sub})·V[1:{i}]",
-                   rf"s_{{{i}}} = {latex},\quad z_{{{i}}} = "
-                   rf"\operatorname{{softmax}}(s_{{{i}}})\, V_{{1:{i}}}")
+    return Formula.holding(f"s{sub} = {text},  z{sub} = softmax(s{sub})·V[1:{i}]",
+                           rf"s_{{{i}}} = {latex},\quad z_{{{i}}} = "
+                           rf"\operatorname{{softmax}}(s_{{{i}}})\, V_{{1:{i}}}",
+                           constant(divisor) if b.spec.scale.kind == "number" else "")
 
 
 def cache_sizes(b: Build, state: State) -> Made[State]:

@@ -4,7 +4,7 @@ example beyond them (heads' shapes, cross-attention, positions, W_O, the rest of
 from __future__ import annotations
 
 from attncli.compute import ops
-from attncli.i18n import Msg, listing
+from attncli.i18n import Digits, Msg, listing
 from attncli.i18n.visible import visible, visible_lines
 from attncli.model import Header
 from attncli.steps.base import Build
@@ -57,7 +57,7 @@ def facts(b: Build, shapes: list[tuple[int, int]]) -> tuple[Msg, ...]:
             break
     found += grouped(b)
     if spec.bias is not None and spec.bias.kind == "alibi":
-        slopes = ", ".join(f"{s:.6g}" for s in ops.alibi_slopes(len(spec.heads)))
+        slopes = Digits(", ".join(f"{s:.6g}" for s in ops.alibi_slopes(len(spec.heads))))
         found.append(Msg.of("score bias: ALiBi, slopes {slopes}", slopes=slopes))
     elif spec.bias is not None:
         found.append(Msg.of("score bias: a matrix added to the scaled scores"))

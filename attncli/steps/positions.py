@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from attncli.arithmetic.numbers import constant
 from attncli.compute import ops
-from attncli.i18n import Msg, Symbol
+from attncli.i18n import Constant, Digits, Msg
 from attncli.model import Array, Formula, Step
 from attncli.spec.model import Positional, Sequence
 from attncli.steps.base import Build, Made, State, feature_labels, power_base
@@ -78,11 +78,13 @@ def positional(b: Build, sequence: Sequence, step_id: str, symbol: Formula,
     return step, x
 
 
-def stated(value: float) -> str | Symbol:
+def stated(value: float) -> Digits | Constant:
     """A number of the spec named in a sentence ("base 1000000", "factor 8"): its digits, or
     m × 10^k past a million (a Symbol: TeX writes it in math), as attn writes every number."""
     text = constant(value, bracket=False)
-    return text if "×" not in text else Symbol(text, constant(value, tex=True, bracket=False))
+    if "×" not in text:
+        return Digits(text)
+    return Constant(text, constant(value, tex=True, bracket=False))
 
 
 def positional_kind(sequence: Sequence) -> Msg:

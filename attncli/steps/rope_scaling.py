@@ -11,21 +11,22 @@ import numpy as np
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.numbers import constant
 from attncli.compute import rope_scaling as scaled
-from attncli.i18n import Msg
+from attncli.i18n import Digits, Msg
 from attncli.model import Array, Expansion, Formula, Matrix
 from attncli.model.expr import Difference, Expr, Num, Product, Quotient, Sum
 from attncli.spec.model import Positional, RopeScaling
 from attncli.steps.base import Build
 
 
-def shown(value: float, tex: bool = False) -> str:
-    return constant(value, tex)
+def shown(value: float) -> Digits:
+    """A number of the spec a sentence names (a factor, a bound), as a formula writes it."""
+    return Digits(constant(value))
 
 
 def unscaled_row(b: Build, setting: Positional, d_k: int, pairs: tuple[str, ...]) -> Matrix:
     """base^(−2i/d_k): ωᵢ before the scaling."""
-    base, base_tex = shown(setting.base), shown(setting.base, tex=True)
-    return Matrix(Formula(f"{base}^(−2i/d_k)", rf"{base_tex}^{{-2i/d_k}}"),
+    base, base_tex = constant(setting.base), constant(setting.base, tex=True)
+    return Matrix(Formula.holding(f"{base}^(−2i/d_k)", rf"{base_tex}^{{-2i/d_k}}", base),
                   b.calc.rounded(scaled.unscaled(d_k, setting.base)[None, :]), ("",), pairs)
 
 
@@ -54,7 +55,8 @@ def notes(setting: Positional, d_k: int) -> list[Msg]:
                    factor=shown(s.factor), length=length, low=shown(low), high=shown(high)),
             Msg.of("YaRN multiplies cos and sin by the attention factor a = {a}: every turned "
                    "query and key is a times as long, and every score a² = {square} times what "
-                   "it would be without it.", a=f"{factor:.6g}", square=f"{factor * factor:.6g}")]
+                   "it would be without it.", a=Digits(f"{factor:.6g}"),
+                   square=Digits(f"{factor * factor:.6g}"))]
 
 
 def chosen(s: RopeScaling, d_k: int, base: float, omega: Array) -> int:
@@ -75,26 +77,29 @@ def cell(b: Build, setting: Positional, d_k: int) -> tuple[Expansion, ...]:
     i = chosen(s, d_k, setting.base, omega) if s.kind != "linear" else 0
     w, f = Num(float(b.calc.rounded(omega[i:i + 1])[0])), Num(s.factor)
     name = Formula(f"ω{i}", rf"\omega_{{{i}}}")
-    base, factor = shown(setting.base), shown(s.factor)
-    factor_tex = shown(s.factor, tex=True)
-    power = (f"{base}^(−{2 * i}/{d_k})", f"{shown(setting.base, tex=True)}^{{-{2 * i}/{d_k}}}")
+    base, factor = constant(setting.base), constant(s.factor)
+    factor_tex = constant(s.factor, tex=True)
+    power = (f"{base}^(−{2 * i}/{d_k})", f"{constant(setting.base, tex=True)}^{{-{2 * i}/{d_k}}}")
     expr: Expr
     if s.kind == "linear":
-        symbolic = Formula(f"{power[0]} / {factor}", rf"{power[1]} / {factor_tex}")
+        symbolic = Formula.holding(f"{power[0]} / {factor}", rf"{power[1]} / {factor_tex}",
+                                   base, factor)
         expr = Quotient(w, f)
     else:
         share = share_of(s, d_k, setting.base, float(omega[i]), i)
         r = Num(float(b.calc.rounded(np.array([share]))[0]))
         x = "s" if s.kind == "llama3" else "r"
-        symbolic = Formula(f"(1 − {x})·{power[0]}/{factor} + {x}·{power[0]}",
-                           rf"(1 - {x}) \cdot {power[1]}/{factor_tex} + {x} \cdot {power[1]}")
+        symbolic = Formula.holding(f"(1 − {x})·{power[0]}/{factor} + {x}·{power[0]}",
+                                   rf"(1 - {x}) \cdot {power[1]}/{factor_tex} + {x} \cdot "
+                                   rf"{power[1]}", base, factor)
         expr = Sum((Product((Difference(Num(1.0), r), Quotient(w, f))), Product((r, w))))
     lines = [line(name, symbolic, expr, float(b.calc.rounded(result[i:i + 1])[0]),
                   b.spec.display.precision)]
     if s.kind == "yarn" and s.attention_factor is None and s.factor > 1:
         log = Num(float(b.calc.rounded(np.array([math.log(s.factor)]))[0]))
-        lines.append(line(Formula("a", "a"), Formula(f"0.1·ln({shown(s.factor)}) + 1",
-                                                     rf"0.1 \cdot \ln {factor_tex} + 1"),
+        lines.append(line(Formula("a", "a"), Formula.holding(f"0.1·ln({factor}) + 1",
+                                                             rf"0.1 \cdot \ln {factor_tex} + 1",
+                                                             "0.1", factor),
                           Sum((Product((Num(0.1), log)), Num(1.0))),
                           float(b.calc.rounded(np.array([scaled.attention_factor(s)]))[0]),
                           b.spec.display.precision))

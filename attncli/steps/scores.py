@@ -67,8 +67,8 @@ def scaled(b: Build, hs: HeadState) -> Made[HeadState]:
         note = Msg.of("Dividing by √d_k = {root} keeps the scores from growing with the "
                       "dimension of the keys.", root=by)
     else:
-        formula = Formula(f"S′ = S / {constant(by)}",
-                          rf"S' = \frac{{S}}{{{constant(by, tex=True)}}}")
+        formula = Formula.holding(f"S′ = S / {constant(by)}",
+                                  rf"S' = \frac{{S}}{{{constant(by, tex=True)}}}", constant(by))
         note = Msg.of("The scores are divided by {divisor}.", divisor=by)
     matrix = b.attention(Formula("S′", "S'"), s)
     step = Step("scaled", Msg.of("Scaled scores"), formula, (matrix,), hs.index, (note,))

@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.arithmetic.numbers import shortest
-from attncli.i18n import Msg, Symbol, quoted
+from attncli.i18n import Constant, Msg, quoted
 from attncli.model import Array, Formula, Matrix, Step
 from attncli.steps.base import Build, HeadState, Made
 
@@ -61,15 +61,15 @@ def sink_weights(b: Build, hs: HeadState) -> Made[HeadState]:
     # `\right) _{ij}`: an underscore after a space never closes emphasis, so CommonMark before
     # KaTeX's auto-render cannot pair `)_{ij}` with `)_{ik}` and take the display apart
     xl = given.latex if " " not in given.text else rf"\left({given.latex}\right) "
-    formula = Formula(
+    formula = Formula.holding(
         f"A[i, j] = e^{x}[i, j] / (e^s + Σₖ e^{x}[i, k]),  s = {written(s)}",
         rf"A_{{ij}} = \frac{{e^{{{xl}_{{ij}}}}}}{{e^{{s}} + \sum_k e^{{{xl}_{{ik}}}}}},"
-        rf"\quad s = {written(s, '-')}")
+        rf"\quad s = {written(s, '-')}", written(s))
     weights_step = Step("weights", Msg.of("Attention weights with a sink"), formula, (A,),
                         hs.index, (Msg.of(
                             "The sink logit s = {sink} joins the softmax of every row as e^s "
                             "in its denominator, a key with no value: each row of A sums to "
-                            "less than 1.", sink=Symbol(written(s), written(s, "-"))),))
+                            "less than 1.", sink=Constant(written(s), written(s, "-"))),))
     share = Matrix(SINK, sunk if b.kept is None else sunk[list(b.kept)], b.query_labels,
                    ("s",), kept=b.kept)  # (n, 1), or the kept rows of a summary
     sink_step = Step("sinks", Msg.of("Weight given to the sink"),

@@ -49,10 +49,10 @@ def cap_formula(cap: float, given: Formula) -> Formula:
     text, tex = f"S″ = c·tanh({given.text} / c)", rf"S'' = c \tanh({given.latex} / c)"
     if not is_short(cap):
         once = written(cap)
-        return Formula(f"{text},  c = {once}", rf"{tex},\quad c = {once.latex}")
+        return Formula.holding(f"{text},  c = {once}", rf"{tex},\quad c = {once.latex}", once)
     c, c_tex = constant(cap), constant(cap, tex=True)
-    return Formula(f"{text} = {c}·tanh({given.text} / {c})",
-                   rf"{tex} = {c_tex} \tanh({given.latex} / {c_tex})")
+    return Formula.holding(f"{text} = {c}·tanh({given.text} / {c})",
+                           rf"{tex} = {c_tex} \tanh({given.latex} / {c_tex})", c)
 
 
 def bend(b: Build, given: Formula, before: Array, after: Array) -> Bend:

@@ -23,6 +23,7 @@ from attncli.model import Step, Walkthrough
 from attncli.records import record
 from attncli.render import RenderOptions
 from attncli.render.common import formula_text, number_format, step_heading, title, translator
+from attncli.render.decimal_marks import marked
 from attncli.render.xlsx import backward, decode, head, layer, moe
 from attncli.render.xlsx.cells import Context, Writer, as_given
 from attncli.render.xlsx.grid import Block, Places, sheet_name
@@ -145,6 +146,7 @@ def workbook(spec: Spec, walkthrough: Walkthrough, options: RenderOptions) -> Wo
     check_backward(spec, walkthrough)
     check_image(spec)
     number = number_format(walkthrough, options)
+    walkthrough = marked(walkthrough, options.decimal or walkthrough.decimal)
     t = translator(options, number)
     out = io.BytesIO()
     sheets = Sheets(out, number.precision, CREATED)
