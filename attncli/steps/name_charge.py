@@ -50,7 +50,7 @@ def check_chosen(spec: Spec, chosen: Iterable[Chosen], max_cells: int,
     large matrix, and a small spec shown whole (16 heads of 12 tokens: 145,000 terms at most,
     1.1 MB) is what its page shows. The HTML page writes a softmax row's terms of its shown
     cells alone and a long sum shortened, and is charged the terms it writes
-    (arithmetic/page_terms.py): the same 12 tokens and 16 heads, 25,344 terms, took 3.1 s
+    (arithmetic/page_terms.py): the same 12 tokens and 16 heads, 25,344 terms, took 3.5 s
     CPU to write 5.6 MB; 200 tokens of 100-character names, 976 terms, write 0.26 MB."""
     if terms_shown:
         from attncli.arithmetic.page_terms import page_terms  # NumPy's, out of budget.py's path
