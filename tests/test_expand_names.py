@@ -136,6 +136,19 @@ def test_the_cells_a_view_shows_are_charged_their_names_as_all_is(
     assert invoke(*args, "--max-cells", "12599999").exit_code == 2
 
 
+def test_the_cells_of_the_head_shown_are_the_ones_charged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--head` leaves the other heads' cells unwritten, and uncharged: a quarter of the four
+    heads' 4,032,000 characters, which the smallest limit (320,000) names."""
+    monkeypatch.chdir(tmp_path)
+    Path("s.json").write_text(shown_spec(4), "utf-8")
+    args = ("explain", "s.json", "-f", "text", "-x", "shown", "--head", "2")
+    assert invoke(*args).exit_code == 0
+    refused = invoke(*args, "--max-cells", "1000000")
+    assert refused.exit_code == 2
+    assert "in up to 1,008,000 characters; the limit is 320,000," in refused.output
+
+
 def test_the_cells_a_block_shows_are_refused_at_its_expand_key(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

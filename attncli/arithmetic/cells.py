@@ -9,7 +9,7 @@ from functools import lru_cache
 from attncli.arithmetic.exactness import line
 from attncli.arithmetic.handcalc import Arithmetic
 from attncli.arithmetic.selection import Cell
-from attncli.model import Expansion, Expr, Formula, HeadResult, Step, Value
+from attncli.model import Array, Expansion, Expr, Formula, HeadResult, Step, Value
 from attncli.model.latex_text import text_math
 from attncli.records import record
 from attncli.spec.model import Spec
@@ -59,6 +59,20 @@ class Context:
     def line(self, target: Formula | None, symbolic: Formula | None, expr: Expr,
              result: Value) -> Expansion:
         return line(target, symbolic, expr, result, self.precision)
+
+    def projected(self) -> dict[str, Array]:
+        """The rows each projection is made from: Q (n, d) from the queries' inputs, K and V
+        (m, d) from the keys' (a layer's own, or the embeddings)."""
+        x = self.head.query_inputs if self.head.query_inputs is not None \
+            else self.spec.queries.embeddings
+        x_kv = self.head.key_inputs if self.head.key_inputs is not None \
+            else self.spec.keys_source.embeddings
+        return {"Q": x, "K": x_kv, "V": x_kv}
+
+    def heads_side_by_side(self) -> Array:
+        """Z (n, h·d_v), the row the output projection multiplies by W_O."""
+        return self.steps["concat"].matrices[0].values if "concat" in self.steps else \
+            self.head.context.values
 
 
 # step id -> what writes its cells out (attncli/arithmetic/expand.py holds the table)

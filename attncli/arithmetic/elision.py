@@ -2,7 +2,9 @@
 and by `build`, which for them keeps only the rows that will be seen (attncli/steps/build.py).
 
 A matrix of more than MAX_CELLS numbers shows, along every axis longer than 2·EDGE + 1, only its
-first and last EDGE entries around a marker.
+first and last EDGE entries around a marker. A written-out sum of more than WHOLE_SUM terms is
+written, unless `--full`, as its first SUM_HEAD and last SUM_TAIL terms (render/shortened.py),
+which is what a page that writes the shown terms is charged for (arithmetic/page_terms.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ EDGE = 4
 # above it, only the rows a view shows (and the rows written out), so that n x m matrices of a
 # real-size model are never all held at once.
 WHOLE_ROWS = 64
+WHOLE_SUM = 16  # a sum of up to 16 terms is written whole; a longer one as its first 3, last 2
+SUM_HEAD, SUM_TAIL = 3, 2
 
 
 def is_elided(rows: int, columns: int) -> bool:
@@ -35,3 +39,8 @@ def summary_rows(rows: int, columns: int, wanted: set[int]) -> tuple[int, ...] |
     if rows <= WHOLE_ROWS or not is_elided(rows, columns):
         return None
     return tuple(sorted({i for i in shown(rows, True) if i is not None} | wanted))
+
+
+def written_terms(count: int) -> int:
+    """The terms of a sum of `count` that a line writes unless `--full`."""
+    return count if count <= WHOLE_SUM else SUM_HEAD + SUM_TAIL

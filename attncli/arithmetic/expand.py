@@ -50,7 +50,7 @@ from attncli.model import (
 )
 from attncli.spec.model import Spec
 
-__all__ = ["Selection", "attach", "cell", "dot", "named", "representative"]
+__all__ = ["Chosen", "Selection", "attach", "cell", "dot", "named", "representative"]
 
 Angle = tuple[int, int, int]  # (head index, query row, key column) of an expanded score
 
@@ -58,12 +58,8 @@ Angle = tuple[int, int, int]  # (head index, query row, key column) of an expand
 # --- the expansions of each step ---
 
 def projection_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
-    spec = ctx.spec
-    weights = spec.heads[ctx.head.index - 1]
-    x = ctx.head.query_inputs if ctx.head.query_inputs is not None else spec.queries.embeddings
-    x_kv = (ctx.head.key_inputs if ctx.head.key_inputs is not None
-            else spec.keys_source.embeddings)
-    sources = {"Q": x, "K": x_kv, "V": x_kv}  # (n, d_model), (m, d_model)
+    weights = ctx.spec.heads[ctx.head.index - 1]
+    sources = ctx.projected()  # (n, d_model), (m, d_model)
     for matrix in step.matrices:
         letter = matrix.symbol.text
         for i, a in chosen_cells(matrix.rows, matrix.columns, cells):
@@ -80,8 +76,7 @@ def out_projection_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Ite
     spec = ctx.spec
     assert spec.W_O is not None
     result = step.matrices[-1]  # (n, d_model); W_O (and b_O) come before it
-    z = ctx.steps["concat"].matrices[0].values if "concat" in ctx.steps else \
-        ctx.head.context.values  # (n, h·d_v)
+    z = ctx.heads_side_by_side()  # (n, h·d_v)
     for i, a in chosen_cells(result.rows, result.columns, cells):
         yield linear_cell(
        ctx, cell(result.symbol, result.rows[i], result.columns[a]),
@@ -133,9 +128,7 @@ def angle(ctx: Context, row: str, column: str, q_length: float, k_length: float,
     or when a length or the score overflowed to ∞ (low precision), where no angle is defined."""
     q_norm = ctx.carry(q_length)
     k_norm = ctx.carry(k_length)
-    if written(q_norm, ctx.precision) == 0.0 or written(k_norm, ctx.precision) == 0.0:
-        return []
-    if not np.isfinite((q_norm, k_norm, score)).all():
+    if not has_angle(ctx, q_norm, k_norm, score):
         return []
     cos = ctx.carry(score / (q_norm * k_norm))
     symbolic = Formula(f"q_{row}·k_{column} / (|q_{row}|·|k_{column}|)",
@@ -145,6 +138,12 @@ def angle(ctx: Context, row: str, column: str, q_length: float, k_length: float,
                      rf"\cos\theta[{token_latex(row)}, {token_latex(column)}]")
     return [ctx.line(target, symbolic,
                      Quotient(Num(score), Product((Num(q_norm), Num(k_norm)))), cos)]
+
+
+def has_angle(ctx: Context, q_norm: float, k_norm: float, score: float) -> bool:
+    """Whether cos θ is written for lengths |q|, |k| as carried (see `angle`)."""
+    return (written(q_norm, ctx.precision) != 0.0 and written(k_norm, ctx.precision) != 0.0
+            and bool(np.isfinite((q_norm, k_norm, score)).all()))
 
 
 def scaled_cells(ctx: Context, step: Step, cells: Sequence[Cell]) -> Iterator[Expansion]:
@@ -336,15 +335,17 @@ WRITERS: dict[str, Writer] = {
 }
 
 
-Charge = Callable[[Iterable[tuple[str, int, str | None]]], None]
+# the chosen cells of each step that has some, with its head's context, before any is written
+Chosen = tuple[Context, Step, list[Cell]]
+Charge = Callable[[Iterable[Chosen]], None]
 
 
 def attach(walkthrough: Walkthrough, spec: Spec, selection: Selection,
            charge: Charge | None = None) -> tuple[Walkthrough, Lazy[Angle]]:
     """The walkthrough with the chosen cells to be written out, and the score cells expanded
-    (head, row, column), both made as they are read. `charge` is given the chosen cells, as
-    (step id, the cells of a row of its widest matrix, column) over every head's steps, before
-    any is written out, and may refuse them (steps/budget.py `check_chosen`)."""
+    (head, row, column), both made as they are read. `charge` is given the chosen cells of
+    every head's steps before any is written out, and may refuse them
+    (steps/name_charge.py `check_chosen`)."""
     selection = check(selection, walkthrough)
     precision = walkthrough.precision
     hand = walkthrough.round_intermediates
@@ -354,23 +355,23 @@ def attach(walkthrough: Walkthrough, spec: Spec, selection: Selection,
     by_head: dict[int | None, dict[str, Step]] = {}  # once, not once per step: linear in heads
     for s in walkthrough.steps:
         by_head.setdefault(s.head, {})[s.id] = s
-    every = [chosen(selection, walkthrough, step, tuple(WRITERS)) for step in walkthrough.steps]
+    every: list[Chosen | None] = []
+    for step in walkthrough.steps:
+        cells = chosen(selection, walkthrough, step, tuple(WRITERS))
+        every.append((Context(spec, heads[step.head or 1], by_head[step.head], precision, calc,
+                              carry, selection.terms_shown), step, cells) if cells else None)
     if charge is not None:
-        charge((step.id, max(m.shape[1] for m in step.matrices), column)
-               for step, cells in zip(walkthrough.steps, every, strict=True)
-               for _, column in cells)
+        charge(work for work in every if work is not None)
     steps = []
     expanded: list[tuple[int, Step, list[Cell]]] = []  # the score steps written out
-    for step, cells in zip(walkthrough.steps, every, strict=True):
-        if not cells:
+    for step, work in zip(walkthrough.steps, every, strict=True):
+        if work is None:
             steps.append(step)
             continue
-        head = heads[step.head or 1]
-        ctx = Context(spec, head, by_head[step.head], precision, calc, carry,
-                      selection.terms_shown)
+        ctx, _, cells = work
         notes = step.notes + shift_notes(ctx, step, cells)
         if step.id == "scores" and spec.score.W is None:
-            expanded.append((head.index, step, cells))
+            expanded.append((ctx.head.index, step, cells))
         steps.append(replace(step, expansions=writer(ctx, step, cells), notes=notes))
     return replace(walkthrough, steps=tuple(steps)), Lazy(lambda: angles(expanded))
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from attncli.arithmetic.elision import SUM_HEAD, SUM_TAIL, WHOLE_SUM
 from attncli.i18n import Msg
 from attncli.model import Difference, Exp, Expr, Product, Quotient, Sum, Vec
 
 T = TypeVar("T")
 
 ELLIPSIS = "…"
-WHOLE_SUM = 16  # a sum of up to 16 terms is written whole; a longer one as its first 3, last 2
-SUM_HEAD, SUM_TAIL = 3, 2
 VALUE_EDGE = 3  # a row of more than 7 numbers is written as its first 3 and last 3
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from attncli.arithmetic import elision
-from attncli.arithmetic.expand import Selection, attach
+from attncli.arithmetic.expand import Chosen, Selection, attach
 from attncli.arithmetic.handcalc import Arithmetic, drift
 from attncli.arithmetic.reading import read
 from attncli.arithmetic.selection import TokenLabels
@@ -200,10 +200,13 @@ def build(spec: Spec, expand: Selection | None = None, summary: bool = False,
     few = summary and not every_decode
     unread = unread | narrow.unread(spec.display)
     charge = None
-    if selection.mode == "shown" and not selection.terms_shown:  # charged before any is
-        # written out, as -x all is (a page's shown terms alone, HTML's, write each row's edges)
-        def charge(chosen: Iterable[tuple[str, int, str | None]]) -> None:
-            check_chosen(spec, chosen, selection.max_cells)
+    if selection.mode == "shown":  # charged before any is written out, as -x all is: the
+        # cells of the steps and the head the display keeps
+        keeps = narrow.keeps(spec.display)
+
+        def charge(chosen: Iterable[Chosen]) -> None:
+            check_chosen(spec, (work for work in chosen if keeps(work[1])),
+                         selection.max_cells, selection.terms_shown)
     walkthrough, angles = attach(compute(spec, kept, unread=unread, few_decodes=few), spec,
                                  selection, charge)
     walkthrough = replace(walkthrough, reading=read(walkthrough, angles))

@@ -1,7 +1,7 @@
 """The token names written-out cells repeat, charged before any is written: each term of a
 written-out sum names a row's or a column's vector (`q_cat·k_sat`), and a name may be 1,000
-characters long. Used by `-x all` and named cells (steps/budget.py) and by `-x shown`, whose
-cells are known only once the walkthrough is built (steps/build.py)."""
+characters long. Used by `-x all` and named cells (steps/budget.py) and by `-x shown` and the
+HTML page's default, whose cells are known only once the walkthrough is built (steps/build.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from attncli.spec.limits import max_terms
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from attncli.arithmetic.expand import Chosen
     from attncli.spec.model import Spec
 
 # Characters of token names a term of the limit may repeat, on average: a written-out cell names
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 # character of a name; at 64 (3.2 million characters by default) 30 tokens' names may be 92
 # characters long, and the names written are at most about 2 MB, written in under a second.
 NAME_CHARACTERS = 64
+PAGE = "--html"  # the page that writes a softmax row's terms of its shown cells alone
 
 
 def cell_terms(spec: Spec, step_id: str, column: str | None, cells: int | None = None) -> int:
@@ -37,17 +39,28 @@ def cell_terms(spec: Spec, step_id: str, column: str | None, cells: int | None =
     return width
 
 
-def check_chosen(spec: Spec, chosen: Iterable[tuple[str, int, str | None]], max_cells: int,
-                 option: str = "--expand shown") -> None:
-    """Refuse the cells `--expand shown` chose (every cell a view shows), given as (step id,
-    the cells of a row of its widest matrix, column) over every head's steps, when the token
-    names their terms repeat pass the limit, before any is written out: 12 tokens of
-    999-character names and 16 heads wrote 110 MB in 21 s. Their terms are not held to the
-    limit of `-x all`: a view shows only the edges of a large matrix, and a small spec shown
-    whole (16 heads of 12 tokens: 145,000 terms at most, 1.1 MB) is what its page shows. A page
-    that writes only the shown terms of each row (HTML's) is not charged here."""
-    terms = sum(cell_terms(spec, step_id, column, cells) for step_id, cells, column in chosen)
-    check_names(spec, terms, max_cells, option)
+def check_chosen(spec: Spec, chosen: Iterable[Chosen], max_cells: int,
+                 terms_shown: bool = False) -> None:
+    """Refuse the cells a view shows, chosen by `--expand shown` or by the HTML page's default
+    (`terms_shown`), when the token names their terms repeat pass the limit, before any is
+    written out.
+
+    `--expand shown` writes each chosen cell whole and is charged as named cells are (12 tokens
+    of 999-character names and 16 heads wrote 110 MB in 21 s); a view shows only the edges of a
+    large matrix, and a small spec shown whole (16 heads of 12 tokens: 145,000 terms at most,
+    1.1 MB) is what its page shows. The HTML page writes a softmax row's terms of its shown
+    cells alone and a long sum shortened, and is charged the terms it writes
+    (arithmetic/page_terms.py): the same 12 tokens and 16 heads, 25,344 terms, took 3.5 s
+    CPU to write 5.6 MB; 200 tokens of 100-character names, 976 terms, write 0.26 MB."""
+    if terms_shown:
+        from attncli.arithmetic.page_terms import page_terms  # NumPy's, out of budget.py's path
+
+        terms = sum(page_terms(ctx, step, cells) for ctx, step, cells in chosen)
+        check_names(spec, terms, max_cells, PAGE, page=True)
+        return
+    terms = sum(cell_terms(spec, step.id, column, max(m.shape[1] for m in step.matrices))
+                for _, step, cells in chosen for _, column in cells)
+    check_names(spec, terms, max_cells, "--expand shown")
 
 
 def name_characters(spec: Spec, terms: int) -> int:
@@ -70,15 +83,26 @@ def written_width(name: str) -> int:
                len(escape_text(name, "katex")), len(escape(name).replace(" ", "&#160;")))
 
 
-def check_names(spec: Spec, terms: int, max_cells: int, option: str) -> None:
+def check_names(spec: Spec, terms: int, max_cells: int, option: str, page: bool = False) -> None:
     """Refuse written-out cells whose token names, repeated in each term, write more characters
-    than the limit allows, however few the terms."""
+    than the limit allows, however few the terms; a `page` (HTML's default, which the user did
+    not ask to write out) is told how to show fewer."""
     count, limit = name_characters(spec, terms), NAME_CHARACTERS * max_terms(max_cells)
-    if count > limit:
+    if count <= limit:
+        return
+    if page:
         raise UsageError(Msg.plural_of(
             "{option}: the cells written out would repeat the token names in up to {count} "
-            "character; the limit is {limit}, which {limit_option} sets; write out fewer cells "
-            "or give the tokens shorter names", "{option}: the cells written out would repeat "
-            "the token names in up to {count} characters; the limit is {limit}, which "
-            "{limit_option} sets; write out fewer cells or give the tokens shorter names",
+            "character; the limit is {limit}, which {limit_option} sets; show fewer steps with "
+            "--steps or one head with --head, or give the tokens shorter names", "{option}: the "
+            "cells written out would repeat the token names in up to {count} characters; the "
+            "limit is {limit}, which {limit_option} sets; show fewer steps with --steps or one "
+            "head with --head, or give the tokens shorter names",
             Count(count), option=option, limit=Count(limit), limit_option="--max-cells"))
+    raise UsageError(Msg.plural_of(
+        "{option}: the cells written out would repeat the token names in up to {count} "
+        "character; the limit is {limit}, which {limit_option} sets; write out fewer cells "
+        "or give the tokens shorter names", "{option}: the cells written out would repeat "
+        "the token names in up to {count} characters; the limit is {limit}, which "
+        "{limit_option} sets; write out fewer cells or give the tokens shorter names",
+        Count(count), option=option, limit=Count(limit), limit_option="--max-cells"))

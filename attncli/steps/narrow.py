@@ -9,7 +9,7 @@ or, for a choice typed as an option (no location), the option (`--steps`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NoReturn
 
@@ -80,6 +80,22 @@ def unread(display: Display) -> frozenset[str]:
     return frozenset() if asked is None else frozenset(STEP_IDS).difference(asked)
 
 
+def keeps(display: Display) -> Callable[[Step], bool]:
+    """Whether a step is one of those the display's `steps` and `head` keep; every step when
+    either is bad (narrow refuses it)."""
+    try:
+        return keeping(step_ids(display.steps), head_number(display.head))
+    except (SpecError, UsageError):
+        return lambda step: True
+
+
+def keeping(steps: Sequence[str] | None, head: int | None) -> Callable[[Step], bool]:
+    """Whether a step has one of the ids `steps` (None: every id) and is of `head` or of no
+    head (None: every head)."""
+    return lambda step: ((steps is None or step.id in steps)
+                         and (head is None or step.head is None or step.head == head))
+
+
 def head_number(text: str | None, where: Location | None = None) -> int | None:
     """--head's text as a 1-based head, or None for every head."""
     if text is None or text == ALL:
@@ -108,11 +124,7 @@ def select(walkthrough: Walkthrough, steps: Sequence[str] | None, head: int | No
         refuse("head", Msg.of("the spec has one head; expected 1, found {found}", found=head)
                if count == 1 else Msg.of("expected a head from 1 to {last}, found {found}",
                                          last=count, found=head), where.get("head"))
-    kept = tuple(
-        step for step in walkthrough.steps
-        if (steps is None or step.id in steps)
-        and (head is None or step.head is None or step.head == head)
-    )
+    kept = tuple(filter(keeping(steps, head), walkthrough.steps))
     heads = walkthrough.heads
     if head is not None and count > 1:
         heads = tuple(h for h in heads if h.index == head)
