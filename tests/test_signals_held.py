@@ -19,9 +19,14 @@ from attncli.files.reading import PIECE
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Python gives SIGINT its KeyboardInterrupt only where SIGINT is not ignored when it starts; a
+# background job of a shell without job control starts with it ignored: set as in a terminal.
+AS_IN_A_TERMINAL = "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
 HELD = """
 import os, signal, sys
 from attncli.files.held import signals_held
+""" + AS_IN_A_TERMINAL + """
 taken = []
 try:
     with signals_held():
@@ -36,6 +41,7 @@ COPY = """
 import os, signal, sys
 from pathlib import Path
 from attncli.files.writing import write_in_place
+""" + AS_IN_A_TERMINAL + """
 
 sig, target, staged = int(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 

@@ -93,8 +93,8 @@ def test_a_move_too_small_for_the_printed_digits_is_written_with_the_digits_it_n
     assert all(2.0**1000 * math.tanh(x / 2.0**1000) == x for x in (8.0, 2.0, 8.5, 1.0, 0.5))
     for lang, words in (("en", "The cap moves no score: each capped score equals the score it "
                                "was given."),
-                        ("pl", "Ograniczenie nie zmienia żadnego wyniku: każdy wynik po "
-                               "ograniczeniu jest równy wynikowi sprzed niego."),
+                        ("pl", "Ograniczenie nie zmienia tu żadnego wyniku: każdy wynik po "
+                               "ograniczeniu jest równy wynikowi sprzed ograniczenia."),
                         ("ru", "Ограничение не меняет ни одной оценки: каждая оценка после "
                                "ограничения равна исходной.")):
         said = run("explain", str(spec), "--format", "text", "--steps", "softcap", "--lang", lang)
