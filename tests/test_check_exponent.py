@@ -105,7 +105,9 @@ def test_a_plain_wrong_number_gets_a_huge_right_value_in_every_digit(
 # A zero is checked at the place of its last digit as any number is: every number attn computes
 # (below 1.8 × 10^308) rounds to 0 at 10^1000000. These were exit 3 (Overflow, InvalidOperation).
 @pytest.mark.parametrize("zero", ["0e1000000", "-0e1000000", "0e999999999", "0×10¹⁰⁰⁰⁰⁰⁰",
-                                  "0e999999999999999999"])
+                                  "0e999999999999999999",
+                                  # past what Decimal holds: was "expected a number"
+                                  "0e99999999999999999999999999"])
 def test_a_zero_written_with_a_huge_exponent_is_judged_at_its_place(spec: str, zero: str) -> None:
     result = run("check", spec, "--step", "Q", "--answer", f"{zero} 0; 0 1")
     assert (result.exit_code, result.stderr) == (0, "")

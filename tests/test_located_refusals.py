@@ -81,6 +81,13 @@ def test_long_token_names_compile_in_latex(tmp_path: Path) -> None:
     ("nan", "attn: --answer: expected a number, found nan"),
     ("0.1234567890123456", "attn: --answer: 0.1234567890123456 has 16 decimals; an answer is "
                            "checked to at most 15"),
+    # an exponent of 19 digits or more, past what Decimal holds, was "expected a number"
+    ("0.35e999999999999999999999", "attn: --answer: 0.35e999999999999999999999 is larger than "
+                                   "any number attn computes with (about 1.8e308)"),
+    ("1e-99999999999999999999999", "attn: --answer: 1e-99999999999999999999999 has more "
+                                   "decimals than an answer is checked to (at most 15)"),
+    ("1×10⁻" + "⁹" * 22, "attn: --answer: 1×10⁻" + "⁹" * 22 + " has more decimals than an "
+                          "answer is checked to (at most 15)"),
 ])
 def test_a_number_no_check_can_use_is_bad_input(answer: str, line: str) -> None:
     result = run("check", CAT, "--step", "weights", "--answer", f"{answer} 0 0; 0.36 0.64 0; "

@@ -113,8 +113,8 @@ def written(text: str, where: Location) -> Written:
         raise SpecError(Msg.of("expected a number, found {found}", found=quoted(text)), where)
     try:
         exact = Decimal(word)
-    except InvalidOperation:  # pragma: no cover - the pattern admits only what Decimal reads
-        raise SpecError(Msg.of("expected a number, found {found}", found=word), where) from None
+    except InvalidOperation:  # an exponent of 19 digits or more, past what Decimal holds
+        exact = _past_decimal(word, text, where)
     exponent = exact.as_tuple().exponent
     assert isinstance(exponent, int)
     if -exponent > MAX_DECIMALS:  # 1e-999999999 has 999,999,999 decimals to round to
@@ -127,6 +127,21 @@ def written(text: str, where: Location) -> Written:
         raise SpecError(Msg.of("{found} is larger than any number attn computes with (about "
                                "1.8e308)", found=quoted(text)), where)
     return Written(text.strip(), value, -exponent)  # 1.23e20: -18, the place of its last digit
+
+
+def _past_decimal(word: str, text: str, where: Location) -> Decimal:
+    """A number whose exponent Decimal cannot hold (`0e99999999999999999999`): a zero checked
+    at its place as `0e999999999999999999` is (every number attn computes rounds to 0 there);
+    else refused as larger than any double, or as having more decimals than an answer is
+    checked to."""
+    mantissa, _, power = word.lower().partition("e")
+    if not power.startswith("-"):
+        if not mantissa.strip("+-.0"):
+            return Decimal("0e999999999999999999")
+        raise SpecError(Msg.of("{found} is larger than any number attn computes with (about "
+                               "1.8e308)", found=quoted(text)), where)
+    raise SpecError(Msg.of("{found} has more decimals than an answer is checked to (at most "
+                           "{limit})", found=quoted(text), limit=MAX_DECIMALS), where)
 
 
 def quoted(text: str) -> str:
