@@ -136,7 +136,7 @@ def long_line(raw: np.ndarray, at: int, end: int, first: int,
                                                and raw[end - 1] == LF)
     if kept is not None:
         return Piece(np.array([0]), np.array([cut - at]), kept, first, at, end)
-    solid, low = False, at
+    keep, low = False, at
     while low < cut:
         high = min(low + PIECE, cut)
         while high < cut and 0x80 <= raw[high] < 0xC0:  # never cut a character in two
@@ -144,10 +144,10 @@ def long_line(raw: np.ndarray, at: int, end: int, first: int,
         block = raw[low:high]  # (PIECE or so,)
         found = np.flatnonzero(~whitespace(block))  # (solid bytes,)
         if len(found):
-            solid = bool(block[found[0]] != HASH)
+            keep = bool(block[found[0]] != HASH)
             break
         low = high
-    return Piece(np.array([0]), np.array([cut - at]), np.array([solid]), first, at, end)
+    return Piece(np.array([0]), np.array([cut - at]), np.array([keep]), first, at, end)
 
 
 def kept_lines(part: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -197,8 +197,8 @@ def space_width(padded: np.ndarray, at: np.ndarray) -> np.ndarray:
 def whitespace(part: np.ndarray) -> np.ndarray:
     """Each byte of `part` that belongs to a character str.isspace() calls whitespace: ASCII's
     by one translation of the bytes, then the wider ones by each byte and the two after it,
-    compared at C speed over the whole part (a table of byte pairs looked up a byte at a time
-    took most of the 3 s that 40 MB of lines of U+3000 cost)."""
+    compared at C speed over the whole part (a table of byte pairs, looked up a byte at a time,
+    was the largest part of the 3 s CPU that 40 MB of lines of U+3000 cost)."""
     space = np.frombuffer(part.tobytes().translate(ASCII_BLANK), dtype=bool).copy()  # (n,)
     if not ((part == 0xC2) | ((part >= 0xE1) & (part <= 0xE3))).any():
         return space
