@@ -11,20 +11,21 @@ from operator import itemgetter
 import numpy as np
 
 from attncli.i18n import Msg
-from attncli.spec.csv_lines import COMMA, Piece, pieces
+from attncli.spec.csv_lines import COMMA, Piece, Seen, again
 from attncli.spec.file_problem import FileProblem
 
 CSV_PIECE = 1 << 16  # characters of a CSV line converted at once
 
 
-def every_row(data: bytes, at: int, width: int, name: str) -> np.ndarray:
-    """The numbers of every kept line of data[at:], `width` of them a line, converted a piece of
-    lines at a time: its kept lines joined into one text, split at the commas and converted in
-    one call (a row at a time, 2,000,000 one-number lines took 7 s). A piece that holds a cell
-    that is no number is read again a line at a time, to name it."""
+def every_row(data: bytes, seen: Sequence[Seen], width: int, name: str) -> np.ndarray:
+    """The numbers of every kept line of `data`, `width` of them a line, converted a piece of
+    lines at a time (those `seen` to hold kept lines as the lines were counted): its kept lines
+    joined into one text, split at the commas and converted in one call (a row at a time,
+    2,000,000 one-number lines took 7 s). A piece that holds a cell that is no number is read
+    again a line at a time, to name it."""
     values = array.array("d")
     raw = np.frombuffer(data, dtype=np.uint8)  # (bytes,)
-    for piece in pieces(data, at, len(data)):
+    for piece in again(data, seen):
         held = np.flatnonzero(piece.kept)  # (kept lines of the piece,)
         if len(held) == 1:  # maybe a line of millions of cells: a piece of it at a time
             values.extend(line_of(data, piece, int(held[0]), name))

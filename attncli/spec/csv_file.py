@@ -23,7 +23,7 @@ import numpy as np
 
 from attncli.i18n import Count, Msg
 from attncli.spec.csv_cells import chosen_rows, csv_row, every_row, not_a_number, picked
-from attncli.spec.csv_lines import COMMA, PIECE, Piece, pieces
+from attncli.spec.csv_lines import COMMA, PIECE, Piece, Seen, pieces
 from attncli.spec.csv_lines import commas as line_commas
 from attncli.spec.csv_wide import Wide
 from attncli.spec.file_problem import FileProblem, as_float
@@ -58,7 +58,8 @@ def most_cells(path: Path) -> int:
     with open_regular(path) as raw:
         for chunk in iter(lambda: raw.read(1 << 20), b""):
             joined = last[-1:] + chunk[:1]  # a \r\n split between two chunks is one break
-            breaks += (chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+            cr = chunk.count(b"\r")  # most files have none: their \r\n are not looked for
+            breaks += (chunk.count(b"\n") + cr - (chunk.count(b"\r\n") if cr else 0)
                        - (joined == b"\r\n"))
             commas += chunk.count(b",")
             last = chunk
@@ -97,11 +98,14 @@ class CsvFile:
         self.at = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         places, numbers, count, width = [], [], 0, 0
         first_rows: list[np.ndarray] = []  # the first windows' rows, as found
+        seen: list[Seen] = []  # the pieces that hold rows, for a reading of the whole file
         self.stop = len(data)  # where the last kept line ends
         for piece in pieces(data, self.at, len(data)):
             held = np.flatnonzero(piece.kept)  # (kept lines of the piece,)
             if len(held):
                 self.stop = piece.at + int(piece.ends[held[-1]])
+                if hold:
+                    seen.append(Seen.of(piece))
             if count < WINDOWS_KEPT * STRIDE:
                 first_rows.append(rows_of(piece, held[:WINDOWS_KEPT * STRIDE - count]))
             cells = line_commas(data, piece.at, piece.starts[held], piece.ends[held]) + 1
@@ -121,6 +125,7 @@ class CsvFile:
         if not count:
             raise FileProblem(Msg.of("{name} holds no numbers", name=name))
         self.data = data if hold else None
+        self.seen = seen  # empty unless held
         self.places = np.concatenate(places)  # (count / STRIDE,) where every STRIDEth row starts
         self.firsts = np.concatenate(numbers)  # (count / STRIDE,) its line index in the file
         self.ends = np.append(self.places[1:], self.stop)  # (count / STRIDE,) where each ends
@@ -258,7 +263,7 @@ class CsvFile:
         """The numbers of each of the rows `distinct` (ascending; None: every row), as read:
         rows near each other (within RUN bytes) converted together, a row of many bytes alone."""
         if distinct is None and columns is None and self.data is not None:
-            return as_float(every_row(self.data, self.at, self.shape[1], self.name), self.name)
+            return as_float(every_row(self.data, self.seen, self.shape[1], self.name), self.name)
         rows = np.arange(self.shape[0]) if distinct is None else distinct  # (rows,)
         starts, ends, lines = self._places(rows)  # (rows,) each
         alone = (ends - starts) > (RUN if columns is None else SPLIT)  # (rows,)

@@ -8,7 +8,7 @@ away (ASCII's and Unicode's: U+00A0, U+2003, U+3000 …), nothing is left or `#`
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,38 +18,45 @@ COMMA, LF, CR, HASH = ord(","), ord("\n"), ord("\r"), ord("#")
 # ASCII whitespace as str.isspace() knows it (\n and \r never fall inside a line).
 ASCII_SPACE = np.zeros(256, dtype=bool)  # (256,)
 ASCII_SPACE[[0x09, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x1F, 0x20]] = True
+ASCII_BLANK = bytes(ASCII_SPACE.astype(np.uint8))  # the same, a table for bytes.translate()
 # What a line's first byte says: it is kept, a comment, empty, or may be whitespace (ASCII's, or
 # the lead byte of a wider one) and is looked at further.
 SOLID, COMMENT, EMPTY, SPACE = 0, 1, 2, 3
 FIRST = np.full(256, SOLID, dtype=np.uint8)  # (256,)
 FIRST[[0x09, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0xC2, 0xE1, 0xE2, 0xE3]] = SPACE
 FIRST[[HASH]] = COMMENT
-# The other whitespace of str.isspace() in UTF-8, by its first two bytes (WIDE: TWO for U+0085
-# and U+00A0, or a start of three bytes) and then the third (THIRD). A lead byte is never inside
-# another character, so a match is a whole character.
-TWO = 1
 # whitespace characters stepped over, all lines at once, before a line is looked at bytewise: one
 # (a line of five spaces before a `#` was stepped four times, then looked at bytewise too)
 STEPS = 1
-WIDE = np.zeros(1 << 16, dtype=np.uint8)  # (65536,)
-THIRD = np.zeros((6, 256), dtype=bool)  # (kinds, third byte)
-WIDE[[0xC285, 0xC2A0]] = TWO
-for _kind, _start, _thirds in (
-        (2, 0xE280, (*range(0x80, 0x8B), 0xA8, 0xA9, 0xAF)),  # U+2000–200A, 2028, 2029, 202F
-        (3, 0xE281, (0x9F,)), (4, 0xE19A, (0x80,)), (5, 0xE380, (0x80,))):  # U+205F, 1680, 3000
-    WIDE[_start] = _kind
-    THIRD[_kind, list(_thirds)] = True
 
 
 @dataclass
 class Piece:
     """The lines of one piece: where each starts and ends (its break left out) from the piece's
-    start `at`, and which are kept; `first` is the file's line index of its first line."""
+    start `at`, and which are kept; `first` is the file's line index of its first line, and the
+    piece's bytes end at `end` (its last break included)."""
     starts: np.ndarray  # (lines,)
     ends: np.ndarray  # (lines,)
     kept: np.ndarray  # (lines,) bool
     first: int
     at: int
+    end: int
+
+
+@dataclass
+class Seen:
+    """Which lines of a piece were kept, a bit a line, so that the piece is read again with its
+    breaks found again but its whitespace never looked at twice (40 MB of lines of U+3000 were
+    looked at as the lines were counted, then again as the rows were converted)."""
+    at: int
+    end: int
+    first: int
+    lines: int
+    kept: np.ndarray  # (lines / 8,) uint8, np.packbits of Piece.kept
+
+    @classmethod
+    def of(cls, piece: Piece) -> Seen:
+        return cls(piece.at, piece.end, piece.first, len(piece.kept), np.packbits(piece.kept))
 
 
 def pieces(data: bytes, at: int, stop: int, first: int = 0) -> Iterator[Piece]:
@@ -58,11 +65,24 @@ def pieces(data: bytes, at: int, stop: int, first: int = 0) -> Iterator[Piece]:
     raw = np.frombuffer(data, dtype=np.uint8)  # (bytes,)
     while at < stop:
         end = piece_end(data, at, stop)
-        one_line = end - at > PIECE + 1  # no break in its first PIECE bytes: a single line
-        piece = long_line(raw, at, end, first) if one_line else spans(raw, at, end, first)
+        piece = (long_line if one_line(at, end) else spans)(raw, at, end, first)
         yield piece
         first += len(piece.starts)
         at = end
+
+
+def again(data: bytes, seen: Sequence[Seen]) -> Iterator[Piece]:
+    """The pieces `seen` read again: their breaks found, which lines are kept as it was seen."""
+    raw = np.frombuffer(data, dtype=np.uint8)  # (bytes,)
+    for one in seen:
+        kept = np.unpackbits(one.kept, count=one.lines).view(bool)  # (lines,)
+        yield (long_line if one_line(one.at, one.end) else spans)(raw, one.at, one.end,
+                                                                   one.first, kept)
+
+
+def one_line(at: int, end: int) -> bool:
+    """Whether the piece data[at:end] is a single line: no break in its first PIECE bytes."""
+    return end - at > PIECE + 1
 
 
 def piece_end(data: bytes, at: int, stop: int) -> int:
@@ -83,9 +103,11 @@ def piece_end(data: bytes, at: int, stop: int) -> int:
     return last + 1
 
 
-def spans(raw: np.ndarray, at: int, end: int, first: int) -> Piece:
+def spans(raw: np.ndarray, at: int, end: int, first: int,
+          kept: np.ndarray | None = None) -> Piece:
     """The lines of raw[at:end], which ends with a break or at the file's end (int32 places
-    within the piece: it is at most PIECE + 1 bytes)."""
+    within the piece: it is at most PIECE + 1 bytes); which are kept looked at unless `kept`
+    says it."""
     part = raw[at:end]  # (n,)
     lf, cr = part == LF, part == CR  # (n,) each
     if cr.any():
@@ -100,34 +122,42 @@ def spans(raw: np.ndarray, at: int, end: int, first: int) -> Piece:
     starts[0], starts[1:] = 0, breaks[:lines - 1] + 1
     ends[:len(breaks)] = stops[:lines]
     ends[len(breaks):] = len(part)  # a last line with no break
-    return Piece(starts, ends, kept_lines(part, starts, ends), first, at)
+    if kept is None:
+        kept = kept_lines(part, starts, ends)
+    return Piece(starts, ends, kept, first, at, end)
 
 
-def long_line(raw: np.ndarray, at: int, end: int, first: int) -> Piece:
-    """A piece longer than PIECE, which is one line: its whitespace looked at a block at a time
-    until a solid byte, never a mask or an index of the whole line."""
+def long_line(raw: np.ndarray, at: int, end: int, first: int,
+              kept: np.ndarray | None = None) -> Piece:
+    """A piece longer than PIECE, which is one line: its whitespace looked at (unless `kept`
+    says if it is kept) a block at a time until a solid byte, never a mask or an index of the
+    whole line."""
     cut = end - (raw[end - 1] in (LF, CR)) - (end - at > 1 and raw[end - 2] == CR
                                                and raw[end - 1] == LF)
-    kept, low = False, at
+    if kept is not None:
+        return Piece(np.array([0]), np.array([cut - at]), kept, first, at, end)
+    keep, low = False, at
     while low < cut:
         high = min(low + PIECE, cut)
         while high < cut and 0x80 <= raw[high] < 0xC0:  # never cut a character in two
             high += 1
         block = raw[low:high]  # (PIECE or so,)
-        solid = np.flatnonzero(~whitespace(block))  # (solid bytes,)
-        if len(solid):
-            kept = bool(block[solid[0]] != HASH)
+        found = np.flatnonzero(~whitespace(block))  # (solid bytes,)
+        if len(found):
+            keep = bool(block[found[0]] != HASH)
             break
         low = high
-    return Piece(np.array([0]), np.array([cut - at]), np.array([kept]), first, at)
+    return Piece(np.array([0]), np.array([cut - at]), np.array([keep]), first, at, end)
 
 
 def kept_lines(part: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Which lines hold something other than whitespace, and do not begin (after it) with #:
     most are told by their first byte; a line that begins with whitespace is stepped over it a
-    character at a time, all such lines at once, and one with more than STEPS such characters
-    is looked at byte by byte."""
-    kind = FIRST[part[np.minimum(starts, len(part) - 1)]]  # (lines,) by the first byte
+    character at a time, all such lines at once, and those with more than STEPS such characters
+    are looked at together: the whitespace of the bytes from the first of them to the last one's
+    end found at once, then the first other byte of each line among them."""
+    # take(), not [], for gathers by int32 places: [] took three times as long
+    kind = FIRST.take(part.take(np.minimum(starts, len(part) - 1)))  # (lines,) by its first byte
     kind[starts == ends] = EMPTY
     kept = kind == SOLID  # (lines,)
     doubt = np.flatnonzero(kind == SPACE)  # (doubtful lines,) whitespace first, maybe all of it
@@ -140,48 +170,60 @@ def kept_lines(part: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nda
             return kept
         width = space_width(padded, at)  # (doubtful,) 0 where a solid character begins
         done = (width == 0) | (at + width >= end)  # (doubtful,)
-        kept[doubt[done]] = (width[done] == 0) & (padded[at[done]] != HASH)
+        if not done.any():  # lines of much whitespace: none told yet
+            at = at + width
+            continue
+        kept[doubt[done]] = (width[done] == 0) & (padded.take(at[done]) != HASH)
         doubt, at, end = doubt[~done], (at + width)[~done], end[~done]
     if not len(doubt):
         return kept
-    solid = ~whitespace(part)  # (n,) a byte of a character other than whitespace
-    before = np.concatenate(([0], np.cumsum(solid, dtype=np.int32)))  # (n + 1,) solid before
-    low, high = before[at], before[end]  # (doubtful,) each
-    seen = high > low  # (doubtful,) a solid byte after the whitespace
-    first = np.flatnonzero(solid)[low[seen]]  # (seen,) the first solid byte of each
-    kept[doubt[seen]] = part[first] != HASH
+    low = int(at[0])  # the bytes from the first doubtful line on, to the last one's end
+    solid = low + np.flatnonzero(~whitespace(part[low:int(end[-1])]))  # (solid bytes,)
+    if not len(solid):  # whitespace alone
+        return kept
+    first = solid[np.minimum(np.searchsorted(solid, at), len(solid) - 1)]  # (doubtful,) the
+    seen = (first >= at) & (first < end)  # first solid byte at or after each, if in its line
+    kept[doubt[seen]] = part[first[seen]] != HASH
     return kept
 
 
 def space_width(padded: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The bytes of the whitespace character that begins at each of `at` (0: none begins)."""
-    first = padded[at]  # (places,)
-    width = ASCII_SPACE[first].astype(np.int32)  # (places,)
-    wide = np.flatnonzero(first >= 0xC2)  # (wide,) a lead byte: WIDE says if a space begins
-    places = at[wide]  # (wide,)
-    kind = WIDE[(padded[places].astype(np.uint16) << 8) | padded[places + 1]]  # (wide,)
-    three = (kind > TWO) & THIRD[kind, padded[places + 2]]  # (wide,)
-    width[wide] += np.where(kind == TWO, 2, 0) + np.where(three, 3, 0)
-    return width
+    lead = padded.take(at)  # (places,)
+    two, three = wide_spaces(lead, padded.take(at + 1), padded.take(at + 2))  # (places,) each
+    return ASCII_SPACE.take(lead) + two * np.uint8(2) + three * np.uint8(3)  # (places,) uint8
 
 
 def whitespace(part: np.ndarray) -> np.ndarray:
-    """Each byte of `part` that belongs to a character str.isspace() calls whitespace: ASCII's,
-    then the wider ones looked up by each byte and the one after it (WIDE), and the third."""
-    space = ASCII_SPACE[part]  # (n,)
+    """Each byte of `part` that belongs to a character str.isspace() calls whitespace: ASCII's
+    by one translation of the bytes, then the wider ones by each byte and the two after it,
+    compared at C speed over the whole part (a table of byte pairs, looked up a byte at a time,
+    was the largest part of the 3 s CPU that 40 MB of lines of U+3000 cost)."""
+    space = np.frombuffer(part.tobytes().translate(ASCII_BLANK), dtype=bool).copy()  # (n,)
     if not ((part == 0xC2) | ((part >= 0xE1) & (part <= 0xE3))).any():
         return space
     padded = np.append(part, np.zeros(2, dtype=np.uint8))  # (n + 2,)
-    pair = (padded[:-2].astype(np.uint16) << 8) | padded[1:-1]  # (n,) a byte and the next
-    kind = WIDE[pair]  # (n,) TWO, or the start of three bytes that THIRD may end as a space
-    two = kind == TWO  # (n,)
-    space |= two
-    space[1:] |= two[:-1]
-    starts = np.flatnonzero(kind > TWO)  # (starts,)
-    threes = starts[THIRD[kind[starts], padded[starts + 2]]]  # (threes,)
-    for offset in range(3):
-        space[threes + offset] = True
+    two, three = wide_spaces(padded[:-2], padded[1:-1], padded[2:])  # (n,) each
+    space |= two | three
+    space[1:] |= (two | three)[:-1]
+    space[2:] |= three[:-2]
     return space
+
+
+def wide_spaces(lead: np.ndarray, second: np.ndarray,
+                third: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where a whitespace character of two bytes (U+0085, U+00A0) and where one of three
+    (U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000) begins, for bytes `lead`
+    each followed by `second` and `third`. A lead byte is never inside another character, so a
+    match is a whole character."""
+    two = (lead == 0xC2) & ((second == 0x85) | (second == 0xA0))
+    three = (lead == 0xE2) & (second == 0x80) & (
+        ((third >= 0x80) & (third <= 0x8A)) | (third == 0xA8) | (third == 0xA9)
+        | (third == 0xAF))  # U+2000 to U+202F
+    three |= (lead == 0xE3) & (second == 0x80) & (third == 0x80)  # U+3000
+    three |= (lead == 0xE2) & (second == 0x81) & (third == 0x9F)  # U+205F
+    three |= (lead == 0xE1) & (second == 0x9A) & (third == 0x80)  # U+1680
+    return two, three
 
 
 def commas(data: bytes, at: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
