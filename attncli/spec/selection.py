@@ -51,6 +51,9 @@ def sliced_values(keys: dict[str, Node], name: str, folder: Path,
 
     name_node = keys["file"]
     key = text(keys["key"]) if "key" in keys else None
+    for axis in ("rows", "columns"):  # a choice of no form is refused before the file is read
+        if axis in keys:
+            check_form(keys[axis])
     try:
         path = resolve(folder, name, allow_outside)
         if not is_checkpoint(name):
@@ -97,6 +100,16 @@ def chosen(keys: dict[str, Node], name: str, shape: tuple[int, ...],
     if "columns" in keys:
         columns = indices(keys["columns"], name, shape[-1] if shape else 0, "columns", token_ids)
     return rows, columns
+
+
+def check_form(node: Node) -> None:
+    """Refuse `rows:` or `columns:` that is no `start:stop`, list or `tokens`, before the file
+    is opened: `rows: '-3:'` was refused only once a 40 MB .csv's lines were counted (0.9 s)."""
+    value = None if node.whole else node.value
+    if node.whole or value == "tokens" or isinstance(value, list) or (
+            isinstance(value, str) and SLICE.fullmatch(value)):
+        return
+    expect(node, Msg.of("start:stop, a list of indices or tokens"))
 
 
 def indices(node: Node, name: str, size: int, axis: str,
