@@ -63,10 +63,12 @@ class AttnError(Exception):
     def __str__(self) -> str:
         """The finished sentence (in English unless `in_language`), after where it is: what
         `attn` prints, for a library user who prints the error (`spec.yaml:2:13: embeddings:
-        has 2 rows, …`), with no control character raw."""
+        has 2 rows, …`), with no control character raw, and what it quotes from the input cut
+        as attn's line is (a key of ten million characters was written whole)."""
+        from attncli.i18n.quoting import clipped
         from attncli.i18n.visible import visible
 
-        sentence = translate(self.message, self.lang)
+        sentence = translate(clipped(self.message), self.lang)
         line = f"{self.where.prefix()}: {sentence}" if self.where is not None else sentence
         return visible(line)  # a control character a caller wrote (lang="pl\x1b[2J") escaped
 

@@ -21,7 +21,7 @@ from functools import wraps
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from attncli.errors import AttnError, Location, UsageError
-from attncli.i18n import DEFAULT_LANG, Msg, first_known
+from attncli.i18n import DEFAULT_LANG, Msg, first_known, renamed
 from attncli.spec import arguments
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.view import parse_languages
@@ -48,17 +48,10 @@ def keyword_named(function: Callable[P, R]) -> Callable[P, R]:
         try:
             return function(*args, **kwargs)
         except AttnError as error:
-            error.message = _keyword(error.message)
+            error.message = renamed(error.message, KEYWORDS)
             raise
 
     return call
-
-
-def _keyword(msg: Msg) -> Msg:
-    params = tuple((name, KEYWORDS.get(value, value) if isinstance(value, str)
-                    else _keyword(value) if isinstance(value, Msg) else value)
-                   for name, value in msg.params)
-    return replace(msg, params=params)
 
 
 @keyword_named
@@ -144,16 +137,17 @@ def build(spec: Spec, expand: Selection | Sequence[str] | str | None = None,
     n x m matrix keeps only the rows a view eliding its middle shows, as `attn explain` builds
     for text, and is bounded by the spec's limits alone. `expand` is the cells to write out, as
     walkthrough_of and a spec's display.expand take them (`"all"`, `["weights:chases"]`)."""
-    return built_for("build", spec, _selection(expand), arguments.flag(summary, "build",
-                                                                       "summary"), max_cells)
+    max_cells = arguments.cell_limit(max_cells, "build")  # the cells `expand` may name too
+    return built_for("build", spec, _selection(expand, max_cells),
+                     arguments.flag(summary, "build", "summary"), max_cells)
 
 
-def _selection(expand: Selection | Sequence[str] | str | None) -> Selection | None:
+def _selection(expand: Selection | Sequence[str] | str | None, max_cells: int) -> Selection | None:
     from attncli.arithmetic.selection import Selection
 
     if expand is None or isinstance(expand, Selection):
         return expand
-    return Selection.parse(arguments.cells(expand, "build"))
+    return Selection.parse(arguments.cells(expand, "build", max_cells))
 
 
 def built_for(function: str, spec: Spec, expand: Selection | None = None,

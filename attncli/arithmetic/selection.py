@@ -13,8 +13,9 @@ cells a head, which are written out as they are found and never listed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import field, replace
+from itertools import chain
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from attncli.spec.view import CELL_STEPS, EXPANDABLE, ROW_STEPS
 
 SMALL = 8  # `auto` writes out a spec whose every dimension is at most this
 OPTION = "--expand"
+MODES = ("auto", "all", "none", "shown")  # the values that choose cells rather than name them
 
 Cell = tuple[str, str | None]  # (row, column); column None: the whole row
 
@@ -47,17 +49,23 @@ class Selection:
     max_cells: int = DEFAULT_MAX_CELLS
 
     @classmethod
-    def parse(cls, options: Sequence[str]) -> Selection:
-        """From `--expand` values; UsageError naming the option for a malformed one."""
-        if not options:
+    def parse(cls, options: Iterable[str]) -> Selection:
+        """From `--expand` values; UsageError naming the option for a malformed one. They are
+        read in order and the first bad one refused before the next is read (the library's
+        `expand` passes them one at a time, each checked as it comes)."""
+        values = iter(options)
+        first = next(values, None)
+        if first is None:
             return cls()
-        modes = [o for o in options if o in ("auto", "all", "none", "shown")]
-        if modes and len(options) > 1:
-            raise UsageError(Msg.of("{option}: {mode} cannot be combined with other values",
-                                    option=OPTION, mode=modes[0]))
-        if modes:
-            return cls(modes[0])
-        return cls("cells", tuple(parse_cell(option) for option in options))
+        if first in MODES and next(values, None) is None:
+            return cls(first)
+        cells = []
+        for option in chain((first,), values):
+            if option in MODES:
+                raise UsageError(Msg.of("{option}: {mode} cannot be combined with other values",
+                                        option=OPTION, mode=option))
+            cells.append(parse_cell(option))
+        return cls("cells", tuple(cells))
 
 
 def parse_cell(option: str) -> tuple[str, Cell]:

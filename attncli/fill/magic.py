@@ -13,7 +13,10 @@ import codecs
 import os
 import sys
 from contextlib import suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from attncli.errors import AttnError
 
 MAGIC = "%%attn"
 CELL = "<cell>"  # an error's place: `<cell>:LINE:COLUMN`, the line counted from `%%attn`
@@ -48,7 +51,7 @@ def attn(line: str, cell: str) -> Any:
     except AttnError as error:
         # shown as the command line shows an error: what it quotes from the cell (a file name,
         # the %%attn line) may hold an escape sequence, a BEL or a CR, printed as `\x1b`
-        say(visible(str(error.in_language(lang))))
+        say(visible(str(with_library_limit(error).in_language(lang))))
         return None
     except (MemoryError, ImportError) as error:  # as the command line says it, no traceback
         if isinstance(error, ImportError) and NO_ROOM_TO_LOAD not in str(error):
@@ -83,6 +86,20 @@ def say(line: str) -> None:
     with suppress(AttributeError, OSError, ValueError):
         err.buffer.write(text.encode("utf-8", "backslashreplace"))
         err.buffer.flush()
+
+
+def with_library_limit(error: AttnError) -> AttnError:
+    """`error`, where it names the command line's --max-cells, which the magic does not take,
+    naming the library's `max_cells` and the calls that take it: a cell keeps to the default
+    limit, and a larger spec is worked out by attncli.build in the notebook."""
+    from attncli.i18n import Msg, renamed
+
+    message = renamed(error.message, {"--max-cells": "max_cells"})
+    if message != error.message:
+        error.message = Msg.of("{problem} ({magic} keeps to the default limit; attncli.load_spec "
+                               "and attncli.build take {keyword})", problem=message, magic=MAGIC,
+                               keyword="max_cells")
+    return error
 
 
 def nothing_on(line: str) -> None:

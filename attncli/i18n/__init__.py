@@ -14,9 +14,10 @@ from __future__ import annotations
 import gettext
 import io
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
 from functools import cache
+from itertools import islice
 from pathlib import Path
 from typing import Union
 
@@ -139,6 +140,15 @@ class Msg:
         return cls(singular, tuple(sorted(params.items())), plural, count)
 
 
+def renamed(msg: Msg, names: Mapping[str, str]) -> Msg:
+    """`msg` with each value `names` has (a whole parameter, also in the sentences it holds)
+    written as `names` says: the command line's `--max-cells` as the library's `max_cells`."""
+    params = tuple((name, names.get(value, value) if isinstance(value, str)
+                    else renamed(value, names) if isinstance(value, Msg) else value)
+                   for name, value in msg.params)
+    return Msg(msg.msgid, params, msg.plural, msg.count, msg.decimals, msg.comma)
+
+
 def quoted(name: str) -> Msg:
     """A token's name inside a sentence, in the language's quotation marks („a”, «a», “a”): a
     token may be a word of the sentence's own language (`a`, `I`, `we`, `и`), so it is always
@@ -190,9 +200,14 @@ def language_code(text: str) -> str:
     return DEFAULT_LANG if code in _ENGLISH_LOCALES else code
 
 
-def split_languages(text: str) -> list[str]:
-    """The languages of a comma list such as `pl, EN` or `pl_PL.UTF-8`, in order, unchecked."""
-    return [language_code(code) for code in text.split(",")]
+def comma_parts(text: str) -> Iterator[str]:
+    """The parts of a comma list, one at a time: a caller that stops at the first bad one reads
+    no further (`text.split(",")` made two million parts of a list refused at its second)."""
+    start = 0
+    while (end := text.find(",", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def suggesting(message: Msg, word: str, known: Iterable[str]) -> Msg:
@@ -206,7 +221,8 @@ def first_known(*texts: str | None) -> str:
     """The first code of these comma lists that attn speaks, else English: the language of an
     error found before the requested languages are checked."""
     for text in texts:
-        for code in split_languages(text or ""):
+        # a list is refused by its (len(LANGUAGES) + 1)th part at the latest: no further parts
+        for code in map(language_code, islice(comma_parts(text or ""), len(LANGUAGES) + 1)):
             if code in LANGUAGES:
                 return code
     return DEFAULT_LANG

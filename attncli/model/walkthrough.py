@@ -305,6 +305,10 @@ class NotebookView(Protocol):
 # --- one matrix by its symbol as shown, for `--matrix` and `w.matrix(...)`: typed forms are
 # forgiving (spaces ignored, ' for ′, R_1 or R1 for R₁), and `A:2` is head 2's ---
 
+# The longest name `pick` reads: a symbol is a few characters, and a head may be written with
+# thousands of leading zeros (`A:000…01` is head 1); a key of ten million characters took 1.5 s
+# and 140 MB to be compared with each symbol
+LONGEST_NAME = 10_000
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
@@ -325,6 +329,9 @@ def named(walkthrough: Walkthrough) -> list[tuple[str, int | None, Matrix, str]]
 def pick(walkthrough: Walkthrough, written: str) -> Matrix:
     """The matrix `written` names (`SYMBOL` or `SYMBOL:HEAD`); UsageError naming the symbols the
     walkthrough has when there is none, or when the name fits several."""
+    if len(written) > LONGEST_NAME:  # no symbol is this long: refused before it is read
+        raise UsageError(Msg.of("no matrix {found} here; this walkthrough has {known}",
+                                found=written, known=known(named(walkthrough))))
     symbol, colon, head_text = written.rpartition(":") if ":" in written else (written, "", "")
     head: int | None = None
     if colon:

@@ -14,7 +14,6 @@ from attncli.records import record
 from attncli.render import arguments
 from attncli.render.paper import PAPER_FORMATS
 from attncli.spec.limits import MAX_PRECISION
-from attncli.spec.view import parse_languages
 
 if TYPE_CHECKING:  # the renderers import NumPy-backed models; this module must stay light
     from attncli.model import Walkthrough
@@ -124,7 +123,7 @@ def stream(walkthrough: Walkthrough, format: str = "text",
     """`render`'s text in pieces of about CHUNK characters, each made as it is written: a
     format module with `stream` (and `stream_document`) never holds the whole document."""
     walkthrough = arguments.walkthrough(walkthrough)
-    langs = parse_languages(arguments.languages(walkthrough.lang if lang is None else lang))
+    langs = arguments.languages(walkthrough.lang if lang is None else lang)
     module = _module(arguments.format_name(format, FORMATS))
     arguments.options(options, RenderOptions.__annotations__)
     options = {"header": walkthrough.header_shown, "md_flavor": walkthrough.md_flavor,

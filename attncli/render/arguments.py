@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from attncli.i18n import Msg
+from attncli.errors import Location
+from attncli.i18n import Msg, comma_parts
 from attncli.spec.arguments import refused
+from attncli.spec.view import checked_language, parse_languages
 
 if TYPE_CHECKING:
     from attncli.model import Walkthrough
@@ -35,16 +37,23 @@ def format_name(value: object, known: Iterable[str]) -> str:
     raise refused(FUNCTION, "format", Msg.of("one of {known}", known=", ".join(known)), value)
 
 
-def languages(value: str | Sequence[str]) -> str:
-    """`lang`: codes as one text (`"pl,en"`) or a list of codes, as one text."""
+def languages(value: str | Sequence[str]) -> tuple[str, ...]:
+    """`lang`: codes as one text (`"pl,en"`) or a list of codes (each may be a comma list), in
+    order. Each code is checked as it is read and the first bad one refused, named by its item
+    (`render: lang[1]: the language pl is given twice`): a list of two million codes was joined
+    whole (2.5 s, 340 MB) before its second was found twice."""
     if isinstance(value, str):
-        return value
+        return parse_languages(value, "lang", Location(FUNCTION, "lang"))
     if isinstance(value, (list, tuple)) and value:
-        for place, code in enumerate(value):
-            if not isinstance(code, str):  # the item, not the list: `lang[1]: … found 3`
-                raise refused(FUNCTION, f"lang[{place}]", Msg.of("a language code such as "
-                                                                "\"pl\""), code)
-        return ",".join(value)
+        codes: list[str] = []
+        for place, item in enumerate(value):  # attn speaks three: the fourth code is refused
+            where = Location(FUNCTION, f"lang[{place}]")
+            if not isinstance(item, str):  # the item, not the list: `lang[1]: … found 3`
+                raise refused(FUNCTION, where.path, Msg.of("a language code such as \"pl\""),
+                              item)
+            for part in comma_parts(item):
+                codes.append(checked_language(part, codes, where.path, item, where))
+        return tuple(codes)
     raise refused(FUNCTION, "lang", Msg.of("a language code such as \"pl\", a comma list such "
                                            "as \"pl,en\", or a list of codes"), value)
 

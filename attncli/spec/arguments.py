@@ -7,11 +7,13 @@ from deep inside. `lang=os.environ.get("ATTN_LANG")` gives None when the variabl
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from numbers import Integral
 from typing import Any
 
 from attncli.errors import Location, UsageError
-from attncli.i18n import Msg
+from attncli.i18n import Count, Msg
+from attncli.spec.limits import MAX_TEXT, max_texts
 
 # A text given where another type was expected is quoted up to this many characters
 SHOWN_TEXT = 40
@@ -73,17 +75,37 @@ def flag(value: Any, function: str, argument: str) -> bool:
     raise refused(function, argument, Msg.of("True or False"), value)
 
 
-def cells(value: Any, function: str) -> tuple[str, ...]:
+def cells(value: Any, function: str, max_cells: int) -> Iterator[str]:
     """`expand`: as a spec's display.expand takes it (walkthrough_of passes it there): `auto`,
     `all`, `none`, one cell (`weights:chases`) or a list of them; --expand's values. The values
-    are code in the message: a translation keeps them as written."""
+    are code in the message: a translation keeps them as written.
+
+    The list is held to the texts a spec may hold (limits.max_texts, 50,000 by default), as a
+    display.expand is, before any item is read, and each item to MAX_TEXT characters as the
+    item is read: a list of three million cells took 17 s and 1 GB before its first was found
+    to name no row."""
     if isinstance(value, str):
-        return (value,)
+        return iter((cell_text(value, function, "expand"),))
     if isinstance(value, (list, tuple)):
-        for place, cell in enumerate(value):
-            if not isinstance(cell, str):  # the item, not the list: `expand[0]: … found None`
-                raise refused(function, f"expand[{place}]", Msg.of("a cell such as "
-                                                                   "`weights:chases`"), cell)
-        return tuple(value)
+        if len(value) > max_texts(max_cells):
+            raise UsageError(Msg.of("{path}: {problem}", path="expand", problem=Msg.plural_of(
+                "the list holds {count} cell; the limit is {limit}, which {option} sets",
+                "the list holds {count} cells; the limit is {limit}, which {option} sets",
+                Count(len(value)), limit=Count(max_texts(max_cells)), option="max_cells")),
+                Location(function, "expand"))
+        return (cell_text(cell, function, f"expand[{place}]")  # each as it is read
+                for place, cell in enumerate(value))
     raise refused(function, "expand", Msg.of("`auto`, `all`, `none`, a cell such as "
                                              "`weights:chases`, or a list of cells"), value)
+
+
+def cell_text(value: Any, function: str, path: str) -> str:
+    """One cell of `expand`: a text of at most MAX_TEXT characters, as any label."""
+    if not isinstance(value, str):  # the item, not the list: `expand[0]: … found None`
+        raise refused(function, path, Msg.of("a cell such as `weights:chases`"), value)
+    if len(value) > MAX_TEXT:
+        raise UsageError(Msg.of("{path}: {problem}", path=path, problem=Msg.plural_of(
+            "expected a text of at most {count} character, found {length}",
+            "expected a text of at most {count} characters, found {length}", Count(MAX_TEXT),
+            length=Count(len(value)))), Location(function, path))
+    return value

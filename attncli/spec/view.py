@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import field
 
 from attncli.errors import Location, UsageError
-from attncli.i18n import LANGUAGES, Msg, split_languages, suggesting
+from attncli.i18n import LANGUAGES, Msg, comma_parts, language_code, suggesting
 from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 
@@ -85,18 +85,30 @@ class Inline:
         return any(value is not None for value in vars(self).values())
 
 
-def parse_languages(text: str, source: str = "lang") -> tuple[str, ...]:
-    """The languages of a comma list, in order; UsageError names `source` (--lang, ATTN_LANG)."""
-    codes = split_languages(text)
-    for index, code in enumerate(codes):
-        if not code:
-            raise UsageError(Msg.of("{source}: expected a language code, found an empty one in "
-                                    '"{text}"', source=source, text=text))
-        if code not in LANGUAGES:
-            raise UsageError(suggesting(Msg.of(
-                "{source}: unknown language {code}; expected one of {known}", source=source,
-                code=code, known=", ".join(LANGUAGES)), code, LANGUAGES))
-        if code in codes[:index]:
-            raise UsageError(Msg.of("{source}: the language {code} is given twice",
-                                    source=source, code=code))
+def parse_languages(text: str, source: str = "lang",
+                    where: Location | None = None) -> tuple[str, ...]:
+    """The languages of a comma list, in order; UsageError names `source` (--lang, ATTN_LANG).
+    The parts are read one at a time and the first bad one refused: attn speaks three
+    languages, so a fourth part is unknown or given twice, and "pl,pl,…" two million times is
+    refused at its second part (joined and split whole, it took 2 s and 330 MB)."""
+    codes: list[str] = []
+    for part in comma_parts(text):
+        codes.append(checked_language(part, codes, source, text, where))
     return tuple(codes)
+
+
+def checked_language(part: str, before: list[str], source: str, text: str,
+                     where: Location | None = None) -> str:
+    """The language `part` of the comma list `text` names, one not in `before`; UsageError."""
+    code = language_code(part)
+    if not code:
+        raise UsageError(Msg.of("{source}: expected a language code, found an empty one in "
+                                '"{text}"', source=source, text=text), where)
+    if code not in LANGUAGES:
+        raise UsageError(suggesting(Msg.of(
+            "{source}: unknown language {code}; expected one of {known}", source=source,
+            code=code, known=", ".join(LANGUAGES)), code, LANGUAGES), where)
+    if code in before:
+        raise UsageError(Msg.of("{source}: the language {code} is given twice",
+                                source=source, code=code), where)
+    return code
