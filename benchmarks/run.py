@@ -36,6 +36,11 @@ Cases (A vs B, target A/B):
                the same spec without it: 3.2 s and 930 MB when every head's dA, dS′ and dS
                were held whole, 0.8 s and 118 MB worked in blocks of rows (vs 0.4 s, 63 MB)
                                                                      3.0 (time), 2.5 (memory)
+    wide_dk    explain --steps weights --expand none (text) of 3 tokens with d_k 2,400,000 drawn
+               at random (9.6 M cells, within the default limit) vs wide_dk.py drawing the same
+               W_Q, W_K and making Q, K and A in plain NumPy: 1.9 s and 457 MB of CPU and memory
+               when every label d1 … d_k was held as a string, 0.65 s and 232 MB (vs 0.69 s,
+               220 MB)                                               1.5 (time), 1.1 (memory)
 The large specs come from benchmarks/large_spec.py (fixed seed).
     big_yaml   explain of a spec whose embeddings are a 400 x 250 YAML matrix vs
                yaml.load with the C loader                                                 1.3
@@ -215,6 +220,12 @@ D_MODEL, HEADS = 768, 12  # BERT-base
 SCALING_SIZES = (256, 512, 1024, 2048)
 
 
+def write_wide_dk(folder: Path) -> Path:
+    spec = folder / "wide_dk.yaml"
+    subprocess.run([PYTHON, str(HERE / "wide_dk.py"), str(spec)], check=True)
+    return spec
+
+
 def write_layer(folder: Path, n: int) -> Path:
     """A BERT-base-size attention layer on n tokens: X, W_Q, W_K, W_V and W_O in .npy files
     (fixed seed), and a spec that reads them. Returns the spec."""
@@ -302,7 +313,7 @@ def help_imports_nothing_heavy() -> str:
 
 CASES = ("start", "help", "real_size", "scaling", "batch", "big_yaml", "import", "arrays",
          "xlsx", "expand_all", "export_large", "json_full", "rich", "rows_list",
-         "backward")
+         "backward", "wide_dk")
 
 # The gate CI runs (.ci/run, `--gate`): the ratio cases in a few minutes, the layer at a size CI
 # can afford. A case fails the gate when its ratio passes its target by more than GATE_MARGIN,
@@ -396,6 +407,11 @@ def cases(work: Path, gate: bool = False) -> dict[str, Callable[[], Case]]:
             "backward", [*attn, "validate", str(backward[0])],
             [*attn, "validate", str(backward[1])], 3.0, target_memory=2.5,
             note="validate of 1024 tokens, 12 causal heads, with backward vs without"),
+        "wide_dk": lambda: Case(
+            "wide_dk", [*attn, "explain", str(write_wide_dk(work)), "--format", "text",
+                        "--steps", "weights", "--expand", "none"],
+            [PYTHON, str(HERE / "wide_dk.py")], 1.5, target_memory=1.1,
+            note="explain of 3 tokens with d_k 2,400,000 vs the same matrices in plain NumPy"),
         "big_yaml": lambda: Case(
             "big_yaml", [*attn, "explain", str(big), "--format", "text"],
             [PYTHON, "-c", "import yaml, sys; yaml.load(open(sys.argv[1]), "

@@ -13,7 +13,7 @@ cells a head, which are written out as they are found and never listed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import field, replace
 from itertools import chain
 
@@ -23,7 +23,7 @@ from attncli.arithmetic import elision
 from attncli.errors import UsageError
 from attncli.i18n import Msg, suggesting
 from attncli.i18n.visible import visible_label
-from attncli.model import HeadResult, Step, Walkthrough
+from attncli.model import FeatureLabels, HeadResult, Labels, Step, Walkthrough
 from attncli.records import record
 from attncli.spec.limits import DEFAULT_MAX_CELLS
 from attncli.spec.view import CELL_STEPS, EXPANDABLE, ROW_STEPS
@@ -87,7 +87,7 @@ def parse_cell(option: str) -> tuple[str, Cell]:
     return step, (visible_label(row), visible_label(column) if comma else None)
 
 
-def cells(rows: tuple[str, ...], columns: tuple[str, ...],
+def cells(rows: Labels, columns: Labels,
           chosen: Sequence[Cell]) -> Iterator[tuple[int, int]]:
     """(row, column) indices of the chosen cells that exist in this matrix, in request order,
     each once. A whole row asked for (column None) is not remembered cell by cell, so `-x all`
@@ -109,12 +109,15 @@ def cells(rows: tuple[str, ...], columns: tuple[str, ...],
             yield i, column_at[column]
 
 
-def first_index(labels: tuple[str, ...]) -> dict[str, int]:
-    """Each label's index, the first where labels repeat (as tuple.index finds it)."""
+def first_index(labels: Labels) -> Mapping[str, int]:
+    """Each label's index, the first where labels repeat (as tuple.index finds it); features'
+    labels d1 … d_d are found from their numbers, with no dict of d_k entries."""
+    if isinstance(labels, FeatureLabels):
+        return labels.positions()
     return {label: len(labels) - 1 - i for i, label in enumerate(reversed(labels))}
 
 
-def rows(labels: tuple[str, ...], chosen: Sequence[Cell]) -> list[int]:
+def rows(labels: Labels, chosen: Sequence[Cell]) -> list[int]:
     """Indices of the rows the chosen cells are in, in request order, each once."""
     row_at = first_index(labels)
     return list(dict.fromkeys(row_at[row] for row, _ in chosen if row in row_at))

@@ -18,6 +18,7 @@ from attncli.model.expr import (
     Value,
     Vec,
 )
+from attncli.model.feature_labels import FeatureLabels
 from attncli.model.walkthrough import (
     Array,
     Cell,
@@ -25,6 +26,7 @@ from attncli.model.walkthrough import (
     Finding,
     Header,
     HeadResult,
+    Labels,
     Lazy,
     LowPrecisionReport,
     Matrix,
@@ -38,8 +40,37 @@ from attncli.model.walkthrough import (
     pick,
 )
 
-__all__ = ["Array", "Cell", "Difference", "Drift", "Exp", "Expansion", "Expr", "Finding",
-           "Formula", "HeadResult", "Header", "Lazy", "LowPrecisionReport", "Matrix",
-           "NotebookView",
-           "Num", "Product", "Quotient", "Reading", "Step", "StepError", "Sum", "Tanh", "Terms",
-           "Value", "Vec", "Verdict", "Walkthrough", "has", "pick"]
+__all__ = [
+    "Array",
+    "Cell",
+    "Difference",
+    "Drift",
+    "Exp",
+    "Expansion",
+    "Expr",
+    "FeatureLabels",
+    "Finding",
+    "Formula",
+    "HeadResult",
+    "Header",
+    "Labels",
+    "Lazy",
+    "LowPrecisionReport",
+    "Matrix",
+    "NotebookView",
+    "Num",
+    "Product",
+    "Quotient",
+    "Reading",
+    "Step",
+    "StepError",
+    "Sum",
+    "Tanh",
+    "Terms",
+    "Value",
+    "Vec",
+    "Verdict",
+    "Walkthrough",
+    "has",
+    "pick",
+]

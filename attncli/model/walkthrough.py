@@ -19,6 +19,8 @@ from attncli.model.expr import Expansion, Formula
 from attncli.records import record
 
 Array = NDArray[np.float64]
+# a matrix's row or column labels: a tuple, or FeatureLabels (model/feature_labels.py)
+Labels = Sequence[str]
 T = TypeVar("T")
 
 
@@ -71,8 +73,8 @@ class Matrix:
 
     symbol: Formula  # its name: Q, K, Sᵀ ...
     values: Array  # (rows, columns); a summary: (len(kept), columns)
-    rows: tuple[str, ...]
-    columns: tuple[str, ...]
+    rows: Labels
+    columns: Labels
     kept: tuple[int, ...] | None = None  # a summary: which rows `values` holds, ascending
     # a worksheet: the (row, column) cells printed as boxes to fill in (attncli/check/worksheet.py)
     blank: frozenset[tuple[int, int]] = frozenset()

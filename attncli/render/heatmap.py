@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape
 
 from attncli.arithmetic.numbers import NumberFormat
 from attncli.i18n import Msg
-from attncli.model import Matrix, Walkthrough
+from attncli.model import Labels, Matrix, Walkthrough
 from attncli.model.latex_text import shown_name, shown_prose
 from attncli.render import RenderOptions
 from attncli.render.columns import cell_width
@@ -85,7 +85,7 @@ def fmt(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def shown_names(labels: tuple[str, ...]) -> list[str]:
+def shown_names(labels: Labels) -> list[str]:
     return [shown_name(label) for label in labels]
 
 

@@ -22,6 +22,7 @@ from attncli.model import (
     Expansion,
     Formula,
     HeadResult,
+    Labels,
     Lazy,
     Matrix,
     Num,
@@ -54,16 +55,16 @@ def symbol(name: str) -> Formula:
     return Formula(name, latex)
 
 
-def labelled(name: str, values: Array, rows: tuple[str, ...],
-             columns: tuple[str, ...] | None = None) -> Matrix:
+def labelled(name: str, values: Array, rows: Labels,
+             columns: Labels | None = None) -> Matrix:
     if values.ndim == 1:
         return Matrix(symbol(name), values[None, :], ("",), feature_labels(values.shape[0]))
     return Matrix(symbol(name), values, rows,
                   columns if columns is not None else feature_labels(int(values.shape[1])))
 
 
-def held(name: str, values: Array, g: HeadGradients, rows: tuple[str, ...],
-         columns: tuple[str, ...]) -> Matrix:
+def held(name: str, values: Array, g: HeadGradients, rows: Labels,
+         columns: Labels) -> Matrix:
     """dA, dS′ or dS: whole, or as a summary of the rows the gradients kept."""
     return Matrix(symbol(name), values, rows, columns, kept=g.kept)
 
@@ -204,8 +205,8 @@ def projection_formula(spec: Spec, g: HeadGradients) -> Formula:
                    rf"d{lq} = dS\, {lk} W^{{\top}},\quad d{lk} = dS^{{\top}} {lq} W")
 
 
-def block_step(spec: Spec, g: BlockGradients, rows: tuple[str, ...],
-               columns: tuple[str, ...]) -> Step:
+def block_step(spec: Spec, g: BlockGradients, rows: Labels,
+               columns: Labels) -> Step:
     """The rest of the layer read backwards: from dY at its output to dO at attention's."""
     mats = []
     for name, values in g.named.items():
@@ -301,7 +302,7 @@ def query_cell(spec: Spec, g: HeadGradients, r: HeadResult) -> tuple[Expansion, 
     return (line(target, symbolic, expr, float(dq[i, 0]), spec.display.precision),)
 
 
-def input_step(grads: Gradients, rows: tuple[str, ...], keys: tuple[str, ...]) -> Step:
+def input_step(grads: Gradients, rows: Labels, keys: Labels) -> Step:
     mats = [labelled("dX", grads.dX, rows)]
     if grads.dC is not None:
         mats.append(labelled("dC", grads.dC, keys))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from copy import copy
-from functools import lru_cache
 from importlib import import_module
 from typing import Any, Generic, TypeVar
 
@@ -21,7 +20,16 @@ from attncli.arithmetic.handcalc import Arithmetic, arithmetic
 from attncli.arithmetic.numbers import constant
 from attncli.errors import Location, SpecError
 from attncli.i18n import Constant, Msg, Symbol
-from attncli.model import Array, Formula, HeadResult, Matrix, Step, Walkthrough
+from attncli.model import (
+    Array,
+    FeatureLabels,
+    Formula,
+    HeadResult,
+    Labels,
+    Matrix,
+    Step,
+    Walkthrough,
+)
 from attncli.records import record
 from attncli.spec.model import Head, Spec
 from attncli.steps.labels import token_labels
@@ -29,10 +37,10 @@ from attncli.steps.labels import token_labels
 COMBINING_TILDE = "\u0303"  # X̃: the input after LayerNorm
 
 
-@lru_cache(maxsize=8)
-def feature_labels(d: int) -> tuple[str, ...]:
-    """d1 … d_d: one tuple for every matrix of d features (at d_model 10⁶, 55 MB each)."""
-    return tuple(f"d{i}" for i in range(1, d + 1))
+def feature_labels(d: int) -> FeatureLabels:
+    """d1 … d_d, each written when it is read: a view shows a few of them, and d_k = 2,400,000
+    labels held as strings took 150 MB, twice what Q holds."""
+    return FeatureLabels(d)
 
 
 def power_base(base: float) -> int | Symbol:
@@ -79,8 +87,8 @@ class Build:
             block.kept = tuple(i - first for i in self.kept if first <= i < stop)
         return block
 
-    def matrix(self, symbol: Formula, values: Array, rows: tuple[str, ...],
-               columns: tuple[str, ...] | None = None) -> Matrix:
+    def matrix(self, symbol: Formula, values: Array, rows: Labels,
+               columns: Labels | None = None) -> Matrix:
         if columns is None:
             columns = feature_labels(int(values.shape[1]))
         return Matrix(symbol, values, rows, columns)
@@ -98,8 +106,7 @@ class Build:
         summary (a copy of some rows), so nothing else reads it; None for whole matrices."""
         return values if self.kept is not None else None
 
-    def finite(self, values: Array, name: str, rows: tuple[str, ...],
-               columns: tuple[str, ...]) -> None:
+    def finite(self, values: Array, name: str, rows: Labels, columns: Labels) -> None:
         """Refuse a result that overflowed float64: no silent inf or NaN downstream. In a low
         precision an overflow is a finding, reported by attncli/steps/precision.py."""
         if self.spec.dtype != "float64":

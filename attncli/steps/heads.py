@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from attncli.compute import ops
 from attncli.i18n import Msg
-from attncli.model import Formula, HeadResult, Matrix, Step
+from attncli.model import Formula, HeadResult, Labels, Matrix, Step
 from attncli.steps.base import Build, HeadState, Made, State, feature_labels
 from attncli.steps.labels import subscript
 
@@ -64,6 +64,7 @@ def out_projection(b: Build, z: Matrix) -> tuple[Step, Matrix]:
     assert spec.W_O is not None
     o = b.calc.project(z.values, spec.W_O, spec.b_O, spec.convention)  # (n, d_model)
     b.finite(o, "O", b.query_labels, feature_labels(int(o.shape[1])))
+    w_labels: tuple[Labels, Labels]
     if b.row:  # W_O's rows meet Z's columns
         w_labels = (z.columns, feature_labels(int(spec.W_O.shape[1])))
     else:

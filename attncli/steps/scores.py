@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-import numpy as np
-
 from attncli.arithmetic.numbers import constant
 from attncli.i18n import Msg
 from attncli.model import Array, Formula, Step
@@ -39,8 +37,14 @@ def bounded(q: Array, k: Array) -> bool:
     """Whether no score qᵢ·kⱼ can overflow, so the n x m scores need no pass to find out:
     |qᵢ·kⱼ| ≤ d_k·max|q|·max|k|, and that bound is far below float64's largest number (q and k
     are finite, checked as they were made)."""
-    largest = float(np.abs(q).max(initial=0.0)) * float(np.abs(k).max(initial=0.0))  # (n, d_k),
-    return largest * q.shape[1] < 1e300  # (m, d_k): two passes over n·d_k and m·d_k numbers
+    largest = magnitude(q) * magnitude(k)
+    return largest * q.shape[1] < 1e300
+
+
+def magnitude(a: Array) -> float:
+    """max|a|, 0 when a is empty, without the copy np.abs(a) would make (an (n, d_k) one is as
+    large as Q): the largest and the least of its numbers, two passes over them."""
+    return max(float(a.max(initial=0.0)), -float(a.min(initial=0.0)))
 
 
 def divisor(b: Build, head: Head) -> float:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from attncli.model import Labels
 from attncli.records import record
 
 # Excel's own limits: a sheet name of at most 31 characters, none of these in it.
@@ -95,8 +96,8 @@ class Piece:
 
     key: str
     title: str
-    rows: tuple[str, ...]
-    columns: tuple[str, ...]
+    rows: Labels
+    columns: Labels
     fill: Fill
     matrix: int | None
     computed: bool = True
