@@ -162,3 +162,29 @@ def test_a_header_of_thousands_of_sizes_is_written_by_its_ends_and_their_count(
     monkeypatch.chdir(tmp_path)
     result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
     assert (result.exit_code, result.stderr) == (2, f"s.yaml:2:20: embeddings.file: {said}\n")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "e.npz holds 2 arrays named x; which one is meant cannot be told (save each under a "
+           "name of its own)"),
+    ("pl", "e.npz zawiera 2 tablice o\u00a0nazwie x; nie wiadomo, o\u00a0którą chodzi "
+           "(zapisz każdą pod własną nazwą)"),
+    ("ru", "e.npz содержит 2 массива с\u00a0именем x; непонятно, какой из них нужен "
+           "(сохраните каждый под своим именем)"),
+])
+def test_an_array_two_members_are_named_for_is_refused(
+        lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two members named x.npy: zipfile gave the last, without a word."""
+    with pytest.warns(UserWarning), zipfile.ZipFile(tmp_path / "e.npz", "w") as archive:
+        for values in (np.eye(3, 2), np.ones((3, 2))):
+            archive.writestr("x.npy", npy_bytes(values))
+    (tmp_path / "s.yaml").write_text(SPEC % "e.npz, key: x")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stderr) == (2, f"s.yaml:2:20: embeddings.file: {said}\n")
+
+
+def npy_bytes(values: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, values)
+    return buffer.getvalue()
