@@ -12,7 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attncli.i18n import Msg, translate
 from attncli.spec import file_slices, files
+from attncli.spec.values import shape_text
 from tests.conftest import run
 
 SPEC = "tokens: [a, b, c]\nembeddings: {file: %s}\nweights: {W_Q: identity, W_K: identity, " \
@@ -93,12 +95,12 @@ def test_a_file_that_ends_inside_its_header_is_said_so(
 
 def deep_npy(sizes: tuple[int, ...]) -> bytes:
     """A .npy file whose header gives `sizes` (any number of them: NumPy holds 64 at most),
-    its data zeros."""
+    its data zeros (none for a negative size)."""
     header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }" % b"".join(
         b"%d," % size for size in sizes)
     header += b" " * (63 - (len(header) + 10) % 64) + b"\n"
     count = int(np.prod(sizes))
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + bytes(8 * count)
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + bytes(8 * max(count, 0))
 
 
 @pytest.mark.parametrize(("lang", "said"), [
@@ -136,3 +138,53 @@ def test_an_array_of_three_dimensions_is_refused_before_its_numbers_are_read(
         2, "s.yaml:2:20: embeddings.file: e.npy holds an array of shape 2 × 1,000 × 3, expected a "
         "matrix (2 dimensions)\n")
     assert reads == []
+
+
+def test_a_shape_of_eight_sizes_is_written_whole_and_one_of_nine_by_its_ends() -> None:
+    assert translate(Msg.of("{s}", s=shape_text((2,) * 8)), "en") == " × ".join("2" * 8)
+    assert translate(Msg.of("{s}", s=shape_text((3,) + (1,) * 7 + (10_000,))), "en") == (
+        "3 × 1 × 1 × 1 × … × 1 × 1 × 1 × 10,000 (9 dimensions)")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "e.npy: its header gives the shape 1 × 1 × 1 × 1 × … × 1 × 1 × 1 × −5 "
+           "(3,000 dimensions); expected sizes of 0 or more"),
+    ("pl", "e.npy: nagłówek podaje kształt 1 × 1 × 1 × 1 × … × 1 × 1 × 1 × −5 "
+           "(3000 wymiarów); oczekiwano nieujemnych wymiarów"),
+    ("ru", "e.npy: в\u00a0заголовке указана форма 1 × 1 × 1 × 1 × … × 1 × 1 × 1 × −5 "
+           "(3000 измерений); ожидаются размеры не меньше 0"),
+])
+def test_a_header_of_thousands_of_sizes_is_written_by_its_ends_and_their_count(
+        lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """3,000 sizes, the last negative: every size was listed, a line of 12 KB."""
+    (tmp_path / "e.npy").write_bytes(deep_npy((1,) * 2999 + (-5,)))
+    (tmp_path / "s.yaml").write_text(SPEC % "e.npy")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stderr) == (2, f"s.yaml:2:20: embeddings.file: {said}\n")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "e.npz holds 2 arrays named x; which one is meant cannot be told (save each under a "
+           "name of its own)"),
+    ("pl", "e.npz zawiera 2 tablice o\u00a0nazwie x; nie wiadomo, o\u00a0którą chodzi "
+           "(zapisz każdą pod własną nazwą)"),
+    ("ru", "e.npz содержит 2 массива с\u00a0именем x; непонятно, какой из них нужен "
+           "(сохраните каждый под своим именем)"),
+])
+def test_an_array_two_members_are_named_for_is_refused(
+        lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two members named x.npy: zipfile gave the last, without a word."""
+    with pytest.warns(UserWarning), zipfile.ZipFile(tmp_path / "e.npz", "w") as archive:
+        for values in (np.eye(3, 2), np.ones((3, 2))):
+            archive.writestr("x.npy", npy_bytes(values))
+    (tmp_path / "s.yaml").write_text(SPEC % "e.npz, key: x")
+    monkeypatch.chdir(tmp_path)
+    result = run("explain", "s.yaml", "--format", "text", "--lang", lang)
+    assert (result.exit_code, result.stderr) == (2, f"s.yaml:2:20: embeddings.file: {said}\n")
+
+
+def npy_bytes(values: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, values)
+    return buffer.getvalue()

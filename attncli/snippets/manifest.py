@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import errno
 import os
-import string
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -37,6 +36,7 @@ from attncli.i18n import DEFAULT_LANG, LANGUAGES, Msg
 from attncli.i18n.library_messages import os_problem
 from attncli.records import record
 from attncli.render import EXTENSIONS, file_formats
+from attncli.snippets.output_template import check_name_lengths, name_max, template
 from attncli.snippets.rules import check_output
 from attncli.snippets.spec_glob import matching
 from attncli.snippets.toml_tree import MAX_ENTRIES, toml_tree, too_many_entries
@@ -56,7 +56,6 @@ from attncli.spec.view_keys import VIEW_KEYS, view
 MANIFEST_NAMES = ("attn.toml", "snippets.yaml")
 TOP_KEYS = ("snippets",)
 ENTRY_KEYS = ("specs", "formats", "languages", "output", "precision", *VIEW_KEYS)
-PLACEHOLDERS = ("name", "dir", "lang", "format", "ext")
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 GLOB_CHARACTERS = frozenset("*?[")
 
@@ -206,26 +205,6 @@ def patterns(node: Node) -> tuple[Pattern, ...]:
     return tuple(found)
 
 
-def template(node: Node) -> str:
-    """The output path template, after checking that it names only known placeholders."""
-    written = text(node)
-    if PurePosixPath(written).is_absolute():
-        fail(node, "expected a path relative to the manifest's folder, found {found}",
-             found=written)
-    try:
-        fields = list(string.Formatter().parse(written))
-    except ValueError as exc:
-        fail(node, "expected a path with {{placeholders}}, found {found} ({problem})",
-             found=written, problem=str(exc))
-    for _, field, spec, conversion in fields:
-        if field is not None and (field not in PLACEHOLDERS or spec or conversion):
-            as_written = field + ("!" + conversion if conversion else "") + (
-                ":" + spec if spec else "")  # {name!r} is named so, not as {name}
-            fail(node, "unknown placeholder {{{field}}}; expected one of {known}",
-                 field=as_written, known=", ".join("{" + p + "}" for p in PLACEHOLDERS))
-    return written
-
-
 def spec_name(path: Path) -> str:
     """`posts/cat.attn.yaml` -> `cat`: the file name less its spec suffix and a final `.attn`."""
     name = path.name
@@ -291,6 +270,7 @@ def targets(manifest: Manifest) -> list[Target]:
     inputs.update({(root / spec).resolve(): (root / spec).as_posix()
                    for spec in unique(spec for _, specs in entries for spec in specs)})
     written: dict[Path, Target] = {}
+    limit = name_max(root)
     for item, specs in entries:
         for spec in map(PurePosixPath, specs):
             for fmt, fmt_where in zip(item.formats, item.format_where, strict=True):
@@ -301,6 +281,7 @@ def targets(manifest: Manifest) -> list[Target]:
                     output = PurePosixPath(item.output.format(
                         name=spec_name(Path(spec)), dir=spec.parent.as_posix(), lang=lang,
                         format=fmt, ext=EXTENSIONS[fmt]))
+                    check_name_lengths(output, limit, item.output_where)
                     real = output_inside(item, real_root, root / output)
                     target = Target(root / spec, fmt, lang, root / output, item.precision,
                                     view, real, item.output_where)

@@ -30,6 +30,7 @@ from attncli.spec.scope import scoped
 from attncli.spec.selection import CHECKPOINT_KEYS, is_checkpoint, sliced_values
 from attncli.spec.source import LIMIT_HINT, Node
 from attncli.spec.values import (
+    SHOWN_DIMENSIONS,
     as_written,
     check_keys,
     check_shape,
@@ -290,11 +291,6 @@ def file_values(node: Node, files: Files, ndim: int, per_token: int | None = Non
     if ndim == 1 and values.ndim == 2:
         values = values[0]  # a CSV file of one line: (1, d) -> (d,)
     return values
-
-
-# Sizes of a shape an error line shows; past them it gives their count (a .npy header may give
-# thousands, which NumPy cannot hold: 3,002 of them made a line of 12 KB)
-SHOWN_DIMENSIONS = 8
 
 
 def check_dimensions(at: Node, name: str, shape: tuple[int, ...], ndim: int) -> None:

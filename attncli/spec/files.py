@@ -352,7 +352,8 @@ def _from_npz(path: Path, name: str, key: str | None, max_cells: int,
 
 def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]:
     """The key an .npz's array is known by (its member's name without .npy, as NumPy names it)
-    and its member's name: `key`, or the only one there is."""
+    and its member's name: `key`, or the only one there is; one name two members hold is
+    refused."""
     keys = [member[:-4] if member.endswith(".npy") else member for member in members]
     if not keys:
         raise FileProblem(Msg.of("{name}: the archive holds no arrays", name=name))
@@ -366,6 +367,12 @@ def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]
     if key not in keys:
         raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",
                                  name=name, key=visible_label(key), keys=some(keys)))
+    if keys.count(key) > 1:  # zipfile would give the last member of the name, without a word
+        raise FileProblem(Msg.plural_of(
+            "{name} holds {count} array named {key}; which one is meant cannot be told (save "
+            "each under a name of its own)", "{name} holds {count} arrays named {key}; which one "
+            "is meant cannot be told (save each under a name of its own)", Count(keys.count(key)),
+            name=name, key=visible_label(key)))
     return key, key + ".npy" if key + ".npy" in members else key
 
 

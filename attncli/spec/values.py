@@ -206,10 +206,21 @@ def vector(node: Node) -> Array:
     return np.array([number(cell) for cell in entries], dtype=np.float64)  # (d,)
 
 
-def shape_text(shape: tuple[int | str, ...]) -> Shape:
+# Sizes of a shape an error line shows; past them it gives their first and last and their count
+# (a .npy header may give thousands: 3,300 of them made a line of 13 KB)
+SHOWN_DIMENSIONS = 8
+
+
+def shape_text(shape: tuple[int | str, ...]) -> Shape | Msg:
     """`shape` for an error line: `3 × 2`, each size grouped as the line's language groups a
-    count (`1 × 100 000 000` in Russian)."""
-    return Shape(int(s) if not isinstance(s, str) else s for s in shape)
+    count (`1 × 100 000 000` in Russian); past SHOWN_DIMENSIONS sizes, the first and last four
+    and the count of them all (`2 × 2 × 2 × 2 × … × 2 × 2 × 2 × 9 (3,300 dimensions)`)."""
+    sizes = Shape(int(s) if not isinstance(s, str) else s for s in shape)
+    if len(sizes) <= SHOWN_DIMENSIONS:
+        return sizes
+    half = SHOWN_DIMENSIONS // 2
+    return Msg.plural_of("{shape} ({count} dimension)", "{shape} ({count} dimensions)",
+                         Count(len(sizes)), shape=Shape((*sizes[:half], "…", *sizes[-half:])))
 
 
 def check_shape(node: Node, array: Array, expected: tuple[int, ...], names: str | Msg,
