@@ -65,7 +65,8 @@ def test_a_negative_size_in_a_npy_header_is_named(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("lang", "said"), [
-    ("pl", "nagłówek podaje kształt \u22122 × 2; oczekiwano nieujemnych wymiarów"),
+    ("pl", "nagłówek opisuje tablicę o\u00a0wymiarach \u22122 × 2; oczekiwano nieujemnych "
+           "wymiarów"),
     ("ru", "в\u00a0заголовке указана форма \u22122 × 2; ожидаются размеры не меньше 0"),
 ])
 def test_a_negative_size_is_named_in_every_language(lang: str, said: str, tmp_path: Path,

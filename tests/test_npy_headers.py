@@ -149,7 +149,7 @@ def test_a_shape_of_eight_sizes_is_written_whole_and_one_of_nine_by_its_ends() -
 @pytest.mark.parametrize(("lang", "said"), [
     ("en", "e.npy: its header gives the shape 1 × 1 × 1 × 1 × … × 1 × 1 × 1 × −5 "
            "(3,000 dimensions); expected sizes of 0 or more"),
-    ("pl", "e.npy: nagłówek podaje kształt 1 × 1 × 1 × 1 × … × 1 × 1 × 1 × −5 "
+    ("pl", "e.npy: nagłówek opisuje tablicę o\u00a0wymiarach 1 × 1 × 1 × 1 × … × 1 × 1 × 1 × −5 "
            "(3000 wymiarów); oczekiwano nieujemnych wymiarów"),
     ("ru", "e.npy: в\u00a0заголовке указана форма 1 × 1 × 1 × 1 × … × 1 × 1 × 1 × −5 "
            "(3000 измерений); ожидаются размеры не меньше 0"),
@@ -170,7 +170,7 @@ def test_a_header_of_thousands_of_sizes_is_written_by_its_ends_and_their_count(
     ("pl", "e.npz zawiera 2 tablice o\u00a0nazwie x; nie wiadomo, o\u00a0którą chodzi "
            "(zapisz każdą pod własną nazwą)"),
     ("ru", "e.npz содержит 2 массива с\u00a0именем x; непонятно, какой из них нужен "
-           "(сохраните каждый под своим именем)"),
+           "(сохраните их под разными именами)"),
 ])
 def test_an_array_two_members_are_named_for_is_refused(
         lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
