@@ -165,11 +165,11 @@ def test_a_header_of_thousands_of_sizes_is_written_by_its_ends_and_their_count(
 
 
 @pytest.mark.parametrize(("lang", "said"), [
-    ("en", "e.npz holds 2 arrays named x; which one is meant cannot be told (save each under a "
+    ("en", "e.npz holds 2 arrays named “x”; which one is meant cannot be told (save each under a "
            "name of its own)"),
-    ("pl", "e.npz zawiera 2 tablice o\u00a0nazwie x; nie wiadomo, o\u00a0którą chodzi "
+    ("pl", "e.npz zawiera 2 tablice o\u00a0nazwie „x”; nie wiadomo, o\u00a0którą chodzi "
            "(zapisz każdą pod własną nazwą)"),
-    ("ru", "e.npz содержит 2 массива с\u00a0именем x; непонятно, какой из них нужен "
+    ("ru", "e.npz содержит 2 массива с\u00a0именем «x»; непонятно, какой из них нужен "
            "(сохраните их под разными именами)"),
 ])
 def test_an_array_two_members_are_named_for_is_refused(

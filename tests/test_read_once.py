@@ -371,7 +371,7 @@ def test_a_header_is_kept_without_its_metadata(index: bool, tmp_path: Path) -> N
     with pytest.raises(checkpoint.FileProblem) as missing:
         checkpoint.open_tensor(path, "m.safetensors", "__metadata__", 100, False, headers=headers)
     assert translate(missing.value.message, "en") == ("m.safetensors has no tensor "
-                                                       "__metadata__; it has w")
+                                                       "“__metadata__”; it has “w”")
 
 
 @pytest.mark.parametrize("file", ["w.csv", "w.npz"])

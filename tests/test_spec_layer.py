@@ -240,8 +240,8 @@ def test_file_errors(tmp_path: Path) -> None:
     assert line("one.npy") == where + ("one.npy holds an array of shape (), expected a matrix "
                                        "(2 dimensions)")  # the shape was left blank
     assert line("nan.npy") == where + "nan.npy: expected finite numbers, found inf or NaN"
-    assert line("two.npz") == where + "two.npz holds 2 arrays (a, b); say which with key"
-    assert line("two.npz", "c") == where + "two.npz has no array c; it has a, b"
+    assert line("two.npz") == where + "two.npz holds 2 arrays (“a”, “b”); say which with key"
+    assert line("two.npz", "c") == where + "two.npz has no array “c”; it has “a”, “b”"
     assert line("ragged.csv") == where + "ragged.csv: line 2 has 2 numbers, expected 4"
     assert line("e.txt") == where + "e.txt: expected a .npy, .npz or .csv file"
     assert line("e.npy", "W") == where + "e.npy: key is only for .npz files"

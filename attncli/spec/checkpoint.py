@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from attncli.i18n import Count, Msg
+from attncli.i18n import Count, Msg, quoted
+from attncli.i18n.visible import visible_label
 from attncli.records import record
 from attncli.spec.file_problem import check_some_numbers, row_out_of_range
 from attncli.spec.files import FileProblem, as_float, existing_file, resolve, some
@@ -152,9 +153,9 @@ def open_tensor(path: Path, name: str, key: str | None, max_cells: int,
         keys = [k for k in header if k != "__metadata__"]
         if not keys:  # "…; it has " and nothing
             raise FileProblem(Msg.of("{name} has no tensor {key}; it holds no tensor at all",
-                                     name=name, key=key))
-        raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
-                                 keys=some(keys)))
+                                     name=name, key=quoted(visible_label(key))))
+        raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name,
+                                 key=quoted(visible_label(key)), keys=some(keys)))
     return _tensor(entry, f"{name} ({key})", path, start, dims, status)
 
 
@@ -219,12 +220,14 @@ def _shard_of(path: Path, name: str, key: str, max_cells: int,
     shard = weight_map.get(key)
     if not weight_map:  # "…; it has " and nothing
         raise FileProblem(Msg.of("{name} has no tensor {key}; its weight_map is empty",
-                                 name=name, key=key))
+                                 name=name, key=quoted(visible_label(key))))
     if shard is None:
-        raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name, key=key,
+        raise FileProblem(Msg.of("{name} has no tensor {key}; it has {keys}", name=name,
+                                 key=quoted(visible_label(key)),
                                  keys=some([str(k) for k in weight_map])))
     if not isinstance(shard, str):
-        raise FileProblem(Msg.of("{name}: expected a file name for {key}", name=name, key=key))
+        raise FileProblem(Msg.of("{name}: expected a file name for {key}", name=name,
+                                 key=quoted(visible_label(key))))
     return shard
 
 

@@ -24,7 +24,7 @@ from typing import IO
 import numpy as np
 
 from attncli.files.reading import NotRegular, check_regular, real
-from attncli.i18n import Count, Msg
+from attncli.i18n import Count, Msg, quoted, quoted_list
 from attncli.i18n.library_messages import numpy_problem, os_problem
 from attncli.i18n.visible import visible_label
 from attncli.spec.csv_file import CsvFile, check_csv_size, most_cells
@@ -366,13 +366,13 @@ def member_of(members: list[str], name: str, key: str | None) -> tuple[str, str]
         key = keys[0]
     if key not in keys:
         raise FileProblem(Msg.of("{name} has no array {key}; it has {keys}",
-                                 name=name, key=visible_label(key), keys=some(keys)))
+                                 name=name, key=quoted(visible_label(key)), keys=some(keys)))
     if keys.count(key) > 1:  # zipfile would give the last member of the name, without a word
         raise FileProblem(Msg.plural_of(
             "{name} holds {count} array named {key}; which one is meant cannot be told (save "
             "each under a name of its own)", "{name} holds {count} arrays named {key}; which one "
             "is meant cannot be told (save each under a name of its own)", Count(keys.count(key)),
-            name=name, key=visible_label(key)))
+            name=name, key=quoted(visible_label(key))))
     return key, key + ".npy" if key + ".npy" in members else key
 
 
@@ -392,8 +392,11 @@ def check_compression(info: zipfile.ZipInfo, name: str) -> None:
                                  name=name, method=method))
 
 
-def some(keys: list[str], shown: int = 10) -> str:
-    """The first keys of an archive, for a message of one short line: a key not in Unicode's
+def some(keys: list[str], shown: int = 10) -> Msg | str:
+    """The first keys of an archive, for a message of one short line, each quoted as a token's
+    name is (an array named `a` read as a word of the sentence): a key not in Unicode's
     composed form with its combining marks as escapes (`e\u0301`), told apart from `é`."""
-    listed = ", ".join(visible_label(key[:MAX_NAME]) for key in keys[:shown])
-    return listed + (f", … (+{len(keys) - shown})" if len(keys) > shown else "")
+    listed = quoted_list([visible_label(key[:MAX_NAME]) for key in keys[:shown]])
+    if len(keys) <= shown:
+        return listed
+    return Msg.of("{listed}, … (+{more})", listed=listed, more=Count(len(keys) - shown))
