@@ -13,7 +13,7 @@ from attncli.i18n.visible import visible_label
 from attncli.spec.limits import max_terms
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from attncli.arithmetic.expand import Chosen
     from attncli.spec.model import Spec
@@ -63,11 +63,19 @@ def check_chosen(spec: Spec, chosen: Iterable[Chosen], max_cells: int,
     check_names(spec, terms, max_cells, "--expand shown")
 
 
-def name_characters(spec: Spec, terms: int) -> int:
+def name_characters(spec: Spec, terms: int, width: Callable[[str], int] | None = None) -> int:
     """The characters of token names `terms` written-out terms repeat, at most: each the
-    longest name as any format writes it (written_width)."""
+    longest name as `width` says a format writes it (default: the widest, written_width)."""
     names = (*spec.queries.tokens, *spec.keys_source.tokens)
-    return terms * max((written_width(name) for name in set(names)), default=0)
+    return terms * max(((width or written_width)(name) for name in set(names)), default=0)
+
+
+def page_width(name: str) -> int:
+    """The characters `name` takes on the HTML page: its text escaped as HTML (`&amp;`); a space
+    is a space there, where an SVG's is `&#160;`."""
+    from html import escape
+
+    return len(escape(visible_label(name)))
 
 
 def written_width(name: str) -> int:
@@ -87,7 +95,8 @@ def check_names(spec: Spec, terms: int, max_cells: int, option: str, page: bool 
     """Refuse written-out cells whose token names, repeated in each term, write more characters
     than the limit allows, however few the terms; a `page` (HTML's default, which the user did
     not ask to write out) is told how to show fewer."""
-    count, limit = name_characters(spec, terms), NAME_CHARACTERS * max_terms(max_cells)
+    count = name_characters(spec, terms, page_width if page else None)
+    limit = NAME_CHARACTERS * max_terms(max_cells)
     if count <= limit:
         return
     if page:
